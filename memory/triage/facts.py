@@ -38,7 +38,7 @@ def new_facts() -> dict:
             "runtime_version": {}, "llm_model": None, "gguf_type": None, "gguf_params": None, "gguf_size": None, "ollama_total": None,
             "vllm_transformers": False, "fact_line": {}, "nunchaku_gpus": {}, "mmgp_pin": {}, "runtime_named": None, "ggml_sycl_line": None,
             "cudarc": False, "rknpu_no_iommu": False, "pinned_src": None, "vllm_layer_at": {},
-            "cuda_query_total": {}, "smi_apps": {}, "ggml_fattn": {}}
+            "cuda_query_total": {}, "smi_apps": {}, "ggml_fattn": {}, "igpu_named": False}
 
 
 def apply(scan, lineno, text, window=False):
@@ -539,5 +539,6 @@ HANDLERS = {
     "darwin": _vote("darwin"),
     "linux": _vote("linux"),
     "wsl": _vote("wsl"),
+    "igpu_named": lambda s, f, m, *_: f.__setitem__("igpu_named", True),     # (rev8 S2) Unsloth Studio's guard reads other
     "as_limit": lambda s, f, m, *_: f.__setitem__("as_limit", int(m.group(1))),     # (round 112) RLIMIT_AS's soft limit, bytes
 }

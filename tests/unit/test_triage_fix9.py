@@ -85,3 +85,62 @@ def test_smi_process_row_shape():
     assert not smi_process_row("0", "/usr/bin/python")                             # no process is 0
     assert not smi_process_row("1", "NVIDIA GeForce RTX 4090")
     assert not smi_process_row("3", "Quadro RTX 8000")
+
+
+# --- S2 ----------------------------------------------------------------------------------------------------------------
+# Unsloth Studio's discrete-GPU refusal (its _host_offload_shortfall_message, with "GB" = MiB / 1024): 9 GB of the weights
+# miss free VRAM, 7 GB available less 2 GB kept free leaves 5 GB usable
+GUARD = ("Failed to load model: About 9 GB of this model does not fit in GPU memory and would run from system RAM. Only about "
+         "7 GB is available and 2 GB of that is kept free for the rest of the system, leaving about 5 GB usable. The weights are "
+         "memory-mapped, so the machine pages them in and out until it stops responding and the OS kills the app. Use a "
+         "smaller or more quantized GGUF, free memory, or set UNSLOTH_ALLOW_HOST_OFFLOAD=1 to load it anyway.\n")
+# its unified-memory APU refusal (_apu_ram_shortfall_message): the weights, 24 GB, against 14 GB available
+APU = ("Failed to load model: This model needs about 24 GB but only about 14 GB of memory is available. On a unified-memory "
+       "APU the weights load into system RAM, so a larger model is stopped by the OS mid-load. Use a smaller or more "
+       "quantized GGUF, or free memory (on WSL, raise the memory limit in .wslconfig).\n")
+VULKAN_IGPU = ("ggml_vulkan: 0 = AMD Radeon 840M Graphics (RADV GFX1152) (radv) | uma: 1 | fp16: 1 | bf16: 0 | warp size: 64 "
+               "| shared memory: 65536 | int dot: 1 | matrix cores: KHR_coopmat\n")
+
+
+def _evidence(ev, cause):
+    return next(c["evidence"] for c in ev["causes"] if c["id"] == cause)
+
+
+def test_studio_guard_is_a_host_ram_shortage():
+    cause, conf, ev = top(GUARD)
+    assert ev["runtime"] == "llama.cpp" and cause == "host-ram", conf
+    assert ev["numbers"] == {"required": 9 * GiB, "available": 7 * GiB, "limit": 5 * GiB}
+    assert any("9.00 GiB of the weights miss free VRAM, more than the 5.00 GiB of system RAM it leaves usable" in e
+               and "UNSLOTH_ALLOW_HOST_OFFLOAD=1" in e for e in _evidence(ev, "host-ram"))
+
+
+def test_studio_guard_with_an_igpu_named_reads_other():
+    # llama.cpp's Vulkan device line says uma: 1 (the Radeon 840M shares system RAM): the guard may not have credited it
+    cause, conf, ev = top(VULKAN_IGPU + GUARD)
+    assert cause == "other", conf
+    assert any("integrated GPU or unified memory" in e for e in _evidence(ev, "other"))
+
+
+def test_studio_apu_guard_is_host_ram():
+    cause, conf, ev = top(APU)
+    assert ev["kind"] == "app.host_offload_guard" and ev["form"] == "apu" and ev["runtime"] == "llama.cpp"
+    assert ev["numbers"] == {"required": 24 * GiB, "available": 14 * GiB}
+    assert cause == "host-ram", conf
+    assert any("the weights (24.00 GiB) are more than the 14.00 GiB of memory available on this unified-memory APU" in e
+               and "UNSLOTH_ALLOW" not in e for e in _evidence(ev, "host-ram"))
+    # its own words name unified memory hyphenated: no integrated-GPU reading of its own line, host-ram stays with one named
+    assert top(VULKAN_IGPU + APU)[0] == "host-ram"
+
+
+def test_s2_patterns_linear():
+    from support.regex_time import assert_each_fast
+    from gpu_garden.memory.triage.fact_patterns import FACTS
+    from gpu_garden.memory.triage.other_runtimes import STUDIO_APU_GUARD
+    n = 1 << 20
+    igpu = dict(FACTS)["igpu_named"]
+    assert igpu.search("| uma: 1 |") and igpu.search("AMD Radeon 8060S Graphics") and not igpu.search("| uma: 0 |")
+    assert not igpu.search("On a unified-memory APU") and not igpu.search("AMD Radeon RX 7900 XTX")
+    assert_each_fast([
+        (STUDIO_APU_GUARD.search, ["This model needs about 1 GB " * (n // 28), "This model needs about " + "1" * n]),
+        (igpu.search, ["Radeon " * (n // 7), "Radeon(TM) " + "1" * n, "ntegrated " * (n // 10)]),
+    ])
