@@ -141,14 +141,15 @@ FACTS = [
     # the engine's config line and LLM(gpu_memory_utilization=0.4), or the flag as vLLM's argparse takes it
     # ("--gpu-memory-utilization 0.4", "=0.4"; FlexibleArgumentParser also reads "--gpu_memory_utilization")
     # (round 117) or vLLM's "non-default args: {..., 'gpu_memory_utilization': 0.95, ...}" (the key quoted in the dict's repr)
-    ("vllm_util", re.compile(r"gpu_memory_utilization'?[=:]\s*(\d*\.?\d+)|--gpu[-_]memory[-_]utilization(?:=|\s+)(\d*\.?\d+)")),
+    # (rev8 D4) the key quoted by Python's repr or by JSON ('gpu_memory_utilization': / "gpu_memory_utilization":)
+    ("vllm_util", re.compile(r"gpu_memory_utilization['\x22]?[=:]\s*(\d*\.?\d+)|--gpu[-_]memory[-_]utilization(?:=|\s+)(\d*\.?\d+)")),
     # the KV cache's dtype: vLLM's engine config line ("kv_cache_dtype=fp8, ", config/vllm.py __str__) or its flag
     ("vllm_kv_dtype", re.compile(r"\bkv_cache_dtype=(\w+)|--kv-cache-dtype[ =](\w+)")),
     # the weights' dtype: the engine config's "dtype=torch.float32, " or the --dtype flag (not kv_cache_dtype=)
     ("vllm_dtype", re.compile(r"(?:^|[\s,(])dtype=(?:torch\.)?(\w+)|--dtype[ =](\w+)")),
     # ((round 97) or the flag as vLLM's argparse takes it: "--max-model-len 16384", "=16384")
     # (round 117) or the non-default args dict's "'max_model_len': 8192"
-    ("vllm_maxlen", re.compile(r"max_model_len'?[=:]\s*(\d{1,20})|max_seq_len=(\d{1,20})|--max[-_]model[-_]len(?:=|\s+)(\d{1,20})\b")),
+    ("vllm_maxlen", re.compile(r"max_model_len['\x22]?[=:]\s*(\d{1,20})|max_seq_len=(\d{1,20})|--max[-_]model[-_]len(?:=|\s+)(\d{1,20})\b")),
     ("graph_capture", re.compile(r"Capturing (?:cudagraphs|CUDA graphs?|the model for CUDA graphs|CUDA graph shapes)|"
                                  r"cudagraph capture|CUDA graph capture|torch\.cuda\.graph|capture_end\(|capture_model\(|Graph capturing finished|"
                                  r"try setting VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS|"

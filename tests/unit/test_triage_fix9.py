@@ -144,3 +144,12 @@ def test_s2_patterns_linear():
         (STUDIO_APU_GUARD.search, ["This model needs about 1 GB " * (n // 28), "This model needs about " + "1" * n]),
         (igpu.search, ["Radeon " * (n // 7), "Radeon(TM) " + "1" * n, "ntegrated " * (n // 10)]),
     ])
+
+
+# --- D4 ----------------------------------------------------------------------------------------------------------------
+def test_vllm_settings_read_from_a_json_dump():
+    from gpu_garden.memory.triage.fact_patterns import FACTS
+    fact = dict(FACTS)
+    line = '{"model": "org/model-7b", "gpu_memory_utilization": 0.85, "max_model_len": 4096}'
+    assert fact["vllm_util"].search(line).group(1) == "0.85"
+    assert fact["vllm_maxlen"].search(line).group(1) == "4096"
