@@ -57,3 +57,15 @@ def test_package_only_adds_ids(monkeypatch):
     monkeypatch.setitem(sys.modules, "gguf", types.SimpleNamespace(GGMLQuantizationType=Q))
     names = headers._ggml_type_names()
     assert names[36] == "I2_S" and names[34] == "TQ1_0" and names[40] == "NVFP4" and names[139] == "IQ4_K"
+
+
+# --- D6 (benchmarks/llm_score.py) ----------------------------------------------------------------------------------------
+def test_rel_err_zero_tolerance_in_the_call_unit():
+    from support.pack import load_benchmark
+    load_benchmark("bench_llm")  # puts benchmarks/ on the path
+    import llm_score
+    # a printed 0.00 GiB: 0.0005 GiB (0.5 MiB) placed is under 1 / 1024 GiB (1 MiB): exact; 0.5 GiB is a 100 % miss
+    assert llm_score.rel_err(0.0005, 0.0, zero_tol=1 / 1024) == 0.0
+    assert llm_score.rel_err(0.5, 0.0, zero_tol=1 / 1024) == 1.0
+    assert llm_score.rel_err(0.5, 0.0) == 0.0            # the default unit is MiB: 0.5 MiB is under 1
+    assert abs(llm_score.rel_err(1.1, 1.0, zero_tol=1 / 1024) - 0.1) < 1e-12
