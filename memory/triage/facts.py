@@ -99,11 +99,11 @@ def _smi_apps(d, lineno, m):
 # (rev8 S1) the header's columns are pid, process_name, used_gpu_memory: a row of that shape has a process id (no process
 # is 0) and a process's path or executable where nvidia-smi's --query-gpu=index,name,memory.used (noheader) has the GPU's
 # index and product name ("0, NVIDIA A100-SXM4-40GB, 40000 MiB"), which ends the table it follows
-SMI_PRODUCT = re.compile(r"\s*(?:NVIDIA|Tesla|Quadro|GeForce|TITAN)\b")
+SMI_PRODUCT = re.compile(r"(?:NVIDIA|Tesla|Quadro|GeForce|TITAN)\b")   # matched at the field's start
 
 
 def smi_process_row(pid: str, name: str) -> bool:
-    return int(pid) > 0 and not SMI_PRODUCT.match(name)
+    return int(pid) > 0 and not SMI_PRODUCT.match(name.lstrip())
 
 
 def _comfy_frame(f, m):
