@@ -80,10 +80,13 @@ def chain_place(text):
     return int(m.group(1)) if m else None
 
 
-def _kept(d, lineno, value):
+def _kept(d, lineno, value, keep=LINE_KEPT):
     d[lineno] = value
-    while len(d) > LINE_KEPT:
+    while len(d) > keep:
         del d[next(iter(d))]
+
+
+SMI_ROWS_KEPT = 256     # (rev8 S1, related) compute-apps headers and rows kept: a table of more than LINE_KEPT rows keeps its header
 
 
 def _smi_apps(d, lineno, m):
@@ -91,9 +94,9 @@ def _smi_apps(d, lineno, m):
     table processes.smi_apps_after reads): a polled "--query-gpu=index,name,memory.used --format=csv,noheader" line
     ("0, NVIDIA A100, 40000 MiB") elsewhere is no row of it and no longer pushes the header out of the last LINE_KEPT."""
     if m.group("head"):
-        _kept(d, lineno, "head")
+        _kept(d, lineno, "head", SMI_ROWS_KEPT)
     elif lineno - 1 in d and smi_process_row(m.group("pid"), m.group("name")):
-        _kept(d, lineno, int(m.group("mib")) * MiB)
+        _kept(d, lineno, int(m.group("mib")) * MiB, SMI_ROWS_KEPT)
 
 
 # (rev8 S1) the header's columns are pid, process_name, used_gpu_memory: a row of that shape has a process id (no process

@@ -153,3 +153,12 @@ def test_vllm_settings_read_from_a_json_dump():
     line = '{"model": "org/model-7b", "gpu_memory_utilization": 0.85, "max_model_len": 4096}'
     assert fact["vllm_util"].search(line).group(1) == "0.85"
     assert fact["vllm_maxlen"].search(line).group(1) == "4096"
+
+
+def test_a_table_of_more_than_sixteen_rows_keeps_its_header():
+    # 20 process rows of 100 MiB (pids 5001-5020): 2000 MiB = 1.95 GiB held by other programs (>= SMI_APPS_MIN, 1.5 GiB);
+    # with 16 lines kept the header was pushed out and nothing was read
+    rows = "".join(f"{5000 + i}, /opt/srv/bin/worker-{i}, 100 MiB\n" for i in range(1, 21))
+    cause, _, ev = top(TORCH_OOM_2250 + SMI_APPS_HEADER + rows)
+    assert cause == "other-process"
+    assert any("holding 1.95 GiB" in e for e in _held(ev)), _held(ev)
