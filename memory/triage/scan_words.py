@@ -170,6 +170,9 @@ _ADDED_WORDS = (
     # Unsloth Studio's host-offload guard ("... does not fit in GPU memory and would run from system RAM", other_runtimes.
     # studio_host_guard), round 117: none of the words above is in it
     ("W", "would run from system RAM"),
+    # and its unified-memory APU form ("This model needs about N GB but only about A GB of memory is available. On a
+    # unified-memory APU ..."), rev8 S2
+    ("W", "unified-memory APU"),
 )
 ERROR_KEYS += tuple(w for lists, *words in _ADDED_WORDS if "K" in lists for w in words)
 ERROR_WORDS += tuple(w for lists, *words in _ADDED_WORDS if "W" in lists for w in words)
@@ -320,3 +323,7 @@ OPEN_ANCHORS += (b"used_gpu_memory [MiB]", b" MiB")
 # (round 114) ggml-cuda's flash-attention launch in a backtrace after a CUDA error (facts "ggml_fattn"): no other anchor word
 HEAD_ANCHORS += (b"launch_fattn", b"flash_attn_ext")
 OPEN_ANCHORS += (b"launch_fattn", b"flash_attn_ext")
+# (rev8 S2) an integrated GPU or unified memory named (facts "igpu_named": llama.cpp's Vulkan "| uma: 1 |", the words, an AMD
+# APU's Radeon NNNM): Unsloth Studio's host-RAM guard then reads other
+HEAD_ANCHORS += (b"uma: 1", b"ntegrated GPU", b"ntegrated graphics", b"ntegrated Graphics", b"iGPU", b"unified memory", b"Radeon")
+OPEN_ANCHORS += (b"uma: 1", b"ntegrated GPU", b"ntegrated graphics", b"ntegrated Graphics", b"iGPU", b"unified memory", b"Radeon")
