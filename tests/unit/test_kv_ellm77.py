@@ -72,3 +72,14 @@ def test_eight_expert_attn_v_bump():
     assert R.rule_type(spec, "Q2_K", "attn_v", 4096, False) == "Q8_0"  # was Q4_K (n_gqa 4) before
     assert R.rule_type(spec, "Q4_K_M", "attn_v", 4096, False, 5) == "Q8_0"
     assert R.rule_type(spec, "Q4_K_M", "attn_output", 4096, False, 5) == "Q5_K"
+
+
+def test_deepseek_v25_builtin():
+    # DeepSeek-V2's config.json (DeepSeek-V2.5 / -1210 share it): 60 layers, hidden 5120, 160 experts of 1536 + 2
+    # shared, MLA 512 + 64. llama.cpp printed '235,741 B' params for bartowski's V2.5-1210 GGUF (ik386 / ik400).
+    # -mla 3 f16 latent at 32768 cells: 60 x 576 x 32768 x 2 = 2,264,924,160 B = 2160 MiB (ik386 printed 2160,00)
+    assert 60 * 576 * 32768 * 2 == 2_264_924_160 == 2160 * (1 << 20)
+    spec = llm.describe(model="deepseek-ai/DeepSeek-V2.5-1210")
+    assert spec.name == "DeepSeek-V2.5" and spec.n_layers == 60 and spec.n_experts == 160
+    assert round(spec.params / 1e6) == 235_741
+    assert llm.describe(model="deepseek-v2").name == "DeepSeek-V2-Lite"  # Ollama's default 16b tag, unchanged
