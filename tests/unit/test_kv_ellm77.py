@@ -83,3 +83,27 @@ def test_deepseek_v25_builtin():
     assert spec.name == "DeepSeek-V2.5" and spec.n_layers == 60 and spec.n_experts == 160
     assert round(spec.params / 1e6) == 235_741
     assert llm.describe(model="deepseek-v2").name == "DeepSeek-V2-Lite"  # Ollama's default 16b tag, unchanged
+
+
+def test_iq3xxs_rule_places_deepseek_v25():
+    # llama-quant.cpp's IQ3_XXS branches on DeepSeek-V2.5 (60 layers, layer 0 dense; no attn_v, attn_k or attn_q:
+    # q_lora attn_q_a / attn_q_b): output Q5_K 1; token_embd IQ3_S + 60 attn_output IQ3_S = 61; every other matmul
+    # IQ3_XXS with an imatrix (ffn_down too): 2 + 60 x 5 + 3 + 59 x 6 = 659 matmuls, 659 - 1 - 61 = 597
+    # (bartowski's V2.5-1210 IQ3_XXS, ik400: f32 300, q5_K 1, iq3_xxs 597, iq3_s 61).
+    # A MoE layer's experts: 160 x 5120 x 1536 = 1,258,291,200 values a matrix x 98/256 B = 481,689,600; x 3 =
+    # 1,445,068,800. The token table 102400 x 5120 = 524,288,000 x 110/256 (IQ3_S) = 225,280,000; the output x 176/256
+    # (Q5_K) = 360,448,000. Without an imatrix ffn_down is Q4_K in layers 0..6 (60/8 = 7: the dense one + 6 x 2 routed
+    # and shared = 13) and Q3_K after (53 x 2 = 106): iq3_xxs 597 - 119 = 478
+    assert 963_379_200 + 1_258_291_200 * 144 // 256 == 1_671_168_000 == 963_379_200 + 707_788_800
+    assert 963_379_200 + 1_258_291_200 * 110 // 256 == 1_504_051_200
+    assert 2 + 60 * 5 + 3 + 59 * 6 == 659 and 659 - 62 == 597 and 1 + 6 * 2 == 13 and 53 * 2 == 106
+    assert 160 * 5120 * 1536 * 98 // 256 == 481_689_600 and 524_288_000 * 110 // 256 == 225_280_000
+    spec = llm.describe(model="deepseek-ai/DeepSeek-V2.5-1210")
+    g = given(spec, {"f32": 300, "q5_K": 1, "iq3_xxs": 597, "iq3_s": 61}, "IQ3_XXS")
+    assert g.expert_file_bytes[0] == (0, 0) and g.expert_file_bytes[1] == (1_445_068_800, 0)
+    assert g.embed_bytes == 225_280_000 and g.output_bytes == 360_448_000
+    assert abs(g.weights_bytes / GiB - 84.604) < 0.01  # 'model size = 84,604 GiB'
+    no_imatrix = given(spec, {"f32": 300, "q5_K": 1, "iq3_xxs": 478, "iq3_s": 61, "q4_K": 13, "q3_K": 106}, "IQ3_XXS")
+    # layer 1: gate + up 2 x 481,689,600 + down Q4_K 1,258,291,200 x 144/256 = 707,788,800 -> 1,671,168,000;
+    # layer 7: down Q3_K x 110/256 = 540,672,000 -> 1,504,051,200
+    assert no_imatrix.expert_file_bytes[1][0] == 1_671_168_000 and no_imatrix.expert_file_bytes[7][0] == 1_504_051_200
