@@ -107,3 +107,17 @@ def test_iq3xxs_rule_places_deepseek_v25():
     # layer 1: gate + up 2 x 481,689,600 + down Q4_K 1,258,291,200 x 144/256 = 707,788,800 -> 1,671,168,000;
     # layer 7: down Q3_K x 110/256 = 540,672,000 -> 1,504,051,200
     assert no_imatrix.expert_file_bytes[1][0] == 1_671_168_000 and no_imatrix.expert_file_bytes[7][0] == 1_504_051_200
+
+
+def test_kimi_k2_instruct_builtin():
+    # moonshotai/Kimi-K2-Instruct's config.json as third-party copies give it: Kimi-K2-Thinking's geometry (61 layers,
+    # 1 dense, 64 heads, MLA 512 + 64, 384 experts of 2048 + 1 shared, vocab 163840) with 131072 positions (yarn 32 x
+    # 4096: ik616 prints freq_scale = 0.03125 = 1/32) and fp8 weights; the 0905 release 262144 (yarn 64 x 4096)
+    assert 32 * 4096 == 131072 and 1 / 32 == 0.03125 and 64 * 4096 == 262144
+    k = llm.describe(model="moonshotai/Kimi-K2-Instruct")
+    t = llm.describe(model="moonshotai/Kimi-K2-Thinking")
+    assert k.name == "Kimi-K2-Instruct" and k.max_ctx == 131072 and k.quant == "fp8"
+    for f in ("n_layers", "hidden", "n_heads", "kv_lora_rank", "qk_rope_head_dim", "n_experts", "moe_intermediate",
+              "vocab", "params"):
+        assert getattr(k, f) == getattr(t, f), f
+    assert llm.describe(model="moonshotai/Kimi-K2-Instruct-0905").max_ctx == 262144
