@@ -925,4 +925,15 @@ SEEN = SEEN_BATCHES_1_32 + (
         "vllm-aima-qwen35-9b-bf16-gb10-64k-u025-eager",
         "vllm-jpfeiffer-dsv4flash-0731-fp8-b300-64k-u092-fp8kv-dspark7",
         "vllm-jpfeiffer-gemma4-31b-bf16-b300-16k-u092-mr1",
+        # batch 103: read (task ellm77) after its first sight was recorded (llm_first_sight.json batches["103"],
+        # commit 6b63657a), before any change; changes it leads to say "batch 103, after first sight": a regression set
+        "llamacpp-ik394-deepseek-v3-0324-udq2kxl-5090-2x4090-a6000-16k-fa-mla0to1-exps-ot",
+        "llamacpp-ik400-deepseek-v25-1210-iq3xxs-4080-32k-mla3-q8c-expscpu",
+        "llamacpp-ik409-deepseek-v3-0324-udq2kxl-5090-2x4090-a6000-16k-mla3-fa-ub1024-ot",
+        "llamacpp-ik430-qwen3-235b-iq4xs-3x3090-40k-q8kv-nkvo-ngl0-ot",
+        "llamacpp-ik492-deepseek-r1-0528-iq1sr4-2xa6000-16k-mla3-fa-amb512-ot",
+        "llamacpp-ik494-deepseek-r1-0528-iq1sr4-2xa6000-16k-mla3-fa-amb512-ub4096-ot",
+        "llamacpp-ik616-kimi-k2-udiq3xxs-2x3090-ppl2048-mla3-q8c-amb512-expscpu",
+        "llamacpp-ik530-qwen3-235b-q4km-2x5090-4k-q8kv-ub4096-ot",
+        "llamacpp-ik514-mainline-b5622-qwen3-30b-a3b-q4km-4090-5090-16k-expscpu",
         )

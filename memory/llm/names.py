@@ -239,6 +239,8 @@ RELEASE_CONTEXT = (
     # mistralai/Mistral-Nemo-Instruct-2407 config.json (revision 04d8a905): max_position_embeddings 131072, where the
     # Base-2407 config Mistral-Nemo-12B.json was read from says 1024000
     (("Mistral-Nemo-12B",), r"mistral-nemo-instruct", 131072, "Mistral-Nemo-Instruct-2407's config.json"),
+    # moonshotai/Kimi-K2-Instruct-0905: yarn factor 64 over 4096 (a third-party report of its config.json), 256K context
+    (("Kimi-K2-Instruct",), r"(?:^|[-_.:])0905(?:$|[-_.])", 262144, "the 0905 release's config.json"),
     # microsoft/Phi-4-reasoning config.json: Phi-4's fields (vocab 100352, hidden 5120, 40 layers, 40 heads, 10 KV
     # groups, intermediate 17920) with max_position_embeddings 32768 and rope_theta 500000 (Lightning-AI/litgpt's config
     # table transcribes it beside phi-4's 16384); Ollama's phi4-reasoning:14b is it (Ollama 0.13.5 prints general.name
