@@ -30,12 +30,13 @@ OLLAMA_RUNNER_KV = re.compile(r"llama_kv_cache(?:_unified)?: size = ")
 OLLAMA_RUNNER_KV_QUOTED = re.compile(r"runner(?: lines)?: .*?KV (?:buffer (?:size = )?)?(\d+(?:\.\d+)?) MiB'? \(\d+ cells")
 
 
-def rel_err(got, printed) -> float:
+def rel_err(got, printed, zero_tol=1.0) -> float:
     """got / printed - 1; a printed 0 (llama.cpp's 'CUDA0 model buffer size = 0.00 MiB' with -ngl 0: only the compute
-    buffer on the GPU) is exact when under 1 MiB is placed there, else a 100 % miss (no ratio to a zero exists)."""
+    buffer on the GPU) is exact when got is under zero_tol (in the unit of both: 1 for MiB, 1 / 1024 for GiB), else a
+    100 % miss (no ratio to a zero exists). (rev8 D6) every ratio of the scorer goes through it."""
     if printed:
         return got / printed - 1
-    return 0.0 if got < 1 else 1.0
+    return 0.0 if got < zero_tol else 1.0
 
 
 def quotes_runner_kv(row) -> bool:
@@ -292,14 +293,14 @@ def score(row) -> dict:
             w = res["gpu_weights"] + res["host_weights"]
         printed = m["weights_gib"] if "weights_gib" in m else m["weights_mib"] / 1024
         out["weights_gib"] = (round(w / GiB, 3), round(printed, 4))
-        out["weights_err"] = w / GiB / printed - 1
+        out["weights_err"] = rel_err(w / GiB, printed, zero_tol=1 / 1024)
     if "weights_gpu_mib" in m and "host_weights" in res and not rng:  # llama.cpp's CUDA model buffer with -ngl layers on the GPU
         # the model buffers on the GPU as the plan places them: a tied output (the token table) is loaded a second
         # time there when the output layer is offloaded, so the file size less the host part would miss it
         placed = _at_printed_layers(row, res)
         g = placed.get("gpu_weights", placed["weights"] - placed["host_weights"]) / MiB
         out["weights_gpu_mib"] = (round(g, 2), m["weights_gpu_mib"])
-        out["weights_err"] = rel_err(g, m["weights_gpu_mib"])
+        out["weights_err"] = rel_err(g, m["weights_gpu_mib"], zero_tol=1.0)
     # KV buffer as printed
     for key, unit in (("kv_mib", "MiB"), ("kv_gib", "GiB"), ("kv_mib_device", "MiB")):
         # a device's buffer needs the layers the runtime put there; a row without them is not scored on it
@@ -345,7 +346,7 @@ def score(row) -> dict:
                 continue
             out["kv"] = (round(pred, 3), m[key], unit)
             out["kv_exact"] = exact
-            out["kv_err"] = pred / m[key] - 1
+            out["kv_err"] = rel_err(pred, m[key], zero_tol=1.0 if unit == "MiB" else 1 / 1024)
     if rt == "llama.cpp" and "compute_mib" in m and not res.get("devices"):
         # one GPU's "compute buffer size" line (a layer split prints one per device); not yet a fitted term: the figure
         # shows how far the plan's reserve is from what the build printed. Like the model buffer, at the layer count
@@ -353,17 +354,17 @@ def score(row) -> dict:
         c = _at_printed_layers(row, res)["overhead"].get("compute_buffer", 0) / MiB
         out["compute_mib"] = (round(c, 1), m["compute_mib"])
         if m["compute_mib"]:
-            out["compute_err"] = c / m["compute_mib"] - 1
+            out["compute_err"] = rel_err(c, m["compute_mib"], zero_tol=1.0)
     if "output_mib" in m or "output_gib" in m:  # the output tensor alone (Ollama memory.weights.nonrepeating)
         o = res["weights_by_role"]["output"] / MiB if "weights_by_role" in res else None
         if o is not None:
             printed = m["output_mib"] if "output_mib" in m else m["output_gib"] * 1024
             out["output_mib"] = (round(o, 1), printed)
-            out["output_err"] = o / printed - 1
+            out["output_err"] = rel_err(o, printed, zero_tol=1.0)
     if "projector_weights_mib" in m and res.get("projector"):
         pw = res["projector"]["weights"] / MiB
         out["projector_mib"] = (round(pw, 1), m["projector_weights_mib"])
-        out["projector_err"] = pw / m["projector_weights_mib"] - 1
+        out["projector_err"] = rel_err(pw, m["projector_weights_mib"], zero_tol=1.0)
         if "projector_graph_gib" in m:  # llama.cpp prints the projector's weights, not a graph of its own
             out["projector_graph_gib"] = (round(res["projector"]["graph"] / GiB, 2), m["projector_graph_gib"])
     printed_full = m.get("required_full_gib")
@@ -376,7 +377,7 @@ def score(row) -> dict:
         # one GPU whose free memory is known: Ollama's own placement is reproducible; over several GPUs the per-GPU
         # terms (reserve, layer buffer, partial graph) do not depend on the placement
         if row.get("vram_gib") or (row["input"].get("num_gpus") or 1) > 1:
-            out["required_full_err"] = full / GiB / printed_full - 1
+            out["required_full_err"] = rel_err(full / GiB, printed_full, zero_tol=1 / 1024)
     if rt == "vllm":
         kvd = res["kv_dtype"]  # the cache type the row asked for (--kv-cache-dtype fp8 halves the bytes per token)
         lay = res["kv_detail"].get("layout", "latent")  # the version's MLA cache layout (runtimes/vllm.py mla_layout)
@@ -420,7 +421,7 @@ def score(row) -> dict:
             if "kv_tokens" in m:
                 out["kv_tokens"] = (toks, m["kv_tokens"])
                 if m["kv_tokens"]:
-                    out["kv_tokens_err"] = toks / m["kv_tokens"] - 1
+                    out["kv_tokens_err"] = rel_err(toks, m["kv_tokens"], zero_tol=1)
             if "concurrency" in m:
                 conc = res.get("concurrency", toks / row["input"]["ctx"])
                 out["concurrency"] = (round(conc, 2), m["concurrency"])
@@ -431,11 +432,11 @@ def score(row) -> dict:
             k = res["kv_per_token"] / 2 * m["kv_tokens"] / GiB
             out["kv"] = (round(k, 3), m["kv_k_gib"], "GiB")
             out["kv_exact"] = abs(k - m["kv_k_gib"]) <= HALF[rt]["GiB"] + 1e-9
-            out["kv_err"] = k / m["kv_k_gib"] - 1
+            out["kv_err"] = rel_err(k, m["kv_k_gib"], zero_tol=1 / 1024)
         if row.get("vram_gib") and "kv_tokens" in m:  # max_total_num_tokens from the card
             toks = res["sglang_max_total_tokens"]
             out["sglang_tokens"] = (toks, m["kv_tokens"])
-            out["sglang_tokens_err"] = toks / m["kv_tokens"] - 1
+            out["sglang_tokens_err"] = rel_err(toks, m["kv_tokens"], zero_tol=1)
         if row.get("vram_gib") and "started" in m:
             out["fits"] = (bool(res["fits_as_requested"]), m["started"])
     elif row.get("vram_gib") and rt == "llama.cpp" and (user_partial_ngl(row, spec) or fit_aborted_on_ngl(row)):

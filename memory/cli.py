@@ -212,6 +212,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="vLLM with VLLM_MLA_DISABLE=1: an MLA model's cache holds every head's K and V (qk_nope + "
                         "qk_rope each), not the latent")
     s.add_argument("--vllm-entrypoint", choices=["serve", "llm", "unsloth"], help="vllm serve (default), the offline LLM() class (larger batch defaults), or unsloth (its LLM(), bitsandbytes scales kept packed, LoRA slots at rank 64 unless --max-lora-rank)")
+    s.add_argument("--llamacpp-entrypoint", choices=["server", "library"], help="llama-server (default: its prompt graph "
+                   "reserves -np rows of logits) or another program on libllama's defaults (llama-simple, a binding: a whole ubatch's)")
     s.add_argument("--tensor-parallel-size", type=int, metavar="N", help="vLLM tensor parallelism: figures per GPU, --vram one GPU's")
     s.add_argument("--data-parallel-size", type=int, metavar="N",
                    help="vLLM --data-parallel-size (one engine's figures; a MoE's routed experts over TP x DP GPUs) or "

@@ -35,13 +35,36 @@ GGML_BLOCKS = {
 }
 # ik_llama.cpp's own types (ik's ggml.c type_traits: blck_size QK_K = 256, row_meta_size 0, type_size
 # sizeof(block_...) from ggml-common.h's static_asserts): iq2_k 2+2+8+64 = 76 bytes, iq3_k 2+4+8+64+32 = 110,
-# iq4_k 2+2+128+12 = 144, iq5_k 2+2+128+32+12 = 176, iq6_k 2+2+128+64+16 = 212. The _R4 types interleave 4 rows
-# (block_iqN_k_r4 == 4 x block_iqN_k) and their type_traits keep the base's type_size per 256 values (q2_k_r4 /
-# q3_k_r4: sizeof(block_q2_K) 84 / sizeof(block_q3_K) 110). The _KS / _KT types carry a per-row scale
-# (row_meta_size > 0) and are not listed
-IK_R4_BASES = ("IQ2_K", "IQ3_K", "IQ4_K", "IQ5_K", "Q2_K", "Q3_K")
+# iq4_k 2+2+128+12 = 144, iq5_k 2+2+128+32+12 = 176, iq6_k 2+2+128+64+16 = 212. The repacks (IK_REPACKS, below)
+# interleave 4, 8 or 16 rows and keep their base's block.
 IK_BLOCKS = {"IQ2_K": (256, 76), "IQ3_K": (256, 110), "IQ4_K": (256, 144), "IQ5_K": (256, 176), "IQ6_K": (256, 212)}
-IK_BLOCKS.update({t + "_R4": IK_BLOCKS.get(t) or GGML_BLOCKS[t] for t in IK_R4_BASES})
+# The types with a per-row scale (ik's ggml.c type_traits row_meta_size > 0, which ggml_row_size adds to every row:
+# row_meta_size + type_size x ne0 / blck_size): block sizes from ggml-common.h's static_asserts, QK_K = 256 -
+# iq4_ks 8+128 = 136 (meta 4), iq4_kss 32 x 4 = 128 (4), iq5_ks 8+128+32 = 168 (4), iq2_ks 2+4+64 = 70 (2),
+# iq3_ks 2+4+64+32 = 102 (2), iq2_kl 2+4+64+16 = 86 (2), iq1_kt 32+16+8 = 56 (4), iq2_kt 64+4 = 68 (4), iq3_kt
+# 64+32+4 = 100 (4), iq4_kt 128 (4); iq4_ks_r4 / iq5_ks_r4 keep their base's type_size (4); iq1_s_r4 / iq1_m_r4 are
+# 32-value blocks of sizeof(block_iq1_s_r4)/4 = 24/4 = 6 and sizeof(block_iq1_m_r4)/4 = 28/4 = 7 bytes (meta 2).
+# q6_0 (QK6_0 = 32: a half scale + 8 + 16 = 26 bytes) has no row meta. IK_ROW_META is bytes a row (tensor_bytes)
+IK_BLOCKS.update({"IQ4_KS": (256, 136), "IQ4_KSS": (256, 128), "IQ5_KS": (256, 168), "IQ2_KS": (256, 70),
+                  "IQ3_KS": (256, 102), "IQ2_KL": (256, 86), "IQ1_KT": (256, 56), "IQ2_KT": (256, 68),
+                  "IQ3_KT": (256, 100), "IQ4_KT": (256, 128), "IQ4_KS_R4": (256, 136), "IQ5_KS_R4": (256, 168),
+                  "IQ1_S_R4": (32, 6), "IQ1_M_R4": (32, 7), "Q6_0": (32, 26)})
+# (rev8 S3) every repack whose type_traits entry keeps its base's blck_size and type_size with row_meta_size 0 (ik's
+# ggml.c at 8337e4cd), repack -> base: q4_0_r8 is sizeof(block_iq4_nl) = 18 bytes a 32 (Q4_0's and IQ4_NL's block),
+# bf16_r16 sizeof(ggml_bf16_t) a value, mxfp4_r8 sizeof(block_mxfp4) = 17 a 32, the rest sizeof(block_<base>).
+# (IQ1_S_R4, IQ1_M_R4, IQ4_KS_R4 and IQ5_KS_R4 have a row scale or a block of their own: above.)
+IK_REPACKS = {"Q4_0_R8": "Q4_0", "Q5_0_R4": "Q5_0", "Q8_0_R8": "Q8_0", "Q2_K_R4": "Q2_K", "Q3_K_R4": "Q3_K",
+              "Q4_K_R4": "Q4_K", "Q5_K_R4": "Q5_K", "Q6_K_R4": "Q6_K", "IQ2_XXS_R4": "IQ2_XXS", "IQ2_XS_R4": "IQ2_XS",
+              "IQ3_XXS_R4": "IQ3_XXS", "IQ4_NL_R4": "IQ4_NL", "IQ3_S_R4": "IQ3_S", "IQ2_S_R4": "IQ2_S",
+              "IQ4_XS_R8": "IQ4_XS", "BF16_R16": "BF16", "Q6_0_R4": "Q6_0", "IQ2_K_R4": "IQ2_K", "IQ3_K_R4": "IQ3_K",
+              "IQ4_K_R4": "IQ4_K", "IQ5_K_R4": "IQ5_K", "MXFP4_R8": "MXFP4"}
+IK_BLOCKS.update({r: IK_BLOCKS.get(b) or GGML_BLOCKS[b] for r, b in IK_REPACKS.items()})
+# I2_S (MS BitNet's 2-bit ternary): type_traits say 1 byte a value, but ggml_nbytes' "hack for I2_S" makes a tensor
+# n / 4 + 32 bytes (2 bits a value and a 32-byte tail): a block of 4 values in a byte here, IK_TENSOR_TAIL added once
+IK_BLOCKS["I2_S"] = (4, 1)
+IK_TENSOR_TAIL = {"I2_S": 32}
+IK_ROW_META = {"IQ4_KS": 4, "IQ4_KSS": 4, "IQ5_KS": 4, "IQ2_KS": 2, "IQ3_KS": 2, "IQ2_KL": 2, "IQ1_KT": 4,
+               "IQ2_KT": 4, "IQ3_KT": 4, "IQ4_KT": 4, "IQ4_KS_R4": 4, "IQ5_KS_R4": 4, "IQ1_S_R4": 2, "IQ1_M_R4": 2}
 GGML_BLOCKS.update(IK_BLOCKS)
 # GGML type ids (ggml.h) for when the gguf package is missing
 GGML_TYPE_IDS = {0: "F32", 1: "F16", 2: "Q4_0", 3: "Q4_1", 6: "Q5_0", 7: "Q5_1", 8: "Q8_0", 9: "Q8_1", 10: "Q2_K",
@@ -51,10 +74,18 @@ GGML_TYPE_IDS = {0: "F32", 1: "F16", 2: "Q4_0", 3: "Q4_1", 6: "Q5_0", 7: "Q5_1",
                  40: "NVFP4", 41: "Q1_0"}
 # ik_llama.cpp's ids for its types above (ik's ggml/include/ggml.h enum). Both forks extended the enum past MXFP4 (39)
 # on their own: mainline with NVFP4 40 and Q1_0 41 (the gguf package's enum ends there), ik with I2_S 36, Q1_0_G128 41 and
-# its own types from 97 up. So 41 and below are read as mainline's (the gguf package's enum, else the table above),
-# and an id mainline does not define - here 137-141, 210-211, 337-340 - as ik's: a header holding one is an ik file
+# its own types from 97 up. So 41 and below are read as mainline's (the gguf package's enum, else the table above) but
+# ik's I2_S 36, which mainline leaves free, and an id mainline does not define - here 133-158, 202-233, 337-353 - as ik's:
+# a header holding one is an ik file. An id from ik's ranges this table lacks is an ik type the pack does not size
+# (IK_ID_RANGE; _parse_gguf says so), not a corrupt header
 IK_TYPE_IDS = {137: "IQ2_K", 138: "IQ3_K", 139: "IQ4_K", 140: "IQ5_K", 141: "IQ6_K", 210: "Q2_K_R4", 211: "Q3_K_R4",
-               337: "IQ2_K_R4", 338: "IQ3_K_R4", 339: "IQ4_K_R4", 340: "IQ5_K_R4"}
+               337: "IQ2_K_R4", 338: "IQ3_K_R4", 339: "IQ4_K_R4", 340: "IQ5_K_R4", 133: "Q6_0", 144: "IQ4_KS",
+               145: "IQ2_KS", 146: "IQ4_KSS", 152: "IQ5_KS", 153: "IQ2_KT", 154: "IQ3_KT", 155: "IQ4_KT", 156: "IQ3_KS",
+               157: "IQ2_KL", 158: "IQ1_KT", 219: "IQ1_S_R4", 229: "IQ1_M_R4", 344: "IQ4_KS_R4", 352: "IQ5_KS_R4",
+               36: "I2_S", 202: "Q4_0_R8", 206: "Q5_0_R4", 208: "Q8_0_R8", 212: "Q4_K_R4", 213: "Q5_K_R4", 214: "Q6_K_R4",
+               216: "IQ2_XXS_R4", 217: "IQ2_XS_R4", 218: "IQ3_XXS_R4", 220: "IQ4_NL_R4", 221: "IQ3_S_R4", 222: "IQ2_S_R4",
+               223: "IQ4_XS_R8", 230: "BF16_R16", 233: "Q6_0_R4", 353: "MXFP4_R8"}
+IK_ID_RANGE = lambda qt: qt == 36 or qt >= 97     # noqa: E731  (ik's ids mainline leaves free)
 GGML_TYPE_IDS.update({i: t for i, t in IK_TYPE_IDS.items() if i not in GGML_TYPE_IDS})
 # torch dtype names (what a loaded state dict says) -> safetensors names
 TORCH_NAMES = {"float64": "F64", "float32": "F32", "float16": "F16", "bfloat16": "BF16", "float8_e4m3fn": "F8_E4M3",
@@ -84,6 +115,11 @@ def tensor_bytes(dtype: str, shape) -> int:
     if dtype in BNB_BYTES:
         return BNB_BYTES[dtype](n, shape)
     block, size = GGML_BLOCKS[dtype]
+    if dtype in IK_TENSOR_TAIL:
+        return -(-n // block) * size + IK_TENSOR_TAIL[dtype]
+    if dtype in IK_ROW_META and shape:  # ggml_row_size: the row's scale, then its blocks (shape[-1] is ne0)
+        rows = n // shape[-1] if shape[-1] else 0
+        return rows * (IK_ROW_META[dtype] + -(-shape[-1] // block) * size)
     return -(-n // block) * size
 
 
@@ -208,6 +244,8 @@ def read_gguf_metadata(path, keep=None) -> tuple:
     try:
         with open(path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mm:
             return _parse_gguf(mm, names, keep or (lambda key, arch: False))
+    except _IkUnsized as exc:
+        raise UserError(f"{path}: {exc}") from None
     except _Bad as exc:
         raise UserError(f"{path}: corrupt GGUF header ({exc})") from None
     except (ValueError, OSError, struct.error, UnicodeDecodeError) as exc:
@@ -218,6 +256,10 @@ class _Bad(Exception):
     pass
 
 
+class _IkUnsized(Exception):
+    """(rev8 S3b) a valid ik_llama.cpp file holding a type id of ik's the pack has no block size for: no corrupt header"""
+
+
 # GGUF metadata value types -> struct format (8 string, 9 array handled apart)
 _GGUF_SCALAR = {0: "B", 1: "b", 2: "H", 3: "h", 4: "I", 5: "i", 6: "f", 7: "?", 10: "Q", 11: "q", 12: "d"}
 GGUF_KEEP_ITEMS = 4096  # per-layer arrays are kept; longer ones (vocabularies, merges) are only counted
@@ -226,7 +268,9 @@ GGUF_KEEP_ITEMS = 4096  # per-layer arrays are kept; longer ones (vocabularies, 
 def _ggml_type_names() -> dict:
     try:
         import gguf
-        return {**IK_TYPE_IDS, **{int(t): t.name for t in gguf.GGMLQuantizationType}}  # mainline's id wins
+        # (rev8 D2) the table above is whole: the package only adds ids whose type the pack sizes, so an older package's
+        # 36 (IQ4_NL_4_4, gone from mainline) or ik's own gguf-py (no TQ1_0, NVFP4, ...) removes or renames none
+        return {**GGML_TYPE_IDS, **{int(t): t.name for t in gguf.GGMLQuantizationType if t.name in GGML_BLOCKS}}
     except ImportError:
         return dict(GGML_TYPE_IDS)
 
@@ -325,6 +369,8 @@ def _parse_gguf(mm, type_names, keep) -> tuple:
         if name in out:
             raise _Bad(f"duplicate tensor {name!r}")
         dtype = type_names.get(qt)
+        if dtype not in GGML_BLOCKS and IK_ID_RANGE(qt):
+            raise _IkUnsized(f"tensor {name!r} has an ik_llama.cpp tensor type (id {qt}) the pack does not size")
         if dtype not in GGML_BLOCKS:
             raise _Bad(f"tensor {name!r} has unknown type {qt}")
         shape = tuple(reversed(dims))  # GGUF lists the fastest-varying dimension first

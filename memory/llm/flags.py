@@ -170,8 +170,9 @@ def mtp_flags(knobs, runtime="vllm") -> list:
     n = knobs.get("mtp_tokens")
     sep = knobs.get("speculative_config")  # a separate drafter (plan_checks.speculative_config: parsed)
     if sep and runtime == "vllm":
-        return _speculative_flag({"method": sep["method"], "model": sep["model"], "num_speculative_tokens": sep["tokens"],
-                                  **sep.get("others", {})}, "drafter counted")
+        return _speculative_flag({"method": sep["method"], **({"model": sep["model"]} if sep["model"] else {}),
+                                  "num_speculative_tokens": sep["tokens"], **sep.get("others", {})},
+                                 "drafter counted" if sep["model"] else "no drafter model: nothing of its own on the GPU")
     if not n:
         return []
     if runtime == "llama.cpp":

@@ -15,6 +15,7 @@ import re
 from dataclasses import replace
 
 from ..errors import UserError
+from . import gguf_rule as RULE
 from .weights import TYPE_BITS, moe_layer_flags
 
 # the 16/32-bit types a router may keep; a file printing a 16-bit one leaves the routers' type open
@@ -69,6 +70,15 @@ def roles(spec, counts: dict) -> dict:
                         "keeps ffn_gate_inp as converted); give the file (--gguf)")
     n_moe = sum(moe_layer_flags(spec))
     quant = {t: n for t, n in counts.items() if t not in UNQUANTIZED and n}
+    if len(quant) == 1:
+        # one quantized type printed (a mainline Q6_K or Q8_0 file: llama-quant.cpp gives the output and the token
+        # table the file type's own Q6_K / Q8_0 there): every matmul, experts and head with them, holds it; the counts
+        # merge the experts' 3 x n_moe tensors with the rest, so they need not part
+        (t, n), = quant.items()
+        if n < 3 * n_moe + (1 if spec.tied else 2):
+            raise UserError(f"--gguf-types {counts}: {n} {t} tensors are fewer than {spec.name}'s routed experts "
+                            f"({3 * n_moe}), token table and head; give the file (--gguf)")
+        return {"gate_up": t, "down": t, "output": t, "rest": t, "router": "F32", "embedding": t}
     by_count = {}
     for t, n in quant.items():
         by_count.setdefault(n, []).append(t)
@@ -89,11 +99,20 @@ def roles(spec, counts: dict) -> dict:
             "embedding": out if spec.tied else rest[0]}
 
 
-def given(spec, counts):
+def given(spec, counts, ftype=None):
     """The spec with the weights the printed types give: the whole file, the token table, the head and each layer's
-    routed experts (spec.expert_file_bytes), as a GGUF's table would."""
+    routed experts (spec.expert_file_bytes), as a GGUF's table would. Counts that part no roles but are exactly what
+    llama-quantize's rule gives the file type (ftype, --weights-dtype) place each tensor by the rule (gguf_rule.py)."""
     counts = parse(counts)
-    r = roles(spec, counts)
+    try:
+        r = roles(spec, counts)
+    except UserError:
+        rows = None
+        if ftype and spec.n_experts and not spec.weights_bytes and not any(counts.get(t) for t in ("F16", "BF16")):
+            rows = RULE.placed(spec, str(ftype).strip().upper(), counts)
+        if rows is None:
+            raise
+        return _by_rule(spec, counts, str(ftype).strip().upper(), rows)
     moe = moe_layer_flags(spec)
     per_mat = spec.expert_params / sum(moe) / 3  # gate, up and down: a layer's experts
     bits = TYPE_BITS
@@ -111,3 +130,23 @@ def given(spec, counts):
                    weights_source=(f"as given: the tensor types llama.cpp's loader printed ({mix}): routed experts "
                                    f"{r['gate_up']} / {r['down']} (ffn_gate+up / ffn_down), output {r['output']}, "
                                    f"routers F32, the rest {r['rest']} (--gguf-types)"))
+
+
+def _by_rule(spec, counts, ftype, rows):
+    """given()'s spec from gguf_rule.placed's tensors: their bytes, the routers F32 (llama-quant.cpp never quantizes
+    ffn_gate_inp); the norms, under 0.1 % of a block, are not counted (as in given())."""
+    moe = moe_layer_flags(spec)
+    router = sum(moe) * spec.hidden * spec.n_experts * 4
+    by = {n: b for n, i, t, b in rows if i < 0}
+    exps = [sum(b for n, i, t, b in rows if i == layer and n.endswith("_exps")) for layer in range(len(moe))]
+    emb = by["token_embd"]
+    out = emb if spec.tied else by["output"]
+    mix = ", ".join(f"{t.lower().replace('_k', '_K')} {n}" for t, n in counts.items())
+    kinds = {n: t for n, i, t, b in rows if i == next(j for j, m in enumerate(moe) if m)}
+    return replace(spec, weights_bytes=int(sum(b for *_, b in rows) + router), embed_bytes=emb, output_bytes=out,
+                   expert_file_bytes=tuple((e, 0) for e in exps),
+                   weights_source=(f"as given: the tensor types llama.cpp's loader printed ({mix}) are what "
+                                   f"llama-quantize's {ftype} rule gives {spec.name} (gguf_rule.py): routed experts "
+                                   f"{kinds['ffn_gate_exps']} / {kinds['ffn_down_exps']}, output "
+                                   f"{next(t for n, i, t, b in rows if n == ('token_embd' if spec.tied else 'output'))}"
+                                   ", each tensor by the rule (--gguf-types)"))

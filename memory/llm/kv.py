@@ -21,7 +21,8 @@ Public API (other modules code against these):
       kv_unified, mmproj, n_cpu_moe (llama.cpp --n-cpu-moe), override_tensor (llama.cpp -ot PATTERN=CPU: the
       routed experts of the layers the pattern names in host RAM), cpu_offload_gb (vLLM --cpu-offload-gb: GiB of decoder-layer
       weights per GPU in host RAM; the answer's weights are the GPU's, host_offloaded the bytes moved), runtime_version, gpu_name, vllm_engine, vllm_sampler,
-      vllm_entrypoint, tensor_parallel_size, pipeline_parallel_size, pp_layer_partition, max_lora_rank, max_loras,
+      vllm_entrypoint, llamacpp_entrypoint (llama.cpp: "server" or "library", whose reserve keeps a whole ubatch's
+      logits), tensor_parallel_size, pipeline_parallel_size, pp_layer_partition, max_lora_rank, max_loras,
       data_parallel_size (vLLM --data-parallel-size, SGLang --dp; one engine's / DP rank's figures), dp_attention
       (SGLang --enable-dp-attention),
       quant_skip: the modules a bitsandbytes/AWQ checkpoint leaves unquantized, as a log prints them; quant_group: the

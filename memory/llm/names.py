@@ -133,6 +133,23 @@ _VARIANT = re.compile(r"(?:^|-)(?:distill|mini|small|medium|tiny|nano|lite|flash
 _DRAFTER = re.compile(r"(?:^|[-.])(?:draft|eagle\d*|mtp|dflash|medusa|speculator)(?:$|[-.])")
 
 
+# a MoE checkpoint's expert-pruned or -merged variant (REAP, REAM) keeps fewer routed experts than the model it names,
+# which only its own config.json or GGUF counts (crucible-labs/Qwen3.6-35B-A3B-REAP-48-Q3K-mixed-GGUF: expert_count
+# 133 of 256): built in where described (models/*-REAP*.json, *-REAM.json), else refused, never read as the base
+_PRUNED = re.compile(r"(?:^|-)(reap|ream|pruned)(?:$|-|\d)")
+
+
+def _refuse_pruned(name: str, wanted: str, names: list) -> None:
+    word = _PRUNED.search(wanted)
+    if not word or any(_PRUNED.search(c) and (wanted == c or wanted.startswith(c + "-")) for c in map(_canonical, names)):
+        return  # a described variant ('...-reap-48-q3k-mixed' is Qwen3.6-35B-A3B-REAP-48 with a tool's words after it)
+    base = [n for n in names if wanted.startswith(_canonical(n) + "-")]
+    of = f" of {max(base, key=lambda n: len(_canonical(n)))}" if base else ""
+    raise UserError(f"unknown model {name!r}: an expert-pruned ({word.group(1).upper()}) variant{of}, which keeps fewer "
+                    "routed experts than the model it was pruned from; how many is never guessed - give its config.json "
+                    "with --config FILE (or its GGUF with --gguf FILE)")
+
+
 def _other_words_keep_the_architecture(builtin: str, rest: str) -> bool:
     """True when the words after a built-in name (an uploader's or tool's: 'unsloth', 'autoround', 'abliterated',
     'thinking') do not name another model: no other size, no distilled or smaller variant."""
@@ -222,6 +239,8 @@ RELEASE_CONTEXT = (
     # mistralai/Mistral-Nemo-Instruct-2407 config.json (revision 04d8a905): max_position_embeddings 131072, where the
     # Base-2407 config Mistral-Nemo-12B.json was read from says 1024000
     (("Mistral-Nemo-12B",), r"mistral-nemo-instruct", 131072, "Mistral-Nemo-Instruct-2407's config.json"),
+    # moonshotai/Kimi-K2-Instruct-0905: yarn factor 64 over 4096 (a third-party report of its config.json), 256K context
+    (("Kimi-K2-Instruct",), r"(?:^|[-_.:])0905(?:$|[-_.])", 262144, "the 0905 release's config.json"),
     # microsoft/Phi-4-reasoning config.json: Phi-4's fields (vocab 100352, hidden 5120, 40 layers, 40 heads, 10 KV
     # groups, intermediate 17920) with max_position_embeddings 32768 and rope_theta 500000 (Lightning-AI/litgpt's config
     # table transcribes it beside phi-4's 16384); Ollama's phi4-reasoning:14b is it (Ollama 0.13.5 prints general.name
@@ -337,7 +356,6 @@ def _same_geometry(wanted: str, names: list):
             if b in names:
                 return b, why.format(*(g.upper() for g in m.groups()))
     return None
-
 
 
 def _read_as(name: str, builtin: str, quant, why: str):
@@ -477,6 +495,8 @@ def _load_builtin(name: str):
             note = (f"{name!r} is a {fine.group(1)} fine-tune of {hit[0]} (same architecture; its trained context may "
                     f"differ)" + (f"; weights taken as {quant} from the name" if quant else ""))
             wanted = base
+    if not tag:
+        _refuse_pruned(name, wanted, names)
     # a tag names the library's model ('qwen3.5:27b' is Qwen3.5-27B): read through the same table when not built in
     same = None if tag and any(_canonical(n) == wanted for n in names) else _same_geometry(wanted, names)
     if same:

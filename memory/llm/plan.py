@@ -36,7 +36,10 @@ def _settings(runtime, vram, ctx, parallel, knobs, spec=None) -> dict:
         if spec is not None and knobs.get("override_tensor"):
             if knobs.get("n_cpu_moe") is not None:
                 raise UserError("--override-tensor and --n-cpu-moe both place the routed experts: give one")
-            s["cpu_moe_layers"], s["cpu_moe_biases"] = LC.override_cpu_layers(spec, knobs["override_tensor"])
+            one = (knobs.get("num_gpus") or 1) == 1 and len(knobs.get("tensor_split") or ()) <= 1
+            full = knobs.get("ngl") is None or knobs["ngl"] > spec.n_layers + spec.gguf_nextn_blocks
+            s["cpu_moe_layers"], s["cpu_moe_biases"] = LC.override_cpu_layers(spec, knobs["override_tensor"],
+                                                                              one and full)
     else:
         s = OL.settings(version, knobs)
     return s
@@ -182,7 +185,7 @@ def _given_weights(spec, weights_dtype, knobs) -> tuple:
         raise UserError(f"--weights-dtype {weights_dtype} is no GGUF file type, and --gguf-types gives the llama.cpp "
                         f"file's own tensor types: drop --weights-dtype")
     if types is not None:  # the tensor types llama.cpp's loader printed place every tensor (gguf_types.py)
-        spec, weights_dtype = GT.given(spec, types), None
+        spec, weights_dtype = GT.given(spec, types, weights_dtype), None
     elif size is not None:  # the user's figure (a file's size as the Hub lists it) is the weights
         spec, weights_dtype = UD.given(spec, size, weights_dtype), None
     elif ud and spec.weights_bytes:  # the GGUF's own tensor table is exact

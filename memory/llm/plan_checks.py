@@ -17,7 +17,7 @@ KNOBS = ("gpu_memory_utilization", "flash_attn", "ubatch", "ngl", "max_num_batch
          "max_lora_rank", "max_loras", "quant_skip", "quant_group", "mtp_tokens", "draft_kv_dtype", "language_model_only", "lm_head_dtype",
          "mamba_ssm_cache_dtype", "weights_bytes", "gguf_types", "free_memory", "swa_full_tokens_ratio", "max_mamba_cache_size",
          "cuda_graph_memory", "n_cpu_moe", "override_tensor", "speculative_config", "cpu_offload_gb", "data_parallel_size", "dp_attention",
-         "attention_backend")
+         "attention_backend", "llamacpp_entrypoint")
 
 
 # the settings some runtimes only read, one row each: (plan()'s setting, the CLI's option as its argparse name, the
@@ -42,6 +42,7 @@ READ_BY = (
     ("num_gpus", "num_gpus", ("llama.cpp", "ollama")),
     ("mla_cache", "mla_cache", ("llama.cpp",)),
     ("mmproj", "mmproj", ("llama.cpp",)),
+    ("llamacpp_entrypoint", "llamacpp_entrypoint", ("llama.cpp",)),
     ("kv_dtype_v", "kv_dtype_v", ("llama.cpp",)),
     ("free_memory", "free_gib", ("vllm",)),
     ("cuda_graph_memory", "cuda_graph_gib", ("vllm",)),

@@ -25,8 +25,8 @@ GGUF_BPW = {"F32": 32, "F16": 16, "BF16": 16, "Q8_0": 8.51, "Q6_K": 6.57, "Q5_K_
             "IQ2_S": 2.75, "IQ2_XS": 2.56, "IQ2_XXS": 2.31, "IQ1_M": 2.00, "IQ1_S": 1.81, "MXFP4": 4.25}
 # ggml tensor types: bits per weight of one block, 8 x bytes / elements of headers.GGML_BLOCKS (ggml-common.h), the
 # one table of block sizes; the types kv sizes are named here. unsloth.py (Unsloth Dynamic files) and gguf_types.py
-# (--gguf-types) read TYPE_BITS too. ik_llama.cpp's own types (headers.IK_BLOCKS: IQ2_K..IQ6_K and the _R4 repacks of
-# headers.IK_R4_BASES, which its loader prints and ubergarm's GGUFs hold) are IK_TYPES
+# (--gguf-types) read TYPE_BITS too. ik_llama.cpp's own types (headers.IK_BLOCKS: IQ2_K..IQ6_K, the row-scale types and
+# the repacks of headers.IK_REPACKS, which its loader prints and ubergarm's GGUFs hold) are IK_TYPES
 _SIZED = ("F32", "F16", "BF16", "Q8_0", "Q6_K", "Q5_K", "Q5_0", "Q5_1", "Q4_K", "Q4_0", "Q4_1", "IQ4_NL", "IQ4_XS", "Q3_K",
           "Q2_K", "IQ3_S", "IQ3_XXS", "IQ2_S", "IQ2_XS", "IQ2_XXS", "IQ1_M", "IQ1_S", "TQ1_0", "TQ2_0", "MXFP4")
 IK_TYPES = frozenset(IK_BLOCKS)

@@ -59,6 +59,14 @@ def _torch_named(inc, env):
         any(w in inc.primary.get("text", "") for w in _TORCH_METAL_WORDS)
 
 
+def vllm_setting(kept: dict, at: int, until=None):
+    """(rev8 B1) A vLLM setting kept by line (facts "vllm_util_at", "vllm_maxlen_at") for a failure at line `at`: the nearest
+    value printed at or before it, else the first printed after it and before the next failure (`until`), else None."""
+    lines = sorted(kept)
+    before = [n for n in lines if n <= at]
+    return kept[before[-1]] if before else next((kept[n] for n in lines if at < n < (until or 1 << 60)), None)
+
+
 def _event_dict(scan, inc, context):
     env = env_mod.infer(scan, inc, context)
     case = case_mod.build(scan, inc, context, env)
@@ -102,14 +110,19 @@ def _event_dict(scan, inc, context):
     if ev["kind"] == "vllm.no_kv_blocks" or (env["runtime"] == "vllm" and ev["kind"] != "vllm.startup_free"):
         # (round 97) the settings that sized the cache vLLM found no room for (its config line or its flags): the fraction, the context
         # (round 117) and in any failure of a vLLM run but its start-up check (which quotes the fraction it used, or elides it)
-        # (round 118) a tuner's or sweep's log sets it once a try: the last setting at or before the failure's line, else the last
-        util = ([v for n, v in scan.facts["vllm_util_at"].items() if n <= ev.get("_line", inc.first_line)] or [scan.facts["vllm_util"]])[-1]
+        # (rev8 B1) by line: the nearest printed at or before the failure (a retry's settings after it are the next run's),
+        # else (a paste quoting the start-up after its error) the first after it and before the next failure
+        util = vllm_setting(scan.facts["vllm_util_at"], ev.get("_line", inc.first_line), case.until)
         if util is not None:
             numbers.setdefault("gpu_memory_utilization_ratio", util)
-        if scan.facts["vllm_maxlen"]:
-            numbers.setdefault("max_model_len_tokens", scan.facts["vllm_maxlen"])
-    elif ev["kind"] == "vllm.startup_free" and scan.facts["vllm_maxlen"]:
-        numbers.setdefault("max_model_len_tokens", scan.facts["vllm_maxlen"])   # (round 118) the check quotes no context: its flag's
+        maxlen = vllm_setting(scan.facts["vllm_maxlen_at"], ev.get("_line", inc.first_line), case.until)
+        if maxlen:
+            numbers.setdefault("max_model_len_tokens", maxlen)
+    elif ev["kind"] == "vllm.startup_free":
+        # (round 118) the start-up check quotes no context: its run's --max-model-len, read by line as above (rev8 B1)
+        maxlen = vllm_setting(scan.facts["vllm_maxlen_at"], ev.get("_line", inc.first_line), case.until)
+        if maxlen:
+            numbers.setdefault("max_model_len_tokens", maxlen)
     if ev.get("form") == "stream_executor" or (ev["kind"] == "xla.oom" and ev.get("device_kind") in (None, "cuda", "rocm")):
         for key, v in scan.facts["tf_device_mem"].items():
             numbers.setdefault(key, v)      # TensorFlow's device creation printed the card's total and free memory (round 110: for its BFC allocator's or an op's refusal too)

@@ -104,8 +104,9 @@ OWN_MESSAGE_RUNTIMES = ("sglang", "tensorrt-llm", "mlx", "tgi", "tensorrt", "pad
                         "triton-server",     # (round 89) Triton Inference Server's Python backend (its shared-memory pool)
                         "colmap", "cuda",     # (round 91) COLMAP's SIFT matcher; a CUDA program's own cudaSafeCall check
                         "theano",     # (round 93) Theano's CUDA backend (its device_malloc's "Error allocating N bytes of device memory")
-                        "kaldi", "marian")     # (round 94) Kaldi's cu-allocator, Marian's CUDA check (JavaCPP's physical cap: "java", above)
-OWN_MESSAGE_RUNTIMES += ("kenlm",)     # (round 118) KenLM's util MallocException ("Cannot allocate memory for N bytes in malloc")
+                        "kaldi", "marian",     # (round 94) Kaldi's cu-allocator, Marian's CUDA check (JavaCPP's physical cap: "java", above)
+                        "unsloth-studio",     # (round 117) Unsloth Studio's own host-RAM guard (other_runtimes.studio_host_guard)
+                        "kenlm")     # (round 118) KenLM's util MallocException ("Cannot allocate memory for N bytes in malloc")
 
 # of those, generic runtimes the program on top of them names better: TensorRT under TensorRT-LLM (or an app that prints
 # TensorRT's message), the JVM under a JVM library whose frames name it (round 63: SKaiNET): the log's marker wins
@@ -123,10 +124,8 @@ BROWSER_RUNTIMES = ("javascript", "webgpu")
 
 # of those, apps in front of a runtime: their own message (LM Studio's load guardrail) names the app, the answer names the
 # engine it runs models on (LM Studio: llama.cpp, as the corpus's LM Studio cases and the llama.cpp guides have it)
-ENGINE_OF = {"lmstudio": "llama.cpp"}
-# (round 117) Unsloth Studio's own host-offload guard (other_runtimes.studio_host_guard) names the app; its GGUFs run on llama.cpp
-OWN_MESSAGE_RUNTIMES += ("unsloth-studio",)
-ENGINE_OF["unsloth-studio"] = "llama.cpp"
+# (round 117) Unsloth Studio's own host-RAM guard names the app; its GGUFs run on llama.cpp
+ENGINE_OF = {"lmstudio": "llama.cpp", "unsloth-studio": "llama.cpp"}
 
 # of those, libraries a ComfyUI node may call (TensorRT engines, CuPy, RAPIDS, OpenVINO, wgpu): inside ComfyUI, ComfyUI is the runtime
 LIBRARIES = ("tensorrt", "cupy", "rapids", "openvino", "wgpu")

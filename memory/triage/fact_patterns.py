@@ -92,7 +92,7 @@ FACTS = [
     # (round 114) nvidia-smi's compute-apps query in CSV (--query-compute-apps=pid,process_name,used_memory --format=csv): its
     # header line "pid, process_name, used_gpu_memory [MiB]", then one line a process, "1909368, /path/to/server, 14786 MiB"
     # (a paste re-joined after a wrap may hold a row and the next line on one line: not anchored at the line's end)
-    ("smi_apps", re.compile(r"(?P<head>\bpid, process_name, used_gpu_memory \[MiB\])|(?:^|\s)\d{1,10}, [^,\n]{1,300}, (?P<mib>\d{1,9}) MiB(?:\s|$)")),
+    ("smi_apps", re.compile(r"(?P<head>\bpid, process_name, used_gpu_memory \[MiB\])|(?:^|\s)(?P<pid>\d{1,10}), (?P<name>[^,\n]{1,300}), (?P<mib>\d{1,9}) MiB(?:\s|$)")),
     # TensorFlow's BFC allocator dumps its stats after a failure (bfc_allocator.cc DumpMemoryLog, "Stats:"): the region's
     # limit and the bytes in use, on lines of their own ("Limit:        7593787392", "InUse:        7589175808")
     # (a pasted log re-joined after a wrap may hold "Stats: Limit: N" on one line)
@@ -141,14 +141,15 @@ FACTS = [
     # the engine's config line and LLM(gpu_memory_utilization=0.4), or the flag as vLLM's argparse takes it
     # ("--gpu-memory-utilization 0.4", "=0.4"; FlexibleArgumentParser also reads "--gpu_memory_utilization")
     # (round 117) or vLLM's "non-default args: {..., 'gpu_memory_utilization': 0.95, ...}" (the key quoted in the dict's repr)
-    ("vllm_util", re.compile(r"gpu_memory_utilization'?[=:]\s*(\d*\.?\d+)|--gpu[-_]memory[-_]utilization(?:=|\s+)(\d*\.?\d+)")),
+    # (rev8 D4) the key quoted by Python's repr or by JSON ('gpu_memory_utilization': / "gpu_memory_utilization":)
+    ("vllm_util", re.compile(r"gpu_memory_utilization['\x22]?[=:]\s*(\d*\.?\d+)|--gpu[-_]memory[-_]utilization(?:=|\s+)(\d*\.?\d+)")),
     # the KV cache's dtype: vLLM's engine config line ("kv_cache_dtype=fp8, ", config/vllm.py __str__) or its flag
     ("vllm_kv_dtype", re.compile(r"\bkv_cache_dtype=(\w+)|--kv-cache-dtype[ =](\w+)")),
     # the weights' dtype: the engine config's "dtype=torch.float32, " or the --dtype flag (not kv_cache_dtype=)
     ("vllm_dtype", re.compile(r"(?:^|[\s,(])dtype=(?:torch\.)?(\w+)|--dtype[ =](\w+)")),
     # ((round 97) or the flag as vLLM's argparse takes it: "--max-model-len 16384", "=16384")
     # (round 117) or the non-default args dict's "'max_model_len': 8192"
-    ("vllm_maxlen", re.compile(r"max_model_len'?[=:]\s*(\d{1,20})|max_seq_len=(\d{1,20})|--max[-_]model[-_]len(?:=|\s+)(\d{1,20})\b")),
+    ("vllm_maxlen", re.compile(r"max_model_len['\x22]?[=:]\s*(\d{1,20})|max_seq_len=(\d{1,20})|--max[-_]model[-_]len(?:=|\s+)(\d{1,20})\b")),
     ("graph_capture", re.compile(r"Capturing (?:cudagraphs|CUDA graphs?|the model for CUDA graphs|CUDA graph shapes)|"
                                  r"cudagraph capture|CUDA graph capture|torch\.cuda\.graph|capture_end\(|capture_model\(|Graph capturing finished|"
                                  r"try setting VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS|"
@@ -338,6 +339,9 @@ FACTS = [
     # (round 112) Linux's /proc/<pid>/limits row for RLIMIT_AS ("Max address space  8192000000  8192000000  bytes": soft, hard,
     # unit), a finite cap that ulimit -v (KiB) or setrlimit set: every mapping of the process counts against it (CUDA's unified
     # addressing maps the card's memory too), so an allocation fails with RAM and VRAM free ("unlimited" is no cap)
+    # (rev8 S2) an integrated GPU or unified memory named: llama.cpp's Vulkan device line ("| uma: 1 |"), the words, or an AMD
+    # APU's Radeon NNNM (Studio's own APU message says "unified-memory APU", hyphenated: not this)
+    ("igpu_named", re.compile(r"\buma: 1\b|\b[Ii]ntegrated (?:GPU|[Gg]raphics)\b|\biGPU\b|\bunified memory\b|\bRadeon(?:\(TM\))? \d{3,4}[MS]\b")),
     ("as_limit", re.compile(r"\bMax address space[ \t]{1,60}(\d{1,20})[ \t]{1,60}(?:\d{1,20}|unlimited)[ \t]{1,60}bytes\b")),
     # (round 113) MONAI Label's heuristic planner (monailabel/utils/others/planner.py) logs the free GPU memory it measured,
     # per card, in MB (nvidia-smi's MiB): "Available GPU memory: {0: 2100} in MB"; one card's figure only
@@ -412,5 +416,6 @@ FACT_KEYS = {
     "as_limit": ("Max address space",),     # (round 112)
     "tpu_hbm_limit": ("total_hbm_limit_gb=",),     # (round 118)
     "batch_ran": ("atch size", "atch_size"),     # (round 118)
+    "igpu_named": ("uma: 1", "ntegrated ", "iGPU", "unified memory", "Radeon"),     # (rev8 S2)
 }
 _FACTS_GATED = [(name, FACT_KEYS[name], rx) for name, rx in FACTS]

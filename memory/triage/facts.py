@@ -29,7 +29,7 @@ _GGML_ARGS_RE = dict(L.FACTS)["ggml_args"]
 def new_facts() -> dict:
     return {"os_votes": collections.Counter(), "args": set(), "device": None, "allocator": None, "torch_version": None,
             "total_vram": None, "vram_state": None, "rocm": False, "dynamic_vram": False, "compiler": None, "vllm": False, "ggml": False, "ollama": False,
-            "vllm_kv_mem": None, "vllm_kv_tokens": None, "vllm_model_mem": None, "vllm_util": None, "vllm_maxlen": None, "vllm_kv_dtype": None, "vllm_dtype": None, "vllm_tp": 1, "vllm_wflags": {},
+            "vllm_kv_mem": None, "vllm_kv_tokens": None, "vllm_model_mem": None, "vllm_util": None, "vllm_maxlen": None, "vllm_util_at": {}, "vllm_maxlen_at": {}, "vllm_kv_dtype": None, "vllm_dtype": None, "vllm_tp": 1, "vllm_wflags": {},
             "ggml_n_ctx": None, "ggml_n_seq_max": None, "ggml_ctx_per_seq": None, "ggml_offloaded": None, "ggml_device_free": None, "ggml_devices": {}, "ggml_fa": None, "ggml_bufs": collections.OrderedDict(),
             "ollama_env": {}, "comfy": False, "ggml_args": {}, "ggml_spec_mtp": False, "ggml_spec_cpu_sampling": False, "graph_capture": False, "own_pool": False, "pinned_host": None,
             "ollama_available": None, "ollama_gpus": None, "ollama_required": None, "ollama_kv": None, "ollama_layers": None, "ollama_requested": None, "ggml_cuda_fn": None, "ggml_sycl_fn": None, "mem_query_oom": {}, "stage_said": {}, "trt_kv_sizing": {}, "vk_pinned_device": False, "ollama_evict": [], "ollama_slog_common": frozenset(), "ggml_load_start": {}, "ggml_header": {},
@@ -38,8 +38,7 @@ def new_facts() -> dict:
             "runtime_version": {}, "llm_model": None, "gguf_type": None, "gguf_params": None, "gguf_size": None, "ollama_total": None,
             "vllm_transformers": False, "fact_line": {}, "nunchaku_gpus": {}, "mmgp_pin": {}, "runtime_named": None, "ggml_sycl_line": None,
             "cudarc": False, "rknpu_no_iommu": False, "pinned_src": None, "vllm_layer_at": {},
-            "cuda_query_total": {}, "smi_apps": {}, "ggml_fattn": {},
-            "vllm_util_at": {}}     # (round 118) each gpu_memory_utilization by its line
+            "cuda_query_total": {}, "smi_apps": {}, "ggml_fattn": {}, "igpu_named": False}
 
 
 def apply(scan, lineno, text, window=False):
@@ -81,10 +80,13 @@ def chain_place(text):
     return int(m.group(1)) if m else None
 
 
-def _kept(d, lineno, value):
+def _kept(d, lineno, value, keep=LINE_KEPT):
     d[lineno] = value
-    while len(d) > LINE_KEPT:
+    while len(d) > keep:
         del d[next(iter(d))]
+
+
+SMI_ROWS_KEPT = 256     # (rev8 S1, related) compute-apps headers and rows kept: a table of more than LINE_KEPT rows keeps its header
 
 
 def _smi_apps(d, lineno, m):
@@ -92,9 +94,19 @@ def _smi_apps(d, lineno, m):
     table processes.smi_apps_after reads): a polled "--query-gpu=index,name,memory.used --format=csv,noheader" line
     ("0, NVIDIA A100, 40000 MiB") elsewhere is no row of it and no longer pushes the header out of the last LINE_KEPT."""
     if m.group("head"):
-        _kept(d, lineno, "head")
-    elif lineno - 1 in d:
-        _kept(d, lineno, int(m.group("mib")) * MiB)
+        _kept(d, lineno, "head", SMI_ROWS_KEPT)
+    elif lineno - 1 in d and smi_process_row(m.group("pid"), m.group("name")):
+        _kept(d, lineno, int(m.group("mib")) * MiB, SMI_ROWS_KEPT)
+
+
+# (rev8 S1) the header's columns are pid, process_name, used_gpu_memory: a row of that shape has a process id (no process
+# is 0) and a process's path or executable where nvidia-smi's --query-gpu=index,name,memory.used (noheader) has the GPU's
+# index and product name ("0, NVIDIA A100-SXM4-40GB, 40000 MiB"), which ends the table it follows
+SMI_PRODUCT = re.compile(r"(?:NVIDIA|Tesla|Quadro|GeForce|TITAN)\b")   # matched at the field's start
+
+
+def smi_process_row(pid: str, name: str) -> bool:
+    return int(pid) > 0 and not SMI_PRODUCT.match(name.lstrip())
 
 
 def _comfy_frame(f, m):
@@ -236,7 +248,14 @@ def _gib(key):
 
 def _vllm_util(s, f, m, text, lineno, window):
     f["vllm_util"] = num(m.group(1) or m.group(2))   # a figure that is no number: SizeError, attempt's miss
-    _kept(f["vllm_util_at"], lineno, f["vllm_util"])
+    # (rev8 B1) by line too, so a failure reads its own run's (engine.vllm_setting); a line read back from the window before
+    # a failure (line 0) is kept just before that failure's line, the last read back the nearest
+    _kept(f["vllm_util_at"], s._lineno - 0.5 if window else lineno, f["vllm_util"])
+
+
+def _vllm_maxlen(s, f, m, text, lineno, window):
+    f["vllm_maxlen"] = int(m.group(1) or m.group(2) or m.group(3))
+    _kept(f["vllm_maxlen_at"], s._lineno - 0.5 if window else lineno, f["vllm_maxlen"])
 
 
 # --- llama.cpp / Ollama --------------------------------------------------------------------------
@@ -448,7 +467,7 @@ HANDLERS = {
     "vllm_model_mem": _gib("vllm_model_mem"),
     "vllm_kv_mem_v0": _gib("vllm_kv_mem"),
     "vllm_util": _vllm_util,
-    "vllm_maxlen": lambda s, f, m, *_: f.__setitem__("vllm_maxlen", int(m.group(1) or m.group(2) or m.group(3))),
+    "vllm_maxlen": _vllm_maxlen,
     # (tensor x pipeline parallel: the larger one the log names, a floor of the cards the weights split over)
     "vllm_wflags": lambda s, f, m, text, *_: _vllm_wflags(f, text),
     "vllm_tp": lambda s, f, m, *_: f.__setitem__("vllm_tp", max(f["vllm_tp"], int(m.group(1) or m.group(2)))),
@@ -523,6 +542,7 @@ HANDLERS = {
     "darwin": _vote("darwin"),
     "linux": _vote("linux"),
     "wsl": _vote("wsl"),
+    "igpu_named": lambda s, f, m, *_: f.__setitem__("igpu_named", True),     # (rev8 S2) Unsloth Studio's guard reads other
     "as_limit": lambda s, f, m, *_: f.__setitem__("as_limit", int(m.group(1))),     # (round 112) RLIMIT_AS's soft limit, bytes
     "tpu_hbm_limit": lambda s, f, m, *_: f.__setitem__("tpu_hbm_limit", P.size(m.group(1) + " GiB")),     # (round 118) the chip's HBM
     "batch_ran": lambda s, f, m, *_: f.__setitem__("batch_ran", int(m.group(1))),     # (round 118) a batch size that ran

@@ -328,19 +328,31 @@ STUDIO_HOST_GUARD = re.compile(r"About " + _STUDIO_GB + r" of this model does no
                                r"free for the rest of the system, leaving about " + _STUDIO_GB + r" usable)?")
 
 
+# (rev8 S2) its unified-memory APU form (_apu_ram_shortfall_message): "This model needs about N GB but only about A GB of
+# memory is available. On a unified-memory APU the weights load into system RAM, ..." - the weights (required) against
+# the RAM it counted (available)
+STUDIO_APU_GUARD = re.compile(r"This model needs about " + _STUDIO_GB + r" but only about " + _STUDIO_GB + r" of memory is "
+                              r"available\. On a unified-memory APU")
+
+
 def studio_host_guard(line):
-    """Unsloth Studio's host-offload guard (STUDIO_HOST_GUARD): a refusal by the application's estimate, not an allocation."""
-    if "would run from system RAM" not in line:
+    """Unsloth Studio's host-RAM guards (STUDIO_HOST_GUARD: a discrete GPU's spill; STUDIO_APU_GUARD, form "apu": a
+    unified-memory APU's weights): a refusal by the application's estimate before llama-server starts."""
+    if "would run from system RAM" in line:
+        m, form = STUDIO_HOST_GUARD.search(line), None
+    elif "unified-memory APU" in line:
+        m, form = STUDIO_APU_GUARD.search(line), "apu"
+    else:
         return None
-    m = STUDIO_HOST_GUARD.search(line)
     if not m:
         return None
     b = lambda i: parse_size(m.group(i) + " " + m.group(i + 1), binary_decimal=True)
-    nums = {"required": b(1), "available": b(3), **({"limit": b(7)} if m.group(7) else {})}
-    return {"kind": "app.host_offload_guard", "device_kind": None, "numbers": nums, "runtime": "unsloth-studio", "complete": True}
+    nums = {"required": b(1), "available": b(3), **({"limit": b(7)} if form is None and m.group(7) else {})}
+    return {"kind": "app.host_offload_guard", "device_kind": None, "numbers": nums, "runtime": "unsloth-studio", "complete": True,
+            **({"form": form} if form else {})}
 
 
-studio_host_guard.needed = ("would run from system RAM",)
+studio_host_guard.needed = ("would run from system RAM", "unified-memory APU")
 
 
 def iree_alloc(line):

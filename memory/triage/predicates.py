@@ -109,7 +109,8 @@ def placing_taken(x):
 
 def torch_full(x):
     """ComfyUI, PyTorch holds nearly the whole card and a small request fails: what it holds is mostly weights."""
-    return (torch(x) and x.req < 0.5 * x.total and x.comfy and x.allocated is not None
+    # (rev8 D5) a small request: x.req <= PARAM_SHARE * x.total (below) is the test; no literal half besides it
+    return (torch(x) and x.comfy and x.allocated is not None
             and x.allocated >= 0.85 * x.reach and x.req <= PARAM_SHARE * x.total)
 
 
@@ -140,7 +141,7 @@ def async_numbers(x):
 
 
 def async_full(x):
-    return async_numbers(x) and x.free is not None and x.req < 0.5 * x.total and x.comfy and x.allocated >= 0.85 * x.total and x.req <= 0.05 * x.total
+    return async_numbers(x) and x.free is not None and x.comfy and x.allocated >= 0.85 * x.total and x.req <= PARAM_SHARE * x.total
 
 
 def script_full(x):

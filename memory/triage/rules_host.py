@@ -25,6 +25,23 @@ HOST_RAM = [
     R("host-ram", 4.0, kind("ollama.system_memory"), lambda x: "Ollama: model needs " + (
         f"{fmt_bytes(x.n['required'])}, {fmt_bytes(x.n['available'])} available" if "required" in x.n
         else "more system memory than is available")),
+    # (rev8 S2) Unsloth Studio's host-RAM guard as its source means it (other_runtimes.studio_host_guard): a discrete GPU's
+    # spill of the weights that miss free VRAM (required) over the RAM it leaves usable (limit), or on a unified-memory APU
+    # (form "apu") the weights over the RAM available; an integrated GPU the log names reads other (rules_other)
+    R("host-ram", 3.0, lambda x: x.kind == "app.host_offload_guard" and (x.ev.get("form") == "apu" or not x.f.get("igpu_named")),
+      lambda x: "the application's own guard refused the load before the server started: "
+                + ((f"the weights ({fmt_bytes(x.n['required'])}) " if x.n.get("required") else "the weights ")
+                   + (f"are more than the {fmt_bytes(x.n['available'])} of memory available" if x.n.get("available") else
+                      "do not fit the memory available") + " on this unified-memory APU, whose weights load into system RAM"
+                   if x.ev.get("form") == "apu" else
+                   (f"{fmt_bytes(x.n['required'])} of the weights miss free VRAM" if x.n.get("required") else
+                    "the weights that miss free VRAM")
+                   + (f", more than the {fmt_bytes(x.n['limit'])} of system RAM it leaves usable" if x.n.get("limit") else
+                      ", more than the system RAM it leaves usable")
+                   + " (its estimate counts the weights only, so the load would need more): memory-mapped, they would page "
+                     "until the OS kills the app")
+                + ". Use a smaller or more quantized GGUF, or free memory"
+                + ("" if x.ev.get("form") == "apu" else "; its bypass (UNSLOTH_ALLOW_HOST_OFFLOAD=1) loads it anyway at that risk")),
     R("host-ram", 4.0, kind("ggml.host"), lambda x: "ggml could not allocate " + (
         "a context's host memory (ggml_init's malloc returned NULL): system RAM, or on Windows the commit limit (RAM plus "
         "page file), for what the program reserves for its contexts" if x.ev.get("form") == "context"

@@ -146,16 +146,19 @@ OTHER = [
       "the out-of-memory came while SGLang built its attention backend, after its static memory pool: the backend's fixed "
       "workspace is allocated outside --mem-fraction-static's share, so the fraction left it too little; lower "
       "--mem-fraction-static a step (0.01-0.03) to leave headroom for it"),
-    # (round 117) an application's host-offload guard refused a GGUF load before llama.cpp's server started (Unsloth Studio's
-    # "does not fit in GPU memory and would run from system RAM ... leaving about U GB usable", parse: app.host_offload_guard):
-    # nothing was allocated and nothing ran out; the guard priced a spill to system RAM by its own estimate and names its own
-    # bypass (unslothai/unsloth#9482: the release that added the guard refused a load the previous one ran; the bypass loaded it)
-    R("other", 3.0, kind("app.host_offload_guard"),
+    # (round 117; rev8 S2) Unsloth Studio's host-RAM guard refused a GGUF load before llama-server started (parse:
+    # app.host_offload_guard). Its source (studio/backend/core/inference/llama_cpp.py, _host_offload_shortfall_message) means a
+    # shortage: on a discrete GPU the weights that miss free VRAM (priced with no margin, so under-stated) are more than the
+    # RAM it leaves usable, a mapping that would page until the OS kills the app: host-ram (rules_host). Where the log names
+    # an integrated GPU or unified memory (facts "igpu_named"), the guard's release may not credit the memory the GPU shares
+    # with the system (the credit came later: unslothai/unsloth#9461): other, as here
+    R("other", 3.0, lambda x: x.kind == "app.host_offload_guard" and x.ev.get("form") is None and bool(x.f.get("igpu_named")),
       lambda x: "the application's own guard refused the load before the server started: by its estimate "
                 + (f"{fmt_bytes(x.n['required'])} of the model would run from system RAM with " if x.n.get("required") else "")
                 + (f"about {fmt_bytes(x.n['limit'])} usable; " if x.n.get("limit") else "too little usable; ")
-                + "nothing was allocated. Its estimate may not credit memory the GPU shares with the system (an integrated "
-                "GPU): check the release notes, set the bypass it names once and watch the real load, or use a smaller GGUF"),
+                + "nothing was allocated. The log names an integrated GPU or unified memory, which a release of the guard "
+                "may not credit (it priced the whole model as a spill): update it, set the bypass it names once and watch "
+                "the real load, or use a smaller GGUF"),
     # ds4's memory guard refused a plan that the budget its printed fields give from the machine would hold: the budget it used
     # looks set lower (a fixed per-model ceiling); nothing was allocated (antirez/ds4#889; the formula is inferred from that
     # issue's printed line, not checked against ds4's source)

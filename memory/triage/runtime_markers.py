@@ -167,17 +167,14 @@ RUNTIME_MARKERS = (
     # (round 110) MLX's Metal device (mlx/backend/metal/device.cpp) failing to build a kernel's pipeline, the kernel's name after
     # it ("[metal::Device] Unable to load kernel steel_attention_..."): MLX's own words, as metal::malloc's are
     ("mlx", ("[metal::Device]",), r"\[metal::Device\] Unable to (?:load|build) "),
-    # (round 117; before round 115's row, which stays the table's last) the kernel's line as a write-up quotes it, the victim
-    # named bare with no pid or parentheses ("Out of memory: Killed process llama-server, anon-rss:<n>kB"): the same binary
-    ("llama.cpp", ("process llama-server,", "process llama-cli,"), r"\bKill(?:ed)? process llama-(?:server|cli), anon-rss:\d"),
-    # (round 118; before round 115's row) the kernel's line as a write-up quotes it, the victim in parentheses with no pid
-    # ("Out of memory: Killed process (llama-server) anon-rss 6.7GB"): the same binary
-    ("llama.cpp", ("process (llama-server)", "process (llama-cli)"), r"\bKill(?:ed)? process \(llama-(?:server|cli)\)"),
     # (round 115) the host's OOM killer naming its victim by llama.cpp's own server or CLI binary: the kernel's line (mm/oom_kill.c
     # "Killed process <pid> (<comm>) ...", "Kill process" before 4.x) and earlyoom's ('sending SIGTERM to process <pid> uid <uid>
-    # "<comm>"'): the process killed was llama.cpp's (ik_llama.cpp's llama-server too); Ollama's runner has its own name
-    ("llama.cpp", ("(llama-server)", "(llama-cli)", '"llama-server"', '"llama-cli"'),
-     r"\bKill(?:ed)? process \d{1,10} \(llama-(?:server|cli)\)|\bsending SIG(?:TERM|KILL) to process \d{1,10} uid \d{1,10} \"llama-(?:server|cli)\""),
+    # "<comm>"'): the process killed was llama.cpp's (ik_llama.cpp's llama-server too); Ollama's runner has its own name.
+    # (round 117; rev8 D3: one row) the kernel's line as a write-up quotes it, the victim named bare with no pid or
+    # parentheses ("Out of memory: Killed process llama-server, anon-rss:<n>kB"); (round 118) or in parentheses with no pid
+    # ("Out of memory: Killed process (llama-server) anon-rss 6.7GB")
+    ("llama.cpp", ("(llama-server)", "(llama-cli)", '"llama-server"', '"llama-cli"', "process llama-server,", "process llama-cli,"),
+     r"\bKill(?:ed)? process (?:(?:\d{1,10} )?\(llama-(?:server|cli)\)|llama-(?:server|cli), anon-rss:\d)|\bsending SIG(?:TERM|KILL) to process \d{1,10} uid \d{1,10} \"llama-(?:server|cli)\""),
 )
 
 # the runtimes whose marker above needs their own lines, as a bare word (runtime, pattern): the weak fact runtime_named

@@ -33,6 +33,8 @@ from .window import WINDOW, line_starts as _line_starts  # noqa: F401
 CHUNK = 1 << 20
 LINE_CAP = 2 << 20          # a 1 MB line is looked at whole; longer ones in 2 MiB pieces
 HEAD = 512 << 10            # the first 512 KiB (startup lines) are read with the wider HEAD_ANCHORS
+# (rev8 D8) lines after a failure's own that may continue its message (a wrapped block), by kind; 2 for the rest
+BLOCK_LINES = {"trtllm.executor": 8, "libplacebo.alloc": 8, "ds4.memory_guard": 4, "vllm.kv_max_len": 4}
 GAP = 200                   # lines after the last OOM line that still belong to the same incident
 MAX_EVENTS = 200            # kept in full; older ones are counted only
 MAX_FRAMES = 80
@@ -480,7 +482,7 @@ class Scan:
         if ev["kind"] in P.BLOCK_KINDS:
             # TensorRT-LLM's table (component, total, free) follows after a blank line; vLLM's estimate may be wrapped;
             # SGLang names the tokens it tried to place on the next line
-            for k, nxt in enumerate(more(8 if ev["kind"] in ("trtllm.executor", "libplacebo.alloc") else 4 if ev["kind"] in ("ds4.memory_guard", "vllm.kv_max_len") else 2), 1):
+            for k, nxt in enumerate(more(BLOCK_LINES.get(ev["kind"], 2)), 1):
                 if attempt(P.add_block_fields, ev, nxt, miss=False):
                     self.consumed_until = lineno + k
         if ev["kind"] == "torch.cuda_async" and not ev.get("complete"):

@@ -176,6 +176,9 @@ _ADDED_WORDS = (
     ("KW", "CompileTimeHbmOom", "Exceeded hbm capacity", "RuntimeBufferAllocationFailure"),
     # XLA's FFT thunk: cuFFT's plan not created with its scratch allocator (xla_runtimes.xla_fft_plan), round 118: no memory word
     ("KW", "FFT batched plan with scratch"),
+    # and its unified-memory APU form ("This model needs about N GB but only about A GB of memory is available. On a
+    # unified-memory APU ..."), rev8 S2
+    ("W", "unified-memory APU"),
 )
 ERROR_KEYS += tuple(w for lists, *words in _ADDED_WORDS if "K" in lists for w in words)
 ERROR_WORDS += tuple(w for lists, *words in _ADDED_WORDS if "W" in lists for w in words)
@@ -330,3 +333,7 @@ OPEN_ANCHORS += (b"launch_fattn", b"flash_attn_ext")
 # (round 118) a program's own sweep line saying a batch size ran (facts "batch_ran"), in the head or the window before a failure
 HEAD_ANCHORS += (b"atch size ", b"atch_size")
 WINDOW_KEYS += (b"atch size ", b"atch_size")
+# (rev8 S2) an integrated GPU or unified memory named (facts "igpu_named": llama.cpp's Vulkan "| uma: 1 |", the words, an AMD
+# APU's Radeon NNNM): Unsloth Studio's host-RAM guard then reads other
+HEAD_ANCHORS += (b"uma: 1", b"ntegrated GPU", b"ntegrated graphics", b"ntegrated Graphics", b"iGPU", b"unified memory", b"Radeon")
+OPEN_ANCHORS += (b"uma: 1", b"ntegrated GPU", b"ntegrated graphics", b"ntegrated Graphics", b"iGPU", b"unified memory", b"Radeon")

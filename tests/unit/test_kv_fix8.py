@@ -17,7 +17,14 @@ def test_type_bits_derived_keeps_mainline_values():
     assert all(type(mainline[t]) is type(b) for t, b in MAINLINE_BITS.items())  # 32, not 32.0
     # the ik names: the five bases and the six _R4 repacks, the same bits as their base
     assert W.IK_TYPES == {"IQ2_K", "IQ3_K", "IQ4_K", "IQ5_K", "IQ6_K", "IQ2_K_R4", "IQ3_K_R4", "IQ4_K_R4", "IQ5_K_R4",
-                          "Q2_K_R4", "Q3_K_R4"}
+                          "Q2_K_R4", "Q3_K_R4",
+                          # ellm75: the row-scale types (row_meta_size > 0), the iq1 _R4 repacks and q6_0
+                          "IQ4_KS", "IQ4_KSS", "IQ5_KS", "IQ2_KS", "IQ3_KS", "IQ2_KL", "IQ1_KT", "IQ2_KT", "IQ3_KT",
+                          "IQ4_KT", "IQ4_KS_R4", "IQ5_KS_R4", "IQ1_S_R4", "IQ1_M_R4", "Q6_0",
+                          # fix9 (rev8 S3): the other base-sized repacks, MXFP4_R8 and BitNet's I2_S
+                          "Q4_0_R8", "Q5_0_R4", "Q8_0_R8", "Q4_K_R4", "Q5_K_R4", "Q6_K_R4", "IQ2_XXS_R4", "IQ2_XS_R4",
+                          "IQ3_XXS_R4", "IQ4_NL_R4", "IQ3_S_R4", "IQ2_S_R4", "IQ4_XS_R8", "BF16_R16", "Q6_0_R4",
+                          "MXFP4_R8", "I2_S"}
     # one source: every type kv sizes, ik's too, is 8 x bytes / elements of a block in headers.GGML_BLOCKS
     assert all(W.TYPE_BITS[t] == 8 * headers.GGML_BLOCKS[t][1] / headers.GGML_BLOCKS[t][0] for t in W.TYPE_BITS)
     assert W.TYPE_BITS["IQ6_K"] == 212 * 8 / 256 == 6.625 and W.TYPE_BITS["Q3_K_R4"] == 3.4375
@@ -48,4 +55,6 @@ def test_gguf_header_with_ik_types_reads(tmp_path):
     assert headers.table_bytes(table) == 1152 + 168 + 176
     # without the gguf package the same ids come from the table
     assert {headers.GGML_TYPE_IDS[i] for i in (139, 210, 340)} == {"IQ4_K", "Q2_K_R4", "IQ5_K_R4"}
-    assert headers.GGML_TYPE_IDS[41] == "Q1_0"  # ik's 41 (Q1_0_G128) is not read: mainline's id wins
+    # (rev8 D1) ik's 41 (Q1_0_G128) is read as mainline's Q1_0, which sizes it right: both are 128 values in 18 bytes
+    # (ik's ggml-common.h: QK1_0_G128 128, sizeof(block_q1_0_g128) == sizeof(ggml_half) + QK1_0_G128 / 8 = 2 + 16)
+    assert headers.GGML_TYPE_IDS[41] == "Q1_0" and headers.GGML_BLOCKS["Q1_0"] == (128, 2 + 128 // 8)

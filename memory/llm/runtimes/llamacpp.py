@@ -146,7 +146,15 @@ def settings(version, knobs, parallel) -> dict:
             "fit": at_least(version, *FIT) and not fork(knobs) and knobs.get("ngl") is None,
             "draft_mtp": knobs.get("mtp_tokens"), "draft_kv": knobs.get("draft_kv_dtype"),
             "gpu_name": knobs.get("gpu_name"), "n_cpu_moe": knobs.get("n_cpu_moe"),
-            "override_tensor": knobs.get("override_tensor")}
+            "override_tensor": knobs.get("override_tensor"), "entrypoint": entrypoint(knobs)}
+
+
+def entrypoint(knobs) -> str:
+    """--llamacpp-entrypoint: llama-server (default) or another program on libllama's context defaults (ENTRYPOINTS)."""
+    e = knobs.get("llamacpp_entrypoint") or "server"
+    if e not in ENTRYPOINTS:
+        raise UserError(f"--llamacpp-entrypoint must be {' or '.join(ENTRYPOINTS)}, got {e!r}")
+    return e
 
 
 # DeepSeek's MLA cache by build. ggml-org/llama.cpp#12801 (merged 2025-04-15) cached the latent (kv_lora_rank +
@@ -260,6 +268,11 @@ def devices(spec, kvd, roles, ngl, split, pad: int = 0, lw=None, output_first: b
 # against 224 before round 59's live set, 352 with it; 164 at b10450 against 74, then 144; 1360 at b11160 262k against
 # 74), so an unnamed build keeps the whole ubatch's logits (review16b F11): the larger figure, not one under every print.
 OUTPUTS_MAX = (9453,)
+# Only llama-server sets n_outputs_max; another program on libllama (llama-simple, a binding such as the Rust crate
+# llama-cpp-2 with LlamaContextParams::default()) keeps the context's default, n_outputs_max 0 -> n_batch, so its
+# reserve holds a whole ubatch's logits on any build (--llamacpp-entrypoint library; bloomery's qwen35moe on Vulkan at
+# b10200 prints 493.00 MiB at 54,784 and 231,168 cells alike: 512 x 248320 f32 logits, kv-accuracy round 98)
+ENTRYPOINTS = ("server", "library")
 
 
 def server_outputs(parallel: int, draft_n: int | None, ubatch: int) -> int:
@@ -512,7 +525,8 @@ def evaluate(spec, ctx, parallel, kv, roles, vram, s, projector=None) -> dict:
     moved = sum(per_moved) if per_moved else 0
     gpu_w -= moved
     outs = (server_outputs(parallel, s.get("draft_mtp"), s["ubatch"])
-            if s.get("version") is not None and at_least(s["version"], *OUTPUTS_MAX) and not s.get("ik") else None)
+            if s.get("version") is not None and at_least(s["version"], *OUTPUTS_MAX) and not s.get("ik")
+            and s.get("entrypoint") != "library" else None)
     rows = s["ubatch"] if outs is None else min(s["ubatch"], outs)
     # the output matrix on the CPU: the GPU still runs the output matmul and copies the matrix in (op offload)
     out_copy = (roles["output"] or (emb if spec.tied else 0)) if not out_on and offloads_output(s, rows) else 0

@@ -18,9 +18,16 @@ OT_OTHERS = ("attn_norm", "attn_q", "attn_k", "attn_v", "attn_qkv", "attn_output
              "ssm_a", "ssm_dt", "ssm_alpha", "ssm_beta", "ssm_norm", "nextn.eh_proj")
 
 
-def override_cpu_layers(spec, ot) -> tuple:
-    """The layers whose routed experts an -ot value keeps on the CPU, as llama.cpp's loader matches tensor names, and
-    whether their biases (gpt-oss's ffn_*_exps.bias, counted from a GGUF's tensor table) go with them."""
+# A device's buffer type (attn=CUDA0) is modelled where it changes nothing: one device holding every layer (and the
+# output), where the layer split already puts each block tensor there; the token table, which llama.cpp keeps in host
+# memory (its input layer), is refused, and so is any device buffer type on a run with several devices or a partial -ngl
+_ONE_DEVICE = re.compile(r"(CUDA|ROCM|VULKAN|SYCL)0")
+
+
+def override_cpu_layers(spec, ot, device_noop: bool = False) -> tuple:
+    """The layers whose routed experts an -ot value keeps on the CPU, as llama.cpp's loader matches tensor names (the
+    first override whose pattern matches decides), and whether their biases (gpt-oss's ffn_*_exps.bias, counted from a
+    GGUF's tensor table) go with them. device_noop: one device holds every layer (see _ONE_DEVICE)."""
     parts = [ot] if isinstance(ot, str) else list(ot or ())
     pats = []
     for part in parts:
@@ -28,14 +35,23 @@ def override_cpu_layers(spec, ot) -> tuple:
             pat, eq, buft = item.partition("=")
             if not eq or not pat:
                 raise UserError(f"--override-tensor takes PATTERN=CPU (llama.cpp's -ot), got {item!r}")
-            if buft.strip().upper() != "CPU":
+            cpu = buft.strip().upper() == "CPU"
+            if not cpu and not (device_noop and _ONE_DEVICE.fullmatch(buft.strip().upper())):
                 raise UserError(f"--override-tensor {item}: only the CPU buffer type is modelled (a device's buffer "
                                 "type moves weights between cards, which the layer split here does not place)")
             try:
-                pats.append(re.compile(pat))
+                pats.append((re.compile(pat), cpu, item))
             except re.error as exc:
                 raise UserError(f"--override-tensor {item}: not a regular expression ({exc})") from exc
-    hit = lambda name: any(p.search(name) for p in pats)  # noqa: E731  (the first override decides; all are CPU)
+
+    def first(name):
+        return next(((cpu, item) for p, cpu, item in pats if p.search(name)), None)
+
+    hit = lambda name: (first(name) or (False,))[0]  # noqa: E731  (on the CPU by the first override that matches)
+    emb = first("token_embd.weight")
+    if emb and not emb[0]:
+        raise UserError(f"--override-tensor {emb[1]}: moves the token table, which llama.cpp keeps in host memory, "
+                        "to the device; not modelled")
     others = [n for n in ("token_embd.weight", "output.weight", "output_norm.weight") if hit(n)]
     layers = []
     for il in range(spec.n_layers):

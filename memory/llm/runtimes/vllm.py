@@ -418,7 +418,7 @@ def evaluate(spec, ctx, kv, w_bytes, vram, s, roles=None) -> dict:
     need["pool_args"] = {"mla_cache": layout, "hybrid": hybrid, "max_batched": slack,
                          "state_blocks": 2 if s.get("prefix_caching") else 1,
                          "tokens_from_concurrency": at_least(v, *TOKENS_FROM_CONCURRENCY), "draft_layers": drafter,
-                         "spec_tokens": s.get("spec_tokens", 0) if drafter or sep else 0, "drafter": sep,
+                         "spec_tokens": s.get("spec_tokens", 0), "drafter": sep,
                          "gdn_block": XPU_GDN_BLOCK if s.get("xpu") else BLOCK}
     # what the V1 start check asks of the pool: the sliding layers by their window from SWA_CHECKED, the pool or not
     check = (kv_cache(kv_spec, ctx, 1, kv, "vllm", max_batched=slack, mla_cache=layout)["total"]

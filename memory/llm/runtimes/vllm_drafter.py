@@ -39,6 +39,14 @@ DRAFTER_METHODS = {
 }
 # methods that draft with the target's own layers (no model to read): --mtp-tokens' path
 OWN_LAYER_METHODS = ("mtp",)
+# methods that draft with no model at all: vLLM's NgramProposer (vllm/v1/spec_decode/ngram_proposer.py) matches the
+# request's n-grams in numba over host numpy buffers (max_num_seqs x k int32) and the runner builds it with no device
+# (gpu_model_runner: `elif method == "ngram": self.drafter = NgramProposer(self.vllm_config)`); SpeculativeConfig's
+# __repr__ names no model for it. No weights, no cache layers; its num_speculative_tokens still add a state page a
+# request (MambaSpec num_speculative_blocks = num_speculative_state_tokens() for any method: layers/mamba/abstract.py)
+# and widen the graph capture sizes, as every drafter's do. Not ngram_gpu (a max_num_seqs x max_model_len token table
+# on the GPU)
+MODEL_FREE_METHODS = ("ngram",)
 # a drafter checkpoint's linear quantization kv reads (spec._quant_name of its quantization_config): its projections'
 # bits by weights.linear_bits (the group's scale, and zero point unless symmetric)
 QUANT_FORMATS = ("int4", "int8", "fp8", "awq", "gptq")
@@ -64,9 +72,10 @@ def parse(value) -> dict:
     if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= SPEC_TOKENS_MAX:
         raise UserError(f"--speculative-config \"num_speculative_tokens\" must be a whole number 1-{SPEC_TOKENS_MAX}, "
                         f"got {n!r}")
-    if method not in OWN_LAYER_METHODS and method not in DRAFTER_METHODS:
+    if method not in OWN_LAYER_METHODS + MODEL_FREE_METHODS and method not in DRAFTER_METHODS:
         raise UserError(f"--speculative-config method {method!r}: its drafter's memory is not modelled (kv reads "
-                        f"{', '.join(OWN_LAYER_METHODS + tuple(DRAFTER_METHODS))}); leave it out to size the target alone")
+                        f"{', '.join(OWN_LAYER_METHODS + tuple(DRAFTER_METHODS) + MODEL_FREE_METHODS)}); leave it out "
+                        "to size the target alone")
     model = value.get("model")
     if method in DRAFTER_METHODS and not isinstance(model, str):
         raise UserError(f"--speculative-config method {method!r} needs the drafter's \"model\": the path of its "
@@ -195,7 +204,15 @@ def joins_target_group(spec, g: dict) -> bool:
 
 def separate_drafter(spec, parsed: dict, tp: int, roles: dict, s: dict, notes: list) -> dict:
     """roles with the drafter's weights added, s with its layers for the pool (s["drafter"]) and its speculative tokens
-    (s["spec_tokens"]: a state page more a request each, a wider DeltaNet conv state, as for MTP)."""
+    (s["spec_tokens"]: a state page more a request each, a wider DeltaNet conv state, as for MTP). A model-free
+    method (MODEL_FREE_METHODS) adds its speculative tokens alone."""
+    if parsed["method"] in MODEL_FREE_METHODS:
+        s.update(spec_tokens=parsed["tokens"])
+        notes.append(f"{parsed['method']} drafting ({parsed['tokens']} speculative tokens): no drafter model, no weights "
+                     "or cache layers of its own (vLLM's NgramProposer matches n-grams on the host)")
+        if parsed.get("others"):
+            notes.append(others_note(parsed["others"]))
+        return roles
     g = read_drafter(parsed["method"], parsed["model"])
     if g["hidden"] != spec.hidden:  # it reads the target's token table and hidden states: a drafter for another model
         raise UserError(f"the drafter's hidden_size {g['hidden']} is not {spec.name}'s {spec.hidden}: it drafts for "
