@@ -45,3 +45,41 @@ def test_w8a8_weights_per_rank_at_tp2():
     assert printed == 16.92
     assert abs(ours - (14.136 + 2_781_020_160 / GiB)) < 0.002
     assert abs(ours - printed) / printed < 0.02
+
+
+# ---------------------------------------------------------------- Red Hat's Qwen3.6-35B-A3B NVFP4 (checkpoints.py)
+RH = "RedHatAI/Qwen3.6-35B-A3B-NVFP4"
+
+
+def test_redhat_build_keeps_every_deltanet_matmul_in_bf16():
+    # llm-compressor's Qwen3.6-35B-A3B NVFP4 recipe ignores re:.*linear_attn.*. Qwen3.6-35B-A3B: hidden 2048, 30
+    # gated-DeltaNet layers (of 40) of 16 key heads x 128 and 32 value heads x 128, conv kernel 4. A layer:
+    # in_proj_qkv 2048 x (2 x 2048 + 4096) = 16,777,216; in_proj_z 2048 x 4096 = 8,388,608; in_proj_a and in_proj_b
+    # 2048 x 32 = 65,536 each; conv1d 8192 x 4 = 32,768; out_proj 4096 x 2048 = 8,388,608: 33,718,272; x 30 =
+    # 1,011,548,160 values in 16 bits. nvidia's ModelOpt build keeps none of them (no entry: 0)
+    from gpu_garden.memory.llm.linear_quant import skipped_linear_params
+    s = llm.describe(model=RH)
+    assert (s.name, s.quant) == ("Qwen3.6-35B-A3B", "nvfp4")
+    assert skipped_linear_params(s) == 1_011_548_160
+    assert skipped_linear_params(llm.describe(model="nvidia/Qwen3.6-35B-A3B-NVFP4")) == 0
+
+
+def test_redhat_weights_on_one_gpu():
+    # 1,011,548,160 values at 2 bytes (2,023,096,320 B) instead of NVFP4's 4.5 bits (568,995,840 B): 1,454,100,480 B
+    # = 1.354 GiB more than the base model sized as nvfp4. The 5090 row: 20.411 -> 21.765 GiB against the printed
+    # 21.86 (-6.6 % -> -0.4 %)
+    kw = dict(ctx=65536, kv_dtype="fp8", gpu_memory_utilization=0.9, max_num_seqs=1, max_num_batched_tokens=4096,
+              vram=int(31.36 * GiB), runtime_version="0.20.1")
+    rh = llm.plan(llm.describe(model=RH), "vllm", **kw)["weights"]
+    base = llm.plan(llm.describe(model="Qwen/Qwen3.6-35B-A3B"), "vllm", weights_dtype="nvfp4", **kw)["weights"]
+    assert rh - base == 1_454_100_480
+    s = _row("vllm-99sono-qwen36-35b-a3b-redhatnvfp4-5090-64k-u090-fp8kv-mns1-mbt4096")
+    ours, printed = s["weights_gib"]
+    assert printed == 21.86 and abs(ours - printed) / printed < 0.01
+
+
+def test_redhat_refusal_now_reads_does_not_fit():
+    # the 96k start at the default utilisation and 256 seqs was refused; with 1.354 GiB more weights kv's fit verdict
+    # agrees (True before)
+    s = _row("vllm-99sono-qwen36-35b-a3b-redhatnvfp4-5090-96k-u090default-fp8kv-mns256-refused")
+    assert s["fits"] == (False, False)
