@@ -32,6 +32,15 @@ CHECKPOINTS = (
     ("Qwen3.8-27B", "nvfp4", r"inferact/", _deltanet_inputs,
      "Inferact's NVFP4 build keeps every gated-DeltaNet layer's in_proj_qkv/z/a/b and conv1d in bf16 (its "
      "quantization_config.ignore)", "Inferact/Qwen3.8-27B-NVFP4"),
+    # RedHatAI/Qwen3.6-35B-A3B-NVFP4 (compressed-tensors NVFP4, llm-compressor's build): llm-compressor's Qwen3.6-35B-A3B
+    # NVFP4 recipe (examples/quantization_w4a4_fp4/qwen3_6_example.py, docs/key-models/qwen3.6/nvfp4-moe-example.md at
+    # ab1ba3ef) ignores lm_head, visual, mlp.gate, embed_tokens, shared_expert_gate and "re:.*linear_attn.*" ("Gated
+    # DeltaNet fused projections are incompatible with NVFP4"): every gated-DeltaNet layer's matmuls stay bf16, the
+    # 10 attention layers, the routed and the shared experts are NVFP4 (batch 104, task ellm78). nvidia's ModelOpt
+    # build of the same model quantizes otherwise, so a base model in nvfp4 is not taken as this one (build None)
+    ("Qwen3.6-35B-A3B", "nvfp4", r"redhatai/", lambda spec: _deltanet_all(spec),
+     "Red Hat's NVFP4 build (llm-compressor's Qwen3.6 MoE recipe) keeps every gated-DeltaNet layer's projections in "
+     "bf16 (ignore re:.*linear_attn.*)", None),
 )
 
 

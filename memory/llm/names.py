@@ -69,9 +69,8 @@ UNDESCRIBED = (
     # config.json read), its cache as vLLM keeps it (cache.dsa_token_bytes: the fp8_ds_mla latent and the Lightning
     # Indexer's key), GLM-5.1 (models/GLM-5.1.json: GLM-5's config, task ellm55) and GLM-5.2 (models/GLM-5.2.json: 21
     # indexer layers, as llama.cpp's indexer_types and vLLM's index_topk_freq give them). DeepSeek-V3.2's config.json
-    # was not read; given with --config it is read the same way.
-    # DeepSeek-V4's compressed attention (compress_ratio 4 / 128, their own SlidingWindowMLASpec block sizes 4 / 8,
-    # a sliding window) is refused
+    # was not read; given with --config it is read the same way. DeepSeek-V4's compressed attention (compress_ratio 4 /
+    # 128, their own SlidingWindowMLASpec block sizes 4 / 8, a sliding window) is refused
     (r"^(?:deepseek-v3\.2|glm-?5(?![\d]))", "DeepSeek sparse attention (DeepSeek-V3.2, GLM-5.x)",
      "no built-in description of this version (built in: GLM-5, GLM-5.1, GLM-5.2; GLM-5 sized for vLLM: each layer's latent "
      "in fp8_ds_mla records, 656 bytes a token with an fp8 cache, and the Lightning Indexer's fp8 key, 132 bytes a "
@@ -232,8 +231,7 @@ RELEASE_CONTEXT = (
     # Qwen/Qwen3-4B-Instruct-2507, -30B-A3B-Instruct-2507, -235B-A22B-Instruct-2507 and their -Thinking-2507
     # config.json: max_position_embeddings 262144 (rope_theta 5e6 / 1e7; the geometry is the base model's); Ollama's
     # qwen3 2507 tags (qwen3:30b-a3b-thinking-2507-q8_0) are those releases
-    (("Qwen3-4B", "Qwen3-30B-A3B", "Qwen3-235B-A22B"), r"(?:^|[-_.:])2507(?:$|[-_.])", 262144,
-     "the 2507 release's config.json"),
+    (("Qwen3-4B", "Qwen3-30B-A3B", "Qwen3-235B-A22B"), r"(?:^|[-_.:])2507(?:$|[-_.])", 262144, "the 2507 release's config.json"),
     # Qwen/Qwen3-Coder-30B-A3B-Instruct config.json: max_position_embeddings 262144; Ollama's qwen3-coder:30b is it
     (("Qwen3-30B-A3B",), r"qwen3-coder", 262144, "Qwen3-Coder's config.json"),
     # mistralai/Mistral-Nemo-Instruct-2407 config.json (revision 04d8a905): max_position_embeddings 131072, where the
