@@ -75,9 +75,13 @@ def roles(spec, counts: dict) -> dict:
         # table the file type's own Q6_K / Q8_0 there): every matmul, experts and head with them, holds it; the counts
         # merge the experts' 3 x n_moe tensors with the rest, so they need not part
         (t, n), = quant.items()
-        if n < 3 * n_moe + (1 if spec.tied else 2):
-            raise UserError(f"--gguf-types {counts}: {n} {t} tensors are fewer than {spec.name}'s routed experts "
-                            f"({3 * n_moe}), token table and head; give the file (--gguf)")
+        # exactly the file's matmuls (RULE.census, with or without MLA's split k_b/v_b), not merely enough for the
+        # experts: a file with other matmuls in a 16-bit or second type would be misplaced (rev9 S2)
+        whole = {len(RULE.census(spec, kb_vb)) for kb_vb in ((False, True) if spec.kv_lora_rank else (False,))}
+        if n not in whole:
+            want = " or ".join(map(str, sorted(whole)))
+            raise UserError(f"--gguf-types {counts}: {n} {t} tensors are not {spec.name}'s {want} matmuls, so some "
+                            "print another type; give the file (--gguf)")
         return {"gate_up": t, "down": t, "output": t, "rest": t, "router": "F32", "embedding": t}
     by_count = {}
     for t, n in quant.items():

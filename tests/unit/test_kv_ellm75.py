@@ -73,8 +73,12 @@ def test_one_quantized_type_places_every_matmul():
     router = 94 * 4096 * 128
     assert g.weights_bytes == pytest.approx((spec.params - router) * 210 / 256 + router * 4, abs=4)
     assert abs(g.weights_bytes / GiB - 179.75) < 0.01  # the print: 'file size = 179.75 GiB (6.57 BPW)'
-    with pytest.raises(UserError, match="fewer than"):
+    with pytest.raises(UserError, match="not Qwen3-235B-A22B's 660 matmuls"):
         given(spec, {"f32": 471, "q6_K": 200})
+    # rev9 S2: enough for the experts (3 x 94 + 2 = 284) is not enough: 94 layers x (4 attention + 3 expert) matmuls
+    # + token table + output = 660; 400 means other matmuls printed another type
+    with pytest.raises(UserError, match="not Qwen3-235B-A22B's 660 matmuls"):
+        given(spec, {"f32": 471, "q6_K": 400})
 
 
 def test_ik_file_type_iq4_kss_read_beside_counts():
