@@ -89,15 +89,32 @@ PRE_AMPERE_DATA = (
     "NVIDIA Tesla T4 16 GB (SM 7.5, 15360 MiB, driver 615.71.09", "2x Turing sm_75 cards of ~22 GB",
     # batch 83 (miminashi/llm-server-ops: llama.cpp b8829 / b8893 on 4x Tesla P100, Pascal 6.0), one text per setting
     "4x NVIDIA Tesla P100-PCIE-16GB (compute capability 6.0, 'VRAM: 16269 MiB' each, '16013 MiB free' each at load)"
-    " in host t120h-p100; llama.cpp CUDA build b8829 ('build_info: b8829-6990e2f1f'), llama-server under numactl --cpunodebind=1 --membind=1, 40 threads; MoE expert tensors of 2",
+    " in host t120h-p100; llama.cpp CUDA build b8829 ('build_info: b8829-6990e2f1f'), llama-server under numactl --cpunodebind=1 --membind=1, 40 threads; MoE expert tensors of 28",
     "4x NVIDIA Tesla P100-PCIE-16GB (compute capability 6.0, 'VRAM: 16269 MiB' each, '16013 MiB free' each at load)"
-    " in host t120h-p100; llama.cpp CUDA build b8829 ('build_info: b8829-6990e2f1f'), llama-server under numactl --cpunodebind=1 --membind=1, 40 threads; MoE expert tensors of 3",
+    " in host t120h-p100; llama.cpp CUDA build b8829 ('build_info: b8829-6990e2f1f'), llama-server under numactl --cpunodebind=1 --membind=1, 40 threads; MoE expert tensors of 36 blocks kept",
     "4x NVIDIA Tesla P100-PCIE-16GB (compute capability 6.0, 'VRAM: 16269 MiB' each, '16013 MiB free' each at load)"
     " in host t120h-p100; llama.cpp CUDA build b8893 ('build_info: b8893-6217b4958'), llama-server under numactl --cpunodebind=1 --membind=1, 40 threads; MoE expert tensors of 14 blocks kept in CPU RAM by -ot and --tensor-split 11,12",
     "4x NVIDIA Tesla P100-PCIE-16GB (compute capability 6.0, 'VRAM: 16269 MiB' each, '16013 MiB free' each at load)"
     " in host t120h-p100; llama.cpp CUDA build b8893 ('build_info: b8893-6217b4958'), llama-server under numactl --cpunodebind=1 --membind=1, 40 threads; MoE expert tensors of 14 blocks kept in CPU RAM by -ot and --tensor-split 11,14",
     "4x NVIDIA Tesla P100-PCIE-16GB (compute capability 6.0, 'VRAM: 16269 MiB' each, '16013 MiB free' each at load)"
     " in host t120h-p100; llama.cpp CUDA build b8893 ('build_info: b8893-6217b4958'), llama-server under numactl --cpunodebind=1 --membind=1, 40 threads; MoE expert tensors of 2",
+    # batch 105 (miminashi/llm-server-ops again, the same host and builds: settings batch 83 did not cover)
+    "4x NVIDIA Tesla P100-PCIE-16GB (compute capability 6.0, 'VRAM: 16269 MiB' each, '16013 MiB free' each at load)"
+    " in host t120h-p100; llama.cpp CUDA build b8829 ('build_info: b8829-6990e2f1f'), llama-server under numactl --cpunodebind=1 --membind=1, 40 threads; MoE expert tensors of 24",
+    "4x NVIDIA Tesla P100-PCIE-16GB (compute capability 6.0, 'VRAM: 16269 MiB' each, '16013 MiB free' each at load)"
+    " in host t120h-p100; llama.cpp CUDA build b8829 ('build_info: b8829-6990e2f1f'), llama-server under numactl --cpunodebind=1 --membind=1, 40 threads; MoE expert tensors of 30",
+    "4x NVIDIA Tesla P100-PCIE-16GB (compute capability 6.0, 'VRAM: 16269 MiB' each, '16013 MiB free' each at load)"
+    " in host t120h-p100; llama.cpp CUDA build b8829 ('build_info: b8829-6990e2f1f'), llama-server under numactl --cpunodebind=1 --membind=1, 40 threads; MoE expert tensors of 36 blocks (plus",
+    "4x NVIDIA Tesla P100-PCIE-16GB (compute capability 6.0, 'VRAM: 16269 MiB' each, '16013 MiB free' each at load)"
+    " in host t120h-p100; llama.cpp CUDA build b8829 ('build_info: b8829-6990e2f1f'), llama-server under numactl --cpunodebind=1 --membind=1, 14 threads; MoE expert tensors of 18",
+    "4x NVIDIA Tesla P100-PCIE-16GB (compute capability 6.0, 'VRAM: 16269 MiB' each, '16013 MiB free' each at load)"
+    " in host t120h-p100; llama.cpp CUDA build b8829 ('build_info: b8829-6990e2f1f'), llama-server under numactl --cpunodebind=1 --membind=1, 40 threads; MoE expert tensors of 14 blocks kept in CPU RAM by -ot and --tensor-split 11,12,13,14",
+    "4x NVIDIA Tesla P100-PCIE-16GB (compute capability 6.0, 'VRAM: 16269 MiB' each, '16013 MiB free' each at load)"
+    " in host t120h-p100; llama.cpp CUDA build b8829 ('build_info: b8829-6990e2f1f'), llama-server under numactl --cpunodebind=1 --membind=1, 40 threads; MoE expert tensors of 18 blocks kept in CPU RAM by -ot and --tensor-split 13,11",
+    "4x NVIDIA Tesla P100-PCIE-16GB (compute capability 6.0, 'VRAM: 16269 MiB' each, '16013 MiB free' each at load)"
+    " in host t120h-p100; llama.cpp CUDA build b8893 ('build_info: b8893-6217b4958'), llama-server under numactl --cpunodebind=1 --membind=1, 40 threads; MoE expert tensors of 18 blocks kept in CPU RAM by -ot and --tensor-split 11,12",
+    "4x NVIDIA Tesla P100-PCIE-16GB (compute capability 6.0, 'VRAM: 16269 MiB' each, '16013 MiB free' each at load)"
+    " in host t120h-p100; llama.cpp CUDA build b8893 ('build_info: b8893-6217b4958'), llama-server under numactl --cpunodebind=1 --membind=1, 40 threads; MoE expert tensors of 18 blocks kept in CPU RAM by -ot and --tensor-split 11,14",
     # batch 91 (ThiagoJGK/gibd: Ollama on a Kaggle T4)
     "NVIDIA Tesla T4 (compute capability 7.5) in a Kaggle notebook",
     # batch 100 (ik_llama.cpp #397 and #398, two Turing T4s)
