@@ -58,3 +58,39 @@ def test_id_36_beside_another_ik_id_is_i2_s(tmp_path):
     p = _gguf(tmp_path / "ik.gguf", [I2S, ("blk.0.ffn_up.weight", 139, (256, 1), 144)], arch="llama")
     table = headers.read_tensors(p)
     assert table["blk.0.attn_q.weight"] == ("I2_S", (4, 128)) and headers.table_bytes(table) == 160 + 144
+
+
+# S3: a tied file (no output.weight) types token_embd by the output's branch (llama-quant.cpp at 69d8e4be line 439:
+# `category == OUTPUT || (qs.has_tied_embeddings && category == TOKEN_EMBD)`; has_tied_embeddings is true until an
+# output.weight is seen, line 849). Qwen3-30B-A3B made tied (48 layers, 128 experts, 32 q heads / 4 kv heads of 128,
+# hidden 2048, vocab 151936): 337 matmuls (token_embd + 48 x 7; no output).
+#   Q4_K_M: Q6_K = 24 attn_v + 24 ffn_down_exps (use_more_bits over 48: test_kv_ellm77) + token_embd = 49; Q4_K 337 - 49
+#     = 288 (the base-type reading gave Q6_K 48, Q4_K 289). The table at Q6_K: 2048 x 151936 x 210 / 256 = 255,252,480 B
+#     (at Q4_K it was 175,030,272).
+#   IQ3_XXS with an imatrix: token_embd Q5_K (line 452's IQ3_XXS branch) 1; attn_output IQ3_S 48 (n_expert 128, line
+#     624); attn_q, attn_k IQ2_S 96 (lines 558-559, 565-566); attn_v Q4_K 48 (n_gqa 32 / 4 = 8 >= 4, line 519); every
+#     routed expert IQ3_XXS 3 x 48 = 144: 1 + 48 + 96 + 48 + 144 = 337. The table at Q5_K: 311,164,928 x 176 / 256 =
+#     213,925,888 B.
+def _tied_qwen3_30b():
+    from dataclasses import replace
+
+    from gpu_garden.memory.llm import kv as llm
+    spec = llm.describe(model="Qwen/Qwen3-30B-A3B")
+    assert not spec.tied and spec.n_layers == 48 and spec.n_heads // spec.n_kv_heads == 8 and spec.hidden == 2048
+    return replace(spec, tied=True)
+
+
+def test_tied_token_table_takes_the_output_branch():
+    from gpu_garden.memory.llm import gguf_rule as R
+    from gpu_garden.memory.llm.gguf_types import given
+    assert 2 + 48 * 7 - 1 == 337 and 24 + 24 + 1 == 49 and 337 - 49 == 288 and 1 + 48 + 96 + 48 + 144 == 337
+    assert 2048 * 151936 == 311_164_928 and 311_164_928 * 210 // 256 == 255_252_480
+    assert 311_164_928 * 176 // 256 == 213_925_888
+    spec = _tied_qwen3_30b()
+    assert R.rule_type(spec, "Q2_K", "token_embd", 2048, False) == "Q6_K"
+    assert R.rule_type(spec, "Q4_K_M", "token_embd", 2048, False) == "Q6_K"
+    assert R.rule_type(spec, "IQ3_XXS", "token_embd", 2048, False) == "Q5_K"
+    g = given(spec, {"f32": 241, "q4_K": 288, "q6_K": 49}, "Q4_K_M")
+    assert g.embed_bytes == g.output_bytes == 255_252_480
+    g = given(spec, {"f32": 241, "q5_K": 1, "iq3_s": 48, "iq2_s": 96, "q4_K": 48, "iq3_xxs": 144}, "IQ3_XXS")
+    assert g.embed_bytes == 213_925_888
