@@ -88,8 +88,8 @@ def rule_type(spec, ftype: str, name: str, ne0: int, kv_b_as_v: bool, layer: int
     base = {"Q2_K": "Q2_K", "Q4_K_M": "Q4_K", "IQ3_XXS": "IQ3_XXS"}[ftype]
     # (rev9 S3) a tied file (no output.weight) types token_embd by the output's branch: llama-quant.cpp at 69d8e4be
     # line 439 `category == OUTPUT || (qs.has_tied_embeddings && category == TOKEN_EMBD)` (the older tree's
-    # `!qs.has_output && name == token_embd`, ik's at 8337e4cd line 359, which gives a tied IQ3_XXS file IQ4_K: a reading
-    # kv does not build); census() leaves a tied spec's output out
+    # `!qs.has_output && name == token_embd`, ik's at 8337e4cd line 359, which gives a tied IQ3_XXS file IQ4_K: a
+    # reading kv does not build); census() leaves a tied spec's output out
     if name == "output" or (name == "token_embd" and spec.tied):
         t = "Q8_0" if ne0 % QK_K else ("Q5_K" if iq3 else "Q6_K")
     elif name == "token_embd" and iq3:
@@ -106,6 +106,8 @@ def rule_type(spec, ftype: str, name: str, ne0: int, kv_b_as_v: bool, layer: int
     elif name == "attn_k" and spec.n_experts == 8:
         t = "Q8_0"
     elif name in ("attn_k", "attn_q") and iq3:
+        # (rev9 S5, checked) llama-quant.cpp at 69d8e4be lines 558-559 (ATTENTION_K) and 565-566 (ATTENTION_Q);
+        # mainline's llama.cpp since a33e6a0d (#5721, 2024-02, which added IQ2_S)
         t = "IQ2_S"
     elif name.startswith("ffn_down"):
         if iq3:

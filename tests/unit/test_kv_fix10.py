@@ -94,3 +94,14 @@ def test_tied_token_table_takes_the_output_branch():
     assert g.embed_bytes == g.output_bytes == 255_252_480
     g = given(spec, {"f32": 241, "q5_K": 1, "iq3_s": 48, "iq2_s": 96, "q4_K": 48, "iq3_xxs": 144}, "IQ3_XXS")
     assert g.embed_bytes == 213_925_888
+
+
+# S5 (checked, kept): LLAMA_FTYPE_MOSTLY_IQ3_XXS gives attn_k and attn_q IQ2_S - llama-quant.cpp at 69d8e4be lines
+# 558-559 (ATTENTION_K, after the n_expert == 8 Q8_0 and IQ3_XS's IQ3_XXS) and 565-566 (ATTENTION_Q); in mainline since
+# a33e6a0d (#5721). Not attn_v (line 519: Q4_K at n_gqa 8), nor attn_q_a / attn_q_b (category OTHER: the base type).
+def test_iq3_xxs_attn_q_k_branch():
+    from gpu_garden.memory.llm import gguf_rule as R
+    spec = _tied_qwen3_30b()
+    got = [R.rule_type(spec, "IQ3_XXS", n, 2048, False, 3) for n in ("attn_q", "attn_k", "attn_v", "attn_q_a", "attn_q_b")]
+    assert got == ["IQ2_S", "IQ2_S", "Q4_K", "IQ3_XXS", "IQ3_XXS"]
+    assert R.rule_type(spec, "Q4_K_M", "attn_q", 2048, False, 3) == "Q4_K"   # the IQ3_XXS file type only
