@@ -21,8 +21,9 @@ n_expert > 1, n_ffn_down = n_layer) Q6_K where use_more_bits(i_layer, n_layer); 
 n_expert == 8; the rest, an untied token table with it, Q4_K; the K fallback (Q4_K -> Q5_0, Q6_K -> Q8_0) as above.
 use_more_bits(i, n) = i < n/8 || i >= 7*n/8 || (i - n/8) % 3 == 2 (integer division). The quantizer walks the
 loader's weights_map, ordered by layer number (llama-model-loader.h weight_name_comparer), so the i-th attn_v is
-layer i's. ik's copy gives a MoE of n_expert >= 4 attn_v / attn_k* Q8_0 and attn_output Q5_K instead: a reading
-kv does not build (no row's counts are it).
+the i-th in census order (layer i's only where every layer has one: placed() counts them). ik's copy gives a MoE
+of n_expert >= 4 attn_v / attn_k* Q8_0 and attn_output Q5_K instead: a reading kv does not build (no row's counts
+are it).
 
 The IQ3_XXS file type (base IQ3_XXS; the 2026 tree's category reading, attn_k / attn_q the exact names): output Q5_K;
 an untied token table IQ3_S; attn_v Q4_K at n_gqa >= 4, else IQ3_XXS with an imatrix (IQ3_S without); attn_k and attn_q
@@ -79,10 +80,16 @@ def census(spec, kb_vb: bool) -> list:
     return out
 
 
-def rule_type(spec, ftype: str, name: str, ne0: int, kv_b_as_v: bool, layer: int = -1, imatrix: bool = True) -> str:
-    """llama_tensor_get_type for ftype (RULE_FTYPES) - see the module's docstring."""
+def rule_type(spec, ftype: str, name: str, ne0: int, kv_b_as_v: bool, layer: int = -1, imatrix: bool = True,
+              wv=None) -> str:
+    """llama_tensor_get_type for ftype (RULE_FTYPES) - see the module's docstring. wv: (i_attention_wv,
+    n_attention_wv) of an attn_v-like tensor, its index among them in census order and their count (placed() counts
+    them); None reads (layer, n_layers), the same where every layer has one."""
     assert ftype in RULE_FTYPES
     gqa = spec.n_heads // max(spec.n_kv_heads, 1)  # an MLA file converted as MQA (head_count_kv 1) reads 128
+    # (rev9 S4) attn_v's use_more_bits takes the quantizer's attn_v counter (llama-quant.cpp at 69d8e4be line 535,
+    # counted at 845 and stepped at 548), ffn_down's the layer (layer_info, lines 569-570)
+    more_v = use_more_bits(*(wv or (layer, spec.n_layers)))
     more = use_more_bits(layer, spec.n_layers)
     q2, iq3 = ftype == "Q2_K", ftype == "IQ3_XXS"
     base = {"Q2_K": "Q2_K", "Q4_K_M": "Q4_K", "IQ3_XXS": "IQ3_XXS"}[ftype]
@@ -102,7 +109,7 @@ def rule_type(spec, ftype: str, name: str, ne0: int, kv_b_as_v: bool, layer: int
         elif iq3:
             t = "Q4_K" if gqa >= 4 else ("IQ3_XXS" if imatrix else "IQ3_S")
         else:
-            t = "Q6_K" if more else "Q4_K"
+            t = "Q6_K" if more_v else "Q4_K"
     elif name == "attn_k" and spec.n_experts == 8:
         t = "Q8_0"
     elif name in ("attn_k", "attn_q") and iq3:
@@ -135,9 +142,12 @@ def placed(spec, ftype, counts: dict):
         for kv_b_as_v in (False, True):
             if kv_b_as_v and not spec.kv_lora_rank:
                 continue
+            cen = census(spec, kb_vb)
+            v_at = [k for k, (n, *_) in enumerate(cen) if n == "attn_v" or (kv_b_as_v and n == "attn_kv_b")]
+            wv = dict((k, (j, len(v_at))) for j, k in enumerate(v_at))  # (rev9 S4) the attn_v index in census order
             for imatrix in (True, False):  # only the I-quants' branches read it
-                rows = [(n, i, rule_type(spec, ftype, n, ne0, kv_b_as_v, i, imatrix), el)
-                        for n, i, ne0, el in census(spec, kb_vb)]
+                rows = [(n, i, rule_type(spec, ftype, n, ne0, kv_b_as_v, i, imatrix, wv.get(k)), el)
+                        for k, (n, i, ne0, el) in enumerate(cen)]
                 if dict(Counter(t for _, _, t, _ in rows)) == want:
                     return [(n, i, t, int(el * TYPE_BITS[t] / 8)) for n, i, t, el in rows]
     return None

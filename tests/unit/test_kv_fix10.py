@@ -105,3 +105,30 @@ def test_iq3_xxs_attn_q_k_branch():
     got = [R.rule_type(spec, "IQ3_XXS", n, 2048, False, 3) for n in ("attn_q", "attn_k", "attn_v", "attn_q_a", "attn_q_b")]
     assert got == ["IQ2_S", "IQ2_S", "Q4_K", "IQ3_XXS", "IQ3_XXS"]
     assert R.rule_type(spec, "Q4_K_M", "attn_q", 2048, False, 3) == "Q4_K"   # the IQ3_XXS file type only
+
+
+# S4: Q4_K_M's attn_v takes use_more_bits(i_attention_wv, n_attention_wv) (llama-quant.cpp at 69d8e4be line 535; the
+# counter counts attn_v-like tensors, line 845, and steps at 548), ffn_down use_more_bits(i_layer, n_layer). They differ
+# where some layers have no attn_v: Qwen3-30B-A3B (untied, 48 layers) with layers 0-7 stripped of attention (a census
+# as a hybrid's would be) has 40 attn_v, for layers 8..47.
+#   By index j = 0..39 over n = 40: 40/8 = 5, 7*40/8 = 35; j < 5: 5; j >= 35: 5; (j - 5) % 3 == 2 for j in 5..34:
+#     j - 5 in 2, 5, ..., 29: 10. Q6_K attn_v 20.
+#   By layer over 48 (what it was): layers 42..47: 6; (layer - 6) % 3 == 2 for layers 8..41: layer - 6 in 2, ..., 35:
+#     12. Q6_K 18.
+#   Matmuls 338 - 8 x 4 = 306; Q6_K 20 + 24 ffn_down_exps + output 1 = 45; Q4_K 306 - 45 = 261.
+def test_q4km_attn_v_counter_is_the_attn_v_index(monkeypatch):
+    from gpu_garden.memory.llm import gguf_rule as R
+    from gpu_garden.memory.llm import kv as llm
+    assert 5 + 5 + 10 == 20 and 6 + 12 == 18 and 338 - 32 == 306 and 20 + 24 + 1 == 45 and 306 - 45 == 261
+    assert sum(R.use_more_bits(j, 40) for j in range(40)) == 20 and sum(R.use_more_bits(i, 48) for i in range(8, 48)) == 18
+    spec = llm.describe(model="Qwen/Qwen3-30B-A3B")
+    whole = R.census
+    attn = ("attn_q", "attn_k", "attn_v", "attn_output")
+    monkeypatch.setattr(R, "census", lambda s, kb_vb: [r for r in whole(s, kb_vb) if not (r[0] in attn and r[1] < 8)])
+    rows = R.placed(spec, "Q4_K_M", {"F32": 241, "Q4_K": 261, "Q6_K": 45})
+    assert rows is not None
+    v = {i: t for n, i, t, _ in rows if n == "attn_v"}
+    # layer 8 is j 0 (Q6_K), 13 j 5 ((5 - 5) % 3 = 0: Q4_K), 15 j 7 ((7 - 5) % 3 = 2: Q6_K), 43 j 35 (Q6_K), 42 j 34
+    # ((34 - 5) % 3 = 2: Q6_K), 41 j 33 ((33 - 5) % 3 = 1: Q4_K)
+    assert (v[8], v[13], v[15], v[43], v[42], v[41]) == ("Q6_K", "Q4_K", "Q6_K", "Q6_K", "Q6_K", "Q4_K")
+    assert R.placed(spec, "Q4_K_M", {"Q4_K": 263, "Q6_K": 43}) is None   # the by-layer reading's counts
