@@ -132,3 +132,20 @@ def test_q4km_attn_v_counter_is_the_attn_v_index(monkeypatch):
     # ((34 - 5) % 3 = 2: Q6_K), 41 j 33 ((33 - 5) % 3 = 1: Q4_K)
     assert (v[8], v[13], v[15], v[43], v[42], v[41]) == ("Q6_K", "Q4_K", "Q6_K", "Q6_K", "Q6_K", "Q4_K")
     assert R.placed(spec, "Q4_K_M", {"Q4_K": 263, "Q6_K": 43}) is None   # the by-layer reading's counts
+
+
+# D6: the Red Hat Qwen3.6-35B-A3B NVFP4 row names _deltanet_all itself (defined above the table, no forward-reference
+# lambda), built from _deltanet_inputs' parts plus out_proj, layer by layer. Qwen3.6-35B-A3B: 40 layers, full attention
+# every 4th (layers 3, 7, ..., 39), so 30 gated-DeltaNet layers: 30 x 6 = 180 names, 30 x 5 = 150 without out_proj.
+def test_deltanet_all_is_the_table_entry():
+    from gpu_garden.memory.llm import checkpoints as C
+    from gpu_garden.memory.llm import kv as llm
+    row = next(r for r in C.CHECKPOINTS if r[0] == "Qwen3.6-35B-A3B")
+    assert row[3] is C._deltanet_all
+    spec = llm.describe(model="Qwen/Qwen3.6-35B-A3B")
+    assert spec.n_layers == 40 and 40 - 40 // 4 == 30
+    names, inputs = C._deltanet_all(spec), C._deltanet_inputs(spec)
+    assert len(names) == 180 and len(inputs) == 150 and set(inputs) < set(names)
+    p = "model.language_model.layers.0.linear_attn."
+    assert names[:6] == tuple(p + x for x in ("conv1d", "in_proj_a", "in_proj_b", "in_proj_qkv", "in_proj_z", "out_proj"))
+    assert "model.language_model.layers.3.linear_attn.out_proj" not in names
