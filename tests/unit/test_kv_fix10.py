@@ -149,3 +149,24 @@ def test_deltanet_all_is_the_table_entry():
     p = "model.language_model.layers.0.linear_attn."
     assert names[:6] == tuple(p + x for x in ("conv1d", "in_proj_a", "in_proj_b", "in_proj_qkv", "in_proj_z", "out_proj"))
     assert "model.language_model.layers.3.linear_attn.out_proj" not in names
+
+
+# D7 (checked, no change): -ngl's "all layers" spellings reach plan.py's one-device check already resolved (plan_checks
+# read_knobs -> llamacpp.resolve_ngl). llama.cpp's common/arg.cpp at 69d8e4be (line 2343) reads auto as -1 and all as
+# -2; llama-model.cpp line 8079 takes any negative as n_layer + 1, and line 3031 puts layer il on the GPU from
+# i_gpu_start = n_layer + 1 - ngl: on Qwen3.5-122B-A10B (48 layers, no nextn block) ngl 49 holds every layer and the
+# output, 48 leaves layer 0 on the CPU. So a device buffer type (=CUDA0) on one GPU is accepted at -1, auto, -2, all,
+# 999 and 49 (b8829 is a --fit build: -1 is its default placement) and refused at 48.
+@pytest.mark.parametrize("ngl", [None, -1, "auto", -2, "all", 999, 49, 48])
+def test_all_layers_spellings_keep_the_one_device_buffer_type(ngl):
+    from gpu_garden.memory.llm import kv as llm
+    spec = llm.describe(model="Qwen/Qwen3.5-122B-A10B")
+    assert spec.n_layers == 48 and not spec.gguf_nextn_blocks and 48 + 1 - 49 == 0 and 48 + 1 - 48 == 1
+    ot = [r"blk\.(4[0-7])\.ffn_.*_exps\.weight=CUDA0,blk\..*\.ffn_.*_exps\.weight=CPU"]
+    kw = dict(ctx=32768, parallel=1, kv_dtype="f16", weights_dtype="Q4_K_M", vram=80 << 30, runtime_version="b8829",
+              flash_attn="on", ngl=ngl, override_tensor=ot)
+    if ngl == 48:
+        with pytest.raises(UserError, match="only the CPU buffer type is modelled"):
+            llm.plan(spec, "llama.cpp", **kw)
+    else:   # blocks 0-39's experts on the CPU (the first match decides: 40-47 stay on the device)
+        assert llm.plan(spec, "llama.cpp", **kw)["n_cpu_moe"] == 40
