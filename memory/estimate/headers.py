@@ -267,8 +267,9 @@ class _Ambiguous36(Exception):
 
 def _check_id_36(infos, arch):
     """(rev9 S6) 36 is ik's (and MS BitNet's) I2_S, but a 2024 mainline file's IQ4_NL_4_4 (18 bytes a 32, since removed
-    from mainline). Read it as I2_S only when the header is ik's or BitNet's - another id from ik's own range (97 up) or a
-    general.architecture bitnet* (ik's llama-arch.cpp: bitnet, bitnet-25, bitnet-b1.58) - else refuse: never a guess."""
+    from mainline). Read it as I2_S only when the header is ik's or BitNet's - another id from ik's own range (97 up)
+    or a general.architecture bitnet* (ik's llama-arch.cpp: bitnet, bitnet-25, bitnet-b1.58) - else refuse: never a
+    guess."""
     named = [n for n, _, qt, _ in infos if qt == 36]
     if not named or str(arch or "").lower().startswith("bitnet") or any(qt >= 97 for _, _, qt, _ in infos):
         return

@@ -36,8 +36,8 @@ I2S = ("blk.0.attn_q.weight", 36, (128, 4), 288)
 
 def test_id_36_alone_is_ambiguous(tmp_path):
     # no other ik id (F32 0 and Q4_K 12 are both forks'), architecture llama: refused, not read as I2_S
-    p = _gguf(tmp_path / "m.gguf", [I2S, ("output_norm.weight", 0, (128,), 512), ("token_embd.weight", 12, (256, 2), 288)],
-              arch="llama")
+    p = _gguf(tmp_path / "m.gguf", [I2S, ("output_norm.weight", 0, (128,), 512),
+                                    ("token_embd.weight", 12, (256, 2), 288)], arch="llama")
     with pytest.raises(UserError, match="ambiguous type id 36") as e:
         headers.read_tensors(p)
     assert "corrupt" not in str(e.value)
@@ -102,7 +102,8 @@ def test_tied_token_table_takes_the_output_branch():
 def test_iq3_xxs_attn_q_k_branch():
     from gpu_garden.memory.llm import gguf_rule as R
     spec = _tied_qwen3_30b()
-    got = [R.rule_type(spec, "IQ3_XXS", n, 2048, False, 3) for n in ("attn_q", "attn_k", "attn_v", "attn_q_a", "attn_q_b")]
+    names = ("attn_q", "attn_k", "attn_v", "attn_q_a", "attn_q_b")
+    got = [R.rule_type(spec, "IQ3_XXS", n, 2048, False, 3) for n in names]
     assert got == ["IQ2_S", "IQ2_S", "Q4_K", "IQ3_XXS", "IQ3_XXS"]
     assert R.rule_type(spec, "Q4_K_M", "attn_q", 2048, False, 3) == "Q4_K"   # the IQ3_XXS file type only
 
@@ -120,7 +121,8 @@ def test_q4km_attn_v_counter_is_the_attn_v_index(monkeypatch):
     from gpu_garden.memory.llm import gguf_rule as R
     from gpu_garden.memory.llm import kv as llm
     assert 5 + 5 + 10 == 20 and 6 + 12 == 18 and 338 - 32 == 306 and 20 + 24 + 1 == 45 and 306 - 45 == 261
-    assert sum(R.use_more_bits(j, 40) for j in range(40)) == 20 and sum(R.use_more_bits(i, 48) for i in range(8, 48)) == 18
+    assert sum(R.use_more_bits(j, 40) for j in range(40)) == 20
+    assert sum(R.use_more_bits(i, 48) for i in range(8, 48)) == 18
     spec = llm.describe(model="Qwen/Qwen3-30B-A3B")
     whole = R.census
     attn = ("attn_q", "attn_k", "attn_v", "attn_output")
@@ -147,7 +149,8 @@ def test_deltanet_all_is_the_table_entry():
     names, inputs = C._deltanet_all(spec), C._deltanet_inputs(spec)
     assert len(names) == 180 and len(inputs) == 150 and set(inputs) < set(names)
     p = "model.language_model.layers.0.linear_attn."
-    assert names[:6] == tuple(p + x for x in ("conv1d", "in_proj_a", "in_proj_b", "in_proj_qkv", "in_proj_z", "out_proj"))
+    parts = ("conv1d", "in_proj_a", "in_proj_b", "in_proj_qkv", "in_proj_z", "out_proj")
+    assert names[:6] == tuple(p + x for x in parts)
     assert "model.language_model.layers.3.linear_attn.out_proj" not in names
 
 
