@@ -353,6 +353,9 @@ def score(row) -> dict:
         # the runtime printed where it placed the layers itself (_at_printed_layers): the reserve is of that placement
         c = _at_printed_layers(row, res)["overhead"].get("compute_buffer", 0) / MiB
         out["compute_mib"] = (round(c, 1), m["compute_mib"])
+        # (rev9 D8) a printed 0 is shown, not scored: rel_err's zero branch is never reached here nor at kv_tokens
+        # (fix9 D6's message said these two sites "no longer raise"; they never could). No row prints a 0 compute
+        # buffer
         if m["compute_mib"]:
             out["compute_err"] = rel_err(c, m["compute_mib"], zero_tol=1.0)
     if "output_mib" in m or "output_gib" in m:  # the output tensor alone (Ollama memory.weights.nonrepeating)
@@ -420,6 +423,8 @@ def score(row) -> dict:
                 out["kv_available_err_gib"] = cap / GiB - m["kv_available_gib"]
             if "kv_tokens" in m:
                 out["kv_tokens"] = (toks, m["kv_tokens"])
+                # (rev9 D8) a printed 0 tokens is a failed start (negative available memory: vllm-13882-qwen25-7b-4060,
+                # vllm-llmd-llama33-70b-fp8-h100), scored by "fits": not counted as an exact token figure as well
                 if m["kv_tokens"]:
                     out["kv_tokens_err"] = rel_err(toks, m["kv_tokens"], zero_tol=1)
             if "concurrency" in m:

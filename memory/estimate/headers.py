@@ -77,7 +77,8 @@ GGML_TYPE_IDS = {0: "F32", 1: "F16", 2: "Q4_0", 3: "Q4_1", 6: "Q5_0", 7: "Q5_1",
 # its own types from 97 up. So 41 and below are read as mainline's (the gguf package's enum, else the table above) but
 # ik's I2_S 36, which mainline leaves free, and an id mainline does not define - here 133-158, 202-233, 337-353 - as ik's:
 # a header holding one is an ik file. An id from ik's ranges this table lacks is an ik type the pack does not size
-# (IK_ID_RANGE; _parse_gguf says so), not a corrupt header
+# (IK_ID_RANGE; _parse_gguf says so), not a corrupt header. 36 was mainline's IQ4_NL_4_4 in 2024: it is read as I2_S
+# only in a header that is ik's or BitNet's by another sign (_check_id_36)
 IK_TYPE_IDS = {137: "IQ2_K", 138: "IQ3_K", 139: "IQ4_K", 140: "IQ5_K", 141: "IQ6_K", 210: "Q2_K_R4", 211: "Q3_K_R4",
                337: "IQ2_K_R4", 338: "IQ3_K_R4", 339: "IQ4_K_R4", 340: "IQ5_K_R4", 133: "Q6_0", 144: "IQ4_KS",
                145: "IQ2_KS", 146: "IQ4_KSS", 152: "IQ5_KS", 153: "IQ2_KT", 154: "IQ3_KT", 155: "IQ4_KT", 156: "IQ3_KS",
@@ -244,7 +245,7 @@ def read_gguf_metadata(path, keep=None) -> tuple:
     try:
         with open(path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mm:
             return _parse_gguf(mm, names, keep or (lambda key, arch: False))
-    except _IkUnsized as exc:
+    except (_IkUnsized, _Ambiguous36) as exc:
         raise UserError(f"{path}: {exc}") from None
     except _Bad as exc:
         raise UserError(f"{path}: corrupt GGUF header ({exc})") from None
@@ -258,6 +259,23 @@ class _Bad(Exception):
 
 class _IkUnsized(Exception):
     """(rev8 S3b) a valid ik_llama.cpp file holding a type id of ik's the pack has no block size for: no corrupt header"""
+
+
+class _Ambiguous36(Exception):
+    """(rev9 S6) type id 36 in a header that names neither fork: ik's / BitNet's I2_S or a 2024 mainline IQ4_NL_4_4"""
+
+
+def _check_id_36(infos, arch):
+    """(rev9 S6) 36 is ik's (and MS BitNet's) I2_S, but a 2024 mainline file's IQ4_NL_4_4 (18 bytes a 32, since removed
+    from mainline). Read it as I2_S only when the header is ik's or BitNet's - another id from ik's own range (97 up)
+    or a general.architecture bitnet* (ik's llama-arch.cpp: bitnet, bitnet-25, bitnet-b1.58) - else refuse: never a
+    guess."""
+    named = [n for n, _, qt, _ in infos if qt == 36]
+    if not named or str(arch or "").lower().startswith("bitnet") or any(qt >= 97 for _, _, qt, _ in infos):
+        return
+    raise _Ambiguous36(f"tensor {named[0]!r} has the ambiguous type id 36 (ik_llama.cpp's / MS BitNet's I2_S, or "
+                       f"IQ4_NL_4_4 in a 2024 mainline file): the header holds no other ik_llama.cpp type and its "
+                       f"general.architecture ({arch!r}) is not bitnet*, so the pack does not guess its size")
 
 
 # GGUF metadata value types -> struct format (8 string, 9 array handled apart)
@@ -364,6 +382,7 @@ def _parse_gguf(mm, type_names, keep) -> tuple:
         pos += 12
         infos.append((name, dims, qt, off))
     data_start = -(-pos // alignment) * alignment
+    _check_id_36(infos, arch)
     out = {}
     for name, dims, qt, off in infos:
         if name in out:

@@ -9,10 +9,22 @@ def _attention(spec) -> tuple:
     return tuple(f"model.layers.{i}.self_attn" for i in range(spec.n_layers))
 
 
-def _deltanet_inputs(spec) -> tuple:
+def _deltanet(spec, parts) -> tuple:
     from .spec import LINEAR  # spec imports names, which imports this table
     return tuple(f"model.language_model.layers.{i}.linear_attn.{p}" for i, k in enumerate(spec.layer_kinds)
-                 if k == LINEAR for p in ("conv1d", "in_proj_a", "in_proj_b", "in_proj_qkv", "in_proj_z"))
+                 if k == LINEAR for p in parts)
+
+
+_DELTANET_INPUTS = ("conv1d", "in_proj_a", "in_proj_b", "in_proj_qkv", "in_proj_z")
+
+
+def _deltanet_inputs(spec) -> tuple:
+    return _deltanet(spec, _DELTANET_INPUTS)
+
+
+def _deltanet_all(spec) -> tuple:
+    """(rev9 D6) _deltanet_inputs and each layer's out_proj, layer by layer (defined before CHECKPOINTS names it)"""
+    return _deltanet(spec, _DELTANET_INPUTS + ("out_proj",))
 
 
 # (built-in name, format, repo id pattern, the ignore list's decoder entries, what it keeps, the repo id of the one
@@ -38,16 +50,10 @@ CHECKPOINTS = (
     # DeltaNet fused projections are incompatible with NVFP4"): every gated-DeltaNet layer's matmuls stay bf16, the
     # 10 attention layers, the routed and the shared experts are NVFP4 (batch 104, task ellm78). nvidia's ModelOpt
     # build of the same model quantizes otherwise, so a base model in nvfp4 is not taken as this one (build None)
-    ("Qwen3.6-35B-A3B", "nvfp4", r"redhatai/", lambda spec: _deltanet_all(spec),
+    ("Qwen3.6-35B-A3B", "nvfp4", r"redhatai/", _deltanet_all,
      "Red Hat's NVFP4 build (llm-compressor's Qwen3.6 MoE recipe) keeps every gated-DeltaNet layer's projections in "
      "bf16 (ignore re:.*linear_attn.*)", None),
 )
-
-
-def _deltanet_all(spec) -> tuple:
-    from .spec import LINEAR
-    return tuple(f"model.language_model.layers.{i}.linear_attn.{p}" for i, k in enumerate(spec.layer_kinds)
-                 if k == LINEAR for p in ("conv1d", "in_proj_a", "in_proj_b", "in_proj_qkv", "in_proj_z", "out_proj"))
 
 
 # Releases whose repo id the name parser does not read (an '-MTP' after the format reads as a drafter's word), each

@@ -37,6 +37,10 @@ def _settings(runtime, vram, ctx, parallel, knobs, spec=None) -> dict:
             if knobs.get("n_cpu_moe") is not None:
                 raise UserError("--override-tensor and --n-cpu-moe both place the routed experts: give one")
             one = (knobs.get("num_gpus") or 1) == 1 and len(knobs.get("tensor_split") or ()) <= 1
+            # (rev9 D7, checked) ngl is resolved here (PC.read_knobs, LC.resolve_ngl): -1 / auto is None on a --fit
+            # build (common/arg.cpp at 69d8e4be line 2343: n_gpu_layers -1, which --fit places; llama-model.cpp line
+            # 8079 reads any negative as n_layer + 1 when nothing refits it) or 0 before b5700; -2 / all is ALL_LAYERS.
+            # A count holds the output and every layer only above n_layer (i_gpu_start = n_layer + 1 - ngl, line 3031)
             full = knobs.get("ngl") is None or knobs["ngl"] > spec.n_layers + spec.gguf_nextn_blocks
             s["cpu_moe_layers"], s["cpu_moe_biases"] = LC.override_cpu_layers(spec, knobs["override_tensor"],
                                                                               one and full)
