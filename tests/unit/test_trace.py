@@ -248,9 +248,9 @@ def test_huge_linear_traces_without_memory():
     with torch.device("meta"):
         big = torch.nn.Linear(65536, 65536)                   # 16 GiB of float32 weights
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    t = time.perf_counter()
+    t = time.process_time()
     r = trace(big, _meta(8192, 65536))                        # a 2 GiB input, a 2 GiB output
-    assert time.perf_counter() - t < 5
+    assert time.process_time() - t < 5
     w = 65536 * 65536 * 4 + 65536 * 4
     io = 8192 * 65536 * 4
     assert r["weights"] == w and r["peak"] == w + 2 * io

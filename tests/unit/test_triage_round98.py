@@ -92,9 +92,9 @@ def test_round_98_patterns_stay_linear():
         t = time.process_time()
         RX.TORCH_BRACKET_OPEN.search(text)
         assert time.process_time() - t < 1.0
-    t = time.perf_counter()
+    t = time.process_time()
     _kinds("GPU 0; 1.00 GiB total capacity; " * (mb // 32) + "\n" + "GPU 0; 1.00 GiB total capacity; 9" * (mb // 34) + "\n")
-    assert time.perf_counter() - t < 10.0
+    assert time.process_time() - t < 10.0
 
 
 def test_other_process_guide_reads_without_a_process_figure():
