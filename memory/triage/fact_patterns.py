@@ -349,8 +349,9 @@ FACTS = [
     # (round 118) tpu-inference's memory statistics line ("Memory statistics | total_hbm_limit_gb=15.75GiB | ..."): the chip's HBM
     ("tpu_hbm_limit", re.compile(r"\btotal_hbm_limit_gb=(\d{1,6}(?:\.\d{1,6})?) ?GiB\b")),
     # (round 118) a program's own sweep line saying a batch size ran ("batch size 8 successful.", "batch_size=16 passed"): the
-    # model and a batch that size fitted in this run (group 1, the size; the last such line is kept)
-    ("batch_ran", re.compile(r"\b[Bb]atch[ _]size[ =:]{0,3}(\d{1,6})\b[ \t]{0,3}(?:was |is )?(?:successful|succeeded|passed|fits|worked)\b")),
+    # model and a batch that size fitted in this run (group 1, the size; kept by line); (rev9 S1) not "fits", an estimate that
+    # did not run ("batch size 16 fits" in a planner's output)
+    ("batch_ran", re.compile(r"\b[Bb]atch[ _]size[ =:]{0,3}(\d{1,6})\b[ \t]{0,3}(?:was |is )?(?:successful|succeeded|passed|worked)\b")),
     # (rev5 B4) TensorFlow's own words: its C++ sources' paths in its log lines ("tensorflow/core/common_runtime/bfc_allocator.cc",
     # "tensorflow/compiler/xla/...", "tensorflow/stream_executor/..."), its Python package in a frame or a module name
     # ("site-packages/tensorflow/python/...", "tensorflow.python.framework.errors_impl"); and JAX's ("jax/_src/...",
