@@ -544,7 +544,9 @@ HANDLERS = {
     "wsl": _vote("wsl"),
     "igpu_named": lambda s, f, m, *_: f.__setitem__("igpu_named", True),     # (rev8 S2) Unsloth Studio's guard reads other
     "as_limit": lambda s, f, m, *_: f.__setitem__("as_limit", int(m.group(1))),     # (round 112) RLIMIT_AS's soft limit, bytes
-    "tpu_hbm_limit": lambda s, f, m, *_: f.__setitem__("tpu_hbm_limit", P.size(m.group(1) + " GiB")),     # (round 118) the chip's HBM
+    # (round 118) the chip's HBM; (rev9 D3) by line (_kept; one read back from the window, just before that failure)
+    "tpu_hbm_limit": lambda s, f, m, text, lineno, window: _kept(f.setdefault("tpu_hbm_limit", {}),
+                                                                 s._lineno - 0.5 if window else lineno, P.size(m.group(1) + " GiB")),
     # (round 118) a batch size that ran; (rev9 S1) by line (_kept; one read back from the window, just before that failure),
     # so a failure reads only those before it (predicates.batch_ran_before)
     "batch_ran": lambda s, f, m, text, lineno, window: _kept(f.setdefault("batch_ran", {}), s._lineno - 0.5 if window else lineno,

@@ -3,9 +3,12 @@ the runtimes' message forms and the expected values worked out by hand.
 
 1. (rev9 S1) A sweep's "batch size N successful." line speaks only for a failure after it: a line after the failure (a
    retry that then ran) no longer reads activations, and the message names the last size before the failure; "batch size
-   16 fits" (an estimate) is no such line."""
+   16 fits" (an estimate) is no such line.
+2. (rev9 D1, D2) D1 (one read of max_model_len for the start-up check and the rest) is covered by test_triage_round118's
+   vLLM tests; D2 (a lower bound at the failure before) is left: vLLM prints one failure several times.
+3. (rev9 D3) tpu-inference's HBM total by line: the statistics line before the failure, not one a later run printed."""
 from support.regex_time import assert_each_fast
-from support.triage_event import top
+from support.triage_event import read, top
 from gpu_garden.memory.triage.fact_patterns import FACTS
 
 G = 1 << 30
@@ -36,6 +39,22 @@ def test_batch_fits_is_an_estimate_not_a_run():
     assert fact.search("planner: batch size 16 fits") is None
     assert fact.search("INFO: batch size 16 successful.").group(1) == "16"
     assert fact.search("batch_size=16 passed").group(1) == "16"
+
+
+# 3. (rev9 D3) the TPU's HBM by line
+def _tpu_stats(gib):
+    return f"(EngineCore pid=7) INFO 01-01 00:00:00 [tpu_worker.py:1] Memory statistics | total_hbm_limit_gb={gib}GiB\n"
+
+
+TPU_FAIL = ("(EngineCore pid=7) ERROR 01-01 00:00:00 [core.py:1] jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: E0101: "
+            "RuntimeProgramAllocationFailure:\n(EngineCore pid=7) ERROR 01-01 00:00:00 [core.py:1] Error loading program "
+            "'jit_step_fn': Attempting to reserve 100.00M at the bottom of memory. That was not possible. There are 50.00M "
+            "free, 0B reserved, and 50.00M reservable.\n")
+
+
+def test_tpu_total_is_the_statistics_before_the_failure():
+    _, _, _, device, nums = read(_tpu_stats("31.25") + TPU_FAIL + "INFO retry on another host\n" + _tpu_stats("15.75"))
+    assert device == "tpu" and nums["total"] == int(31.25 * G)          # was the later line's 15.75 GiB
 
 
 def test_fix10t_patterns_linear():
