@@ -340,8 +340,9 @@ FACTS = [
     # unit), a finite cap that ulimit -v (KiB) or setrlimit set: every mapping of the process counts against it (CUDA's unified
     # addressing maps the card's memory too), so an allocation fails with RAM and VRAM free ("unlimited" is no cap)
     # (rev8 S2) an integrated GPU or unified memory named: llama.cpp's Vulkan device line ("| uma: 1 |"), the words, or an AMD
-    # APU's Radeon NNNM (Studio's own APU message says "unified-memory APU", hyphenated: not this)
-    ("igpu_named", re.compile(r"\buma: 1\b|\b[Ii]ntegrated (?:GPU|[Gg]raphics)\b|\biGPU\b|\bunified memory\b|\bRadeon(?:\(TM\))? \d{3,4}[MS]\b")),
+    # APU's Radeon NNNM (Studio's own APU message says "unified-memory APU", hyphenated: not this); (rev9 D4) not llama.cpp
+    # Metal's "has unified memory    = false" (an Intel Mac's discrete GPU)
+    ("igpu_named", re.compile(r"\buma: 1\b|\b[Ii]ntegrated (?:GPU|[Gg]raphics)\b|\biGPU\b|\bunified memory\b(?![ \t]{0,16}= ?(?:false|0)\b)|\bRadeon(?:\(TM\))? \d{3,4}[MS]\b")),
     ("as_limit", re.compile(r"\bMax address space[ \t]{1,60}(\d{1,20})[ \t]{1,60}(?:\d{1,20}|unlimited)[ \t]{1,60}bytes\b")),
     # (round 113) MONAI Label's heuristic planner (monailabel/utils/others/planner.py) logs the free GPU memory it measured,
     # per card, in MB (nvidia-smi's MiB): "Available GPU memory: {0: 2100} in MB"; one card's figure only

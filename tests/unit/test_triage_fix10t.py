@@ -6,7 +6,9 @@ the runtimes' message forms and the expected values worked out by hand.
    16 fits" (an estimate) is no such line.
 2. (rev9 D1, D2) D1 (one read of max_model_len for the start-up check and the rest) is covered by test_triage_round118's
    vLLM tests; D2 (a lower bound at the failure before) is left: vLLM prints one failure several times.
-3. (rev9 D3) tpu-inference's HBM total by line: the statistics line before the failure, not one a later run printed."""
+3. (rev9 D3) tpu-inference's HBM total by line: the statistics line before the failure, not one a later run printed.
+4. (rev9 D4) llama.cpp Metal's "has unified memory    = false" names no unified memory.
+5. (rev9 D5) XLA's cuFFT plan failure in TensorFlow's log is TensorFlow's; JAX's where its line or the log names JAX."""
 from support.regex_time import assert_each_fast
 from support.triage_event import read, top
 from gpu_garden.memory.triage.fact_patterns import FACTS
@@ -57,9 +59,34 @@ def test_tpu_total_is_the_statistics_before_the_failure():
     assert device == "tpu" and nums["total"] == int(31.25 * G)          # was the later line's 15.75 GiB
 
 
+# 4. (rev9 D4) unified memory = false
+def test_unified_memory_false_is_not_named():
+    fact = dict(FACTS)["igpu_named"]
+    assert fact.search("ggml_metal_device_init: has unified memory    = false") is None
+    assert fact.search("ggml_metal_device_init: has unified memory = 0") is None
+    assert fact.search("ggml_metal_device_init: has unified memory    = true")
+    assert fact.search("an integrated GPU shares unified memory with the CPU")
+
+
+# 5. (rev9 D5) the FFT plan's runtime
+FFT = "Failed to create cuFFT batched plan with scratch allocator\n"
+
+
+def test_fft_plan_runtime_from_the_log():
+    text = ("2021-03-01 10:00:00.000000: I tensorflow/core/common_runtime/gpu/gpu_device.cc:1418] Created TensorFlow device "
+            "(/job:localhost/replica:0/task:0/device:GPU:0 with 10000 MB memory) -> physical GPU\n"
+            "2021-03-01 10:00:05.000000: E tensorflow/stream_executor/cuda/cuda_fft.cc:223] " + FFT)
+    cause, kind, runtime, device, _ = read(text)
+    assert (cause, kind, runtime, device) == ("activations", "xla.oom", "tensorflow", "cuda")     # was jax
+    assert read("jax.errors.JaxRuntimeError: INTERNAL: " + FFT)[2] == "jax"
+    assert read("E external/local_xla/xla/stream_executor/cuda/cuda_fft.cc:223] " + FFT)[2] == "jax"     # nothing names TF
+
+
 def test_fix10t_patterns_linear():
     n = 1 << 20
     assert_each_fast([
         (dict(FACTS)["batch_ran"].search, ["batch size " * (n // 11), "batch size 1 " + " " * n, "batch_size=" + "1" * n,
                                            "batch size 1 is " * (n // 16)]),
+        (dict(FACTS)["igpu_named"].search, ["unified memory " * (n // 15), "unified memory" + " " * n,
+                                            "unified memory =" * (n // 16), "unified memory = fals" * (n // 21)]),
     ])
