@@ -414,7 +414,7 @@ FACT_KEYS = {
     "cudarc": ("DriverError(CUDA_ERROR_",),
     "aimdo_log": ("aimdo: ",),
     "cuda_query_total": ("Total amount of global memory",),
-    "smi_apps": ("used_gpu_memory [MiB]", " MiB"),     # (round 114)
+    "smi_apps": ("used_gpu_memory [MiB]",),     # (round 114); (rev6 S1) the rows are read from the header (facts._smi_apps)
     "as_limit": ("Max address space",),     # (round 112)
     "tpu_hbm_limit": ("total_hbm_limit_gb=",),     # (round 118)
     "batch_ran": ("atch size", "atch_size"),     # (round 118)

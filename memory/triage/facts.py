@@ -89,14 +89,27 @@ def _kept(d, lineno, value, keep=LINE_KEPT):
 SMI_ROWS_KEPT = 256     # (rev8 S1, related) compute-apps headers and rows kept: a table of more than LINE_KEPT rows keeps its header
 
 
-def _smi_apps(d, lineno, m):
+def _smi_apps(s, d, lineno, m, window):
     """(rev6 S2) nvidia-smi's compute-apps header, and a row only on the line right after the header or a kept row (the
     table processes.smi_apps_after reads): a polled "--query-gpu=index,name,memory.used --format=csv,noheader" line
-    ("0, NVIDIA A100, 40000 MiB") elsewhere is no row of it and no longer pushes the header out of the last LINE_KEPT."""
-    if m.group("head"):
-        _kept(d, lineno, "head", SMI_ROWS_KEPT)
-    elif lineno - 1 in d and smi_process_row(m.group("pid"), m.group("name")):
-        _kept(d, lineno, int(m.group("mib")) * MiB, SMI_ROWS_KEPT)
+    ("0, NVIDIA A100, 40000 MiB") elsewhere is no row of it and no longer pushes the header out of the last LINE_KEPT.
+    (rev6 S1) The rows are read here, from the lines right after the header in the scanner's block (scan._src), not through
+    a " MiB" anchor that made every such line of the head and of an open incident a scanned line; a table cut at a chunk's
+    end keeps the rows before the cut."""
+    if not m.group("head"):
+        return
+    _kept(d, lineno, "head", SMI_ROWS_KEPT)
+    block, start = s._src if s._src and not window else (b"", 0)
+    pos = block.find(b"\n", start) if block else -1     # the header line's end
+    for k in range(1, SMI_ROWS_KEPT):
+        if pos < 0:
+            break
+        end = block.find(b"\n", pos + 1)
+        row = m.re.search(P.clean(block[pos + 1:min(end if end >= 0 else len(block), pos + 4097)]))
+        if not row or not row.group("pid") or not smi_process_row(row.group("pid"), row.group("name")):
+            break
+        _kept(d, lineno + k, int(row.group("mib")) * MiB, SMI_ROWS_KEPT)
+        pos = end
 
 
 # (rev8 S1) the header's columns are pid, process_name, used_gpu_memory: a row of that shape has a process id (no process
@@ -482,7 +495,7 @@ HANDLERS = {
     # (round 111) deviceQuery's total of each card, by line (engine: the card's total where every card printed the same)
     "cuda_query_total": lambda s, f, m, text, lineno, *_: f["cuda_query_total"].__setitem__(lineno, int(m.group(1))),
     # (round 114) nvidia-smi's compute-apps CSV by line: "head" for its header, else the process's memory (processes.smi_apps_after)
-    "smi_apps": lambda s, f, m, text, lineno, *_: _smi_apps(f["smi_apps"], lineno, m),
+    "smi_apps": lambda s, f, m, text, lineno, window: _smi_apps(s, f["smi_apps"], lineno, m, window),
     "pinned_host": lambda s, f, m, *_: f.__setitem__("pinned_host", m.group(0)),
     "ggml_model_buf": _ggml_buf("model"),
     "ggml_kv_buf": _ggml_buf("kv"),

@@ -8,7 +8,9 @@ the runtimes' message forms and the expected values worked out by hand.
    vLLM tests; D2 (a lower bound at the failure before) is left: vLLM prints one failure several times.
 3. (rev9 D3) tpu-inference's HBM total by line: the statistics line before the failure, not one a later run printed.
 4. (rev9 D4) llama.cpp Metal's "has unified memory    = false" names no unified memory.
-5. (rev9 D5) XLA's cuFFT plan failure in TensorFlow's log is TensorFlow's; JAX's where its line or the log names JAX."""
+5. (rev9 D5) XLA's cuFFT plan failure in TensorFlow's log is TensorFlow's; JAX's where its line or the log names JAX.
+6. (rev6 S1; S2 was fix9's) nvidia-smi's compute-apps rows are read from their header, not anchored by " MiB": the rows on
+   the lines right after the header are kept with their lines, up to the first line of another shape; " MiB" is no anchor."""
 from support.regex_time import assert_each_fast
 from support.triage_event import read, top
 from gpu_garden.memory.triage.fact_patterns import FACTS
@@ -80,6 +82,23 @@ def test_fft_plan_runtime_from_the_log():
     assert (cause, kind, runtime, device) == ("activations", "xla.oom", "tensorflow", "cuda")     # was jax
     assert read("jax.errors.JaxRuntimeError: INTERNAL: " + FFT)[2] == "jax"
     assert read("E external/local_xla/xla/stream_executor/cuda/cuda_fft.cc:223] " + FFT)[2] == "jax"     # nothing names TF
+
+
+# 6. (rev6 S1) the compute-apps rows read from their header
+def test_smi_rows_read_from_the_header_and_mib_is_no_anchor():
+    from gpu_garden.memory.triage import lines as L
+    from gpu_garden.memory.triage.scan import Scan
+    assert b" MiB" not in L.HEAD_ANCHORS and b" MiB" not in L.OPEN_ANCHORS
+    log = ("load_tensors:        CUDA0 model buffer size =  4168.09 MiB\nError: "
+           'DriverError(CUDA_ERROR_OUT_OF_MEMORY, "out of memory")\n'
+           "pid, process_name, used_gpu_memory [MiB]\n4242, /usr/bin/python3, 300 MiB\n5151, /opt/srv/bin/other-server, "
+           "12000 MiB\n0, NVIDIA A100-SXM4-40GB, 40000 MiB\n6161, /opt/x, 500 MiB\n")
+    s = Scan()
+    s.feed_text(log)
+    rows = s.facts["smi_apps"]
+    head = next(n for n, v in rows.items() if v == "head")
+    # the header, then 300 and 12000 MiB on the two lines after it; the GPU query line ends the table, the row after it is not read
+    assert rows == {head: "head", head + 1: 300 * (1 << 20), head + 2: 12000 * (1 << 20)}
 
 
 def test_fix10t_patterns_linear():
