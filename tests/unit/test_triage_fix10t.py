@@ -10,7 +10,9 @@ the runtimes' message forms and the expected values worked out by hand.
 4. (rev9 D4) llama.cpp Metal's "has unified memory    = false" names no unified memory.
 5. (rev9 D5) XLA's cuFFT plan failure in TensorFlow's log is TensorFlow's; JAX's where its line or the log names JAX.
 6. (rev6 S1; S2 was fix9's) nvidia-smi's compute-apps rows are read from their header, not anchored by " MiB": the rows on
-   the lines right after the header are kept with their lines, up to the first line of another shape; " MiB" is no anchor."""
+   the lines right after the header are kept with their lines, up to the first line of another shape; " MiB" is no anchor.
+7. (rev8 D9) SGLang's attention-backend row reads init_attention_backend and the innermost layers/attention __init__ in one
+   traceback: a chained traceback after the failure (its fallback's __init__) no longer joins the failure's own frames."""
 from support.regex_time import assert_each_fast
 from support.triage_event import read, top
 from gpu_garden.memory.triage.fact_patterns import FACTS
@@ -99,6 +101,28 @@ def test_smi_rows_read_from_the_header_and_mib_is_no_anchor():
     head = next(n for n, v in rows.items() if v == "head")
     # the header, then 300 and 12000 MiB on the two lines after it; the GPU query line ends the table, the row after it is not read
     assert rows == {head: "head", head + 1: 300 * (1 << 20), head + 2: 12000 * (1 << 20)}
+
+
+# 7. (rev8 D9) one traceback, not the chain
+SG = "/opt/sglang/python/sglang/srt/"
+SG_OOM = ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 256.00 MiB. GPU 0 has a total capacity of 23.50 GiB "
+          "of which 100.00 MiB is free. Including non-PyTorch memory, this process has 23.30 GiB memory in use. Of the "
+          "allocated memory 22.00 GiB is allocated by PyTorch, and 300.00 MiB is reserved by PyTorch but unallocated.\n")
+
+
+def test_sglang_attention_init_not_read_across_chained_tracebacks():
+    # the failure: init_attention_backend -> a backend's warm() (no __init__); then, while handling it, a fallback backend's
+    # __init__ raised something else: the innermost __init__ and init_attention_backend are in two tracebacks
+    log = ("[2026-01-01 00:00:00 TP0] Scheduler hit an exception: Traceback (most recent call last):\n"
+           f'  File "{SG}model_executor/model_runner.py", line 10, in init_attention_backend\n    self.attn_backend.warm()\n'
+           f'  File "{SG}layers/attention/flashinfer_backend.py", line 30, in warm\n    self.ws = torch.empty(n)\n' + SG_OOM
+           + "\nDuring handling of the above exception, another exception occurred:\n\nTraceback (most recent call last):\n"
+           f'  File "{SG}managers/scheduler.py", line 40, in fallback\n    b = TritonAttnBackend(self)\n'
+           f'  File "{SG}layers/attention/triton_backend.py", line 20, in __init__\n    raise RuntimeError("no fallback")\n'
+           "RuntimeError: no fallback\n")
+    _, conf, ev = top(log)
+    assert ev["runtime"] == "sglang"
+    assert not any("attention backend" in e for c in ev["causes"] for e in c["evidence"]), conf     # was "other"
 
 
 def test_fix10t_patterns_linear():
