@@ -60,8 +60,11 @@ def _torch_named(inc, env):
 
 
 def vllm_setting(kept: dict, at: int, until=None):
-    """(rev8 B1) A vLLM setting kept by line (facts "vllm_util_at", "vllm_maxlen_at") for a failure at line `at`: the nearest
-    value printed at or before it, else the first printed after it and before the next failure (`until`), else None."""
+    """(rev8 B1) A vLLM setting kept by line (facts "vllm_util_at", "vllm_maxlen_at"; (rev9 D3) "tpu_hbm_limit") for a failure
+    at line `at`: the nearest value printed at or before it, else the first printed after it and before the next failure
+    (`until`), else None. (rev9 D2, left) No lower bound at the failure before it, as monai's reader has: vLLM prints one
+    failure several times (EngineCore's ERROR lines, its stderr, the API server's), so the failure before is often this one's
+    own first print, and its run's settings lie before that (batch-614's sampler warm-up lost its max_model_len)."""
     lines = sorted(kept)
     before = [n for n in lines if n <= at]
     return kept[before[-1]] if before else next((kept[n] for n in lines if at < n < (until or 1 << 60)), None)
@@ -107,20 +110,17 @@ def _event_dict(scan, inc, context):
     if ev["kind"] == "cuda.driver":
         for key, v in scan.facts["mmgp_pin"].items():
             numbers.setdefault(key, v)      # mmgp's pinning lines: the page-locked RAM it needed, had left, and reached
-    if ev["kind"] == "vllm.no_kv_blocks" or (env["runtime"] == "vllm" and ev["kind"] != "vllm.startup_free"):
+    if ev["kind"] in ("vllm.no_kv_blocks", "vllm.startup_free") or env["runtime"] == "vllm":
         # (round 97) the settings that sized the cache vLLM found no room for (its config line or its flags): the fraction, the context
         # (round 117) and in any failure of a vLLM run but its start-up check (which quotes the fraction it used, or elides it)
         # (rev8 B1) by line: the nearest printed at or before the failure (a retry's settings after it are the next run's),
         # else (a paste quoting the start-up after its error) the first after it and before the next failure
-        util = vllm_setting(scan.facts["vllm_util_at"], ev.get("_line", inc.first_line), case.until)
+        # (round 118) the start-up check quotes no context: its run's --max-model-len alone; (rev9 D1) one read for both
+        at = ev.get("_line", inc.first_line)
+        util = vllm_setting(scan.facts["vllm_util_at"], at, case.until) if ev["kind"] != "vllm.startup_free" else None
         if util is not None:
             numbers.setdefault("gpu_memory_utilization_ratio", util)
-        maxlen = vllm_setting(scan.facts["vllm_maxlen_at"], ev.get("_line", inc.first_line), case.until)
-        if maxlen:
-            numbers.setdefault("max_model_len_tokens", maxlen)
-    elif ev["kind"] == "vllm.startup_free":
-        # (round 118) the start-up check quotes no context: its run's --max-model-len, read by line as above (rev8 B1)
-        maxlen = vllm_setting(scan.facts["vllm_maxlen_at"], ev.get("_line", inc.first_line), case.until)
+        maxlen = vllm_setting(scan.facts["vllm_maxlen_at"], at, case.until)
         if maxlen:
             numbers.setdefault("max_model_len_tokens", maxlen)
     if ev.get("form") == "stream_executor" or (ev["kind"] == "xla.oom" and ev.get("device_kind") in (None, "cuda", "rocm")):
@@ -144,8 +144,10 @@ def _event_dict(scan, inc, context):
             numbers.setdefault(key, v)      # TensorRT-LLM's KV sizing line: the card's total and what the engine left free
     if scan.facts.get("as_limit") and device_kind == "cpu":
         numbers.setdefault("limit", scan.facts["as_limit"])     # (round 112) the address-space cap a host allocation ran into
-    if scan.facts.get("tpu_hbm_limit") and device_kind == "tpu":
-        numbers.setdefault("total", scan.facts["tpu_hbm_limit"])     # (round 118) tpu-inference's memory statistics: the chip's HBM
+    # (round 118) tpu-inference's memory statistics: the chip's HBM; (rev9 D3) by line, as vLLM's settings (two chips or runs)
+    hbm = vllm_setting(scan.facts.get("tpu_hbm_limit", {}), ev.get("_line", inc.first_line), case.until)
+    if hbm and device_kind == "tpu":
+        numbers.setdefault("total", hbm)
     if ev["kind"] == "cuda.driver" and scan.facts["ggml_pool_req"]:
         numbers.setdefault("requested", scan.facts["ggml_pool_req"])     # ggml's pool printed the size it failed on
     for other in sorted(inc.events, key=lambda e: -P.PRIORITY.get(e["kind"], 0)):

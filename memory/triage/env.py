@@ -220,7 +220,7 @@ def guess_runtime(scan, inc) -> str:
         if inc.primary.get("form", "").startswith("stream_executor") or inc.primary["kind"] == "xla.remat":
             return inc.primary["runtime"]        # TensorFlow's or JAX's stream executor or XLA's
             # rematerialization pass, by its paths
-        if inc.primary.get("form") == "xla_constant":
+        if inc.primary.get("form") in ("xla_constant", "fft_scratch"):     # (rev9 D5) and XLA's FFT plan (TensorFlow's too)
             # (round 110) XLA's GPU executable placing a constant: PJRT's status, JAX's by default; (rev5 B4) TensorFlow's
             # (jit_compile) where the log shows TensorFlow's own words and none of JAX's
             return inc.primary["runtime"] or ("tensorflow" if f["tf_own"] and not f["jax_own"] and not any(

@@ -340,8 +340,9 @@ FACTS = [
     # unit), a finite cap that ulimit -v (KiB) or setrlimit set: every mapping of the process counts against it (CUDA's unified
     # addressing maps the card's memory too), so an allocation fails with RAM and VRAM free ("unlimited" is no cap)
     # (rev8 S2) an integrated GPU or unified memory named: llama.cpp's Vulkan device line ("| uma: 1 |"), the words, or an AMD
-    # APU's Radeon NNNM (Studio's own APU message says "unified-memory APU", hyphenated: not this)
-    ("igpu_named", re.compile(r"\buma: 1\b|\b[Ii]ntegrated (?:GPU|[Gg]raphics)\b|\biGPU\b|\bunified memory\b|\bRadeon(?:\(TM\))? \d{3,4}[MS]\b")),
+    # APU's Radeon NNNM (Studio's own APU message says "unified-memory APU", hyphenated: not this); (rev9 D4) not llama.cpp
+    # Metal's "has unified memory    = false" (an Intel Mac's discrete GPU)
+    ("igpu_named", re.compile(r"\buma: 1\b|\b[Ii]ntegrated (?:GPU|[Gg]raphics)\b|\biGPU\b|\bunified memory\b(?![ \t]{0,16}= ?(?:false|0)\b)|\bRadeon(?:\(TM\))? \d{3,4}[MS]\b")),
     ("as_limit", re.compile(r"\bMax address space[ \t]{1,60}(\d{1,20})[ \t]{1,60}(?:\d{1,20}|unlimited)[ \t]{1,60}bytes\b")),
     # (round 113) MONAI Label's heuristic planner (monailabel/utils/others/planner.py) logs the free GPU memory it measured,
     # per card, in MB (nvidia-smi's MiB): "Available GPU memory: {0: 2100} in MB"; one card's figure only
@@ -349,8 +350,9 @@ FACTS = [
     # (round 118) tpu-inference's memory statistics line ("Memory statistics | total_hbm_limit_gb=15.75GiB | ..."): the chip's HBM
     ("tpu_hbm_limit", re.compile(r"\btotal_hbm_limit_gb=(\d{1,6}(?:\.\d{1,6})?) ?GiB\b")),
     # (round 118) a program's own sweep line saying a batch size ran ("batch size 8 successful.", "batch_size=16 passed"): the
-    # model and a batch that size fitted in this run (group 1, the size; the last such line is kept)
-    ("batch_ran", re.compile(r"\b[Bb]atch[ _]size[ =:]{0,3}(\d{1,6})\b[ \t]{0,3}(?:was |is )?(?:successful|succeeded|passed|fits|worked)\b")),
+    # model and a batch that size fitted in this run (group 1, the size; kept by line); (rev9 S1) not "fits", an estimate that
+    # did not run ("batch size 16 fits" in a planner's output)
+    ("batch_ran", re.compile(r"\b[Bb]atch[ _]size[ =:]{0,3}(\d{1,6})\b[ \t]{0,3}(?:was |is )?(?:successful|succeeded|passed|worked)\b")),
     # (rev5 B4) TensorFlow's own words: its C++ sources' paths in its log lines ("tensorflow/core/common_runtime/bfc_allocator.cc",
     # "tensorflow/compiler/xla/...", "tensorflow/stream_executor/..."), its Python package in a frame or a module name
     # ("site-packages/tensorflow/python/...", "tensorflow.python.framework.errors_impl"); and JAX's ("jax/_src/...",
@@ -412,7 +414,7 @@ FACT_KEYS = {
     "cudarc": ("DriverError(CUDA_ERROR_",),
     "aimdo_log": ("aimdo: ",),
     "cuda_query_total": ("Total amount of global memory",),
-    "smi_apps": ("used_gpu_memory [MiB]", " MiB"),     # (round 114)
+    "smi_apps": ("used_gpu_memory [MiB]",),     # (round 114); (rev6 S1) the rows are read from the header (facts._smi_apps)
     "as_limit": ("Max address space",),     # (round 112)
     "tpu_hbm_limit": ("total_hbm_limit_gb=",),     # (round 118)
     "batch_ran": ("atch size", "atch_size"),     # (round 118)

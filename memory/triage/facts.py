@@ -59,6 +59,10 @@ def apply(scan, lineno, text, window=False):
     if "Traceback (most recent call last)" in text and scan.cur is None:
         scan.pending_frames.clear()
         scan.pending_src.clear()
+    elif "Traceback (most recent call last)" in text:
+        # (rev8 D9) a chained traceback inside an open failure ("During handling of the above exception"): where its frames
+        # begin in the failure's, by the incident's index (case.build: x.trace_from)
+        scan.facts.setdefault("trace_from", {})[scan.cur.index] = len(scan.cur.frames)
     if "retrying without pipeline parallelism" in text and scan.cur is not None:
         scan.cur.hints.append(("recovered", "llama.cpp retried without pipeline parallelism"))
 
@@ -89,14 +93,27 @@ def _kept(d, lineno, value, keep=LINE_KEPT):
 SMI_ROWS_KEPT = 256     # (rev8 S1, related) compute-apps headers and rows kept: a table of more than LINE_KEPT rows keeps its header
 
 
-def _smi_apps(d, lineno, m):
+def _smi_apps(s, d, lineno, m, window):
     """(rev6 S2) nvidia-smi's compute-apps header, and a row only on the line right after the header or a kept row (the
     table processes.smi_apps_after reads): a polled "--query-gpu=index,name,memory.used --format=csv,noheader" line
-    ("0, NVIDIA A100, 40000 MiB") elsewhere is no row of it and no longer pushes the header out of the last LINE_KEPT."""
-    if m.group("head"):
-        _kept(d, lineno, "head", SMI_ROWS_KEPT)
-    elif lineno - 1 in d and smi_process_row(m.group("pid"), m.group("name")):
-        _kept(d, lineno, int(m.group("mib")) * MiB, SMI_ROWS_KEPT)
+    ("0, NVIDIA A100, 40000 MiB") elsewhere is no row of it and no longer pushes the header out of the last LINE_KEPT.
+    (rev6 S1) The rows are read here, from the lines right after the header in the scanner's block (scan._src), not through
+    a " MiB" anchor that made every such line of the head and of an open incident a scanned line; a table cut at a chunk's
+    end keeps the rows before the cut."""
+    if not m.group("head"):
+        return
+    _kept(d, lineno, "head", SMI_ROWS_KEPT)
+    block, start = s._src if s._src and not window else (b"", 0)
+    pos = block.find(b"\n", start) if block else -1     # the header line's end
+    for k in range(1, SMI_ROWS_KEPT):
+        if pos < 0:
+            break
+        end = block.find(b"\n", pos + 1)
+        row = m.re.search(P.clean(block[pos + 1:min(end if end >= 0 else len(block), pos + 4097)]))
+        if not row or not row.group("pid") or not smi_process_row(row.group("pid"), row.group("name")):
+            break
+        _kept(d, lineno + k, int(row.group("mib")) * MiB, SMI_ROWS_KEPT)
+        pos = end
 
 
 # (rev8 S1) the header's columns are pid, process_name, used_gpu_memory: a row of that shape has a process id (no process
@@ -482,7 +499,7 @@ HANDLERS = {
     # (round 111) deviceQuery's total of each card, by line (engine: the card's total where every card printed the same)
     "cuda_query_total": lambda s, f, m, text, lineno, *_: f["cuda_query_total"].__setitem__(lineno, int(m.group(1))),
     # (round 114) nvidia-smi's compute-apps CSV by line: "head" for its header, else the process's memory (processes.smi_apps_after)
-    "smi_apps": lambda s, f, m, text, lineno, *_: _smi_apps(f["smi_apps"], lineno, m),
+    "smi_apps": lambda s, f, m, text, lineno, window: _smi_apps(s, f["smi_apps"], lineno, m, window),
     "pinned_host": lambda s, f, m, *_: f.__setitem__("pinned_host", m.group(0)),
     "ggml_model_buf": _ggml_buf("model"),
     "ggml_kv_buf": _ggml_buf("kv"),
@@ -544,6 +561,11 @@ HANDLERS = {
     "wsl": _vote("wsl"),
     "igpu_named": lambda s, f, m, *_: f.__setitem__("igpu_named", True),     # (rev8 S2) Unsloth Studio's guard reads other
     "as_limit": lambda s, f, m, *_: f.__setitem__("as_limit", int(m.group(1))),     # (round 112) RLIMIT_AS's soft limit, bytes
-    "tpu_hbm_limit": lambda s, f, m, *_: f.__setitem__("tpu_hbm_limit", P.size(m.group(1) + " GiB")),     # (round 118) the chip's HBM
-    "batch_ran": lambda s, f, m, *_: f.__setitem__("batch_ran", int(m.group(1))),     # (round 118) a batch size that ran
+    # (round 118) the chip's HBM; (rev9 D3) by line (_kept; one read back from the window, just before that failure)
+    "tpu_hbm_limit": lambda s, f, m, text, lineno, window: _kept(f.setdefault("tpu_hbm_limit", {}),
+                                                                 s._lineno - 0.5 if window else lineno, P.size(m.group(1) + " GiB")),
+    # (round 118) a batch size that ran; (rev9 S1) by line (_kept; one read back from the window, just before that failure),
+    # so a failure reads only those before it (predicates.batch_ran_before)
+    "batch_ran": lambda s, f, m, text, lineno, window: _kept(f.setdefault("batch_ran", {}), s._lineno - 0.5 if window else lineno,
+                                                             int(m.group(1))),
 }

@@ -520,3 +520,11 @@ def vllm_layer_pass(x) -> bool:
     paths = [(p.replace("\\", "/"), fn) for p, fn in x.frames or ()]
     fns = [fn for p, fn in paths if "model_executor/layers/" in p] + list(x.f["vllm_layer_at"].values())
     return bool(fns) and not any(fn in VLLM_LAYER_LOADING for fn in fns) and not any("model_loader" in p for p, _ in paths)
+
+
+def batch_ran_before(x):
+    """(round 118; rev9 S1) The batch size the program's own sweep said ran before this failure (facts "batch_ran", kept by
+    line): the last such line before the failure's line, else None; a retry's line after the failure (a smaller batch that
+    then ran) says nothing of what ran before it."""
+    seen = [v for n, v in sorted(x.f.get("batch_ran", {}).items()) if n < (x.line or 0)]
+    return seen[-1] if seen else None

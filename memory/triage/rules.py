@@ -44,6 +44,7 @@ from .should_fit import over_card
 
 MLX_PROMPT_CACHE_MIN = 1e9     # 1 GB (the line prints decimal GB): a cache this size is a real part of any Mac's Metal budget
 from .native_runtimes import FAISS_TEMP_MIN, mnn_parameter
+from .predicates import batch_ran_before     # (rev9 S1) by line
 
 R = Rule
 OLLAMA_EVICT_WITHIN = 40      # lines from a failed load to the scheduler's eviction that answers it
@@ -233,8 +234,9 @@ RULES = [
       "forward keeps every batch's autograd graph; wrap it, or lower its batch"),
     # (round 118) the program's own sweep said a batch size ran before this failure: the model fits the card beside that batch,
     # so what no longer fits is the larger batch's working tensors
-    R("activations", 2.0, lambda x: bool(x.f.get("batch_ran")) and not host(x),
-      "the log says batch size {f[batch_ran]} ran before this failure: the model fits, the larger batch's tensors did not"),
+    R("activations", 2.0, lambda x: batch_ran_before(x) is not None and not host(x),
+      lambda x: f"the log says batch size {batch_ran_before(x)} ran before this failure: the model fits, the larger batch's "
+                "tensors did not"),
     # a sampler node runs loading and sampling both: it hints, where a VAE/encoder/loader node decides
     R("activations", 1.0, lambda x: x.node_cause == "activations", "failing node: {node}", hint=True),
     R("activations", 3.0, lambda x: x.frame_cause == "activations", "traceback: {where}", hint=True),

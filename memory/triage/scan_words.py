@@ -323,10 +323,11 @@ DECODE_RE = re.compile(rb"(?i)\b(?:tiled )?vae\b[^\n]{0,40}\bdecod|decoding \d+ 
 HEAD_ANCHORS += (b"Max address space",)
 OPEN_ANCHORS += (b"Max address space",)
 WINDOW_KEYS += (b"Max address space",)
-# (round 114) nvidia-smi's compute-apps CSV (facts "smi_apps"): its header, and its rows, which end in " MiB" and hold no
-# other anchor word ("1909368, /path/to/server, 14786 MiB"), printed after a failure by the harness that ran the program
-HEAD_ANCHORS += (b"used_gpu_memory [MiB]", b" MiB")
-OPEN_ANCHORS += (b"used_gpu_memory [MiB]", b" MiB")
+# (round 114) nvidia-smi's compute-apps CSV (facts "smi_apps"): its header, printed after a failure by the harness that ran
+# the program; (rev6 S1) its rows ("1909368, /path/to/server, 14786 MiB") are read from the header (facts._smi_apps), not
+# anchored by " MiB", which made every such line of the head and of an open incident a scanned line
+HEAD_ANCHORS += (b"used_gpu_memory [MiB]",)
+OPEN_ANCHORS += (b"used_gpu_memory [MiB]",)
 # (round 114) ggml-cuda's flash-attention launch in a backtrace after a CUDA error (facts "ggml_fattn"): no other anchor word
 HEAD_ANCHORS += (b"launch_fattn", b"flash_attn_ext")
 OPEN_ANCHORS += (b"launch_fattn", b"flash_attn_ext")

@@ -256,7 +256,9 @@ def ds4_guard_weights_over(x):
 def sglang_attn_init(x):
     """(round 117) An out-of-memory error raised while SGLang built its attention backend (the model runner's
     init_attention_backend on the stack, the innermost SGLang frame a backend's __init__ under layers/attention/): the
-    backend's fixed workspace, allocated after the static memory pool and outside mem-fraction-static's share."""
-    own = [(p.replace("\\", "/"), fn) for p, fn in x.frames or () if "/sglang/" in "/" + p.replace("\\", "/")]
+    backend's fixed workspace, allocated after the static memory pool and outside mem-fraction-static's share. (rev8 D9)
+    Both in one traceback: the frames after the last traceback boundary of a chained one (x.trace_from)."""
+    frames = (x.frames or [])[getattr(x, "trace_from", 0):]
+    own = [(p.replace("\\", "/"), fn) for p, fn in frames if "/sglang/" in "/" + p.replace("\\", "/")]
     return (x.env["runtime"] == "sglang" and bool(own) and own[-1][1] == "__init__" and "/layers/attention/" in own[-1][0]
             and any(fn == "init_attention_backend" for _, fn in own))

@@ -186,7 +186,10 @@ def xla_fft_plan(line):
     m = XLA_FFT_PLAN.search(line) if "FFT batched plan" in line else None
     if not m:
         return None
-    return {"kind": "xla.oom", "device_kind": "cuda" if m.group(1) == "cu" else "rocm", "numbers": {}, "runtime": "jax",
+    # (rev9 D5) TensorFlow's stream executor prints the same line (its FFT op): JAX's where the line names it, else the log's
+    # words decide (env.guess_runtime, as for xla_constant)
+    jax = any(k in line for k in ("XlaRuntimeError", "JaxRuntimeError", "jaxlib", "pjrt_"))
+    return {"kind": "xla.oom", "device_kind": "cuda" if m.group(1) == "cu" else "rocm", "numbers": {}, "runtime": "jax" if jax else None,
             "complete": True, "form": "fft_scratch"}
 
 
