@@ -69,3 +69,15 @@ def test_ot_attention_other_architectures_still_refused():
     from gpu_garden.memory.llm.runtimes.llamacpp_offload import override_cpu_layers
     with pytest.raises(UserError, match="also matches blk.0.attn_norm.weight"):
         override_cpu_layers(llm.describe(model="Qwen/Qwen3-235B-A22B"), ["exps=CPU", ATTN])
+
+
+def test_exl3_refused_naming_the_bits_it_needs():
+    """2. EXL3 (turboderp-org/exllamav3 at 4f8ad01): conversion/quant_config.py writes each layer's bits_per_weight =
+    trellis shape[-1] // 16 into quantization_config.json; conversion/compile.py writes the average 'bits' and
+    'head_bits' into config.json. The name 'exl3' gives none of them: refused, naming them and --weights-gib (which
+    sizes the checkpoint: 17 GiB given is 17 GiB placed). Before the change: 'unknown weights dtype' listing others."""
+    spec = llm.describe(model="Qwen/Qwen3.8-27B")
+    with pytest.raises(UserError, match="EXL3 .*bits_per_weight.*'head_bits'.*--weights-gib"):
+        llm.plan(spec, "vllm", ctx=8192, weights_dtype="exl3", vram=96 << 30)
+    r = llm.plan(spec, "vllm", ctx=8192, weights_bytes=17 << 30, vram=96 << 30)
+    assert r["weights"] >= 17 << 30
