@@ -81,3 +81,20 @@ def test_exl3_refused_naming_the_bits_it_needs():
         llm.plan(spec, "vllm", ctx=8192, weights_dtype="exl3", vram=96 << 30)
     r = llm.plan(spec, "vllm", ctx=8192, weights_bytes=17 << 30, vram=96 << 30)
     assert r["weights"] >= 17 << 30
+
+
+def test_sglang_fp4_e2m1_cell_counts_the_scales():
+    """3. SGLang --kv-cache-dtype fp4_e2m1 (batch 107): model_runner_kv_cache_mixin.py get_cell_size_per_token gives an
+    MHA model cell = kv heads x (head_dim + v_head_dim) x layers x 1 (element_size of float4_e2m1fn_x2), then
+    cell // 2 + kv heads x head_dim x layers x 2 // 16 (MHATokenToKVPoolFP4's uint8 scale buffers, one per 16 values).
+    Qwen2.5-1.5B (28 layers, 2 KV heads, head_dim 128): 2 x 256 x 28 = 14,336 -> 7,168 + 2 x 128 x 28 x 2 // 16 = 896
+    -> 8,064 B a token (bf16: 2 x 256 x 28 x 2 = 28,672). jethac's GB10 logs at msf 0.4 print 5,539,718 fp4 tokens and
+    1,557,709 bf16 tokens: 5,539,718 x 8,064 = 44.67e9 B and 1,557,709 x 28,672 = 44.66e9 B, the same pool (without
+    the scales, 7,168 B, the fp4 count would be 4x the bf16 one, not 3.56x). Before the change: unknown KV cache type."""
+    from gpu_garden.memory.llm.cache import norm_kv
+    from gpu_garden.memory.llm.runtimes.sglang import cell_bytes
+    spec = llm.describe(model="Qwen/Qwen2.5-1.5B-Instruct")
+    assert norm_kv("fp4_e2m1", "sglang") == "fp4_e2m1"
+    assert cell_bytes(spec, "fp4_e2m1") == 8064 and cell_bytes(spec, "bf16") == 28672
+    with pytest.raises(UserError, match="vllm has no fp4_e2m1"):
+        norm_kv("fp4_e2m1", "vllm")
