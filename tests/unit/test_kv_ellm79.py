@@ -98,3 +98,20 @@ def test_sglang_fp4_e2m1_cell_counts_the_scales():
     assert cell_bytes(spec, "fp4_e2m1") == 8064 and cell_bytes(spec, "bf16") == 28672
     with pytest.raises(UserError, match="vllm has no fp4_e2m1"):
         norm_kv("fp4_e2m1", "vllm")
+
+
+def test_sglang_pool_follows_free_memory():
+    """4. SGLang beside another process (batch 107's GB10 rows: a vLLM engine held ~94 GiB): profile_max_num_token
+    (model_runner_kv_cache_mixin.py) takes rest = available after the weights - total_gpu_memory x (1 - msf), with
+    total_gpu_memory the free memory init_torch_distributed read, so tokens = (msf x free0 - weights) / cell with free0
+    the free memory less SGLang's CUDA context, whatever the card holds. Qwen2.5-1.5B bf16, msf 0.4, 119.63 GiB card,
+    --free-gib 17: free0 = 17 GiB - context; cell 28,672 B. Before the change --free-gib was refused for SGLang."""
+    from gpu_garden.memory.llm.runtimes.sglang import CUDA_CONTEXT
+    spec = llm.describe(model="Qwen/Qwen2.5-1.5B-Instruct")
+    GiB = 1 << 30
+    kw = dict(ctx=32768, weights_dtype="bf16", vram=int(119.63 * GiB), mem_fraction_static=0.4)
+    r = llm.plan(spec, "sglang", free_memory=17 * GiB, **kw)
+    assert r["sglang_max_total_tokens"] == int((0.4 * (17 * GiB - CUDA_CONTEXT) - r["weights"]) // 28672)
+    whole = llm.plan(spec, "sglang", **kw)  # the card's free memory: the pool 0.4 x 102.6 GiB larger
+    assert whole["sglang_max_total_tokens"] - r["sglang_max_total_tokens"] == pytest.approx(
+        0.4 * (int(119.63 * GiB) - 17 * GiB) / 28672, abs=1)
