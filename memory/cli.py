@@ -253,8 +253,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--kv-cache-memory", type=_positive(float), metavar="GIB", help="vLLM >= 0.10.1: a fixed KV pool instead of a share")
     s.add_argument("--cuda-graph-gib", type=_positive(float), metavar="N",
                    help="vLLM: the CUDA graph memory its log printed ('Estimated CUDA graph memory: N GiB', or 'Graph capturing finished ... took N GiB') instead of kv's estimate")
-    s.add_argument("--free-gib", type=_positive(float), metavar="N", help="vLLM: GiB free on the GPU when it starts "
-                   "(nvidia-smi's total - used; other processes hold the rest): V1 >= 0.9.1 refuses a larger share")
+    s.add_argument("--free-gib", type=_positive(float), metavar="N", help="vLLM, SGLang: GiB free on the GPU when it starts "
+                   "(nvidia-smi's total - used; other processes hold the rest): V1 >= 0.9.1 refuses a larger share; "
+                   "SGLang sizes its pool from it")
     s.add_argument("--cpu-offload-gb", type=float, metavar="N", help="vLLM --cpu-offload-gb N: up to N GiB of the "
                    "decoder layers' weights per GPU stay in pinned host RAM (whole parameters, in layer order); the "
                    "GPU's weights and the KV budget change by as much")

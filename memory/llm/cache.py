@@ -27,7 +27,11 @@ from .spec import FFN, FULL, LINEAR, MAMBA, SHARED, SLIDING, LLMSpec
 # bytes per cache element; ggml block types carry a per-block scale (q8_0: 32 int8 + fp16 scale = 34 bytes)
 KV_BYTES = {"f32": 4, "f16": 2, "bf16": 2, "fp8": 1, "fp8_e4m3": 1, "fp8_e5m2": 1,
             "q8_0": 34 / 32, "q5_1": 24 / 32, "q5_0": 22 / 32, "q4_1": 20 / 32, "q4_0": 18 / 32, "iq4_nl": 18 / 32,
-            "int8_per_token_head": 1, "fp8_per_token_head": 1}
+            "int8_per_token_head": 1, "fp8_per_token_head": 1, "fp4_e2m1": 0.5 + 1 / 16}
+# (batch 107, after first sight) SGLang's fp4_e2m1 (torch.float4_e2m1fn_x2): MHATokenToKVPoolFP4 (mem_cache/
+# memory_pool.py) keeps per layer (tokens, heads, head_dim // 2) uint8 of packed values beside a (tokens, heads x
+# head_dim // 16) uint8 scale buffer, K and V each, and the profile's cell counts both (model_runner_kv_cache_mixin.py
+# get_cell_size_per_token: cell // 2 + heads x head_dim x layers x 2 // 16): 0.5 + 1/16 bytes a value
 # vLLM's per-token-head caches (vllm#38378, main of 2026-04-02; TRITON_ATTN only): one byte a value and an fp32 scale
 # per token, head and K/V (v1/kv_cache_interface.py AttentionSpec.page_size_bytes adds 2 x block x heads x 4 to the
 # page; triton_attn get_kv_cache_shape pads each head to head_size + 4 / 1). No MLA spec takes it. int4_per_token_head
@@ -50,7 +54,7 @@ RUNTIME_KV = {
     "vllm": ("f16", "bf16", "fp8", "fp8_e4m3", "fp8_e5m2", "int8_per_token_head", "fp8_per_token_head"),
     "llama.cpp": ("f32", "f16", "bf16", "q8_0", "q5_1", "q5_0", "q4_1", "q4_0", "iq4_nl"),
     "ollama": ("f16", "q8_0", "q4_0"),
-    "sglang": ("f16", "bf16", "fp8_e5m2", "fp8_e4m3"),
+    "sglang": ("f16", "bf16", "fp8_e5m2", "fp8_e4m3", "fp4_e2m1"),
 }
 KV_LADDER = {"vllm": ("f16", "fp8"), "llama.cpp": ("f16", "q8_0", "q4_0"), "ollama": ("f16", "q8_0", "q4_0"),
              "sglang": ("f16", "fp8_e5m2")}

@@ -15,6 +15,7 @@ from .runtime_ctx import (DEFAULT_CTX, OLLAMA_CTX_FLOOR, OLLAMA_OOM_RETRY, _mode
 from .cache import KV_BYTES, LLAMACPP_SWA_ARCHS, norm_kv, SSM_CACHE_DTYPE_FROM, with_ssm_cache_dtype
 from .runtimes import at_least, llamacpp as LC, ollama as OL, parse_version, sglang as SG, version_note, vllm as V
 from .runtimes import sglang_dp as SGDP, vllm_dp as VDP, vllm_offload as VOFF, vllm_overheads as VO
+from .runtimes.llamacpp_offload import cpu_attn_bytes
 from .spec import SLIDING, LLMSpec, gguf_blocks
 from .plan_verdict import _search, _sizes_only
 
@@ -44,6 +45,7 @@ def _settings(runtime, vram, ctx, parallel, knobs, spec=None) -> dict:
             full = knobs.get("ngl") is None or knobs["ngl"] > spec.n_layers + spec.gguf_nextn_blocks
             s["cpu_moe_layers"], s["cpu_moe_biases"] = LC.override_cpu_layers(spec, knobs["override_tensor"],
                                                                               one and full)
+            s["cpu_attn_bytes"] = cpu_attn_bytes(spec, knobs["override_tensor"], one and full)
     else:
         s = OL.settings(version, knobs)
     return s

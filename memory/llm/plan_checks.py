@@ -44,7 +44,7 @@ READ_BY = (
     ("mmproj", "mmproj", ("llama.cpp",)),
     ("llamacpp_entrypoint", "llamacpp_entrypoint", ("llama.cpp",)),
     ("kv_dtype_v", "kv_dtype_v", ("llama.cpp",)),
-    ("free_memory", "free_gib", ("vllm",)),
+    ("free_memory", "free_gib", ("vllm", "sglang")),
     ("cuda_graph_memory", "cuda_graph_gib", ("vllm",)),
     ("language_model_only", "language_model_only", ("vllm",)),
     ("mamba_ssm_cache_dtype", "mamba_ssm_cache_dtype", ("vllm", "sglang")),  # SGLang: its --mamba-ssm-dtype
@@ -263,12 +263,12 @@ def check_ranges(runtime, ctx, vram, knobs) -> None:
                 or any(not isinstance(x, (int, float)) or x < 0 or x != x for x in split) or sum(split) <= 0):
             raise UserError("--tensor-split takes llama.cpp's -ts proportions, e.g. 3,1 (llama.cpp only; non-negative, "
                             "at least one above 0, at most 64 GPUs)")
-    free = knobs.get("free_memory")  # vLLM's only: check_names has refused it for the other runtimes (READ_BY)
+    free = knobs.get("free_memory")  # vLLM's and SGLang's: check_names has refused it for the others (READ_BY)
     if free is not None and (not vram or not 0 < free <= vram):
-        raise UserError("--free-gib is vLLM's free memory at startup (nvidia-smi's total - used): above 0, at most "
+        raise UserError("--free-gib is the GPU's free memory when vLLM or SGLang starts (nvidia-smi's total - used): above 0, at most "
                         "--vram, and needs --vram")
     if free is not None and free <= V.CUDA_CONTEXT:
-        raise UserError(f"--free-gib {free / GiB:g}: vLLM needs {fmt_bytes(V.CUDA_CONTEXT)} free for its own CUDA context "
+        raise UserError(f"--free-gib {free / GiB:g}: vLLM and SGLang need {fmt_bytes(V.CUDA_CONTEXT)} free for its own CUDA context "
                         "before any share (its startup check counts the rest); free memory on the GPU")
     graph = knobs.get("cuda_graph_memory")  # vLLM's only, as free_memory
     if graph is not None and (isinstance(graph, bool) or not isinstance(graph, (int, float))

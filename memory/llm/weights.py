@@ -228,6 +228,18 @@ def _mxfp4_split(spec, emb_params, q, per, how):
             "total": int(total), "how": how}
 
 
+# (batch 106, after first sight) exllamav3's EXL3 (turboderp-org/exllamav3 at 4f8ad01): each linear layer is a
+# trellis whose last dimension is 16 x its own whole bits per weight (conversion/quant_config.py: bits_per_weight =
+# shape[-1] // 16, listed per tensor in quantization_config.json's tensor_storage), beside its suh / svh sign vectors;
+# the converter spreads a fractional target over the layers (conversion/allocation.py: base floor(bpw), then more
+# bits where they help most) and writes the average to config.json's quantization_config "bits", the head's to
+# "head_bits" (6 by default, convert_model.py). Neither is in the name 'exl3': kv does not guess them
+EXL3_REFUSAL = ("weights dtype {dt!r}: an EXL3 (exllamav3) checkpoint stores each layer at its own bits per weight "
+                "(quantization_config.json tensor_storage bits_per_weight; config.json quantization_config 'bits', "
+                "their average, and 'head_bits' for the head), which the name does not give: kv does not size it; give "
+                "the checkpoint's size with --weights-gib (its safetensors files together)")
+
+
 def weights_by_role(spec: LLMSpec, weights_dtype: str | None = None, dense_experts: bool = False,
                     ple_as_embedding: bool = False) -> dict:
     """{'embedding', 'output', 'blocks', 'total', 'how'} in bytes. dense_experts: a linear format whose runtime
@@ -321,6 +333,8 @@ def weights_by_role(spec: LLMSpec, weights_dtype: str | None = None, dense_exper
                f"{(spec.params - lin) / 1e9:.2f} B at 16 bits"
                + (f" ({kept / 1e9:.2f} B of them decoder matmuls the checkpoint does not quantize)" if kept else "")
                + (f" ({dense / 1e9:.2f} B of them routed experts the runtime builds unquantized)" if dense else ""))
+    elif low.startswith("exl3"):
+        raise UserError(EXL3_REFUSAL.format(dt=dt))
     else:
         raise UserError(f"unknown weights dtype {dt!r} (fp32, bf16, fp16, fp8, int8, w8a8, w4a16, w4a8, awq, gptq, auto_round, "
                         f"experts_int8 or a GGUF "

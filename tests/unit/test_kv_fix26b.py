@@ -24,7 +24,7 @@ MODEL = "Qwen/Qwen3-30B-A3B"
     ("vllm", "ngl", 20, "--ngl"),
     ("vllm", "mem_fraction_static", 0.8, "--mem-fraction-static"),
     ("sglang", "ubatch", 512, "--ubatch"),
-    ("sglang", "free_memory", 20 << 30, "--free-gib"),
+    ("llama.cpp", "free_memory", 20 << 30, "--free-gib"),  # (ellm79) SGLang reads it now (its pool follows free memory)
     ("sglang", "cuda_graph_memory", 1 << 30, "--cuda-graph-gib"),
     ("sglang", "kv_dtype_v", "q8_0", "--kv-dtype-v"),
 ])

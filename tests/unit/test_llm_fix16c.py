@@ -100,7 +100,7 @@ def test_lowered_pool_prints_no_line_for_the_refused_pool(capsys):
 
 # R11: options another runtime reads are refused with the runtime that reads them, before any range check.
 @pytest.mark.parametrize("extra, words", [
-    (["--free-gib", "10", "--runtime", "llama.cpp"], "llama.cpp does not read --free-gib (vLLM): drop it"),
+    (["--free-gib", "10", "--runtime", "llama.cpp"], "llama.cpp does not read --free-gib (vLLM, SGLang): drop it"),
     (["--quant-skip", "lm_head", "--language-model-only", "--runtime", "ollama"],
      "Ollama does not read --language-model-only (vLLM), --quant-skip (vLLM, SGLang): drop them"),
     (["--pp-layer-partition", "14,14", "--runtime", "llama.cpp"], "--pp-layer-partition is modelled for vLLM only"),

@@ -266,7 +266,7 @@ def mamba_state_per_req(spec, ssm_bytes: int = MAMBA_SSM_BYTES) -> int:
 
 
 def evaluate(spec, ctx, kv, w_bytes, vram, tp: int, mfs: float, *, swa_ratio: float | None = None,
-             mamba_cache: int | None = None, ssm_bytes: int = MAMBA_SSM_BYTES) -> dict:
+             mamba_cache: int | None = None, ssm_bytes: int = MAMBA_SSM_BYTES, free: int | None = None) -> dict:
     """swa_ratio: --swa-full-tokens-ratio (None: 0.8); mamba_cache: --max-mamba-cache-size (None: the ratio split);
     ssm_bytes: the temporal state's element (--mamba-ssm-dtype, ssm_state_bytes)."""
     cell = cell_bytes(spec, kv, swa_ratio)
@@ -281,7 +281,11 @@ def evaluate(spec, ctx, kv, w_bytes, vram, tp: int, mfs: float, *, swa_ratio: fl
     if not vram:
         out["total"] = int(w_bytes + need + CUDA_CONTEXT + out["overhead"]["nccl"])
         return out
-    free0 = vram - CUDA_CONTEXT - out["overhead"]["nccl"]
+    # (batch 107, after first sight) free0 is what the GPU has free once SGLang's context is up, not the card: another
+    # process's memory (--free-gib: the free memory when SGLang starts) is out of it, and the pool with it
+    # (profile_max_num_token: rest = available - total_gpu_memory x (1 - mem_fraction_static), total_gpu_memory the
+    # min_per_gpu_memory init_torch_distributed read as free; model_runner_kv_cache_mixin.py)
+    free0 = (vram if free is None else free) - CUDA_CONTEXT - out["overhead"]["nccl"]
     rest = mfs * free0 - w_bytes
     per_req = mamba_state_per_req(spec, ssm_bytes)
     if per_req and rest > 0:  # the recurrent-state pool first (handle_max_mamba_cache: the given size, or the ratio split)
@@ -363,7 +367,7 @@ def plan(spec, ctx, kv, roles, vram, knobs, notes) -> dict:
                      "before it")
     asked, mfs = mfs, mfs * runner
     ev = evaluate(spec, ctx, kv, roles["total"], vram, tp, mfs, swa_ratio=knobs.get("swa_full_tokens_ratio"),
-                  mamba_cache=knobs.get("max_mamba_cache_size"), ssm_bytes=ssm_bytes)
+                  mamba_cache=knobs.get("max_mamba_cache_size"), ssm_bytes=ssm_bytes, free=knobs.get("free_memory"))
     out = {"model": spec.summary(), "runtime": "sglang", "runtime_version": knobs.get("runtime_version"), "ctx": ctx,
            "parallel": 1, "kv_dtype": kv, "weights": int(roles["total"]), "weights_how": roles["how"],
            "weights_by_role": {k: roles[k] for k in ("embedding", "output", "blocks")},
