@@ -101,3 +101,21 @@ def test_the_plan_applies_the_mode():
 def test_the_chunk_size_is_read_from_the_config():
     # vLLM ModelConfig.get_mamba_chunk_size: mamba_chunk_size (Bamba, Granite), else chunk_size (Mamba2, NemotronH)
     assert _nano(chunk=256).mamba_chunk == 256 and _nano(chunk=0).mamba_chunk == 0
+
+
+def test_a_config_with_its_chunk_size_is_planned_in_all_mode(tmp_path):
+    # The same model from a config.json carrying chunk_size 128, vLLM 0.15.0 with --enable-prefix-caching: the plan's
+    # pool is the "all" layout above (2176-token blocks, 6 tensors of 2,228,224-byte pages), a request of 32,768
+    # tokens 16 + 4 x 16 = 80 blocks; kv_detail says so for the bench's block arithmetic (llm_score).
+    cfg = json.loads(NANO.read_text())
+    cfg["chunk_size"] = 128
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(cfg))
+    r = llm.plan(llm.describe(config=str(path)), "vllm", ctx=32768, vram=79.2 * GiB, gpu_name="NVIDIA H100 80GB HBM3",
+                 runtime_version="0.15.0", prefix_caching=True)
+    assert r["kv_detail"]["mamba_cache_all"] is True and r["kv_detail"]["pool_args"]["state_blocks"] == 1
+    # blocks = the pool // (6 x 2,228,224); printed tokens (before vllm#41069) blocks // 5 groups x 2176; a request
+    # 80 blocks of 6 pages: 1,069,547,520 bytes
+    blocks = r["kv_capacity_bytes"] // (6 * 2228224)
+    assert r["kv_capacity_tokens"] == blocks // 5 * 2176 and r["concurrency"] == blocks / 80
+    assert r["kv_request_bytes"] == 80 * 6 * 2228224 == 1069547520

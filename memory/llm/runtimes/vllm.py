@@ -414,6 +414,7 @@ def evaluate(spec, ctx, kv, w_bytes, vram, s, roles=None) -> dict:
         need["total"] += need["drafter_layers"]
     need["layout"] = layout
     need["hybrid_groups"] = hybrid  # vllm_kv_tokens' `hybrid` (the bench's block arithmetic)
+    need["mamba_cache_all"] = spec.mamba_cache_all  # the spec's state paged per block (vllm_hybrid.with_cache_mode)
     # what the hybrid manager's pool arithmetic needs besides the memory (cache.vllm_pool; the bench's too)
     # "max_batched" is cache.vllm_pool's name for a sliding layer's tokens beyond its window: the in-flight slack
     # (swa_slack), which is max_num_batched_tokens only before IN_FLIGHT_SWA
