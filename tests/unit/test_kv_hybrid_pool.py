@@ -119,3 +119,16 @@ def test_a_config_with_its_chunk_size_is_planned_in_all_mode(tmp_path):
     blocks = r["kv_capacity_bytes"] // (6 * 2228224)
     assert r["kv_capacity_tokens"] == blocks // 5 * 2176 and r["concurrency"] == blocks / 80
     assert r["kv_request_bytes"] == 80 * 6 * 2228224 == 1069547520
+
+
+def test_align_with_speculative_decoding_does_not_start_on_0_15_and_0_16():
+    # 0.15.0 / 0.16.0 config.py lines 357-360: `assert not vllm_config.speculative_config, "Mamba cache mode 'align' is
+    # currently not compatible with speculative decoding."` under mamba_cache_mode "align"; 0.17.0 has no such assert.
+    def plan(v, **kw):
+        return llm.plan(llm.describe(model="Qwen/Qwen3.6-27B"), "vllm", ctx=32768, vram=79.2 * GiB, mtp_tokens=3,
+                        gpu_name="NVIDIA H100 80GB HBM3", runtime_version=v, **kw)
+    for v in ("0.15.0", "0.16.0"):
+        with pytest.raises(UserError, match="not compatible with speculative decoding"):
+            plan(v, prefix_caching=True)
+        assert plan(v)["kv_detail"]["pool_args"]["state_blocks"] == 1
+    assert plan("0.17.0", prefix_caching=True)["kv_detail"]["pool_args"]["state_blocks"] == 2

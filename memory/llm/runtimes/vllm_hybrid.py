@@ -31,6 +31,10 @@ MAMBA_PREFIX_ARCHS = ("bamba", "falcon_h1", "granitemoehybrid", "jamba", "mamba"
 HYBRID_PREFIX_FROM = (0, 11, 1)   # vllm#25752: prefix caching kept for SupportsMambaPrefixCaching classes
 ALIGN_FROM = (0, 15, 0)           # vllm#30877: "align" for the other hybrids (before it, prefix caching off for them)
 SPEC_ALIGN_FROM = (0, 20, 0)      # vllm#40454: "align" for every hybrid when speculative decoding is on
+# "align" with a speculative config fails MambaModelConfig's `assert not vllm_config.speculative_config, "Mamba cache mode
+# 'align' is currently not compatible with speculative decoding."` in 0.15.0 and 0.16.0 (config.py lines 357-360); the
+# 0.17.0, 0.17.1 and 0.18.0 wheels have no such assert
+ALIGN_SPEC_REFUSED = ((0, 15, 0), (0, 17, 0))
 
 
 def mamba_cache_mode(spec, s) -> str:
@@ -41,8 +45,7 @@ def mamba_cache_mode(spec, s) -> str:
     apc = spec.arch.startswith(MAMBA_PREFIX_ARCHS)
     if not at_least(v, *HYBRID_PREFIX_FROM) or (not apc and not at_least(v, *ALIGN_FROM)):
         return "none"  # prefix caching turned off for this hybrid
-    spec_decode = bool(s.get("spec_tokens") or s.get("draft_layers") or s.get("drafter"))
-    if not apc or (spec_decode and at_least(v, *SPEC_ALIGN_FROM)):
+    if not apc or (_spec_decode(s) and at_least(v, *SPEC_ALIGN_FROM)):
         return "align"
     return "all"
 
@@ -51,6 +54,13 @@ def with_cache_mode(spec, s):
     """(spec, state pages a request before speculative ones) as vLLM's mamba_cache_mode leaves them: "all" marks the
     spec (cache.vllm_layout's chunk-aligned block, a state page per block of the context), "align" holds 2, "none" 1."""
     mode = mamba_cache_mode(spec, s)
+    v = s.get("version")
+    if (mode == "align" and _spec_decode(s) and v is not None and at_least(v, *ALIGN_SPEC_REFUSED[0])
+            and not at_least(v, *ALIGN_SPEC_REFUSED[1])):
+        raise UserError(f"{spec.name}: vLLM 0.15-0.16 does not start a hybrid model with prefix caching and speculative "
+                        "decoding (MambaModelConfig: \"Mamba cache mode 'align' is currently not compatible with "
+                        "speculative decoding.\"); drop --enable-prefix-caching or the speculative config, or use "
+                        "0.17 or later")
     if mode != "all":
         return spec, 2 if mode == "align" else 1
     if not spec.mamba_chunk:
@@ -58,3 +68,8 @@ def with_cache_mode(spec, s):
                         "(mamba_cache_mode 'all'), blocks aligned to its mamba chunk size, which the config kv read does "
                         "not give (mamba_chunk_size / chunk_size); run without --enable-prefix-caching to size it")
     return replace(spec, mamba_cache_all=True), 1
+
+
+def _spec_decode(s) -> bool:
+    """Is a speculative config given (MTP tokens, a drafter's layers, a separate drafter)?"""
+    return bool(s.get("spec_tokens") or s.get("draft_layers") or s.get("drafter"))
