@@ -1,5 +1,6 @@
 """How bench_llm scores one measured row (score()): the plan kv makes from the row's input, each runtime's printed
 figures against it, and the predicates that decide which comparison a row gets (its readings, its notes)."""
+from dataclasses import replace
 import re
 from pathlib import Path
 
@@ -386,6 +387,8 @@ def score(row) -> dict:
         lay = res["kv_detail"].get("layout", "latent")  # the version's MLA cache layout (runtimes/vllm.py mla_layout)
         hyb = res["kv_detail"].get("hybrid_groups", True)  # the hybrid manager's layer groups (vLLM >= 0.10)
         spec = K.vllm_per_rank(spec, row["input"].get("tensor_parallel_size") or 1)  # one GPU's pool and heads
+        if res["kv_detail"].get("mamba_cache_all"):  # prefix caching's "all" mode (runtimes/vllm_hybrid.py)
+            spec = replace(spec, mamba_cache_all=True)
         # pipeline parallelism: rank 0 prints its own available memory, the engine the smallest stage's tokens, so
         # the printed memory does not give the printed tokens by block arithmetic; kv's tokens are its stages' minimum
         pp = (row["input"].get("pipeline_parallel_size") or 1) > 1

@@ -394,7 +394,10 @@ def vllm_layout(spec: LLMSpec, kv: str = "f16", mla_cache: str = "latent", gdn_b
         conv, cb, ssm, sb = spec.linear_state
         state_page = conv * cb + ssm * sb
         blk = BLOCK * -(-state_page // (BLOCK * widest))
-        if state_kind == LINEAR:
+        if spec.mamba_cache_all:  # runtimes/vllm_hybrid.py: whole chunks of lcm(chunk, 16) tokens
+            step = math.lcm(spec.mamba_chunk, BLOCK)
+            blk = step * -(-(-(-state_page // widest)) // step)
+        elif state_kind == LINEAR:
             blk = gdn_block * -(-blk // gdn_block)
         page = blk * widest
         block = {k: blk for k in attn}
@@ -414,6 +417,7 @@ def vllm_layout(spec: LLMSpec, kv: str = "f16", mla_cache: str = "latent", gdn_b
     size = lo if hi >= lo * 1.25 else hi
     groups = {k: -(-n // size) for k, n in counts.items()}
     return {"page": page, "block": block, "size": size, "groups": groups, "state_page": state and page,
+            "state_all": bool(state and spec.mamba_cache_all),
             "draft_window": drafter.get("window") if drafter else None, "counts": counts}
 
 
@@ -440,8 +444,8 @@ def vllm_request_blocks(lay: dict, ctx: int, max_batched: int, window: int | Non
             per = -(-ctx // blk)
         elif k in (SLIDING, DRAFT):
             per = -(-min(win - 1 + max_batched, ctx) // blk) + 1
-        else:
-            per = state_blocks
+        else:  # a page per block of ctx in mamba_cache_mode "all" (MambaSpec.max_memory_usage_bytes)
+            per = -(-ctx // blk) if lay.get("state_all") else state_blocks
         out += n * per
     return out
 

@@ -225,6 +225,7 @@ def recurrent_state(cfg: dict, s: LLMSpec) -> int:
             raise UserError(f"config mamba_ssm_cache_dtype {name!r} is not one of {', '.join(SSM_CACHE_BYTES)}")
         ssm_b = SSM_CACHE_BYTES[name]
         s.linear_state = (conv, model_b, ssm, ssm_b)
+        s.mamba_chunk = _int(cfg, "mamba_chunk_size", "chunk_size", default=0)  # vLLM ModelConfig.get_mamba_chunk_size
         return n_mamba * (conv + ssm) * 4
     if n_mamba:
         d_inner = _int(cfg, "mamba_expand", default=2) * s.hidden

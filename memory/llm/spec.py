@@ -84,6 +84,8 @@ class LLMSpec:
     linear_dims: tuple | None = None  # gated-DeltaNet projections: (key heads, key dim, value heads, value dim, conv kernel)
     linear_state: tuple | None = None  # gated-DeltaNet layer state for vLLM: (conv values, conv bytes each, ssm values,
     #                                    ssm bytes each), one layer, one sequence, before tensor parallelism
+    mamba_chunk: int = 0            # a Mamba-2 mixer's chunk (config mamba_chunk_size, else chunk_size; 0: not given)
+    mamba_cache_all: bool = False   # vLLM pages its state per block of tokens (mamba_cache_mode "all": vllm_hybrid.py)
     generic: bool = False           # a config.json whose model_type kv has no layer rules for (GENERIC_NOTE)
     gguf_mtp_blocks: int = 0        # multi-token-prediction blocks a GGUF keeps as trailing blocks (GGUF_MTP_ARCHS)
     mtp_block_params: int = 0       # parameters of one such block, its copies of the token table and head included

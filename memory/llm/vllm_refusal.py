@@ -10,6 +10,7 @@ from .cache import (BLOCK, longest_fitting, vllm_estimated_max_len, vllm_kv_toke
                     vllm_request_blocks, with_draft_layers)
 from .runtimes import at_least
 from .runtimes.vllm_pipeline import PP_WHOLE_MODEL_CHECK, stage_spec
+from .runtimes.vllm_hybrid import with_cache_mode
 
 
 def _estimate(spec, avail, pool_tokens, kv, ctx, pool) -> int | None:
@@ -28,6 +29,7 @@ def _estimate(spec, avail, pool_tokens, kv, ctx, pool) -> int | None:
 def kv_refusal(spec, ctx, kv, s, ev) -> dict | None:
     """The refusal's figures for a plan that does not start with a pool (plan._vllm_kv_refusal's guards passed)."""
     v = s["version"]
+    spec = with_cache_mode(spec, s)[0]  # prefix caching's state pages (runtimes/vllm_hybrid.py), as evaluate has them
     if not s["v1"]:  # from vllm#13873 (0.8.0) max_seq_len = block_size x (num_gpu_blocks // pipeline stages)
         pp = s.get("pp", 1) if v is None or at_least(v, 0, 8) else 1
         tokens = ev["gpu_blocks"] // pp * 16

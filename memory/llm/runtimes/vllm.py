@@ -35,6 +35,7 @@ from ..cache import (BLOCK, XPU_GDN_BLOCK, draft_token_bytes, kv_cache, vllm_hyb
 from ..cards import compute_capability, unified_by_name
 from ..weights import skip_matcher
 from . import PRE, at_least
+from .vllm_hybrid import with_cache_mode
 from .vllm_overheads import (NVLS_SETTINGS, graph_memory, graph_profile_blocks, graph_profile_bytes, graph_profile_seqs,
                              non_torch)
 from .vllm_activation import (SAMPLER_COPIES_NATIVE, activation, cutlass_fp4, encoder_peak,  # noqa: F401
@@ -386,6 +387,7 @@ def context_in_share(version, v1: bool) -> bool:
 
 def evaluate(spec, ctx, kv, w_bytes, vram, s, roles=None) -> dict:
     """One GPU's figures; roles (plan's weights by role) split the model into pipeline stages when s["pp"] > 1."""
+    spec, state_blocks = with_cache_mode(spec, s)  # prefix caching's state pages (vllm_hybrid.py)
     if s.get("pp", 1) > 1:
         from .vllm_pipeline import evaluate_pp  # it builds each stage with this function
         return evaluate_pp(spec, ctx, kv, roles, vram, s)
@@ -412,11 +414,12 @@ def evaluate(spec, ctx, kv, w_bytes, vram, s, roles=None) -> dict:
         need["total"] += need["drafter_layers"]
     need["layout"] = layout
     need["hybrid_groups"] = hybrid  # vllm_kv_tokens' `hybrid` (the bench's block arithmetic)
+    need["mamba_cache_all"] = spec.mamba_cache_all  # the spec's state paged per block (vllm_hybrid.with_cache_mode)
     # what the hybrid manager's pool arithmetic needs besides the memory (cache.vllm_pool; the bench's too)
     # "max_batched" is cache.vllm_pool's name for a sliding layer's tokens beyond its window: the in-flight slack
     # (swa_slack), which is max_num_batched_tokens only before IN_FLIGHT_SWA
     need["pool_args"] = {"mla_cache": layout, "hybrid": hybrid, "max_batched": slack,
-                         "state_blocks": 2 if s.get("prefix_caching") else 1,
+                         "state_blocks": state_blocks,
                          "tokens_from_concurrency": at_least(v, *TOKENS_FROM_CONCURRENCY), "draft_layers": drafter,
                          "spec_tokens": s.get("spec_tokens", 0), "drafter": sep,
                          "gdn_block": XPU_GDN_BLOCK if s.get("xpu") else BLOCK}
