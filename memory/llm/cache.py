@@ -393,15 +393,12 @@ def vllm_layout(spec: LLMSpec, kv: str = "f16", mla_cache: str = "latent", gdn_b
     if state:
         conv, cb, ssm, sb = spec.linear_state
         state_page = conv * cb + ssm * sb
-        blk = BLOCK * -(-state_page // (BLOCK * widest))
-        if spec.mamba_cache_all:  # runtimes/vllm_hybrid.py: whole chunks of lcm(chunk, 16) tokens
-            step = math.lcm(spec.mamba_chunk, BLOCK)
-            blk = step * -(-(-(-state_page // widest)) // step)
-        elif state_kind == LINEAR:
+        unit = math.lcm(spec.mamba_chunk, BLOCK) if spec.mamba_cache_all else BLOCK  # vllm_hybrid.py: whole chunks
+        blk = unit * -(-state_page // (unit * widest))  # the state page over the attention's bytes a token, in units
+        if state_kind == LINEAR and not spec.mamba_cache_all:
             blk = gdn_block * -(-blk // gdn_block)
         page = blk * widest
-        block = {k: blk for k in attn}
-        block[state_kind] = blk
+        block = {k: blk for k in (*attn, state_kind)}
     else:
         page = BLOCK * max(widest, dbytes)
         block = {k: page // b for k, b in attn.items()}

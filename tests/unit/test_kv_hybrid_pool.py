@@ -20,8 +20,9 @@ NANO = Path(__file__).resolve().parents[2] / "memory" / "llm" / "models" / "NVID
 def _nano(chunk=128):
     # Nemotron-3-Nano-30B-A3B: 6 attention layers (2 KV heads x 128), 23 Mamba-2 layers (64 heads x 64, 8 groups,
     # d_state 128, conv kernel 4, mamba_ssm_cache_dtype float32); chunk_size is the test's input (kv's copy of the
-    # config does not carry it)
+    # config carries 128; chunk=None drops it)
     cfg = json.loads(NANO.read_text())
+    cfg.pop("chunk_size", None)
     if chunk:
         cfg["chunk_size"] = chunk
     return from_config(cfg)
@@ -94,7 +95,10 @@ def test_the_plan_applies_the_mode():
     assert plan("Qwen/Qwen3.6-27B", "0.14.1", prefix_caching=True)["kv_detail"]["pool_args"]["state_blocks"] == 1
     assert plan("Qwen/Qwen3.6-27B", "0.15.0", prefix_caching=True)["kv_detail"]["pool_args"]["state_blocks"] == 2
     with pytest.raises(UserError, match="mamba_cache_mode 'all'"):
-        plan("nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B", "0.15.0", prefix_caching=True)
+        llm.plan(_nano(chunk=None), "vllm", ctx=32768, vram=79.2 * GiB, gpu_name="NVIDIA H100 80GB HBM3",
+                 runtime_version="0.15.0", prefix_caching=True)  # a config without its chunk size
+    # Nemotron-3-Nano's built-in config carries chunk_size 128 (its source fixture lists it): planned in "all" mode.
+    assert plan("nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B", "0.15.0", prefix_caching=True)["kv_detail"]["mamba_cache_all"]
     assert plan("nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B", "0.15.0")["kv_detail"]["pool_args"]["state_blocks"] == 1
 
 
