@@ -73,6 +73,8 @@ _TORCH_CAP_OPEN = re.compile(rb"[ \t]{0,16}(?:GPU|Device) \d{1,3} has a total ca
 # them on one line (ggml_backend_cuda_buffer_type_alloc_buffer)
 _GGML_ALLOC_END = re.compile(rb"allocating [\d.]{1,24} MiB on device \d{1,20}:[ \t]*$")
 _GGML_STATUS_OPEN = re.compile(rb"[ \t]{0,16}(?:cuda|hip)Malloc failed: out of memory")
+# (or the two already joined by _unwrap as a terminal's cut, the status's indent kept: "on device 0:  cudaMalloc failed")
+_GGML_SPACED = re.compile(rb"( on device \d{1,20}:)[ \t]{2,17}((?:cuda|hip)Malloc failed: out of memory)")
 
 
 def _torch_next(line: bytes, nxt: bytes) -> bool:
@@ -294,12 +296,16 @@ def _ggml_status(lines: list) -> list:
     """(round 120) Join ggml's allocation line ending at "on device N:" with the next line's "cudaMalloc failed: out of memory"."""
     glue = [None] * len(lines)
     given, lines = lines, list(lines)
+    spaced = False
+    for k, ln in enumerate(lines):
+        if b"Malloc failed" in ln and _GGML_SPACED.search(ln):
+            lines[k], spaced = _GGML_SPACED.sub(rb"\1 \2", ln), True
     for k in range(len(lines) - 1):
         if _GGML_ALLOC_END.search(lines[k]) and _GGML_STATUS_OPEN.match(lines[k + 1]):
             glue[k] = b" "
             lines[k] = lines[k].rstrip(b" \t")
             lines[k + 1] = lines[k + 1].lstrip(b" \t")
-    return _join(lines, glue) if any(g is not None for g in glue) else given
+    return _join(lines, glue) if any(g is not None for g in glue) else lines if spaced else given
 
 
 def _splits(line: str, nxt: str, joined: str) -> bool:
