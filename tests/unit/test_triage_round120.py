@@ -87,3 +87,23 @@ def test_round120_patterns_linear():
                       ("Tried to allocate 1 GiB\nGPU 0 has a total capacity of 2 GiB of which 1 GiB is free.\n").encode()
                       * (n // 96)]),
     ])
+
+
+# 2b. the same two lines already joined as a terminal's cut (the status's indent kept after the colon): normalised to ggml's form
+WRAPPED = ("resolve_fused_ops: layer 3 is assigned to device CPU but fused Gated Delta Net\n"
+           "  (chunked) is assigned to device CUDA0 (usually due to missing support)\n"
+           "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 121.50 MiB on device 0:\n"
+           "  cudaMalloc failed: out of memory\n")
+
+
+def test_ggml_status_joined_with_its_indent_still_read():
+    assert paste._ggml_status([b"x: allocating 9.00 MiB on device 2:   cudaMalloc failed: out of memory"]) == \
+        [b"x: allocating 9.00 MiB on device 2: cudaMalloc failed: out of memory"]
+    _, _, runtime, _, nums = read(WRAPPED)
+    assert runtime == "llama.cpp" and nums.get("requested") == int(121.5 * M)
+
+
+def test_ggml_spaced_linear():
+    n = 1 << 20
+    assert_each_fast([(paste._GGML_SPACED.search, _b([" on device 1:" * (n // 13), " on device " + "1" * n,
+                                                       " on device 1:" + " " * n + "x"]))])
