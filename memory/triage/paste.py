@@ -64,6 +64,17 @@ _TORCH_MORE = re.compile(rb"[ \t]{0,16}(?:(?:\.{2,3}|\xe2\x80\xa6) ?)?(?:(?:GPU|
 _TORCH_GPU_CUT = re.compile(rb"[ \t]{0,16}(?:GPU|Device) \d{1,3} (?:\.{2,3}|\xe2\x80\xa6) ")
 _ALLOC_OPEN_END = re.compile(rb"Of the allocated memory [\d.]{1,24} ?[KMGT]?i?B is[ \t]*$")
 _ALLOC_REST = re.compile(rb"[ \t]{0,16}allocated by PyTorch\b")
+# (round 120) the message quoted from its second sentence, the head's "CUDA out of memory." left out: a line that is only "Tried to
+# allocate 9.41 GiB" (a period or none), the next opening with the capacity sentence ("GPU 2 has a total capacity of ...")
+_TORCH_REQ_BARE = re.compile(rb"[ \t]{0,16}Tried to allocate [\d.]{1,24} ?[KMGTP]?i?B\.?[ \t]*$")
+_TORCH_CAP_OPEN = re.compile(rb"[ \t]{0,16}(?:GPU|Device) \d{1,3} has a total capac")
+# (round 120) ggml's CUDA/HIP allocation failure quoted with its status on a line of its own (a README's code block): a line
+# ending "allocating 120.28 MiB on device 0:", the next (indented or not) "cudaMalloc failed: out of memory", as ggml prints
+# them on one line (ggml_backend_cuda_buffer_type_alloc_buffer)
+_GGML_ALLOC_END = re.compile(rb"allocating [\d.]{1,24} MiB on device \d{1,20}:[ \t]*$")
+_GGML_STATUS_OPEN = re.compile(rb"[ \t]{0,16}(?:cuda|hip)Malloc failed: out of memory")
+# (or the two already joined by _unwrap as a terminal's cut, the status's indent kept: "on device 0:  cudaMalloc failed")
+_GGML_SPACED = re.compile(rb"( on device \d{1,20}:)[ \t]{2,17}((?:cuda|hip)Malloc failed: out of memory)")
 
 
 def _torch_next(line: bytes, nxt: bytes) -> bool:
@@ -88,6 +99,10 @@ def undo(buf: bytes, judge=None) -> bytes:
         lines = out
     if b"Tried to allocate" in buf and len(lines) > 1:
         out = _torch_sentences(lines)
+        changed = changed or out is not lines
+        lines = out
+    if b"Malloc failed" in buf and len(lines) > 1:
+        out = _ggml_status(lines)
         changed = changed or out is not lines
         lines = out
     return b"\n".join(lines) if changed else buf
@@ -255,7 +270,8 @@ def _torch_sentences(lines: list) -> list:
             k += 1
             if k >= len(lines) - 1:
                 break
-        head = bool(_TORCH_HEAD.search(lines[k])) or cont and bool(_TORCH_REQ_ONLY.match(lines[k]))
+        head = bool(_TORCH_HEAD.search(lines[k])) or cont and bool(_TORCH_REQ_ONLY.match(lines[k])) \
+            or bool(_TORCH_REQ_BARE.match(lines[k])) and bool(_TORCH_CAP_OPEN.match(lines[k + 1]))     # (round 120)
         # (or the head already joined with its "GPU N has a total capacity" sentence by _unwrap, the rest still a line each)
         # ((round 101) or with the processes' sentence, the capacity one left out: "... Tried to allocate 288.00 MiB. Process
         # 7208 has 6.51 GiB memory in use.", the next line "This process has 7.92 GiB memory in use.")
@@ -274,6 +290,22 @@ def _torch_sentences(lines: list) -> list:
             k = j
         k += 1
     return _join(lines, glue) if any(g is not None for g in glue) else given
+
+
+def _ggml_status(lines: list) -> list:
+    """(round 120) Join ggml's allocation line ending at "on device N:" with the next line's "cudaMalloc failed: out of memory"."""
+    glue = [None] * len(lines)
+    given, lines = lines, list(lines)
+    spaced = False
+    for k, ln in enumerate(lines):
+        if b"Malloc failed" in ln and _GGML_SPACED.search(ln):
+            lines[k], spaced = _GGML_SPACED.sub(rb"\1 \2", ln), True
+    for k in range(len(lines) - 1):
+        if _GGML_ALLOC_END.search(lines[k]) and _GGML_STATUS_OPEN.match(lines[k + 1]):
+            glue[k] = b" "
+            lines[k] = lines[k].rstrip(b" \t")
+            lines[k + 1] = lines[k + 1].lstrip(b" \t")
+    return _join(lines, glue) if any(g is not None for g in glue) else lines if spaced else given
 
 
 def _splits(line: str, nxt: str, joined: str) -> bool:
