@@ -1,0 +1,94 @@
+"""Task fix11: mends to review rev10's findings, each test failing with its change reverted."""
+import pytest
+
+from gpu_garden.memory.errors import UserError
+
+ATTN = r"blk\.([0-9]|[1-4][0-9])\.attn_.*\.weight=CPU"
+
+
+# B1 / B2. -ot attention tensors with --gguf FILE: the bytes come from the file's own tensor table (gguf.py records each
+# layer's blk.N.attn_* tensors as it records expert_file_bytes), not the type-average estimate, which took a GGUF spec's
+# params (experts included, expert_params 0) against bytes without the experts; a dense qwen35 file is read the same.
+# Before the change a --gguf spec (arch qwen35moe / qwen35, as the file names it) was not read at all: the attention
+# pattern was refused ('also matches blk.0.attn_norm.weight') and cpu_attn_bytes gave zeros.
+# The file: 4 layers, hidden 256, layers 0-2 DeltaNet (head_count_kv 0), layer 3 attention (4 heads, 2 KV heads x 64);
+# matrices Q8_0 (34 B a 32-value block), norms F32:
+#   DeltaNet layer: attn_qkv 384 x 256 = 98,304 values -> 104,448 B; attn_gate 256 x 256 = 65,536 -> 69,632 B;
+#     attn_norm 256 x 4 = 1,024 B; sum 175,104 B
+#   attention layer: attn_q 512 x 256 = 131,072 -> 139,264 B; attn_k = attn_v 128 x 256 = 32,768 -> 34,816 B each;
+#     attn_output 256 x 256 -> 69,632 B; attn_norm 1,024 B, attn_q_norm / attn_k_norm 64 x 4 = 256 B each; sum 280,064 B
+#   all four: 3 x 175,104 + 280,064 = 805,376 B
+def _qwen35_gguf(path, moe=True):
+    gguf = pytest.importorskip("gguf")
+    import math
+    import numpy as np
+    w = gguf.GGUFWriter(str(path), "qwen35moe" if moe else "qwen35")
+    for add, v in ((w.add_block_count, 4), (w.add_context_length, 32768), (w.add_embedding_length, 256),
+                   (w.add_feed_forward_length, 512), (w.add_head_count, 4), (w.add_head_count_kv, [0, 0, 0, 2]),
+                   (w.add_key_length, 64), (w.add_value_length, 64), (w.add_vocab_size, 1000), (w.add_file_type, 7)):
+        add(v)
+    if moe:
+        w.add_expert_count(8)
+        w.add_expert_used_count(2)
+        w.add_expert_feed_forward_length(128)
+
+    def put(name, qtype, shape):  # shape as llama.cpp prints it reversed: rows..., then the row length
+        qt = gguf.GGMLQuantizationType[qtype]
+        block, size = gguf.GGML_QUANT_SIZES[qt]
+        raw = (*shape[:-1], shape[-1] // block * size)
+        w.add_tensor(name, np.zeros(math.prod(raw), dtype=np.uint8), raw_shape=raw, raw_dtype=qt)
+
+    put("token_embd.weight", "Q8_0", (1000, 256))
+    put("output.weight", "Q8_0", (1000, 256))
+    for i in range(4):
+        put(f"blk.{i}.attn_norm.weight", "F32", (256,))
+        if i == 3:
+            for n, rows in (("q", 512), ("k", 128), ("v", 128), ("output", 256)):
+                put(f"blk.{i}.attn_{n}.weight", "Q8_0", (rows, 256))
+            put(f"blk.{i}.attn_q_norm.weight", "F32", (64,))
+            put(f"blk.{i}.attn_k_norm.weight", "F32", (64,))
+        else:
+            put(f"blk.{i}.attn_qkv.weight", "Q8_0", (384, 256))
+            put(f"blk.{i}.attn_gate.weight", "Q8_0", (256, 256))
+            put(f"blk.{i}.ssm_out.weight", "Q8_0", (256, 256))
+        if moe:
+            for p in ("gate", "up"):
+                put(f"blk.{i}.ffn_{p}_exps.weight", "Q8_0", (8, 128, 256))
+            put(f"blk.{i}.ffn_down_exps.weight", "Q8_0", (8, 256, 128))
+        else:
+            for p in ("gate", "up"):
+                put(f"blk.{i}.ffn_{p}.weight", "Q8_0", (512, 256))
+            put(f"blk.{i}.ffn_down.weight", "Q8_0", (256, 512))
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_tensors_to_file()
+    w.close()
+    return str(path)
+
+
+@pytest.mark.parametrize("moe", [True, False])
+def test_ot_attention_bytes_from_the_gguf_table(tmp_path, moe):
+    from gpu_garden.memory.llm import spec as llm_spec
+    from gpu_garden.memory.llm.runtimes.llamacpp_offload import cpu_attn_bytes, override_cpu_layers
+    spec = llm_spec.load_gguf(_qwen35_gguf(tmp_path / "q.gguf", moe))  # as kv --gguf FILE builds it
+    assert spec.arch == ("qwen35moe" if moe else "qwen35") and bool(spec.n_experts) == moe
+    assert cpu_attn_bytes(spec, [ATTN]) == (175_104, 175_104, 175_104, 280_064)
+    assert sum(cpu_attn_bytes(spec, [ATTN])) == 805_376
+    # one layer's attn_q alone, and the first override deciding (layer 3 kept on the one device)
+    assert cpu_attn_bytes(spec, [r"blk\.3\.attn_q\.weight=CPU"]) == (0, 0, 0, 139_264)
+    assert cpu_attn_bytes(spec, [r"blk\.3\.=CUDA0", ATTN], True) == (175_104, 175_104, 175_104, 0)
+    exps = [r"blk\.[0-3]\.ffn_.*_exps\.weight=CPU"] if moe else []
+    layers, _ = override_cpu_layers(spec, exps + [ATTN])  # accepted, not refused for blk.0.attn_norm
+    assert layers == ((0, 1, 2, 3) if moe else ())
+    with pytest.raises(UserError, match="also matches blk.0.ssm_out.weight"):  # ssm_* are not attn_ names
+        override_cpu_layers(spec, [r"blk\.0\.ssm_out\.weight=CPU"])
+
+
+def test_ot_attention_moves_a_gguf_files_bytes_to_the_host(tmp_path):
+    from gpu_garden.memory.llm import kv as llm
+    from gpu_garden.memory.llm import spec as llm_spec
+    spec = llm_spec.load_gguf(_qwen35_gguf(tmp_path / "q.gguf", moe=False))
+    kw = dict(ctx=4096, parallel=1, vram=8 << 30, ngl=999, runtime_version="b8829")
+    one = llm.plan(spec, "llama.cpp", **kw)
+    two = llm.plan(spec, "llama.cpp", override_tensor=[ATTN], **kw)
+    assert two["host_weights"] - (one["host_weights"] or 0) == 805_376 and one["weights"] == two["weights"]
