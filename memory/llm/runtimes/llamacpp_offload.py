@@ -142,5 +142,5 @@ def cpu_expert_bytes(spec, s) -> list | None:
     # --n-cpu-moe's pattern matches the biases too on mainline (not on ik_llama.cpp); -ot's where it names them
     biases = s["cpu_moe_biases"] if layers is not None else not s.get("ik")
     attn = s.get("cpu_attn_bytes") or (0,) * spec.n_layers  # -ot's attention tensors (cpu_attn_bytes), layer by layer
-    exps = expert_layer_bytes(spec, s.get("weights_format"), biases) if spec.n_experts else [0] * spec.n_layers
+    exps = expert_layer_bytes(spec, s.get("weights_format"), biases) if spec.n_experts or keep else [0] * spec.n_layers
     return [(b if il in keep else 0) + attn[il] for il, b in enumerate(exps)]  # a dense qwen35: its attention alone
