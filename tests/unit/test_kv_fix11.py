@@ -92,3 +92,25 @@ def test_ot_attention_moves_a_gguf_files_bytes_to_the_host(tmp_path):
     one = llm.plan(spec, "llama.cpp", **kw)
     two = llm.plan(spec, "llama.cpp", override_tensor=[ATTN], **kw)
     assert two["host_weights"] - (one["host_weights"] or 0) == 805_376 and one["weights"] == two["weights"]
+
+
+# S3. SGLang's --free-gib floor: free0 = free - CUDA context (512 MiB) - NCCL's buffers (0.13 GiB at TP above 1), so
+# --free-gib at or below 512 MiB + 0.13 GiB left free0 <= 0 at TP 2: a negative --mem-fraction-static (free0 below 0)
+# or a ZeroDivisionError (free0 exactly 0, mfs_needed = need / free0). Now a clear error naming NCCL; at TP 1 the
+# floor is the context alone. The plan says the pool was sized from --free-gib: free0 = 17 GiB - 512 MiB = 16.5 GiB.
+def test_sglang_free_gib_floor_counts_nccl_and_the_plan_says_so():
+    from gpu_garden.memory.llm import kv as llm
+    from gpu_garden.memory.llm.runtimes.sglang import CUDA_CONTEXT, NCCL
+    from gpu_garden.memory.units import fmt_bytes
+    spec = llm.describe(model="Qwen/Qwen2.5-1.5B-Instruct")
+    kw = dict(ctx=8192, weights_dtype="bf16", vram=80 << 30, mem_fraction_static=0.5)
+    assert CUDA_CONTEXT == 512 << 20 and NCCL == int(0.13 * (1 << 30))
+    for free in (CUDA_CONTEXT + NCCL, CUDA_CONTEXT + NCCL // 2):
+        with pytest.raises(UserError, match=r"SGLang needs more than .* for its own CUDA context and NCCL"):
+            llm.plan(spec, "sglang", free_memory=free, tensor_parallel_size=2, **kw)
+    one = llm.plan(spec, "sglang", free_memory=CUDA_CONTEXT + NCCL // 2, **kw)  # TP 1: above the context alone
+    assert one["sglang_max_total_tokens"] == 0
+    r = llm.plan(spec, "sglang", free_memory=17 << 30, **kw)
+    (note,) = [n for n in r["notes"] if "--free-gib" in n]
+    assert "sized from --free-gib 17, not the 80.00 GiB card" in note and fmt_bytes(int(16.5 * (1 << 30))) in note
+    assert fmt_bytes(int(0.5 * 16.5 * (1 << 30))) in note
