@@ -114,3 +114,30 @@ def test_sglang_free_gib_floor_counts_nccl_and_the_plan_says_so():
     (note,) = [n for n in r["notes"] if "--free-gib" in n]
     assert "sized from --free-gib 17, not the 80.00 GiB card" in note and fmt_bytes(int(16.5 * (1 << 30))) in note
     assert fmt_bytes(int(0.5 * 16.5 * (1 << 30))) in note
+
+
+# S2. Type id 36 in a header that names neither fork: bitnet.cpp's Llama 3 / Falcon3 i2_s files are general.architecture
+# llama (microsoft/BitNet at 16da220a: setup_env.py converts them with utils/convert-hf-to-gguf-bitnet.py, whose LlamaModel
+# has model_arch LLAMA, to f32, then llama-quantize ... I2_S), refused as ambiguous after rev9 S6. The offsets decide now
+# (tensor_bytes: I2_S n / 4 + 32, IQ4_NL_4_4 18 n / 32; alignment 32):
+#   512 values (128 x 4): I2_S 160 B, IQ4_NL_4_4 288 B. The next tensor 160 bytes on: I2_S alone fits.
+#   64 values (64 x 1): I2_S 48 B, IQ4_NL_4_4 36 B, both padded to 64: a 64-byte span fits both: refused.
+#   512 values in a 400-byte span: 400 - 160 and 400 - 288 are both 32 or more: neither fits: refused.
+# Before the change each of these was refused.
+def test_id_36_in_a_llama_header_read_from_the_offsets(tmp_path):
+    from gpu_garden.memory.estimate import headers
+    from test_kv_fix10 import _gguf
+    i2s = ("blk.0.attn_q.weight", 36, (128, 4), 160)
+    p = _gguf(tmp_path / "m.gguf", [i2s, ("output_norm.weight", 0, (128,), 512),
+                                    ("token_embd.weight", 12, (256, 2), 288)], arch="llama")
+    table = headers.read_tensors(p)
+    assert table["blk.0.attn_q.weight"] == ("I2_S", (4, 128)) and headers.table_bytes(table) == 160 + 512 + 288
+    # the id-36 tensor last: its span runs to the file's end
+    assert headers.read_tensors(_gguf(tmp_path / "l.gguf", [("output_norm.weight", 0, (128,), 512), i2s],
+                                      arch="llama"))["blk.0.attn_q.weight"] == ("I2_S", (4, 128))
+    with pytest.raises(UserError, match="ambiguous type id 36.*fit both readings"):
+        headers.read_tensors(_gguf(tmp_path / "b.gguf", [("blk.0.attn_q.weight", 36, (64, 1), 64),
+                                                         ("output_norm.weight", 0, (128,), 512)], arch="llama"))
+    with pytest.raises(UserError, match="ambiguous type id 36.*fit neither reading"):
+        headers.read_tensors(_gguf(tmp_path / "x.gguf", [("blk.0.attn_q.weight", 36, (128, 4), 400),
+                                                         ("output_norm.weight", 0, (128,), 512)], arch="llama"))
