@@ -306,7 +306,9 @@ def _ggml_type_names() -> dict:
         import gguf
         # (rev8 D2) the table above is whole: the package only adds ids whose type the pack sizes, so an older package's
         # 36 (IQ4_NL_4_4, gone from mainline) or ik's own gguf-py (no TQ1_0, NVFP4, ...) removes or renames none
-        return {**GGML_TYPE_IDS, **{int(t): t.name for t in gguf.GGMLQuantizationType if t.name in GGML_BLOCKS}}
+        # (rev10 S2) nor does its IQ4_NL_4_4, sized here for _check_id_36 alone
+        return {**GGML_TYPE_IDS, **{int(t): t.name for t in gguf.GGMLQuantizationType
+                                    if t.name in GGML_BLOCKS and t.name != "IQ4_NL_4_4"}}
     except ImportError:
         return dict(GGML_TYPE_IDS)
 
