@@ -66,6 +66,9 @@ IK_TENSOR_TAIL = {"I2_S": 32}
 IK_ROW_META = {"IQ4_KS": 4, "IQ4_KSS": 4, "IQ5_KS": 4, "IQ2_KS": 2, "IQ3_KS": 2, "IQ2_KL": 2, "IQ1_KT": 4,
                "IQ2_KT": 4, "IQ3_KT": 4, "IQ4_KT": 4, "IQ4_KS_R4": 4, "IQ5_KS_R4": 4, "IQ1_S_R4": 2, "IQ1_M_R4": 2}
 GGML_BLOCKS.update(IK_BLOCKS)
+# (rev10 S2) id 36's other reading, a 2024 mainline file's IQ4_NL_4_4 (IQ4_NL's 18-byte block of 32, four rows
+# interleaved; no ik type): named only by _check_id_36, from the header's own offsets, never from a type table
+GGML_BLOCKS["IQ4_NL_4_4"] = (32, 18)
 # GGML type ids (ggml.h) for when the gguf package is missing
 GGML_TYPE_IDS = {0: "F32", 1: "F16", 2: "Q4_0", 3: "Q4_1", 6: "Q5_0", 7: "Q5_1", 8: "Q8_0", 9: "Q8_1", 10: "Q2_K",
                  11: "Q3_K", 12: "Q4_K", 13: "Q5_K", 14: "Q6_K", 15: "Q8_K", 16: "IQ2_XXS", 17: "IQ2_XS", 18: "IQ3_XXS",
@@ -262,20 +265,35 @@ class _IkUnsized(Exception):
 
 
 class _Ambiguous36(Exception):
-    """(rev9 S6) type id 36 in a header that names neither fork: ik's / BitNet's I2_S or a 2024 mainline IQ4_NL_4_4"""
+    """(rev9 S6) type id 36 whose size the header does not decide: ik's / BitNet's I2_S or a 2024 mainline IQ4_NL_4_4"""
 
 
-def _check_id_36(infos, arch):
-    """(rev9 S6) 36 is ik's (and MS BitNet's) I2_S, but a 2024 mainline file's IQ4_NL_4_4 (18 bytes a 32, since removed
-    from mainline). Read it as I2_S only when the header is ik's or BitNet's - another id from ik's own range (97 up)
-    or a general.architecture bitnet* (ik's llama-arch.cpp: bitnet, bitnet-25, bitnet-b1.58) - else refuse: never a
-    guess."""
-    named = [n for n, _, qt, _ in infos if qt == 36]
+def _check_id_36(infos, arch, data_len, alignment) -> str:
+    """(rev9 S6, rev10 S2) 36 is ik's (and MS BitNet's) I2_S, but a 2024 mainline file's IQ4_NL_4_4 (18 bytes a 32, since
+    removed from mainline). I2_S where the header is ik's or BitNet's - another id from ik's own range (97 up) or a
+    general.architecture bitnet* (ik's llama-arch.cpp: bitnet, bitnet-25, bitnet-b1.58). Else the tensor offsets decide:
+    bitnet.cpp's Llama 3 / Falcon3 i2_s files are general.architecture llama (utils/convert-hf-to-gguf-bitnet.py's
+    LlamaModel writes an f32 file, llama-quantize makes it I2_S), so each id-36 tensor's data span (to the next
+    tensor's offset, the last one's to the file's end: its size padded to general.alignment) must hold the reading's
+    size, n / 4 + 32 for I2_S and 18 n / 32 for IQ4_NL_4_4, with less than one alignment to spare; refused only where
+    both readings fit (every such tensor 102 values or fewer) or neither does: never a guess."""
+    named = [(n, dims, off) for n, dims, qt, off in infos if qt == 36]
     if not named or str(arch or "").lower().startswith("bitnet") or any(qt >= 97 for _, _, qt, _ in infos):
-        return
-    raise _Ambiguous36(f"tensor {named[0]!r} has the ambiguous type id 36 (ik_llama.cpp's / MS BitNet's I2_S, or "
-                       f"IQ4_NL_4_4 in a 2024 mainline file): the header holds no other ik_llama.cpp type and its "
-                       f"general.architecture ({arch!r}) is not bitnet*, so the pack does not guess its size")
+        return "I2_S"
+    ends = sorted({off for *_, off in infos} | {data_len})
+    nxt = dict(zip(ends, ends[1:]))
+
+    def fits(t):
+        return all(dims and dims[0] % GGML_BLOCKS[t][0] == 0
+                   and 0 <= nxt.get(off, data_len) - off - tensor_bytes(t, tuple(reversed(dims))) < alignment
+                   for _, dims, off in named)
+    fit = [t for t in ("I2_S", "IQ4_NL_4_4") if fits(t)]
+    if len(fit) == 1:
+        return fit[0]
+    raise _Ambiguous36(f"tensor {named[0][0]!r} has the ambiguous type id 36 (ik_llama.cpp's / MS BitNet's I2_S, or "
+                       f"IQ4_NL_4_4 in a 2024 mainline file): the header holds no other ik_llama.cpp type, its "
+                       f"general.architecture ({arch!r}) is not bitnet*, and its tensors' data spans fit "
+                       f"{'both readings' if fit else 'neither reading'}, so the pack does not guess its size")
 
 
 # GGUF metadata value types -> struct format (8 string, 9 array handled apart)
@@ -288,7 +306,9 @@ def _ggml_type_names() -> dict:
         import gguf
         # (rev8 D2) the table above is whole: the package only adds ids whose type the pack sizes, so an older package's
         # 36 (IQ4_NL_4_4, gone from mainline) or ik's own gguf-py (no TQ1_0, NVFP4, ...) removes or renames none
-        return {**GGML_TYPE_IDS, **{int(t): t.name for t in gguf.GGMLQuantizationType if t.name in GGML_BLOCKS}}
+        # (rev10 S2) nor does its IQ4_NL_4_4, sized here for _check_id_36 alone
+        return {**GGML_TYPE_IDS, **{int(t): t.name for t in gguf.GGMLQuantizationType
+                                    if t.name in GGML_BLOCKS and t.name != "IQ4_NL_4_4"}}
     except ImportError:
         return dict(GGML_TYPE_IDS)
 
@@ -382,12 +402,12 @@ def _parse_gguf(mm, type_names, keep) -> tuple:
         pos += 12
         infos.append((name, dims, qt, off))
     data_start = -(-pos // alignment) * alignment
-    _check_id_36(infos, arch)
+    id36 = _check_id_36(infos, arch, size - data_start, alignment)
     out = {}
     for name, dims, qt, off in infos:
         if name in out:
             raise _Bad(f"duplicate tensor {name!r}")
-        dtype = type_names.get(qt)
+        dtype = id36 if qt == 36 else type_names.get(qt)
         if dtype not in GGML_BLOCKS and IK_ID_RANGE(qt):
             raise _IkUnsized(f"tensor {name!r} has an ik_llama.cpp tensor type (id {qt}) the pack does not size")
         if dtype not in GGML_BLOCKS:

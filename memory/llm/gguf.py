@@ -20,6 +20,7 @@ def load_gguf(path: str) -> LLMSpec:
 # llama.cpp's split GGUF (gguf-split, llama_split_path; the gguf package's split writer): <name>-%05d-of-%05d.gguf, each
 # shard with split.no and split.count, the metadata in the first and the tensor table divided among them
 SPLIT_NAME = re.compile(r"(.+)-(\d{5})-of-(\d{5})\.gguf")
+ATTN_TENSOR = re.compile(r"blk\.(\d+)\.attn_\w+\.(weight|bias)")
 
 
 def _shard_tensors(path, no, count, tensors) -> dict:
@@ -163,6 +164,13 @@ def from_gguf_metadata(meta: dict, tensors: dict | None = None, name: str = "mod
             if m and int(m.group(1)) < spec.n_layers:
                 per[int(m.group(1))][m.group(2) == "bias"] += t[0]
         spec.expert_file_bytes = tuple(tuple(x) for x in per) if any(w for w, _ in per) else ()
+    if tensors:  # each layer's attn_* tensors and their exact bytes (what an -ot attention pattern keeps on the CPU)
+        attn = [[] for _ in range(spec.n_layers)]
+        for n, t in tensors.items():
+            m = ATTN_TENSOR.fullmatch(n)
+            if m and int(m.group(1)) < spec.n_layers:
+                attn[int(m.group(1))].append((n, t[0]))
+        spec.attn_file_bytes = tuple(tuple(x) for x in attn)
     _per_layer_inputs(spec, g, tensors, f"{arch}.")
     if not spec.attn_layers:
         raise UserError(f"{name}: no attention layers found (head_count_kv is zero everywhere)")

@@ -6,7 +6,8 @@ from dataclasses import replace
 from ..errors import UserError
 from ..units import GiB, MiB, fmt_bytes
 from .cache import MLA_CACHES, norm_kv
-from .runtimes import RUNTIME_NAMES, RUNTIMES, llamacpp as LC, parse_version, vllm as V, vllm_drafter as VD, vllm_loader as VL
+from .runtimes import RUNTIME_NAMES, RUNTIMES, llamacpp as LC, parse_version, sglang as SG, vllm as V, vllm_drafter as VD
+from .runtimes import vllm_loader as VL
 from .spec import FULL, MAMBA
 
 KNOBS = ("gpu_memory_utilization", "flash_attn", "ubatch", "ngl", "max_num_batched_tokens", "max_num_seqs",
@@ -267,10 +268,14 @@ def check_ranges(runtime, ctx, vram, knobs) -> None:
     if free is not None and (not vram or not 0 < free <= vram):
         raise UserError("--free-gib is the GPU's free memory when vLLM or SGLang starts (nvidia-smi's total - used): above 0, at most "
                         "--vram, and needs --vram")
-    if free is not None and free <= V.CUDA_CONTEXT:
-        raise UserError(f"--free-gib {free / GiB:g}: vLLM and SGLang need {fmt_bytes(V.CUDA_CONTEXT)} free for its own CUDA context "
+    tp = knobs.get("tensor_parallel_size")
+    nccl = runtime == "sglang" and isinstance(tp, int) and not isinstance(tp, bool) and tp > 1
+    floor = SG.CUDA_CONTEXT + SG.NCCL if nccl else SG.CUDA_CONTEXT if runtime == "sglang" else V.CUDA_CONTEXT
+    what = "its own CUDA context and NCCL's buffers (TP above 1)" if nccl else "its own CUDA context"
+    if free is not None and free <= floor:  # SGLang's free0 (sglang.evaluate) is free less both: none left, no pool
+        raise UserError(f"--free-gib {free / GiB:g}: {'SGLang' if runtime == 'sglang' else 'vLLM'} needs more than {fmt_bytes(floor)} free for {what} "
                         "before any share (its startup check counts the rest); free memory on the GPU")
-    graph = knobs.get("cuda_graph_memory")  # vLLM's only, as free_memory
+    graph = knobs.get("cuda_graph_memory")  # vLLM's only
     if graph is not None and (isinstance(graph, bool) or not isinstance(graph, (int, float))
                               or not 0 < graph <= (vram or 1 << 50)):
         raise UserError("--cuda-graph-gib is the CUDA graph memory vLLM printed ('Estimated CUDA graph memory: N GiB'): "

@@ -99,6 +99,7 @@ class LLMSpec:
     ffn_widest: int = 0             # the widest layer's MLP where layers differ (E2B's use_double_wide_mlp shared layers)
     vllm_qkv_slots: int = 0         # K / V weights vLLM's Gemma4Attention allocates that the checkpoint lacks (gemma4_ple.py)
     expert_file_bytes: tuple = ()   # per layer: (weights, biases) bytes of its ffn_(up|down|gate)_exps tensors, from a GGUF
+    attn_file_bytes: tuple = ()     # per layer: ((tensor name, bytes), ..) of its blk.N.attn_* tensors, from a GGUF
 
     @property
     def n_layers(self) -> int:

@@ -60,9 +60,9 @@ def apply(scan, lineno, text, window=False):
         scan.pending_frames.clear()
         scan.pending_src.clear()
     elif "Traceback (most recent call last)" in text:
-        # (rev8 D9) a chained traceback inside an open failure ("During handling of the above exception"): where its frames
-        # begin in the failure's, by the incident's index (case.build: x.trace_from)
-        scan.facts.setdefault("trace_from", {})[scan.cur.index] = len(scan.cur.frames)
+        # (rev8 D9, rev10 S1) a chained traceback inside an open failure ("During handling of the above exception", "The
+        # above exception was the direct cause"): where each begins in the failure's frames, by the incident's index
+        scan.facts.setdefault("trace_from", {}).setdefault(scan.cur.index, []).append(len(scan.cur.frames))
     if "retrying without pipeline parallelism" in text and scan.cur is not None:
         scan.cur.hints.append(("recovered", "llama.cpp retried without pipeline parallelism"))
 

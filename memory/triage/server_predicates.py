@@ -257,8 +257,14 @@ def sglang_attn_init(x):
     """(round 117) An out-of-memory error raised while SGLang built its attention backend (the model runner's
     init_attention_backend on the stack, the innermost SGLang frame a backend's __init__ under layers/attention/): the
     backend's fixed workspace, allocated after the static memory pool and outside mem-fraction-static's share. (rev8 D9)
-    Both in one traceback: the frames after the last traceback boundary of a chained one (x.trace_from)."""
-    frames = (x.frames or [])[getattr(x, "trace_from", 0):]
+    Both in one traceback: each traceback of a chained one (x.trace_from: where each begins) on its own (rev10 S1), so a
+    wrapper's re-raise after the backend's own OOM keeps it and a fallback's __init__ after it does not join it."""
+    frames = x.frames or []
+    cuts = [0, *(getattr(x, "trace_from", None) or ()), len(frames)]
+    return x.env["runtime"] == "sglang" and any(_attn_init(frames[a:b]) for a, b in zip(cuts, cuts[1:]))
+
+
+def _attn_init(frames) -> bool:
     own = [(p.replace("\\", "/"), fn) for p, fn in frames if "/sglang/" in "/" + p.replace("\\", "/")]
-    return (x.env["runtime"] == "sglang" and bool(own) and own[-1][1] == "__init__" and "/layers/attention/" in own[-1][0]
+    return (bool(own) and own[-1][1] == "__init__" and "/layers/attention/" in own[-1][0]
             and any(fn == "init_attention_backend" for _, fn in own))

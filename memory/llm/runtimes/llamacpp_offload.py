@@ -87,12 +87,19 @@ def _overrides(ot, device_noop: bool):
 # names). The norms stay F32 (llama-quantize quantizes matrices only); the matrices take the bits the file's matmuls
 # beside the experts, the token table, the head and the routers hold on average (exact where one type holds them all,
 # as --gguf-types places them). Other architectures' attention tensors are not read: refused as before
-ATTN_ARCHS = ("qwen3_5",)
+# A --gguf FILE spec (arch qwen35 / qwen35moe, as the file names it) carries each layer's attn_* tensors and their
+# exact bytes from its tensor table (gguf.py, attn_file_bytes); the type-average estimate is for --gguf-types only
+ATTN_ARCHS = ("qwen3_5", "qwen35")
 
 
 def attn_tensors(spec) -> list | None:
-    """Per layer: {attn_* tensor name: (values, is a matrix)} as llama.cpp creates them; None where not read."""
-    if not spec.arch.startswith(ATTN_ARCHS) or spec.mla or spec.layer_kv_heads or not spec.linear_dims:
+    """Per layer: {attn_* tensor name: (values, is a matrix)} as llama.cpp creates them; None where not read. A GGUF's
+    spec: {name: (bytes, None)} from its tensor table."""
+    if not spec.arch.startswith(ATTN_ARCHS):
+        return None
+    if spec.attn_file_bytes:
+        return [{n.split(".")[2]: (b, None) for n, b in layer} for layer in spec.attn_file_bytes]
+    if spec.mla or spec.layer_kv_heads or not spec.linear_dims:
         return None
     d, hd, kh, kd, vh, vd = spec.hidden, spec.head_dim_k, *spec.linear_dims[:4]
     full = {"attn_q": (d * hd * spec.n_heads * 2, True), "attn_k": (d * hd * spec.n_kv_heads, True),
@@ -109,6 +116,8 @@ def cpu_attn_bytes(spec, ot, device_noop: bool = False) -> tuple:
     if attn is None:
         return (0,) * spec.n_layers
     hit = (lambda f: lambda n: (f(n) or (False,))[0])(_overrides(ot, device_noop))
+    if spec.attn_file_bytes:  # exact: the bytes of each tensor the pattern names, from the file's table
+        return tuple(sum(b for n, b in layer if hit(n)) for layer in spec.attn_file_bytes)
     per = [[(v, m) for t, (v, m) in ts.items() if hit(f"blk.{il}.{t}.weight")] for il, ts in enumerate(attn)]
     if not any(per):
         return (0,) * spec.n_layers
@@ -133,5 +142,5 @@ def cpu_expert_bytes(spec, s) -> list | None:
     # --n-cpu-moe's pattern matches the biases too on mainline (not on ik_llama.cpp); -ot's where it names them
     biases = s["cpu_moe_biases"] if layers is not None else not s.get("ik")
     attn = s.get("cpu_attn_bytes") or (0,) * spec.n_layers  # -ot's attention tensors (cpu_attn_bytes), layer by layer
-    return [(b if il in keep else 0) + attn[il]
-            for il, b in enumerate(expert_layer_bytes(spec, s.get("weights_format"), biases))]
+    exps = expert_layer_bytes(spec, s.get("weights_format"), biases) if spec.n_experts or keep else [0] * spec.n_layers
+    return [(b if il in keep else 0) + attn[il] for il, b in enumerate(exps)]  # a dense qwen35: its attention alone

@@ -368,6 +368,10 @@ def plan(spec, ctx, kv, roles, vram, knobs, notes) -> dict:
     asked, mfs = mfs, mfs * runner
     ev = evaluate(spec, ctx, kv, roles["total"], vram, tp, mfs, swa_ratio=knobs.get("swa_full_tokens_ratio"),
                   mamba_cache=knobs.get("max_mamba_cache_size"), ssm_bytes=ssm_bytes, free=knobs.get("free_memory"))
+    if knobs.get("free_memory") is not None and vram:  # rev10 S3: say the pool follows the free memory given
+        notes.append(f"the pool is sized from --free-gib {knobs['free_memory'] / GiB:g}, not the {vram / GiB:.2f} GiB card: "
+                     f"{fmt_bytes(ev['free0'])} once SGLang's CUDA context" + (" and NCCL's buffers" if tp > 1 else "")
+                     + f" are up, x --mem-fraction-static {mfs:.3f} = {fmt_bytes(ev['budget'])} for weights and KV pool")
     out = {"model": spec.summary(), "runtime": "sglang", "runtime_version": knobs.get("runtime_version"), "ctx": ctx,
            "parallel": 1, "kv_dtype": kv, "weights": int(roles["total"]), "weights_how": roles["how"],
            "weights_by_role": {k: roles[k] for k in ("embedding", "output", "blocks")},
