@@ -1006,4 +1006,13 @@ SEEN = SEEN_BATCHES_1_32 + (
         "c107-vllm-99sono-qwen36-35b-a3b-redhatnvfp4-5090-8k-u070-fp8kv-mns2-mbt4096-cutlass-refused",
         "c107-vllm-b70things-qwen36-35b-a3b-int4-autoround-b70-2k-u095-eager-mns1",
         "c107-sglang-voipmonitor-glm5-nvfp4-tp8-8xrtxpro6000se-msf092-bf16kv",
+        # batch 108: read (task ellm80) after its first sight was recorded (llm_first_sight.json batches["108"],
+        # commit 03b1bb94), before any change; changes it leads to say "batch 108, after first sight": a regression set
+        "c108-sglang-jethac-qwen25-1.5b-bf16-gb10-32k-msf040-idle",
+        "c108-sglang-jethac-qwen25-1.5b-bf16-gb10-32k-msf040-fp8kv",
+        "c108-sglang-jethac-qwen25-1.5b-bf16-gb10-32k-msf040-fp4kv-overlay-autonograph",
+        "c108-vllm-99sono-qwen36-35b-a3b-redhatnvfp4-5090-32k-u075-fp8kv-mns256-mbt32768-profileoom",
+        "c108-vllm-99sono-qwen36-35b-a3b-redhatnvfp4-5090-32k-u080-fp8kv-mns256-mbt32768-profileoom",
+        "c108-vllm-99sono-qwen36-35b-a3b-redhatnvfp4-5090-16k-u080-fp8kv-mns256-mbt32768-profileoom",
+        "c108-vllm-vllmhybrid-qwen25-1.5b-bf16-h100kvm-512-u090default-eager",
         )
