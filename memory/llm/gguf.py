@@ -21,6 +21,7 @@ def load_gguf(path: str) -> LLMSpec:
 # shard with split.no and split.count, the metadata in the first and the tensor table divided among them
 SPLIT_NAME = re.compile(r"(.+)-(\d{5})-of-(\d{5})\.gguf")
 ATTN_TENSOR = re.compile(r"blk\.(\d+)\.attn_\w+\.(weight|bias)")
+INTERVAL_ARCHS = ("qwen3next", "qwen35", "qwen35moe")  # layer kinds from full_attention_interval (load_gguf)
 
 
 def _shard_tensors(path, no, count, tensors) -> dict:
@@ -108,12 +109,18 @@ def from_gguf_metadata(meta: dict, tensors: dict | None = None, name: str = "mod
     swa_pattern = g("attention.sliding_window_pattern")
     ffs = g("feed_forward_length", 0)
     ffs = ffs if isinstance(ffs, list) and len(ffs) == L else [0] * L
+    # llama.cpp LLM_ARCH_QWEN3NEXT / QWEN35 / QWEN35MOE (llama-model.cpp, 69d8e4be lines 2776-2836): a layer is
+    # recurrent unless (i + 1) % full_attention_interval == 0 (default 4); the converter writes head_count_kv as one
+    # number for every layer, so the interval, not a zero head count, tells the DeltaNet layers
+    interval = int(g("full_attention_interval") or 4) if arch in INTERVAL_ARCHS else 0
+    if interval < 0:
+        raise UserError(f"{name}: GGUF {arch}.full_attention_interval = {interval} is not a layer interval")
     for i in range(L):
         if arch.startswith("nemotron_h") and int(kv[i]) == 0 and int(ffs[i]):
             # llama.cpp LLM_ARCH_NEMOTRON_H: a layer is recurrent when n_head_kv and n_ff are both 0; an MLP/MoE layer
             # has n_ff > 0 and neither a KV cache nor a state
             kinds.append(FFN)
-        elif int(kv[i]) == 0 or int(heads[i]) == 0:
+        elif int(kv[i]) == 0 or int(heads[i]) == 0 or (interval and (i + 1) % interval):
             kinds.append(MAMBA if g("ssm.state_size") else LINEAR)
         elif window and isinstance(swa_pattern, list) and i < len(swa_pattern):
             kinds.append(SLIDING if swa_pattern[i] else FULL)
