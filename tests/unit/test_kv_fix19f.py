@@ -97,7 +97,7 @@ PRE_AMPERE_DATA = (
     "4x NVIDIA Tesla P100-PCIE-16GB (compute capability 6.0, 'VRAM: 16269 MiB' each, '16013 MiB free' each at load)"
     " in host t120h-p100; llama.cpp CUDA build b8893 ('build_info: b8893-6217b4958'), llama-server under numactl --cpunodebind=1 --membind=1, 40 threads; MoE expert tensors of 14 blocks kept in CPU RAM by -ot and --tensor-split 11,14",
     "4x NVIDIA Tesla P100-PCIE-16GB (compute capability 6.0, 'VRAM: 16269 MiB' each, '16013 MiB free' each at load)"
-    " in host t120h-p100; llama.cpp CUDA build b8893 ('build_info: b8893-6217b4958'), llama-server under numactl --cpunodebind=1 --membind=1, 40 threads; MoE expert tensors of 2",
+    " in host t120h-p100; llama.cpp CUDA build b8893 ('build_info: b8893-6217b4958'), llama-server under numactl --cpunodebind=1 --membind=1, 40 threads; MoE expert tensors of 24",
     # batch 105 (miminashi/llm-server-ops again, the same host and builds: settings batch 83 did not cover)
     "4x NVIDIA Tesla P100-PCIE-16GB (compute capability 6.0, 'VRAM: 16269 MiB' each, '16013 MiB free' each at load)"
     " in host t120h-p100; llama.cpp CUDA build b8829 ('build_info: b8829-6990e2f1f'), llama-server under numactl --cpunodebind=1 --membind=1, 40 threads; MoE expert tensors of 24",
@@ -115,6 +115,19 @@ PRE_AMPERE_DATA = (
     " in host t120h-p100; llama.cpp CUDA build b8893 ('build_info: b8893-6217b4958'), llama-server under numactl --cpunodebind=1 --membind=1, 40 threads; MoE expert tensors of 18 blocks kept in CPU RAM by -ot and --tensor-split 11,12",
     "4x NVIDIA Tesla P100-PCIE-16GB (compute capability 6.0, 'VRAM: 16269 MiB' each, '16013 MiB free' each at load)"
     " in host t120h-p100; llama.cpp CUDA build b8893 ('build_info: b8893-6217b4958'), llama-server under numactl --cpunodebind=1 --membind=1, 40 threads; MoE expert tensors of 18 blocks kept in CPU RAM by -ot and --tensor-split 11,14",
+    # batch 109 (miminashi/llm-server-ops: settings batches 83 and 105 did not cover)
+    "4x NVIDIA Tesla P100-PCIE-16GB (compute capability 6.0, 'VRAM: 16269 MiB' each, '16013 MiB free' each at load)"
+    " in host t120h-p100; llama.cpp CUDA build b8829 ('build_info: b8829-6990e2f1f'), llama-server under numactl --cpunodebind=1 --membind=1, 32 threads; MoE expert tensors of 42 blocks kept in CPU RAM by -ot",
+    "4x NVIDIA Tesla P100-PCIE-16GB (compute capability 6.0, 'VRAM: 16269 MiB' each, '16013 MiB free' each at load)"
+    " in host t120h-p100; llama.cpp CUDA build b8829 ('build_info: b8829-6990e2f1f'), llama-server under numactl --cpunodebind=1 --membind=1, 40 threads; MoE expert tensors of 14 blocks kept in CPU RAM by -ot and --tensor-split 11,12,14,13",
+    "4x NVIDIA Tesla P100-PCIE-16GB (compute capability 6.0, 'VRAM: 16269 MiB' each, '16013 MiB free' each at load)"
+    " in host t120h-p100; llama.cpp CUDA build b8829 ('build_info: b8829-6990e2f1f'), llama-server under numactl --cpunodebind=1 --membind=1, 40 threads; MoE expert tensors of 18 blocks kept in CPU RAM by -ot, no --tensor-split",
+    "4x NVIDIA Tesla P100-PCIE-16GB (compute capability 6.0, 'VRAM: 16269 MiB' each, '16013 MiB free' each at load)"
+    " in host t120h-p100; llama.cpp CUDA build b8893 ('build_info: b8893-6217b4958'), llama-server under numactl --cpunodebind=1 --membind=1, 40 threads; MoE expert tensors of 16 blocks kept in CPU RAM by -ot and --tensor-split 11,12,13,14",
+    "4x NVIDIA Tesla P100-PCIE-16GB (from the phase's full startup log in the same folder, not this summary: compute capability 6.0, 'VRAM: 16269 MiB' each, '16013 MiB free' each at load)"
+    " in host t120h-p100; llama.cpp CUDA build b8829 ('build_info: b8829-6990e2f1f'), llama-server under numactl --cpunodebind=1 --membind=1, 40 threads; MoE expert tensors of 36 blocks kept in CPU RAM by -ot",
+    "4x NVIDIA Tesla P100-PCIE-16GB (compute capability 6.0, 'VRAM: 16269 MiB' each, '16013 MiB free' each at load)"
+    " in host t120h-p100; llama.cpp CUDA build b8893 ('build_info: b8893-6217b4958'), llama-server under numactl --cpunodebind=1 --membind=1, 40 threads; MoE expert tensors of 20 blocks kept in CPU RAM by -ot and --tensor-split 11,14,14,11",
     # batch 91 (ThiagoJGK/gibd: Ollama on a Kaggle T4)
     "NVIDIA Tesla T4 (compute capability 7.5) in a Kaggle notebook",
     # batch 100 (ik_llama.cpp #397 and #398, two Turing T4s)
