@@ -1,0 +1,65 @@
+"""rev11 S2, S4, S5 and D1-D5 (session 46, fix12): the kv items of review rev11, each test failing with its change reverted."""
+import pytest
+
+from gpu_garden.memory.errors import UserError
+
+ATTN = r"blk\.[0-9]+\.attn_.*=CPU"
+
+
+# S4. -ot attention tensors of a --gguf FILE of any arch: the file's own table (attn_file_bytes) is exact for every arch,
+# so it is read before the qwen35 gate (ATTN_ARCHS now gates the --gguf-types estimate only). Before the change a llama
+# file's attention pattern was refused ('also matches blk.0.attn_norm.weight') and cpu_attn_bytes gave zeros.
+# The file (general.architecture llama): 2 layers, hidden 256, 4 heads, 2 KV heads x 64; matrices Q8_0 (34 B a 32-value
+# block), norms F32:
+#   attn_q 256 x 256 = 65,536 values -> 2,048 blocks -> 69,632 B; attn_k = attn_v 128 x 256 = 32,768 -> 34,816 B each;
+#   attn_output 256 x 256 -> 69,632 B; attn_norm 256 x 4 B = 1,024 B; a layer 69,632 + 2 x 34,816 + 69,632 + 1,024 =
+#   209,920 B; both layers 419,840 B
+def _llama_gguf(path):
+    gguf = pytest.importorskip("gguf")
+    import math
+    import numpy as np
+    w = gguf.GGUFWriter(str(path), "llama")
+    for add, v in ((w.add_block_count, 2), (w.add_context_length, 4096), (w.add_embedding_length, 256),
+                   (w.add_feed_forward_length, 512), (w.add_head_count, 4), (w.add_head_count_kv, 2),
+                   (w.add_key_length, 64), (w.add_value_length, 64), (w.add_vocab_size, 1000), (w.add_file_type, 7)):
+        add(v)
+
+    def put(name, qtype, shape):  # shape as llama.cpp prints it reversed: rows..., then the row length
+        qt = gguf.GGMLQuantizationType[qtype]
+        block, size = gguf.GGML_QUANT_SIZES[qt]
+        raw = (*shape[:-1], shape[-1] // block * size)
+        w.add_tensor(name, np.zeros(math.prod(raw), dtype=np.uint8), raw_shape=raw, raw_dtype=qt)
+
+    put("token_embd.weight", "Q8_0", (1000, 256))
+    put("output_norm.weight", "F32", (256,))
+    put("output.weight", "Q8_0", (1000, 256))
+    for i in range(2):
+        put(f"blk.{i}.attn_norm.weight", "F32", (256,))
+        for n, rows in (("q", 256), ("k", 128), ("v", 128), ("output", 256)):
+            put(f"blk.{i}.attn_{n}.weight", "Q8_0", (rows, 256))
+        put(f"blk.{i}.ffn_norm.weight", "F32", (256,))
+        for p in ("gate", "up"):
+            put(f"blk.{i}.ffn_{p}.weight", "Q8_0", (512, 256))
+        put(f"blk.{i}.ffn_down.weight", "Q8_0", (256, 512))
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_tensors_to_file()
+    w.close()
+    return str(path)
+
+
+def test_ot_attention_bytes_of_a_llama_gguf_read_from_its_table(tmp_path):
+    from gpu_garden.memory.llm import kv as llm
+    from gpu_garden.memory.llm import spec as llm_spec
+    from gpu_garden.memory.llm.runtimes.llamacpp_offload import cpu_attn_bytes, override_cpu_layers
+    spec = llm_spec.load_gguf(_llama_gguf(tmp_path / "l.gguf"))  # as kv --gguf FILE builds it
+    assert spec.arch == "llama" and not spec.n_experts
+    assert cpu_attn_bytes(spec, [ATTN]) == (209_920, 209_920)
+    assert cpu_attn_bytes(spec, [r"blk\.1\.attn_q\.weight=CPU"]) == (0, 69_632)
+    assert override_cpu_layers(spec, [ATTN]) == ((), False)  # accepted (was refused for blk.0.attn_norm.weight)
+    with pytest.raises(UserError, match="also matches blk.0.ffn_norm.weight"):  # no attn_ name: still refused
+        override_cpu_layers(spec, [r"blk\.0\.ffn_norm=CPU"])
+    kw = dict(ctx=4096, parallel=1, vram=8 << 30, ngl=999, runtime_version="b8829")
+    one = llm.plan(spec, "llama.cpp", **kw)
+    two = llm.plan(spec, "llama.cpp", override_tensor=[ATTN], **kw)
+    assert two["host_weights"] - (one["host_weights"] or 0) == 419_840 and one["weights"] == two["weights"]
