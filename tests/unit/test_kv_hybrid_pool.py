@@ -88,15 +88,16 @@ def test_all_mode_estimate_counts_a_state_page_per_block():
 def test_the_plan_applies_the_mode():
     # A gated-DeltaNet model with --enable-prefix-caching: prefix caching off before 0.15.0 (one state page a
     # request), "align" from it (two). A Mamba-2 hybrid asking for it from 0.11.1 is refused when the config kv read
-    # gives no chunk size, the block's unit in "all" mode; without the flag it is planned as before.
+    # gives no chunk size, the block's unit in "all" mode (rev11 S2: a Nemotron-H or Granite 4.0-H config takes its
+    # config class's default, so the refusal is shown on another arch's spec); without the flag it is planned as before.
     def plan(model, v, **kw):
         return llm.plan(llm.describe(model=model), "vllm", ctx=32768, vram=79.2 * GiB, gpu_name="NVIDIA H100 80GB HBM3",
                         runtime_version=v, **kw)
     assert plan("Qwen/Qwen3.6-27B", "0.14.1", prefix_caching=True)["kv_detail"]["pool_args"]["state_blocks"] == 1
     assert plan("Qwen/Qwen3.6-27B", "0.15.0", prefix_caching=True)["kv_detail"]["pool_args"]["state_blocks"] == 2
     with pytest.raises(UserError, match="mamba_cache_mode 'all'"):
-        llm.plan(_nano(chunk=None), "vllm", ctx=32768, vram=79.2 * GiB, gpu_name="NVIDIA H100 80GB HBM3",
-                 runtime_version="0.15.0", prefix_caching=True)  # a config without its chunk size
+        llm.plan(replace(_nano(), arch="zamba2", mamba_chunk=0), "vllm", ctx=32768, vram=79.2 * GiB,
+                 gpu_name="NVIDIA H100 80GB HBM3", runtime_version="0.15.0", prefix_caching=True)  # no chunk size
     # Nemotron-3-Nano's built-in config carries chunk_size 128 (its source fixture lists it): planned in "all" mode.
     assert plan("nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B", "0.15.0", prefix_caching=True)["kv_detail"]["mamba_cache_all"]
     assert plan("nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B", "0.15.0")["kv_detail"]["pool_args"]["state_blocks"] == 1
@@ -104,7 +105,8 @@ def test_the_plan_applies_the_mode():
 
 def test_the_chunk_size_is_read_from_the_config():
     # vLLM ModelConfig.get_mamba_chunk_size: mamba_chunk_size (Bamba, Granite), else chunk_size (Mamba2, NemotronH)
-    assert _nano(chunk=256).mamba_chunk == 256 and _nano(chunk=0).mamba_chunk == 0
+    # (rev11 S2) none given: NemotronHConfig's chunk_size default, 128
+    assert _nano(chunk=256).mamba_chunk == 256 and _nano(chunk=None).mamba_chunk == 128
 
 
 def test_a_config_with_its_chunk_size_is_planned_in_all_mode(tmp_path):

@@ -63,3 +63,31 @@ def test_ot_attention_bytes_of_a_llama_gguf_read_from_its_table(tmp_path):
     one = llm.plan(spec, "llama.cpp", **kw)
     two = llm.plan(spec, "llama.cpp", override_tensor=[ATTN], **kw)
     assert two["host_weights"] - (one["host_weights"] or 0) == 419_840 and one["weights"] == two["weights"]
+
+
+# S2. A Mamba-2 config.json without a chunk size: vLLM's get_mamba_chunk_size reads the transformers config object, whose
+# class fills it in (transformers 5.25.0: NemotronHConfig chunk_size 128, GraniteMoeHybridConfig mamba_chunk_size 256), so
+# vLLM starts such a config with prefix caching; kv refused it ("mamba_cache_mode 'all'"). Other archs stay refused.
+def test_a_mamba2_config_without_a_chunk_size_takes_its_class_default():
+    from dataclasses import replace
+    from test_kv_hybrid_pool import GiB, _nano
+    from gpu_garden.memory.llm import kv as llm
+    from gpu_garden.memory.llm.runtimes.vllm_hybrid import with_cache_mode
+    nano = _nano(chunk=None)                                  # Nemotron-3-Nano's config with chunk_size dropped
+    assert nano.mamba_chunk == 128                            # was 0
+    r = llm.plan(nano, "vllm", ctx=32768, vram=79.2 * GiB, gpu_name="NVIDIA H100 80GB HBM3", runtime_version="0.15.0",
+                 prefix_caching=True)
+    # the "all" layout of test_kv_hybrid_pool: 2176-token blocks (128 x 17), a request 80 blocks of 6 pages of 2,228,224 B
+    assert r["kv_detail"]["mamba_cache_all"] is True and r["kv_request_bytes"] == 80 * 6 * 2228224
+    # Granite 4.0-H micro's built-in config has no mamba_chunk_size: 256. Its state page 3 x 4352 x 2 + 64 x 64 x 128 x 4
+    # = 2,123,264 B; an attention layer's 2,048 B a token (8 KV heads x 64, K and V, 2 B), 524,288 B a 256-token unit:
+    # ceil(2,123,264 / 524,288) = 5 units, a 1,280-token block (the page padded to 1,280 x 2,048 = 2,621,440 B)
+    granite = llm.describe(model="ibm-granite/granite-4.0-h-micro")
+    assert granite.mamba_chunk == 256
+    marked, pages = with_cache_mode(granite, {"prefix_caching": True, "version": (0, 15, 0)})
+    assert marked.mamba_cache_all and pages == 1
+    from gpu_garden.memory.llm import cache
+    assert cache.vllm_layout(marked, "f16")["block"] == {"full": 1280, "mamba": 1280}
+    # another arch whose config kv read gives none is still refused
+    with pytest.raises(UserError, match="mamba_cache_mode 'all'"):
+        with_cache_mode(replace(nano, arch="zamba2", mamba_chunk=0), {"prefix_caching": True, "version": (0, 15, 0)})
