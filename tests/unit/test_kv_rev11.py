@@ -91,3 +91,29 @@ def test_a_mamba2_config_without_a_chunk_size_takes_its_class_default():
     # another arch whose config kv read gives none is still refused
     with pytest.raises(UserError, match="mamba_cache_mode 'all'"):
         with_cache_mode(replace(nano, arch="zamba2", mamba_chunk=0), {"prefix_caching": True, "version": (0, 15, 0)})
+
+
+# S5. The hybrid prefix-caching notes worded from vLLM's mamba_cache_mode (runtimes/vllm_hybrid.prefix_note): "two with it"
+# only in "align" mode; "all" mode a state page per block of the context; and a note where vLLM itself turns the flag
+# off (0.11.0 for every hybrid; Qwen3-Next / Qwen 3.5+ before 0.15.0). Before, every hybrid read "(two with it)" and a
+# flag vLLM drops was not noted.
+def test_the_prefix_caching_notes_follow_the_cache_mode():
+    from test_kv_hybrid_pool import GiB
+    from gpu_garden.memory.llm import kv as llm
+
+    def notes(model, v, **kw):
+        r = llm.plan(llm.describe(model=model), "vllm", ctx=32768, vram=79.2 * GiB, gpu_name="NVIDIA H100 80GB HBM3",
+                     runtime_version=v, **kw)
+        return [n for n in r["notes"] if "prefix caching" in n]
+    qwen, nano = "Qwen/Qwen3.6-27B", "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B"
+    (n,) = notes(qwen, "0.15.0")                                    # "align": as before
+    assert n.endswith("one state page a request in each state group (two with it)")
+    (n,) = notes(nano, "0.15.0")                                    # "all": a page per block
+    assert n.endswith("(with it a state page per block of the context, mamba_cache_mode 'all')")
+    (n,) = notes(qwen, "0.14.1")                                    # not given, and vLLM would turn it off anyway
+    assert "(one with it too: vLLM 0.14.1 turns prefix caching off for qwen3_5_text" in n
+    (n,) = notes(qwen, "0.14.1", prefix_caching=True)               # given: vLLM turns it off
+    assert n.startswith("--enable-prefix-caching given, but vLLM 0.14.1 turns prefix caching off for qwen3_5_text")
+    (n,) = notes(nano, "0.11.0", prefix_caching=True)               # 0.11.0: every hybrid
+    assert n.startswith("--enable-prefix-caching given, but vLLM 0.11.0 turns prefix caching off for every hybrid model")
+    assert notes(nano, "0.15.0", prefix_caching=True) == notes(qwen, "0.15.0", prefix_caching=True) == []
