@@ -110,21 +110,24 @@ def test_the_chunk_size_is_read_from_the_config():
 
 
 def test_a_config_with_its_chunk_size_is_planned_in_all_mode(tmp_path):
-    # The same model from a config.json carrying chunk_size 128, vLLM 0.15.0 with --enable-prefix-caching: the plan's
-    # pool is the "all" layout above (2176-token blocks, 6 tensors of 2,228,224-byte pages), a request of 32,768
-    # tokens 16 + 4 x 16 = 80 blocks; kv_detail says so for the bench's block arithmetic (llm_score).
+    # The same model from a config.json carrying chunk_size 256 (rev11 D1: the built-in config carries 128 since
+    # bf574e36, so 256 covers the lcm step), vLLM 0.15.0 with --enable-prefix-caching: the unit lcm(256, 16) = 256,
+    # the block 256 x cdiv(2,134,016, 256 x 1,024) = 256 x 9 = 2304 tokens, pages 2304 x 1,024 = 2,359,296 B (6
+    # tensors); a request of 32,768 tokens cdiv(32768, 2304) = 15 attention + 4 x 15 state pages = 75 blocks; kv_detail
+    # says "all" for the bench's block arithmetic (llm_score).
     cfg = json.loads(NANO.read_text())
-    cfg["chunk_size"] = 128
+    cfg["chunk_size"] = 256
     path = tmp_path / "config.json"
     path.write_text(json.dumps(cfg))
     r = llm.plan(llm.describe(config=str(path)), "vllm", ctx=32768, vram=79.2 * GiB, gpu_name="NVIDIA H100 80GB HBM3",
                  runtime_version="0.15.0", prefix_caching=True)
     assert r["kv_detail"]["mamba_cache_all"] is True and r["kv_detail"]["pool_args"]["state_blocks"] == 1
-    # blocks = the pool // (6 x 2,228,224); printed tokens (before vllm#41069) blocks // 5 groups x 2176; a request
-    # 80 blocks of 6 pages: 1,069,547,520 bytes
-    blocks = r["kv_capacity_bytes"] // (6 * 2228224)
-    assert r["kv_capacity_tokens"] == blocks // 5 * 2176 and r["concurrency"] == blocks / 80
-    assert r["kv_request_bytes"] == 80 * 6 * 2228224 == 1069547520
+    assert 2304 * 1024 == 2359296 and 14 * 2304 < 32768 <= 15 * 2304
+    # blocks = the pool // (6 x 2,359,296); printed tokens (before vllm#41069) blocks // 5 groups x 2304; a request
+    # 75 blocks of 6 pages: 1,061,683,200 bytes
+    blocks = r["kv_capacity_bytes"] // (6 * 2359296)
+    assert r["kv_capacity_tokens"] == blocks // 5 * 2304 and r["concurrency"] == blocks / 75
+    assert r["kv_request_bytes"] == 75 * 6 * 2359296 == 1061683200
 
 
 def test_align_with_speculative_decoding_does_not_start_on_0_15_and_0_16():
