@@ -94,9 +94,11 @@ ATTN_ARCHS = ("qwen3_5", "qwen35")
 
 def attn_tensors(spec) -> list | None:
     """Per layer: {attn_* tensor name: (values, is a matrix)} as llama.cpp creates them; None where not read. A GGUF's
-    spec: {name: (bytes, None)} from its tensor table, for any arch."""
+    spec, any arch: its own table, spec.attn_file_bytes (per layer ((full tensor name, bytes), ..): cpu_attn_bytes sums
+    it; override_cpu_layers only asks whether it is read) (rev11 D3: no dict keyed by a name's third part, which folded
+    a layer's .weight and .bias into one key)."""
     if spec.attn_file_bytes:
-        return [{n.split(".")[2]: (b, None) for n, b in layer} for layer in spec.attn_file_bytes]
+        return spec.attn_file_bytes
     if not spec.arch.startswith(ATTN_ARCHS):
         return None
     if spec.mla or spec.layer_kv_heads or not spec.linear_dims:
