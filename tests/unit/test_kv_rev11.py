@@ -117,3 +117,22 @@ def test_the_prefix_caching_notes_follow_the_cache_mode():
     (n,) = notes(nano, "0.11.0", prefix_caching=True)               # 0.11.0: every hybrid
     assert n.startswith("--enable-prefix-caching given, but vLLM 0.11.0 turns prefix caching off for every hybrid model")
     assert notes(nano, "0.15.0", prefix_caching=True) == notes(qwen, "0.15.0", prefix_caching=True) == []
+
+
+# D4. Type id 36 decided from the offsets (headers._check_id_36): IQ4_NL_4_4 interleaves 4 rows, so a tensor whose rows
+# are not a multiple of 4 is no IQ4_NL_4_4; and a refusal says when the last tensor has bytes after it to the file's end.
+def test_id_36_iq4_nl_4_4_needs_rows_by_four_and_trailing_bytes_are_named(tmp_path):
+    from gpu_garden.memory.estimate import headers
+    from test_kv_fix10 import _gguf
+    # 256 x 2 = 512 values: I2_S 512 / 4 + 32 = 160 B, IQ4_NL_4_4 18 x 512 / 32 = 288 B. A 288-byte span holds
+    # IQ4_NL_4_4's size exactly (read as it before the change) and I2_S's with 128 >= 32 to spare; 2 rows: neither
+    norm = ("output_norm.weight", 0, (128,), 512)
+    with pytest.raises(UserError, match="ambiguous type id 36.*fit neither reading, so"):
+        headers.read_tensors(_gguf(tmp_path / "r.gguf", [("blk.0.attn_q.weight", 36, (256, 2), 288), norm], arch="llama"))
+    # 4 rows of 128 in the same 288 bytes: IQ4_NL_4_4 as before (test_kv_fix10)
+    ok = headers.read_tensors(_gguf(tmp_path / "o.gguf", [("blk.0.attn_q.weight", 36, (128, 4), 288), norm], arch="llama"))
+    assert ok["blk.0.attn_q.weight"] == ("IQ4_NL_4_4", (4, 128))
+    # 128 x 4 last, its span to the file's end 400 B: 400 - 160 = 240 and 400 - 288 = 112 left, both 32 or more
+    with pytest.raises(UserError, match=r"fit neither reading; the file has 112 bytes or more after its last tensor "
+                                        r"\('blk\.0\.attn_q\.weight', whose span runs to the file's end\)"):
+        headers.read_tensors(_gguf(tmp_path / "t.gguf", [norm, ("blk.0.attn_q.weight", 36, (128, 4), 400)], arch="llama"))
