@@ -21,7 +21,10 @@ cdiv(cdiv(state page, attention bytes a token), chunk) (cache.vllm_layout with L
 
 The classes with SupportsMambaPrefixCaching (vllm/model_executor/models at 1CatAI/1Cat-vLLM ae13773a0, 2026-08-22:
 bamba, falcon_h1, granitemoehybrid, jamba, mamba, mamba2, nemotron_h, zamba2); Qwen3-Next and Qwen 3.5+ are not among
-them. kv lays out the Mamba-2 hybrids of these (Nemotron-H, Granite 4.0-H) only."""
+them. kv lays out the Mamba-2 hybrids of these (Nemotron-H, Granite 4.0-H) only.
+
+Not read (rev11 D5): vLLM's --mamba-block-size (CacheConfig.mamba_block_size; the "all" block is mamba_block_size or
+the chunk above). kv takes the chunk alone, so a run that sets it is sized at the chunk's block, not its own."""
 from dataclasses import replace
 
 from ...errors import UserError
