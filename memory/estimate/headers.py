@@ -276,7 +276,9 @@ def _check_id_36(infos, arch, data_len, alignment) -> str:
     LlamaModel writes an f32 file, llama-quantize makes it I2_S), so each id-36 tensor's data span (to the next
     tensor's offset, the last one's to the file's end: its size padded to general.alignment) must hold the reading's
     size, n / 4 + 32 for I2_S and 18 n / 32 for IQ4_NL_4_4, with less than one alignment to spare; refused only where
-    both readings fit (every such tensor 102 values or fewer) or neither does: never a guess."""
+    both readings fit (small tensors only) or neither does: never a guess. (rev11 D4) IQ4_NL_4_4
+    interleaves 4 rows, so its rows (dims[1]) must be a multiple of 4; a refusal says when the last tensor is an id-36
+    one with more bytes after it, to the file's end, than either reading leaves."""
     named = [(n, dims, off) for n, dims, qt, off in infos if qt == 36]
     if not named or str(arch or "").lower().startswith("bitnet") or any(qt >= 97 for _, _, qt, _ in infos):
         return "I2_S"
@@ -285,15 +287,21 @@ def _check_id_36(infos, arch, data_len, alignment) -> str:
 
     def fits(t):
         return all(dims and dims[0] % GGML_BLOCKS[t][0] == 0
+                   and (t != "IQ4_NL_4_4" or (dims[1] if len(dims) > 1 else 1) % 4 == 0)
                    and 0 <= nxt.get(off, data_len) - off - tensor_bytes(t, tuple(reversed(dims))) < alignment
                    for _, dims, off in named)
     fit = [t for t in ("I2_S", "IQ4_NL_4_4") if fits(t)]
     if len(fit) == 1:
         return fit[0]
+    last = max(named, key=lambda x: x[2])
+    left = None if fit or nxt.get(last[2], data_len) != data_len else min(
+        data_len - last[2] - tensor_bytes(t, tuple(reversed(last[1]))) for t in ("I2_S", "IQ4_NL_4_4"))
+    tail = (f"; the file has {left:,} bytes or more after its last tensor ({last[0]!r}, whose span runs to the file's "
+            "end) beyond either reading's size" if left is not None and left >= alignment else "")
     raise _Ambiguous36(f"tensor {named[0][0]!r} has the ambiguous type id 36 (ik_llama.cpp's / MS BitNet's I2_S, or "
                        f"IQ4_NL_4_4 in a 2024 mainline file): the header holds no other ik_llama.cpp type, its "
                        f"general.architecture ({arch!r}) is not bitnet*, and its tensors' data spans fit "
-                       f"{'both readings' if fit else 'neither reading'}, so the pack does not guess its size")
+                       f"{'both readings' if fit else 'neither reading'}{tail}, so the pack does not guess its size")
 
 
 # GGUF metadata value types -> struct format (8 string, 9 array handled apart)

@@ -206,6 +206,14 @@ def mamba_params(cfg: dict, d: int) -> int:
             + dt_rank * d_inner + d_inner * d_state + d_inner * d)
 
 
+# (rev11 S2) the chunk size a Mamba-2 config class gives when its config.json has none, read in transformers 5.25.0:
+# NemotronHConfig chunk_size = 128 (models/nemotron_h/configuration_nemotron_h.py line 130; a config's mamba_chunk_size
+# is popped into it, line 167); GraniteMoeHybridConfig mamba_chunk_size = 256 (models/granitemoehybrid/
+# configuration_granitemoehybrid.py line 102); the same defaults in huggingface/transformers at 13923c63 (nemotron_h) and
+# 008f5c8c (granitemoehybrid, its __init__). Other archs' configs without one stay refused in prefix caching's "all" mode
+MAMBA2_CHUNK_DEFAULT = (("nemotron_h", 128), ("granitemoehybrid", 256))
+
+
 def recurrent_state(cfg: dict, s: LLMSpec) -> int:
     """Fixed per-sequence state of non-attention layers (f32 in llama.cpp, model dtype in vLLM; f32 here)."""
     n_mamba = s.layer_kinds.count(MAMBA)
@@ -225,7 +233,10 @@ def recurrent_state(cfg: dict, s: LLMSpec) -> int:
             raise UserError(f"config mamba_ssm_cache_dtype {name!r} is not one of {', '.join(SSM_CACHE_BYTES)}")
         ssm_b = SSM_CACHE_BYTES[name]
         s.linear_state = (conv, model_b, ssm, ssm_b)
-        s.mamba_chunk = _int(cfg, "mamba_chunk_size", "chunk_size", default=0)  # vLLM ModelConfig.get_mamba_chunk_size
+        # vLLM ModelConfig.get_mamba_chunk_size reads the transformers config object, whose class fills in a chunk
+        # size a config.json leaves out (rev11 S2): MAMBA2_CHUNK_DEFAULT
+        chunk = next((c for a, c in MAMBA2_CHUNK_DEFAULT if s.arch.startswith(a)), 0)
+        s.mamba_chunk = _int(cfg, "mamba_chunk_size", "chunk_size", default=chunk)
         return n_mamba * (conv + ssm) * 4
     if n_mamba:
         d_inner = _int(cfg, "mamba_expand", default=2) * s.hidden

@@ -15,6 +15,7 @@ from .runtime_ctx import (DEFAULT_CTX, OLLAMA_CTX_FLOOR, OLLAMA_OOM_RETRY, _mode
 from .cache import KV_BYTES, LLAMACPP_SWA_ARCHS, norm_kv, SSM_CACHE_DTYPE_FROM, with_ssm_cache_dtype
 from .runtimes import at_least, llamacpp as LC, ollama as OL, parse_version, sglang as SG, version_note, vllm as V
 from .runtimes import sglang_dp as SGDP, vllm_dp as VDP, vllm_offload as VOFF, vllm_overheads as VO
+from .runtimes import vllm_hybrid as VH
 from .runtimes.llamacpp_offload import cpu_attn_bytes
 from .spec import SLIDING, LLMSpec, gguf_blocks
 from .plan_verdict import _search, _sizes_only
@@ -379,9 +380,8 @@ def _cache_notes(spec, runtime, ctx, parallel, slot_all, s, knobs, notes) -> Non
             notes.append(f"{spec.layer_kinds.count(SLIDING)} of {spec.n_layers} layers use a {spec.sliding_window}-token sliding window")
     if spec.attn_layers < spec.n_layers:
         notes.append(f"hybrid: only {spec.attn_layers} of {spec.n_layers} layers keep a KV cache")
-    if runtime == "vllm" and spec.linear_state and s.get("v1") and s.get("prefix_caching") is None:
-        notes.append("prefix caching off, as vLLM leaves it for a hybrid model unless --enable-prefix-caching is given: "
-                     "one state page a request in each state group (two with it)")
+    if runtime == "vllm" and spec.linear_state and s.get("v1") and VH.prefix_note(spec, s):
+        notes.append(VH.prefix_note(spec, s))  # (rev11 S5) worded from vLLM's mamba_cache_mode
     if runtime == "llama.cpp" and parallel > 1:
         notes.append(f"-c {ctx} is shared by {parallel} slots" + (" (unified cache: any slot may use it all)" if slot_all
                      else f": one cache, each slot at most {ctx // parallel} tokens (n_ctx_slot, builds before b5913)"

@@ -6,11 +6,12 @@ model length is E." (E: its binary search, capped at max_model_len, over the lay
 pool's whole blocks for full attention, cache.vllm_estimated_max_len under the hybrid manager; not printed where 0).
 V0 logs "# GPU blocks: N" first (executor_base.initialize_cache), then raise_if_cache_size_invalid raises: "The
 model's max seq len (ctx) is larger than the maximum number of tokens that can be stored in KV cache (blocks x 16)"."""
+from dataclasses import replace
+
 from .cache import (BLOCK, longest_fitting, vllm_estimated_max_len, vllm_kv_tokens, vllm_layout, vllm_pool,
                     vllm_request_blocks, with_draft_layers)
 from .runtimes import at_least
 from .runtimes.vllm_pipeline import PP_WHOLE_MODEL_CHECK, stage_spec
-from .runtimes.vllm_hybrid import with_cache_mode
 
 
 def _estimate(spec, avail, pool_tokens, kv, ctx, pool) -> int | None:
@@ -29,12 +30,13 @@ def _estimate(spec, avail, pool_tokens, kv, ctx, pool) -> int | None:
 def kv_refusal(spec, ctx, kv, s, ev) -> dict | None:
     """The refusal's figures for a plan that does not start with a pool (plan._vllm_kv_refusal's guards passed)."""
     v = s["version"]
-    spec = with_cache_mode(spec, s)[0]  # prefix caching's state pages (runtimes/vllm_hybrid.py), as evaluate has them
     if not s["v1"]:  # from vllm#13873 (0.8.0) max_seq_len = block_size x (num_gpu_blocks // pipeline stages)
         pp = s.get("pp", 1) if v is None or at_least(v, 0, 8) else 1
         tokens = ev["gpu_blocks"] // pp * 16
         return {"engine": "v0", "tokens": tokens} if tokens < ctx else None
     pool = dict(ev["kv"]["pool_args"])
+    if ev["kv"].get("mamba_cache_all"):  # prefix caching's state paged per block, as evaluate marked the spec (rev11 D2:
+        spec = replace(spec, mamba_cache_all=True)  # runtimes/vllm_hybrid.with_cache_mode, not called a second time)
     stages = ev.get("stage_checks")
     if stages and v is not None and at_least(v, *PP_WHOLE_MODEL_CHECK[0]) and not at_least(v, *PP_WHOLE_MODEL_CHECK[1]):
         # one check (vllm#29431 to #33698): the smallest worker's memory against the whole model's KV

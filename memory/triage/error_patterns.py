@@ -271,10 +271,11 @@ GGML_CTX_POOL = re.compile(r"ggml_new_(tensor_impl|object): not enough space in 
 # buffer exists, its size came from ggml's own sums, so the sizing is wrong for this graph
 GGML_TALLOC = re.compile(r"not enough space in the buffer (?:\(needed (\d{1,20}), largest block available (\d{1,20})\)"
                          r"|to allocate (\d{1,20}) bytes, largest block available (\d{1,20}) bytes)")
-GGML_MALLOC = re.compile(r"allocating ([\d.]+) MiB on device (\d{1,20}): (cuda|hip)Malloc failed: out of memory")
+# (rev11 S3) 1-17 spaces or tabs after "on device N:": a terminal's cut joined back (or a paste) keeps the status's indent
+GGML_MALLOC = re.compile(r"allocating ([\d.]{1,24}) MiB on device (\d{1,20}):[ \t]{1,17}(cuda|hip)Malloc failed: out of memory")
 # ggml-cann (ggml-cann.cpp ggml_backend_cann_buffer_type_alloc_buffer): "%s: allocating %.2f MiB on device %d: aclrtMalloc
 # failed: %s" with aclGetRecentErrMsg() (CANN's own words, "EL0004: ... memory pool is insufficient" and others): the Ascend NPU
-GGML_CANN_MALLOC = re.compile(r"allocating ([\d.]+) MiB on device (\d{1,20}): aclrtMalloc failed")
+GGML_CANN_MALLOC = re.compile(r"allocating ([\d.]{1,24}) MiB on device (\d{1,20}):[ \t]{1,17}aclrtMalloc failed")
 GGML_MALLOC_BARE = re.compile(r"\b(cuda|hip)Malloc failed: out of memory")
 GGML_BUFFER = re.compile(r"failed to allocate (?:(\S+) )?buffer of size (\d{1,20})")
 # ggml-metal (ggml-metal-device.m ggml_metal_buffer_init; ggml_backend_metal_buffer_type_alloc_buffer before 2025):

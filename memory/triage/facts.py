@@ -61,10 +61,23 @@ def apply(scan, lineno, text, window=False):
         scan.pending_src.clear()
     elif "Traceback (most recent call last)" in text:
         # (rev8 D9, rev10 S1) a chained traceback inside an open failure ("During handling of the above exception", "The
-        # above exception was the direct cause"): where each begins in the failure's frames, by the incident's index
+        # above exception was the direct cause"): where each begins in the failure's frames, by the incident's index,
+        # and (rev11 S1) how it is chained to the one before (trace_how: "cause", "during", or "" for a fresh traceback)
         scan.facts.setdefault("trace_from", {}).setdefault(scan.cur.index, []).append(len(scan.cur.frames))
+        scan.facts.setdefault("trace_how", {}).setdefault(scan.cur.index, []).append(_chained_how(scan))
     if "retrying without pipeline parallelism" in text and scan.cur is not None:
         scan.cur.hints.append(("recovered", "llama.cpp retried without pipeline parallelism"))
+
+
+def _chained_how(scan):
+    """How the traceback whose line is being read is chained to the one printed before it, from the text that closes the
+    200 bytes before its line (Python prints the separator, then a blank line): "cause" ("The above exception was the direct
+    cause of the following exception:"), "during" ("During handling of the above exception, another exception occurred:"),
+    else "" (the scanner's separator lines are no anchors, so they are read here)."""
+    block, start = scan._src or (b"", 0)
+    before = block[max(0, start - 200):start].rstrip()
+    return ("cause" if before.endswith(b"direct cause of the following exception:")
+            else "during" if before.endswith(b"another exception occurred:") else "")
 
 
 LINE_KEPT = 16     # a fact kept by line (stage_said, trt_kv_sizing, trt_tactic_skip, fsdp_clone, ggml_header, ggml_load_start): the last this many; a failure reads those since the one before

@@ -70,11 +70,11 @@ _TORCH_REQ_BARE = re.compile(rb"[ \t]{0,16}Tried to allocate [\d.]{1,24} ?[KMGTP
 _TORCH_CAP_OPEN = re.compile(rb"[ \t]{0,16}(?:GPU|Device) \d{1,3} has a total capac")
 # (round 120) ggml's CUDA/HIP allocation failure quoted with its status on a line of its own (a README's code block): a line
 # ending "allocating 120.28 MiB on device 0:", the next (indented or not) "cudaMalloc failed: out of memory", as ggml prints
-# them on one line (ggml_backend_cuda_buffer_type_alloc_buffer)
+# them on one line (ggml_backend_cuda_buffer_type_alloc_buffer); (rev11 S3) ggml-cann's "aclrtMalloc failed: <CANN's words>"
+# the same (ggml_backend_cann_buffer_type_alloc_buffer). The two already on one line with the status's indent kept (a
+# terminal's cut joined by _unwrap) are read as they are: error_patterns.GGML_MALLOC takes 1-17 spaces or tabs there
 _GGML_ALLOC_END = re.compile(rb"allocating [\d.]{1,24} MiB on device \d{1,20}:[ \t]*$")
-_GGML_STATUS_OPEN = re.compile(rb"[ \t]{0,16}(?:cuda|hip)Malloc failed: out of memory")
-# (or the two already joined by _unwrap as a terminal's cut, the status's indent kept: "on device 0:  cudaMalloc failed")
-_GGML_SPACED = re.compile(rb"( on device \d{1,20}:)[ \t]{2,17}((?:cuda|hip)Malloc failed: out of memory)")
+_GGML_STATUS_OPEN = re.compile(rb"[ \t]{0,16}(?:(?:cuda|hip)Malloc failed: out of memory|aclrtMalloc failed)")
 
 
 def _torch_next(line: bytes, nxt: bytes) -> bool:
@@ -293,19 +293,16 @@ def _torch_sentences(lines: list) -> list:
 
 
 def _ggml_status(lines: list) -> list:
-    """(round 120) Join ggml's allocation line ending at "on device N:" with the next line's "cudaMalloc failed: out of memory"."""
+    """(round 120) Join ggml's allocation line ending at "on device N:" with the next line's "cudaMalloc failed: out of memory"
+    (or CANN's "aclrtMalloc failed", rev11 S3)."""
     glue = [None] * len(lines)
     given, lines = lines, list(lines)
-    spaced = False
-    for k, ln in enumerate(lines):
-        if b"Malloc failed" in ln and _GGML_SPACED.search(ln):
-            lines[k], spaced = _GGML_SPACED.sub(rb"\1 \2", ln), True
     for k in range(len(lines) - 1):
         if _GGML_ALLOC_END.search(lines[k]) and _GGML_STATUS_OPEN.match(lines[k + 1]):
             glue[k] = b" "
             lines[k] = lines[k].rstrip(b" \t")
             lines[k + 1] = lines[k + 1].lstrip(b" \t")
-    return _join(lines, glue) if any(g is not None for g in glue) else lines if spaced else given
+    return _join(lines, glue) if any(g is not None for g in glue) else given
 
 
 def _splits(line: str, nxt: str, joined: str) -> bool:

@@ -121,7 +121,9 @@ def test_sglang_free_gib_floor_counts_nccl_and_the_plan_says_so():
 # has model_arch LLAMA, to f32, then llama-quantize ... I2_S), refused as ambiguous after rev9 S6. The offsets decide now
 # (tensor_bytes: I2_S n / 4 + 32, IQ4_NL_4_4 18 n / 32; alignment 32):
 #   512 values (128 x 4): I2_S 160 B, IQ4_NL_4_4 288 B. The next tensor 160 bytes on: I2_S alone fits.
-#   64 values (64 x 1): I2_S 48 B, IQ4_NL_4_4 36 B, both padded to 64: a 64-byte span fits both: refused.
+#   64 values (64 x 1): I2_S 48 B, IQ4_NL_4_4 36 B, both padded to 64: a 64-byte span fits both by size, but one row
+#     is no IQ4_NL_4_4 (4 rows interleaved; rev11 D4): I2_S. Both fit 128 values (32 x 4, I2_S 64 B, IQ4_NL_4_4 72 B)
+#     last in the file, its span to the file's end 80 B (16 and 8 to spare): refused.
 #   512 values in a 400-byte span: 400 - 160 and 400 - 288 are both 32 or more: neither fits: refused.
 # Before the change each of these was refused.
 def test_id_36_in_a_llama_header_read_from_the_offsets(tmp_path):
@@ -135,9 +137,12 @@ def test_id_36_in_a_llama_header_read_from_the_offsets(tmp_path):
     # the id-36 tensor last: its span runs to the file's end
     assert headers.read_tensors(_gguf(tmp_path / "l.gguf", [("output_norm.weight", 0, (128,), 512), i2s],
                                       arch="llama"))["blk.0.attn_q.weight"] == ("I2_S", (4, 128))
+    one_row = headers.read_tensors(_gguf(tmp_path / "b.gguf", [("blk.0.attn_q.weight", 36, (64, 1), 64),
+                                                               ("output_norm.weight", 0, (128,), 512)], arch="llama"))
+    assert one_row["blk.0.attn_q.weight"] == ("I2_S", (1, 64))
     with pytest.raises(UserError, match="ambiguous type id 36.*fit both readings"):
-        headers.read_tensors(_gguf(tmp_path / "b.gguf", [("blk.0.attn_q.weight", 36, (64, 1), 64),
-                                                         ("output_norm.weight", 0, (128,), 512)], arch="llama"))
+        headers.read_tensors(_gguf(tmp_path / "b4.gguf", [("output_norm.weight", 0, (128,), 512),
+                                                          ("blk.0.attn_q.weight", 36, (32, 4), 80)], arch="llama"))
     with pytest.raises(UserError, match="ambiguous type id 36.*fit neither reading"):
         headers.read_tensors(_gguf(tmp_path / "x.gguf", [("blk.0.attn_q.weight", 36, (128, 4), 400),
                                                          ("output_norm.weight", 0, (128,), 512)], arch="llama"))

@@ -88,15 +88,16 @@ def test_all_mode_estimate_counts_a_state_page_per_block():
 def test_the_plan_applies_the_mode():
     # A gated-DeltaNet model with --enable-prefix-caching: prefix caching off before 0.15.0 (one state page a
     # request), "align" from it (two). A Mamba-2 hybrid asking for it from 0.11.1 is refused when the config kv read
-    # gives no chunk size, the block's unit in "all" mode; without the flag it is planned as before.
+    # gives no chunk size, the block's unit in "all" mode (rev11 S2: a Nemotron-H or Granite 4.0-H config takes its
+    # config class's default, so the refusal is shown on another arch's spec); without the flag it is planned as before.
     def plan(model, v, **kw):
         return llm.plan(llm.describe(model=model), "vllm", ctx=32768, vram=79.2 * GiB, gpu_name="NVIDIA H100 80GB HBM3",
                         runtime_version=v, **kw)
     assert plan("Qwen/Qwen3.6-27B", "0.14.1", prefix_caching=True)["kv_detail"]["pool_args"]["state_blocks"] == 1
     assert plan("Qwen/Qwen3.6-27B", "0.15.0", prefix_caching=True)["kv_detail"]["pool_args"]["state_blocks"] == 2
     with pytest.raises(UserError, match="mamba_cache_mode 'all'"):
-        llm.plan(_nano(chunk=None), "vllm", ctx=32768, vram=79.2 * GiB, gpu_name="NVIDIA H100 80GB HBM3",
-                 runtime_version="0.15.0", prefix_caching=True)  # a config without its chunk size
+        llm.plan(replace(_nano(), arch="zamba2", mamba_chunk=0), "vllm", ctx=32768, vram=79.2 * GiB,
+                 gpu_name="NVIDIA H100 80GB HBM3", runtime_version="0.15.0", prefix_caching=True)  # no chunk size
     # Nemotron-3-Nano's built-in config carries chunk_size 128 (its source fixture lists it): planned in "all" mode.
     assert plan("nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B", "0.15.0", prefix_caching=True)["kv_detail"]["mamba_cache_all"]
     assert plan("nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B", "0.15.0")["kv_detail"]["pool_args"]["state_blocks"] == 1
@@ -104,25 +105,29 @@ def test_the_plan_applies_the_mode():
 
 def test_the_chunk_size_is_read_from_the_config():
     # vLLM ModelConfig.get_mamba_chunk_size: mamba_chunk_size (Bamba, Granite), else chunk_size (Mamba2, NemotronH)
-    assert _nano(chunk=256).mamba_chunk == 256 and _nano(chunk=0).mamba_chunk == 0
+    # (rev11 S2) none given: NemotronHConfig's chunk_size default, 128
+    assert _nano(chunk=256).mamba_chunk == 256 and _nano(chunk=None).mamba_chunk == 128
 
 
 def test_a_config_with_its_chunk_size_is_planned_in_all_mode(tmp_path):
-    # The same model from a config.json carrying chunk_size 128, vLLM 0.15.0 with --enable-prefix-caching: the plan's
-    # pool is the "all" layout above (2176-token blocks, 6 tensors of 2,228,224-byte pages), a request of 32,768
-    # tokens 16 + 4 x 16 = 80 blocks; kv_detail says so for the bench's block arithmetic (llm_score).
+    # The same model from a config.json carrying chunk_size 256 (rev11 D1: the built-in config carries 128 since
+    # bf574e36, so 256 covers the lcm step), vLLM 0.15.0 with --enable-prefix-caching: the unit lcm(256, 16) = 256,
+    # the block 256 x cdiv(2,134,016, 256 x 1,024) = 256 x 9 = 2304 tokens, pages 2304 x 1,024 = 2,359,296 B (6
+    # tensors); a request of 32,768 tokens cdiv(32768, 2304) = 15 attention + 4 x 15 state pages = 75 blocks; kv_detail
+    # says "all" for the bench's block arithmetic (llm_score).
     cfg = json.loads(NANO.read_text())
-    cfg["chunk_size"] = 128
+    cfg["chunk_size"] = 256
     path = tmp_path / "config.json"
     path.write_text(json.dumps(cfg))
     r = llm.plan(llm.describe(config=str(path)), "vllm", ctx=32768, vram=79.2 * GiB, gpu_name="NVIDIA H100 80GB HBM3",
                  runtime_version="0.15.0", prefix_caching=True)
     assert r["kv_detail"]["mamba_cache_all"] is True and r["kv_detail"]["pool_args"]["state_blocks"] == 1
-    # blocks = the pool // (6 x 2,228,224); printed tokens (before vllm#41069) blocks // 5 groups x 2176; a request
-    # 80 blocks of 6 pages: 1,069,547,520 bytes
-    blocks = r["kv_capacity_bytes"] // (6 * 2228224)
-    assert r["kv_capacity_tokens"] == blocks // 5 * 2176 and r["concurrency"] == blocks / 80
-    assert r["kv_request_bytes"] == 80 * 6 * 2228224 == 1069547520
+    assert 2304 * 1024 == 2359296 and 14 * 2304 < 32768 <= 15 * 2304
+    # blocks = the pool // (6 x 2,359,296); printed tokens (before vllm#41069) blocks // 5 groups x 2304; a request
+    # 75 blocks of 6 pages: 1,061,683,200 bytes
+    blocks = r["kv_capacity_bytes"] // (6 * 2359296)
+    assert r["kv_capacity_tokens"] == blocks // 5 * 2304 and r["concurrency"] == blocks / 75
+    assert r["kv_request_bytes"] == 75 * 6 * 2359296 == 1061683200
 
 
 def test_align_with_speculative_decoding_does_not_start_on_0_15_and_0_16():

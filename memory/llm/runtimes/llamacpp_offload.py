@@ -86,19 +86,21 @@ def _overrides(ot, device_noop: bool):
 # layer attn_qkv {n_embd, 2 x key_dim + value_dim} and attn_gate {n_embd, value_dim} (its ssm_* tensors are no attn_
 # names). The norms stay F32 (llama-quantize quantizes matrices only); the matrices take the bits the file's matmuls
 # beside the experts, the token table, the head and the routers hold on average (exact where one type holds them all,
-# as --gguf-types places them). Other architectures' attention tensors are not read: refused as before
-# A --gguf FILE spec (arch qwen35 / qwen35moe, as the file names it) carries each layer's attn_* tensors and their
-# exact bytes from its tensor table (gguf.py, attn_file_bytes); the type-average estimate is for --gguf-types only
+# as --gguf-types places them). Other architectures' attention tensors are not estimated: refused as before.
+# (rev11 S4) A --gguf FILE spec of any arch carries each layer's attn_* tensors and their exact bytes from its tensor
+# table (gguf.py, attn_file_bytes): read whatever the arch; ATTN_ARCHS gates the type-average estimate (--gguf-types) only
 ATTN_ARCHS = ("qwen3_5", "qwen35")
 
 
 def attn_tensors(spec) -> list | None:
     """Per layer: {attn_* tensor name: (values, is a matrix)} as llama.cpp creates them; None where not read. A GGUF's
-    spec: {name: (bytes, None)} from its tensor table."""
+    spec, any arch: its own table, spec.attn_file_bytes (per layer ((full tensor name, bytes), ..): cpu_attn_bytes sums
+    it; override_cpu_layers only asks whether it is read) (rev11 D3: no dict keyed by a name's third part, which folded
+    a layer's .weight and .bias into one key)."""
+    if spec.attn_file_bytes:
+        return spec.attn_file_bytes
     if not spec.arch.startswith(ATTN_ARCHS):
         return None
-    if spec.attn_file_bytes:
-        return [{n.split(".")[2]: (b, None) for n, b in layer} for layer in spec.attn_file_bytes]
     if spec.mla or spec.layer_kv_heads or not spec.linear_dims:
         return None
     d, hd, kh, kd, vh, vd = spec.hidden, spec.head_dim_k, *spec.linear_dims[:4]

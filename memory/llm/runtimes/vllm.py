@@ -296,8 +296,9 @@ def settings(version, vram, ctx, knobs) -> dict:
     if sampler not in SAMPLERS:
         from ...errors import UserError
         raise UserError(f"--vllm-sampler must be native or flashinfer, got {knobs.get('vllm_sampler')!r}")
-    # vLLM's --enable-prefix-caching: with it a DeltaNet/Mamba state group keeps two pages a request ("align" mode),
-    # without it one. vLLM turns it on by default for an attention-only decoder, where the pool does not depend on it,
+    # vLLM's --enable-prefix-caching: with it a DeltaNet/Mamba state group keeps the pages vllm_hybrid.mamba_cache_mode
+    # gives (two a request in "align", one per block of the context in "all", one where vLLM turns the flag off: 0.11.0
+    # for every hybrid, Qwen3-Next / Qwen 3.5+ before 0.15.0), without it one (rev11 S5). vLLM turns it on by default for an attention-only decoder, where the pool does not depend on it,
     # and leaves it off for a hybrid model unless asked (ModelConfig.is_prefix_caching_supported: False for attn_type
     # "hybrid", vllm#23716 of 2025-08-27, before any release that serves a Qwen 3.5+ model; a 0.27.1 MTP-3 run of
     # Qwen3.8-27B with the flag not given prints enable_prefix_caching=False, batch 59). None: not given

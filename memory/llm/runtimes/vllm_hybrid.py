@@ -21,7 +21,10 @@ cdiv(cdiv(state page, attention bytes a token), chunk) (cache.vllm_layout with L
 
 The classes with SupportsMambaPrefixCaching (vllm/model_executor/models at 1CatAI/1Cat-vLLM ae13773a0, 2026-08-22:
 bamba, falcon_h1, granitemoehybrid, jamba, mamba, mamba2, nemotron_h, zamba2); Qwen3-Next and Qwen 3.5+ are not among
-them. kv lays out the Mamba-2 hybrids of these (Nemotron-H, Granite 4.0-H) only."""
+them. kv lays out the Mamba-2 hybrids of these (Nemotron-H, Granite 4.0-H) only.
+
+Not read (rev11 D5): vLLM's --mamba-block-size (CacheConfig.mamba_block_size; the "all" block is mamba_block_size or
+the chunk above). kv takes the chunk alone, so a run that sets it is sized at the chunk's block, not its own."""
 from dataclasses import replace
 
 from ...errors import UserError
@@ -73,3 +76,24 @@ def with_cache_mode(spec, s):
 def _spec_decode(s) -> bool:
     """Is a speculative config given (MTP tokens, a drafter's layers, a separate drafter)?"""
     return bool(s.get("spec_tokens") or s.get("draft_layers") or s.get("drafter"))
+
+
+def prefix_note(spec, s) -> str | None:
+    """(rev11 S5) The plan's note on a hybrid's prefix caching, worded from mamba_cache_mode: what the flag would change
+    when not given ("align" two state pages a request, "all" a page per block of the context), and that vLLM itself
+    turns it off (0.11.0 for every hybrid; a gated-DeltaNet model, Qwen3-Next / Qwen 3.5+, before 0.15.0)."""
+    v, asked = s.get("version"), s.get("prefix_caching")
+    mode = mamba_cache_mode(spec, {**s, "prefix_caching": True})
+    off = None if mode != "none" else (
+        f"vLLM {'.'.join(map(str, v))} turns prefix caching off for "
+        + ("every hybrid model ('Hybrid or mamba-based model detected: disabling prefix caching')"
+           if not at_least(v, *HYBRID_PREFIX_FROM) else
+           f"{spec.arch} (before 0.15.0 only a Mamba-2 class with SupportsMambaPrefixCaching keeps it; vllm#30877)"))
+    if asked is None:
+        return ("prefix caching off, as vLLM leaves it for a hybrid model unless --enable-prefix-caching is given: one "
+                "state page a request in each state group ("
+                + {"align": "two with it", "all": "with it a state page per block of the context, mamba_cache_mode 'all'",
+                   "none": f"one with it too: {off}"}[mode] + ")")
+    if asked and off:
+        return f"--enable-prefix-caching given, but {off}: one state page a request in each state group"
+    return None
