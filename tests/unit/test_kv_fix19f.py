@@ -124,8 +124,8 @@ PRE_AMPERE_DATA = (
     " in host t120h-p100; llama.cpp CUDA build b8829 ('build_info: b8829-6990e2f1f'), llama-server under numactl --cpunodebind=1 --membind=1, 40 threads; MoE expert tensors of 18 blocks kept in CPU RAM by -ot, no --tensor-split",
     "4x NVIDIA Tesla P100-PCIE-16GB (compute capability 6.0, 'VRAM: 16269 MiB' each, '16013 MiB free' each at load)"
     " in host t120h-p100; llama.cpp CUDA build b8893 ('build_info: b8893-6217b4958'), llama-server under numactl --cpunodebind=1 --membind=1, 40 threads; MoE expert tensors of 16 blocks kept in CPU RAM by -ot and --tensor-split 11,12,13,14",
-    "4x NVIDIA Tesla P100-PCIE-16GB (from the phase's full startup log in the same folder, not this summary: compute capability 6.0, 'VRAM: 16269 MiB' each, '16013 MiB free' each at load)"
-    " in host t120h-p100; llama.cpp CUDA build b8829 ('build_info: b8829-6990e2f1f'), llama-server under numactl --cpunodebind=1 --membind=1, 40 threads; MoE expert tensors of 36 blocks kept in CPU RAM by -ot",
+    # (the ...-32k-ub2048-ot36 row's text, which named the summary it was not read from, is batch 83's 36-block text since
+    # round 104 made its startup log the row's url)
     "4x NVIDIA Tesla P100-PCIE-16GB (compute capability 6.0, 'VRAM: 16269 MiB' each, '16013 MiB free' each at load)"
     " in host t120h-p100; llama.cpp CUDA build b8893 ('build_info: b8893-6217b4958'), llama-server under numactl --cpunodebind=1 --membind=1, 40 threads; MoE expert tensors of 20 blocks kept in CPU RAM by -ot and --tensor-split 11,14,14,11",
     # batch 91 (ThiagoJGK/gibd: Ollama on a Kaggle T4)
