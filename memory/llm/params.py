@@ -206,12 +206,15 @@ def mamba_params(cfg: dict, d: int) -> int:
             + dt_rank * d_inner + d_inner * d_state + d_inner * d)
 
 
-# (rev11 S2) the chunk size a Mamba-2 config class gives when its config.json has none, read in transformers 5.25.0:
-# NemotronHConfig chunk_size = 128 (models/nemotron_h/configuration_nemotron_h.py line 130; a config's mamba_chunk_size
-# is popped into it, line 167); GraniteMoeHybridConfig mamba_chunk_size = 256 (models/granitemoehybrid/
-# configuration_granitemoehybrid.py line 102); the same defaults in huggingface/transformers at 13923c63 (nemotron_h) and
-# 008f5c8c (granitemoehybrid, its __init__). Other archs' configs without one stay refused in prefix caching's "all" mode
-MAMBA2_CHUNK_DEFAULT = (("nemotron_h", 128), ("granitemoehybrid", 256))
+# (rev11 S2, rev12 S2) the chunk size a Mamba-2 config class gives when its config.json has none, read in transformers
+# 5.25.0 (models/<arch>/configuration_<arch>.py): NemotronHConfig chunk_size = 128 (line 130; a config's mamba_chunk_size
+# is popped into it, line 167); GraniteMoeHybridConfig mamba_chunk_size = 256 (line 102), BambaConfig mamba_chunk_size =
+# 256 (line 81), FalconH1Config mamba_chunk_size = 256 (line 84), Mamba2Config chunk_size = 256 (line 87), Zamba2Config
+# chunk_size = 256 (line 88); none of these sets it again in __post_init__. The Mamba-1 classes (MambaConfig, JambaConfig,
+# FalconMambaConfig, ZambaConfig) have none. kv reads it only for the Mamba-2 layouts it sizes (is_mamba2: Nemotron-H,
+# Granite 4.0-H); an arch without one stays refused in prefix caching's "all" mode
+MAMBA2_CHUNK_DEFAULT = (("nemotron_h", 128), ("granitemoehybrid", 256), ("bamba", 256), ("falcon_h1", 256), ("mamba2", 256),
+                        ("zamba2", 256))
 
 
 def recurrent_state(cfg: dict, s: LLMSpec) -> int:

@@ -380,8 +380,8 @@ def _cache_notes(spec, runtime, ctx, parallel, slot_all, s, knobs, notes) -> Non
             notes.append(f"{spec.layer_kinds.count(SLIDING)} of {spec.n_layers} layers use a {spec.sliding_window}-token sliding window")
     if spec.attn_layers < spec.n_layers:
         notes.append(f"hybrid: only {spec.attn_layers} of {spec.n_layers} layers keep a KV cache")
-    if runtime == "vllm" and spec.linear_state and s.get("v1") and VH.prefix_note(spec, s):
-        notes.append(VH.prefix_note(spec, s))  # (rev11 S5) worded from vLLM's mamba_cache_mode
+    if runtime == "vllm" and spec.linear_state and s.get("v1") and (note := VH.prefix_note(spec, s)):
+        notes.append(note)  # (rev11 S5) worded from vLLM's mamba_cache_mode
     if runtime == "llama.cpp" and parallel > 1:
         notes.append(f"-c {ctx} is shared by {parallel} slots" + (" (unified cache: any slot may use it all)" if slot_all
                      else f": one cache, each slot at most {ctx // parallel} tokens (n_ctx_slot, builds before b5913)"

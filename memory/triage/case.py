@@ -161,7 +161,7 @@ def build(scan, inc, context, env) -> Case:
     x.frames_n = len(inc.frames)                  # 0: the message alone, no traceback
     x.frames = inc.frames
     x.trace_from = f.get("trace_from", {}).get(inc.index, [])    # (rev8 D9) where each chained traceback's frames begin
-    x.trace_how = f.get("trace_how", {}).get(inc.index, [])      # (rev11 S1) how each is chained: "cause", "during", ""
+    x.trace_how = f.get("trace_how", {}).get(inc.index, [])      # (rev11 S1, rev12 B1) ("cause"/"during"/"", the one before closed on an OOM)
     # a training step: the backward pass (autograd) or an optimizer step is on the stack; else a source line or a log line
     # that shows a training run. training_seen says which, for the evidence (a script named train.py is not a backward frame)
     step = next((func for p, func in inc.frames if func in ("backward", "run_backward", "_engine_run_backward")

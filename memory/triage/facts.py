@@ -60,24 +60,39 @@ def apply(scan, lineno, text, window=False):
         scan.pending_frames.clear()
         scan.pending_src.clear()
     elif "Traceback (most recent call last)" in text:
-        # (rev8 D9, rev10 S1) a chained traceback inside an open failure ("During handling of the above exception", "The
-        # above exception was the direct cause"): where each begins in the failure's frames, by the incident's index,
-        # and (rev11 S1) how it is chained to the one before (trace_how: "cause", "during", or "" for a fresh traceback)
-        scan.facts.setdefault("trace_from", {}).setdefault(scan.cur.index, []).append(len(scan.cur.frames))
-        scan.facts.setdefault("trace_how", {}).setdefault(scan.cur.index, []).append(_chained_how(scan))
+        # (rev8 D9, rev10 S1) a chained traceback in an open failure: where it begins in the failure's frames (by incident), (rev11
+        # S1, rev12 B1) its link to the one before and whether that one closed on an OOM line; (rev12 S1) the first MAX_FRAMES
+        tf, th = (scan.facts.setdefault(k, {}).setdefault(scan.cur.index, []) for k in ("trace_from", "trace_how"))
+        if len(tf) < scan.MAX_FRAMES:
+            tf.append(len(scan.cur.frames))
+            th.append(_chained_how(scan))
     if "retrying without pipeline parallelism" in text and scan.cur is not None:
         scan.cur.hints.append(("recovered", "llama.cpp retried without pipeline parallelism"))
 
 
+# (rev12 S1) set aside before a line: docker compose's "name  | ", docker logs -t's stamp, journald's "Mon DD HH:MM:SS host
+# unit[pid]: "; a line another rank logged ("[... TP1] ...") is skipped
+_LINE_PREFIX = re.compile(rb"[\w.-]{1,64} {0,16}\| ?|\d{4}-\d\d-\d\dT[\d:.]{8,18}Z? |[A-Z][a-z]{2} [ \d]\d [\d:]{8} \S{1,64} [\w.@-]{1,64}(?:\[\d{1,10}\])?: ")
+_RANK_LOG, _OOM_LINE = re.compile(rb"\[[^\]\n]{0,64}\bTP\d{1,3}\]"), re.compile(rb"OutOfMemory|(?i:out of memory)")
+_LINKS = ((b"direct cause of the following exception:", "cause"), (b"another exception occurred:", "during"))
+
+
 def _chained_how(scan):
-    """How the traceback whose line is being read is chained to the one printed before it, from the text that closes the
-    200 bytes before its line (Python prints the separator, then a blank line): "cause" ("The above exception was the direct
-    cause of the following exception:"), "during" ("During handling of the above exception, another exception occurred:"),
-    else "" (the scanner's separator lines are no anchors, so they are read here)."""
-    block, start = scan._src or (b"", 0)
-    before = block[max(0, start - 200):start].rstrip()
-    return ("cause" if before.endswith(b"direct cause of the following exception:")
-            else "during" if before.endswith(b"another exception occurred:") else "")
+    """(rev11 S1, rev12 B1/S1) How the traceback whose line is being read is chained to the one before it, and whether that
+    one closed on an OOM line, from the last 4 non-blank lines of the 4 KiB before its line (Python prints the closing line,
+    the separator, a traceback, with blank lines between): ("cause", _) after "The above exception was the direct cause of the
+    following exception:", ("during", _) after "During handling of the above exception, another exception occurred:", else
+    "" (a fresh traceback, or none read; the scanner's separator lines are no anchors, so they are read here)."""
+    block, end = scan._src or (b"", 0)
+    lo, back = max(0, end - 4096), []
+    while end > lo and len(back) < 4:        # the lines last first, each with its prefix set aside
+        cut = block.rfind(b"\n", lo, end)
+        line, end = block[cut + 1 if cut >= 0 else lo:end].strip(), max(cut, lo)
+        line = line[m.end():].strip() if (m := _LINE_PREFIX.match(line)) else line
+        if line and not _RANK_LOG.match(line):
+            back.append(line)
+    how = next(((k, h) for k, line in enumerate(back[:3]) for sep, h in _LINKS if line.endswith(sep)), (-1, ""))
+    return how[1], how[0] + 1 < len(back) and bool(_OOM_LINE.search(back[how[0] + 1]))
 
 
 LINE_KEPT = 16     # a fact kept by line (stage_said, trt_kv_sizing, trt_tactic_skip, fsdp_clone, ggml_header, ggml_load_start): the last this many; a failure reads those since the one before

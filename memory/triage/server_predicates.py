@@ -259,25 +259,21 @@ def sglang_attn_init(x):
     backend's fixed workspace, allocated after the static memory pool and outside mem-fraction-static's share. (rev8 D9)
     Both in one traceback: each traceback of a chained one (x.trace_from: where each begins) on its own (rev10 S1), so a
     wrapper's re-raise after the backend's own OOM keeps it and a fallback's __init__ after it does not join it.
-    (rev11 S1) An earlier traceback counts only where every link after it in its chain is "direct cause" (the OOM re-raised):
-    after "During handling of the above exception" the exception raised is the later one's, so a backend __init__ that
-    failed on something else (an ImportError) before an OOM raised elsewhere is not read as the workspace."""
+    (rev12 B1) A traceback counts where its own exception line is an OOM line (x.trace_how: each later traceback's link to the
+    one before it and whether that one closed on an OOM line), where it is the last (closed by the failure's line, as
+    before), or where "The above exception was the direct cause" links it to one that counts: the usual wrapper (`except X:
+    raise Y(...)`, "During handling of the above exception") after the backend's own OOM keeps it, and a backend __init__
+    that failed on something else (an ImportError) before an OOM raised elsewhere (rev11 S1) is not read as the workspace."""
     frames = x.frames or []
     tf = list(getattr(x, "trace_from", None) or ())
     how = list(getattr(x, "trace_how", None) or ())
-    how += ["cause"] * (len(tf) - len(how))
-    cuts, links = [0, *tf, len(frames)], [*how, ""]
-    return x.env["runtime"] == "sglang" and any(_attn_init(frames[cuts[i]:cuts[i + 1]]) and _raised_on(links[i:])
+    how += [("cause", False)] * (len(tf) - len(how))
+    cuts, counts = [0, *tf, len(frames)], [True]
+    for link, closes_oom in reversed(how[:len(tf)]):
+        counts.append(closes_oom or (link == "cause" and counts[-1]))
+    counts.reverse()
+    return x.env["runtime"] == "sglang" and any(counts[i] and _attn_init(frames[cuts[i]:cuts[i + 1]])
                                                 for i in range(len(cuts) - 1))
-
-
-def _raised_on(links) -> bool:
-    """The exception of a traceback whose links to the tracebacks after it are `links` reaches its chain's end: no
-    "During handling" link before the chain ends (a fresh traceback, "", or the failure's end)."""
-    for k in links:
-        if k != "cause":
-            return k != "during"
-    return True
 
 
 def _attn_init(frames) -> bool:

@@ -89,14 +89,15 @@ def test_the_plan_applies_the_mode():
     # A gated-DeltaNet model with --enable-prefix-caching: prefix caching off before 0.15.0 (one state page a
     # request), "align" from it (two). A Mamba-2 hybrid asking for it from 0.11.1 is refused when the config kv read
     # gives no chunk size, the block's unit in "all" mode (rev11 S2: a Nemotron-H or Granite 4.0-H config takes its
-    # config class's default, so the refusal is shown on another arch's spec); without the flag it is planned as before.
+    # config class's default, so the refusal is shown on Jamba's, whose JambaConfig has no chunk size, rev12 S2); without
+    # the flag it is planned as before.
     def plan(model, v, **kw):
         return llm.plan(llm.describe(model=model), "vllm", ctx=32768, vram=79.2 * GiB, gpu_name="NVIDIA H100 80GB HBM3",
                         runtime_version=v, **kw)
     assert plan("Qwen/Qwen3.6-27B", "0.14.1", prefix_caching=True)["kv_detail"]["pool_args"]["state_blocks"] == 1
     assert plan("Qwen/Qwen3.6-27B", "0.15.0", prefix_caching=True)["kv_detail"]["pool_args"]["state_blocks"] == 2
     with pytest.raises(UserError, match="mamba_cache_mode 'all'"):
-        llm.plan(replace(_nano(), arch="zamba2", mamba_chunk=0), "vllm", ctx=32768, vram=79.2 * GiB,
+        llm.plan(replace(_nano(), arch="jamba", mamba_chunk=0), "vllm", ctx=32768, vram=79.2 * GiB,
                  gpu_name="NVIDIA H100 80GB HBM3", runtime_version="0.15.0", prefix_caching=True)  # no chunk size
     # Nemotron-3-Nano's built-in config carries chunk_size 128 (its source fixture lists it): planned in "all" mode.
     assert plan("nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B", "0.15.0", prefix_caching=True)["kv_detail"]["mamba_cache_all"]
@@ -122,7 +123,8 @@ def test_a_config_with_its_chunk_size_is_planned_in_all_mode(tmp_path):
     r = llm.plan(llm.describe(config=str(path)), "vllm", ctx=32768, vram=79.2 * GiB, gpu_name="NVIDIA H100 80GB HBM3",
                  runtime_version="0.15.0", prefix_caching=True)
     assert r["kv_detail"]["mamba_cache_all"] is True and r["kv_detail"]["pool_args"]["state_blocks"] == 1
-    assert 2304 * 1024 == 2359296 and 14 * 2304 < 32768 <= 15 * 2304
+    # (rev12 D3: worked here, not asserted) a page 2304 x 1,024 = 2,359,296 B; 32,768 tokens take 15 blocks of 2304
+    # (14 x 2304 = 32,256 < 32,768 <= 34,560 = 15 x 2304), 75 over the 5 groups
     # blocks = the pool // (6 x 2,359,296); printed tokens (before vllm#41069) blocks // 5 groups x 2304; a request
     # 75 blocks of 6 pages: 1,061,683,200 bytes
     blocks = r["kv_capacity_bytes"] // (6 * 2359296)

@@ -67,7 +67,7 @@ def test_ot_attention_bytes_of_a_llama_gguf_read_from_its_table(tmp_path):
 
 # S2. A Mamba-2 config.json without a chunk size: vLLM's get_mamba_chunk_size reads the transformers config object, whose
 # class fills it in (transformers 5.25.0: NemotronHConfig chunk_size 128, GraniteMoeHybridConfig mamba_chunk_size 256), so
-# vLLM starts such a config with prefix caching; kv refused it ("mamba_cache_mode 'all'"). Other archs stay refused.
+# vLLM starts such a config with prefix caching; kv refused it ("mamba_cache_mode 'all'"). Archs without one stay refused.
 def test_a_mamba2_config_without_a_chunk_size_takes_its_class_default():
     from dataclasses import replace
     from test_kv_hybrid_pool import GiB, _nano
@@ -88,9 +88,10 @@ def test_a_mamba2_config_without_a_chunk_size_takes_its_class_default():
     assert marked.mamba_cache_all and pages == 1
     from gpu_garden.memory.llm import cache
     assert cache.vllm_layout(marked, "f16")["block"] == {"full": 1280, "mamba": 1280}
-    # another arch whose config kv read gives none is still refused
+    # an arch whose config class has no chunk size (JambaConfig, transformers 5.25.0; rev12 S2: Zamba2Config has 256) is
+    # still refused
     with pytest.raises(UserError, match="mamba_cache_mode 'all'"):
-        with_cache_mode(replace(nano, arch="zamba2", mamba_chunk=0), {"prefix_caching": True, "version": (0, 15, 0)})
+        with_cache_mode(replace(nano, arch="jamba", mamba_chunk=0), {"prefix_caching": True, "version": (0, 15, 0)})
 
 
 # S5. The hybrid prefix-caching notes worded from vLLM's mamba_cache_mode (runtimes/vllm_hybrid.prefix_note): "two with it"

@@ -46,9 +46,7 @@ M = 1 << 20
 
 def test_ggml_malloc_spaced_one_line_read():
     from support.triage_event import read
-    from gpu_garden.memory.triage import paste
     line = "load: allocating 121.50 MiB on device 0:  cudaMalloc failed: out of memory"
-    assert paste.undo(line.encode()) == line.encode()                      # one line: nothing for paste to do
     cause, kind, runtime, device, nums = read(line)                         # (no newline: paste's steps need two lines)
     assert (kind, runtime, device) == ("ggml.malloc", "llama.cpp", "cuda")
     assert nums.get("requested") == int(121.5 * M)                         # 127401984 bytes; was no request (the bare status)

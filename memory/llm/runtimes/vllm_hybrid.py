@@ -81,19 +81,28 @@ def _spec_decode(s) -> bool:
 def prefix_note(spec, s) -> str | None:
     """(rev11 S5) The plan's note on a hybrid's prefix caching, worded from mamba_cache_mode: what the flag would change
     when not given ("align" two state pages a request, "all" a page per block of the context), and that vLLM itself
-    turns it off (0.11.0 for every hybrid; a gated-DeltaNet model, Qwen3-Next / Qwen 3.5+, before 0.15.0)."""
+    turns it off (0.11.0 for every hybrid; a gated-DeltaNet model, Qwen3-Next / Qwen 3.5+, before 0.15.0). (rev12 D2)
+    Where with_cache_mode would refuse the flag ("all" with no chunk size in the config; "align" with a speculative
+    config on 0.15-0.16), the note says so instead of a page count."""
     v, asked = s.get("version"), s.get("prefix_caching")
     mode = mamba_cache_mode(spec, {**s, "prefix_caching": True})
     off = None if mode != "none" else (
         f"vLLM {'.'.join(map(str, v))} turns prefix caching off for "
         + ("every hybrid model ('Hybrid or mamba-based model detected: disabling prefix caching')"
            if not at_least(v, *HYBRID_PREFIX_FROM) else
-           f"{spec.arch} (before 0.15.0 only a Mamba-2 class with SupportsMambaPrefixCaching keeps it; vllm#30877)"))
+           f"{spec.arch} (before 0.15.0 only a class with SupportsMambaPrefixCaching, Mamba-1 or Mamba-2, keeps it; "
+           "vllm#30877)"))
     if asked is None:
+        refused = (mode == "all" and not spec.mamba_chunk) or (
+            mode == "align" and _spec_decode(s) and v is not None and at_least(v, *ALIGN_SPEC_REFUSED[0])
+            and not at_least(v, *ALIGN_SPEC_REFUSED[1]))
         return ("prefix caching off, as vLLM leaves it for a hybrid model unless --enable-prefix-caching is given: one "
                 "state page a request in each state group ("
-                + {"align": "two with it", "all": "with it a state page per block of the context, mamba_cache_mode 'all'",
-                   "none": f"one with it too: {off}"}[mode] + ")")
+                + ("kv refuses the flag here: " + ("the config gives no mamba chunk size, which mamba_cache_mode 'all' "
+                   "aligns its blocks to" if mode == "all" else "vLLM 0.15-0.16 does not start a hybrid model with it "
+                   "and a speculative config") if refused else
+                   {"align": "two with it", "all": "with it a state page per block of the context, mamba_cache_mode "
+                    "'all'", "none": f"one with it too: {off}"}[mode]) + ")")
     if asked and off:
         return f"--enable-prefix-caching given, but {off}: one state page a request in each state group"
     return None
