@@ -1,0 +1,29 @@
+"""How a chained Python traceback is linked to the one before it, read back from the scanner's block (facts.apply calls
+`chained_how` on each "Traceback (most recent call last)" line of an open failure; server_predicates.sglang_attn_init
+reads the result from facts["trace_how"])."""
+import re
+
+
+# (rev12 S1) set aside before a line: docker compose's "name  | ", docker logs -t's stamp, journald's "Mon DD HH:MM:SS host
+# unit[pid]: "; a line another rank logged ("[... TP1] ...") is skipped
+_LINE_PREFIX = re.compile(rb"[\w.-]{1,64} {0,16}\| ?|\d{4}-\d\d-\d\dT[\d:.]{8,18}Z? |[A-Z][a-z]{2} [ \d]\d [\d:]{8} \S{1,64} [\w.@-]{1,64}(?:\[\d{1,10}\])?: ")
+_RANK_LOG, _OOM_LINE = re.compile(rb"\[[^\]\n]{0,64}\bTP\d{1,3}\]"), re.compile(rb"OutOfMemory|(?i:out of memory)")
+_LINKS = ((b"direct cause of the following exception:", "cause"), (b"another exception occurred:", "during"))
+
+
+def chained_how(scan):
+    """(rev11 S1, rev12 B1/S1) How the traceback whose line is being read is chained to the one before it, and whether that
+    one closed on an OOM line, from the last 4 non-blank lines of the 4 KiB before its line (Python prints the closing line,
+    the separator, a traceback, with blank lines between): ("cause", _) after "The above exception was the direct cause of the
+    following exception:", ("during", _) after "During handling of the above exception, another exception occurred:", else
+    "" (a fresh traceback, or none read; the scanner's separator lines are no anchors, so they are read here)."""
+    block, end = scan._src or (b"", 0)
+    lo, back = max(0, end - 4096), []
+    while end > lo and len(back) < 4:        # the lines last first, each with its prefix set aside
+        cut = block.rfind(b"\n", lo, end)
+        line, end = block[cut + 1 if cut >= 0 else lo:end].strip(), max(cut, lo)
+        line = line[m.end():].strip() if (m := _LINE_PREFIX.match(line)) else line
+        if line and not _RANK_LOG.match(line):
+            back.append(line)
+    how = next(((k, h) for k, line in enumerate(back[:3]) for sep, h in _LINKS if line.endswith(sep)), (-1, ""))
+    return how[1], how[0] + 1 < len(back) and bool(_OOM_LINE.search(back[how[0] + 1]))
