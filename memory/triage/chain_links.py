@@ -21,8 +21,12 @@ def chained_how(scan):
     lo, back = max(0, end - 4096), []
     while end > lo and len(back) < 4:        # the lines last first, each with its prefix set aside
         cut = block.rfind(b"\n", lo, end)
-        line, end = block[cut + 1 if cut >= 0 else lo:end].strip(), max(cut, lo)
-        line = line[m.end():].strip() if (m := _LINE_PREFIX.match(line)) else line
+        raw, end = block[cut + 1 if cut >= 0 else lo:end].lstrip(), max(cut, lo)
+        for _ in range(2):      # (rev13 B1) two stacked: compose -t's name, then docker's stamp; the end kept till matched
+            if not (m := _LINE_PREFIX.match(raw)):
+                break
+            raw = raw[m.end():].lstrip()
+        line = raw.strip()      # a line that is only a prefix is blank
         if line and not _RANK_LOG.match(line):
             back.append(line)
     how = next(((k, h) for k, line in enumerate(back[:3]) for sep, h in _LINKS if line.endswith(sep)), (-1, ""))

@@ -1,0 +1,46 @@
+"""rev13 (session 46, fix14): facts' chain-link look-back (chain_links.chained_how) read under every prefix it sets aside.
+
+B1: a blank line that still carries its prefix (journald's "... sglang[123]: ", docker -t's stamp, compose -t's name and
+stamp) was stripped before the prefix match, lost the prefix's trailing space and was kept as a line, so the line read as
+the earlier traceback's closing line was a bare prefix; rev12 B1's positive case (the backend's own OOM wrapped by a
+"During handling" chain) lost its attention-backend evidence again (cause activations)."""
+from support.triage_event import top
+from test_triage_fix11 import OWN
+from test_triage_rev11 import DURING, IMPORT_FAIL, TP1
+from test_triage_rev12 import WRAP_DURING, _attn
+
+
+def _each(prefix, text):
+    return "".join(prefix + line + "\n" for line in text.splitlines())
+
+
+def _attention_oom(text):
+    cause, conf, ev = top(text)
+    assert ev["runtime"] == "sglang"
+    assert cause == "other" and _attn(ev), conf
+
+
+def _refused(text):
+    cause, conf, ev = top(text)
+    assert not _attn(ev) and cause != "other", conf
+
+
+def test_wrapped_attention_oom_under_journald():
+    p = "Dec 05 18:02:44 host sglang[123]: "
+    _attention_oom(_each(p, TP1 + OWN + WRAP_DURING))     # was activations
+    _refused(_each(p, TP1 + IMPORT_FAIL + DURING))         # rev11's false positive: refused for its closing line now
+
+
+def test_wrapped_attention_oom_under_compose_t():
+    # compose -t: the service's name, then docker's stamp (paste.undo strips neither: the lines open with the name)
+    p = "sglang-1  | 2026-01-01T00:00:00.123456789Z "
+    _attention_oom(_each(p, TP1 + OWN + WRAP_DURING))     # was activations
+    _refused(_each(p, TP1 + IMPORT_FAIL + DURING))
+
+
+def test_wrapped_attention_oom_under_docker_t_past_one_chunk():
+    # docker logs -t over more than the first chunk (1 MiB): paste.undo leaves the stamps, the look-back sets them aside
+    p = "2026-01-01T00:00:00.123456789Z "
+    filler = "".join(f"{p}[2026-01-01 00:00:00] INFO: step {i} done, nothing to see here at all\n" for i in range(15000))
+    assert len(filler) > 1 << 20
+    _attention_oom(filler + _each(p, TP1 + OWN + WRAP_DURING))                              # was activations
