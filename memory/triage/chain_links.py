@@ -3,11 +3,17 @@
 reads the result from facts["trace_how"])."""
 import re
 
+from . import parse as P
+
 
 # (rev12 S1) set aside before a line: docker compose's "name  | ", docker logs -t's stamp, journald's "Mon DD HH:MM:SS host
 # unit[pid]: "; a line another rank logged ("[... TP1] ...") is skipped
 _LINE_PREFIX = re.compile(rb"[\w.-]{1,64} {0,16}\| ?|\d{4}-\d\d-\d\dT[\d:.]{8,18}Z? |[A-Z][a-z]{2} [ \d]\d [\d:]{8} \S{1,64} [\w.@-]{1,64}(?:\[\d{1,10}\])?: ")
-_RANK_LOG, _OOM_LINE = re.compile(rb"\[[^\]\n]{0,64}\bTP\d{1,3}\]"), re.compile(rb"OutOfMemory|(?i:out of memory)")
+_RANK_LOG = re.compile(rb"\[[^\]\n]{0,64}\bTP\d{1,3}\]")
+# (rev13 S1) an exception line whose type says it is no OOM, whatever name it quotes: an old torch's "ImportError: cannot
+# import name 'OutOfMemoryError' from 'torch.cuda'", "AttributeError: module 'torch.cuda' has no attribute 'OutOfMemoryError'"
+_EXC_TYPE = re.compile(rb"[\w.]{1,128}(?=:)")
+_NOT_OOM = {b"ImportError", b"ModuleNotFoundError", b"AttributeError"}
 _LINKS = ((b"direct cause of the following exception:", "cause"), (b"another exception occurred:", "during"))
 
 
@@ -30,4 +36,13 @@ def chained_how(scan):
         if line and not _RANK_LOG.match(line):
             back.append(line)
     how = next(((k, h) for k, line in enumerate(back[:3]) for sep, h in _LINKS if line.endswith(sep)), (-1, ""))
-    return how[1], how[0] + 1 < len(back) and bool(_OOM_LINE.search(back[how[0] + 1]))
+    return how[1], how[0] + 1 < len(back) and _oom_line(back[how[0] + 1])
+
+
+def _oom_line(line):
+    """(rev13 S1) An OOM line as triage's one recogniser (parse.recognise) reads it, but never an exception line of a type
+    in _NOT_OOM (recognise takes any line naming OutOfMemoryError)."""
+    m = _EXC_TYPE.match(line)
+    if m and m.group().rsplit(b".", 1)[-1] in _NOT_OOM:
+        return False
+    return bool(P.recognise(line.decode("utf-8", "replace")))

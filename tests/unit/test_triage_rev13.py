@@ -5,7 +5,7 @@ stamp) was stripped before the prefix match, lost the prefix's trailing space an
 the earlier traceback's closing line was a bare prefix; rev12 B1's positive case (the backend's own OOM wrapped by a
 "During handling" chain) lost its attention-backend evidence again (cause activations)."""
 from support.triage_event import top
-from test_triage_fix11 import OWN
+from test_triage_fix11 import OWN, SG_OOM
 from test_triage_rev11 import DURING, IMPORT_FAIL, TP1
 from test_triage_rev12 import WRAP_DURING, _attn
 
@@ -44,3 +44,16 @@ def test_wrapped_attention_oom_under_docker_t_past_one_chunk():
     filler = "".join(f"{p}[2026-01-01 00:00:00] INFO: step {i} done, nothing to see here at all\n" for i in range(15000))
     assert len(filler) > 1 << 20
     _attention_oom(filler + _each(p, TP1 + OWN + WRAP_DURING))                              # was activations
+
+
+def test_closing_line_read_by_triage_recogniser():
+    # S1: the earlier traceback's closing line is an OOM line as parse.recognise reads it, never as a second pattern.
+    # FlashInfer's workspace failing as cudaErrorMemoryAllocation, wrapped as in rev12 B1: the backend's own OOM
+    flashinfer = "RuntimeError: FlashInfer workspace: cudaErrorMemoryAllocation\n"
+    _attention_oom(TP1 + OWN.replace(SG_OOM, flashinfer) + WRAP_DURING)              # was activations
+
+
+def test_closing_import_error_naming_oom_type_refused():
+    # S1: an old torch's ImportError naming OutOfMemoryError (recognise takes the name) in rev11's false positive: refused
+    old_torch = "ImportError: cannot import name 'OutOfMemoryError' from 'torch.cuda'\n"
+    _refused(TP1 + IMPORT_FAIL.replace(IMPORT_FAIL.splitlines()[-1] + "\n", old_torch) + DURING)   # was other
