@@ -17,26 +17,35 @@ _NOT_OOM = {b"ImportError", b"ModuleNotFoundError", b"AttributeError"}
 _LINKS = ((b"direct cause of the following exception:", "cause"), (b"another exception occurred:", "during"))
 
 
+CLOSING = 8       # (rev13 S2) lines of the earlier traceback's closing exception block read back at most
+
+
 def chained_how(scan):
-    """(rev11 S1, rev12 B1/S1) How the traceback whose line is being read is chained to the one before it, and whether that
-    one closed on an OOM line, from the last 4 non-blank lines of the 4 KiB before its line (Python prints the closing line,
-    the separator, a traceback, with blank lines between): ("cause", _) after "The above exception was the direct cause of the
-    following exception:", ("during", _) after "During handling of the above exception, another exception occurred:", else
-    "" (a fresh traceback, or none read; the scanner's separator lines are no anchors, so they are read here)."""
+    """(rev11 S1, rev12 B1/S1, rev13 S2) How the traceback whose line is being read is chained to the one before it, and
+    whether that one closed on an OOM, read back through the 4 KiB before its line (Python prints the closing exception
+    block, the separator, a traceback, with blank lines between): ("cause", _) after "The above exception was the direct cause
+    of the following exception:", ("during", _) after "During handling of the above exception, another exception occurred:"
+    among the last 3 lines read, else "" (a fresh traceback, or none read; the scanner's separator lines are no anchors, so
+    they are read here). The closing block is every line above the separator (above the traceback's line where there is
+    none) up to the earlier traceback's last indented frame line, at most CLOSING: an exception of several lines (c10's
+    "CUDA error: out of memory" and its hints) closes on an OOM where any of its lines is an OOM line (_oom_line)."""
     block, end = scan._src or (b"", 0)
     lo, back = max(0, end - 4096), []
-    while end > lo and len(back) < 4:        # the lines last first, each with its prefix set aside
+    while end > lo and len(back) < 3 + CLOSING:     # the lines last first, each with its prefix set aside
         cut = block.rfind(b"\n", lo, end)
-        raw, end = block[cut + 1 if cut >= 0 else lo:end].lstrip(), max(cut, lo)
+        raw, end = block[cut + 1 if cut >= 0 else lo:end], max(cut, lo)
         for _ in range(2):      # (rev13 B1) two stacked: compose -t's name, then docker's stamp; the end kept till matched
             if not (m := _LINE_PREFIX.match(raw)):
                 break
-            raw = raw[m.end():].lstrip()
+            raw = raw[m.end():]
         line = raw.strip()      # a line that is only a prefix is blank
-        if line and not _RANK_LOG.match(line):
-            back.append(line)
+        if not line or _RANK_LOG.match(line):
+            continue
+        if raw[:1] in (b" ", b"\t"):
+            break               # a frame's line (its source, "  File ..."): the closing block begins below it
+        back.append(line)
     how = next(((k, h) for k, line in enumerate(back[:3]) for sep, h in _LINKS if line.endswith(sep)), (-1, ""))
-    return how[1], how[0] + 1 < len(back) and _oom_line(back[how[0] + 1])
+    return how[1], any(_oom_line(line) for line in back[how[0] + 1:how[0] + 1 + CLOSING])
 
 
 def _oom_line(line):

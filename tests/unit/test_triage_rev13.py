@@ -57,3 +57,18 @@ def test_closing_import_error_naming_oom_type_refused():
     # S1: an old torch's ImportError naming OutOfMemoryError (recognise takes the name) in rev11's false positive: refused
     old_torch = "ImportError: cannot import name 'OutOfMemoryError' from 'torch.cuda'\n"
     _refused(TP1 + IMPORT_FAIL.replace(IMPORT_FAIL.splitlines()[-1] + "\n", old_torch) + DURING)   # was other
+
+
+def test_closing_exception_block_of_several_lines():
+    # S2: c10's "CUDA error: out of memory" is followed by its three hint lines: the earlier traceback's closing block is read
+    # up to its last frame line, not only the line above the separator
+    c10 = ("RuntimeError: CUDA error: out of memory\nCUDA kernel errors might be asynchronously reported at some other API call, "
+           "so the stacktrace below might be incorrect.\nFor debugging consider passing CUDA_LAUNCH_BLOCKING=1\n"
+           "Compile with `TORCH_USE_CUDA_DSA` to enable device-side assertions.\n\n")
+    _attention_oom(TP1 + OWN.replace(SG_OOM, c10) + WRAP_DURING)                     # was activations
+    _attention_oom(_each("Dec 05 18:02:44 host sglang[123]: ", TP1 + OWN.replace(SG_OOM, c10) + WRAP_DURING))
+    # the block ends at the last frame's source line: a frame line above it that names the OOM type is no part of it
+    import_fail = IMPORT_FAIL.replace("    self.attn_backend = FlashInferAttnBackend(self)\n",
+                                      "    self.attn_backend = retry_on(torch.cuda.OutOfMemoryError, FlashInferAttnBackend, self)\n")
+    assert import_fail != IMPORT_FAIL
+    _refused(TP1 + import_fail + DURING)
