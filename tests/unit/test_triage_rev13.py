@@ -38,12 +38,32 @@ def test_wrapped_attention_oom_under_compose_t():
     _refused(_each(p, TP1 + IMPORT_FAIL + DURING))
 
 
-def test_wrapped_attention_oom_under_docker_t_past_one_chunk():
+def _past_one_chunk(p, text=TP1 + OWN + WRAP_DURING):
     # docker logs -t over more than the first chunk (1 MiB): paste.undo leaves the stamps, the look-back sets them aside
-    p = "2026-01-01T00:00:00.123456789Z "
     filler = "".join(f"{p}[2026-01-01 00:00:00] INFO: step {i} done, nothing to see here at all\n" for i in range(15000))
     assert len(filler) > 1 << 20
-    _attention_oom(filler + _each(p, TP1 + OWN + WRAP_DURING))                              # was activations
+    return filler + _each(p, text)
+
+
+def test_wrapped_attention_oom_under_docker_t_past_one_chunk():
+    _attention_oom(_past_one_chunk("2026-01-01T00:00:00.123456789Z "))                    # was activations
+
+
+def test_docker_t_stamp_with_offset():
+    # D2: the stamp is paste's (one pattern), an RFC 3339 offset included (a CI runner's local time). Left on, it hid the
+    # frames' indentation and TP1's rank tag: rev11's false positive read TP1's OOM line as the ImportError block's
+    p = "2026-01-01T01:00:00.123456+01:00 "
+    _attention_oom(_past_one_chunk(p))
+    _refused(_past_one_chunk(p, TP1 + IMPORT_FAIL + DURING))                                  # was other
+
+
+def test_rev13_line_readers_linear():
+    from support.regex_time import assert_each_fast
+    from gpu_garden.memory.triage import chain_links as C
+    n = 1 << 20
+    texts = [b"2026-01-01T00:00:00." + b"0" * n, b"2026-01-01T00:00:00+" + b"0" * n, b"a" * n, b"a." * (n // 2),
+             b"sglang-1 " + b" " * n, b"a" * 64 + b" " * n + b"|"]
+    assert_each_fast([(C._LINE_PREFIX.match, texts), (C._EXC_TYPE.match, texts)])
 
 
 def test_closing_line_read_by_triage_recogniser():
