@@ -43,8 +43,9 @@ def chained_how(scan):
         line = raw.strip()      # a line that is only a prefix is blank
         if not line or _RANK_LOG.match(line):
             continue
-        if raw[:1] in (b" ", b"\t"):
-            break               # a frame's line (its source, "  File ..."): the closing block begins below it
+        if raw[:1] in (b" ", b"\t") or b'File "' in line or b"Traceback (most recent call last)" in line:
+            break               # a frame's line (its source, "  File ..."; under a prefix not set aside, the frame's "File"
+                                # or the traceback's head): the closing block begins below it
         back.append(line)
     how = next(((k, h) for k, line in enumerate(back[:3]) for sep, h in _LINKS if line.endswith(sep)), (-1, ""))
     return how[1], any(_oom_line(line) for line in back[how[0] + 1:how[0] + 1 + CLOSING])

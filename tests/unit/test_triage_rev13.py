@@ -92,3 +92,11 @@ def test_closing_exception_block_of_several_lines():
                                       "    self.attn_backend = retry_on(torch.cuda.OutOfMemoryError, FlashInferAttnBackend, self)\n")
     assert import_fail != IMPORT_FAIL
     _refused(TP1 + import_fail + DURING)
+
+
+def test_closing_block_stops_at_a_frame_under_an_unknown_prefix():
+    # S2 bounded: under a prefix the look-back does not set aside (kubectl logs --prefix), the frames' indentation is hidden;
+    # the block still ends at the earlier traceback's "File" line, so TP1's OOM line above is not read as its closing line
+    p = "[pod/sglang-0/sglang] "
+    _refused(_each(p, TP1 + IMPORT_FAIL + DURING))              # other with the block read past the frame line
+    _attention_oom(_each(p, TP1 + OWN + WRAP_DURING))
