@@ -100,3 +100,22 @@ def test_closing_block_stops_at_a_frame_under_an_unknown_prefix():
     p = "[pod/sglang-0/sglang] "
     _refused(_each(p, TP1 + IMPORT_FAIL + DURING))              # other with the block read past the frame line
     _attention_oom(_each(p, TP1 + OWN + WRAP_DURING))
+
+
+def test_old_torch_import_of_oom_type_is_no_oom():
+    # S1's wider form: parse.recognise (and so is_oom_error) took any line naming OutOfMemoryError, an old torch's failed import
+    # of the type included (torch < 2.5 has no torch.OutOfMemoryError, torch < 1.13 no torch.cuda.OutOfMemoryError)
+    from gpu_garden.memory.triage import engine, parse as P
+    lines = ["ImportError: cannot import name 'OutOfMemoryError' from 'torch.cuda'",
+             "AttributeError: module 'torch' has no attribute 'OutOfMemoryError'", "from torch.cuda import OutOfMemoryError"]
+    assert [P.recognise(line) for line in lines] == [None] * 3                          # was torch.oom_type each
+    assert not P.is_oom_error("ImportError", lines[0].split(": ", 1)[1])                 # was True
+    log = ('Traceback (most recent call last):\n  File "/app/train.py", line 3, in <module>\n    ' + lines[2] + "\n" + lines[0]
+           + " (/usr/lib/python3/dist-packages/torch/cuda/__init__.py)\n")
+    assert not engine.triage_text(log)["found"]                                         # was other, torch.oom_type
+    for line in ("torch.OutOfMemoryError: CUDA out of memory.", "torch.cuda.OutOfMemoryError", "except OutOfMemoryError:"):
+        assert P.recognise(line), line                                                   # the type itself still read
+    from support.regex_time import assert_each_fast
+    n = 1 << 20
+    texts = ["import name '" * (n // 13), "import " * (n // 7), "OutOfMemoryError" * (n // 16), "x" * n]
+    assert_each_fast([(P.RX.TORCH_OOM_TYPE.search, texts)])
