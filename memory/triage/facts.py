@@ -11,6 +11,7 @@ from . import parse as P
 from . import lines as L
 from ..units import MiB, num, parse_size
 from .text import attempt
+from .chain_links import chained_how as _chained_how
 
 _OLLAMA_SIZES = re.compile(L.OLLAMA_GPU_SIZE)     # each GPU's free memory on Ollama's "offload to" line
 
@@ -68,31 +69,6 @@ def apply(scan, lineno, text, window=False):
             th.append(_chained_how(scan))
     if "retrying without pipeline parallelism" in text and scan.cur is not None:
         scan.cur.hints.append(("recovered", "llama.cpp retried without pipeline parallelism"))
-
-
-# (rev12 S1) set aside before a line: docker compose's "name  | ", docker logs -t's stamp, journald's "Mon DD HH:MM:SS host
-# unit[pid]: "; a line another rank logged ("[... TP1] ...") is skipped
-_LINE_PREFIX = re.compile(rb"[\w.-]{1,64} {0,16}\| ?|\d{4}-\d\d-\d\dT[\d:.]{8,18}Z? |[A-Z][a-z]{2} [ \d]\d [\d:]{8} \S{1,64} [\w.@-]{1,64}(?:\[\d{1,10}\])?: ")
-_RANK_LOG, _OOM_LINE = re.compile(rb"\[[^\]\n]{0,64}\bTP\d{1,3}\]"), re.compile(rb"OutOfMemory|(?i:out of memory)")
-_LINKS = ((b"direct cause of the following exception:", "cause"), (b"another exception occurred:", "during"))
-
-
-def _chained_how(scan):
-    """(rev11 S1, rev12 B1/S1) How the traceback whose line is being read is chained to the one before it, and whether that
-    one closed on an OOM line, from the last 4 non-blank lines of the 4 KiB before its line (Python prints the closing line,
-    the separator, a traceback, with blank lines between): ("cause", _) after "The above exception was the direct cause of the
-    following exception:", ("during", _) after "During handling of the above exception, another exception occurred:", else
-    "" (a fresh traceback, or none read; the scanner's separator lines are no anchors, so they are read here)."""
-    block, end = scan._src or (b"", 0)
-    lo, back = max(0, end - 4096), []
-    while end > lo and len(back) < 4:        # the lines last first, each with its prefix set aside
-        cut = block.rfind(b"\n", lo, end)
-        line, end = block[cut + 1 if cut >= 0 else lo:end].strip(), max(cut, lo)
-        line = line[m.end():].strip() if (m := _LINE_PREFIX.match(line)) else line
-        if line and not _RANK_LOG.match(line):
-            back.append(line)
-    how = next(((k, h) for k, line in enumerate(back[:3]) for sep, h in _LINKS if line.endswith(sep)), (-1, ""))
-    return how[1], how[0] + 1 < len(back) and bool(_OOM_LINE.search(back[how[0] + 1]))
 
 
 LINE_KEPT = 16     # a fact kept by line (stage_said, trt_kv_sizing, trt_tactic_skip, fsdp_clone, ggml_header, ggml_load_start): the last this many; a failure reads those since the one before

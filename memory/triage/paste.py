@@ -18,8 +18,10 @@ from .text import ANSI_BYTES_RE
 _FENCE = re.compile(rb"^[ \t]*(?:```|~~~)[\w+.-]*[ \t]*$")
 _QUOTE = re.compile(rb"^[ \t]{0,3}(?:>[ \t]?)+")
 _BAR = re.compile(rb"^[ \t]{0,3}\|[ \t]?")
-# a timestamp column a CI runner or `docker logs -t` puts before each line (RFC 3339 with T; the runtimes' own differ)
-_STAMP = re.compile(rb"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d) ")
+# a timestamp column a CI runner or `docker logs -t` puts before each line (RFC 3339 with T; the runtimes' own differ);
+# STAMP (rev13 D2) is also chain_links' docker -t prefix
+STAMP = rb"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?(?:Z|[+-]\d\d:?\d\d) "
+_STAMP = re.compile(rb"^" + STAMP)
 # the start of a record of its own: never the rest of the line before it
 _RECORD = re.compile(
     rb"[ \t]|File \"|Traceback|During handling|The above exception|\d{4}-\d\d-\d\d|\d\d:\d\d:\d\d|\d\d-\d\d \d\d:|"

@@ -57,8 +57,8 @@ def test_chained_traceback_cuts_capped():
 
 def test_rev12_line_readers_linear():
     from support.regex_time import assert_each_fast
-    from gpu_garden.memory.triage import facts as F
+    from gpu_garden.memory.triage import chain_links as F
     n = 1 << 20
     texts = [b"a" * n, b"a " * (n // 2), b"a" * 64 + b" " * n, b"2026-01-01T" + b"0" * n, b"Jan 01 00:00:00 " + b"x" * n,
              b"Jan 01 00:00:00 h " + b"a" * n, b"[" + b"TP1 " * (n // 4), b"out of " * (n // 7)]
-    assert_each_fast([(F._LINE_PREFIX.match, texts), (F._RANK_LOG.match, texts), (F._OOM_LINE.search, texts)])
+    assert_each_fast([(F._LINE_PREFIX.match, texts), (F._RANK_LOG.match, texts), (F._EXC_TYPE.match, texts)])

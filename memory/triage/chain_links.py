@@ -1,0 +1,60 @@
+"""How a chained Python traceback is linked to the one before it, read back from the scanner's block (facts.apply calls
+`chained_how` on each "Traceback (most recent call last)" line of an open failure; server_predicates.sglang_attn_init
+reads the result from facts["trace_how"])."""
+import re
+
+from . import parse as P
+from .paste import STAMP
+
+
+# (rev12 S1) set aside before a line: docker compose's "name  | ", docker logs -t's stamp (paste.STAMP, rev13 D2: Z or a
+# +hh:mm offset), journald's "Mon DD HH:MM:SS host unit[pid]: "; (rev13 D3) a line a rank's logger tagged ("[... TPn] ...",
+# TP0's too) is skipped: Python's own traceback lines carry no tag
+_LINE_PREFIX = re.compile(rb"[\w.-]{1,64} {0,16}\| ?|" + STAMP + rb"|[A-Z][a-z]{2} [ \d]\d [\d:]{8} \S{1,64} [\w.@-]{1,64}(?:\[\d{1,10}\])?: ")
+_RANK_LOG = re.compile(rb"\[[^\]\n]{0,64}\bTP\d{1,3}\]")
+# (rev13 S1) an exception line whose type says it is no OOM, whatever name it quotes: an old torch's "ImportError: cannot
+# import name 'OutOfMemoryError' from 'torch.cuda'", "AttributeError: module 'torch.cuda' has no attribute 'OutOfMemoryError'"
+_EXC_TYPE = re.compile(rb"[\w.]{1,128}(?=:)")
+_NOT_OOM = {b"ImportError", b"ModuleNotFoundError", b"AttributeError"}
+_LINKS = ((b"direct cause of the following exception:", "cause"), (b"another exception occurred:", "during"))
+
+
+CLOSING = 8       # (rev13 S2) lines of the earlier traceback's closing exception block read back at most
+
+
+def chained_how(scan):
+    """(rev11 S1, rev12 B1/S1, rev13 S2) How the traceback whose line is being read is chained to the one before it, and
+    whether that one closed on an OOM, read back through the 4 KiB before its line (Python prints the closing exception
+    block, the separator, a traceback, with blank lines between): ("cause", _) after "The above exception was the direct cause
+    of the following exception:", ("during", _) after "During handling of the above exception, another exception occurred:"
+    among the last 3 lines read, else "" (a fresh traceback, or none read; the scanner's separator lines are no anchors, so
+    they are read here). The closing block is every line above the separator (above the traceback's line where there is
+    none) up to the earlier traceback's last indented frame line, at most CLOSING: an exception of several lines (c10's
+    "CUDA error: out of memory" and its hints) closes on an OOM where any of its lines is an OOM line (_oom_line)."""
+    block, end = scan._src or (b"", 0)
+    lo, back = max(0, end - 4096), []
+    while end > lo and len(back) < 3 + CLOSING:     # the lines last first, each with its prefix set aside
+        cut = block.rfind(b"\n", lo, end)
+        raw, end = block[cut + 1 if cut >= 0 else lo:end], max(cut, lo)
+        for _ in range(2):      # (rev13 B1) two stacked: compose -t's name, then docker's stamp; the end kept till matched
+            if not (m := _LINE_PREFIX.match(raw)):
+                break
+            raw = raw[m.end():]
+        line = raw.strip()      # a line that is only a prefix is blank
+        if not line or _RANK_LOG.match(line):
+            continue
+        if raw[:1] in (b" ", b"\t") or b'File "' in line or b"Traceback (most recent call last)" in line:
+            break               # a frame's line (its source, "  File ..."; under a prefix not set aside, the frame's "File"
+                                # or the traceback's head): the closing block begins below it
+        back.append(line)
+    how = next(((k, h) for k, line in enumerate(back[:3]) for sep, h in _LINKS if line.endswith(sep)), (-1, ""))
+    return how[1], any(_oom_line(line) for line in back[how[0] + 1:how[0] + 1 + CLOSING])
+
+
+def _oom_line(line):
+    """(rev13 S1) An OOM line as triage's one recogniser (parse.recognise) reads it, but never an exception line of a type
+    in _NOT_OOM (recognise takes any line naming OutOfMemoryError)."""
+    m = _EXC_TYPE.match(line)
+    if m and m.group().rsplit(b".", 1)[-1] in _NOT_OOM:
+        return False
+    return bool(P.recognise(line.decode("utf-8", "replace")))
