@@ -248,6 +248,10 @@ FACTS = [
     ("vllm_transformers", re.compile(r"falling back to Transformers implementation")),
     # Ollama's "inference compute" line: the card's total as Ollama saw it
     ("ollama_total", re.compile(r'inference compute.*?\btotal="(\d{1,12}(?:\.\d{1,12})? [KMGT]iB)"')),
+    # (round 121) Ollama's GPU discovery record of each compute device it will use (discover/types.go: slog "inference compute"
+    # with id= then library=; "id=cpu library=cpu" in builds since 0.12, "id=0 library=cpu" before): the device's id and library,
+    # quoted or cut to its id as a guide quotes it ("inference compute id=cpu"); the line is Ollama's own
+    ("ollama_compute", re.compile(r'\binference compute"? id=(\S{1,80}?)(?= |$)(?: library=(\w{1,20}))?')),
     ("ggml_marker", re.compile(r"\bggml_|ggml-cuda\.cu:|\bllama_|\bllm_load|llama-server|load_tensors:|GGML_ASSERT|"
                                 # llama.cpp's command line ("./main -m model.gguf" before b3000 renamed it llama-cli)
                                 r"(?<![\w.-])(?:main|llama-cli)(?:\.exe)? -m \S{1,300}?\.gguf\b")),
@@ -394,7 +398,7 @@ FACT_KEYS = {
     "vllm_tp": ("parallel_size", "parallel-size", "-tp ", "-pp ", "-tp=", "-pp="),
     "vllm_wflags": ("quantization", " -q ", "cpu-offload-gb", "cpu_offload_gb", "data-parallel-size", "data_parallel_size",
                     " -dp ", " -dp=", "expert-parallel", "expert_parallel"),
-    "gguf_meta": ("file type", "model ftype", "model params", "model size"), "ollama_total": ("inference compute",), "vllm_transformers": ("falling back to Transformers",),
+    "gguf_meta": ("file type", "model ftype", "model params", "model size"), "ollama_total": ("inference compute",), "ollama_compute": ("inference compute",), "vllm_transformers": ("falling back to Transformers",),
     "ggml_marker": ("ggml_", "ggml-cuda.cu:", "llama_", "llm_load", "llama-server", "load_tensors:", "GGML_ASSERT", " -m "),
     "ggml_fattn": ("launch_fattn", "flash_attn_ext"),     # (round 114)
     "ggml_cuda_fn": ("in function",), "ggml_sycl_fn": ("ggml-sycl",), "runtime_named": ("lmdeploy", "mlx", "mflux", "mlc", "llama_model_loader: ", "llm_load_print_meta: ", "llm_load_tensors: ", "ValueError: Failed to "), "mem_query_oom": ("get_memory_info", "MemGetInfo"),

@@ -527,6 +527,9 @@ HANDLERS = {
     "llm_model": _llm_model,
     "gguf_meta": _gguf_meta,
     "ollama_total": lambda s, f, m, *_: f.__setitem__("ollama_total", P.size(m.group(1))),
+    # (round 121) Ollama's discovery record, by line: True where the device it lists is the CPU (its id or its library)
+    "ollama_compute": lambda s, f, m, text, lineno, window: f.update(ollama=True) or _kept(
+        f.setdefault("ollama_compute", {}), s._lineno - 0.5 if window else lineno, "cpu" in (m.group(1), m.group(2))),
     "vllm_transformers": _set("vllm_transformers", True),
     "load_failed": lambda s, f, m, text, *_: f.__setitem__("load_failed", text.strip()[:160]),
     "ggml_marker": _set("ggml", True),

@@ -505,9 +505,11 @@ DOTNET_OBJECT = re.compile(r"^\s*at System\.(?:Text\.StringBuilder|String|IO\.Me
 
 # ds4 (antirez's DeepSeek V4 server): "ds4: ROCm model arena alloc failed for tensor-span:128 (1792.00 MiB chunk): out of
 # memory" while it maps the model's tensors into its arena (antirez/ds4#475), "ds4: ROCm tensor alloc failed: out of memory"
-# for a session's own tensors (antirez/ds4#459); form "model" is the weights' arena
+# for a session's own tensors (antirez/ds4#459); form "model" is the weights' arena. (round 121) The arena's refusal of one
+# named tensor gives its size as the request ("ds4: ROCm model arena alloc failed for moe_gate (1152.00 MiB request): out of
+# memory"), read as the chunk's is
 DS4 = re.compile(r"ds4: (ROCm|CUDA|Metal) (model arena|tensor) alloc failed\b[^\n]{0,200}?: out of memory")
-DS4_CHUNK = re.compile(r"\(([\d.]{1,12} [KMGT]iB) chunk\)")
+DS4_CHUNK = re.compile(r"\(([\d.]{1,12} [KMGT]iB) (?:chunk|request)\)")
 
 # Tenstorrent's tt-metal allocator (TT_FATAL): "Out of Memory: Not enough space to allocate N B DRAM buffer across 12 banks,
 # where each bank needs to store M B, but bank size is T B (allocated: A B, free: F B, largest free block: L B)"

@@ -4,6 +4,7 @@ from ..units import fmt_bytes
 from .predicates import cumem_wake_up, kind, listed_others_cut, placing_taken, pool_worker_prealloc
 from .processes import SMI_APPS_MIN, smi_apps_after
 from .rule_row import Rule
+from .server_predicates import ollama_discovery_cpu
 
 R = Rule
 RUNTIME_HELD = [
@@ -59,6 +60,15 @@ RUNTIME_HELD = [
       lambda x: "nvidia-smi's compute-apps table, printed after the failure, lists processes still on the card holding "
       + fmt_bytes(smi_apps_after(x)) + ": another program (a second server, a job of another lane) had the memory this one "
       "needed; stop it or wait until it exits, then run again"),
+    # (round 121) CUDA ran out of memory and Ollama's discovery record right after lists the CPU as its compute: the failure was
+    # its GPU discovery's (a context on the card, nothing of a model placed yet), so the card was already full, held by another
+    # program (a second server on the same card or the same unified pool); over Ollama's estimate row (other 1.5), which reads a
+    # runner that had placed layers. Ollama keeps the CPU-only list until it is restarted
+    R("other-process", 3.0, ollama_discovery_cpu,
+      "CUDA ran out of memory while Ollama discovered its GPUs, and Ollama then listed the CPU as its only inference compute: "
+      "discovery creates a context on the card and places no model, so the card's memory was already held by another program "
+      "(a second server on the same card or unified pool); free it (nvidia-smi lists who holds it), then restart Ollama so it "
+      "discovers the GPU again (it keeps the CPU-only list until restarted)"),
     R("other-process", 6.0, kind("sglang.unbalanced"),
       "SGLang found the tensor-parallel GPUs' free memory unbalanced at start: another process (or a leaked container's "
       "allocation) holds memory on some of them; free those GPUs, or pick others with CUDA_VISIBLE_DEVICES"),

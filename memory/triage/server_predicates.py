@@ -253,6 +253,20 @@ def ds4_guard_weights_over(x):
     return x.kind == "ds4.memory_guard" and room is not None and (x.ev.get("weights") or 0) > room
 
 
+# (round 121) how far after a CUDA failure Ollama's discovery record may come to be that discovery's outcome: it logs its
+# discovery's errors, then one "inference compute" line per device it kept, the next lines
+OLLAMA_DISCOVERY_SPAN = 12
+
+
+def ollama_discovery_cpu(x):
+    """(round 121) A CUDA out-of-memory error followed, within OLLAMA_DISCOVERY_SPAN lines and before the next failure, by Ollama's
+    discovery record listing the CPU as its compute (facts "ollama_compute"): the error was its GPU discovery's, which creates a
+    context on the card and places nothing, and the card was dropped from the list."""
+    rows = x.f.get("ollama_compute") or {}
+    end = x.line + OLLAMA_DISCOVERY_SPAN
+    return x.kind == "cuda.driver" and any(cpu and x.line < n <= end and (x.until is None or n < x.until) for n, cpu in rows.items())
+
+
 def sglang_attn_init(x):
     """(round 117) An out-of-memory error raised while SGLang built its attention backend (the model runner's
     init_attention_backend on the stack, the innermost SGLang frame a backend's __init__ under layers/attention/): the
