@@ -103,6 +103,15 @@ def test_load_start_refuses_unless_ollama_started_after_it():
     assert cause == "other-process" and _row(ev)
 
 
+# S3: ROCm's error is the same kind; the row names the GPU
+
+def test_rocm_discovery_text_names_no_cuda():
+    cause, _, ev = top("HIP error: out of memory\ninference compute id=cpu\n")
+    assert (cause, ev["device_kind"]) == ("other-process", "rocm")
+    text = next(e for c in ev["causes"] for e in c["evidence"] if ROW in e)
+    assert text.startswith("the GPU ran out of memory") and "CUDA" not in text
+
+
 def test_rev14_pattern_and_reads_linear():
     n = 1 << 20
     assert NO_GPU.search(NONE_FOUND) and not NO_GPU.search("no compatible GPU was found")
