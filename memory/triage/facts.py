@@ -413,8 +413,10 @@ _VERSION_OF = ("vllm", "vllm", "ollama", "ollama", "llama.cpp", "comfyui")   # r
 _PARAM_UNIT = {"K": 1e3, "M": 1e6, "B": 1e9, "T": 1e12}
 
 
-def _runtime_version(s, f, m, *_):
+def _runtime_version(s, f, m, text, lineno, window):
     f["runtime_version"][_VERSION_OF[m.lastindex - 1]] = m.group(m.lastindex)
+    if m.lastindex == 3 and not window:     # (rev14 B1) Ollama's server start ("Listening on ... (version X)"), by line
+        _kept(f.setdefault("ollama_restart", {}), lineno, "listening")
 
 
 def _llm_model(s, f, m, *_):
@@ -533,7 +535,10 @@ HANDLERS = {
     "vllm_transformers": _set("vllm_transformers", True),
     "load_failed": lambda s, f, m, text, *_: f.__setitem__("load_failed", text.strip()[:160]),
     "ggml_marker": _set("ggml", True),
-    "ggml_cuda_fn": lambda s, f, m, *_: f.update(ggml=True, ggml_cuda_fn=m.group(1)),
+    "ggml_cuda_fn": lambda s, f, m, text, lineno, window: f.update(ggml=True, ggml_cuda_fn=m.group(1)) or window or _kept(
+        f.setdefault("ggml_cuda_fn_at", {}), lineno, m.group(1)),     # (rev14 B1) and by line
+    # (rev14 B1) Ollama's discovery that kept no GPU ("no compatible GPUs were discovered"), by line with its starts
+    "ollama_no_gpu": lambda s, f, m, text, lineno, window: window or _kept(f.setdefault("ollama_restart", {}), lineno, "no gpu"),
     "ggml_fattn": lambda s, f, m, text, lineno, *_: _kept(f["ggml_fattn"], lineno, True),     # (round 114) by line
     # (and its line: the set_tensor row reads it only beside the failure it belongs to, round 66)
     "ggml_sycl_fn": lambda s, f, m, text, lineno, window: f.update(ggml=True, ggml_sycl_fn=m.group(1), ggml_sycl_line=lineno),

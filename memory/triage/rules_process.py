@@ -60,12 +60,13 @@ RUNTIME_HELD = [
       lambda x: "nvidia-smi's compute-apps table, printed after the failure, lists processes still on the card holding "
       + fmt_bytes(smi_apps_after(x)) + ": another program (a second server, a job of another lane) had the memory this one "
       "needed; stop it or wait until it exits, then run again"),
-    # (round 121) CUDA ran out of memory and Ollama's discovery record right after lists the CPU as its compute: the failure was
-    # its GPU discovery's (a context on the card, nothing of a model placed yet), so the card was already full, held by another
-    # program (a second server on the same card or the same unified pool); over Ollama's estimate row (other 1.5), which reads a
-    # runner that had placed layers. Ollama keeps the CPU-only list until it is restarted
+    # (round 121) the GPU (CUDA; rev14 S3: ROCm's "HIP error" is the same kind) ran out of memory and Ollama's discovery record
+    # right after lists the CPU as its compute: the failure was its GPU discovery's (a context on the card, nothing of a model
+    # placed yet), so the card was already full, held by another program (a second server on the same card or the same unified
+    # pool); over Ollama's estimate row (other 1.5), which reads a runner that had placed layers. Ollama keeps the CPU-only list
+    # until it is restarted
     R("other-process", 3.0, ollama_discovery_cpu,
-      "CUDA ran out of memory while Ollama discovered its GPUs, and Ollama then listed the CPU as its only inference compute: "
+      "the GPU ran out of memory while Ollama discovered its GPUs, and Ollama then listed the CPU as its only inference compute: "
       "discovery creates a context on the card and places no model, so the card's memory was already held by another program "
       "(a second server on the same card or unified pool); free it (nvidia-smi lists who holds it), then restart Ollama so it "
       "discovers the GPU again (it keeps the CPU-only list until restarted)"),

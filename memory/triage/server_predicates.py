@@ -259,12 +259,39 @@ OLLAMA_DISCOVERY_SPAN = 12
 
 
 def ollama_discovery_cpu(x):
-    """(round 121) A CUDA out-of-memory error followed, within OLLAMA_DISCOVERY_SPAN lines and before the next failure, by Ollama's
+    """(round 121) A GPU out-of-memory error followed, within OLLAMA_DISCOVERY_SPAN lines and before the next failure, by Ollama's
     discovery record listing the CPU as its compute (facts "ollama_compute"): the error was its GPU discovery's, which creates a
-    context on the card and places nothing, and the card was dropped from the list."""
+    context on the card and places nothing, and the card was dropped from the list.
+    (rev14 B1) Only where the error is discovery's own: not where Ollama started again or its discovery kept no GPU between the
+    error and the record (facts "ollama_restart": "Listening on", "no compatible GPUs were discovered"; a later start's record),
+    nor where the failure shows a model load (_model_load)."""
     rows = x.f.get("ollama_compute") or {}
     end = x.line + OLLAMA_DISCOVERY_SPAN
-    return x.kind == "cuda.driver" and any(cpu and x.line < n <= end and (x.until is None or n < x.until) for n, cpu in rows.items())
+    restart = x.f.get("ollama_restart") or {}
+    return x.kind == "cuda.driver" and any(
+        cpu and x.line < n <= end and (x.until is None or n < x.until) and not any(x.line < r < n for r in restart)
+        and not _model_load(x, n, restart) for n, cpu in rows.items())
+
+
+# (rev14 B1) ggml-cuda's functions a discovery runs too (device set-up; its memory query is ggml_backend_cuda_device_get_memory):
+# an error in any other ggml_cuda_* function, or in the pool's alloc (rules.py reads it so), is a runner's at work on a model
+GGML_CUDA_SETUP = ("ggml_cuda_init", "ggml_cuda_set_device")
+GGML_FN_NEAR = 3      # lines from the failure's line to ggml's "current device: N, in function X" line (CUDA error, then it)
+
+
+def _model_load(x, record, restart) -> bool:
+    """(rev14 B1) The failure shows a model load: Ollama's runner wrapper among its lines ("error loading llama server",
+    "llama runner process has terminated": the incident's ollama.runner event), ggml naming a model's function beside its line
+    (facts "ggml_cuda_fn_at"), or a load started (facts "ggml_load_start": "load_tensors: loading model tensors", the loader's
+    meta data, Ollama's "starting llama server" / load request) since the failure before and Ollama's last start."""
+    if "ollama.runner" in x.kinds or any("error loading llama server" in t for t in x.texts):
+        return True
+    fns = x.f.get("ggml_cuda_fn_at") or {}
+    if any(abs(n - x.line) <= GGML_FN_NEAR and (fn.startswith("ggml_cuda") and fn not in GGML_CUDA_SETUP or fn == "alloc")
+           for n, fn in fns.items()):
+        return True
+    since = max([x.after or 0] + [r for r, what in restart.items() if what == "listening" and r < x.line])
+    return any(since < n < record for n in x.f["ggml_load_start"])
 
 
 def sglang_attn_init(x):
