@@ -58,3 +58,42 @@ def _oom_line(line):
     if m and m.group().rsplit(b".", 1)[-1] in _NOT_OOM:
         return False
     return bool(P.recognise(line.decode("utf-8", "replace")))
+
+
+def frame_source(prev: bytes, line: bytes) -> bool:
+    """(rev14 S1) `line` is the source line Python printed under the frame line `prev` ('  File "x.py", line N, in f'):
+    indented under the same prefix at least as deep as the frame. That line is code ("except torch.OutOfMemoryError:",
+    "from torch.cuda import OutOfMemoryError", "raise OutOfMemoryError(msg)"), never an error line, whatever it names; a
+    frame without a source line (<string>, frozen modules) is followed by its exception at the traceback's own depth.
+    Bounded: the prefixes _LINE_PREFIX sets aside (two stacked), then a 512-byte head of each line."""
+    i = prev.find(b'File "', 0, 512)
+    if i < 0:
+        return False
+    for _ in range(2):
+        m, n = _LINE_PREFIX.match(prev), _LINE_PREFIX.match(line)
+        if not (m and n):
+            break
+        prev, line = prev[m.end():], line[n.end():]
+    i = prev.find(b'File "', 0, 512)
+    q = prev.find(b'"', i + 6, i + 4200) if i >= 0 else -1
+    if q < 0 or prev[q + 1:q + 3] != b", ":
+        return False
+    pre = prev[:i]
+    base = pre.rstrip(b" \t")
+    deep = len(pre) - len(base)       # the frame's indentation under its prefix
+    if not deep or not line.startswith(base):
+        return False
+    rest = line[len(base):len(base) + 512]
+    body = rest.lstrip(b" \t")
+    return bool(body.strip()) and len(rest) - len(body) >= deep
+
+
+def line_before(block: bytes, start: int, tail: bytes) -> bytes:
+    """(rev14 S1) The line before the one at `start` in the scanner's block (in `tail`, the previous block's end, at a block's
+    first line); b"" past 8 KiB: each line is looked back at once, from the line after it."""
+    if start == 0:
+        block, start = tail, len(tail)
+    if start < 1:
+        return b""
+    cut = block.rfind(b"\n", max(0, start - 8193), start - 1)
+    return block[cut + 1:start - 1] if cut >= 0 or start <= 8193 else b""
