@@ -32,7 +32,7 @@ def chained_how(scan):
     none) up to the earlier traceback's last indented frame line, at most CLOSING: an exception of several lines (c10's
     "CUDA error: out of memory" and its hints) closes on an OOM where any of its lines is an OOM line (_oom_line)."""
     block, end = scan._src or (b"", 0)
-    lo, back = max(0, end - 4096), []
+    lo, back, own = max(0, end - 4096), [], b""
     while end > lo and len(back) < 3 + CLOSING:     # the lines last first, each with its prefix set aside
         cut = block.rfind(b"\n", lo, end)
         raw, end = block[cut + 1 if cut >= 0 else lo:end], max(cut, lo)
@@ -40,6 +40,10 @@ def chained_how(scan):
             if not (m := _LINE_PREFIX.match(raw)):
                 break
             raw = raw[m.end():]
+        if own and raw.startswith(own):
+            raw = raw[len(own):]    # (rev14 S2) the log's own prefix, learnt from its separator line below
+        elif not own and len(back) < 3 and (i := _sep_at(raw)) > 0:
+            own = raw[:i]           # (rev14 S2) kubectl's "[pod/NAME/CONTAINER] ": the text before the separator's words
         line = raw.strip()      # a line that is only a prefix is blank
         if not line or _RANK_LOG.match(line):
             continue
@@ -49,6 +53,16 @@ def chained_how(scan):
         back.append(line)
     how = next(((k, h) for k, line in enumerate(back[:3]) for sep, h in _LINKS if line.endswith(sep)), (-1, ""))
     return how[1], any(_oom_line(line) for line in back[how[0] + 1:how[0] + 1 + CLOSING])
+
+
+def _sep_at(raw):
+    """Where a separator's words start on its line ("During handling of the above exception", "The above exception was
+    the direct cause"), within its first 256 bytes; -1 on any other line."""
+    for words in (b"During handling of the above exception", b"The above exception was the direct cause"):
+        i = raw.find(words, 0, 256 + len(words))
+        if i >= 0:
+            return i
+    return -1
 
 
 def _oom_line(line):

@@ -7,6 +7,10 @@ an OOM (torch.oom_type, cause other). The scanner now skips such a line (chain_l
 S2: under a prefix the chain look-back does not set aside (kubectl logs --prefix's "[pod/NAME/CONTAINER] "), the earlier
 traceback's last frame source line was read into its closing block; the prefix is now learnt from the separator line."""
 from support.regex_time import assert_each_fast
+from support.triage_event import top
+from test_triage_fix11 import OWN
+from test_triage_rev11 import DURING, IMPORT_FAIL, TP1
+from test_triage_rev12 import WRAP_DURING, _attn
 from gpu_garden.memory.triage import engine
 from gpu_garden.memory.triage.chain_links import frame_source, line_before
 
@@ -54,6 +58,18 @@ def test_frame_source_reads_indentation_under_the_frames_prefix():
     assert not frame_source(b"  some text", b"    except OutOfMemoryError:")
     assert line_before(b"a\nb\nc\n", 4, b"") == b"b" and line_before(b"c\n", 0, b"x\ny\n") == b"y"
     assert line_before(b"x" * 9000 + b"\nc\n", 9001, b"") == b""       # past 8 KiB: no frame read
+
+
+def test_closing_block_under_kubectl_prefix_learns_it_from_the_separator():
+    imp = IMPORT_FAIL.replace("    import flashinfer\n", "    except torch.OutOfMemoryError:\n").replace(
+        "ImportError: cannot import name 'BatchPrefillWithPagedKVCacheWrapper' from 'flashinfer'",
+        "AttributeError: module 'torch' has no attribute 'OutOfMemoryError'")
+    assert imp != IMPORT_FAIL
+    for p in ("", "[pod/sglang-0/sglang] "):
+        cause, conf, ev = top(_each(p, TP1 + imp + DURING))
+        assert not _attn(ev) and cause != "other", (p, conf)        # was other, attention backend, under kubectl's prefix
+        cause, conf, ev = top(_each(p, TP1 + OWN + WRAP_DURING))
+        assert cause == "other" and _attn(ev), (p, conf)            # the backend's own OOM still read
 
 
 def test_frame_reads_linear():
