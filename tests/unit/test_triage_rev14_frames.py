@@ -79,3 +79,13 @@ def test_frame_reads_linear():
     assert_each_fast([(lambda t: frame_source(*t), texts), (lambda b: line_before(b, len(b) - 1, b""), [b"x" * n + b"\n"])])
     log = (HEAD + "    except torch.OutOfMemoryError:\n") * (n // 80) + ATTR
     assert_each_fast([(engine.triage_text, [log, _each("[pod/a/b] ", log)])], limit=10.0)
+
+
+def test_did_you_mean_names_no_oom():
+    # rev14 D2: the name Python suggests after an AttributeError was read as the OOM type (recognise, so is_oom_error too)
+    from gpu_garden.memory.triage import parse as P
+    line = "AttributeError: module 'torch' has no attribute 'OutOfMemoryError'. Did you mean: 'OutOfMemoryError'?"
+    assert P.recognise(line) is None and not P.is_oom_error("AttributeError", line.split(": ", 1)[1])     # was torch.oom_type
+    assert P.recognise("torch.OutOfMemoryError: CUDA out of memory. Did you mean: 'x'?")
+    assert_each_fast([(P.RX.TORCH_OOM_TYPE.search, ["Did you mean: '" * (1 << 16), "mean: 'OutOfMemoryError" * (1 << 15)])])
+
