@@ -89,3 +89,13 @@ def test_did_you_mean_names_no_oom():
     assert P.recognise("torch.OutOfMemoryError: CUDA out of memory. Did you mean: 'x'?")
     assert_each_fast([(P.RX.TORCH_OOM_TYPE.search, ["Did you mean: '" * (1 << 16), "mean: 'OutOfMemoryError" * (1 << 15)])])
 
+
+def test_ollama_compute_record_ends_at_any_space():
+    # rev14 D4: the record cut to its id ended only at a space or the text's end; a kept \r (or a tab) lost it
+    from gpu_garden.memory.triage.fact_patterns import FACTS
+    rx = dict(FACTS)["ollama_compute"]
+    for text in ("inference compute id=cpu\r", "inference compute id=cpu\tlibrary=cpu", "inference compute id=cpu"):
+        m = rx.search(text)
+        assert m and m.group(1) == "cpu", repr(text)                       # \r and \t: no match before
+    assert rx.search('msg="inference compute" id=0 library=cpu variant=""').group(1, 2) == ("0", "cpu")
+    assert_each_fast([(rx.search, ["inference compute id=" + "x" * (1 << 20), "inference compute id=x\r" * (1 << 15)])])
