@@ -30,7 +30,10 @@ def chained_how(scan):
     among the last 3 lines read, else "" (a fresh traceback, or none read; the scanner's separator lines are no anchors, so
     they are read here). The closing block is every line above the separator (above the traceback's line where there is
     none) up to the earlier traceback's last indented frame line, at most CLOSING: an exception of several lines (c10's
-    "CUDA error: out of memory" and its hints) closes on an OOM where any of its lines is an OOM line (_oom_line)."""
+    "CUDA error: out of memory" and its hints) closes on an OOM where any of its lines is an OOM line (_oom_line).
+    (rev14 D1) Only a rank logger's "[... TPn]" lines are set aside there: another process's untagged line in that block
+    (torchrun's "[rank1]: torch.OutOfMemoryError ...") counts as the closing OOM. Harmless for its one reader, sglang_attn_init
+    (sglang only, whose ranks tag TPn); a new reader of facts["trace_how"] must set such lines aside first."""
     block, end = scan._src or (b"", 0)
     lo, back, own = max(0, end - 4096), [], b""
     while end > lo and len(back) < 3 + CLOSING:     # the lines last first, each with its prefix set aside
