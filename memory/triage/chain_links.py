@@ -82,7 +82,8 @@ def frame_source(prev: bytes, line: bytes) -> bool:
     indented under the same prefix at least as deep as the frame. That line is code ("except torch.OutOfMemoryError:",
     "from torch.cuda import OutOfMemoryError", "raise OutOfMemoryError(msg)"), never an error line, whatever it names; a
     frame without a source line (<string>, frozen modules) is followed by its exception at the traceback's own depth.
-    Bounded: the prefixes _LINE_PREFIX sets aside (two stacked), then a 512-byte head of each line."""
+    Bounded: the prefixes _LINE_PREFIX sets aside (two stacked), then a 512-byte head of each line (8 KiB for the prefix's
+    repeat)."""
     i = prev.find(b'File "', 0, 512)
     if i < 0:
         return False
@@ -98,8 +99,8 @@ def frame_source(prev: bytes, line: bytes) -> bool:
     pre = prev[:i]
     base = pre.rstrip(b" \t")
     deep = len(pre) - len(base)       # the frame's indentation under its prefix
-    if not deep or not line.startswith(base):
-        return False
+    if not deep or not line.startswith(base) or base and line.find(base, len(base), 8192) >= 0:
+        return False            # (a line holding its prefix again is log lines a paste's undo joined: the exception's too)
     rest = line[len(base):len(base) + 512]
     body = rest.lstrip(b" \t")
     return bool(body.strip()) and len(rest) - len(body) >= deep

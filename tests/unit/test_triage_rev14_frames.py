@@ -56,6 +56,10 @@ def test_frame_source_reads_indentation_under_the_frames_prefix():
     assert not frame_source(b"  |   File \"<string>\", line 1, in <module>", b"  | torch.OutOfMemoryError")
     assert not frame_source(b'File "/app/x.py", line 3, in f', b"    x")       # a frame with no indentation: no rule
     assert not frame_source(b"  some text", b"    except OutOfMemoryError:")
+    # a paste's undo joined the source line and the exception line after it (the prefix again): the exception is read
+    p = b"(VllmWorker rank=3 pid=1090) ERROR 06-05 06:18:13 [multiproc_executor.py:470] "
+    assert not frame_source(p + frame, p + b"    super().capture_end() " + p + b"RuntimeError: CUDA error: out of memory")
+    assert frame_source(p + frame, p + b"    super().capture_end()")
     assert line_before(b"a\nb\nc\n", 4, b"") == b"b" and line_before(b"c\n", 0, b"x\ny\n") == b"y"
     assert line_before(b"x" * 9000 + b"\nc\n", 9001, b"") == b""       # past 8 KiB: no frame read
 
