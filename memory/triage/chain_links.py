@@ -30,9 +30,12 @@ def chained_how(scan):
     among the last 3 lines read, else "" (a fresh traceback, or none read; the scanner's separator lines are no anchors, so
     they are read here). The closing block is every line above the separator (above the traceback's line where there is
     none) up to the earlier traceback's last indented frame line, at most CLOSING: an exception of several lines (c10's
-    "CUDA error: out of memory" and its hints) closes on an OOM where any of its lines is an OOM line (_oom_line)."""
+    "CUDA error: out of memory" and its hints) closes on an OOM where any of its lines is an OOM line (_oom_line).
+    (rev14 D1) Only a rank logger's "[... TPn]" lines are set aside there: another process's untagged line in that block
+    (torchrun's "[rank1]: torch.OutOfMemoryError ...") counts as the closing OOM. Harmless for its one reader, sglang_attn_init
+    (sglang only, whose ranks tag TPn); a new reader of facts["trace_how"] must set such lines aside first."""
     block, end = scan._src or (b"", 0)
-    lo, back = max(0, end - 4096), []
+    lo, back, own = max(0, end - 4096), [], b""
     while end > lo and len(back) < 3 + CLOSING:     # the lines last first, each with its prefix set aside
         cut = block.rfind(b"\n", lo, end)
         raw, end = block[cut + 1 if cut >= 0 else lo:end], max(cut, lo)
@@ -40,6 +43,10 @@ def chained_how(scan):
             if not (m := _LINE_PREFIX.match(raw)):
                 break
             raw = raw[m.end():]
+        if own and raw.startswith(own):
+            raw = raw[len(own):]    # (rev14 S2) the log's own prefix, learnt from its separator line below
+        elif not own and len(back) < 3 and (i := _sep_at(raw)) > 0:
+            own = raw[:i]           # (rev14 S2) kubectl's "[pod/NAME/CONTAINER] ": the text before the separator's words
         line = raw.strip()      # a line that is only a prefix is blank
         if not line or _RANK_LOG.match(line):
             continue
@@ -51,6 +58,16 @@ def chained_how(scan):
     return how[1], any(_oom_line(line) for line in back[how[0] + 1:how[0] + 1 + CLOSING])
 
 
+def _sep_at(raw):
+    """Where a separator's words start on its line ("During handling of the above exception", "The above exception was
+    the direct cause"), within its first 256 bytes; -1 on any other line."""
+    for words in (b"During handling of the above exception", b"The above exception was the direct cause"):
+        i = raw.find(words, 0, 256 + len(words))
+        if i >= 0:
+            return i
+    return -1
+
+
 def _oom_line(line):
     """(rev13 S1) An OOM line as triage's one recogniser (parse.recognise) reads it, but never an exception line of a type
     in _NOT_OOM (recognise takes any line naming OutOfMemoryError)."""
@@ -58,3 +75,43 @@ def _oom_line(line):
     if m and m.group().rsplit(b".", 1)[-1] in _NOT_OOM:
         return False
     return bool(P.recognise(line.decode("utf-8", "replace")))
+
+
+def frame_source(prev: bytes, line: bytes) -> bool:
+    """(rev14 S1) `line` is the source line Python printed under the frame line `prev` ('  File "x.py", line N, in f'):
+    indented under the same prefix at least as deep as the frame. That line is code ("except torch.OutOfMemoryError:",
+    "from torch.cuda import OutOfMemoryError", "raise OutOfMemoryError(msg)"), never an error line, whatever it names; a
+    frame without a source line (<string>, frozen modules) is followed by its exception at the traceback's own depth.
+    Bounded: the prefixes _LINE_PREFIX sets aside (two stacked), then a 512-byte head of each line (8 KiB for the prefix's
+    repeat)."""
+    i = prev.find(b'File "', 0, 512)
+    if i < 0:
+        return False
+    for _ in range(2):
+        m, n = _LINE_PREFIX.match(prev), _LINE_PREFIX.match(line)
+        if not (m and n):
+            break
+        prev, line = prev[m.end():], line[n.end():]
+    i = prev.find(b'File "', 0, 512)
+    q = prev.find(b'"', i + 6, i + 4200) if i >= 0 else -1
+    if q < 0 or prev[q + 1:q + 3] != b", ":
+        return False
+    pre = prev[:i]
+    base = pre.rstrip(b" \t")
+    deep = len(pre) - len(base)       # the frame's indentation under its prefix
+    if not deep or not line.startswith(base) or base and line.find(base, len(base), 8192) >= 0:
+        return False            # (a line holding its prefix again is log lines a paste's undo joined: the exception's too)
+    rest = line[len(base):len(base) + 512]
+    body = rest.lstrip(b" \t")
+    return bool(body.strip()) and len(rest) - len(body) >= deep
+
+
+def line_before(block: bytes, start: int, tail: bytes) -> bytes:
+    """(rev14 S1) The line before the one at `start` in the scanner's block (in `tail`, the previous block's end, at a block's
+    first line); b"" past 8 KiB: each line is looked back at once, from the line after it."""
+    if start == 0:
+        block, start = tail, len(tail)
+    if start < 1:
+        return b""
+    cut = block.rfind(b"\n", max(0, start - 8193), start - 1)
+    return block[cut + 1:start - 1] if cut >= 0 or start <= 8193 else b""

@@ -157,8 +157,9 @@ CUDNN = re.compile(r"CUDNN_STATUS_ALLOC_FAILED|CUDNN_STATUS_NOT_ENOUGH_WORKSPACE
 NVML = re.compile(r"NVML_SUCCESS == r INTERNAL ASSERT FAILED")
 # (rev13 S1) never the name an old torch fails to import or find ("ImportError: cannot import name 'OutOfMemoryError' from
 # 'torch.cuda'", "AttributeError: module 'torch' has no attribute 'OutOfMemoryError'": torch < 2.5 has no torch.OutOfMemoryError),
-# nor its traceback's source line "from torch.cuda import OutOfMemoryError"
-TORCH_OOM_TYPE = re.compile(r"(?<!import name ')(?<!no attribute ')(?<!import )\b(?:torch\.(?:cuda\.)?OutOfMemoryError|OutOfMemoryError)\b")
+# nor its traceback's source line "from torch.cuda import OutOfMemoryError"; (rev14 D2) nor the name Python suggests after
+# it ("... has no attribute 'OutOfMemoryError'. Did you mean: 'OutOfMemoryError'?")
+TORCH_OOM_TYPE = re.compile(r"(?<!import name ')(?<!no attribute ')(?<!import )(?<!Did you mean: ')\b(?:torch\.(?:cuda\.)?OutOfMemoryError|OutOfMemoryError)\b")
 # PyTorch's exception type right before its "Tried to allocate N" with "CUDA out of memory." and the card's figures cut or
 # retyped ("torch.OutOfMemoryError: Tried to allocate 12.60 GiB. GPU had ..."): the request is PyTorch's own words (round 64)
 # (round 78) also quoted with an ellipsis standing for the cut "CUDA out of memory." ("torch.OutOfMemoryError: ... Tried to

@@ -251,7 +251,7 @@ FACTS = [
     # (round 121) Ollama's GPU discovery record of each compute device it will use (discover/types.go: slog "inference compute"
     # with id= then library=; "id=cpu library=cpu" in builds since 0.12, "id=0 library=cpu" before): the device's id and library,
     # quoted or cut to its id as a guide quotes it ("inference compute id=cpu"); the line is Ollama's own
-    ("ollama_compute", re.compile(r'\binference compute"? id=(\S{1,80}?)(?= |$)(?: library=(\w{1,20}))?')),
+    ("ollama_compute", re.compile(r'\binference compute"? id=(\S{1,80}?)(?=\s|$)(?: library=(\w{1,20}))?')),     # (rev14 D4) \s: a \r kept
     # (rev14 B1) Ollama's discovery that kept no GPU (discover/gpu.go of 2025, server_test.go: "no compatible GPUs were
     # discovered", then the CPU record): a start with the GPU hidden or none there, no discovery's own out-of-memory error
     ("ollama_no_gpu", re.compile(r"\bno compatible GPUs were discovered\b")),

@@ -20,6 +20,7 @@ _QUOTE = re.compile(rb"^[ \t]{0,3}(?:>[ \t]?)+")
 _BAR = re.compile(rb"^[ \t]{0,3}\|[ \t]?")
 # a timestamp column a CI runner or `docker logs -t` puts before each line (RFC 3339 with T; the runtimes' own differ);
 # STAMP (rev13 D2) is also chain_links' docker -t prefix
+# (rev14 D3) its fraction at most 9 digits (docker prints 9, GitHub Actions 7): a longer one is no stamp (none is printed)
 STAMP = rb"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?(?:Z|[+-]\d\d:?\d\d) "
 _STAMP = re.compile(rb"^" + STAMP)
 # the start of a record of its own: never the rest of the line before it

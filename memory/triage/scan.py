@@ -27,6 +27,7 @@ from . import parse as P
 from . import lines as L
 from . import paste
 from . import window
+from .chain_links import frame_source as _frame_source, line_before as _line_before
 from .text import attempt
 from .window import WINDOW, line_starts as _line_starts  # noqa: F401
 
@@ -224,6 +225,7 @@ class Scan:
         self.bytes_seen = 0
         self.tail = b""
         self._src = None
+        self._frame_src = False          # (rev14 S1) the current line is a traceback frame's source line (code, no error)
         self._lineno = 0
         self.exception_pending = False   # an `!!! Exception` line waits for its error
         self._idle = False               # the current line was reached by the idle scan (see _block)
@@ -356,6 +358,7 @@ class Scan:
             if len(raw) < 160 and b"Prompt executed" in raw and b"emory" not in raw and b"OOM" not in raw:
                 self._run_finished()          # the most frequent anchor line: no need to decode it
                 continue
+            self._frame_src = _frame_source(_line_before(block, start, self.tail), raw)
             segs = _segments(raw, L.HEAD_ANCHORS if head else scan_keys if idle else
                              L.OPEN_ANCHORS_TRAINED if self.facts["training_log"] else L.OPEN_ANCHORS)
             for i, seg in enumerate(segs):
@@ -412,7 +415,7 @@ class Scan:
                     self.open_ev = None
                 return
             self.open_left -= 1
-            if self.open_left <= 0 or self._recognise(text):
+            if self.open_left <= 0 or not self._frame_src and self._recognise(text):
                 self._place(self.open_ev, self.open_ev["_line"])
                 self.open_ev = None
         if self.cur is not None and lineno - self.cur.last_line > GAP:
@@ -421,7 +424,7 @@ class Scan:
         if self.want_source:
             self.want_source = False
             self._source(more)
-        if lineno <= self.consumed_until:
+        if lineno <= self.consumed_until or self._frame_src:
             return
         if self.pinned_at is not None:
             quoted = lineno == self.pinned_at + 1 and text.lstrip().startswith("ggml_vulkan: vk::")
