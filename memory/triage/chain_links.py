@@ -79,7 +79,9 @@ def _oom_line(line):
 
 def frame_source(prev: bytes, line: bytes) -> bool:
     """(rev14 S1) `line` is the source line Python printed under the frame line `prev` ('  File "x.py", line N, in f'):
-    indented under the same prefix at least as deep as the frame. That line is code ("except torch.OutOfMemoryError:",
+    indented under the same prefix deeper than the frame (Python prints it 2 deeper; rev15 B1: `deep` counts the
+    separator after the prefix too, so a line at the frame's own depth is the exception of a frame with no source line, a
+    stripped logger's or a tab-indented block's, never code). That line is code ("except torch.OutOfMemoryError:",
     "from torch.cuda import OutOfMemoryError", "raise OutOfMemoryError(msg)"), never an error line, whatever it names; a
     frame without a source line (<string>, frozen modules) is followed by its exception at the traceback's own depth.
     Bounded: the prefixes _LINE_PREFIX sets aside (two stacked), then a 512-byte head of each line (8 KiB for the prefix's
@@ -103,7 +105,7 @@ def frame_source(prev: bytes, line: bytes) -> bool:
         return False            # (a line holding its prefix again is log lines a paste's undo joined: the exception's too)
     rest = line[len(base):len(base) + 512]
     body = rest.lstrip(b" \t")
-    return bool(body.strip()) and len(rest) - len(body) >= deep
+    return bool(body.strip()) and len(rest) - len(body) > deep
 
 
 def line_before(block: bytes, start: int, tail: bytes) -> bytes:

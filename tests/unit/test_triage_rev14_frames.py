@@ -103,3 +103,20 @@ def test_ollama_compute_record_ends_at_any_space():
         assert m and m.group(1) == "cpu", repr(text)                       # \r and \t: no match before
     assert rx.search('msg="inference compute" id=0 library=cpu variant=""').group(1, 2) == ("0", "cpu")
     assert_each_fast([(rx.search, ["inference compute id=" + "x" * (1 << 20), "inference compute id=x\r" * (1 << 15)])])
+
+
+OOM15 = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.10 GiB of which 1.00 GiB is free.\n"
+
+
+def test_rev15_exception_at_the_frames_own_depth_is_read():
+    # rev15 B1 (fix17): a line at its frame's own depth under the prefix is the exception, not the frame's source line
+    # (Python prints a source line 2 deeper); `>= deep` hid these four (deep counts the prefix's separator space too)
+    for text in ("INFO: Traceback (most recent call last):\nINFO: File \"<string>\", line 1, in f\nINFO: " + OOM15,
+                 'WARNING   File "x", line 1, in f\nWARNING   ' + OOM15,
+                 'Traceback (most recent call last):\n\tFile "/a.py", line 1, in f\n\t' + OOM15,
+                 'Current thread 0x1 (most recent call first):\n  File "/a.py", line 3 in f\n  ' + OOM15):
+        r = engine.triage_text(text)
+        assert r["found"] and r["events"][r["headline"]]["numbers"].get("requested") == 2 << 30, text
+    assert not frame_source(b'INFO: File "<string>", line 1, in f', b"INFO: torch.OutOfMemoryError: x")
+    assert not frame_source(b'\tFile "/a.py", line 1, in f', b"\ttorch.OutOfMemoryError")
+    assert frame_source(b'INFO: File "/a.py", line 1, in f', b"INFO:   x = g()")           # 2 deeper: source
