@@ -283,7 +283,11 @@ def _model_load(x, record, restart) -> bool:
     """(rev14 B1) The failure shows a model load: Ollama's runner wrapper among its lines ("error loading llama server",
     "llama runner process has terminated": the incident's ollama.runner event), ggml naming a model's function beside its line
     (facts "ggml_cuda_fn_at"), or a load started (facts "ggml_load_start": "load_tensors: loading model tensors", the loader's
-    meta data, Ollama's "starting llama server" / load request) since the failure before and Ollama's last start."""
+    meta data, Ollama's "starting llama server" / load request) since the failure before and Ollama's last start. (rev15 B2)
+    Not a "starting runner" whose cmd has no --model: Ollama >= 0.12's GPU discovery starts its bootstrap runner so
+    (discover/runner.go:497 llm.StartRunner(true, "", ...), "no model"; llm/server.go:357-365 adds "--model" only for a
+    model path, then "--port"; logged at llm/server.go:433 msg="starting runner" cmd=...), a model load with --model
+    (llm/server.go:276 StartRunner(..., modelPath, ...))."""
     if "ollama.runner" in x.kinds or any("error loading llama server" in t for t in x.texts):
         return True
     fns = x.f.get("ggml_cuda_fn_at") or {}
@@ -291,7 +295,7 @@ def _model_load(x, record, restart) -> bool:
            for n, fn in fns.items()):
         return True
     since = max([x.after or 0] + [r for r, what in restart.items() if what == "listening" and r < x.line])
-    return any(since < n < record for n in x.f["ggml_load_start"])
+    return any(since < n < record for n, load in x.f["ggml_load_start"].items() if load is True)
 
 
 def sglang_attn_init(x):
