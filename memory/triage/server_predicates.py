@@ -262,14 +262,15 @@ def ollama_discovery_cpu(x):
     """(round 121) A GPU out-of-memory error followed, within OLLAMA_DISCOVERY_SPAN lines and before the next failure, by Ollama's
     discovery record listing the CPU as its compute (facts "ollama_compute"): the error was its GPU discovery's, which creates a
     context on the card and places nothing, and the card was dropped from the list.
-    (rev14 B1) Only where the error is discovery's own: not where Ollama started again or its discovery kept no GPU between the
-    error and the record (facts "ollama_restart": "Listening on", "no compatible GPUs were discovered"; a later start's record),
-    nor where the failure shows a model load (_model_load)."""
+    (rev14 B1) Only where the error is discovery's own: not where Ollama started again between the error and the record
+    (facts "ollama_restart": "Listening on"; a later start's record), nor where the failure shows a model load (_model_load).
+    (rev15 S2) "no compatible GPUs were discovered" (kept there as "no gpu") refuses nothing: 2025 builds print it during
+    discovery right before the CPU record (app/server/server_test.go:288), which is what a discovery OOM on the only card gives."""
     rows = x.f.get("ollama_compute") or {}
     end = x.line + OLLAMA_DISCOVERY_SPAN
     restart = x.f.get("ollama_restart") or {}
     return x.kind == "cuda.driver" and any(
-        cpu and x.line < n <= end and (x.until is None or n < x.until) and not any(x.line < r < n for r in restart)
+        cpu and x.line < n <= end and (x.until is None or n < x.until) and not any(x.line < r < n for r, what in restart.items() if what == "listening")
         and not _model_load(x, n, restart) for n, cpu in rows.items())
 
 

@@ -43,3 +43,10 @@ def test_runner_cmd_reads_linear():
     n = 1 << 20
     long_cmd = T + 'msg="starting runner" cmd="ollama runner ' + "--modex " * (n // 8) + '--port 1"\n'
     assert_each_fast([(engine.triage_text, [long_cmd + OOM + CPU12, (SR * (n // len(SR))) + OOM + CPU12])], limit=10.0)
+
+
+def test_no_gpus_alone_does_not_refuse():
+    for text in (LISTEN12 + DISC + SR + OOM + NONE_FOUND + CPU12, OOM + NONE_FOUND + CPU):
+        cause, _, ev = top(text)
+        assert _discovery(ev, cause), text                  # was refused (other)
+    _refused(OOM + NONE_FOUND + LISTEN + CPU)                # a restart between still refuses
