@@ -16,6 +16,9 @@ _RANK_LOG = re.compile(rb"\[[^\]\n]{0,64}\bTP\d{1,3}\]")
 # import name 'OutOfMemoryError' from 'torch.cuda'", "AttributeError: module 'torch.cuda' has no attribute 'OutOfMemoryError'"
 _EXC_TYPE = re.compile(rb"[\w.]{1,128}(?=:)")
 _NOT_OOM = {b"ImportError", b"ModuleNotFoundError", b"AttributeError"}
+# (rev15 S1) an exception line joined onto a source line after some code ("    y = model(x) torch.OutOfMemoryError: CUDA ...",
+# a paste's undo in an unprefixed log): not "except X: pass"
+_JOINED_EXC = re.compile(rb"\S(?<!except)[ \t]{1,64}[A-Za-z_][\w.]{0,127}(?:Error|Exception): ")
 _LINKS = ((b"direct cause of the following exception:", "cause"), (b"another exception occurred:", "during"))
 
 
@@ -79,10 +82,12 @@ def _oom_line(line):
 
 def frame_source(prev: bytes, line: bytes) -> bool:
     """(rev14 S1) `line` is the source line Python printed under the frame line `prev` ('  File "x.py", line N, in f'):
-    indented under the same prefix at least as deep as the frame. That line is code ("except torch.OutOfMemoryError:",
+    indented under the same prefix deeper than the frame (Python prints it 2 deeper; rev15 B1: `deep` counts the
+    separator after the prefix too, so a line at the frame's own depth is the exception of a frame with no source line, a
+    stripped logger's or a tab-indented block's, never code). That line is code ("except torch.OutOfMemoryError:",
     "from torch.cuda import OutOfMemoryError", "raise OutOfMemoryError(msg)"), never an error line, whatever it names; a
     frame without a source line (<string>, frozen modules) is followed by its exception at the traceback's own depth.
-    Bounded: the prefixes _LINE_PREFIX sets aside (two stacked), then a 512-byte head of each line (8 KiB for the prefix's
+    (rev15 S1) Nor a line with an exception line joined on after its code (its 512-byte head). Bounded: the prefixes _LINE_PREFIX sets aside (two stacked), then a 512-byte head of each line (8 KiB for the prefix's
     repeat)."""
     i = prev.find(b'File "', 0, 512)
     if i < 0:
@@ -103,7 +108,7 @@ def frame_source(prev: bytes, line: bytes) -> bool:
         return False            # (a line holding its prefix again is log lines a paste's undo joined: the exception's too)
     rest = line[len(base):len(base) + 512]
     body = rest.lstrip(b" \t")
-    return bool(body.strip()) and len(rest) - len(body) >= deep
+    return bool(body.strip()) and len(rest) - len(body) > deep and not _JOINED_EXC.search(body)
 
 
 def line_before(block: bytes, start: int, tail: bytes) -> bytes:

@@ -555,7 +555,9 @@ HANDLERS = {
     "ollama_evict": _ollama_evict,
     # (round 70) llama.cpp's pre-GGUF loader: line -> "open" | "read" for its file-open line and its header lines (_kept: the last LINE_KEPT)
     "ggml_header": lambda s, f, m, text, lineno, *_: _kept(f["ggml_header"], lineno, "open" if m.group(1) else "read"),
-    "ggml_load_start": lambda s, f, m, text, lineno, *_: _kept(f["ggml_load_start"], lineno, True),
+    # (rev15 B2) "runner" where Ollama started a runner with no model (--port but no --model: GPU discovery's bootstrap)
+    "ggml_load_start": lambda s, f, m, text, lineno, *_: _kept(f["ggml_load_start"], lineno, "runner" if m.group().endswith(
+        "runner") and "--model" not in text and "--port" in text else True),
     "sdcpp_compute": lambda s, f, m, *_: f.update(ggml=True, sdcpp_part=m.group(1).lower()),
     "tf_device_mem": lambda s, f, m, text, lineno, *_: _tf_device_mem(f, lineno, ("total" if m.group(1) == "Total" else "free",
                                                                                      parse_size(m.group(2)))),

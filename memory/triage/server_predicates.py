@@ -262,14 +262,15 @@ def ollama_discovery_cpu(x):
     """(round 121) A GPU out-of-memory error followed, within OLLAMA_DISCOVERY_SPAN lines and before the next failure, by Ollama's
     discovery record listing the CPU as its compute (facts "ollama_compute"): the error was its GPU discovery's, which creates a
     context on the card and places nothing, and the card was dropped from the list.
-    (rev14 B1) Only where the error is discovery's own: not where Ollama started again or its discovery kept no GPU between the
-    error and the record (facts "ollama_restart": "Listening on", "no compatible GPUs were discovered"; a later start's record),
-    nor where the failure shows a model load (_model_load)."""
+    (rev14 B1) Only where the error is discovery's own: not where Ollama started again between the error and the record
+    (facts "ollama_restart": "Listening on"; a later start's record), nor where the failure shows a model load (_model_load).
+    (rev15 S2) "no compatible GPUs were discovered" (kept there as "no gpu") refuses nothing: 2025 builds print it during
+    discovery right before the CPU record (app/server/server_test.go:288), which is what a discovery OOM on the only card gives."""
     rows = x.f.get("ollama_compute") or {}
     end = x.line + OLLAMA_DISCOVERY_SPAN
     restart = x.f.get("ollama_restart") or {}
     return x.kind == "cuda.driver" and any(
-        cpu and x.line < n <= end and (x.until is None or n < x.until) and not any(x.line < r < n for r in restart)
+        cpu and x.line < n <= end and (x.until is None or n < x.until) and not any(x.line < r < n for r, what in restart.items() if what == "listening")
         and not _model_load(x, n, restart) for n, cpu in rows.items())
 
 
@@ -283,7 +284,11 @@ def _model_load(x, record, restart) -> bool:
     """(rev14 B1) The failure shows a model load: Ollama's runner wrapper among its lines ("error loading llama server",
     "llama runner process has terminated": the incident's ollama.runner event), ggml naming a model's function beside its line
     (facts "ggml_cuda_fn_at"), or a load started (facts "ggml_load_start": "load_tensors: loading model tensors", the loader's
-    meta data, Ollama's "starting llama server" / load request) since the failure before and Ollama's last start."""
+    meta data, Ollama's "starting llama server" / load request) since the failure before and Ollama's last start. (rev15 B2)
+    Not a "starting runner" whose cmd has no --model: Ollama >= 0.12's GPU discovery starts its bootstrap runner so
+    (discover/runner.go:497 llm.StartRunner(true, "", ...), "no model"; llm/server.go:357-365 adds "--model" only for a
+    model path, then "--port"; logged at llm/server.go:433 msg="starting runner" cmd=...), a model load with --model
+    (llm/server.go:276 StartRunner(..., modelPath, ...))."""
     if "ollama.runner" in x.kinds or any("error loading llama server" in t for t in x.texts):
         return True
     fns = x.f.get("ggml_cuda_fn_at") or {}
@@ -291,7 +296,7 @@ def _model_load(x, record, restart) -> bool:
            for n, fn in fns.items()):
         return True
     since = max([x.after or 0] + [r for r, what in restart.items() if what == "listening" and r < x.line])
-    return any(since < n < record for n in x.f["ggml_load_start"])
+    return any(since < n < record for n, load in x.f["ggml_load_start"].items() if load is True)
 
 
 def sglang_attn_init(x):

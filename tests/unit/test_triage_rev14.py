@@ -61,7 +61,10 @@ def test_runner_oom_then_cpu_only_restart():
 
 
 def test_runner_oom_then_no_gpus_then_cpu_record():
+    # (rev15 S2) refused by the runner's wrapper and ggml's alloc, not by "no compatible GPUs" (which refuses nothing now)
     assert _refused(RUNNER_OOM + NONE_FOUND + CPU)[0] == "activations"
+    _refused(OOM + "  current device: 0, in function alloc at ggml-cuda.cu:400\n" + NONE_FOUND + CPU)
+    _refused(OOM + SCHED + NONE_FOUND + CPU)
 
 
 def test_llamacpp_own_oom_then_cpu_only_ollama_start():
@@ -80,8 +83,12 @@ def test_ollama_start_between_refuses_and_before_does_not():
     assert (cause, ev["runtime"], ev["device_kind"]) == ("other-process", "ollama", "cuda")
 
 
-def test_no_gpus_between_refuses():
-    _refused(OOM + NONE_FOUND + CPU)
+def test_no_gpus_between_is_discoverys_own():
+    # (rev15 S2, re-pinned: was refused) 2025 builds print "no compatible GPUs were discovered" during discovery right before
+    # the CPU record (app/server/server_test.go:288): a discovery OOM's own lines; "Listening on" still refuses
+    cause, _, ev = top(OOM + NONE_FOUND + CPU)
+    assert cause == "other-process" and _row(ev)
+    _refused(OOM + NONE_FOUND + LISTEN + CPU)
 
 
 def test_runner_wrapper_refuses():

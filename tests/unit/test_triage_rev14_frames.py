@@ -103,3 +103,37 @@ def test_ollama_compute_record_ends_at_any_space():
         assert m and m.group(1) == "cpu", repr(text)                       # \r and \t: no match before
     assert rx.search('msg="inference compute" id=0 library=cpu variant=""').group(1, 2) == ("0", "cpu")
     assert_each_fast([(rx.search, ["inference compute id=" + "x" * (1 << 20), "inference compute id=x\r" * (1 << 15)])])
+
+
+OOM15 = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.10 GiB of which 1.00 GiB is free.\n"
+
+
+def test_rev15_exception_at_the_frames_own_depth_is_read():
+    # rev15 B1 (fix17): a line at its frame's own depth under the prefix is the exception, not the frame's source line
+    # (Python prints a source line 2 deeper); `>= deep` hid these four (deep counts the prefix's separator space too)
+    for text in ("INFO: Traceback (most recent call last):\nINFO: File \"<string>\", line 1, in f\nINFO: " + OOM15,
+                 'WARNING   File "x", line 1, in f\nWARNING   ' + OOM15,
+                 'Traceback (most recent call last):\n\tFile "/a.py", line 1, in f\n\t' + OOM15,
+                 'Current thread 0x1 (most recent call first):\n  File "/a.py", line 3 in f\n  ' + OOM15):
+        r = engine.triage_text(text)
+        assert r["found"] and r["events"][r["headline"]]["numbers"].get("requested") == 2 << 30, text
+    assert not frame_source(b'INFO: File "<string>", line 1, in f', b"INFO: torch.OutOfMemoryError: x")
+    assert not frame_source(b'\tFile "/a.py", line 1, in f', b"\ttorch.OutOfMemoryError")
+    assert frame_source(b'INFO: File "/a.py", line 1, in f', b"INFO:   x = g()")           # 2 deeper: source
+
+
+def test_rev15_joined_exception_after_source_is_read():
+    # rev15 S1 (fix17): an unprefixed log's source line with its exception joined on (a paste's undo) hid the OOM
+    h = 'Traceback (most recent call last):\n  File "/a.py", line 1, in f\n'
+    r = engine.triage_text(h + "    y = model(x) " + OOM15)
+    assert r["found"] and r["events"][r["headline"]]["numbers"].get("requested") == 2 << 30
+    assert engine.triage_text(h + "    super().capture_end() RuntimeError: CUDA error: out of memory\n")["found"]
+    frame = b'  File "/app/x.py", line 3, in f'
+    assert not frame_source(frame, b"    y = model(x) torch.OutOfMemoryError: CUDA out of memory.")
+    for src in (b"    except torch.OutOfMemoryError:", b"    except torch.OutOfMemoryError: pass",
+                b"    from torch.cuda import empty_cache, OutOfMemoryError", b"    raise torch.cuda.OutOfMemoryError(msg)"):
+        assert frame_source(frame, src), src                                 # still source lines
+    from gpu_garden.memory.triage.chain_links import _JOINED_EXC
+    n = 1 << 20
+    assert_each_fast([(_JOINED_EXC.search, [b"a " * (n // 2), b"a" + b" " * n, b"a " + b"x" * n, b"a b" + b"Error" * (n // 5)]),
+                      (lambda t: frame_source(frame, t), [b"    " + b"a \t" * (n // 3), b"    x " + b"y." * (n // 2)])])
