@@ -18,7 +18,10 @@ _EXC_TYPE = re.compile(rb"[\w.]{1,128}(?=:)")
 _NOT_OOM = {b"ImportError", b"ModuleNotFoundError", b"AttributeError"}
 # (rev15 S1) an exception line joined onto a source line after some code ("    y = model(x) torch.OutOfMemoryError: CUDA ...",
 # a paste's undo in an unprefixed log): not "except X: pass"
-_JOINED_EXC = re.compile(rb"\S(?<!except)[ \t]{1,64}[A-Za-z_][\w.]{0,127}(?:Error|Exception): ")
+# the exception may end the line bare ("... MemoryError") or wrap another ("RayTaskError(OutOfMemoryError): ..."): a
+# wrapped paste's undo joins both forms onto the source line (triage_pasted: batches 248 and 557 at wrap60/wrap80)
+_JOINED_EXC = re.compile(rb"[^\s,(](?<!except)(?<!raise)(?<!import)[ \t]{1,64}[A-Za-z_][\w.]{0,127}(?:Error|Exception)"
+                         rb"(?:\([\w.]{1,127}\))?(?::[ \t]|[ \t]{0,64}$)")
 _LINKS = ((b"direct cause of the following exception:", "cause"), (b"another exception occurred:", "during"))
 
 

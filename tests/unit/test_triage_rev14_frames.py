@@ -137,3 +137,21 @@ def test_rev15_joined_exception_after_source_is_read():
     n = 1 << 20
     assert_each_fast([(_JOINED_EXC.search, [b"a " * (n // 2), b"a" + b" " * n, b"a " + b"x" * n, b"a b" + b"Error" * (n // 5)]),
                       (lambda t: frame_source(frame, t), [b"    " + b"a \t" * (n // 3), b"    x " + b"y." * (n // 2)])])
+
+
+def test_joined_bare_or_wrapping_exception_after_source_is_read():
+    # a wrapped paste's undo joined a bare "MemoryError" (batch 557's form) or Ray's "RayTaskError(OutOfMemoryError): ..."
+    # (batch 248's) onto the frame's source line; each hid the failure (found False) until _JOINED_EXC took both forms
+    frame = b'  File "/app/x.py", line 3, in f'
+    for joined in (b"    permutations = list(itertools.permutations(phrases)) MemoryError",
+                   b"    raise value.as_instanceof_cause() ray.exceptions.RayTaskError(OutOfMemoryError): ray::main_task() (pid=1)"):
+        assert not frame_source(frame, joined), joined
+    for src in (b"    raise MemoryError", b"    except MemoryError:", b"    except (ValueError, MemoryError):",
+                b"    ok = isinstance(e, MemoryError)", b"    from torch.cuda import OutOfMemoryError",
+                b"    from torch.cuda import empty_cache, OutOfMemoryError"):
+        assert frame_source(frame, src), src                                 # still source lines
+    h = 'Traceback (most recent call last):\n  File "/a.py", line 1, in f\n'
+    assert engine.triage_text(h + "    y = list(itertools.permutations(p)) MemoryError\n")["found"]
+    from gpu_garden.memory.triage.chain_links import _JOINED_EXC
+    n = 1 << 20
+    assert_each_fast([(_JOINED_EXC.search, [b"a " + b"x" * n, b"a bError(" + b"y" * n, b"a bError" + b" " * n + b"z"])])
