@@ -28,3 +28,31 @@ def sparse_gguf_from_layout(path: Path, layout: str = "flux_flux1-dev", pad_to: 
     with open(path, "r+b") as f:
         f.truncate(f.seek(0, 2) + (pad_to if pad_to is not None else total) + 4096)
     return Path(path), total
+
+
+def quantized_writer(path, arch: str, hparams):
+    """A GGUFWriter for `arch` with `hparams` ((writer method name, value) pairs) and put(name, qtype, shape), which adds
+    a zero tensor of that llama.cpp type (shape as llama.cpp prints it reversed: rows..., then the row length).
+    Returns (writer, put); close_written(writer) writes and closes it. Needs the gguf package and numpy."""
+    import math
+
+    import gguf
+    import numpy as np
+
+    w = gguf.GGUFWriter(str(path), arch)
+    for name, v in hparams:
+        getattr(w, name)(v)
+
+    def put(name, qtype, shape):
+        qt = gguf.GGMLQuantizationType[qtype]
+        block, size = gguf.GGML_QUANT_SIZES[qt]
+        raw = (*shape[:-1], shape[-1] // block * size)
+        w.add_tensor(name, np.zeros(math.prod(raw), dtype=np.uint8), raw_shape=raw, raw_dtype=qt)
+    return w, put
+
+
+def close_written(w) -> None:
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_tensors_to_file()
+    w.close()

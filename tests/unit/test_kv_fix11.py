@@ -2,6 +2,7 @@
 import pytest
 
 from gpu_garden.memory.errors import UserError
+from support.gguf_files import close_written, quantized_writer
 
 ATTN = r"blk\.([0-9]|[1-4][0-9])\.attn_.*\.weight=CPU"
 
@@ -19,25 +20,15 @@ ATTN = r"blk\.([0-9]|[1-4][0-9])\.attn_.*\.weight=CPU"
 #     attn_output 256 x 256 -> 69,632 B; attn_norm 1,024 B, attn_q_norm / attn_k_norm 64 x 4 = 256 B each; sum 280,064 B
 #   all four: 3 x 175,104 + 280,064 = 805,376 B
 def _qwen35_gguf(path, moe=True):
-    gguf = pytest.importorskip("gguf")
-    import math
-    import numpy as np
-    w = gguf.GGUFWriter(str(path), "qwen35moe" if moe else "qwen35")
-    for add, v in ((w.add_block_count, 4), (w.add_context_length, 32768), (w.add_embedding_length, 256),
-                   (w.add_feed_forward_length, 512), (w.add_head_count, 4), (w.add_head_count_kv, [0, 0, 0, 2]),
-                   (w.add_key_length, 64), (w.add_value_length, 64), (w.add_vocab_size, 1000), (w.add_file_type, 7)):
-        add(v)
+    pytest.importorskip("gguf")
+    w, put = quantized_writer(path, "qwen35moe" if moe else "qwen35", (
+        ("add_block_count", 4), ("add_context_length", 32768), ("add_embedding_length", 256),
+        ("add_feed_forward_length", 512), ("add_head_count", 4), ("add_head_count_kv", [0, 0, 0, 2]),
+        ("add_key_length", 64), ("add_value_length", 64), ("add_vocab_size", 1000), ("add_file_type", 7)))
     if moe:
         w.add_expert_count(8)
         w.add_expert_used_count(2)
         w.add_expert_feed_forward_length(128)
-
-    def put(name, qtype, shape):  # shape as llama.cpp prints it reversed: rows..., then the row length
-        qt = gguf.GGMLQuantizationType[qtype]
-        block, size = gguf.GGML_QUANT_SIZES[qt]
-        raw = (*shape[:-1], shape[-1] // block * size)
-        w.add_tensor(name, np.zeros(math.prod(raw), dtype=np.uint8), raw_shape=raw, raw_dtype=qt)
-
     put("token_embd.weight", "Q8_0", (1000, 256))
     put("output.weight", "Q8_0", (1000, 256))
     for i in range(4):
@@ -59,10 +50,7 @@ def _qwen35_gguf(path, moe=True):
             for p in ("gate", "up"):
                 put(f"blk.{i}.ffn_{p}.weight", "Q8_0", (512, 256))
             put(f"blk.{i}.ffn_down.weight", "Q8_0", (256, 512))
-    w.write_header_to_file()
-    w.write_kv_data_to_file()
-    w.write_tensors_to_file()
-    w.close()
+    close_written(w)
     return str(path)
 
 

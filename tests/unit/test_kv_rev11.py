@@ -2,6 +2,7 @@
 import pytest
 
 from gpu_garden.memory.errors import UserError
+from support.gguf_files import close_written, quantized_writer
 
 ATTN = r"blk\.[0-9]+\.attn_.*=CPU"
 
@@ -15,21 +16,11 @@ ATTN = r"blk\.[0-9]+\.attn_.*=CPU"
 #   attn_output 256 x 256 -> 69,632 B; attn_norm 256 x 4 B = 1,024 B; a layer 69,632 + 2 x 34,816 + 69,632 + 1,024 =
 #   209,920 B; both layers 419,840 B
 def _llama_gguf(path):
-    gguf = pytest.importorskip("gguf")
-    import math
-    import numpy as np
-    w = gguf.GGUFWriter(str(path), "llama")
-    for add, v in ((w.add_block_count, 2), (w.add_context_length, 4096), (w.add_embedding_length, 256),
-                   (w.add_feed_forward_length, 512), (w.add_head_count, 4), (w.add_head_count_kv, 2),
-                   (w.add_key_length, 64), (w.add_value_length, 64), (w.add_vocab_size, 1000), (w.add_file_type, 7)):
-        add(v)
-
-    def put(name, qtype, shape):  # shape as llama.cpp prints it reversed: rows..., then the row length
-        qt = gguf.GGMLQuantizationType[qtype]
-        block, size = gguf.GGML_QUANT_SIZES[qt]
-        raw = (*shape[:-1], shape[-1] // block * size)
-        w.add_tensor(name, np.zeros(math.prod(raw), dtype=np.uint8), raw_shape=raw, raw_dtype=qt)
-
+    pytest.importorskip("gguf")
+    w, put = quantized_writer(path, "llama", (
+        ("add_block_count", 2), ("add_context_length", 4096), ("add_embedding_length", 256),
+        ("add_feed_forward_length", 512), ("add_head_count", 4), ("add_head_count_kv", 2),
+        ("add_key_length", 64), ("add_value_length", 64), ("add_vocab_size", 1000), ("add_file_type", 7)))
     put("token_embd.weight", "Q8_0", (1000, 256))
     put("output_norm.weight", "F32", (256,))
     put("output.weight", "Q8_0", (1000, 256))
@@ -41,10 +32,7 @@ def _llama_gguf(path):
         for p in ("gate", "up"):
             put(f"blk.{i}.ffn_{p}.weight", "Q8_0", (512, 256))
         put(f"blk.{i}.ffn_down.weight", "Q8_0", (256, 512))
-    w.write_header_to_file()
-    w.write_kv_data_to_file()
-    w.write_tensors_to_file()
-    w.close()
+    close_written(w)
     return str(path)
 
 

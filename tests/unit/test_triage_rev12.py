@@ -6,18 +6,12 @@ B1: the usual wrapper, `except X: raise Y(...)` with no `from`, prints "During h
 is the earlier traceback's (fix12 read only "direct cause" links and lost it). S1: the separator is read through a
 container's "name  | " prefix and past another rank's log line."""
 from support.triage_event import top
-from test_triage_fix11 import OWN, SG, SG_OOM
+from test_triage_fix11 import OWN, SG, SG_OOM, WRAP, _attn
 from test_triage_rev11 import DURING, IMPORT_FAIL, TP1
 
 # test_triage_fix11's WRAP with its separator changed to "During handling" and `from e` removed
-WRAP_DURING = ("\nDuring handling of the above exception, another exception occurred:\n\nTraceback (most recent call last):\n"
-               f'  File "{SG}managers/scheduler.py", line 40, in run_scheduler_process\n    scheduler = Scheduler(args)\n'
-               f'  File "{SG}managers/scheduler.py", line 50, in __init__\n    raise RuntimeError("init failed")\n'
-               "RuntimeError: init failed\n")
-
-
-def _attn(ev):
-    return [e for c in ev["causes"] if c["id"] == "other" for e in c["evidence"] if "attention backend" in e]
+WRAP_DURING = WRAP.replace("The above exception was the direct cause of the following exception:",
+                           "During handling of the above exception, another exception occurred:").replace(" from e\n", "\n")
 
 
 def test_sglang_attention_oom_wrapped_during_handling_read():
