@@ -57,20 +57,30 @@ def with_cache_mode(spec, s):
     """(spec, state pages a request before speculative ones) as vLLM's mamba_cache_mode leaves them: "all" marks the
     spec (cache.vllm_layout's chunk-aligned block, a state page per block of the context), "align" holds 2, "none" 1."""
     mode = mamba_cache_mode(spec, s)
-    v = s.get("version")
-    if (mode == "align" and _spec_decode(s) and v is not None and at_least(v, *ALIGN_SPEC_REFUSED[0])
-            and not at_least(v, *ALIGN_SPEC_REFUSED[1])):
+    why = _refused(spec, s, mode)
+    if why == "spec":
         raise UserError(f"{spec.name}: vLLM 0.15-0.16 does not start a hybrid model with prefix caching and speculative "
                         "decoding (MambaModelConfig: \"Mamba cache mode 'align' is currently not compatible with "
                         "speculative decoding.\"); drop --enable-prefix-caching or the speculative config, or use "
                         "0.17 or later")
     if mode != "all":
         return spec, 2 if mode == "align" else 1
-    if not spec.mamba_chunk:
+    if why == "chunk":
         raise UserError(f"{spec.name}: prefix caching on vLLM pages this model's Mamba state per block of tokens "
                         "(mamba_cache_mode 'all'), blocks aligned to its mamba chunk size, which the config kv read does "
                         "not give (mamba_chunk_size / chunk_size); run without --enable-prefix-caching to size it")
     return replace(spec, mamba_cache_all=True), 1
+
+
+def _refused(spec, s, mode) -> str | None:
+    """Why a start with prefix caching in this mode is refused: "spec" (vLLM 0.15-0.16 asserts against "align" with a
+    speculative config), "chunk" ("all" with no mamba chunk size in the config kv read); None where it is taken. One test
+    for with_cache_mode's errors and prefix_note's wording."""
+    v = s.get("version")
+    if (mode == "align" and _spec_decode(s) and v is not None and at_least(v, *ALIGN_SPEC_REFUSED[0])
+            and not at_least(v, *ALIGN_SPEC_REFUSED[1])):
+        return "spec"
+    return "chunk" if mode == "all" and not spec.mamba_chunk else None
 
 
 def _spec_decode(s) -> bool:
@@ -93,13 +103,11 @@ def prefix_note(spec, s) -> str | None:
            f"{spec.arch} (before 0.15.0 only a class with SupportsMambaPrefixCaching, Mamba-1 or Mamba-2, keeps it; "
            "vllm#30877)"))
     if asked is None:
-        refused = (mode == "all" and not spec.mamba_chunk) or (
-            mode == "align" and _spec_decode(s) and v is not None and at_least(v, *ALIGN_SPEC_REFUSED[0])
-            and not at_least(v, *ALIGN_SPEC_REFUSED[1]))
+        refused = _refused(spec, {**s, "prefix_caching": True}, mode)
         return ("prefix caching off, as vLLM leaves it for a hybrid model unless --enable-prefix-caching is given: one "
                 "state page a request in each state group ("
                 + ("kv refuses the flag here: " + ("the config gives no mamba chunk size, which mamba_cache_mode 'all' "
-                   "aligns its blocks to" if mode == "all" else "vLLM 0.15-0.16 does not start a hybrid model with it "
+                   "aligns its blocks to" if refused == "chunk" else "vLLM 0.15-0.16 does not start a hybrid model with it "
                    "and a speculative config") if refused else
                    {"align": "two with it", "all": "with it a state page per block of the context, mamba_cache_mode "
                     "'all'", "none": f"one with it too: {off}"}[mode]) + ")")
