@@ -5,6 +5,7 @@ import re
 
 from . import parse as P
 from .paste import STAMP
+from .text import ANSI_BYTES_RE
 
 
 # (rev12 S1) set aside before a line: docker compose's "name  | ", docker logs -t's stamp (paste.STAMP, rev13 D2: Z or a
@@ -22,6 +23,17 @@ _NOT_OOM = {b"ImportError", b"ModuleNotFoundError", b"AttributeError"}
 # wrapped paste's undo joins both forms onto the source line (triage_pasted: batches 248 and 557 at wrap60/wrap80)
 _JOINED_EXC = re.compile(rb"[^\s,(](?<!except)(?<!raise)(?<!import)[ \t]{1,64}[A-Za-z_][\w.]{0,127}(?:Error|Exception)"
                          rb"(?:\([\w.]{1,127}\))?(?::[ \t]|[ \t]{0,64}$)")
+# (rev15 D2) IPython/Jupyter's frame lines (ipython 7f0ee556: IPython/core/tbtools.py 169-218 _tokens_filename, "File
+# ~/x.py:5" or "Cell In[3], line 5" (core/compilerop.py 136; 8.0-8.3 printed "Cell In [3]"), ultratb.py 712-716 ", in
+# f(a)" after it, none at a cell's top level (603); 7.34.0 ultratb.py 1018: "/p/x.py in f(a)", "<ipython-input-3-ab> in
+# <module>()") and the lines it numbers under them (tbtools.py 87-113, 252-276: the running line "----> 5 code", its arrow
+# utils/PyColorize.py 155-165 make_arrow(7 - digits): "-" * (pad - 2) + "> ", ">" at pad 1, none at 0, "─"/"▶" in the
+# Unicode themes (356); the others "%7d code"; a gap "   (...)"), read with ANSI colour codes set aside (a notebook's output)
+_IPY_FRAME = re.compile(rb"[ \t]{0,16}(?:(?:File [^\n]{1,4096}?:\d{1,9}|Cell In ?\[\d{0,9}\], line \d{1,9})(?:, in |[ \t\r]*$)"
+                        rb"|[^\s][^\n]{0,4096}? in [^\s(][^\n(]{0,128}\()")
+_IPY_NUMBERED = re.compile(rb"(?: {3}\(\.\.\.\))?(?:-{0,5}> ?|(?:\xe2\x94\x80){0,5}\xe2\x96\xb6 ?| {0,6})\d{1,9}(?: |[\r]?$)"
+                           rb"| {3}\(\.\.\.\)[ \t\r]*$")
+IPY_BACK = 64     # lines read back from a numbered line to its frame at most (IPython prints 5 or so around the running line)
 _LINKS = ((b"direct cause of the following exception:", "cause"), (b"another exception occurred:", "during"))
 
 
@@ -112,6 +124,40 @@ def frame_source(prev: bytes, line: bytes) -> bool:
     rest = line[len(base):len(base) + 512]
     body = rest.lstrip(b" \t")
     return bool(body.strip()) and len(rest) - len(body) > deep and not _JOINED_EXC.search(body)
+
+
+def source_line(block: bytes, start: int, tail: bytes, line: bytes) -> bool:
+    """The scanner's line at `start` (`line`) is a traceback frame's source line: Python's (frame_source, on the line
+    before it) or one IPython numbers under its frame (rev15 D2: "----> 5 except torch.OutOfMemoryError:" and the context
+    lines around it, read back over numbered lines to an IPython frame line; an exception line after them is no such
+    line). Bounded: a numbered line's 4 KiB head, then IPY_BACK lines of 8 KiB at most, only for such a line."""
+    if frame_source(line_before(block, start, tail), line):
+        return True
+    head = _plain(line)
+    m = _IPY_NUMBERED.match(head)
+    if not m or not head[m.end():].strip() or _JOINED_EXC.search(head, m.end()):
+        return False            # (as under a Python frame: a line with an exception joined on after its code is read)
+    buf, end = (block, start) if start else (tail, len(tail))
+    for _ in range(IPY_BACK):
+        if end < 1 and buf is block and tail:
+            buf, end = tail, len(tail)          # the block's first line: on into the previous block's end
+        if end < 1:
+            return False
+        cut = buf.rfind(b"\n", max(0, end - 8193), end - 1)
+        if cut < 0 and end > 8193:
+            return False                        # a line past 8 KiB: no frame read
+        prev, end = _plain(buf[cut + 1:end - 1]), cut + 1
+        if _IPY_FRAME.match(prev):
+            return True
+        if prev.strip() and not _IPY_NUMBERED.match(prev):
+            return False
+    return False
+
+
+def _plain(line: bytes) -> bytes:
+    """A line's 4 KiB head without ANSI colour codes."""
+    head = line[:4096]
+    return ANSI_BYTES_RE.sub(b"", head) if b"\x1b" in head else head
 
 
 def line_before(block: bytes, start: int, tail: bytes) -> bytes:
