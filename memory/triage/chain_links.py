@@ -12,6 +12,7 @@ from .text import ANSI_BYTES_RE
 # +hh:mm offset), journald's "Mon DD HH:MM:SS host unit[pid]: "; (rev13 D3) a line a rank's logger tagged ("[... TPn] ...",
 # TP0's too) is skipped: Python's own traceback lines carry no tag
 _LINE_PREFIX = re.compile(rb"[\w.-]{1,64} {0,16}\| ?|" + STAMP + rb"|[A-Z][a-z]{2} [ \d]\d [\d:]{8} \S{1,64} [\w.@-]{1,64}(?:\[\d{1,10}\])?: ")
+_COMPOSE = re.compile(rb"([\w.-]{1,64}) {0,16}\| ?")     # (rev15 D1) _LINE_PREFIX's docker compose form; group 1 the service
 _RANK_LOG = re.compile(rb"\[[^\]\n]{0,64}\bTP\d{1,3}\]")
 # (rev13 S1) an exception line whose type says it is no OOM, whatever name it quotes: an old torch's "ImportError: cannot
 # import name 'OutOfMemoryError' from 'torch.cuda'", "AttributeError: module 'torch.cuda' has no attribute 'OutOfMemoryError'"
@@ -102,7 +103,8 @@ def frame_source(prev: bytes, line: bytes) -> bool:
     stripped logger's or a tab-indented block's, never code). That line is code ("except torch.OutOfMemoryError:",
     "from torch.cuda import OutOfMemoryError", "raise OutOfMemoryError(msg)"), never an error line, whatever it names; a
     frame without a source line (<string>, frozen modules) is followed by its exception at the traceback's own depth.
-    (rev15 S1) Nor a line with an exception line joined on after its code (its 512-byte head). Bounded: the prefixes _LINE_PREFIX sets aside (two stacked), then a 512-byte head of each line (8 KiB for the prefix's
+    (rev15 S1) Nor a line with an exception line joined on after its code (its 512-byte head). (rev15 D1) Nor a line of
+    another docker compose service ("worker-1  | " under "vllm-1  | "): the names are compared where both lines carry one. Bounded: the prefixes _LINE_PREFIX sets aside (two stacked), then a 512-byte head of each line (8 KiB for the prefix's
     repeat)."""
     i = prev.find(b'File "', 0, 512)
     if i < 0:
@@ -111,6 +113,9 @@ def frame_source(prev: bytes, line: bytes) -> bool:
         m, n = _LINE_PREFIX.match(prev), _LINE_PREFIX.match(line)
         if not (m and n):
             break
+        a, b = _COMPOSE.fullmatch(m.group()), _COMPOSE.fullmatch(n.group())
+        if a and b and a[1] != b[1]:
+            return False        # (rev15 D1) another docker compose service's line is never this frame's source line
         prev, line = prev[m.end():], line[n.end():]
     i = prev.find(b'File "', 0, 512)
     q = prev.find(b'"', i + 6, i + 4200) if i >= 0 else -1

@@ -108,3 +108,18 @@ def test_notebook_reads_linear():
     assert_each_fast([(lambda b: source_line(b, len(b) - 33, b"", b[-33:]), [many, b"\n" * n + many[-33:]])])
     log = ("File ~/x.py:5, in f()\n" + "----> 5 except torch.OutOfMemoryError:\n" * 200 + "\n") * (n // 8000) + ATTR
     assert_each_fast([(engine.triage_text, [log])], limit=10.0)
+
+
+TORCH_OOM = "torch." + OOM
+
+
+def test_another_compose_services_line_is_no_frame_source():
+    frame = b'vllm-1    |   File "/app/x.py", line 3, in f'
+    assert frame_source(frame, b"vllm-1    |     except torch.OutOfMemoryError:")            # its own service: source
+    assert not frame_source(frame, b"worker-1  |     torch.OutOfMemoryError: CUDA out of memory.")  # another's (was True)
+    stamp = b"2026-01-01T00:00:00.1Z "
+    assert not frame_source(b"vllm-1  | " + stamp + frame[12:], b"worker-1  | " + stamp + b"    x = f()")
+    assert frame_source(b"vllm-1  | " + stamp + frame[12:], b"vllm-1  | " + stamp + b"    x = f()")
+    head = 'vllm-1    | Traceback (most recent call last):\nvllm-1    |   File "/app/x.py", line 3, in f\n'
+    assert _read(head + "worker-1  |     " + TORCH_OOM) == (True, 2 << 30)                 # was not found
+    assert not engine.triage_text(head + "vllm-1    |     except torch.OutOfMemoryError:\nvllm-1    | " + ATTR)["found"]
