@@ -58,10 +58,7 @@ def chained_how(scan):
     while end > lo and len(back) < 3 + CLOSING:     # the lines last first, each with its prefix set aside
         cut = block.rfind(b"\n", lo, end)
         raw, end = block[cut + 1 if cut >= 0 else lo:end], max(cut, lo)
-        for _ in range(2):      # (rev13 B1) two stacked: compose -t's name, then docker's stamp; the end kept till matched
-            if not (m := _LINE_PREFIX.match(raw)):
-                break
-            raw = raw[m.end():]
+        raw = _set_aside(raw)[1]
         if own and raw.startswith(own):
             raw = raw[len(own):]    # (rev14 S2) the log's own prefix, learnt from its separator line below
         elif not own and len(back) < 3 and (i := _sep_at(raw)) > 0:
@@ -75,6 +72,18 @@ def chained_how(scan):
         back.append(line)
     how = next(((k, h) for k, line in enumerate(back[:3]) for sep, h in _LINKS if line.endswith(sep)), (-1, ""))
     return how[1], any(_oom_line(line) for line in back[how[0] + 1:how[0] + 1 + CLOSING])
+
+
+def _set_aside(raw: bytes):
+    """(rev15 F2) The prefixes _LINE_PREFIX sets aside before a line, two stacked at most (rev13 B1: compose -t's name, then
+    docker's stamp; the end kept till matched), and the rest: chained_how's each line, frame_source's both lines."""
+    found = []
+    for _ in range(2):
+        if not (m := _LINE_PREFIX.match(raw)):
+            break
+        found.append(m.group())
+        raw = raw[m.end():]
+    return found, raw
 
 
 def _sep_at(raw):
@@ -109,14 +118,12 @@ def frame_source(prev: bytes, line: bytes) -> bool:
     i = prev.find(b'File "', 0, 512)
     if i < 0:
         return False
-    for _ in range(2):
-        m, n = _LINE_PREFIX.match(prev), _LINE_PREFIX.match(line)
-        if not (m and n):
-            break
-        a, b = _COMPOSE.fullmatch(m.group()), _COMPOSE.fullmatch(n.group())
+    mine, theirs = _set_aside(prev)[0], _set_aside(line)[0]
+    for m, n in zip(mine, theirs):      # the prefixes both lines carry, in order
+        a, b = _COMPOSE.fullmatch(m), _COMPOSE.fullmatch(n)
         if a and b and a[1] != b[1]:
             return False        # (rev15 D1) another docker compose service's line is never this frame's source line
-        prev, line = prev[m.end():], line[n.end():]
+        prev, line = prev[len(m):], line[len(n):]
     i = prev.find(b'File "', 0, 512)
     q = prev.find(b'"', i + 6, i + 4200) if i >= 0 else -1
     if q < 0 or prev[q + 1:q + 3] != b", ":
