@@ -5,12 +5,14 @@ import re
 
 from . import parse as P
 from .paste import STAMP
+from .text import ANSI_BYTES_RE
 
 
 # (rev12 S1) set aside before a line: docker compose's "name  | ", docker logs -t's stamp (paste.STAMP, rev13 D2: Z or a
 # +hh:mm offset), journald's "Mon DD HH:MM:SS host unit[pid]: "; (rev13 D3) a line a rank's logger tagged ("[... TPn] ...",
 # TP0's too) is skipped: Python's own traceback lines carry no tag
 _LINE_PREFIX = re.compile(rb"[\w.-]{1,64} {0,16}\| ?|" + STAMP + rb"|[A-Z][a-z]{2} [ \d]\d [\d:]{8} \S{1,64} [\w.@-]{1,64}(?:\[\d{1,10}\])?: ")
+_COMPOSE = re.compile(rb"([\w.-]{1,64}) {0,16}\| ?")     # (rev15 D1) _LINE_PREFIX's docker compose form; group 1 the service
 _RANK_LOG = re.compile(rb"\[[^\]\n]{0,64}\bTP\d{1,3}\]")
 # (rev13 S1) an exception line whose type says it is no OOM, whatever name it quotes: an old torch's "ImportError: cannot
 # import name 'OutOfMemoryError' from 'torch.cuda'", "AttributeError: module 'torch.cuda' has no attribute 'OutOfMemoryError'"
@@ -22,6 +24,17 @@ _NOT_OOM = {b"ImportError", b"ModuleNotFoundError", b"AttributeError"}
 # wrapped paste's undo joins both forms onto the source line (triage_pasted: batches 248 and 557 at wrap60/wrap80)
 _JOINED_EXC = re.compile(rb"[^\s,(](?<!except)(?<!raise)(?<!import)[ \t]{1,64}[A-Za-z_][\w.]{0,127}(?:Error|Exception)"
                          rb"(?:\([\w.]{1,127}\))?(?::[ \t]|[ \t]{0,64}$)")
+# (rev15 D2) IPython/Jupyter's frame lines (ipython 7f0ee556: IPython/core/tbtools.py 169-218 _tokens_filename, "File
+# ~/x.py:5" or "Cell In[3], line 5" (core/compilerop.py 136; 8.0-8.3 printed "Cell In [3]"), ultratb.py 712-716 ", in
+# f(a)" after it, none at a cell's top level (603); 7.34.0 ultratb.py 1018: "/p/x.py in f(a)", "<ipython-input-3-ab> in
+# <module>()") and the lines it numbers under them (tbtools.py 87-113, 252-276: the running line "----> 5 code", its arrow
+# utils/PyColorize.py 155-165 make_arrow(7 - digits): "-" * (pad - 2) + "> ", ">" at pad 1, none at 0, "─"/"▶" in the
+# Unicode themes (356); the others "%7d code"; a gap "   (...)"), read with ANSI colour codes set aside (a notebook's output)
+_IPY_FRAME = re.compile(rb"[ \t]{0,16}(?:(?:File [^\n]{1,4096}?:\d{1,9}|Cell In ?\[\d{0,9}\], line \d{1,9})(?:, in |[ \t\r]*$)"
+                        rb"|[^\s][^\n]{0,4096}? in [^\s(][^\n(]{0,128}\()")
+_IPY_NUMBERED = re.compile(rb"(?: {3}\(\.\.\.\))?(?:-{0,5}> ?|(?:\xe2\x94\x80){0,5}\xe2\x96\xb6 ?| {0,6})\d{1,9}(?: |[\r]?$)"
+                           rb"| {3}\(\.\.\.\)[ \t\r]*$")
+IPY_BACK = 64     # lines read back from a numbered line to its frame at most (IPython prints 5 or so around the running line)
 _LINKS = ((b"direct cause of the following exception:", "cause"), (b"another exception occurred:", "during"))
 
 
@@ -45,10 +58,7 @@ def chained_how(scan):
     while end > lo and len(back) < 3 + CLOSING:     # the lines last first, each with its prefix set aside
         cut = block.rfind(b"\n", lo, end)
         raw, end = block[cut + 1 if cut >= 0 else lo:end], max(cut, lo)
-        for _ in range(2):      # (rev13 B1) two stacked: compose -t's name, then docker's stamp; the end kept till matched
-            if not (m := _LINE_PREFIX.match(raw)):
-                break
-            raw = raw[m.end():]
+        raw = _set_aside(raw)[1]
         if own and raw.startswith(own):
             raw = raw[len(own):]    # (rev14 S2) the log's own prefix, learnt from its separator line below
         elif not own and len(back) < 3 and (i := _sep_at(raw)) > 0:
@@ -62,6 +72,18 @@ def chained_how(scan):
         back.append(line)
     how = next(((k, h) for k, line in enumerate(back[:3]) for sep, h in _LINKS if line.endswith(sep)), (-1, ""))
     return how[1], any(_oom_line(line) for line in back[how[0] + 1:how[0] + 1 + CLOSING])
+
+
+def _set_aside(raw: bytes):
+    """(rev15 F2) The prefixes _LINE_PREFIX sets aside before a line, two stacked at most (rev13 B1: compose -t's name, then
+    docker's stamp; the end kept till matched), and the rest: chained_how's each line, frame_source's both lines."""
+    found = []
+    for _ in range(2):
+        if not (m := _LINE_PREFIX.match(raw)):
+            break
+        found.append(m.group())
+        raw = raw[m.end():]
+    return found, raw
 
 
 def _sep_at(raw):
@@ -90,16 +112,18 @@ def frame_source(prev: bytes, line: bytes) -> bool:
     stripped logger's or a tab-indented block's, never code). That line is code ("except torch.OutOfMemoryError:",
     "from torch.cuda import OutOfMemoryError", "raise OutOfMemoryError(msg)"), never an error line, whatever it names; a
     frame without a source line (<string>, frozen modules) is followed by its exception at the traceback's own depth.
-    (rev15 S1) Nor a line with an exception line joined on after its code (its 512-byte head). Bounded: the prefixes _LINE_PREFIX sets aside (two stacked), then a 512-byte head of each line (8 KiB for the prefix's
+    (rev15 S1) Nor a line with an exception line joined on after its code (its 512-byte head). (rev15 D1) Nor a line of
+    another docker compose service ("worker-1  | " under "vllm-1  | "): the names are compared where both lines carry one. Bounded: the prefixes _LINE_PREFIX sets aside (two stacked), then a 512-byte head of each line (8 KiB for the prefix's
     repeat)."""
     i = prev.find(b'File "', 0, 512)
     if i < 0:
         return False
-    for _ in range(2):
-        m, n = _LINE_PREFIX.match(prev), _LINE_PREFIX.match(line)
-        if not (m and n):
-            break
-        prev, line = prev[m.end():], line[n.end():]
+    mine, theirs = _set_aside(prev)[0], _set_aside(line)[0]
+    for m, n in zip(mine, theirs):      # the prefixes both lines carry, in order
+        a, b = _COMPOSE.fullmatch(m), _COMPOSE.fullmatch(n)
+        if a and b and a[1] != b[1]:
+            return False        # (rev15 D1) another docker compose service's line is never this frame's source line
+        prev, line = prev[len(m):], line[len(n):]
     i = prev.find(b'File "', 0, 512)
     q = prev.find(b'"', i + 6, i + 4200) if i >= 0 else -1
     if q < 0 or prev[q + 1:q + 3] != b", ":
@@ -112,6 +136,40 @@ def frame_source(prev: bytes, line: bytes) -> bool:
     rest = line[len(base):len(base) + 512]
     body = rest.lstrip(b" \t")
     return bool(body.strip()) and len(rest) - len(body) > deep and not _JOINED_EXC.search(body)
+
+
+def source_line(block: bytes, start: int, tail: bytes, line: bytes) -> bool:
+    """The scanner's line at `start` (`line`) is a traceback frame's source line: Python's (frame_source, on the line
+    before it) or one IPython numbers under its frame (rev15 D2: "----> 5 except torch.OutOfMemoryError:" and the context
+    lines around it, read back over numbered lines to an IPython frame line; an exception line after them is no such
+    line). Bounded: a numbered line's 4 KiB head, then IPY_BACK lines of 8 KiB at most, only for such a line."""
+    if frame_source(line_before(block, start, tail), line):
+        return True
+    head = _plain(line)
+    m = _IPY_NUMBERED.match(head)
+    if not m or not head[m.end():].strip() or _JOINED_EXC.search(head, m.end()):
+        return False            # (as under a Python frame: a line with an exception joined on after its code is read)
+    buf, end = (block, start) if start else (tail, len(tail))
+    for _ in range(IPY_BACK):
+        if end < 1 and buf is block and tail:
+            buf, end = tail, len(tail)          # the block's first line: on into the previous block's end
+        if end < 1:
+            return False
+        cut = buf.rfind(b"\n", max(0, end - 8193), end - 1)
+        if cut < 0 and end > 8193:
+            return False                        # a line past 8 KiB: no frame read
+        prev, end = _plain(buf[cut + 1:end - 1]), cut + 1
+        if _IPY_FRAME.match(prev):
+            return True
+        if prev.strip() and not _IPY_NUMBERED.match(prev):
+            return False
+    return False
+
+
+def _plain(line: bytes) -> bytes:
+    """A line's 4 KiB head without ANSI colour codes."""
+    head = line[:4096]
+    return ANSI_BYTES_RE.sub(b"", head) if b"\x1b" in head else head
 
 
 def line_before(block: bytes, start: int, tail: bytes) -> bytes:

@@ -252,9 +252,6 @@ FACTS = [
     # with id= then library=; "id=cpu library=cpu" in builds since 0.12, "id=0 library=cpu" before): the device's id and library,
     # quoted or cut to its id as a guide quotes it ("inference compute id=cpu"); the line is Ollama's own
     ("ollama_compute", re.compile(r'\binference compute"? id=(\S{1,80}?)(?=\s|$)(?: library=(\w{1,20}))?')),     # (rev14 D4) \s: a \r kept
-    # (rev14 B1) Ollama's discovery that kept no GPU (discover/gpu.go of 2025, server_test.go: "no compatible GPUs were
-    # discovered", then the CPU record): a start with the GPU hidden or none there, no discovery's own out-of-memory error
-    ("ollama_no_gpu", re.compile(r"\bno compatible GPUs were discovered\b")),
     ("ggml_marker", re.compile(r"\bggml_|ggml-cuda\.cu:|\bllama_|\bllm_load|llama-server|load_tensors:|GGML_ASSERT|"
                                 # llama.cpp's command line ("./main -m model.gguf" before b3000 renamed it llama-cli)
                                 r"(?<![\w.-])(?:main|llama-cli)(?:\.exe)? -m \S{1,300}?\.gguf\b")),
@@ -401,7 +398,7 @@ FACT_KEYS = {
     "vllm_tp": ("parallel_size", "parallel-size", "-tp ", "-pp ", "-tp=", "-pp="),
     "vllm_wflags": ("quantization", " -q ", "cpu-offload-gb", "cpu_offload_gb", "data-parallel-size", "data_parallel_size",
                     " -dp ", " -dp=", "expert-parallel", "expert_parallel"),
-    "gguf_meta": ("file type", "model ftype", "model params", "model size"), "ollama_total": ("inference compute",), "ollama_compute": ("inference compute",), "ollama_no_gpu": ("no compatible GPUs",), "vllm_transformers": ("falling back to Transformers",),
+    "gguf_meta": ("file type", "model ftype", "model params", "model size"), "ollama_total": ("inference compute",), "ollama_compute": ("inference compute",), "vllm_transformers": ("falling back to Transformers",),
     "ggml_marker": ("ggml_", "ggml-cuda.cu:", "llama_", "llm_load", "llama-server", "load_tensors:", "GGML_ASSERT", " -m "),
     "ggml_fattn": ("launch_fattn", "flash_attn_ext"),     # (round 114)
     "ggml_cuda_fn": ("in function",), "ggml_sycl_fn": ("ggml-sycl",), "runtime_named": ("lmdeploy", "mlx", "mflux", "mlc", "llama_model_loader: ", "llm_load_print_meta: ", "llm_load_tensors: ", "ValueError: Failed to "), "mem_query_oom": ("get_memory_info", "MemGetInfo"),

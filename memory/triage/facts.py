@@ -537,8 +537,6 @@ HANDLERS = {
     "ggml_marker": _set("ggml", True),
     "ggml_cuda_fn": lambda s, f, m, text, lineno, window: f.update(ggml=True, ggml_cuda_fn=m.group(1)) or window or _kept(
         f.setdefault("ggml_cuda_fn_at", {}), lineno, m.group(1)),     # (rev14 B1) and by line
-    # (rev14 B1) Ollama's discovery that kept no GPU ("no compatible GPUs were discovered"), by line with its starts
-    "ollama_no_gpu": lambda s, f, m, text, lineno, window: window or _kept(f.setdefault("ollama_restart", {}), lineno, "no gpu"),
     "ggml_fattn": lambda s, f, m, text, lineno, *_: _kept(f["ggml_fattn"], lineno, True),     # (round 114) by line
     # (and its line: the set_tensor row reads it only beside the failure it belongs to, round 66)
     "ggml_sycl_fn": lambda s, f, m, text, lineno, window: f.update(ggml=True, ggml_sycl_fn=m.group(1), ggml_sycl_line=lineno),

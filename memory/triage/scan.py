@@ -27,7 +27,7 @@ from . import parse as P
 from . import lines as L
 from . import paste
 from . import window
-from .chain_links import frame_source as _frame_source, line_before as _line_before
+from .chain_links import source_line as _source_line
 from .text import attempt
 from .window import WINDOW, line_starts as _line_starts  # noqa: F401
 
@@ -358,7 +358,7 @@ class Scan:
             if len(raw) < 160 and b"Prompt executed" in raw and b"emory" not in raw and b"OOM" not in raw:
                 self._run_finished()          # the most frequent anchor line: no need to decode it
                 continue
-            self._frame_src = _frame_source(_line_before(block, start, self.tail), raw)
+            self._frame_src = _source_line(block, start, self.tail, raw)
             segs = _segments(raw, L.HEAD_ANCHORS if head else scan_keys if idle else
                              L.OPEN_ANCHORS_TRAINED if self.facts["training_log"] else L.OPEN_ANCHORS)
             for i, seg in enumerate(segs):

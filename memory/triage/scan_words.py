@@ -321,8 +321,6 @@ OPEN_ANCHORS_TRAINED = tuple(k for k in OPEN_ANCHORS if k not in TRAINING_KEYS)
 DECODE_RE = re.compile(rb"(?i)\b(?:tiled )?vae\b[^\n]{0,40}\bdecod|decoding \d+ latents?|decode_first_stage")
 # (round 112) /proc/<pid>/limits' "Max address space" row (facts "as_limit"), pasted before or after the failure: no memory word
 HEAD_ANCHORS += (b"Max address space",)
-# (rev14 B1) Ollama's discovery that kept no GPU (facts "ollama_no_gpu"), read in the head as its CPU record is (LOAD_KEYS)
-HEAD_ANCHORS += (b"no compatible GPUs",)
 # (rev14 B1) llama.cpp's tensor load starting ("load_tensors: loading model tensors", facts "ggml_load_start"): no other anchor word
 HEAD_ANCHORS += (b"loading model tensors",)
 OPEN_ANCHORS += (b"Max address space",)

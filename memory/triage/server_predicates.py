@@ -264,7 +264,7 @@ def ollama_discovery_cpu(x):
     context on the card and places nothing, and the card was dropped from the list.
     (rev14 B1) Only where the error is discovery's own: not where Ollama started again between the error and the record
     (facts "ollama_restart": "Listening on"; a later start's record), nor where the failure shows a model load (_model_load).
-    (rev15 S2) "no compatible GPUs were discovered" (kept there as "no gpu") refuses nothing: 2025 builds print it during
+    (rev15 S2) "no compatible GPUs were discovered" refuses nothing (rev15 F1: it is no longer read): 2025 builds print it during
     discovery right before the CPU record (app/server/server_test.go:288), which is what a discovery OOM on the only card gives."""
     rows = x.f.get("ollama_compute") or {}
     end = x.line + OLLAMA_DISCOVERY_SPAN

@@ -4,8 +4,9 @@ holds only where the GPU out-of-memory error is Ollama's GPU discovery's own. Wr
 of 2025 "no compatible GPUs were discovered" before its CPU record, app/server/server_test.go:288-289; server/sched.go's
 "error loading llama server" quoting "llama runner process has terminated: ..."), with the expected values worked out by hand.
 
-B1: refused where Ollama started again or its discovery kept no GPU between the error and the CPU record, and where the
-failure shows a model load (the runner's wrapper, ggml naming a model's function beside the error, a load started since).
+B1: refused where Ollama started again between the error and the CPU record (and, till rev15 S2, where its discovery kept no
+GPU: rev15 F1 removed that fact), and where the failure shows a model load (the runner's wrapper, ggml naming a model's
+function beside the error, a load started since).
 S3: the row's text names the GPU, not CUDA, since ROCm's "HIP error: out of memory" is the same kind (cuda.driver)."""
 from pathlib import Path
 
@@ -15,7 +16,6 @@ from support.triage_event import top
 from gpu_garden.memory.triage import engine
 from gpu_garden.memory.triage.fact_patterns import FACTS
 
-NO_GPU = dict(FACTS).get("ollama_no_gpu")   # (looked up by name: absent with the change reverted, its test fails)
 ROW = "while Ollama discovered its GPUs"          # the round-121 row's evidence
 T = "time=2025-01-01T00:00:10Z level=INFO "
 LISTEN = T + 'source=routes.go:1238 msg="Listening on 127.0.0.1:11434 (version 0.5.7)"\n'
@@ -121,9 +121,12 @@ def test_rocm_discovery_text_names_no_cuda():
 
 def test_rev14_pattern_and_reads_linear():
     n = 1 << 20
-    assert NO_GPU.search(NONE_FOUND) and not NO_GPU.search("no compatible GPU was found")
+    # (rev15 F1, fix18: was NO_GPU's pattern) the "ollama_no_gpu" fact is gone, its "no gpu" refused nothing since rev15 S2;
+    # the discovery log with "no compatible GPUs were discovered" still reads other-process
+    assert "ollama_no_gpu" not in dict(FACTS)
+    cause, _, ev = top(OOM + NONE_FOUND + CPU)
+    assert cause == "other-process" and _row(ev)
     assert_each_fast([
-        (NO_GPU.search, ["no compatible GPUs " * (n // 19), "no compatible GPUs were discovere" * (n // 33)]),
         (engine.triage_text, [OOM + NONE_FOUND * (n // len(NONE_FOUND)) + CPU,
                               OOM + "  current device: 0, in function ggml_cuda_x\n" * (n // 46) + CPU]),
     ])
