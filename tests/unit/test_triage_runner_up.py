@@ -1,11 +1,18 @@
 """The runner-up of an answer that stands alone (memory/triage/rules_runner_up.py): one weak cause fired, under
 rank.UNCERTAIN, and nothing else; the answer names the likeliest other reading beside it, chosen at first sight on
 groups A-C (benchmarks/triage_calibration.py's lone table). Logs written by hand on the generic message forms."""
+import json
+import sys
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
 
 from gpu_garden.memory.triage import engine, rank, render, rules_runner_up as RU
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+import triage_calibration as C  # noqa: E402
 
 # PyTorch's old message with its numbers and nothing else: the generic activations row alone (1.5 -> 0.67 before)
 TORCH_BARE = ("RuntimeError: CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 3.95 GiB total capacity; "
@@ -77,3 +84,47 @@ def test_the_weight_stays_under_every_lone_weak_row_so_top1_never_moves():
     # the weakest lone row is 1.0; a tie would go to CAUSES order, where weights-exceed-vram precedes activations
     assert RU.WEIGHT < 1.0
     assert round(1.0 / (1.0 + rank.NOT_DETERMINED), 2) < rank.UNCERTAIN
+
+
+# --- the calibration's lone table (benchmarks/triage_calibration.py) ------------------------------------------------
+
+def _p(points, expect):
+    return {"points": points, "expect": expect}
+
+
+LONE = [_p([["activations", 1.5]], "activations"), _p([["activations", 1.5]], "weights-exceed-vram"),
+        _p([["activations", 1.0]], "weights-exceed-vram"), _p([["activations", 1.0]], "other"),
+        _p([["activations", 4.0]], "weights-exceed-vram"),                     # 0.84: certain, not lone
+        _p([["activations", 1.5], ["other", 1.0]], "other"),                    # two causes
+        _p([["activations", 1.5], ["weights-exceed-vram", 0.5]], "leak"),       # the runner-up's own points: still lone
+        _p([["other", 1.0]], "activations"), _p([["other", 1.0]], "other"), _p([], "other")]
+
+
+def test_the_lone_table_counts_answers_right_and_the_runner_up():
+    t = C.lone_table(LONE, 0.7, 0.75, {"activations": "weights-exceed-vram"}, 0.5)
+    assert list(t) == ["activations", "other"]
+    a = t["activations"]
+    assert (a["answers"], a["right"], a["runner_up"], a["runner_up_count"]) == (5, 1, "weights-exceed-vram", 2)
+    assert a["labels"] == {"weights-exceed-vram": 2, "activations": 1, "leak": 1, "other": 1}
+    o = t["other"]
+    # a tie of one each: the runner-up is the true cause other than the lone one, whatever the counts' order
+    assert (o["answers"], o["right"], o["runner_up"], o["runner_up_count"]) == (2, 1, "activations", 1)
+    # without the runner-up table, its own points make a second cause: that answer is no longer lone
+    assert C.lone_table(LONE, 0.7, 0.75)["activations"]["answers"] == 4
+
+
+def test_a_wrong_count_in_the_rules_table_is_caught():
+    t = C.lone_table(LONE, 0.7, 0.75)
+    good = {"activations": ("weights-exceed-vram", 2, 4), "other": ("activations", 1, 2)}
+    assert C.runner_up_check(good, t) == []
+    assert C.runner_up_check(dict(good, activations=("weights-exceed-vram", 3, 4)), t)
+    assert C.runner_up_check(dict(good, other=("weights-exceed-vram", 1, 2)), t)
+    assert C.runner_up_check({"activations": good["activations"]}, t)           # a lone cause with no runner-up
+
+
+def test_the_rules_table_is_the_committed_first_sight_a_c_table():
+    lone = json.loads((ROOT / "benchmarks" / "results" / "triage_calibration.json").read_text())["first_sight"]["lone"]
+    assert lone["weight"] == RU.WEIGHT and lone["threshold"] == rank.UNCERTAIN and lone["prior"] == rank.NOT_DETERMINED
+    assert C.runner_up_check(RU.RUNNER_UP, lone["groups_a_c"]) == []
+    # the check, D-E, names the same runner-up for every lone cause
+    assert {c: v["runner_up"] for c, v in lone["groups_d_e"].items()} == {c: v[0] for c, v in RU.RUNNER_UP.items()}
