@@ -5,8 +5,8 @@ give the likeliest other reading a few points, so the answer names it beside the
 
 Chosen at first sight (benchmarks/triage_calibration.py: each batch at the rules it met), groups A-C (batches 01-34):
 of the answers whose top cause stood alone under rank.UNCERTAIN, the commonest true cause other than the lone one; the
-check, groups D-E, names the same runner-up for both (activations alone: weights-exceed-vram 49 of 270; "other" alone:
-activations 22 of 78). The calibration run exits 1 when this table is not what A-C gives.
+check, groups D-E (batches 35 on), named the same runner-up for both when the table was chosen (docs/triage-accuracy.md,
+"The runner-up of a lone answer", holds its counts). The calibration run exits 1 when this table is not what A-C gives.
 
 WEIGHT is under every lone weak row (1.0-1.5), so the first cause stays first; an answer that was certain is not touched
 (the row fires only where the lone cause's confidence is under rank.UNCERTAIN). Beside a lone 1.5 the runner-up shows

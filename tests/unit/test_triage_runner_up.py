@@ -126,5 +126,4 @@ def test_the_rules_table_is_the_committed_first_sight_a_c_table():
     lone = json.loads((ROOT / "benchmarks" / "results" / "triage_calibration.json").read_text())["first_sight"]["lone"]
     assert lone["weight"] == RU.WEIGHT and lone["threshold"] == rank.UNCERTAIN and lone["prior"] == rank.NOT_DETERMINED
     assert C.runner_up_check(RU.RUNNER_UP, lone["groups_a_c"]) == []
-    # the check, D-E, names the same runner-up for every lone cause
-    assert {c: v["runner_up"] for c, v in lone["groups_d_e"].items()} == {c: v[0] for c, v in RU.RUNNER_UP.items()}
+    # (D-E, the check, grows with every batch: docs/triage-accuracy.md reports whether it still agrees; not pinned here)
