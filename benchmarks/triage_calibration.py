@@ -10,6 +10,11 @@ wrong) and D-E (the check), and both groups' tables at rank.UNCERTAIN without an
 shares are always recomputed from the points (a batch recorded with the prior holds its scores on another scale); the
 run exits 1 when rank.NOT_DETERMINED is not among the sweep's minima.
 
+An answer whose top cause stood alone under rank.UNCERTAIN (one cause fired, weakly: the generic rows) has no second
+cause of its own: for those, the true cause's distribution per lone top cause, on A-C (where the runner-up is chosen: the
+commonest true cause other than the lone one) and on D-E (the check); rules_runner_up.RUNNER_UP holds the choice and its
+A-C counts, and the run exits 1 when they differ from what A-C gives.
+
 `--current` also prints the same table for the engine as it is now on every ledger batch: a REGRESSION view (the
 rules were tuned on most batches), printed only; the results file holds first sight alone. Nothing is tuned here. Runs are cached per rules commit
 (keyed by the batch's files too) under $XDG_CACHE_HOME/gpu-garden/triage_calibration, so a rerun is cheap.
@@ -151,6 +156,56 @@ def best_priors(sweep: list) -> list:
     return sorted(s["prior"] for s in sweep if s["flag_errors"] == low)
 
 
+def lone_cause(r: dict, t: float, mass: float, runner_up=None, weight=0.0):
+    """The cause of an answer that stood alone under `t` with the prior `mass` (exactly one cause with points, scoring
+    under `t`), else None. A batch recorded at rules that already give the runner-up (`runner_up`: lone cause -> its
+    runner-up, `weight` points) kept those points as a second cause: they are set aside, so the table reads the same."""
+    pts = [(c, p) for c, p in r["points"] if p and p > 0]
+    if len(pts) == 2 and runner_up and runner_up.get(pts[0][0]) == pts[1][0] and abs(pts[1][1] - weight) < 1e-9:
+        pts = pts[:1]
+    if len(pts) != 1:
+        return None
+    c, p = pts[0]
+    return c if round(p / (p + mass), 2) < t else None
+
+
+def lone_table(rows: list, t: float, mass: float, runner_up=None, weight=0.0) -> dict:
+    """Lone top cause -> answers, right, the true causes' counts (commonest first), and the runner-up the data names:
+    the commonest true cause other than the lone one (ties: the first in CAUSES order), with its count."""
+    from gpu_garden.memory.triage.rule_row import CAUSES
+    by = {}
+    for r in rows:
+        c = lone_cause(r, t, mass, runner_up, weight)
+        if c:
+            by.setdefault(c, {}).setdefault(r["expect"], 0)
+            by[c][r["expect"]] += 1
+    out = {}
+    for c, labels in sorted(by.items(), key=lambda kv: (-sum(kv[1].values()), kv[0])):
+        order = sorted(labels.items(), key=lambda kv: (-kv[1], CAUSES.index(kv[0]) if kv[0] in CAUSES else len(CAUSES), kv[0]))
+        others = [(k, n) for k, n in order if k != c]
+        out[c] = {"answers": sum(labels.values()), "right": labels.get(c, 0), "labels": dict(order),
+                  "runner_up": others[0][0] if others else None, "runner_up_count": others[0][1] if others else 0}
+    return out
+
+
+def show_lone(title: str, tab: dict):
+    print(f"\n{title}: lone top cause -> answers, right, runner-up (its count), true causes")
+    for c, v in tab.items():
+        print(f"  {c:20} {v['answers']:4} {v['right']:4}   {str(v['runner_up']):20} {v['runner_up_count']:3}   "
+              + ", ".join(f"{k} {n}" for k, n in v["labels"].items()))
+
+
+def runner_up_check(chosen: dict, table: dict) -> list:
+    """Where the rules' runner-up table (lone cause -> (runner-up, count, answers)) is not what the A-C table gives."""
+    bad = []
+    for c, v in table.items():
+        want = (v["runner_up"], v["runner_up_count"], v["answers"])
+        if v["runner_up"] and tuple(chosen.get(c, ())) != want:
+            bad.append(f"{c}: the rules say {tuple(chosen.get(c, ())) or None}, A-C gives {want}")
+    bad += [f"{c}: in the rules, not a lone cause on A-C" for c in chosen if c not in table]
+    return bad
+
+
 def shares(rows: list) -> list:
     """Each case's scores as the shares of its points alone. A batch scored at a rules commit with rank.NOT_DETERMINED
     (batch 49 on) recorded its score with the prior in it, older ones without: from the points, every row is on one scale."""
@@ -245,6 +300,12 @@ def main(argv=None) -> int:
         "sweep_d_e": prior_sweep("first sight, groups D-E: the check", check, t),
         "groups_a_c_without": table(with_prior(tune, 0.0), t), "groups_a_c": table(with_prior(tune, m), t),
         "groups_d_e_without": table(with_prior(check, 0.0), t), "groups_d_e": table(with_prior(check, m), t)}
+    # the runner-up of an answer whose top cause stood alone (rules_runner_up): chosen on A-C, D-E the check
+    from gpu_garden.memory.triage import rules_runner_up as RU
+    ru = {c: v[0] for c, v in RU.RUNNER_UP.items()}
+    lone_a_c = lone_table(tune, t, m, ru, RU.WEIGHT)
+    out["first_sight"]["lone"] = {"threshold": t, "prior": m, "weight": RU.WEIGHT, "groups_a_c": lone_a_c,
+                                  "groups_d_e": lone_table(check, t, m, ru, RU.WEIGHT)}
     show("first sight, all batches", out["first_sight"]["all"])
     show("first sight, groups A-C (01-34)", out["first_sight"]["groups_a_c"])
     show("first sight, groups D-E (35 on)", out["first_sight"]["groups_d_e"])
@@ -259,11 +320,16 @@ def main(argv=None) -> int:
              f"{rank.UNCERTAIN}", table(cur, rank.UNCERTAIN))
         sweep("REGRESSION view: the engine now", cur)
     save("triage_calibration", "python benchmarks/triage_calibration.py", out)
+    show_lone(f"first sight, groups A-C, answers whose top cause stood alone under {t} (choose the runner-up here)", lone_a_c)
+    show_lone(f"first sight, groups D-E, the same (the check)", out["first_sight"]["lone"]["groups_d_e"])
     print(f"\nprior mass: fewest flag errors on A-C at {best}; rank.NOT_DETERMINED is {m}")
+    bad = runner_up_check(RU.RUNNER_UP, lone_a_c)
+    for b in bad:
+        print(f"DISAGREES: rules_runner_up.RUNNER_UP {b}", file=sys.stderr)
     if m not in best:
         print(f"DISAGREES: rank.NOT_DETERMINED {m} is not a minimum of the A-C sweep {best}", file=sys.stderr)
         return 1
-    return 0
+    return 1 if bad else 0
 
 
 if __name__ == "__main__":

@@ -239,7 +239,7 @@ def triage_text(text: str, context: dict | None = None) -> dict:
     ("headline": the index of the event "cause" speaks of; "recovered_only": the run went on from every event, see _result). "uncertain" is
     true when the top cause has under rank.UNCERTAIN (0.7) of the points plus rank.NOT_DETERMINED's; "alternatives"
     then lists the top two causes side by side ({"id", "confidence", "evidence", "guide": {"id", "title"}}; one when
-    a single cause fired), else []; "pair" is true when those two fit about equally (the second's confidence
+    a single cause fired and rules_runner_up.py names no likeliest other reading for it), else []; "pair" is true when those two fit about equally (the second's confidence
     rank.PAIR_RATIO of the first's or more), else the first is only the likelier. Each event carries the same keys for itself."""
     scan = Scan()
     scan.feed_text(text or "")

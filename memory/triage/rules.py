@@ -38,6 +38,7 @@ from .rules_host import HOST_RAM
 from .rules_libs import LIB_WORKING
 from .rules_other import OTHER
 from .rules_process import RUNTIME_HELD
+from .rules_runner_up import RUNNER_UP_ROWS
 from .rules_stages import STAGES
 from .rules_weights import WEIGHTS
 from .should_fit import over_card
@@ -565,4 +566,6 @@ RULES = [
       "failed allocation: {n[requested]:b}"),
     R("other", 1.0, lambda x: x.branch == "ggml" and not x.scored, "llama.cpp/Ollama allocation failure without detail"),
     R("other", 1.0, lambda x: not x.scored, "an out-of-memory error without numbers or context"),
+    # one weak cause alone: the likeliest other reading beside it (rules_runner_up.py, chosen at first sight)
+    *RUNNER_UP_ROWS,
 ]

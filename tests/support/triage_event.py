@@ -28,6 +28,13 @@ def top(text: str):
     return res["cause"], {c["id"]: c["confidence"] for c in ev["causes"]}, ev
 
 
+def fired(ev) -> dict:
+    """{cause id: confidence} of the causes the log's own rows scored: a cause named only as rules_runner_up.py's likeliest
+    other reading beside a lone weak cause is left out (its points still count in the confidences)."""
+    from gpu_garden.memory.triage.rules_runner_up import SAYS
+    return {c["id"]: c["confidence"] for c in ev["causes"] if not all(e.startswith(SAYS) for e in c["evidence"])}
+
+
 # llama.cpp (build 4069) offloading {off} of 29 layers of a {params} B Qwen2.5 7B Q4_K_M and failing to allocate its
 # KV cache: the shape of the version-regression ("should fit") tests
 LLAMA_KV_OOM = """build: 4069 (a1b2c3d4) with cc (GCC) 13.3.0 for x86_64-linux-gnu

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from gpu_garden.memory.triage import engine, rank
+from gpu_garden.memory.triage import engine, rank, rules as R
+from gpu_garden.memory.triage.rules_runner_up import RUNNER_UP_ROWS
 
 from test_triage_fixups import MPS
 from test_triage_mutation import ASYNC_HELD
@@ -57,8 +58,10 @@ def test_an_even_answer_is_still_a_pair():
     assert "the two that lead, side by side" in text
 
 
-def test_a_stated_answer_and_a_lone_weak_one_are_no_pair():
+def test_a_stated_answer_and_a_lone_weak_one_are_no_pair(monkeypatch):
     res = engine.triage_text("ggml_new_tensor_impl: not enough space in the scratch memory\n")
     assert res["uncertain"] is False and res["pair"] is False
+    # (alt1) a lone weak cause with no runner-up of rules_runner_up.py (here: those rows taken out)
+    monkeypatch.setattr(R, "RULES", [r for r in R.RULES if r not in RUNNER_UP_ROWS])
     res = engine.triage_text("torch.OutOfMemoryError: Allocation on device \n")
     assert res["uncertain"] is True and len(res["alternatives"]) == 1 and res["pair"] is False

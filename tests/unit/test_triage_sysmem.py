@@ -11,6 +11,7 @@ confidences are worked out by hand from the row weights in memory/triage/rules.p
 import pytest
 
 from gpu_garden.memory.triage import engine, predicates, rules as R
+from gpu_garden.memory.triage.rules_runner_up import SAYS
 
 NEW = ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 120.00 MiB. GPU 0 has a total capacity of 11.99 GiB of "
        "which 0 bytes is free. Of the allocated memory 19.40 GiB is allocated by PyTorch, and 61.25 MiB is reserved by PyTorch "
@@ -67,8 +68,10 @@ def test_no_sysmem_reading_without_the_spill(text, ctx):
 
 
 def test_a_linux_log_of_the_same_message_is_the_batch_alone():
-    _, _, got = causes(NEW, {"platform": "linux"})
-    assert got == [("activations", 0.67)], got       # 1.5 / (1.5 + 0.75)
+    _, ev, got = causes(NEW, {"platform": "linux"})
+    # 1.5 / (1.5 + 0.5 + 0.75): the batch alone; the weights only as rules_runner_up's likeliest other reading (alt1)
+    assert got == [("activations", 0.55), ("weights-exceed-vram", 0.18)], got
+    assert not sysmem_said(ev) and all(e.startswith(SAYS) for e in ev["causes"][1]["evidence"])
 
 
 def test_deliberate_errors_break_the_sysmem_tests(monkeypatch):

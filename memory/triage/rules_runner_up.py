@@ -1,0 +1,51 @@
+"""The runner-up of an answer that stands alone: when one cause fired, and too weakly to be stated (its confidence is
+under rank.UNCERTAIN: the generic reading of an allocation failure, activations 1.0-1.5, or "other" 1.0 when nothing
+else scored), the answer is "uncertain" but had no second cause to show. These rows, read last (after the fallbacks),
+give the likeliest other reading a few points, so the answer names it beside the first, with its guide.
+
+Chosen at first sight (benchmarks/triage_calibration.py: each batch at the rules it met), groups A-C (batches 01-34):
+of the answers whose top cause stood alone under rank.UNCERTAIN, the commonest true cause other than the lone one; the
+check, groups D-E (batches 35 on), named the same runner-up for both when the table was chosen (docs/triage-accuracy.md,
+"The runner-up of a lone answer", holds its counts). The calibration run exits 1 when this table is not what A-C gives.
+
+WEIGHT is under every lone weak row (1.0-1.5), so the first cause stays first; an answer that was certain is not touched
+(the row fires only where the lone cause's confidence is under rank.UNCERTAIN). Beside a lone 1.5 the runner-up shows
+at a third of the first's confidence ("X? (Y also possible)"), beside a lone 1.0 at half (rank.PAIR_RATIO: a pair).
+"""
+from .rule_row import Rule as R
+
+WEIGHT = 0.5
+
+# lone cause -> (its runner-up, answers on A-C where that was the true cause, lone answers on A-C)
+RUNNER_UP = {
+    "activations": ("weights-exceed-vram", 24, 90),
+    "other": ("activations", 7, 18),
+}
+
+_SAID = {"weights-exceed-vram": "the model's weights do not fit on the card",
+         "activations": "this step's working memory (the batch, resolution or sequence length) does not fit"}
+
+
+def alone(cause):
+    """Only `cause` has points so far, more than WEIGHT, and too few to be stated: its confidence as rank.ranked would
+    show it (points / (points + rank.NOT_DETERMINED), rounded) is under rank.UNCERTAIN."""
+    def when(x):
+        from . import rank         # (rank imports the rules table: read at call time)
+        fired = [(c, p) for c, p in x.scored.items() if p > 0]
+        if len(fired) != 1 or fired[0][0] != cause:
+            return False
+        p = fired[0][1]
+        return p > WEIGHT and round(p / (p + rank.NOT_DETERMINED), 2) < rank.UNCERTAIN
+    return when
+
+
+SAYS = "nothing else in the log points anywhere; the likeliest other reading"      # how every runner-up's evidence opens
+
+
+def _evidence(lone, second, n, of):
+    return (f"{SAYS} is that {_SAID[second]} "
+            f"(first sight: {n} of {of} answers that read {lone} alone were {second})")
+
+
+RUNNER_UP_ROWS = [R(second, WEIGHT, alone(lone), _evidence(lone, second, n, of))
+                  for lone, (second, n, of) in RUNNER_UP.items()]

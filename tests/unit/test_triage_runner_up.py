@@ -1,0 +1,129 @@
+"""The runner-up of an answer that stands alone (memory/triage/rules_runner_up.py): one weak cause fired, under
+rank.UNCERTAIN, and nothing else; the answer names the likeliest other reading beside it, chosen at first sight on
+groups A-C (benchmarks/triage_calibration.py's lone table). Logs written by hand on the generic message forms."""
+import json
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from gpu_garden.memory.triage import engine, rank, render, rules_runner_up as RU
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+import triage_calibration as C  # noqa: E402
+
+# PyTorch's old message with its numbers and nothing else: the generic activations row alone (1.5 -> 0.67 before)
+TORCH_BARE = ("RuntimeError: CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 3.95 GiB total capacity; "
+              "1.62 GiB already allocated; 23.00 MiB free; 9.10 MiB cached)\n")
+# PyTorch's message with no numbers at all (ComfyUI's 'Allocation on device'): activations 1.0 alone (0.57 before)
+TORCH_NO_NUMBERS = "torch.cuda.OutOfMemoryError: Allocation on device\n"
+# Ollama's CLI relaying a runner that died creating the context: llama.cpp's failure without detail, "other" 1.0 alone
+GGML_BARE = ("$ ollama run gemma2\nError: llama runner process has terminated: signal: aborted (core dumped) "
+             "error:failed to create context with model '/models/blobs/sha256-0123abcd'\n")
+
+
+def causes(text):
+    r = engine.triage_text(text)
+    return r, [(c["id"], c["confidence"]) for c in r["events"][-1]["causes"]]
+
+
+def test_a_bare_pytorch_message_names_the_weights_beside_activations_as_also_possible():
+    r, got = causes(TORCH_BARE)
+    # 1.5 / (1.5 + 0.5 + 0.75) and 0.5 / 2.75: a third of the first, under rank.PAIR_RATIO
+    assert got == [("activations", 0.55), ("weights-exceed-vram", 0.18)]
+    assert r["uncertain"] and not r["pair"]
+    assert [a["id"] for a in r["alternatives"]] == ["activations", "weights-exceed-vram"]
+    assert r["alternatives"][1]["guide"]["id"]                      # the weights' guide is named
+    assert "first sight: 24 of 90" in r["alternatives"][1]["evidence"][0]
+    text = render.render_human(r)
+    assert "Cause: uncertain: activations? (weights-exceed-vram also possible) - 55% and 18%" in text
+    assert "one sign alone" not in text
+
+
+def test_a_message_without_numbers_makes_activations_and_the_weights_a_pair():
+    r, got = causes(TORCH_NO_NUMBERS)
+    assert got == [("activations", 0.44), ("weights-exceed-vram", 0.22)]      # 1.0 / 2.25, 0.5 / 2.25: exactly half
+    assert r["uncertain"] and r["pair"]
+    assert "Cause: uncertain - activations (44% confidence) or weights-exceed-vram (22% confidence)" in render.render_human(r)
+
+
+def test_a_bare_ggml_failure_names_activations_beside_other():
+    r, got = causes(GGML_BARE)
+    assert got == [("other", 0.44), ("activations", 0.22)]
+    assert r["uncertain"] and r["pair"]
+    assert [a["id"] for a in r["alternatives"]] == ["other", "activations"]
+    assert "7 of 18 answers that read other alone were activations" in r["alternatives"][1]["evidence"][0]
+
+
+@pytest.mark.parametrize("text, want", [
+    # a strong row alone stays certain and alone
+    ("ggml_gallocr_reserve_n: failed to allocate CUDA0 buffer of size 20971520\n", [("activations", 0.82)]),
+    # two causes fired already: nothing is added
+    ("RuntimeError: CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 7.79 GiB total capacity; 6.12 GiB already "
+     "allocated; 3.56 MiB free; 6.30 GiB reserved in total by PyTorch)\n", [("activations", 0.41), ("fragmentation", 0.38)]),
+])
+def test_a_certain_answer_or_one_with_a_second_cause_is_not_touched(text, want):
+    assert causes(text)[1] == want
+
+
+@pytest.mark.parametrize("scored, fires", [
+    ({"activations": 1.5}, True),
+    ({"activations": 1.0}, True),
+    ({"activations": 1.75}, False),          # 1.75 / 2.5 = 0.70: stated, not uncertain
+    ({"activations": 0.45}, False),          # a hint-scaled row under WEIGHT: the runner-up would overtake it
+    ({"activations": 1.5, "other": 0.3}, False),
+    ({"other": 1.5}, False),                 # another cause alone: its own row decides
+])
+def test_the_activations_row_fires_only_on_a_lone_weak_activations(scored, fires):
+    assert RU.alone("activations")(SimpleNamespace(scored=scored)) is fires
+
+
+def test_the_weight_stays_under_every_lone_weak_row_so_top1_never_moves():
+    # the weakest lone row is 1.0; a tie would go to CAUSES order, where weights-exceed-vram precedes activations
+    assert RU.WEIGHT < 1.0
+    assert round(1.0 / (1.0 + rank.NOT_DETERMINED), 2) < rank.UNCERTAIN
+
+
+# --- the calibration's lone table (benchmarks/triage_calibration.py) ------------------------------------------------
+
+def _p(points, expect):
+    return {"points": points, "expect": expect}
+
+
+LONE = [_p([["activations", 1.5]], "activations"), _p([["activations", 1.5]], "weights-exceed-vram"),
+        _p([["activations", 1.0]], "weights-exceed-vram"), _p([["activations", 1.0]], "other"),
+        _p([["activations", 4.0]], "weights-exceed-vram"),                     # 0.84: certain, not lone
+        _p([["activations", 1.5], ["other", 1.0]], "other"),                    # two causes
+        _p([["activations", 1.5], ["weights-exceed-vram", 0.5]], "leak"),       # the runner-up's own points: still lone
+        _p([["other", 1.0]], "activations"), _p([["other", 1.0]], "other"), _p([], "other")]
+
+
+def test_the_lone_table_counts_answers_right_and_the_runner_up():
+    t = C.lone_table(LONE, 0.7, 0.75, {"activations": "weights-exceed-vram"}, 0.5)
+    assert list(t) == ["activations", "other"]
+    a = t["activations"]
+    assert (a["answers"], a["right"], a["runner_up"], a["runner_up_count"]) == (5, 1, "weights-exceed-vram", 2)
+    assert a["labels"] == {"weights-exceed-vram": 2, "activations": 1, "leak": 1, "other": 1}
+    o = t["other"]
+    # a tie of one each: the runner-up is the true cause other than the lone one, whatever the counts' order
+    assert (o["answers"], o["right"], o["runner_up"], o["runner_up_count"]) == (2, 1, "activations", 1)
+    # without the runner-up table, its own points make a second cause: that answer is no longer lone
+    assert C.lone_table(LONE, 0.7, 0.75)["activations"]["answers"] == 4
+
+
+def test_a_wrong_count_in_the_rules_table_is_caught():
+    t = C.lone_table(LONE, 0.7, 0.75)
+    good = {"activations": ("weights-exceed-vram", 2, 4), "other": ("activations", 1, 2)}
+    assert C.runner_up_check(good, t) == []
+    assert C.runner_up_check(dict(good, activations=("weights-exceed-vram", 3, 4)), t)
+    assert C.runner_up_check(dict(good, other=("weights-exceed-vram", 1, 2)), t)
+    assert C.runner_up_check({"activations": good["activations"]}, t)           # a lone cause with no runner-up
+
+
+def test_the_rules_table_is_the_committed_first_sight_a_c_table():
+    lone = json.loads((ROOT / "benchmarks" / "results" / "triage_calibration.json").read_text())["first_sight"]["lone"]
+    assert lone["weight"] == RU.WEIGHT and lone["threshold"] == rank.UNCERTAIN and lone["prior"] == rank.NOT_DETERMINED
+    assert C.runner_up_check(RU.RUNNER_UP, lone["groups_a_c"]) == []
+    # (D-E, the check, grows with every batch: docs/triage-accuracy.md reports whether it still agrees; not pinned here)
