@@ -21,6 +21,12 @@ attention (qwen35 / qwen35moe), a regression round on rows already in the set.
        ('allocating 6752.93 MiB on device 1'; was 6616.60)
      8192 cells, -ub 8192 (OOM): 4 x 8192 x (34,823 + 270,336) = 32,768 x 305,159 = 9,999,450,112 B = 9536.22 MiB
        ('allocating 9536.19 MiB on device 1': a middle card holds no output ids, 32,768 B less; was 8832.03)
+2. -ub above -c: llama.cpp caps n_batch at n_ctx and n_ubatch at n_batch (src/llama-context.cpp 161-163 at
+   TheTom/llama-cpp-turboquant 69d8e4be; ik_llama.cpp src/llama.cpp the same), so the 4096-context start with -b/-ub
+   8192 reserved a 4096-token graph ('n_ubatch = 4096'). Per card: 4 x 4096 x (34,823 + 4096 x 33) = 16,384 x 169,991
+   = 2,785,132,544 B = 2656.11 MiB (printed CUDA1 2656.09); the output card's logits 4 x 4096 x (3072 + 248,320)
+   = 16,384 x 251,392 = 4,118,806,528 B = 3928.0 MiB (printed 4024.00). At -ub 8192 kv had 4 x 8192 x (34,823 +
+   135,168) = 5,570,265,088 B (5312.22) a card and 7856.0 on the output card.
 """
 import json
 from pathlib import Path
@@ -36,6 +42,7 @@ P100 = "llamacpp-miminashi-qwen35-122b-a10b-q4km-4xp100-"
 ROW16K = "mimi-qwen35-122b-a10b-q4km-4xp100-16k-ub1586-nofa-ot36"
 OOM32K = P100 + "32k-ub1586-nofa-ot36-oom"
 OOM8K = P100 + "8k-ub8192-nofa-ot36-oom"
+ROW4K = P100 + "4k-ub4096-nofa-ot36"
 
 
 def _row(rid):
@@ -75,3 +82,8 @@ def test_p100_qwen35_122b_cards_without_flash_attention():
     # the printed 9536.19 is 32,768 B (a middle card's missing output ids) under kv's 9536.22
     assert _cards(OOM8K) == [9_999_450_112] * 4 and round((9_999_450_112 - 32_768) / MiB, 2) == 9536.19
 
+
+def test_ubatch_above_the_context_is_capped_at_it():
+    cards = _cards(ROW4K)
+    assert cards[:3] == [4 * 4096 * (34_823 + 4096 * 33)] * 3 == [2_785_132_544] * 3
+    assert cards[3] == 4 * 4096 * (3072 + 248_320) == 4_118_806_528

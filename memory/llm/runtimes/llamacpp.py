@@ -505,11 +505,11 @@ def compute_buffer(spec, cells: int, ubatch: int, flash: bool, logits: bool = Tr
 
 
 def evaluate(spec, ctx, parallel, kv, roles, vram, s, projector=None) -> dict:
+    s = dict(s, ubatch=min(s["ubatch"], ctx or s["ubatch"]))  # n_ubatch <= n_batch <= n_ctx (llama-context.cpp 161-163)
     kvd = kv_cache(spec, ctx, parallel, kv, "llama.cpp", ubatch=s["ubatch"], swa_full=s["swa_full"], kv_v=s["kv_v"],
                    mla_cache=s["mla_cache"], unified=s["unified"], flash=s["flash"])
-    L = spec.n_layers
+    L, first = spec.n_layers, s.get("output_first", False)
     ngl = L + spec.gguf_nextn_blocks + 1 if s["ngl"] is None else s["ngl"]
-    first = s.get("output_first", False)
     start = min(gpu_start(L + spec.gguf_nextn_blocks, ngl, first), L)  # a GGUF's nextn blocks are placed first
     on, out_on = L - start, ngl > L or (first and ngl > 0)
     emb, out, blocks = roles["embedding"], roles["output"], roles["blocks"]
