@@ -15,9 +15,9 @@
 # index input v_idxs holds one int64 per V element (n_kv_heads x head_dim a token, 2 f32 slots each), beside k_idxs
 # (one int64), the M-RoPE positions (4 int32) and the output ids (one int32), all graph inputs live to the last
 # layer. Below Q and Qcur_full the residual stream's n_embd-sized tensors take two blocks (qwen35: the layer input
-# and the attention norm's output, freed by then and too small for Qcur_full) or three (qwen35moe: the routed and
-# shared experts' outputs leave a third), which ggml_dyn_tallocr's best fit does not reuse for the larger tensors
-# above them. This layout is the allocator's own: a CPU build of 69d8e4be compiled with GGML_ALLOCATOR_DEBUG, on GGUF
+# and the attention norm's output, freed by then and too small for Qcur_full) or three (qwen35moe: the routed experts'
+# sum, allocated while the weighted experts are live, leaves a third), which ggml_dyn_tallocr's best fit does not
+# reuse for the larger tensors above them. This layout is the allocator's own: a CPU build of 69d8e4be compiled with GGML_ALLOCATOR_DEBUG, on GGUF
 # files with Qwen3.5-9B's and Qwen3.5-122B-A10B's shapes, prints at the kq allocation exactly these tensors
 # (ffn_out-2 / node_284 the layer input, Qcur_full-3, norm-3, kq-3, attn_inp_kq_mask and the inputs) and the holes,
 # and the CPU buffer less its inp_embd (on a GPU run the token table's output stays in host memory) is the printed
