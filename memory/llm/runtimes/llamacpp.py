@@ -18,6 +18,7 @@ from ..spec import FULL, LINEAR, MAMBA, SLIDING
 from ..weights import layer_weights
 from . import at_least, ik_build
 from .llamacpp_kv_padding import QUANT_KV, kv_buffer_pad  # noqa: F401  (QUANT_KV re-exported: its old home)
+from .llamacpp_noflash import no_flash_token_values
 from .llamacpp_offload import cpu_expert_bytes, override_cpu_layers  # noqa: F401  (plan.py reads them here)
 
 CUDA_CONTEXT = 384 * MiB     # ggml-cuda context + cuBLAS handles
@@ -488,11 +489,10 @@ def compute_buffer(spec, cells: int, ubatch: int, flash: bool, logits: bool = Tr
     outputs: the rows of logits the graph is reserved for (OUTPUTS_MAX), a whole ubatch when None.
     out_copy: the bytes of a host-side output matrix the GPU copies in to run the output matmul (op offload).
     mask: the attention masks' elements (mask_elements): with flash attention their f32 copy and f16 cast.
-    glu=False: the feed-forward term as it was before round 59, 4 x n_embd + the widest MLP a token (Ollama's own
-    engine, whose graph is not llama.cpp's and was not read).
-    under: the logits sit above the f32 mask copy's freed region (mask_under_logits): 4 bytes a mask element more.
-    cpu_attn: with flash attention, the bytes live beside the mask's two copies where layer 0 is on the CPU
-    (cpu_attention_inputs)."""
+    glu=False: the feed-forward term as it was before round 59, 4 x n_embd + the widest MLP a token, and no_flash_token_values'
+    old term (Ollama's own engine, whose graph is not llama.cpp's and was not read). under: the logits sit above the f32
+    mask copy's freed region (mask_under_logits): 4 bytes a mask element more. cpu_attn: with flash attention, the bytes
+    live beside the mask's two copies where layer 0 is on the CPU (cpu_attention_inputs)."""
     d, H, V = spec.hidden, spec.n_heads, spec.vocab
     rows = ubatch if outputs is None else min(ubatch, outputs)
     logits = (4 * (ubatch * d + rows * V) + out_copy + (MASK_F32_BYTES * mask if under and flash else 0)
@@ -501,15 +501,15 @@ def compute_buffer(spec, cells: int, ubatch: int, flash: bool, logits: bool = Tr
         ffn = (4 * ubatch * ffn_live_values(spec) + MASK_F16_BYTES * mask if glu else
                4 * ubatch * (4 * d + max(spec.intermediate, spec.moe_intermediate * max(spec.n_experts_per_tok, 1))))
         return int(max(logits, ffn, MASK_FLASH_BYTES * mask + cpu_attn + 4 * ubatch * per_layer_inputs(spec)))
-    return int(max(4 * ubatch * (1 + 4 * d + cells * (1 + H) + per_layer_inputs(spec)), logits))
+    return int(max(4 * ubatch * (no_flash_token_values(spec, glu) + cells * (1 + H) + per_layer_inputs(spec)), logits))
 
 
 def evaluate(spec, ctx, parallel, kv, roles, vram, s, projector=None) -> dict:
+    s = dict(s, ubatch=min(s["ubatch"], ctx or s["ubatch"]))  # n_ubatch <= n_batch <= n_ctx (llama-context.cpp 161-163)
     kvd = kv_cache(spec, ctx, parallel, kv, "llama.cpp", ubatch=s["ubatch"], swa_full=s["swa_full"], kv_v=s["kv_v"],
                    mla_cache=s["mla_cache"], unified=s["unified"], flash=s["flash"])
-    L = spec.n_layers
+    L, first = spec.n_layers, s.get("output_first", False)
     ngl = L + spec.gguf_nextn_blocks + 1 if s["ngl"] is None else s["ngl"]
-    first = s.get("output_first", False)
     start = min(gpu_start(L + spec.gguf_nextn_blocks, ngl, first), L)  # a GGUF's nextn blocks are placed first
     on, out_on = L - start, ngl > L or (first and ngl > 0)
     emb, out, blocks = roles["embedding"], roles["output"], roles["blocks"]
