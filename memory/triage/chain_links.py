@@ -34,6 +34,9 @@ _IPY_FRAME = re.compile(rb"[ \t]{0,16}(?:(?:File [^\n]{1,4096}?:\d{1,9}|Cell In 
                         rb"|[^\s][^\n]{0,4096}? in [^\s(][^\n(]{0,128}\()")
 _IPY_NUMBERED = re.compile(rb"(?: {3}\(\.\.\.\))?(?:-{0,5}> ?|(?:\xe2\x94\x80){0,5}\xe2\x96\xb6 ?| {0,6})\d{1,9}(?: |[\r]?$)"
                            rb"| {3}\(\.\.\.\)[ \t\r]*$")
+# (rev16 B1) a numbered line whose code is an exception line ("12345 torch.OutOfMemoryError: CUDA ...", a log whose lines a
+# paste or a logger numbered) is never code: no Python statement starts with "XError: text"
+_EXC_HEAD = re.compile(rb"[ \t]{0,64}[A-Za-z_][\w.]{0,127}(?:Error|Exception|Warning)(?:\([\w.]{0,127}\))?:(?:[ \t]|[\r]?$)")
 IPY_BACK = 64     # lines read back from a numbered line to its frame at most (IPython prints 5 or so around the running line)
 _LINKS = ((b"direct cause of the following exception:", "cause"), (b"another exception occurred:", "during"))
 
@@ -142,12 +145,14 @@ def source_line(block: bytes, start: int, tail: bytes, line: bytes) -> bool:
     """The scanner's line at `start` (`line`) is a traceback frame's source line: Python's (frame_source, on the line
     before it) or one IPython numbers under its frame (rev15 D2: "----> 5 except torch.OutOfMemoryError:" and the context
     lines around it, read back over numbered lines to an IPython frame line; an exception line after them is no such
-    line). Bounded: a numbered line's 4 KiB head, then IPY_BACK lines of 8 KiB at most, only for such a line."""
+    line). (rev16 B1) In a log whose every line is numbered (a paste with line numbers, a PID-first logger) a numbered
+    line is never the frame line, and one whose code is an exception line (_EXC_HEAD) is never code. Bounded: a numbered
+    line's 4 KiB head, then IPY_BACK lines of 8 KiB at most, only for such a line."""
     if frame_source(line_before(block, start, tail), line):
         return True
     head = _plain(line)
     m = _IPY_NUMBERED.match(head)
-    if not m or not head[m.end():].strip() or _JOINED_EXC.search(head, m.end()):
+    if not m or not head[m.end():].strip() or _JOINED_EXC.search(head, m.end()) or _EXC_HEAD.match(head, m.end()):
         return False            # (as under a Python frame: a line with an exception joined on after its code is read)
     buf, end = (block, start) if start else (tail, len(tail))
     for _ in range(IPY_BACK):
@@ -159,9 +164,11 @@ def source_line(block: bytes, start: int, tail: bytes, line: bytes) -> bool:
         if cut < 0 and end > 8193:
             return False                        # a line past 8 KiB: no frame read
         prev, end = _plain(buf[cut + 1:end - 1]), cut + 1
+        if _IPY_NUMBERED.match(prev):
+            continue                            # (rev16 B1) a numbered line is never the frame line
         if _IPY_FRAME.match(prev):
             return True
-        if prev.strip() and not _IPY_NUMBERED.match(prev):
+        if prev.strip():
             return False
     return False
 
