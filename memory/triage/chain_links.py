@@ -25,13 +25,17 @@ _NOT_OOM = {b"ImportError", b"ModuleNotFoundError", b"AttributeError"}
 _JOINED_EXC = re.compile(rb"[^\s,(](?<!except)(?<!raise)(?<!import)[ \t]{1,64}[A-Za-z_][\w.]{0,127}(?:Error|Exception)"
                          rb"(?:\([\w.]{1,127}\))?(?::[ \t]|[ \t]{0,64}$)")
 # (rev15 D2) IPython/Jupyter's frame lines (ipython 7f0ee556: IPython/core/tbtools.py 169-218 _tokens_filename, "File
-# ~/x.py:5" or "Cell In[3], line 5" (core/compilerop.py 136; 8.0-8.3 printed "Cell In [3]"), ultratb.py 712-716 ", in
-# f(a)" after it, none at a cell's top level (603); 7.34.0 ultratb.py 1018: "/p/x.py in f(a)", "<ipython-input-3-ab> in
-# <module>()") and the lines it numbers under them (tbtools.py 87-113, 252-276: the running line "----> 5 code", its arrow
+# ~/x.py:5" or "Cell In[3], line 5" (core/compilerop.py 136, since 8.7.0; 8.5-8.6 printed "Cell In [3]"), ultratb.py
+# 712-716 ", in f(a)" after it, none at a cell's top level (603); 7.34.0 ultratb.py 1018: "/p/x.py in f(a)"; IPython <= 6
+# "<ipython-input-3-ab> in <module>()") and the lines it numbers under them (tbtools.py 87-113, 252-276: the running line "----> 5 code", its arrow
 # utils/PyColorize.py 155-165 make_arrow(7 - digits): "-" * (pad - 2) + "> ", ">" at pad 1, none at 0, "─"/"▶" in the
 # Unicode themes (356); the others "%7d code"; a gap "   (...)"), read with ANSI colour codes set aside (a notebook's output)
-_IPY_FRAME = re.compile(rb"[ \t]{0,16}(?:(?:File [^\n]{1,4096}?:\d{1,9}|Cell In ?\[\d{0,9}\], line \d{1,9})(?:, in |[ \t\r]*$)"
-                        rb"|[^\s][^\n]{0,4096}? in [^\s(][^\n(]{0,128}\()")
+# (rev16 S1) and a cell's top-level frame under IPython 7.0-7.34 (ultratb.py at 7.34.0: 894-895 `elif func == '<module>':
+# call = tpl_call % (func, '')`, 924 '%s %s' % (link, call): "<ipython-input-3-628af068fea6> in <module>", no parentheses
+# since commit 2ee498900, tag 7.0.0; Colab's 7.34), and IPython 8.0-8.4's "Input In [3], in <module>" (ultratb.py at 8.4.0:
+# 190 tpl_link "Input In [n]", 734 "%s, %s" % (link, call); 8.5.0 ultratb.py 191-193: "Cell In [n]")
+_IPY_FRAME = re.compile(rb"[ \t]{0,16}(?:(?:File [^\n]{1,4096}?:\d{1,9}|(?:Input|Cell) In ?\[\d{0,9}\](?:, line \d{1,9})?)"
+                        rb"(?:, in |[ \t\r]*$)|[^\s][^\n]{0,4096}? in (?:[^\s(][^\n(]{0,128}\(|<module>[ \t\r]*$))")
 _IPY_NUMBERED = re.compile(rb"(?: {3}\(\.\.\.\))?(?:-{0,5}> ?|(?:\xe2\x94\x80){0,5}\xe2\x96\xb6 ?| {0,6})\d{1,9}(?: |[\r]?$)"
                            rb"| {3}\(\.\.\.\)[ \t\r]*$")
 # (rev16 B1) a numbered line whose code is an exception line ("12345 torch.OutOfMemoryError: CUDA ...", a log whose lines a

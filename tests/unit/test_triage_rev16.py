@@ -2,10 +2,13 @@
 numbers, vim's "%3d ", less -N's "%7d ", a logger writing the PID first), a numbered line holding " in name(" was read as
 an IPython 7 frame line (chain_links._IPY_FRAME's loose form) and the OOM line below it as code under that frame, so the
 OOM was never recognised. A numbered line is never the frame line, and a numbered line whose code is an exception line is
-never code."""
+never code.
+S1: a cell's top-level frame line under IPython 7.0-7.34 ("<ipython-input-3-628af068fea6> in <module>", no parentheses;
+Colab's 7.34) and 8.0-8.4 ("Input In [3], in <module>") were no frame lines, so an "except torch.cuda.OutOfMemoryError:"
+arrow line under them, then an old torch's AttributeError, was read as an OOM (rev15 D2's case)."""
 from support.regex_time import assert_each_fast
 from gpu_garden.memory.triage import engine
-from gpu_garden.memory.triage.chain_links import _EXC_HEAD, source_line
+from gpu_garden.memory.triage.chain_links import _EXC_HEAD, _IPY_FRAME, source_line
 
 OOM = ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.10 GiB of "
        "which 1.00 GiB is free.")
@@ -50,3 +53,35 @@ def test_exception_head_reads_linear():
     frame = b"File ~/x.py:5, in f()\n"
     assert_each_fast([(lambda line: source_line(frame, len(frame), b"", line),
                        [b"      5 " + b"Error" * (n // 5), b"1 " + b"a" * n, b"1 " + b"Error(" * (n // 6)])])
+
+
+RULE = "-" * 75 + "\n"
+ATTR = "AttributeError: module 'torch.cuda' has no attribute 'OutOfMemoryError'\n"
+CELL = "      1 try:\n      2     y = model(x)\n----> 3 except torch.cuda.OutOfMemoryError:\n      4     y = None\n\n"
+CELL_FRAMES = ("<ipython-input-3-628af068fea6> in <module>",                                # IPython 7.0-7.34
+               "\x1b[0;32m<ipython-input-3-628af068fea6>\x1b[0m in \x1b[0;36m<module>\x1b[0;34m\x1b[0m",
+               "Input In [3], in <module>",                                                  # IPython 8.0-8.4
+               "Input \x1b[0;32mIn [3]\x1b[0m, in \x1b[0;36m<cell line: 3>\x1b[0;34m()\x1b[0m")
+
+
+def _cell(frame, exc):
+    return RULE + exc.split(":")[0].ljust(42) + "Traceback (most recent call last)\n" + frame + "\n" + CELL + exc
+
+
+def test_cell_frames_of_ipython_7_and_8_0():
+    for frame in CELL_FRAMES:
+        for t in (_cell(frame, ATTR), _cell(frame, ATTR).replace("\n", "\r\n")):
+            assert not engine.triage_text(t)["found"], t                    # was found, cause other (torch.oom_type)
+        assert _read(_cell(frame, OOM + "\n")) == (True, 2 << 30)
+    for line in (b"<ipython-input-3-628af068fea6> in <module>", b"/p/x.py in <module>\r", b"Input In [3], in <module>",
+                 b"Input In [12], in train(x)", b"Cell In [3]", b"Input In [3]"):
+        assert _IPY_FRAME.match(line), line
+    for line in (b"<module>", b"Input In 3, in f", b" in <module>", b"x in <module> y", b"Input In [3] x"):
+        assert not _IPY_FRAME.match(line), line
+
+
+def test_cell_frames_read_linear():
+    n = 1 << 20
+    assert_each_fast([(_IPY_FRAME.match, [b"a" + b" in <module>x" * (n // 13), b"a" + b" in <module" * (n // 11),
+                                          b"Input In [" * (n // 10), b"a in " * (n // 5) + b"<module>",
+                                          b"Input In [1], line " * (n // 19)])])
