@@ -42,6 +42,9 @@ _IPY_NUMBERED = re.compile(rb"(?: {3}\(\.\.\.\))?(?:-{0,5}> ?|(?:\xe2\x94\x80){0
 # paste or a logger numbered) is never code: no Python statement starts with "XError: text"
 _EXC_HEAD = re.compile(rb"[ \t]{0,64}[A-Za-z_][\w.]{0,127}(?:Error|Exception|Warning)(?:\([\w.]{0,127}\))?:(?:[ \t]|[\r]?$)")
 IPY_BACK = 64     # lines read back from a numbered line to its frame at most (IPython prints 5 or so around the running line)
+# (rev16 S2) the last numbered line source_line read back from: its block and tail (compared by identity: the scanner's
+# bytes), its start in the block, how many lines above it its frame line is (0: none)
+_last = (None, None, -1, 0)
 _LINKS = ((b"direct cause of the following exception:", "cause"), (b"another exception occurred:", "during"))
 
 
@@ -151,30 +154,42 @@ def source_line(block: bytes, start: int, tail: bytes, line: bytes) -> bool:
     lines around it, read back over numbered lines to an IPython frame line; an exception line after them is no such
     line). (rev16 B1) In a log whose every line is numbered (a paste with line numbers, a PID-first logger) a numbered
     line is never the frame line, and one whose code is an exception line (_EXC_HEAD) is never code. Bounded: a numbered
-    line's 4 KiB head, then IPY_BACK lines of 8 KiB at most, only for such a line."""
+    line's 4 KiB head, then IPY_BACK lines of 8 KiB at most, only for such a line; (rev16 S2) the walk back stops at the
+    last numbered line walked back from in the same block (_last) and takes its answer (the frame line still IPY_BACK lines
+    up at most), so each line is read back over once: a log of numbered lines reads in linear time, not 64 times over. The
+    scanner calls it on its lines in order; another order only reads back more."""
     if frame_source(line_before(block, start, tail), line):
         return True
     head = _plain(line)
     m = _IPY_NUMBERED.match(head)
     if not m or not head[m.end():].strip() or _JOINED_EXC.search(head, m.end()) or _EXC_HEAD.match(head, m.end()):
         return False            # (as under a Python frame: a line with an exception joined on after its code is read)
+    global _last
+    last = _last
+    known = last[2] if last[0] is block and last[1] is tail and last[2] < start else -1
     buf, end = (block, start) if start else (tail, len(tail))
-    for _ in range(IPY_BACK):
+    found = 0
+    for k in range(1, IPY_BACK + 1):
         if end < 1 and buf is block and tail:
             buf, end = tail, len(tail)          # the block's first line: on into the previous block's end
         if end < 1:
-            return False
+            break
         cut = buf.rfind(b"\n", max(0, end - 8193), end - 1)
         if cut < 0 and end > 8193:
-            return False                        # a line past 8 KiB: no frame read
+            break                               # a line past 8 KiB: no frame read
+        if cut + 1 == known and buf is block:   # (rev16 S2) the last numbered line read back from: its walk, k lines on
+            found = k + last[3] if last[3] and k + last[3] <= IPY_BACK else 0
+            break
         prev, end = _plain(buf[cut + 1:end - 1]), cut + 1
         if _IPY_NUMBERED.match(prev):
             continue                            # (rev16 B1) a numbered line is never the frame line
         if _IPY_FRAME.match(prev):
-            return True
+            found = k
+            break
         if prev.strip():
-            return False
-    return False
+            break
+    _last = (block, tail, start, found)
+    return found > 0
 
 
 def _plain(line: bytes) -> bytes:

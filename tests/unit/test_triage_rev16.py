@@ -5,9 +5,11 @@ OOM was never recognised. A numbered line is never the frame line, and a numbere
 never code.
 S1: a cell's top-level frame line under IPython 7.0-7.34 ("<ipython-input-3-628af068fea6> in <module>", no parentheses;
 Colab's 7.34) and 8.0-8.4 ("Input In [3], in <module>") were no frame lines, so an "except torch.cuda.OutOfMemoryError:"
-arrow line under them, then an old torch's AttributeError, was read as an OOM (rev15 D2's case)."""
+arrow line under them, then an old torch's AttributeError, was read as an OOM (rev15 D2's case).
+S2: each numbered line was read back over up to 64 lines, so a log of numbered lines read 64 times over; the walk back now
+stops at the last numbered line walked back from and takes its answer."""
 from support.regex_time import assert_each_fast
-from gpu_garden.memory.triage import engine
+from gpu_garden.memory.triage import chain_links, engine
 from gpu_garden.memory.triage.chain_links import _EXC_HEAD, _IPY_FRAME, source_line
 
 OOM = ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.10 GiB of "
@@ -85,3 +87,28 @@ def test_cell_frames_read_linear():
     assert_each_fast([(_IPY_FRAME.match, [b"a" + b" in <module>x" * (n // 13), b"a" + b" in <module" * (n // 11),
                                           b"Input In [" * (n // 10), b"a in " * (n // 5) + b"<module>",
                                           b"Input In [1], line " * (n // 19)])])
+
+
+def test_numbered_log_reads_each_line_back_once(monkeypatch):
+    reads, plain = [], chain_links._plain
+    monkeypatch.setattr(chain_links, "_plain", lambda b: reads.append(1) or plain(b))
+    for line in ("      4 y = torch.cuda.memory_allocated()  # CUDA out of memory\n", "1 memory\n",
+                 "12345 " + "a in b " * 580 + "memory\n", "File ~/x.py:5, in f()\n" + "----> 5 except OutOfMemoryError:\n" * 99):
+        text = line * ((1 << 20) // len(line))
+        reads.clear()
+        engine.triage_text(text)
+        assert len(reads) <= 3 * text.count("\n"), line[:40]      # was up to 65 a line (64 read back)
+
+
+def test_the_walk_back_keeps_its_bound_and_its_block():
+    block = b"File ~/x.py:5, in f()\n" + b"      4 y = 1\n" * 70
+    starts = [i + 1 for i, c in enumerate(block[:-1]) if c == 10]
+    assert [source_line(block, s, b"", b"      4 y = 1") for s in starts] == [True] * 64 + [False] * 6
+    chain_links._last = (None, None, -1, 0)       # each line alone, no answer above it to take
+    assert source_line(block, starts[63], b"", b"      4 y = 1") and not source_line(block, starts[64], b"", b"      4 y = 1")
+    assert source_line(block, starts[10], b"", b"      4 y = 1")
+    other = bytes(bytearray(block.replace(b"File ~/x.py:5, in f()", b"INFO: no frame here  ")))   # another block, same length
+    assert not source_line(other, starts[20], b"", b"      4 y = 1")     # the last answer is another block's
+    tail, rest = block[:starts[5]], block[starts[5]:]
+    assert source_line(rest, 0, tail, b"      4 y = 1") and source_line(rest, 14 * 20, tail, b"      4 y = 1")
+    assert not source_line(rest, 14 * 30, b"      4 y = 1\n" * 5, b"      4 y = 1")      # another tail
