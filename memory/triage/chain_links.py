@@ -25,16 +25,26 @@ _NOT_OOM = {b"ImportError", b"ModuleNotFoundError", b"AttributeError"}
 _JOINED_EXC = re.compile(rb"[^\s,(](?<!except)(?<!raise)(?<!import)[ \t]{1,64}[A-Za-z_][\w.]{0,127}(?:Error|Exception)"
                          rb"(?:\([\w.]{1,127}\))?(?::[ \t]|[ \t]{0,64}$)")
 # (rev15 D2) IPython/Jupyter's frame lines (ipython 7f0ee556: IPython/core/tbtools.py 169-218 _tokens_filename, "File
-# ~/x.py:5" or "Cell In[3], line 5" (core/compilerop.py 136; 8.0-8.3 printed "Cell In [3]"), ultratb.py 712-716 ", in
-# f(a)" after it, none at a cell's top level (603); 7.34.0 ultratb.py 1018: "/p/x.py in f(a)", "<ipython-input-3-ab> in
-# <module>()") and the lines it numbers under them (tbtools.py 87-113, 252-276: the running line "----> 5 code", its arrow
+# ~/x.py:5" or "Cell In[3], line 5" (core/compilerop.py 136, since 8.7.0; 8.5-8.6 printed "Cell In [3]"), ultratb.py
+# 712-716 ", in f(a)" after it, none at a cell's top level (603); 7.34.0 ultratb.py 1018: "/p/x.py in f(a)"; IPython <= 6
+# "<ipython-input-3-ab> in <module>()") and the lines it numbers under them (tbtools.py 87-113, 252-276: the running line "----> 5 code", its arrow
 # utils/PyColorize.py 155-165 make_arrow(7 - digits): "-" * (pad - 2) + "> ", ">" at pad 1, none at 0, "─"/"▶" in the
 # Unicode themes (356); the others "%7d code"; a gap "   (...)"), read with ANSI colour codes set aside (a notebook's output)
-_IPY_FRAME = re.compile(rb"[ \t]{0,16}(?:(?:File [^\n]{1,4096}?:\d{1,9}|Cell In ?\[\d{0,9}\], line \d{1,9})(?:, in |[ \t\r]*$)"
-                        rb"|[^\s][^\n]{0,4096}? in [^\s(][^\n(]{0,128}\()")
+# (rev16 S1) and a cell's top-level frame under IPython 7.0-7.34 (ultratb.py at 7.34.0: 894-895 `elif func == '<module>':
+# call = tpl_call % (func, '')`, 924 '%s %s' % (link, call): "<ipython-input-3-628af068fea6> in <module>", no parentheses
+# since commit 2ee498900, tag 7.0.0; Colab's 7.34), and IPython 8.0-8.4's "Input In [3], in <module>" (ultratb.py at 8.4.0:
+# 190 tpl_link "Input In [n]", 734 "%s, %s" % (link, call); 8.5.0 ultratb.py 191-193: "Cell In [n]")
+_IPY_FRAME = re.compile(rb"[ \t]{0,16}(?:(?:File [^\n]{1,4096}?:\d{1,9}|(?:Input|Cell) In ?\[\d{0,9}\](?:, line \d{1,9})?)"
+                        rb"(?:, in |[ \t\r]*$)|[^\s][^\n]{0,4096}? in (?:[^\s(][^\n(]{0,128}\(|<module>[ \t\r]*$))")
 _IPY_NUMBERED = re.compile(rb"(?: {3}\(\.\.\.\))?(?:-{0,5}> ?|(?:\xe2\x94\x80){0,5}\xe2\x96\xb6 ?| {0,6})\d{1,9}(?: |[\r]?$)"
                            rb"| {3}\(\.\.\.\)[ \t\r]*$")
+# (rev16 B1) a numbered line whose code is an exception line ("12345 torch.OutOfMemoryError: CUDA ...", a log whose lines a
+# paste or a logger numbered) is never code: no Python statement starts with "XError: text"
+_EXC_HEAD = re.compile(rb"[ \t]{0,64}[A-Za-z_][\w.]{0,127}(?:Error|Exception|Warning)(?:\([\w.]{0,127}\))?:(?:[ \t]|[\r]?$)")
 IPY_BACK = 64     # lines read back from a numbered line to its frame at most (IPython prints 5 or so around the running line)
+# (rev16 S2) the last numbered line source_line read back from: its block and tail (compared by identity: the scanner's
+# bytes), its start in the block, how many lines above it its frame line is (0: none)
+_last = (None, None, -1, 0)
 _LINKS = ((b"direct cause of the following exception:", "cause"), (b"another exception occurred:", "during"))
 
 
@@ -142,28 +152,44 @@ def source_line(block: bytes, start: int, tail: bytes, line: bytes) -> bool:
     """The scanner's line at `start` (`line`) is a traceback frame's source line: Python's (frame_source, on the line
     before it) or one IPython numbers under its frame (rev15 D2: "----> 5 except torch.OutOfMemoryError:" and the context
     lines around it, read back over numbered lines to an IPython frame line; an exception line after them is no such
-    line). Bounded: a numbered line's 4 KiB head, then IPY_BACK lines of 8 KiB at most, only for such a line."""
+    line). (rev16 B1) In a log whose every line is numbered (a paste with line numbers, a PID-first logger) a numbered
+    line is never the frame line, and one whose code is an exception line (_EXC_HEAD) is never code. Bounded: a numbered
+    line's 4 KiB head, then IPY_BACK lines of 8 KiB at most, only for such a line; (rev16 S2) the walk back stops at the
+    last numbered line walked back from in the same block (_last) and takes its answer (the frame line still IPY_BACK lines
+    up at most), so each line is read back over once: a log of numbered lines reads in linear time, not 64 times over. The
+    scanner calls it on its lines in order; another order only reads back more."""
     if frame_source(line_before(block, start, tail), line):
         return True
     head = _plain(line)
     m = _IPY_NUMBERED.match(head)
-    if not m or not head[m.end():].strip() or _JOINED_EXC.search(head, m.end()):
+    if not m or not head[m.end():].strip() or _JOINED_EXC.search(head, m.end()) or _EXC_HEAD.match(head, m.end()):
         return False            # (as under a Python frame: a line with an exception joined on after its code is read)
+    global _last
+    last = _last
+    known = last[2] if last[0] is block and last[1] is tail and last[2] < start else -1
     buf, end = (block, start) if start else (tail, len(tail))
-    for _ in range(IPY_BACK):
+    found = 0
+    for k in range(1, IPY_BACK + 1):
         if end < 1 and buf is block and tail:
             buf, end = tail, len(tail)          # the block's first line: on into the previous block's end
         if end < 1:
-            return False
+            break
         cut = buf.rfind(b"\n", max(0, end - 8193), end - 1)
         if cut < 0 and end > 8193:
-            return False                        # a line past 8 KiB: no frame read
+            break                               # a line past 8 KiB: no frame read
+        if cut + 1 == known and buf is block:   # (rev16 S2) the last numbered line read back from: its walk, k lines on
+            found = k + last[3] if last[3] and k + last[3] <= IPY_BACK else 0
+            break
         prev, end = _plain(buf[cut + 1:end - 1]), cut + 1
+        if _IPY_NUMBERED.match(prev):
+            continue                            # (rev16 B1) a numbered line is never the frame line
         if _IPY_FRAME.match(prev):
-            return True
-        if prev.strip() and not _IPY_NUMBERED.match(prev):
-            return False
-    return False
+            found = k
+            break
+        if prev.strip():
+            break
+    _last = (block, tail, start, found)
+    return found > 0
 
 
 def _plain(line: bytes) -> bytes:

@@ -34,7 +34,8 @@ IMPORT_SRC = "      1 import torch\n----> 2 from torch.cuda import OutOfMemoryEr
 RAISE = ("      3 if free < need:\n----> 4     raise torch.cuda.OutOfMemoryError(msg)\n"
          "      5 # except torch.OutOfMemoryError: the caller frees its cache\n")
 FRAMES = ("File ~/work/train.py:5, in train(x)", "File /home/u/work/train.py:5, in train(x)", "Cell In[2], line 5, in train(x)",
-          "Cell In [2], line 5, in train(x)", "/home/u/work/train.py in train(x)")
+          "Cell In [2], line 5, in train(x)", "/home/u/work/train.py in train(x)",
+          "<ipython-input-2-628af068fea6> in <module>", "Input In [2], in <module>")     # (rev16 S1) IPython 7.x, 8.0-8.4
 
 
 def _colour(text):
