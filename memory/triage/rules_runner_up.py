@@ -8,13 +8,20 @@ of the answers whose top cause stood alone under rank.UNCERTAIN, the commonest t
 check, groups D-E (batches 35 on), named the same runner-up for both when the table was chosen (docs/triage-accuracy.md,
 "The runner-up of a lone answer", holds its counts). The calibration run exits 1 when this table is not what A-C gives.
 
-WEIGHT is under every lone weak row (1.0-1.5), so the first cause stays first; an answer that was certain is not touched
-(the row fires only where the lone cause's confidence is under rank.UNCERTAIN). Beside a lone 1.5 the runner-up shows
-at a third of the first's confidence ("X? (Y also possible)"), beside a lone 1.0 at half (rank.PAIR_RATIO: a pair).
+A runner-up has no evidence of its own, so it must never make a pair (rank.pair: "two causes fit the evidence about
+equally"; the panel, web/lib/oom_parts.js, reads the same `pair`). Beside a lone cause of p points the two show as
+p / (p + WEIGHT + rank.NOT_DETERMINED) and WEIGHT / (the same), so the second is WEIGHT / p of the first, rounded: the row
+fires only where p * rank.PAIR_RATIO > WEIGHT (alone()), and WEIGHT is 0.45, not 0.5. By hand: beside a lone 1.0,
+1.0 / 2.2 = 0.45 and 0.45 / 2.2 = 0.20, under 0.225 (at 0.5 it was 0.44 and 0.22: exactly rank.PAIR_RATIO, a pair);
+beside 1.5, 0.56 and 0.17; at the floor, 0.9 / 2.1 = 0.43 and 0.45 / 2.1 = 0.21, under 0.215; the whole range alone()
+admits (0.9 to 1.7, where the lone cause reaches 0.70 and is stated) is checked in tests/unit/test_triage_runner_up.py.
+WEIGHT is under every lone row the row fires on, so the first cause stays first; an answer that was certain is not
+touched (the row fires only where the lone cause's confidence is under rank.UNCERTAIN). The answer reads
+"X? (Y also possible)".
 """
 from .rule_row import Rule as R
 
-WEIGHT = 0.5
+WEIGHT = 0.45
 
 # lone cause -> (its runner-up, answers on A-C where that was the true cause, lone answers on A-C)
 RUNNER_UP = {
@@ -27,15 +34,16 @@ _SAID = {"weights-exceed-vram": "the model's weights do not fit on the card",
 
 
 def alone(cause):
-    """Only `cause` has points so far, more than WEIGHT, and too few to be stated: its confidence as rank.ranked would
-    show it (points / (points + rank.NOT_DETERMINED), rounded) is under rank.UNCERTAIN."""
+    """Only `cause` has points so far, enough that WEIGHT beside them stays under rank.PAIR_RATIO of them (so more than
+    WEIGHT: the first cause stays first, and the two are never a pair), and too few to be stated: its confidence as
+    rank.ranked would show it (points / (points + rank.NOT_DETERMINED), rounded) is under rank.UNCERTAIN."""
     def when(x):
         from . import rank         # (rank imports the rules table: read at call time)
         fired = [(c, p) for c, p in x.scored.items() if p > 0]
         if len(fired) != 1 or fired[0][0] != cause:
             return False
         p = fired[0][1]
-        return p > WEIGHT and round(p / (p + rank.NOT_DETERMINED), 2) < rank.UNCERTAIN
+        return p * rank.PAIR_RATIO > WEIGHT and round(p / (p + rank.NOT_DETERMINED), 2) < rank.UNCERTAIN
     return when
 
 
