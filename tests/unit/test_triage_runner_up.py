@@ -120,12 +120,12 @@ LONE = [_p([["activations", 1.5]], "activations"), _p([["activations", 1.5]], "w
         _p([["activations", 1.0]], "weights-exceed-vram"), _p([["activations", 1.0]], "other"),
         _p([["activations", 4.0]], "weights-exceed-vram"),                     # 0.84: certain, not lone
         _p([["activations", 1.5], ["other", 1.0]], "other"),                    # two causes
-        _p([["activations", 1.5], ["weights-exceed-vram", 0.5]], "leak"),       # the runner-up's own points: still lone
+        _p([["activations", 1.5], ["other", 0.0]], "leak"),                     # a cause at 0 points did not fire: lone
         _p([["other", 1.0]], "activations"), _p([["other", 1.0]], "other"), _p([], "other")]
 
 
 def test_the_lone_table_counts_answers_right_and_the_runner_up():
-    t = C.lone_table(LONE, 0.7, 0.75, {"activations": "weights-exceed-vram"}, 0.5)
+    t = C.lone_table(LONE, 0.7, 0.75, RU.WEIGHT)
     assert list(t) == ["activations", "other"]
     a = t["activations"]
     assert (a["answers"], a["right"], a["runner_up"], a["runner_up_count"]) == (5, 1, "weights-exceed-vram", 2)
@@ -133,17 +133,87 @@ def test_the_lone_table_counts_answers_right_and_the_runner_up():
     o = t["other"]
     # a tie of one each: the runner-up is the true cause other than the lone one, whatever the counts' order
     assert (o["answers"], o["right"], o["runner_up"], o["runner_up_count"]) == (2, 1, "activations", 1)
-    # without the runner-up table, its own points make a second cause: that answer is no longer lone
-    assert C.lone_table(LONE, 0.7, 0.75)["activations"]["answers"] == 4
+
+
+@pytest.mark.parametrize("points, lone", [
+    ([["activations", 1.5]], "activations"),
+    ([["activations", 1.7]], "activations"),            # 0.69
+    ([["activations", 1.75]], None),                    # 1.75 / 2.5 = 0.70: stated (rev17 S4: `<= t` passed)
+    ([["activations", 1.5], ["weights-exceed-vram", 0.7]], None),    # a second cause of its own
+    ([["activations", 1.5], ["weights-exceed-vram", 0.45]], None),   # case_row sets a runner-up aside, not lone_cause
+    ([["activations", 1.5], ["weights-exceed-vram", 0.5], ["other", 0.3]], None),
+    ([["activations", 1.5], ["other", 0.0]], "activations"),         # 0 points: not fired
+    ([["activations", 1.5], ["other", None]], "activations"),
+    ([["activations", 0.91]], "activations"),
+    ([["activations", 0.9]], None),                     # (rev17 S5) alone() needs points * rank.PAIR_RATIO > WEIGHT
+    ([["activations", 0.45]], None),
+    ([], None),
+])
+def test_a_lone_cause_is_what_the_row_fires_on(points, lone):
+    assert C.lone_cause({"points": points}, rank.UNCERTAIN, rank.NOT_DETERMINED, RU.WEIGHT) == lone
+    # and the rows agree where one cause alone is given
+    if len(points) == 1:
+        assert RU.alone(points[0][0])(SimpleNamespace(scored=dict(points))) is (lone is not None)
+
+
+# a raw first-sight result (unseen_corpus.score plus SCORE_MANY's points) of a batch recorded at rules with the rows
+def _raw(points, expect="weights-exceed-vram", top2=None):
+    top2 = top2 or [[c, 0.0] for c, _ in points][:2]
+    return {"case": "x.log", "expect": expect, "got": points[0][0] if points else None, "cause_ok": False,
+            "top2": top2, "points": points}
+
+
+@pytest.mark.parametrize("weight", C.RUNNER_UP_WEIGHTS)
+@pytest.mark.parametrize("lone, second", [("activations", "weights-exceed-vram"), ("other", "activations")])
+@pytest.mark.parametrize("p", [1.0, 1.5])
+def test_case_row_sets_the_runner_ups_points_aside_once(lone, second, p, weight):
+    # (rev17 B1) the score tables, both prior sweeps and the lone table see the answer as the rules without the rows
+    # scored it: with the runner-up's points, at mass 0.25 the lone 1.5 read 0.67 instead of 0.86
+    row = C.case_row("batch-49", _raw([[lone, p], [second, weight]]))
+    bare = C.case_row("batch-49", _raw([[lone, p]]))
+    assert row["points"] == [[lone, p]] and row["second"] == second          # what the answer showed is kept
+    for m in C.PRIORS:
+        a, b = C.with_prior([row], m)[0], C.with_prior([bare], m)[0]
+        assert (a["score"], a["second_score"]) == (b["score"], b["second_score"]), m
+        assert C.at(C.with_prior([row], m), rank.UNCERTAIN)["right_but_uncertain"] == \
+            C.at(C.with_prior([bare], m), rank.UNCERTAIN)["right_but_uncertain"]
+    assert C.lone_table([row], rank.UNCERTAIN, rank.NOT_DETERMINED, RU.WEIGHT)[lone]["answers"] == 1
+
+
+@pytest.mark.parametrize("points", [
+    [["activations", 1.5], ["weights-exceed-vram", 0.7]],          # not a runner-up's weight
+    [["activations", 1.5], ["weights-exceed-vram", 0.5], ["other", 0.3]],     # three causes
+    [["activations", 1.5], ["other", 0.45]],                       # not activations' runner-up
+    [["weights-exceed-vram", 1.5], ["activations", 0.45]],         # weights alone has no runner-up
+    [["activations", 4.0], ["weights-exceed-vram", 0.5]],          # 0.84: certain, the rows never fire there
+    [["activations", 1.5]],
+])
+def test_case_row_keeps_every_other_points(points):
+    assert C.case_row("batch-49", _raw(points))["points"] == points
+
+
+def test_the_committed_lone_tables_are_what_the_committed_cases_give():
+    # (rev17 S4) a hand-edited table, or a lone_cause that counts other answers, fails here
+    res = json.loads((ROOT / "benchmarks" / "results" / "triage_calibration.json").read_text())
+    lone = res["first_sight"]["lone"]
+    for name, groups in (("groups_a_c", "ABC"), ("groups_d_e", "DE")):
+        rows = [r for r in res["cases"] if C.group(r["batch"]) in groups]
+        assert C.lone_table(rows, lone["threshold"], lone["prior"], lone["weight"]) == lone[name], name
 
 
 def test_a_wrong_count_in_the_rules_table_is_caught():
-    t = C.lone_table(LONE, 0.7, 0.75)
-    good = {"activations": ("weights-exceed-vram", 2, 4), "other": ("activations", 1, 2)}
+    t = C.lone_table(LONE, 0.7, 0.75, RU.WEIGHT)
+    good = {"activations": ("weights-exceed-vram", 2, 5), "other": ("activations", 1, 2)}
     assert C.runner_up_check(good, t) == []
-    assert C.runner_up_check(dict(good, activations=("weights-exceed-vram", 3, 4)), t)
+    assert C.runner_up_check(dict(good, activations=("weights-exceed-vram", 3, 5)), t)
     assert C.runner_up_check(dict(good, other=("weights-exceed-vram", 1, 2)), t)
     assert C.runner_up_check({"activations": good["activations"]}, t)           # a lone cause with no runner-up
+    assert C.runner_up_check(dict(good, leak=("other", 1, 1)), t)               # a runner-up for no lone cause
+    # (rev17 S5) every lone "other" right: A-C names no runner-up, yet the rules give one
+    right = C.lone_table([_p([["other", 1.0]], "other")] + LONE[:7], 0.7, 0.75, RU.WEIGHT)
+    assert right["other"]["runner_up"] is None
+    assert C.runner_up_check(good, right) == [
+        "other: the rules say ('activations', 1, 2), A-C names no runner-up (1 answers, all right)"]
 
 
 def test_the_rules_table_is_the_committed_first_sight_a_c_table():
