@@ -29,8 +29,10 @@ RUNNER_UP = {
     "other": ("activations", 7, 18),
 }
 
-_SAID = {"weights-exceed-vram": "the model's weights do not fit on the card",
-         "activations": "this step's working memory (the batch, resolution or sequence length) does not fit"}
+# (rev17 S1) said to a user of any runtime and device: "in GPU memory" (Metal's and other unified memory too), and the
+# working memory's sizes as image models and LLM runtimes both name them
+_SAID = {"weights-exceed-vram": "the model's weights do not fit in GPU memory",
+         "activations": "this step's working memory (the batch, image size or context length) does not fit in GPU memory"}
 
 
 def alone(cause):
@@ -47,12 +49,15 @@ def alone(cause):
     return when
 
 
-SAYS = "nothing else in the log points anywhere; the likeliest other reading"      # how every runner-up's evidence opens
+# How every runner-up's evidence opens (support/triage_event.fired() keys on it). What is true of every log the row fires
+# on: this failure's own rows gave one cause (a log of several failures scores each alone, and the lone row may be a
+# specific one: Level Zero's limits, libplacebo's device heap), so not "nothing else in the log".
+SAYS = "no other sign for this failure; the likeliest other reading"
 
 
 def _evidence(lone, second, n, of):
     return (f"{SAYS} is that {_SAID[second]} "
-            f"(first sight: {n} of {of} answers that read {lone} alone were {second})")
+            f"(of {of} such failures seen before the rules were tuned, {n} were {second})")
 
 
 RUNNER_UP_ROWS = [R(second, WEIGHT, alone(lone), _evidence(lone, second, n, of))
