@@ -91,6 +91,15 @@ def test_the_activations_row_fires_only_on_a_lone_weak_activations(scored, fires
     assert RU.alone("activations")(SimpleNamespace(scored=scored)) is fires
 
 
+def test_fired_leaves_out_only_a_cause_whose_evidence_is_all_the_runner_ups():
+    # (rev17 S6) a cause that fired with no evidence text is the log's own: "X not in fired(ev)" must see it
+    from support.triage_event import fired
+    ev = {"causes": [{"id": "activations", "confidence": 0.5, "evidence": []},
+                     {"id": "weights-exceed-vram", "confidence": 0.2, "evidence": [RU.SAYS + " is that ..."]},
+                     {"id": "other", "confidence": 0.1, "evidence": [RU.SAYS + " is that ...", "a row of its own"]}]}
+    assert fired(ev) == {"activations": 0.5, "other": 0.1}
+
+
 def test_a_runner_up_is_never_a_pair_nor_first_over_the_whole_range_the_row_fires_on():
     # (rev17 B2) every lone points alone() admits, on a grid of 0.001 and each side of its ends: the runner-up shows
     # under rank.PAIR_RATIO of the first (the JSON's `pair`, and web/lib/oom_parts.js's fallback b >= PAIR_RATIO * a
