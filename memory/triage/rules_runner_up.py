@@ -1,12 +1,15 @@
 """The runner-up of an answer that stands alone: when one cause fired, and too weakly to be stated (its confidence is
-under rank.UNCERTAIN: the generic reading of an allocation failure, activations 1.0-1.5, or "other" 1.0 when nothing
-else scored), the answer is "uncertain" but had no second cause to show. These rows, read last (after the fallbacks),
-give the likeliest other reading a few points, so the answer names it beside the first, with its guide.
+under rank.UNCERTAIN), the answer is "uncertain" but had no second cause to show. The rows fire exactly as alone()
+decides, on any row's lone activations or "other" under rank.UNCERTAIN with more than twice WEIGHT points (0.9-1.7):
+the generic readings of an allocation failure (activations 1.0-1.5, "other" 1.0 when nothing else scored) and specific
+rows alike (Level Zero's limits, Metal's command buffer, libplacebo's device heap). These rows, read last (after the
+fallbacks), give the likeliest other reading a few points, so the answer names it beside the first, with its guide.
 
-Chosen at first sight (benchmarks/triage_calibration.py: each batch at the rules it met), groups A-C (batches 01-34):
-of the answers whose top cause stood alone under rank.UNCERTAIN, the commonest true cause other than the lone one; the
+Chosen at first sight (benchmarks/triage_calibration.py: each batch at the rules it met), groups A-C (batches 01-34): of
+the answers whose top cause stood alone under rank.UNCERTAIN, the commonest true cause other than the lone one; the
 check, groups D-E (batches 35 on), named the same runner-up for both when the table was chosen (docs/triage-accuracy.md,
-"The runner-up of a lone answer", holds its counts). The calibration run exits 1 when this table is not what A-C gives.
+"The runner-up of a lone answer", holds its counts; the results' first_sight.lone.d_e_agrees says whether it still
+does). The calibration run exits 1 when this table is not what A-C gives.
 
 A runner-up has no evidence of its own, so it must never make a pair (rank.pair: "two causes fit the evidence about
 equally"; the panel, web/lib/oom_parts.js, reads the same `pair`). Beside a lone cause of p points the two show as

@@ -147,6 +147,11 @@ def test_the_lone_table_counts_answers_right_and_the_runner_up():
     o = t["other"]
     # a tie of one each: the runner-up is the true cause other than the lone one, whatever the counts' order
     assert (o["answers"], o["right"], o["runner_up"], o["runner_up_count"]) == (2, 1, "activations", 1)
+    assert (a["runner_up_more_often"], o["runner_up_more_often"]) == (True, False)        # 2 > 1; 1 = 1
+    chosen = {"activations": ("weights-exceed-vram", 2, 5), "other": ("activations", 1, 2)}
+    assert C.d_e_agrees(chosen, t) is True
+    assert C.d_e_agrees(dict(chosen, other=("leak", 1, 2)), t) is False
+    assert C.d_e_agrees(dict(chosen, leak=("other", 1, 1)), t) is False            # no lone leak in the check
 
 
 @pytest.mark.parametrize("points, lone", [
@@ -213,6 +218,7 @@ def test_the_committed_lone_tables_are_what_the_committed_cases_give():
     for name, groups in (("groups_a_c", "ABC"), ("groups_d_e", "DE")):
         rows = [r for r in res["cases"] if C.group(r["batch"]) in groups]
         assert C.lone_table(rows, lone["threshold"], lone["prior"], lone["weight"]) == lone[name], name
+    assert lone["d_e_agrees"] is C.d_e_agrees(RU.RUNNER_UP, lone["groups_d_e"])      # what the docs read (rev17 S3)
 
 
 def test_a_wrong_count_in_the_rules_table_is_caught():
