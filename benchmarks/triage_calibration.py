@@ -114,13 +114,34 @@ def score_commit(commit: str, names: list, use_cache: bool) -> dict:
     return {n: cached[n]["rows"] for n in names}
 
 
-def case_row(batch: str, r: dict) -> dict:
-    """One case: its top cause and score, the runner-up and its score (None when the log was not recognised)."""
+# The weights rules_runner_up.WEIGHT has been committed with (0.5 from 9509d90d, 0.45 from rev17 B2): a batch recorded
+# at rules that have its rows kept the runner-up's points beside a lone weak cause as a second cause of its own.
+RUNNER_UP_WEIGHTS = (0.5, 0.45)
+
+
+def own_points(points: list, runner_up=None, weights=RUNNER_UP_WEIGHTS) -> list:
+    """The log's own points: where exactly two causes have points and the second is what rules_runner_up gives beside the
+    first (`runner_up`: lone cause -> its runner-up, today's table by default; its points one of `weights`; the first
+    stood alone under rank.UNCERTAIN with rank.NOT_DETERMINED, as the rows fire), the second is set aside, so the answer
+    reads as the rules without the rows would have scored it. Any other points are kept as they are."""
+    from gpu_garden.memory.triage import rank, rules_runner_up as RU
+    runner_up = {c: v[0] for c, v in RU.RUNNER_UP.items()} if runner_up is None else runner_up
+    pts = [(c, p) for c, p in points if p and p > 0]
+    if (len(pts) == 2 and runner_up.get(pts[0][0]) == pts[1][0] and any(abs(pts[1][1] - w) < 1e-9 for w in weights)
+            and round(pts[0][1] / (pts[0][1] + rank.NOT_DETERMINED), 2) < rank.UNCERTAIN):
+        return [c for c in points if c[0] != pts[1][0]]
+    return points
+
+
+def case_row(batch: str, r: dict, runner_up=None) -> dict:
+    """One case: its top cause and score, the runner-up and its score (None when the log was not recognised), and the
+    points of its own rows (own_points: a runner-up of rules_runner_up is set aside here, once, so the score tables,
+    the prior sweeps and the lone table all read the log's own points; `second` stays what the answer showed)."""
     top = r.get("top2") or []
     return {"batch": batch, "case": r["case"], "group": group(batch), "expect": r["expect"], "got": r.get("got"),
             "right": bool(r["cause_ok"]), "score": top[0][1] if top else 0.0,
             "second": top[1][0] if len(top) > 1 else None, "second_score": top[1][1] if len(top) > 1 else 0.0,
-            "points": r.get("points") or []}
+            "points": own_points(r.get("points") or [], runner_up)}
 
 
 def with_prior(rows: list, mass: float) -> list:
@@ -156,26 +177,26 @@ def best_priors(sweep: list) -> list:
     return sorted(s["prior"] for s in sweep if s["flag_errors"] == low)
 
 
-def lone_cause(r: dict, t: float, mass: float, runner_up=None, weight=0.0):
+def lone_cause(r: dict, t: float, mass: float, weight: float = 0.0):
     """The cause of an answer that stood alone under `t` with the prior `mass` (exactly one cause with points, scoring
-    under `t`), else None. A batch recorded at rules that already give the runner-up (`runner_up`: lone cause -> its
-    runner-up, `weight` points) kept those points as a second cause: they are set aside, so the table reads the same."""
+    under `t`) with points enough for rules_runner_up.alone() (times rank.PAIR_RATIO, more than `weight`), else None.
+    The points are the log's own (case_row set a runner-up's aside)."""
+    from gpu_garden.memory.triage.rank import PAIR_RATIO
     pts = [(c, p) for c, p in r["points"] if p and p > 0]
-    if len(pts) == 2 and runner_up and runner_up.get(pts[0][0]) == pts[1][0] and abs(pts[1][1] - weight) < 1e-9:
-        pts = pts[:1]
     if len(pts) != 1:
         return None
     c, p = pts[0]
-    return c if round(p / (p + mass), 2) < t else None
+    return c if p * PAIR_RATIO > weight and round(p / (p + mass), 2) < t else None
 
 
-def lone_table(rows: list, t: float, mass: float, runner_up=None, weight=0.0) -> dict:
+def lone_table(rows: list, t: float, mass: float, weight: float = 0.0) -> dict:
     """Lone top cause -> answers, right, the true causes' counts (commonest first), and the runner-up the data names:
-    the commonest true cause other than the lone one (ties: the first in CAUSES order), with its count."""
+    the commonest true cause other than the lone one (ties: the first in CAUSES order), with its count, and whether it
+    was the true cause more often than the lone one (runner_up_more_often: the docs read it as a figure)."""
     from gpu_garden.memory.triage.rule_row import CAUSES
     by = {}
     for r in rows:
-        c = lone_cause(r, t, mass, runner_up, weight)
+        c = lone_cause(r, t, mass, weight)
         if c:
             by.setdefault(c, {}).setdefault(r["expect"], 0)
             by[c][r["expect"]] += 1
@@ -185,7 +206,14 @@ def lone_table(rows: list, t: float, mass: float, runner_up=None, weight=0.0) ->
         others = [(k, n) for k, n in order if k != c]
         out[c] = {"answers": sum(labels.values()), "right": labels.get(c, 0), "labels": dict(order),
                   "runner_up": others[0][0] if others else None, "runner_up_count": others[0][1] if others else 0}
+        out[c]["runner_up_more_often"] = out[c]["runner_up_count"] > out[c]["right"]
     return out
+
+
+def d_e_agrees(chosen: dict, check: dict) -> bool:
+    """Whether the check (D-E's lone table) names, for every lone cause of the rules' table, the same runner-up. Not
+    fatal (D-E grows with every batch): the run prints where it does not, and the docs read the flag as a figure."""
+    return all(check.get(c, {}).get("runner_up") == v[0] for c, v in chosen.items())
 
 
 def show_lone(title: str, tab: dict):
@@ -200,8 +228,10 @@ def runner_up_check(chosen: dict, table: dict) -> list:
     bad = []
     for c, v in table.items():
         want = (v["runner_up"], v["runner_up_count"], v["answers"])
-        if v["runner_up"] and tuple(chosen.get(c, ())) != want:
+        if v["runner_up"] and tuple(chosen.get(c, ())) != want:       # (no entry in the rules: () here, reported)
             bad.append(f"{c}: the rules say {tuple(chosen.get(c, ())) or None}, A-C gives {want}")
+        elif not v["runner_up"] and c in chosen:                        # every lone answer right: no other reading
+            bad.append(f"{c}: the rules say {tuple(chosen[c])}, A-C names no runner-up ({v['answers']} answers, all right)")
     bad += [f"{c}: in the rules, not a lone cause on A-C" for c in chosen if c not in table]
     return bad
 
@@ -302,10 +332,10 @@ def main(argv=None) -> int:
         "groups_d_e_without": table(with_prior(check, 0.0), t), "groups_d_e": table(with_prior(check, m), t)}
     # the runner-up of an answer whose top cause stood alone (rules_runner_up): chosen on A-C, D-E the check
     from gpu_garden.memory.triage import rules_runner_up as RU
-    ru = {c: v[0] for c, v in RU.RUNNER_UP.items()}
-    lone_a_c = lone_table(tune, t, m, ru, RU.WEIGHT)
+    lone_a_c = lone_table(tune, t, m, RU.WEIGHT)
+    lone_d_e = lone_table(check, t, m, RU.WEIGHT)
     out["first_sight"]["lone"] = {"threshold": t, "prior": m, "weight": RU.WEIGHT, "groups_a_c": lone_a_c,
-                                  "groups_d_e": lone_table(check, t, m, ru, RU.WEIGHT)}
+                                  "groups_d_e": lone_d_e, "d_e_agrees": d_e_agrees(RU.RUNNER_UP, lone_d_e)}
     show("first sight, all batches", out["first_sight"]["all"])
     show("first sight, groups A-C (01-34)", out["first_sight"]["groups_a_c"])
     show("first sight, groups D-E (35 on)", out["first_sight"]["groups_d_e"])
@@ -323,6 +353,9 @@ def main(argv=None) -> int:
     show_lone(f"first sight, groups A-C, answers whose top cause stood alone under {t} (choose the runner-up here)", lone_a_c)
     show_lone(f"first sight, groups D-E, the same (the check)", out["first_sight"]["lone"]["groups_d_e"])
     print(f"\nprior mass: fewest flag errors on A-C at {best}; rank.NOT_DETERMINED is {m}")
+    if not out["first_sight"]["lone"]["d_e_agrees"]:            # the check: printed, not fatal
+        print("D-E disagrees: rules_runner_up.RUNNER_UP " + ", ".join(
+            f"{c} -> {v[0]}, D-E names {lone_d_e.get(c, {}).get('runner_up')}" for c, v in RU.RUNNER_UP.items()))
     bad = runner_up_check(RU.RUNNER_UP, lone_a_c)
     for b in bad:
         print(f"DISAGREES: rules_runner_up.RUNNER_UP {b}", file=sys.stderr)

@@ -30,9 +30,11 @@ def top(text: str):
 
 def fired(ev) -> dict:
     """{cause id: confidence} of the causes the log's own rows scored: a cause named only as rules_runner_up.py's likeliest
-    other reading beside a lone weak cause is left out (its points still count in the confidences)."""
+    other reading beside a lone weak cause is left out (its points still count in the confidences). A cause with no
+    evidence text is kept: only evidence that is all the runner-up's marks one (rev17 S6: all() of nothing is True)."""
     from gpu_garden.memory.triage.rules_runner_up import SAYS
-    return {c["id"]: c["confidence"] for c in ev["causes"] if not all(e.startswith(SAYS) for e in c["evidence"])}
+    return {c["id"]: c["confidence"] for c in ev["causes"]
+            if not (c["evidence"] and all(e.startswith(SAYS) for e in c["evidence"]))}
 
 
 # llama.cpp (build 4069) offloading {off} of 29 layers of a {params} B Qwen2.5 7B Q4_K_M and failing to allocate its
