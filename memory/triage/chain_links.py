@@ -39,8 +39,10 @@ _IPY_FRAME = re.compile(rb"[ \t]{0,16}(?:(?:File [^\n]{1,4096}?:\d{1,9}|(?:Input
 _IPY_NUMBERED = re.compile(rb"(?: {3}\(\.\.\.\))?(?:-{0,5}> ?|(?:\xe2\x94\x80){0,5}\xe2\x96\xb6 ?| {0,6})\d{1,9}(?: |[\r]?$)"
                            rb"| {3}\(\.\.\.\)[ \t\r]*$")
 # (rev16 B1) a numbered line whose code is an exception line ("12345 torch.OutOfMemoryError: CUDA ...", a log whose lines a
-# paste or a logger numbered) is never code: no Python statement starts with "XError: text"
-_EXC_HEAD = re.compile(rb"[ \t]{0,64}[A-Za-z_][\w.]{0,127}(?:Error|Exception|Warning)(?:\([\w.]{0,127}\))?:(?:[ \t]|[\r]?$)")
+# paste or a logger numbered) is never code: no Python statement starts with "XError: text"; (rev18 S1) only right after the
+# number's one space: Python never indents its exception line, and an indented one under an IPython frame is the frame's
+# code (a docstring's "Raises:" entry, a doctest's expected output, a dict key naming the class)
+_EXC_HEAD = re.compile(rb"[A-Za-z_][\w.]{0,127}(?:Error|Exception|Warning)(?:\([\w.]{0,127}\))?:(?:[ \t]|[\r]?$)")
 IPY_BACK = 64     # lines read back from a numbered line to its frame at most (IPython prints 5 or so around the running line)
 # (rev16 S2) the last numbered line source_line read back from: its block and tail (compared by identity: the scanner's
 # bytes), its start in the block, how many lines above it its frame line is (0: none)

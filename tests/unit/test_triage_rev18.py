@@ -1,0 +1,75 @@
+"""rev18 (session 47, fix21), review of fix19's chain_links.source_line.
+S1: a numbered line under an IPython frame whose code opened with an exception line after any indentation was never code
+(_EXC_HEAD allowed leading blanks), so a docstring's "Raises:" entry, a doctest's expected output or a dict key naming an
+OOM class, shown as context around the running line, was read as the OOM itself. Python never indents its exception line:
+only the line right after the number's one space is one."""
+import re
+
+from support.regex_time import assert_each_fast
+from gpu_garden.memory.triage import engine
+from gpu_garden.memory.triage.chain_links import _EXC_HEAD, source_line
+
+RULE = "-" * 75 + "\n"
+SHAPE = "RuntimeError: mat1 and mat2 shapes cannot be multiplied (4x3 and 5x6)\n"
+OOM = ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.10 GiB of "
+       "which 1.00 GiB is free.")
+DOC = ('      1 def step(batch):\n      2     """One training step.\n      3     Raises:\n'
+       '      4         torch.cuda.OutOfMemoryError: if the batch does not fit.\n      5     """\n----> 6     return model(batch)\n')
+DOCTEST = ('      1 def step(batch):\n      2     """\n      3     >>> step(big)\n      4     Traceback (most recent call last):\n'
+           '      5     RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB\n      6     """\n----> 7     return model(batch)\n')
+DICT = ('      1 HINTS = {\n      2     torch.cuda.OutOfMemoryError: "halve the batch",\n      3     ValueError: "check the shapes",\n'
+        '      4 }\n      5 def step(batch):\n----> 6     return model(batch)\n')
+
+
+def ip8(ctx, exc=SHAPE):
+    return (RULE + "RuntimeError                              Traceback (most recent call last)\n"
+            "Cell In[3], line 2\n      1 x = torch.randn(4, 3)\n----> 2 y = step(x)\n\n"
+            "Cell In[2], line 6, in step(batch)\n" + ctx + "\n" + exc)
+
+
+def ip7(ctx, exc=SHAPE):
+    return (RULE + "RuntimeError                              Traceback (most recent call last)\n"
+            "<ipython-input-3-628af068fea6> in <module>\n      1 x = torch.randn(4, 3)\n----> 2 y = step(x)\n\n"
+            "<ipython-input-2-0b1c2d3e4f5a> in step(batch)\n" + ctx + "\n" + exc)
+
+
+def colour(t):
+    """IPython's colours as a notebook's saved output keeps them."""
+    t = re.sub(r"^(----> |      )(\d+)", lambda m: "\x1b[0;32m" + m.group(1) + m.group(2) + "\x1b[0m", t, flags=re.M)
+    return t.replace("Cell In[2]", "\x1b[0;32mCell In[2]\x1b[0m").replace(
+        "torch.cuda.OutOfMemoryError", "torch\x1b[38;5;241m.\x1b[39mcuda\x1b[38;5;241m.\x1b[39mOutOfMemoryError")
+
+
+def _read(text):
+    r = engine.triage_text(text)
+    return r["found"], r["found"] and r["events"][r["headline"]]["numbers"].get("requested")
+
+
+def test_indented_exception_lines_under_an_ipython_frame_are_code():
+    for ctx in (DOC, DOCTEST, DICT):
+        for text in (ip8(ctx), ip7(ctx), colour(ip8(ctx)), colour(ip7(ctx)), ip8(ctx).replace("\n", "\r\n")):
+            assert not engine.triage_text(text)["found"], text      # was found (the doctest's with 2 GiB)
+        assert _read(ip8(ctx, OOM + "\n")) == (True, 2 << 30)       # the cell's real OOM below them
+    frame = b"File ~/x.py:5, in f()\n      4 y = 1\n"
+    for line in (b"      4         torch.cuda.OutOfMemoryError: if the batch does not fit.",
+                 b"      5     RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB",
+                 b'      2     torch.cuda.OutOfMemoryError: "halve the batch",', b"  7   RuntimeException: x",
+                 b"      4 \tValueError: x"):
+        assert source_line(frame, len(frame), b"", line), line      # was no source line
+    for line in (b"      5 torch.OutOfMemoryError: CUDA out of memory.", b"0 OutOfMemoryError:", b"12 x.YError(Inner): m"):
+        assert not source_line(frame, len(frame), b"", line), line
+
+
+def test_numbered_exception_lines_stay_error_lines():
+    tb = ['Traceback (most recent call last):', '  File "/app/train.py", line 40, in <module>', '    for step in range(steps):',
+          '  File "/app/train.py", line 44, in <module>', '    loss = model(x)', OOM]
+    for number in ("%3d ", "%7d ", "%d "):
+        assert _read("\n".join(number % (i + 1) + line for i, line in enumerate(tb)) + "\n") == (True, 2 << 30), number
+    assert _read("\n".join("12345 " + line for line in tb) + "\n") == (True, 2 << 30)
+    assert _read("Error in forward(x) at step 3\n0 " + OOM + "\n") == (True, 2 << 30)
+
+
+def test_exception_head_reads_linear():
+    n = 1 << 20
+    assert_each_fast([(_EXC_HEAD.match, [b" " * n, b"a" * n, b"Error" * (n // 5), b"aError(" * (n // 7), b"a." * (n // 2),
+                                         b"\t" * n + b"Error:"])])
