@@ -73,3 +73,43 @@ def test_exception_head_reads_linear():
     n = 1 << 20
     assert_each_fast([(_EXC_HEAD.match, [b" " * n, b"a" * n, b"Error" * (n // 5), b"aError(" * (n // 7), b"a." * (n // 2),
                                          b"\t" * n + b"Error:"])])
+
+
+# S2: IPython >= 8.7 prints a 75-dash rule and a header padded to 75 columns above a cell's traceback; paste.undo read the
+# two as a terminal's cut at that width and joined the rule, the header and the cell's "Cell In[3], line 3" frame into one
+# line, so the frame started no line and an old torch's AttributeError under "----> 3 except torch.cuda.OutOfMemoryError:"
+# read as an OOM (rev15 D2's case, pasted whole)
+ATTR = "AttributeError: module 'torch.cuda' has no attribute 'OutOfMemoryError'\n"
+CELL = "      1 try:\n      2     y = model(x)\n----> 3 except torch.cuda.OutOfMemoryError:\n      4     y = None\n\n"
+
+
+def _ipy87(exc, frame="Cell In[3], line 3", cell=CELL, ansi=False):
+    name = exc.split(":")[0]
+    if not ansi:
+        return RULE + name.ljust(42) + "Traceback (most recent call last)\n" + frame + "\n" + cell + exc
+    colour = "\x1b[0;31m" + RULE[:-1] + "\x1b[0m\n\x1b[0;31m" + name + "\x1b[0m" + " " * (42 - len(name))
+    cell = cell.replace("----> ", "\x1b[0;32m----> ").replace(" except", "\x1b[0m except").replace(" y = model", "\x1b[0m y = model")
+    return (colour + "Traceback (most recent call last)\n" + frame.replace("In[3]", "\x1b[0;32mIn[3]\x1b[0m") + "\n" + cell
+            + "\x1b[0;31m" + name + "\x1b[0m" + exc[len(name):])
+
+
+def test_ipython_8_7_cell_pasted_whole_reads_its_own_error():
+    for frame in ("Cell In[3], line 3", "Cell In[3], line 3, in <module>", "Input In [3], in <module>"):
+        for ansi in (False, True):
+            t = _ipy87(ATTR, frame, ansi=ansi)
+            for text in (t, t.replace("\n", "\r\n"), "Epoch 1: loss 0.52\n" * 3 + t):
+                assert not engine.triage_text(text)["found"], text      # was found, torch.oom_type
+            oom = _ipy87(OOM + "\n", frame, "      1 x = 1\n----> 2 y = model(x)\n\n", ansi)
+            assert _read(oom) == (True, 2 << 30), oom
+            assert _read(oom.replace("\n", "\r\n")) == (True, 2 << 30), oom
+
+
+def test_rule_and_header_lines_are_whole():
+    from gpu_garden.memory.triage import paste
+    text = (RULE + "AttributeError".ljust(42) + "Traceback (most recent call last)\nCell In[3], line 3\n" + CELL + ATTR).encode()
+    assert paste.undo(text).split(b"\n")[:3] == text.split(b"\n")[:3]            # was one line
+    ruled = ("─" * 75 + "\n" + "x" * 75 + "\nthe rest of it\n").encode()
+    assert paste.undo(ruled).split(b"\n")[0] == "─".encode() * 75
+    n = 1 << 20
+    assert_each_fast([(paste._WHOLE.match, [b"-" * n, b" " * n + b"-", b"-" * n + b"x", b"\xe2\x94" * (n // 2),
+                                            b"x" * n + b"(most recent call last)", b"(most recent call last" * (n // 22)])])
