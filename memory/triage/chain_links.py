@@ -34,8 +34,13 @@ _JOINED_EXC = re.compile(rb"[^\s,(](?<!except)(?<!raise)(?<!import)[ \t]{1,64}[A
 # call = tpl_call % (func, '')`, 924 '%s %s' % (link, call): "<ipython-input-3-628af068fea6> in <module>", no parentheses
 # since commit 2ee498900, tag 7.0.0; Colab's 7.34), and IPython 8.0-8.4's "Input In [3], in <module>" (ultratb.py at 8.4.0:
 # 190 tpl_link "Input In [n]", 734 "%s, %s" % (link, call); 8.5.0 ultratb.py 191-193: "Cell In [n]")
+# (rev18 D1) the loose forms are never Python's own frame line ('  File "x.py", line 40, in <module>') nor faulthandler's
+# ('  File "x.py", line 90 in <module>', Python/traceback.c dump_frame: no comma before "in"), and the top-level one is
+# only a file's or a cell's name and " in <module>" ("<ipython-input-3-628af068fea6>", "/p/x.py"): a log line ending
+# " in <module>" ("INFO hook registered in <module>") is no frame line
 _IPY_FRAME = re.compile(rb"[ \t]{0,16}(?:(?:File [^\n]{1,4096}?:\d{1,9}|(?:Input|Cell) In ?\[\d{0,9}\](?:, line \d{1,9})?)"
-                        rb"(?:, in |[ \t\r]*$)|[^\s][^\n]{0,4096}? in (?:[^\s(][^\n(]{0,128}\(|<module>[ \t\r]*$))")
+                        rb"(?:, in |[ \t\r]*$)|(?!File \")(?:[^\s][^\n]{0,4096}? in [^\s(][^\n(]{0,128}\(|"
+                        rb"(?:<[\w.-]{1,128}>|[^\s\"]{0,4096}\.py) in <module>[ \t\r]*$))")
 _IPY_NUMBERED = re.compile(rb"(?: {3}\(\.\.\.\))?(?:-{0,5}> ?|(?:\xe2\x94\x80){0,5}\xe2\x96\xb6 ?| {0,6})\d{1,9}(?: |[\r]?$)"
                            rb"| {3}\(\.\.\.\)[ \t\r]*$")
 # (rev16 B1) a numbered line whose code is an exception line ("12345 torch.OutOfMemoryError: CUDA ...", a log whose lines a

@@ -113,3 +113,42 @@ def test_rule_and_header_lines_are_whole():
     n = 1 << 20
     assert_each_fast([(paste._WHOLE.match, [b"-" * n, b" " * n + b"-", b"-" * n + b"x", b"\xe2\x94" * (n // 2),
                                             b"x" * n + b"(most recent call last)", b"(most recent call last" * (n // 22)])])
+
+
+# D1: fix19's loose " in <module>" frame form matched Python's own frame line, faulthandler's and any log line ending so;
+# in a log whose lines a PID-first logger numbers, the walk back from its OOM line reached such a line over numbered lines
+# alone and read the OOM as code under an IPython frame
+OOMW = "12345 WARNING CUDA out of memory. Tried to allocate 2.00 GiB; retrying with batch 8\n"
+FAULT = ("Fatal Python error: Aborted\n\nCurrent thread 0x00007f3a2b4c5740 (most recent call first):\n"
+         '  File "/app/train.py", line 44 in step\n  File "/app/train.py", line 90 in <module>\n')
+
+
+def test_python_frames_and_log_lines_are_no_ipython_frames():
+    from gpu_garden.memory.triage.chain_links import _IPY_FRAME
+    for line in (b'  File "/app/train.py", line 40, in <module>', b'  File "/app/train.py", line 40 in <module>',
+                 b'File "<string>", line 1, in <module>', b"INFO hook registered in <module>",
+                 b"2026-01-01 12:00:00 DEBUG hook registered in <module>", b"12345 WARNING: deprecated call in <module>",
+                 b'  File "/home/u/in f(x).py", line 3, in g'):
+        assert not _IPY_FRAME.match(line), line                     # was a frame line (but the last)
+    for line in (b"<ipython-input-3-628af068fea6> in <module>", b"/p/x.py in <module>\r", b"~/x.py in <module>",
+                 b"Input In [3], in <module>", b"Cell In[3], line 3", b"<ipython-input-2-0b1c2d3e4f5a> in step(batch)",
+                 b"File ~/x.py:5, in f()", b"/p/x.py in f(a)"):
+        assert _IPY_FRAME.match(line), line
+
+
+def test_mixed_log_keeps_its_oom_warning():
+    logs = ["12345 INFO step 10\n" + FAULT + "12345 INFO restarting\n" + OOMW,
+            "Traceback (most recent call last):\n  File \"<string>\", line 1, in <module>\n12345 INFO worker restarting\n" + OOMW,
+            "12345 INFO step 10\nTraceback (most recent call last):\n  File \"/app/train.py\", line 40, in <module>\n"
+            "ValueError: bad batch\n12345 INFO hook registered in <module>\n12345 INFO step 11\n" + FAULT
+            + "12345 INFO restarting\n12345 INFO loaded in <module>\n" + OOMW]
+    for text in logs:
+        assert _read(text) == (True, 2 << 30), text                 # was not found
+        assert _read(text.replace("\n", "\r\n")) == (True, 2 << 30), text
+
+
+def test_cell_frames_read_linear():
+    from gpu_garden.memory.triage.chain_links import _IPY_FRAME
+    n = 1 << 20
+    assert_each_fast([(_IPY_FRAME.match, [b"a" * n + b" in <module>", b"a" * n + b".py in <module>x", b"<" * n, b"/" * n + b".p",
+                                          b"a.py" * (n // 4) + b" in <module", b"File " * (n // 5), b"  " + b"x in " * (n // 5)])])
