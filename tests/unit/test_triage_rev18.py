@@ -152,3 +152,63 @@ def test_cell_frames_read_linear():
     n = 1 << 20
     assert_each_fast([(_IPY_FRAME.match, [b"a" * n + b" in <module>", b"a" * n + b".py in <module>x", b"<" * n, b"/" * n + b".p",
                                           b"a.py" * (n // 4) + b" in <module", b"File " * (n // 5), b"  " + b"x in " * (n // 5)])])
+
+
+# D2: the walk back's memo of the last numbered line read back from was a module global (chain_links._last), shared by
+# every scan and thread and keeping the last block alive after triage; it is now the scan's own (Scan._ipy_last)
+def test_two_scans_interleaved_read_as_each_alone():
+    from gpu_garden.memory.triage import chain_links
+    from gpu_garden.memory.triage.scan import Scan
+    assert not hasattr(chain_links, "_last")
+    logs = [b"File ~/x.py:5, in f()\n" + b"      4 y = 1\n" * 70 + b"INFO plain\n" + b"      4 y = 1\n" * 3,
+            b"Cell In[3], line 3\n" + b"      1 x = 1\n" * 30 + b"\n" + b"      2 y = 2\n" * 40,
+            b"12345 INFO step\n" * 20 + b"File ~/x.py:5, in f()\n" + b"----> 5 except OutOfMemoryError:\n" * 80]
+    for a, b in ((logs[0], logs[1]), (logs[1], logs[2]), (logs[2], logs[0]), (logs[0], logs[0])):
+        alone = []
+        for block in (a, b):
+            memo = Scan()
+            starts = [0] + [i + 1 for i, c in enumerate(block[:-1]) if c == 10]
+            alone.append([chain_links.source_line(block, s, b"", block[s:block.index(b"\n", s)], memo) for s in starts])
+            assert alone[-1] == [chain_links.source_line(block, s, b"", block[s:block.index(b"\n", s)]) for s in starts]
+        memos, got = (Scan(), Scan()), ([], [])
+        lines = [[(s, blk[s:blk.index(b"\n", s)]) for s in [0] + [i + 1 for i, c in enumerate(blk[:-1]) if c == 10]]
+                 for blk in (a, b)]
+        for k in range(max(map(len, lines))):
+            for j, blk in enumerate((a, b)):
+                if k < len(lines[j]):
+                    got[j].append(chain_links.source_line(blk, lines[j][k][0], b"", lines[j][k][1], memos[j]))
+        assert list(got) == alone
+        assert all(m._ipy_last[0] is blk for m, blk in zip(memos, (a, b)))      # each scan's memo its own block's
+
+
+def test_two_streamed_scans_in_lock_step_read_as_each_alone():
+    import io
+    import threading
+    from gpu_garden.memory.triage import engine
+    texts = [("File ~/x.py:5, in f()\n" + "----> 5 except OutOfMemoryError:\n" * 99) * 450 + "\n0 " + OOM + "\n",
+             ("12345 INFO step 10\n" * 3000 + FAULT) * 20 + "12345 INFO restarting\n" + OOMW]
+    alone = [engine.triage_text(t) for t in texts]
+    assert [r["found"] for r in alone] == [True, True]
+    cond, turn, done, got = threading.Condition(), [0], [False, False], [None, None]
+
+    class Stream:           # each read waits for its turn: the two scans' blocks alternate
+        def __init__(self, j, text):
+            self.j, self.buf = j, io.BytesIO(text.encode())
+
+        def read(self, n):
+            with cond:
+                cond.wait_for(lambda: turn[0] == self.j or done[1 - self.j], timeout=30)
+                data = self.buf.read(min(n, 1 << 16))
+                done[self.j] = not data
+                turn[0] = 1 - self.j
+                cond.notify_all()
+                return data
+
+    def run(j):
+        got[j] = engine.triage_stream(Stream(j, texts[j]))
+    threads = [threading.Thread(target=run, args=(j,)) for j in (0, 1)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(120)
+    assert got == alone
