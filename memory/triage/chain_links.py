@@ -34,17 +34,25 @@ _JOINED_EXC = re.compile(rb"[^\s,(](?<!except)(?<!raise)(?<!import)[ \t]{1,64}[A
 # call = tpl_call % (func, '')`, 924 '%s %s' % (link, call): "<ipython-input-3-628af068fea6> in <module>", no parentheses
 # since commit 2ee498900, tag 7.0.0; Colab's 7.34), and IPython 8.0-8.4's "Input In [3], in <module>" (ultratb.py at 8.4.0:
 # 190 tpl_link "Input In [n]", 734 "%s, %s" % (link, call); 8.5.0 ultratb.py 191-193: "Cell In [n]")
+# (rev18 D1) the loose forms are never Python's own frame line ('  File "x.py", line 40, in <module>') nor faulthandler's
+# ('  File "x.py", line 90 in <module>', Python/traceback.c dump_frame: no comma before "in"), and the top-level one is
+# only a file's or a cell's name and " in <module>" ("<ipython-input-3-628af068fea6>", "/p/x.py"): a log line ending
+# " in <module>" ("INFO hook registered in <module>") is no frame line
 _IPY_FRAME = re.compile(rb"[ \t]{0,16}(?:(?:File [^\n]{1,4096}?:\d{1,9}|(?:Input|Cell) In ?\[\d{0,9}\](?:, line \d{1,9})?)"
-                        rb"(?:, in |[ \t\r]*$)|[^\s][^\n]{0,4096}? in (?:[^\s(][^\n(]{0,128}\(|<module>[ \t\r]*$))")
+                        rb"(?:, in |[ \t\r]*$)|(?!File \")(?:[^\s][^\n]{0,4096}? in [^\s(][^\n(]{0,128}\(|"
+                        rb"(?:<[\w.-]{1,128}>|[^\s\"]{0,4096}\.py) in <module>[ \t\r]*$))")
 _IPY_NUMBERED = re.compile(rb"(?: {3}\(\.\.\.\))?(?:-{0,5}> ?|(?:\xe2\x94\x80){0,5}\xe2\x96\xb6 ?| {0,6})\d{1,9}(?: |[\r]?$)"
                            rb"| {3}\(\.\.\.\)[ \t\r]*$")
 # (rev16 B1) a numbered line whose code is an exception line ("12345 torch.OutOfMemoryError: CUDA ...", a log whose lines a
-# paste or a logger numbered) is never code: no Python statement starts with "XError: text"
-_EXC_HEAD = re.compile(rb"[ \t]{0,64}[A-Za-z_][\w.]{0,127}(?:Error|Exception|Warning)(?:\([\w.]{0,127}\))?:(?:[ \t]|[\r]?$)")
+# paste or a logger numbered) is never code: no Python statement starts with "XError: text"; (rev18 S1) only right after the
+# number's one space: Python never indents its exception line, and an indented one under an IPython frame is the frame's
+# code (a docstring's "Raises:" entry, a doctest's expected output, a dict key naming the class)
+_EXC_HEAD = re.compile(rb"[A-Za-z_][\w.]{0,127}(?:Error|Exception|Warning)(?:\([\w.]{0,127}\))?:(?:[ \t]|[\r]?$)")
 IPY_BACK = 64     # lines read back from a numbered line to its frame at most (IPython prints 5 or so around the running line)
 # (rev16 S2) the last numbered line source_line read back from: its block and tail (compared by identity: the scanner's
-# bytes), its start in the block, how many lines above it its frame line is (0: none)
-_last = (None, None, -1, 0)
+# bytes), its start in the block, how many lines above it its frame line is (0: none); (rev18 D2) kept on the caller's
+# memo object (the Scan, as its _ipy_last) so it dies with the scan and no two scans share it; none without a memo
+_NONE = (None, None, -1, 0)
 _LINKS = ((b"direct cause of the following exception:", "cause"), (b"another exception occurred:", "during"))
 
 
@@ -148,24 +156,26 @@ def frame_source(prev: bytes, line: bytes) -> bool:
     return bool(body.strip()) and len(rest) - len(body) > deep and not _JOINED_EXC.search(body)
 
 
-def source_line(block: bytes, start: int, tail: bytes, line: bytes) -> bool:
+def source_line(block: bytes, start: int, tail: bytes, line: bytes, memo=None) -> bool:
     """The scanner's line at `start` (`line`) is a traceback frame's source line: Python's (frame_source, on the line
     before it) or one IPython numbers under its frame (rev15 D2: "----> 5 except torch.OutOfMemoryError:" and the context
     lines around it, read back over numbered lines to an IPython frame line; an exception line after them is no such
     line). (rev16 B1) In a log whose every line is numbered (a paste with line numbers, a PID-first logger) a numbered
     line is never the frame line, and one whose code is an exception line (_EXC_HEAD) is never code. Bounded: a numbered
     line's 4 KiB head, then IPY_BACK lines of 8 KiB at most, only for such a line; (rev16 S2) the walk back stops at the
-    last numbered line walked back from in the same block (_last) and takes its answer (the frame line still IPY_BACK lines
-    up at most), so each line is read back over once: a log of numbered lines reads in linear time, not 64 times over. The
-    scanner calls it on its lines in order; another order only reads back more."""
+    last numbered line walked back from in the same block and takes its answer (the frame line still IPY_BACK lines up at
+    most), so each line is read back over once: a log of numbered lines reads in linear time, not 64 times over. The
+    scanner calls it on its lines in order; another order only reads back more. (rev18 D2) That answer is kept on `memo`
+    (its attribute _ipy_last; the scanner passes its Scan, one memo a scan); without one each line walks back alone.
+    `line` must be the block's own line at `start` (block[start:eol], the scanner's raw): the memo stores the walk's
+    answer for that line, and another line's answer there would be taken for the lines below it."""
     if frame_source(line_before(block, start, tail), line):
         return True
     head = _plain(line)
     m = _IPY_NUMBERED.match(head)
     if not m or not head[m.end():].strip() or _JOINED_EXC.search(head, m.end()) or _EXC_HEAD.match(head, m.end()):
         return False            # (as under a Python frame: a line with an exception joined on after its code is read)
-    global _last
-    last = _last
+    last = getattr(memo, "_ipy_last", _NONE)
     known = last[2] if last[0] is block and last[1] is tail and last[2] < start else -1
     buf, end = (block, start) if start else (tail, len(tail))
     found = 0
@@ -188,7 +198,8 @@ def source_line(block: bytes, start: int, tail: bytes, line: bytes) -> bool:
             break
         if prev.strip():
             break
-    _last = (block, tail, start, found)
+    if memo is not None:
+        memo._ipy_last = (block, tail, start, found)
     return found > 0
 
 

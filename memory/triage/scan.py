@@ -358,7 +358,7 @@ class Scan:
             if len(raw) < 160 and b"Prompt executed" in raw and b"emory" not in raw and b"OOM" not in raw:
                 self._run_finished()          # the most frequent anchor line: no need to decode it
                 continue
-            self._frame_src = _source_line(block, start, self.tail, raw)
+            self._frame_src = _source_line(block, start, self.tail, raw, self)
             segs = _segments(raw, L.HEAD_ANCHORS if head else scan_keys if idle else
                              L.OPEN_ANCHORS_TRAINED if self.facts["training_log"] else L.OPEN_ANCHORS)
             for i, seg in enumerate(segs):

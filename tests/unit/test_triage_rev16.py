@@ -8,6 +8,8 @@ Colab's 7.34) and 8.0-8.4 ("Input In [3], in <module>") were no frame lines, so 
 arrow line under them, then an old torch's AttributeError, was read as an OOM (rev15 D2's case).
 S2: each numbered line was read back over up to 64 lines, so a log of numbered lines read 64 times over; the walk back now
 stops at the last numbered line walked back from and takes its answer."""
+import types
+
 from support.regex_time import assert_each_fast
 from gpu_garden.memory.triage import chain_links, engine
 from gpu_garden.memory.triage.chain_links import _EXC_HEAD, _IPY_FRAME, source_line
@@ -41,10 +43,10 @@ def test_each_guard_alone():
     frame = b"File ~/x.py:5, in f()\n      4 y = 1\n"
     assert source_line(frame, len(frame), b"", b"      5 except torch.OutOfMemoryError:")
     for line in (b"      5 torch.OutOfMemoryError: CUDA out of memory.", b"0 OutOfMemoryError:", b"12 x.YError(Inner): m",
-                 b"  7 ResourceWarning: unclosed", b"  7   RuntimeException: x"):
+                 b"  7 ResourceWarning: unclosed"):
         assert not source_line(frame, len(frame), b"", line), line
     for line in (b"      5 except torch.OutOfMemoryError:", b"      5 raise OutOfMemoryError(msg)", b"      5 Error = 3",
-                 b"      5 KeyError.x: int"):
+                 b"      5 KeyError.x: int", b"  7   RuntimeException: x"):      # (rev18 S1) indented: the frame's code
         assert source_line(frame, len(frame), b"", line), line
 
 
@@ -101,14 +103,17 @@ def test_numbered_log_reads_each_line_back_once(monkeypatch):
 
 
 def test_the_walk_back_keeps_its_bound_and_its_block():
+    # (rev18 D2) the memo is the caller's object (the scanner passes its Scan), not a module global
+    memo, line = types.SimpleNamespace(), b"      4 y = 1"
     block = b"File ~/x.py:5, in f()\n" + b"      4 y = 1\n" * 70
     starts = [i + 1 for i, c in enumerate(block[:-1]) if c == 10]
-    assert [source_line(block, s, b"", b"      4 y = 1") for s in starts] == [True] * 64 + [False] * 6
-    chain_links._last = (None, None, -1, 0)       # each line alone, no answer above it to take
-    assert source_line(block, starts[63], b"", b"      4 y = 1") and not source_line(block, starts[64], b"", b"      4 y = 1")
-    assert source_line(block, starts[10], b"", b"      4 y = 1")
+    assert [source_line(block, s, b"", line, memo) for s in starts] == [True] * 64 + [False] * 6
+    assert [source_line(block, s, b"", line) for s in starts] == [True] * 64 + [False] * 6      # no memo: each line alone
+    memo = types.SimpleNamespace()       # each line alone, no answer above it to take
+    assert source_line(block, starts[63], b"", line, memo) and not source_line(block, starts[64], b"", line, memo)
+    assert source_line(block, starts[10], b"", line, memo)
     other = bytes(bytearray(block.replace(b"File ~/x.py:5, in f()", b"INFO: no frame here  ")))   # another block, same length
-    assert not source_line(other, starts[20], b"", b"      4 y = 1")     # the last answer is another block's
+    assert not source_line(other, starts[20], b"", line, memo)     # the last answer is another block's
     tail, rest = block[:starts[5]], block[starts[5]:]
-    assert source_line(rest, 0, tail, b"      4 y = 1") and source_line(rest, 14 * 20, tail, b"      4 y = 1")
-    assert not source_line(rest, 14 * 30, b"      4 y = 1\n" * 5, b"      4 y = 1")      # another tail
+    assert source_line(rest, 0, tail, line, memo) and source_line(rest, 14 * 20, tail, line, memo)
+    assert not source_line(rest, 14 * 30, b"      4 y = 1\n" * 5, line, memo)      # another tail
