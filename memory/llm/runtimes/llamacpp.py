@@ -18,7 +18,7 @@ from ..spec import FULL, LINEAR, MAMBA, SLIDING
 from ..weights import layer_weights
 from . import at_least, ik_build
 from .llamacpp_kv_padding import QUANT_KV, kv_buffer_pad  # noqa: F401  (QUANT_KV re-exported: its old home)
-from .llamacpp_noflash import no_flash_token_values
+from .llamacpp_noflash import QWEN35_MOE_ARCHS, no_flash_token_values
 from .llamacpp_offload import cpu_expert_bytes, override_cpu_layers  # noqa: F401  (plan.py reads them here)
 
 CUDA_CONTEXT = 384 * MiB     # ggml-cuda context + cuBLAS handles
@@ -381,7 +381,7 @@ MASK_FLASH_BYTES = 4 + 2
 # lower bound: the rest of the printed figure (8.28 MiB more with a q8_0 / q4_0 cache, 21.02 with f16, at 34k-132k; 557.02
 # at -np 16 x 4096) is not modelled.
 MASK_F32_BYTES = 4
-MASK_UNDER_LOGITS_ARCHS = ("qwen3_5_moe",)
+MASK_UNDER_LOGITS_ARCHS = QWEN35_MOE_ARCHS  # a GGUF's qwen35moe too (rev19 B1)
 
 
 def mask_under_logits(spec, s, outs) -> bool:

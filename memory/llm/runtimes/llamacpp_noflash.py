@@ -27,7 +27,12 @@
 # block less (CUDA2, 3463.22), a layout of that card's split not modelled. Not read: -ot sending the attention weights
 # to the CPU (their matmuls offloaded to the GPU with the weights copied in: 5125 values a token fewer on CUDA1-3 at
 # 32768 cells, -ub 1585, than this term).
-GATED_ATTN_ARCHS = ("qwen3_5",)
+# (rev19 B1) The family by both its names, matched by prefix: Hugging Face's model_type (qwen3_5, qwen3_5_moe and their
+# _text configs) and a GGUF's general.architecture (qwen35, qwen35moe), which load_gguf keeps as spec.arch. One pair for
+# every llama.cpp gate on this family (llamacpp_offload.ATTN_ARCHS, llamacpp.MASK_UNDER_LOGITS_ARCHS).
+QWEN35_ARCHS = ("qwen3_5", "qwen35")
+QWEN35_MOE_ARCHS = ("qwen3_5_moe", "qwen35moe")
+GATED_ATTN_ARCHS = QWEN35_ARCHS
 MROPE_POSITIONS = 4
 
 
