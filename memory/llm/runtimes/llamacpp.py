@@ -17,6 +17,7 @@ from ..cache import kv_cache
 from ..spec import FULL, LINEAR, MAMBA, SLIDING
 from ..weights import layer_weights
 from . import at_least, ik_build
+from .llamacpp_mask import MASK_FLASH_BYTES, mask_elements
 from .llamacpp_kv_padding import QUANT_KV, kv_buffer_pad  # noqa: F401  (QUANT_KV re-exported: its old home)
 from .llamacpp_noflash import QWEN35_MOE_ARCHS, no_flash_token_values
 from .llamacpp_offload import cpu_expert_bytes, override_cpu_layers  # noqa: F401  (plan.py reads them here)
@@ -353,16 +354,6 @@ def offloads_output(s, rows: int) -> bool:
     return (rows >= OP_OFFLOAD_MIN_BATCH and not METAL_GPU.search(str(s.get("gpu_name") or "")))
 
 
-# The attention mask under flash attention (llama-graph.cpp build_attn_inp_kv / build_attn_inp_kv_iswa, May 2025 to
-# 2026): an f32 input of n_kv x n_tokens/n_stream x n_stream (n_kv the whole cache at the reserve; n_stream 1 when
-# unified, else -np streams of -c/-np cells), cast to f16 for FLASH_ATTN_EXT. An input runs on the CPU backend
-# (ggml_backend_sched_backend_id_from_cur "1.inp": the CPU compute buffer holds the f32 mask, Qwen3-Coder-Next 262k:
-# "Host ... + 520" = 512 MiB + 8) and the cast on the GPU, so the GPU's buffer holds the f32 copy (a split input) and
-# the f16 cast at once: 6 bytes a mask element (4 + 2; an iSWA model has a second mask over its window's cells).
-# Without flash attention the f32 mask feeds the scores directly (the score term's 1 + n_head).
-MASK_FLASH_BYTES = 4 + 2
-
-
 # The f32 mask's GPU copy under the logits (kv-accuracy round 71, batch 76). A split input is copied into the GPU's
 # compute buffer at the start of its split (ggml-backend.cpp ggml_backend_sched_split_graph: "create a copy of the input
 # in the split's backend", the copy a node of graph_copy allocated before the split's own nodes) and freed once its one
@@ -389,13 +380,6 @@ def mask_under_logits(spec, s, outs) -> bool:
     logits)?"""
     return (outs is None and spec.arch.startswith(MASK_UNDER_LOGITS_ARCHS)
             and bool(VULKAN_GPU.search(str(s.get("gpu_name") or ""))))
-
-
-def mask_elements(spec, kvd, ubatch: int, unified: bool, parallel: int) -> int:
-    """Elements of the attention masks of the reserve graph (full layers' and the sliding window's)."""
-    kinds = spec.layer_kinds
-    n_kv = (kvd["cells"] if FULL in kinds else 0) + (kvd.get("sliding_cells", 0) if SLIDING in kinds else 0)
-    return int(n_kv * ubatch // (1 if unified else max(parallel, 1)))
 
 
 # A layer left on the CPU runs its attention on the GPU (kv-accuracy round 72, batch 77). Op offload moves the layer's
