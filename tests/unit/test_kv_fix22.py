@@ -13,6 +13,14 @@ B1. A spec read from a GGUF names the family by general.architecture, qwen35 / q
     The logits (1024-token vocabulary here: 4 x 512 x (4096 + 1024) = 10 MiB) are not at that peak.
     The same gap in MASK_UNDER_LOGITS_ARCHS: a qwen35moe GGUF on Vulkan takes the mask under the logits, as a
     qwen3_5_moe config does; the dense qwen35 does not.
+
+S1. ik_llama.cpp keeps the old term without flash attention, as Ollama's own engine does: its qwen35 graph
+    (src/graphs/build_qwen35.cpp at ikawrakow/ik_llama.cpp 8337e4cd) calls build_std_attention and its src/ has no
+    k_idxs / v_idxs inputs, so the live set read in llama.cpp's graph is not its. Qwen3.5-9B at 65,536 cells, -ub 512:
+      mainline 4 x 512 x (22,535 + 65,536 x 17) = 2,327,853,056 B; ik 2048 x (16,385 + 1,114,112) = 2,315,257,856 B
+    Qwen3.5-122B-A10B on four cards at 16,384 cells, -ub 1586, each card:
+      mainline 6344 x (34,823 + 16,384 x 33) = 6344 x 575,495 = 3,650,940,280 B
+      ik 6344 x (12,289 + 540,672) = 6344 x 552,961 = 3,507,984,584 B
 """
 import runpy
 import sys
@@ -64,3 +72,21 @@ def test_a_gguf_qwen35moe_on_vulkan_takes_the_mask_under_the_logits(gguf_specs):
     assert mask_under_logits(gguf_specs["122b"], vulkan, None)
     assert not mask_under_logits(gguf_specs["9b"], vulkan, None)
     assert not mask_under_logits(gguf_specs["122b"], {"gpu_name": "NVIDIA Tesla P100"}, None)
+
+
+def _buffers(model, version, **knobs):
+    from gpu_garden.memory.llm import kv as llm
+    r = llm.plan(llm.describe(model=model), runtime="llama.cpp", runtime_version=version, flash_attn="off",
+                 kv_dtype="f16", **knobs)
+    return r["overhead"]["compute_buffer"], [d["compute_buffer"] for d in r.get("devices") or ()]
+
+
+def test_ik_llama_cpp_keeps_the_old_term_without_flash_attention():
+    ik = "ik_llama.cpp 4100 (8337e4cd)"
+    assert _buffers("Qwen/Qwen3.5-9B", "b8193", ctx=65_536, ubatch=512)[0] == 4 * 512 * (22_535 + 65_536 * 17)
+    assert _buffers("Qwen/Qwen3.5-9B", ik, ctx=65_536, ubatch=512)[0] == 4 * 512 * (16_385 + 65_536 * 17) \
+        == 2_315_257_856
+    cards = dict(ctx=16_384, ubatch=1586, num_gpus=4, weights_dtype="Q4_K_M")
+    assert _buffers("Qwen/Qwen3.5-122B-A10B", "b8829", **cards)[1] == [6344 * 575_495] * 4 == [3_650_940_280] * 4
+    assert _buffers("Qwen/Qwen3.5-122B-A10B", ik, **cards)[1] == [6344 * (12_289 + 16_384 * 33)] * 4 \
+        == [3_507_984_584] * 4

@@ -465,7 +465,8 @@ def ffn_live_values(spec) -> int:
 
 
 def compute_buffer(spec, cells: int, ubatch: int, flash: bool, logits: bool = True, outputs: int | None = None,
-                   out_copy: int = 0, mask: int = 0, glu: bool = True, under: bool = False, cpu_attn: int = 0) -> int:
+                   out_copy: int = 0, mask: int = 0, glu: bool = True, under: bool = False, cpu_attn: int = 0,
+                   graph: bool = True) -> int:
     """ggml compute buffer for a full offload: the larger of the attention scores (absent with flash attention)
     and the output logits, 4 bytes each (Ollama's GraphSize for llama-family graphs); with flash attention, also the
     gated feed-forward's live set (ffn_live_values) beside the mask's f16 cast. logits=False: a GPU of a
@@ -476,7 +477,8 @@ def compute_buffer(spec, cells: int, ubatch: int, flash: bool, logits: bool = Tr
     glu=False: the feed-forward term as it was before round 59, 4 x n_embd + the widest MLP a token, and no_flash_token_values'
     old term (Ollama's own engine, whose graph is not llama.cpp's and was not read). under: the logits sit above the f32
     mask copy's freed region (mask_under_logits): 4 bytes a mask element more. cpu_attn: with flash attention, the bytes
-    live beside the mask's two copies where layer 0 is on the CPU (cpu_attention_inputs)."""
+    live beside the mask's two copies where layer 0 is on the CPU (cpu_attention_inputs). graph=False: without flash
+    attention, no_flash_token_values' old term only (ik_llama.cpp, whose qwen35 graph is not llama.cpp's: rev19 S1)."""
     d, H, V = spec.hidden, spec.n_heads, spec.vocab
     rows = ubatch if outputs is None else min(ubatch, outputs)
     logits = (4 * (ubatch * d + rows * V) + out_copy + (MASK_F32_BYTES * mask if under and flash else 0)
@@ -485,7 +487,7 @@ def compute_buffer(spec, cells: int, ubatch: int, flash: bool, logits: bool = Tr
         ffn = (4 * ubatch * ffn_live_values(spec) + MASK_F16_BYTES * mask if glu else
                4 * ubatch * (4 * d + max(spec.intermediate, spec.moe_intermediate * max(spec.n_experts_per_tok, 1))))
         return int(max(logits, ffn, MASK_FLASH_BYTES * mask + cpu_attn + 4 * ubatch * per_layer_inputs(spec)))
-    return int(max(4 * ubatch * (no_flash_token_values(spec, glu) + cells * (1 + H) + per_layer_inputs(spec)), logits))
+    return int(max(4 * ubatch * (no_flash_token_values(spec, glu and graph) + cells * (1 + H) + per_layer_inputs(spec)), logits))
 
 
 def evaluate(spec, ctx, parallel, kv, roles, vram, s, projector=None) -> dict:
@@ -520,7 +522,8 @@ def evaluate(spec, ctx, parallel, kv, roles, vram, s, projector=None) -> dict:
     context = device_context(s)
     over = {"cuda_context": context,
             "compute_buffer": (compute_buffer(spec, kvd["cells"], s["ubatch"], s["flash"], outputs=outs, out_copy=out_copy,
-                                              mask=mask, under=mask_under_logits(spec, s, outs), cpu_attn=cpu_attn)
+                                              mask=mask, under=mask_under_logits(spec, s, outs), cpu_attn=cpu_attn,
+                                              graph=not s.get("ik"))
                                if ngl > 0 or out_copy or cpu_attn else 0)}
     if projector and s["mmproj"]:
         over["projector"] = projector["weights"] + projector["graph"]
@@ -551,7 +554,8 @@ def evaluate(spec, ctx, parallel, kv, roles, vram, s, projector=None) -> dict:
         for i, dv in enumerate(devs):  # an offloaded op (the output matmul, layer 0's attention) goes to the first GPU
             copy, attn = (out_copy, cpu_attn) if i == 0 else (0, 0)
             dv["compute_buffer"] = (compute_buffer(spec, kvd["cells"], s["ubatch"], s["flash"], dv["output_layer"] or bool(copy),
-                                                   outs, copy, mask, under=mask_under_logits(spec, s, outs), cpu_attn=attn)
+                                                   outs, copy, mask, under=mask_under_logits(spec, s, outs), cpu_attn=attn,
+                                                   graph=not s.get("ik"))
                                     if dv["layers"] or dv["output_layer"] or copy or attn else 0)
             dv["total"] = int(dv["weights"] + dv["kv"] + dv["state"] + dv["indexer"] + context + card_margin
                               + dv["compute_buffer"])
