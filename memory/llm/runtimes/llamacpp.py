@@ -491,7 +491,9 @@ def compute_buffer(spec, cells: int, ubatch: int, flash: bool, logits: bool = Tr
 
 
 def evaluate(spec, ctx, parallel, kv, roles, vram, s, projector=None) -> dict:
-    s = dict(s, ubatch=min(s["ubatch"], ctx or s["ubatch"]))  # n_ubatch <= n_batch <= n_ctx (llama-context.cpp 161-163)
+    # llama.cpp reserves min(n_ctx, n_batch, n_ubatch) (llama-context.cpp 161-163); kv has no -b: it takes -b >= -ub (every
+    # row above llama-server's default -b 2048 passes an equal or larger -b; rev19 S2), so -ub 4096 alone reads as 4096
+    s = dict(s, ubatch=min(s["ubatch"], ctx or s["ubatch"]))
     kvd = kv_cache(spec, ctx, parallel, kv, "llama.cpp", ubatch=s["ubatch"], swa_full=s["swa_full"], kv_v=s["kv_v"],
                    mla_cache=s["mla_cache"], unified=s["unified"], flash=s["flash"])
     L, first = spec.n_layers, s.get("output_first", False)
