@@ -21,12 +21,32 @@ S1. ik_llama.cpp keeps the old term without flash attention, as Ollama's own eng
     Qwen3.5-122B-A10B on four cards at 16,384 cells, -ub 1586, each card:
       mainline 6344 x (34,823 + 16,384 x 33) = 6344 x 575,495 = 3,650,940,280 B
       ik 6344 x (12,289 + 540,672) = 6344 x 552,961 = 3,507,984,584 B
+
+D5. The round's two hand figures, per card (bench_llm.json scores no card):
+    131,072 cells, -ub 1586, no flash attention, attention on the CPU (batch 105, OOM), every card:
+      4 x 1586 x (34,823 + 131,072 x 33) = 6344 x 4,360,199 = 27,661,102,456 B = 26379.68 MiB (printed CUDA0 26474.02)
+    its flash-attention sibling at 4096 cells, -b/-ub 8192 (batch 105), capped at -ub 4096: a middle card holds the
+    feed-forward's live set (the routed experts: max(3 x 8 x 1024 + 3072, 8 x 1024 + 8 x 3072 + 3072) = 35,840 a
+    token) beside the mask's f16 cast (2 bytes x 4096 x 4096):
+      4 x 4096 x 35,840 + 2 x 16,777,216 = 587,202,560 + 33,554,432 = 620,756,992 B = 592.0 MiB (printed 944.13;
+      1184.0 at -ub 8192: 4 x 8192 x 35,840 + 2 x 4096 x 8192 = 1,241,513,984 B)
+      the output card the logits: 4 x 4096 x (3072 + 248,320) = 4,118,806,528 B = 3928.0 MiB (printed 4024.00)
+D3. Batch 111's 1024-context sibling (-b/-ub 8192, flash attention), capped at -ub 1024 (not scored):
+      a middle card 4 x 1024 x 35,840 + 2 x 1024 x 1024 = 146,800,640 + 2,097,152 = 148,897,792 B = 142.0 MiB
+      (printed 230.03; 1136.0 at -ub 8192: 1,174,405,120 + 2 x 1024 x 8192 = 1,191,182,336 B)
+      the output card 4 x 1024 x 251,392 = 1,029,701,632 B = 982.0 MiB (printed 1006.00; 7856.0 at -ub 8192)
+D2. Qwen3-Next (qwen3next) projects its query and gate together too (qwen3next.cpp 112-167: Qcur_full held by the
+    gate's view until the ggml_cont after build_attn), but its graph was not traced: it keeps the old term, 1 + 4 x 2048
+    = 8193 a token, a deliberate choice (by analogy about 3 x 2048 + 3 x 16 x 256 + 2 x 2 x 256 + 2 + 1 + 1 = 19,460,
+    22 MiB more at -ub 512; docs/kv-accuracy.md lists it as open). The same for its GGUF name, qwen3next.
 """
 import runpy
 import sys
 from pathlib import Path
 
 import pytest
+
+from support.pack import load_benchmark
 
 MiB = 1 << 20
 ROOT = Path(__file__).resolve().parents[2]
@@ -90,3 +110,42 @@ def test_ik_llama_cpp_keeps_the_old_term_without_flash_attention():
     assert _buffers("Qwen/Qwen3.5-122B-A10B", "b8829", **cards)[1] == [6344 * 575_495] * 4 == [3_650_940_280] * 4
     assert _buffers("Qwen/Qwen3.5-122B-A10B", ik, **cards)[1] == [6344 * (12_289 + 16_384 * 33)] * 4 \
         == [3_507_984_584] * 4
+
+
+def _cards(rid):
+    import json
+    rows = json.loads((ROOT / "benchmarks" / "data" / "llm_measured.json").read_text())["rows"]
+    _, res = load_benchmark("bench_llm")._plan(next(r for r in rows if r["id"] == rid))
+    return [d["compute_buffer"] for d in res["devices"]]
+
+
+P100 = "mimi-qwen35-122b-a10b-q4km-4xp100-"
+
+
+def test_the_round_105_hand_figures_per_card():
+    assert _cards(P100 + "131k-ub1586-nofa-ot36-attn49-oom") == [6344 * 4_360_199] * 4 == [27_661_102_456] * 4
+    assert round(27_661_102_456 / MiB, 2) == 26379.68
+    middle = 4 * 4096 * 35_840 + 2 * 4096 * 4096
+    assert _cards(P100 + "4k-ub4096-ot36") == [middle] * 3 + [4 * 4096 * (3072 + 248_320)] \
+        == [620_756_992] * 3 + [4_118_806_528]
+    assert (620_756_992 / MiB, 4_118_806_528 / MiB) == (592.0, 3928.0)
+
+
+def test_batch_111_1k_ub8192_cards_are_capped_at_the_context():
+    middle = 4 * 1024 * 35_840 + 2 * 1024 * 1024
+    assert _cards(P100 + "1k-ub8192-ot36") == [middle] * 3 + [4 * 1024 * 251_392] == [148_897_792] * 3 + [1_029_701_632]
+    assert (148_897_792 / MiB, 1_029_701_632 / MiB) == (142.0, 982.0)
+
+
+def test_qwen3next_keeps_the_old_term(tmp_path):
+    import json
+
+    from gpu_garden.memory.llm.runtimes.llamacpp_noflash import no_flash_token_values
+    from gpu_garden.memory.llm.spec import from_config, from_gguf_metadata
+    cfg = json.loads((ROOT / "memory" / "llm" / "models" / "Qwen3-Next-80B-A3B.json").read_text())
+    s = from_config(cfg, "config.json")
+    assert s.arch == "qwen3_next" and no_flash_token_values(s) == 1 + 4 * 2048 == 8193
+    g = from_gguf_metadata({"general.architecture": "qwen3next", "qwen3next.block_count": 4,
+                            "qwen3next.embedding_length": 2048, "qwen3next.attention.head_count": 16,
+                            "qwen3next.attention.head_count_kv": 2, "qwen3next.attention.key_length": 256})
+    assert no_flash_token_values(g) == 8193
