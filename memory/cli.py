@@ -260,7 +260,7 @@ def build_parser() -> argparse.ArgumentParser:
                    "decoder layers' weights per GPU stay in pinned host RAM (whole parameters, in layer order); the "
                    "GPU's weights and the KV budget change by as much")
     s.add_argument("--flash-attn", choices=["on", "off", "auto"], help="llama.cpp -fa / OLLAMA_FLASH_ATTENTION (default: the version's)")
-    s.add_argument("--ubatch", type=_positive(int), metavar="N", help="llama.cpp micro-batch -ub (default 512); Ollama >= 0.30: its num_batch (-b/-ub; default: its scheduler's 512/1024/2048 by context)")
+    s.add_argument("--ubatch", type=_positive(int), metavar="N", help="llama.cpp micro-batch -ub (default 512; capped at -c; -b is taken to be at least -ub: llama-server's default -b 2048 caps a larger -ub given alone, which kv does not model); Ollama >= 0.30: its num_batch (-b/-ub; default: its scheduler's 512/1024/2048 by context)")
     s.add_argument("--ngl", type=_int_or_word, metavar="N", help="layers on the GPU (llama.cpp -ngl, Ollama num_gpu; "
                    "-1 / auto: the build's default placement, -2 / all: every layer; default: the runtime's placement)")
     s.add_argument("--num-gpus", type=_positive(int), metavar="N", help="GPUs of --vram each: Ollama spreads the model over them (memory.required.full adds a reserve, a layer buffer and a graph per GPU); llama.cpp splits the layers (equally, or by --tensor-split) and each card holds its own context and compute buffer")

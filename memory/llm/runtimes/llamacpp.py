@@ -17,8 +17,9 @@ from ..cache import kv_cache
 from ..spec import FULL, LINEAR, MAMBA, SLIDING
 from ..weights import layer_weights
 from . import at_least, ik_build
+from .llamacpp_mask import MASK_FLASH_BYTES, mask_elements
 from .llamacpp_kv_padding import QUANT_KV, kv_buffer_pad  # noqa: F401  (QUANT_KV re-exported: its old home)
-from .llamacpp_noflash import no_flash_token_values
+from .llamacpp_noflash import QWEN35_MOE_ARCHS, no_flash_token_values
 from .llamacpp_offload import cpu_expert_bytes, override_cpu_layers  # noqa: F401  (plan.py reads them here)
 
 CUDA_CONTEXT = 384 * MiB     # ggml-cuda context + cuBLAS handles
@@ -353,16 +354,6 @@ def offloads_output(s, rows: int) -> bool:
     return (rows >= OP_OFFLOAD_MIN_BATCH and not METAL_GPU.search(str(s.get("gpu_name") or "")))
 
 
-# The attention mask under flash attention (llama-graph.cpp build_attn_inp_kv / build_attn_inp_kv_iswa, May 2025 to
-# 2026): an f32 input of n_kv x n_tokens/n_stream x n_stream (n_kv the whole cache at the reserve; n_stream 1 when
-# unified, else -np streams of -c/-np cells), cast to f16 for FLASH_ATTN_EXT. An input runs on the CPU backend
-# (ggml_backend_sched_backend_id_from_cur "1.inp": the CPU compute buffer holds the f32 mask, Qwen3-Coder-Next 262k:
-# "Host ... + 520" = 512 MiB + 8) and the cast on the GPU, so the GPU's buffer holds the f32 copy (a split input) and
-# the f16 cast at once: 6 bytes a mask element (4 + 2; an iSWA model has a second mask over its window's cells).
-# Without flash attention the f32 mask feeds the scores directly (the score term's 1 + n_head).
-MASK_FLASH_BYTES = 4 + 2
-
-
 # The f32 mask's GPU copy under the logits (kv-accuracy round 71, batch 76). A split input is copied into the GPU's
 # compute buffer at the start of its split (ggml-backend.cpp ggml_backend_sched_split_graph: "create a copy of the input
 # in the split's backend", the copy a node of graph_copy allocated before the split's own nodes) and freed once its one
@@ -381,7 +372,7 @@ MASK_FLASH_BYTES = 4 + 2
 # lower bound: the rest of the printed figure (8.28 MiB more with a q8_0 / q4_0 cache, 21.02 with f16, at 34k-132k; 557.02
 # at -np 16 x 4096) is not modelled.
 MASK_F32_BYTES = 4
-MASK_UNDER_LOGITS_ARCHS = ("qwen3_5_moe",)
+MASK_UNDER_LOGITS_ARCHS = QWEN35_MOE_ARCHS  # a GGUF's qwen35moe too (rev19 B1)
 
 
 def mask_under_logits(spec, s, outs) -> bool:
@@ -389,13 +380,6 @@ def mask_under_logits(spec, s, outs) -> bool:
     logits)?"""
     return (outs is None and spec.arch.startswith(MASK_UNDER_LOGITS_ARCHS)
             and bool(VULKAN_GPU.search(str(s.get("gpu_name") or ""))))
-
-
-def mask_elements(spec, kvd, ubatch: int, unified: bool, parallel: int) -> int:
-    """Elements of the attention masks of the reserve graph (full layers' and the sliding window's)."""
-    kinds = spec.layer_kinds
-    n_kv = (kvd["cells"] if FULL in kinds else 0) + (kvd.get("sliding_cells", 0) if SLIDING in kinds else 0)
-    return int(n_kv * ubatch // (1 if unified else max(parallel, 1)))
 
 
 # A layer left on the CPU runs its attention on the GPU (kv-accuracy round 72, batch 77). Op offload moves the layer's
@@ -481,7 +465,8 @@ def ffn_live_values(spec) -> int:
 
 
 def compute_buffer(spec, cells: int, ubatch: int, flash: bool, logits: bool = True, outputs: int | None = None,
-                   out_copy: int = 0, mask: int = 0, glu: bool = True, under: bool = False, cpu_attn: int = 0) -> int:
+                   out_copy: int = 0, mask: int = 0, glu: bool = True, under: bool = False, cpu_attn: int = 0,
+                   graph: bool = True) -> int:
     """ggml compute buffer for a full offload: the larger of the attention scores (absent with flash attention)
     and the output logits, 4 bytes each (Ollama's GraphSize for llama-family graphs); with flash attention, also the
     gated feed-forward's live set (ffn_live_values) beside the mask's f16 cast. logits=False: a GPU of a
@@ -492,7 +477,8 @@ def compute_buffer(spec, cells: int, ubatch: int, flash: bool, logits: bool = Tr
     glu=False: the feed-forward term as it was before round 59, 4 x n_embd + the widest MLP a token, and no_flash_token_values'
     old term (Ollama's own engine, whose graph is not llama.cpp's and was not read). under: the logits sit above the f32
     mask copy's freed region (mask_under_logits): 4 bytes a mask element more. cpu_attn: with flash attention, the bytes
-    live beside the mask's two copies where layer 0 is on the CPU (cpu_attention_inputs)."""
+    live beside the mask's two copies where layer 0 is on the CPU (cpu_attention_inputs). graph=False: without flash
+    attention, no_flash_token_values' old term only (ik_llama.cpp, whose qwen35 graph is not llama.cpp's: rev19 S1)."""
     d, H, V = spec.hidden, spec.n_heads, spec.vocab
     rows = ubatch if outputs is None else min(ubatch, outputs)
     logits = (4 * (ubatch * d + rows * V) + out_copy + (MASK_F32_BYTES * mask if under and flash else 0)
@@ -501,11 +487,13 @@ def compute_buffer(spec, cells: int, ubatch: int, flash: bool, logits: bool = Tr
         ffn = (4 * ubatch * ffn_live_values(spec) + MASK_F16_BYTES * mask if glu else
                4 * ubatch * (4 * d + max(spec.intermediate, spec.moe_intermediate * max(spec.n_experts_per_tok, 1))))
         return int(max(logits, ffn, MASK_FLASH_BYTES * mask + cpu_attn + 4 * ubatch * per_layer_inputs(spec)))
-    return int(max(4 * ubatch * (no_flash_token_values(spec, glu) + cells * (1 + H) + per_layer_inputs(spec)), logits))
+    return int(max(4 * ubatch * (no_flash_token_values(spec, glu and graph) + cells * (1 + H) + per_layer_inputs(spec)), logits))
 
 
 def evaluate(spec, ctx, parallel, kv, roles, vram, s, projector=None) -> dict:
-    s = dict(s, ubatch=min(s["ubatch"], ctx or s["ubatch"]))  # n_ubatch <= n_batch <= n_ctx (llama-context.cpp 161-163)
+    # llama.cpp reserves min(n_ctx, n_batch, n_ubatch) (llama-context.cpp 161-163); kv has no -b: it takes -b >= -ub (every
+    # row above llama-server's default -b 2048 passes an equal or larger -b; rev19 S2), so -ub 4096 alone reads as 4096
+    s = dict(s, ubatch=min(s["ubatch"], ctx or s["ubatch"]))
     kvd = kv_cache(spec, ctx, parallel, kv, "llama.cpp", ubatch=s["ubatch"], swa_full=s["swa_full"], kv_v=s["kv_v"],
                    mla_cache=s["mla_cache"], unified=s["unified"], flash=s["flash"])
     L, first = spec.n_layers, s.get("output_first", False)
@@ -536,7 +524,8 @@ def evaluate(spec, ctx, parallel, kv, roles, vram, s, projector=None) -> dict:
     context = device_context(s)
     over = {"cuda_context": context,
             "compute_buffer": (compute_buffer(spec, kvd["cells"], s["ubatch"], s["flash"], outputs=outs, out_copy=out_copy,
-                                              mask=mask, under=mask_under_logits(spec, s, outs), cpu_attn=cpu_attn)
+                                              mask=mask, under=mask_under_logits(spec, s, outs), cpu_attn=cpu_attn,
+                                              graph=not s.get("ik"))
                                if ngl > 0 or out_copy or cpu_attn else 0)}
     if projector and s["mmproj"]:
         over["projector"] = projector["weights"] + projector["graph"]
@@ -567,7 +556,8 @@ def evaluate(spec, ctx, parallel, kv, roles, vram, s, projector=None) -> dict:
         for i, dv in enumerate(devs):  # an offloaded op (the output matmul, layer 0's attention) goes to the first GPU
             copy, attn = (out_copy, cpu_attn) if i == 0 else (0, 0)
             dv["compute_buffer"] = (compute_buffer(spec, kvd["cells"], s["ubatch"], s["flash"], dv["output_layer"] or bool(copy),
-                                                   outs, copy, mask, under=mask_under_logits(spec, s, outs), cpu_attn=attn)
+                                                   outs, copy, mask, under=mask_under_logits(spec, s, outs), cpu_attn=attn,
+                                                   graph=not s.get("ik"))
                                     if dv["layers"] or dv["output_layer"] or copy or attn else 0)
             dv["total"] = int(dv["weights"] + dv["kv"] + dv["state"] + dv["indexer"] + context + card_margin
                               + dv["compute_buffer"])

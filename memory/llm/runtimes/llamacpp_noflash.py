@@ -27,13 +27,22 @@
 # block less (CUDA2, 3463.22), a layout of that card's split not modelled. Not read: -ot sending the attention weights
 # to the CPU (their matmuls offloaded to the GPU with the weights copied in: 5125 values a token fewer on CUDA1-3 at
 # 32768 cells, -ub 1585, than this term).
-GATED_ATTN_ARCHS = ("qwen3_5",)
+# (rev19 S1) ik_llama.cpp keeps the old term, as Ollama's own engine does (compute_buffer's graph=False): its qwen35
+# graph (src/graphs/build_qwen35.cpp at ikawrakow/ik_llama.cpp 8337e4cd) calls build_std_attention, and its src/ has no
+# k_idxs / v_idxs inputs (the cache is written by ggml_cpy, not ggml_set_rows), so the live set above was not read there.
+# (rev19 B1) The family by both its names, matched by prefix: Hugging Face's model_type (qwen3_5, qwen3_5_moe and their
+# _text configs) and a GGUF's general.architecture (qwen35, qwen35moe), which load_gguf keeps as spec.arch. One pair for
+# every llama.cpp gate on this family (llamacpp_offload.ATTN_ARCHS, llamacpp.MASK_UNDER_LOGITS_ARCHS).
+QWEN35_ARCHS = ("qwen3_5", "qwen35")
+QWEN35_MOE_ARCHS = ("qwen3_5_moe", "qwen35moe")
+GATED_ATTN_ARCHS = QWEN35_ARCHS
 MROPE_POSITIONS = 4
 
 
 def no_flash_token_values(spec, graph: bool = True) -> int:
     """f32 values a token beside the scores and the mask at the no-flash-attention peak of llama.cpp's reserve.
-    graph=False: the old term for every architecture (Ollama's own engine, compute_buffer's glu=False)."""
+    graph=False: the old term for every architecture (Ollama's own engine, compute_buffer's glu=False; ik_llama.cpp,
+    its graph=False)."""
     d = spec.hidden
     if not graph or not spec.arch.startswith(GATED_ATTN_ARCHS):
         return 1 + 4 * d

@@ -5,6 +5,7 @@ import re
 from ...errors import UserError
 from ..spec import FULL, LINEAR
 from ..weights import expert_layer_bytes, moe_layer_flags
+from .llamacpp_noflash import QWEN35_ARCHS
 
 
 # -ot / --override-tensor PATTERN=BUFT[,PATTERN=BUFT..] (common/arg.cpp: the value split at each ',' and each part at
@@ -89,7 +90,7 @@ def _overrides(ot, device_noop: bool):
 # as --gguf-types places them). Other architectures' attention tensors are not estimated: refused as before.
 # (rev11 S4) A --gguf FILE spec of any arch carries each layer's attn_* tensors and their exact bytes from its tensor
 # table (gguf.py, attn_file_bytes): read whatever the arch; ATTN_ARCHS gates the type-average estimate (--gguf-types) only
-ATTN_ARCHS = ("qwen3_5", "qwen35")
+ATTN_ARCHS = QWEN35_ARCHS
 
 
 def attn_tensors(spec) -> list | None:
