@@ -347,7 +347,7 @@ def main(argv=None) -> int:
         sweep("REGRESSION view: the engine now", cur)
     save("triage_calibration", "python benchmarks/triage_calibration.py", out)
     show_lone(f"first sight, groups A-C, answers whose top cause stood alone under {t} (choose the runner-up here)", lone_a_c)
-    show_lone(f"first sight, groups D-E, the same (the check)", out["first_sight"]["lone"]["groups_d_e"])
+    show_lone("first sight, groups D-E, the same (the check)", lone_d_e)
     print(f"\nprior mass: fewest flag errors on A-C at {best}; rank.NOT_DETERMINED is {m}")
     if not out["first_sight"]["lone"]["d_e_agrees"]:            # the check: printed, not fatal
         print("D-E disagrees: rules_runner_up.RUNNER_UP " + ", ".join(
