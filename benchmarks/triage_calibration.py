@@ -46,6 +46,8 @@ CACHE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "gpu-
 # Each case also keeps the points of every cause of its last event (the fired rows' weights summed per cause): the
 # ranking's `ranked` is wrapped where it is (rank.ranked from 1a7ae3b on, engine.Scores.ranked before), so a change of
 # how points become a score (a prior mass, rank.NOT_DETERMINED) can be tried on first sight without re-running the rules.
+# `runner_up` names the causes whose evidence is all rules_runner_up.SAYS (the rows' likeliest other reading beside a
+# lone weak cause, as tests/support/triage_event.fired reads it): none at rules before 5e6b7150, which have no rows.
 SCORE_MANY = """
 import importlib.util, json, sys
 root, unseen_py, *names = sys.argv[1:]
@@ -72,6 +74,10 @@ def triage_text(*a, **k):
     last['r'] = run(*a, **k)
     return last['r']
 E.triage_text = triage_text
+try:
+    from gpu_garden.memory.triage.rules_runner_up import SAYS
+except ImportError:
+    SAYS = None
 out = {}
 for n in names:
     out[n] = []
@@ -79,7 +85,9 @@ for n in names:
         last.clear()
         r = U.score(p)
         ev = (last.get('r') or {}).get('events') or []
-        r['points'] = [[c['id'], c.get('points')] for c in ev[-1]['causes']] if ev else []
+        causes = ev[-1]['causes'] if ev else []
+        r['points'] = [[c['id'], c.get('points')] for c in causes]
+        r['runner_up'] = [c['id'] for c in causes if SAYS and c.get('evidence') and all(e.startswith(SAYS) for e in c['evidence'])]
         out[n].append(r)
 print(json.dumps(out))
 """
@@ -114,26 +122,14 @@ def score_commit(commit: str, names: list, use_cache: bool) -> dict:
     return {n: cached[n]["rows"] for n in names}
 
 
-# The weights rules_runner_up.WEIGHT has been committed with (0.5 from 9509d90d, 0.45 from rev17 B2): a batch recorded
-# at rules that have its rows kept the runner-up's points beside a lone weak cause as a second cause of its own.
-RUNNER_UP_WEIGHTS = (0.5, 0.45)
+def own_points(points: list, runner_up=()) -> list:
+    """The log's own points: the causes the scorer marked as rules_runner_up's (`runner_up`, SCORE_MANY's: evidence that
+    is all rules_runner_up.SAYS) are set aside, so the answer reads as the rules without the rows would have scored it
+    (rev20 S2: marked, not told by their weight, so a second cause of the log's own at 0.45 or 0.5 points is kept)."""
+    return [c for c in points if c[0] not in runner_up]
 
 
-def own_points(points: list, runner_up=None, weights=RUNNER_UP_WEIGHTS) -> list:
-    """The log's own points: where exactly two causes have points and the second is what rules_runner_up gives beside the
-    first (`runner_up`: lone cause -> its runner-up, today's table by default; its points one of `weights`; the first
-    stood alone under rank.UNCERTAIN with rank.NOT_DETERMINED, as the rows fire), the second is set aside, so the answer
-    reads as the rules without the rows would have scored it. Any other points are kept as they are."""
-    from gpu_garden.memory.triage import rank, rules_runner_up as RU
-    runner_up = {c: v[0] for c, v in RU.RUNNER_UP.items()} if runner_up is None else runner_up
-    pts = [(c, p) for c, p in points if p and p > 0]
-    if (len(pts) == 2 and runner_up.get(pts[0][0]) == pts[1][0] and any(abs(pts[1][1] - w) < 1e-9 for w in weights)
-            and round(pts[0][1] / (pts[0][1] + rank.NOT_DETERMINED), 2) < rank.UNCERTAIN):
-        return [c for c in points if c[0] != pts[1][0]]
-    return points
-
-
-def case_row(batch: str, r: dict, runner_up=None) -> dict:
+def case_row(batch: str, r: dict) -> dict:
     """One case: its top cause and score, the runner-up and its score (None when the log was not recognised), and the
     points of its own rows (own_points: a runner-up of rules_runner_up is set aside here, once, so the score tables,
     the prior sweeps and the lone table all read the log's own points; `second` stays what the answer showed)."""
@@ -141,7 +137,7 @@ def case_row(batch: str, r: dict, runner_up=None) -> dict:
     return {"batch": batch, "case": r["case"], "group": group(batch), "expect": r["expect"], "got": r.get("got"),
             "right": bool(r["cause_ok"]), "score": top[0][1] if top else 0.0,
             "second": top[1][0] if len(top) > 1 else None, "second_score": top[1][1] if len(top) > 1 else 0.0,
-            "points": own_points(r.get("points") or [], runner_up)}
+            "points": own_points(r.get("points") or [], r.get("runner_up") or ())}
 
 
 def with_prior(rows: list, mass: float) -> list:
@@ -351,7 +347,7 @@ def main(argv=None) -> int:
         sweep("REGRESSION view: the engine now", cur)
     save("triage_calibration", "python benchmarks/triage_calibration.py", out)
     show_lone(f"first sight, groups A-C, answers whose top cause stood alone under {t} (choose the runner-up here)", lone_a_c)
-    show_lone(f"first sight, groups D-E, the same (the check)", out["first_sight"]["lone"]["groups_d_e"])
+    show_lone("first sight, groups D-E, the same (the check)", lone_d_e)
     print(f"\nprior mass: fewest flag errors on A-C at {best}; rank.NOT_DETERMINED is {m}")
     if not out["first_sight"]["lone"]["d_e_agrees"]:            # the check: printed, not fatal
         print("D-E disagrees: rules_runner_up.RUNNER_UP " + ", ".join(

@@ -23,6 +23,22 @@ SPLIT_NAME = re.compile(r"(.+)-(\d{5})-of-(\d{5})\.gguf")
 ATTN_TENSOR = re.compile(r"blk\.(\d+)\.attn_\w+\.(weight|bias)")
 INTERVAL_ARCHS = ("qwen3next", "qwen35", "qwen35moe")  # layer kinds from full_attention_interval (load_gguf)
 
+# config model_type -> the GGUF architecture (general.architecture) Ollama and llama.cpp name; a GGUF's own spec
+# carries that name as spec.arch already. Gates on an architecture family read it through gguf_arch (rev20 S1)
+GGUF_ARCH = {"gemma3_text": "gemma3", "gemma3n_text": "gemma3n", "mllama_text_model": "mllama", "qwen2_5_vl": "qwen25vl",
+             "gpt_oss": "gptoss", "gpt-oss": "gptoss", "qwen3_moe": "qwen3moe", "qwen3_vl": "qwen3vl",
+             "qwen3_vl_moe": "qwen3vlmoe", "llama4_text": "llama4", "deepseek_v2": "deepseek2", "deepseek_v3": "deepseek2",
+             "qwen3_next": "qwen3next", "gemma4_text": "gemma4", "qwen3_5": "qwen35", "qwen3_5_text": "qwen35",
+             "qwen3_5_moe": "qwen35moe", "qwen3_5_moe_text": "qwen35moe", "lfm2_moe": "lfm2moe",
+             "glm4_moe_lite": "glm4moelite", "glm4_moe": "glm4moe", "glm": "chatglm"}
+
+
+def gguf_arch(spec) -> str:
+    """The architecture name a GGUF carries (Mistral 3.1/3.2 describe their text model as "mistral")."""
+    if (spec.vision or {}).get("model_type") == "pixtral":
+        return "mistral3"
+    return GGUF_ARCH.get(spec.arch, spec.arch)
+
 
 def _shard_tensors(path, no, count, tensors) -> dict:
     """The first shard's tensors and those of the other shards beside it: the whole model's table."""

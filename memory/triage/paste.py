@@ -42,12 +42,15 @@ _BORDERS = tuple(c.encode() for c in "│|┃║")      # a box's right edge: th
 # a terminal's cut can, at the width, so only a shorter line counts)
 _FRAME = re.compile(rb'[ \t]*File "[^"]+", line \d+, in [\w<>.]+[ \t]*$')
 # a rule of dashes, equals or dots (TVM's and llama.cpp's separators, a progress row of dots): a line of its own after text
-_RULE = re.compile(rb"[ \t]*[-=_*~#.]{4,}[ \t]*$")
+_RULE_CHARS = rb"[-=_*~#.]"
+_RULE = re.compile(rb"[ \t]*" + _RULE_CHARS + rb"{4,}[ \t]*$")
 # (rev18 S2) a line that is whole whatever its width: a rule of dashes or box-drawing characters (IPython >= 8.7's 75 dashes
 # above its traceback, rich's) and a header ending "(most recent call last)" (IPython's "AttributeError" + blanks +
 # "Traceback (most recent call last)", padded to the same 75 columns): read as a terminal's cut, they joined the cell's
 # "Cell In[3], line 3" frame line onto themselves, and the "----> 3 except torch.cuda.OutOfMemoryError:" under it read as an OOM
-_WHOLE = re.compile(rb"[ \t]{0,64}(?:-|\xe2[\x94\x95][\x80-\xbf]){4,1024}[ \t]{0,64}$|[^\n]{0,4096}\(most recent call last\)[ \t]{0,64}$")
+# (rev20 D2) its rule is _RULE's characters (or box-drawing ones), so an "=" or "_" rule is not joined either
+_WHOLE = re.compile(rb"[ \t]{0,64}(?:" + _RULE_CHARS + rb"|\xe2[\x94\x95][\x80-\xbf]){4,1024}[ \t]{0,64}$"
+                    rb"|[^\n]{0,4096}\(most recent call last\)[ \t]{0,64}$")
 MIN_W, MAX_W = 40, 200
 _PASTED = re.compile(rb"(?m)^(?:[ \t]|>|\||```|~~~|\d{4}-\d\d-\d\dT)")
 FULL_LINES = 2          # lines cut at the width before a text counts as wrapped

@@ -106,12 +106,13 @@ def test_ipython_8_7_cell_pasted_whole_reads_its_own_error():
 
 def test_rule_and_header_lines_are_whole():
     from gpu_garden.memory.triage import paste
-    text = (RULE + "AttributeError".ljust(42) + "Traceback (most recent call last)\nCell In[3], line 3\n" + CELL + ATTR).encode()
-    assert paste.undo(text).split(b"\n")[:3] == text.split(b"\n")[:3]            # was one line
+    for rule in (RULE, "=" * 75 + "\n", "_" * 75 + "\n"):     # (rev20 D2) "=" and "_" rules were still joined to the header
+        text = (rule + "AttributeError".ljust(42) + "Traceback (most recent call last)\nCell In[3], line 3\n" + CELL + ATTR).encode()
+        assert paste.undo(text).split(b"\n")[:3] == text.split(b"\n")[:3], rule      # was one line
     ruled = ("─" * 75 + "\n" + "x" * 75 + "\nthe rest of it\n").encode()
     assert paste.undo(ruled).split(b"\n")[0] == "─".encode() * 75
     n = 1 << 20
-    assert_each_fast([(paste._WHOLE.match, [b"-" * n, b" " * n + b"-", b"-" * n + b"x", b"\xe2\x94" * (n // 2),
+    assert_each_fast([(paste._WHOLE.match, [b"-" * n, b" " * n + b"-", b"-" * n + b"x", b"=" * n + b"x", b"\xe2\x94" * (n // 2),
                                             b"x" * n + b"(most recent call last)", b"(most recent call last" * (n // 22)])])
 
 

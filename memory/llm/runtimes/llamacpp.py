@@ -14,12 +14,13 @@ import re
 from ...errors import UserError
 from ...units import MiB
 from ..cache import kv_cache
+from ..gguf import gguf_arch
 from ..spec import FULL, LINEAR, MAMBA, SLIDING
 from ..weights import layer_weights
 from . import at_least, ik_build
 from .llamacpp_mask import MASK_FLASH_BYTES, mask_elements
 from .llamacpp_kv_padding import QUANT_KV, kv_buffer_pad  # noqa: F401  (QUANT_KV re-exported: its old home)
-from .llamacpp_noflash import QWEN35_MOE_ARCHS, no_flash_token_values
+from .llamacpp_noflash import no_flash_token_values
 from .llamacpp_offload import cpu_expert_bytes, override_cpu_layers  # noqa: F401  (plan.py reads them here)
 
 CUDA_CONTEXT = 384 * MiB     # ggml-cuda context + cuBLAS handles
@@ -90,7 +91,7 @@ ALL_LAYERS = 1 << 20  # -ngl all / 999: more than any model's layers
 #   not sized: backends differ (294 MiB on Metal at 32k, 324 MiB on ROCm at 262k for the same model; ROCm's flash
 #   workspace grows with n_ctx, llama.cpp#26038; CUDA may share the target's, llama.cpp#27489).
 # llm_arch_supports_rs_rollback names QWEN35 / QWEN35MOE; other archs' MTP contexts are not read here.
-DRAFT_MTP_ARCHS = ("qwen3_5_text", "qwen3_5_moe_text", "qwen3_5", "qwen3_5_moe")
+DRAFT_MTP_ARCHS = ("qwen35", "qwen35moe")  # GGUF names, read through gguf_arch (rev20 S1)
 DRAFT_KV = "f16"            # common_params_speculative_draft cache_type_k / cache_type_v (-ctkd / -ctvd)
 DRAFT_N_MAX = 64            # a --spec-draft-n-max beyond this is not a plausible draft length
 
@@ -100,7 +101,7 @@ def check_draft_mtp(spec, n, knobs) -> None:
     if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= DRAFT_N_MAX:
         raise UserError(f"--mtp-tokens (llama.cpp --spec-draft-n-max with --spec-type draft-mtp) must be a whole number "
                         f"1-{DRAFT_N_MAX}, got {n!r}")
-    if spec.arch not in DRAFT_MTP_ARCHS or not spec.mtp_layers:
+    if gguf_arch(spec) not in DRAFT_MTP_ARCHS or not spec.mtp_layers:
         raise UserError(f"{spec.name}: llama.cpp's draft-mtp is modelled for Qwen 3.5+ models with their MTP layer "
                         "(mtp_num_hidden_layers); this model's MTP context (or a -md draft model) is not sized here")
     if fork(knobs):
@@ -372,13 +373,13 @@ def offloads_output(s, rows: int) -> bool:
 # lower bound: the rest of the printed figure (8.28 MiB more with a q8_0 / q4_0 cache, 21.02 with f16, at 34k-132k; 557.02
 # at -np 16 x 4096) is not modelled.
 MASK_F32_BYTES = 4
-MASK_UNDER_LOGITS_ARCHS = QWEN35_MOE_ARCHS  # a GGUF's qwen35moe too (rev19 B1)
+MASK_UNDER_LOGITS_ARCHS = ("qwen35moe",)  # GGUF names, read through gguf_arch (rev19 B1, rev20 S1)
 
 
 def mask_under_logits(spec, s, outs) -> bool:
     """Does the reserve's peak hold the logits above the f32 mask copy's region (qwen35moe on Vulkan, whole-ubatch
     logits)?"""
-    return (outs is None and spec.arch.startswith(MASK_UNDER_LOGITS_ARCHS)
+    return (outs is None and gguf_arch(spec) in MASK_UNDER_LOGITS_ARCHS
             and bool(VULKAN_GPU.search(str(s.get("gpu_name") or ""))))
 
 

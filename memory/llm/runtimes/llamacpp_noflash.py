@@ -1,5 +1,7 @@
 """llama.cpp's compute buffer without flash attention: the f32 values a token that sit beside the attention scores
 (n_kv x n_ubatch x n_head f32) and the f32 mask at the reserve's peak, the scores' allocation."""
+from ..gguf import gguf_arch
+
 
 # Every architecture but the ones below keeps the term the estimate has had since it was written (Ollama's GraphSize
 # heuristic): 1 + 4 x n_embd a token.
@@ -30,12 +32,9 @@
 # (rev19 S1) ik_llama.cpp keeps the old term, as Ollama's own engine does (compute_buffer's graph=False): its qwen35
 # graph (src/graphs/build_qwen35.cpp at ikawrakow/ik_llama.cpp 8337e4cd) calls build_std_attention, and its src/ has no
 # k_idxs / v_idxs inputs (the cache is written by ggml_cpy, not ggml_set_rows), so the live set above was not read there.
-# (rev19 B1) The family by both its names, matched by prefix: Hugging Face's model_type (qwen3_5, qwen3_5_moe and their
-# _text configs) and a GGUF's general.architecture (qwen35, qwen35moe), which load_gguf keeps as spec.arch. One pair for
-# every llama.cpp gate on this family (llamacpp_offload.ATTN_ARCHS, llamacpp.MASK_UNDER_LOGITS_ARCHS).
-QWEN35_ARCHS = ("qwen3_5", "qwen35")
-QWEN35_MOE_ARCHS = ("qwen3_5_moe", "qwen35moe")
-GATED_ATTN_ARCHS = QWEN35_ARCHS
+# (rev19 B1, rev20 S1) The family by its GGUF names (general.architecture): gguf_arch turns a Hugging Face model_type
+# (qwen3_5, qwen3_5_moe and their _text configs) into them, and a GGUF's spec carries them already.
+GATED_ATTN_ARCHS = ("qwen35", "qwen35moe")
 MROPE_POSITIONS = 4
 
 
@@ -44,7 +43,7 @@ def no_flash_token_values(spec, graph: bool = True) -> int:
     graph=False: the old term for every architecture (Ollama's own engine, compute_buffer's glu=False; ik_llama.cpp,
     its graph=False)."""
     d = spec.hidden
-    if not graph or not spec.arch.startswith(GATED_ATTN_ARCHS):
+    if not graph or gguf_arch(spec) not in GATED_ATTN_ARCHS:
         return 1 + 4 * d
     q = spec.n_heads * spec.head_dim_k
     residual = (3 if spec.n_experts else 2) * d

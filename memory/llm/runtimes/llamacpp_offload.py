@@ -3,9 +3,9 @@ PATTERN=CPU (the layers whose expert tensors the pattern names, as llama.cpp's l
 import re
 
 from ...errors import UserError
+from ..gguf import gguf_arch
 from ..spec import FULL, LINEAR
 from ..weights import expert_layer_bytes, moe_layer_flags
-from .llamacpp_noflash import QWEN35_ARCHS
 
 
 # -ot / --override-tensor PATTERN=BUFT[,PATTERN=BUFT..] (common/arg.cpp: the value split at each ',' and each part at
@@ -90,7 +90,7 @@ def _overrides(ot, device_noop: bool):
 # as --gguf-types places them). Other architectures' attention tensors are not estimated: refused as before.
 # (rev11 S4) A --gguf FILE spec of any arch carries each layer's attn_* tensors and their exact bytes from its tensor
 # table (gguf.py, attn_file_bytes): read whatever the arch; ATTN_ARCHS gates the type-average estimate (--gguf-types) only
-ATTN_ARCHS = QWEN35_ARCHS
+ATTN_ARCHS = ("qwen35", "qwen35moe")  # GGUF names, read through gguf_arch (rev20 S1)
 
 
 def attn_tensors(spec) -> list | None:
@@ -100,7 +100,7 @@ def attn_tensors(spec) -> list | None:
     a layer's .weight and .bias into one key)."""
     if spec.attn_file_bytes:
         return spec.attn_file_bytes
-    if not spec.arch.startswith(ATTN_ARCHS):
+    if gguf_arch(spec) not in ATTN_ARCHS:
         return None
     if spec.mla or spec.layer_kv_heads or not spec.linear_dims:
         return None

@@ -19,6 +19,7 @@ import re
 from ...units import MiB
 from ..cache import GPTOSS_ARCHS, OLLAMA_RUNNER_FULL_SWA, kv_cache
 from ..cards import compute_capability
+from ..gguf import GGUF_ARCH, gguf_arch  # noqa: F401  (OL.gguf_arch / OL.GGUF_ARCH: their old home)
 from ..mmproj import QWEN3VL_TOWERS, file_bytes, qwen3vl_tower
 from ..weights import layer_weights
 from . import at_least, parse_version
@@ -85,13 +86,6 @@ OLLAMA_ENGINE_FROM = {"gemma3": _rc("0.11.0-rc0"), "gemma3n": _rc("0.11.0-rc0"),
                       "olmo3": _rc("0.13.4-rc2"), "lfm2": _rc("0.14.3-rc3"), "glm4moelite": _rc("0.14.3-rc2"),
                       "qwen3next": _rc("0.15.5-rc2"), "qwen35": _rc("0.17.1-rc1"), "qwen35moe": _rc("0.17.1-rc1"),
                       "lfm2moe": _rc("0.17.1-rc0"), "gemma4": _rc("0.20.0-rc0")}
-# config model_type -> the GGUF architecture Ollama names
-GGUF_ARCH = {"gemma3_text": "gemma3", "gemma3n_text": "gemma3n", "mllama_text_model": "mllama", "qwen2_5_vl": "qwen25vl",
-             "gpt_oss": "gptoss", "gpt-oss": "gptoss", "qwen3_moe": "qwen3moe", "qwen3_vl": "qwen3vl",
-             "qwen3_vl_moe": "qwen3vlmoe", "llama4_text": "llama4", "deepseek_v2": "deepseek2", "deepseek_v3": "deepseek2",
-             "qwen3_next": "qwen3next", "gemma4_text": "gemma4", "qwen3_5": "qwen35", "qwen3_5_text": "qwen35",
-             "qwen3_5_moe": "qwen35moe", "qwen3_5_moe_text": "qwen35moe", "lfm2_moe": "lfm2moe",
-             "glm4_moe_lite": "glm4moelite", "glm4_moe": "glm4moe", "glm": "chatglm"}
 # llm/memory.go: 0.6.0 still adds each layer's KV share to memoryWeights (`memoryWeights += layerSize`, where
 # layerSize = blk.Size() + kv / BlockCount()); 0.6.1 counts the blocks alone (`memoryWeights += blk.Size()`)
 WEIGHTS_TOTAL_WITH_KV = (0, 6, 1)
@@ -424,13 +418,6 @@ def mla_cache(version, spec) -> str:
     engine caches the latent (OLLAMA_LATENT_CACHE_FROM; no version: the newest), else the estimate's per-head K and V."""
     start = OLLAMA_LATENT_CACHE_FROM.get(gguf_arch(spec))
     return "latent+v" if start and (version is None or at_least(version, *start)) else OLLAMA_MLA_ESTIMATE
-
-
-def gguf_arch(spec) -> str:
-    """The architecture name Ollama's GGUF carries (Mistral 3.1/3.2 describe their text model as "mistral")."""
-    if (spec.vision or {}).get("model_type") == "pixtral":
-        return "mistral3"
-    return GGUF_ARCH.get(spec.arch, spec.arch)
 
 
 # Flash attention Ollama's own engine turns on by itself (OLLAMA_FLASH_ATTENTION unset): envconfig.FlashAttention(
