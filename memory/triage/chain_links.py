@@ -11,8 +11,9 @@ from .text import ANSI_BYTES_RE
 # (rev12 S1) set aside before a line: docker compose's "name  | ", docker logs -t's stamp (paste.STAMP, rev13 D2: Z or a
 # +hh:mm offset), journald's "Mon DD HH:MM:SS host unit[pid]: "; (rev13 D3) a line a rank's logger tagged ("[... TPn] ...",
 # TP0's too) is skipped: Python's own traceback lines carry no tag
-_LINE_PREFIX = re.compile(rb"[\w.-]{1,64} {0,16}\| ?|" + STAMP + rb"|[A-Z][a-z]{2} [ \d]\d [\d:]{8} \S{1,64} [\w.@-]{1,64}(?:\[\d{1,10}\])?: ")
-_COMPOSE = re.compile(rb"([\w.-]{1,64}) {0,16}\| ?")     # (rev15 D1) _LINE_PREFIX's docker compose form; group 1 the service
+_COMPOSE_TEXT = rb"([\w.-]{1,64}) {0,16}\| ?"           # docker compose's "service  | "; group 1 the service
+_LINE_PREFIX = re.compile(rb"(?:" + _COMPOSE_TEXT + rb")|" + STAMP + rb"|[A-Z][a-z]{2} [ \d]\d [\d:]{8} \S{1,64} [\w.@-]{1,64}(?:\[\d{1,10}\])?: ")
+_COMPOSE = re.compile(_COMPOSE_TEXT)     # (rev15 D1) _LINE_PREFIX's compose form alone, to compare the service names
 _RANK_LOG = re.compile(rb"\[[^\]\n]{0,64}\bTP\d{1,3}\]")
 # (rev13 S1) an exception line whose type says it is no OOM, whatever name it quotes: an old torch's "ImportError: cannot
 # import name 'OutOfMemoryError' from 'torch.cuda'", "AttributeError: module 'torch.cuda' has no attribute 'OutOfMemoryError'"
