@@ -46,6 +46,13 @@ OUTPUT_FIRST = FIT
 # -1 there is refused. Ollama's num_gpu -1 is its own placement, as without num_gpu.
 NGL_DEFAULT_CPU_BEFORE = (5700,)
 NGL_WORDS = {"auto": -1, "all": -2}
+# -b / --batch-size (kv's --batch, the `batch` knob): llama-server's and llama-cli's default is 2048 beside -ub 512
+# (common/common.h 403-404, common_params n_batch / n_ubatch), as is libllama's for another program (src/llama-context.cpp
+# 2890-2891, llama_context_default_params), and the context caps -b at -c and -ub at -b (src/llama-context.cpp 161-163:
+# n_batch = min(n_ctx, n_batch) with causal attention, n_ubatch = min(n_batch, n_ubatch)); all at TheTom/llama-cpp-
+# turboquant 69d8e4be (b9079), the same statements at ggml-org/llama.cpp 001d906a (src/llama-context.cpp 386-388). The
+# reserve's graph is therefore min(-c, -b, -ub) tokens: -ub 4096 given alone runs at 2048 (evaluate).
+BATCH = 2048
 
 
 def resolve_ngl(ngl, version, knobs, runtime: str):
@@ -127,6 +134,9 @@ def settings(version, knobs, parallel) -> dict:
     split = knobs.get("tensor_split")
     if split and gpus > 1 and len(split) != gpus:
         raise UserError(f"--tensor-split names {len(split)} GPUs, --num-gpus {gpus}")
+    batch = knobs.get("batch")
+    if batch is not None and (isinstance(batch, bool) or not isinstance(batch, int) or batch < 1):
+        raise UserError(f"--batch (llama.cpp -b) must be a whole number of tokens >= 1, got {batch!r}")
     ncm = knobs.get("n_cpu_moe")
     if ncm is not None and (isinstance(ncm, bool) or not isinstance(ncm, int) or ncm < 0):
         raise UserError(f"--n-cpu-moe must be a whole number of layers >= 0, got {ncm!r}")
@@ -136,7 +146,7 @@ def settings(version, knobs, parallel) -> dict:
     unified = knobs.get("kv_unified")
     if unified is None:
         unified = parallel == 1 or not at_least(version, *UNIFIED_SPLIT)
-    return {"flash": bool(flash), "ubatch": knobs.get("ubatch") or 512, "ngl": knobs.get("ngl"),
+    return {"flash": bool(flash), "ubatch": knobs.get("ubatch") or 512, "batch": batch or BATCH, "ngl": knobs.get("ngl"),
             "swa_full": bool(knobs.get("swa_full")) or fork(knobs), "unified": bool(unified), "version": version,
             "mla_cache": knobs.get("mla_cache") or mla_default(version),
             "kv_v": knobs.get("kv_dtype_v"), "mmproj": bool(knobs.get("mmproj")),
@@ -412,9 +422,8 @@ def cpu_attention_inputs(spec, kvd, s, start: int) -> int:
 
 
 def evaluate(spec, ctx, parallel, kv, roles, vram, s, projector=None) -> dict:
-    # llama.cpp reserves min(n_ctx, n_batch, n_ubatch) (llama-context.cpp 161-163); kv has no -b: it takes -b >= -ub (every
-    # row above llama-server's default -b 2048 passes an equal or larger -b; rev19 S2), so -ub 4096 alone reads as 4096
-    s = dict(s, ubatch=min(s["ubatch"], ctx or s["ubatch"]))
+    # the micro-batch the reserve is built for: min(-c, -b, -ub) (BATCH)
+    s = dict(s, ubatch=min(s["ubatch"], s.get("batch") or BATCH, ctx or s["ubatch"]))
     kvd = kv_cache(spec, ctx, parallel, kv, "llama.cpp", ubatch=s["ubatch"], swa_full=s["swa_full"], kv_v=s["kv_v"],
                    mla_cache=s["mla_cache"], unified=s["unified"], flash=s["flash"])
     L, first = spec.n_layers, s.get("output_first", False)
