@@ -1,4 +1,5 @@
-"""Task kv48: llama.cpp's -b (--batch), and compute_buffer's graph as one named choice (rev20 D4).
+"""Task kv48: llama.cpp's -b (--batch), ik_llama.cpp's padded context before the micro-batch cap (rev19 D1), and
+compute_buffer's graph as one named choice (rev20 D4).
 
 1. --batch (the `batch` knob, llama.cpp -b / --batch-size). llama-server's default -b is 2048 beside -ub 512
    (common/common.h 403-404 at TheTom/llama-cpp-turboquant 69d8e4be; ik_llama.cpp's common/common.h 296-297 the same), and
@@ -11,6 +12,14 @@
      Ollama >= 0.30 hands num_batch (--ubatch) to llama-server as -b and -ub (llm/llama_server.go): num_batch 4096 is
      not capped at 2048. Qwen2.5-0.5B (hidden 896, intermediate 4864) on 0.30.7, an RTX 3090 (flash on), 8192 tokens:
        4 x 4096 x (3 x 4864 + 896) + 2 x 8192 x 4096 = 253,755,392 + 67,108,864 = 320,864,256
+
+2. ik_llama.cpp pads -c before the caps (rev19 D1): n_ctx to 256 cells with flash attention, 32 without
+   (llama_kv_cache::get_padding, src/llama-context.h 74), then n_batch = min(n_ctx, n_batch), at least GGML_KQ_MASK_PAD
+   16, and n_ubatch = min(n_batch, n_ubatch) (src/llama.cpp 8161-8174 at ikawrakow/ik_llama.cpp 8337e4cd); mainline caps
+   at the -c given (src/llama-context.cpp 161-163, the pad at 181). Qwen2.5-7B at -c 1100 -b/-ub 8192, ik (no logits
+   cap: a whole micro-batch's, 4 x ub x (3584 + 152064) = 4 x ub x 155,648, the largest term here):
+       flash attention, 1280: 4 x 1280 x 155,648 = 796,917,760 (capped at 1100: 684,851,200)
+       without, 1120: 4 x 1120 x 155,648 = 697,303,040
 
 3. compute_buffer(..., graph=) names the runtime's graph, one of llamacpp_compute.GRAPHS; glu= and graph= (two booleans,
    four mixes for three graphs) are gone. Expected bytes by hand from the models' config.json:
@@ -111,3 +120,21 @@ def test_bench_rows_above_the_default_batch_carry_theirs():
     assert len(rows) == 16
     assert all(r["input"].get("batch", 0) >= r["input"]["ubatch"] for r in rows), [
         r["id"] for r in rows if r["input"].get("batch", 0) < r["input"]["ubatch"]]
+
+
+# Breaking it: micro_batch without its ik branch (the cap at the -c given, 1100, for ik too).
+def test_ik_llama_pads_the_context_before_the_caps():
+    from gpu_garden.memory.llm.runtimes.llamacpp import micro_batch
+    ik, main = {"ubatch": 8192, "batch": 8192, "ik": True}, {"ubatch": 8192, "batch": 8192, "ik": False}
+    assert micro_batch(dict(ik, flash=True), 1100) == 1280 and micro_batch(dict(ik, flash=False), 1100) == 1120
+    assert micro_batch(dict(main, flash=True), 1100) == micro_batch(dict(main, flash=False), 1100) == 1100
+    assert micro_batch(dict(ik, flash=True), 1000) == 1024          # rev19 D1's example
+    assert micro_batch(dict(ik, flash=True, batch=8), 4096) == 16    # GGML_KQ_MASK_PAD
+    assert micro_batch(dict(ik, flash=True, ubatch=512), 1100) == 512
+    assert micro_batch(dict(main, flash=True, batch=8), 4096) == 8
+
+    def cb(fa):
+        return llm.plan(llm.describe(model="Qwen/Qwen2.5-7B-Instruct"), "llama.cpp", ctx=1100, parallel=1, flash_attn=fa,
+                        ngl=99, runtime_version="ik_llama.cpp 3738 (fa90a986)", vram=24 * GiB, weights_dtype="Q4_K_M",
+                        ubatch=8192, batch=8192)["overhead"]["compute_buffer"]
+    assert cb(True) == 796_917_760 and cb(False) == 697_303_040

@@ -13,7 +13,7 @@ import re
 
 from ...errors import UserError
 from ...units import MiB
-from ..cache import kv_cache
+from ..cache import CTX_STEP, LLAMACPP_PAD_NO_FLASH, kv_cache
 from ..gguf import gguf_arch
 from ..spec import FULL, LINEAR, MAMBA, SLIDING
 from ..weights import layer_weights
@@ -53,6 +53,24 @@ NGL_WORDS = {"auto": -1, "all": -2}
 # turboquant 69d8e4be (b9079), the same statements at ggml-org/llama.cpp 001d906a (src/llama-context.cpp 386-388). The
 # reserve's graph is therefore min(-c, -b, -ub) tokens: -ub 4096 given alone runs at 2048 (evaluate).
 BATCH = 2048
+# (rev19 D1) ik_llama.cpp pads -c before those caps: llama_new_context_with_model pads n_ctx to llama_kv_cache::
+# get_padding (256 cells with flash attention, 32 without: src/llama-context.h 74), then n_batch = min(n_ctx, n_batch),
+# raised to GGML_KQ_MASK_PAD (16) below it, and n_ubatch = min(n_batch, n_ubatch) (src/llama.cpp 8161-8174 at
+# ikawrakow/ik_llama.cpp 8337e4cd; its -b / -ub defaults are 2048 / 512, common/common.h 296-297), so -c 1000 -b/-ub 8192
+# runs at 1024 there with flash attention. Mainline caps at the -c given and pads after (src/llama-context.cpp 181 at
+# 69d8e4be; since the llama_context refactor, e0dbec0bc, b4881: builds before it padded first too, not modelled).
+IK_KQ_MASK_PAD = 16
+
+
+def micro_batch(s, ctx) -> int:
+    """The tokens llama.cpp's reserve graph is built for: min(-c, -b, -ub) (BATCH); ik_llama.cpp's -c padded first."""
+    ub, batch = s["ubatch"], s.get("batch") or BATCH
+    if not ctx:
+        return min(ub, batch)
+    if s.get("ik"):
+        step = CTX_STEP if s["flash"] else LLAMACPP_PAD_NO_FLASH
+        return min(max(min(-(-ctx // step) * step, batch), IK_KQ_MASK_PAD), ub)
+    return min(ub, batch, ctx)
 
 
 def resolve_ngl(ngl, version, knobs, runtime: str):
@@ -422,8 +440,7 @@ def cpu_attention_inputs(spec, kvd, s, start: int) -> int:
 
 
 def evaluate(spec, ctx, parallel, kv, roles, vram, s, projector=None) -> dict:
-    # the micro-batch the reserve is built for: min(-c, -b, -ub) (BATCH)
-    s = dict(s, ubatch=min(s["ubatch"], s.get("batch") or BATCH, ctx or s["ubatch"]))
+    s = dict(s, ubatch=micro_batch(s, ctx))  # the micro-batch the reserve is built for
     kvd = kv_cache(spec, ctx, parallel, kv, "llama.cpp", ubatch=s["ubatch"], swa_full=s["swa_full"], kv_v=s["kv_v"],
                    mla_cache=s["mla_cache"], unified=s["unified"], flash=s["flash"])
     L, first = spec.n_layers, s.get("output_first", False)
