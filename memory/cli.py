@@ -90,6 +90,7 @@ RUNTIME_SPELLINGS = {
         "-ctv": ("--kv-dtype-v T", "llama.cpp's -ctv"), "--cache-type-v": ("--kv-dtype-v T", "llama.cpp's --cache-type-v"),
         "-fa": ("--flash-attn on|off|auto", "llama.cpp's -fa"),
         "-ub": ("--ubatch N", "llama.cpp's -ub"), "--ubatch-size": ("--ubatch N", "llama.cpp's --ubatch-size"),
+        "-b": ("--batch N", "llama.cpp's -b"), "--batch-size": ("--batch N", "llama.cpp's --batch-size"),
         "-ts": ("--tensor-split A,B,..", "llama.cpp's -ts"),
         "-ot": ("--override-tensor PATTERN=CPU", "llama.cpp's -ot"),
         "-ncmoe": ("--n-cpu-moe N", "llama.cpp's -ncmoe"), "-cmoe": ("--cpu-moe", "llama.cpp's -cmoe"),
@@ -260,7 +261,8 @@ def build_parser() -> argparse.ArgumentParser:
                    "decoder layers' weights per GPU stay in pinned host RAM (whole parameters, in layer order); the "
                    "GPU's weights and the KV budget change by as much")
     s.add_argument("--flash-attn", choices=["on", "off", "auto"], help="llama.cpp -fa / OLLAMA_FLASH_ATTENTION (default: the version's)")
-    s.add_argument("--ubatch", type=_positive(int), metavar="N", help="llama.cpp micro-batch -ub (default 512; capped at -c; -b is taken to be at least -ub: llama-server's default -b 2048 caps a larger -ub given alone, which kv does not model); Ollama >= 0.30: its num_batch (-b/-ub; default: its scheduler's 512/1024/2048 by context)")
+    s.add_argument("--ubatch", type=_positive(int), metavar="N", help="llama.cpp micro-batch -ub (default 512; it runs at min(-c, -b, -ub): -ub 4096 given alone runs at -b's default 2048, see --batch); Ollama >= 0.30: its num_batch (-b/-ub; default: its scheduler's 512/1024/2048 by context)")
+    s.add_argument("--batch", type=_positive(int), metavar="N", help="llama.cpp logical batch -b / --batch-size (default 2048, llama-server's and libllama's): it caps -ub. Not for Ollama: its num_batch (--ubatch) is -b and -ub at once")
     s.add_argument("--ngl", type=_int_or_word, metavar="N", help="layers on the GPU (llama.cpp -ngl, Ollama num_gpu; "
                    "-1 / auto: the build's default placement, -2 / all: every layer; default: the runtime's placement)")
     s.add_argument("--num-gpus", type=_positive(int), metavar="N", help="GPUs of --vram each: Ollama spreads the model over them (memory.required.full adds a reserve, a layer buffer and a graph per GPU); llama.cpp splits the layers (equally, or by --tensor-split) and each card holds its own context and compute buffer")

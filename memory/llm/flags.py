@@ -130,6 +130,8 @@ def runtime_flags(runtime, ctx, parallel, kv, s, spec, util=None, ngl=None, aske
             f.append(flag("flag", "-fa", "", "flash attention: no score matrix in the compute buffer", text="-fa"))
         if s["ubatch"] != 512:
             f.append(flag("flag", "-ub", s["ubatch"], "smaller micro-batch, smaller compute buffer"))
+        if s.get("batch", LC.BATCH) != LC.BATCH:
+            f.append(flag("flag", "-b", s["batch"], "logical batch: the micro-batch runs at no more than it"))
         if s.get("n_cpu_moe"):  # the experts these figures keep in host RAM
             n = min(s["n_cpu_moe"], L)
             f.append(flag("flag", "--n-cpu-moe", n, f"the routed experts of the first {n} layers in host RAM"))

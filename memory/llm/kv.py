@@ -16,7 +16,8 @@ Public API (other modules code against these):
   plan(spec, runtime="vllm", ctx=None, parallel=1, kv_dtype=None, weights_dtype=None, vram=None, **knobs) -> dict
       ctx: vLLM --max-model-len (one request), llama.cpp -c (all slots together), Ollama num_ctx (per request);
       parallel: requests at once (vLLM: compared with its concurrency; llama.cpp -np; OLLAMA_NUM_PARALLEL);
-      vram in bytes (None: sizes only). knobs: plan.KNOBS (gpu_memory_utilization, flash_attn, ubatch, ngl,
+      vram in bytes (None: sizes only). knobs: plan.KNOBS (gpu_memory_utilization, flash_attn, ubatch, batch (llama.cpp
+      -b, 2048 when not given: -ub runs at min(-c, -b, -ub)), ngl,
       max_num_batched_tokens, max_num_seqs, enforce_eager, swa_full, kv_cache_memory, kv_dtype_v, mla_cache,
       kv_unified, mmproj, n_cpu_moe (llama.cpp --n-cpu-moe), override_tensor (llama.cpp -ot PATTERN=CPU: the
       routed experts of the layers the pattern names in host RAM), cpu_offload_gb (vLLM --cpu-offload-gb: GiB of decoder-layer

@@ -282,6 +282,10 @@ def _runtime_settings(spec, runtime, ctx, parallel, weights_dtype, vram, knobs, 
         # only the llama-server path (>= 0.30) reads num_batch here; the older estimate keeps 512 (GraphSize's batch)
         notes.append(f"num_batch {knobs['ubatch']}: read for Ollama 0.30 and later (llama-server's -b/-ub); this "
                      "release's estimate and runner are sized here at its default 512 (its own num_batch is not modelled)")
+    if runtime == "llama.cpp" and s["ubatch"] > s["batch"]:  # llama.cpp caps -ub at -b (llamacpp.BATCH)
+        notes.append(f"-ub {s['ubatch']} runs at -b {s['batch']}: llama.cpp caps the micro-batch at the logical batch "
+                     f"({'--batch' if knobs.get('batch') else 'its default'}); the figures are for {s['batch']} "
+                     f"(--batch {s['ubatch']} for {s['ubatch']})")
     if runtime == "ollama" and knobs.get("flash_attn") is None and OL.default_flash(s["version"], spec, knobs.get("gpu_name")):
         s["flash"] = True
         notes.append(f"flash attention: Ollama {knobs.get('runtime_version')} turns it on for {OL.gguf_arch(spec)} "

@@ -10,7 +10,7 @@ from .runtimes import RUNTIME_NAMES, RUNTIMES, llamacpp as LC, parse_version, sg
 from .runtimes import vllm_loader as VL
 from .spec import FULL, MAMBA
 
-KNOBS = ("gpu_memory_utilization", "flash_attn", "ubatch", "ngl", "max_num_batched_tokens", "max_num_seqs",
+KNOBS = ("gpu_memory_utilization", "flash_attn", "ubatch", "batch", "ngl", "max_num_batched_tokens", "max_num_seqs",
          "enforce_eager", "swa_full", "kv_cache_memory", "kv_dtype_v", "mla_cache", "kv_unified", "mmproj",
          "runtime_version", "gpu_name", "vllm_engine", "vllm_sampler", "mla_disable", "moe_backend",
          "vllm_entrypoint", "tensor_parallel_size", "tensor_split", "mem_fraction_static",
@@ -39,6 +39,7 @@ READ_BY = (
     ("mem_fraction_static", "mem_fraction_static", ("sglang",)),
     ("flash_attn", "flash_attn", ("llama.cpp", "ollama")),
     ("ubatch", "ubatch", ("llama.cpp", "ollama")),
+    ("batch", "batch", ("llama.cpp",)),  # Ollama's num_batch (ubatch) is its -b and -ub at once
     ("ngl", "ngl", ("llama.cpp", "ollama")),
     ("num_gpus", "num_gpus", ("llama.cpp", "ollama")),
     ("mla_cache", "mla_cache", ("llama.cpp",)),

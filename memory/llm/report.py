@@ -144,7 +144,7 @@ def _with_model(command: str, args) -> str:
 
 
 # CLI argument (same name as the plan knob) -> plan knob; flash_attn, kv_cache_memory and quant_skip are converted above
-_CLI_KNOBS = ("gpu_memory_utilization", "ubatch", "ngl", "max_num_batched_tokens", "max_num_seqs", "enforce_eager",
+_CLI_KNOBS = ("gpu_memory_utilization", "ubatch", "batch", "ngl", "max_num_batched_tokens", "max_num_seqs", "enforce_eager",
               "mla_cache", "kv_dtype_v", "runtime_version", "mmproj", "gpu_name", "vllm_engine", "vllm_sampler", "moe_backend",
               "vllm_entrypoint", "tensor_parallel_size", "tensor_split", "mem_fraction_static", "num_gpus",
               "pipeline_parallel_size", "pp_layer_partition", "nccl_nvls", "max_lora_rank", "max_loras",

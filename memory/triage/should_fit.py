@@ -173,6 +173,8 @@ def _verdict(x):
         kvd = None
         if f["ggml_args"].get("ub"):
             knobs["ubatch"] = f["ggml_args"]["ub"]
+        if rt == "llama.cpp" and f["ggml_args"].get("b"):  # -b caps -ub (kv's --batch; Ollama's num_batch is both)
+            knobs["batch"] = f["ggml_args"]["b"]
         if f["ggml_fa"]:
             knobs["flash_attn"] = f["ggml_fa"]
     r = _once(x.f, ("plan", name, rt, ctx, parallel, kvd, wdt, card, tuple(sorted(knobs.items()))),

@@ -63,7 +63,7 @@ def test_token_values_beside_the_scores():
     from gpu_garden.memory.llm.runtimes.llamacpp_noflash import no_flash_token_values
     assert no_flash_token_values(_spec("Qwen3.5-9B")) == 22_535
     assert no_flash_token_values(_spec("Qwen3.5-122B-A10B")) == 34_823
-    assert no_flash_token_values(_spec("Qwen3.5-122B-A10B"), graph=False) == 1 + 4 * 3072   # Ollama's own engine
+    assert no_flash_token_values(_spec("Qwen3.5-122B-A10B"), mainline=False) == 1 + 4 * 3072  # Ollama's own engine
     assert no_flash_token_values(_spec("Qwen3-8B")) == 1 + 4 * 4096                         # not read: unchanged
 
 

@@ -76,7 +76,7 @@ def test_a_gguf_spec_gets_the_gated_attention_term(gguf_specs):
     assert (s9.arch, s122.arch) == ("qwen35", "qwen35moe")
     assert no_flash_token_values(s9) == 22_535
     assert no_flash_token_values(s122) == 34_823
-    assert no_flash_token_values(s122, graph=False) == 1 + 4 * 3072
+    assert no_flash_token_values(s122, mainline=False) == 1 + 4 * 3072
 
 
 def test_a_gguf_9b_compute_buffer_is_the_printed_one(gguf_specs):

@@ -46,10 +46,10 @@ def test_ungated_mlp_holds_one_row():
 
 
 def test_ollama_own_engine_keeps_the_earlier_term():
-    # Ollama's own engine runs its own graph (not read): glu=False keeps 4 x ub x (4 x hidden + the widest MLP).
+    # Ollama's own engine runs its own graph (not read): graph="ollama-engine" keeps 4 x ub x (4 x hidden + the widest MLP).
     # Qwen2.5-7B at -ub 512, flash attention, no logits: 4 x 512 x (4 x 3584 + 18944) = 68,157,440
     spec = llm.describe(model="Qwen/Qwen2.5-7B-Instruct")
-    assert LC.compute_buffer(spec, 8192, 512, True, logits=False, glu=False) == 68_157_440
+    assert LC.compute_buffer(spec, 8192, 512, True, logits=False, graph="ollama-engine") == 68_157_440
     # and llama.cpp's: 4 x 512 x (3 x 18944 + 3584) = 123,731,968
     assert LC.compute_buffer(spec, 8192, 512, True, logits=False) == 123_731_968
 

@@ -13,14 +13,14 @@ import re
 
 from ...errors import UserError
 from ...units import MiB
-from ..cache import kv_cache
+from ..cache import CTX_STEP, LLAMACPP_PAD_NO_FLASH, kv_cache
 from ..gguf import gguf_arch
 from ..spec import FULL, LINEAR, MAMBA, SLIDING
 from ..weights import layer_weights
 from . import at_least, ik_build
-from .llamacpp_mask import MASK_FLASH_BYTES, mask_elements
+from .llamacpp_compute import compute_buffer, ffn_live_values, per_layer_inputs  # noqa: F401  (LC.*, ollama.py)
+from .llamacpp_mask import mask_elements
 from .llamacpp_kv_padding import QUANT_KV, kv_buffer_pad  # noqa: F401  (QUANT_KV re-exported: its old home)
-from .llamacpp_noflash import no_flash_token_values
 from .llamacpp_offload import cpu_expert_bytes, override_cpu_layers  # noqa: F401  (plan.py reads them here)
 
 CUDA_CONTEXT = 384 * MiB     # ggml-cuda context + cuBLAS handles
@@ -46,6 +46,31 @@ OUTPUT_FIRST = FIT
 # -1 there is refused. Ollama's num_gpu -1 is its own placement, as without num_gpu.
 NGL_DEFAULT_CPU_BEFORE = (5700,)
 NGL_WORDS = {"auto": -1, "all": -2}
+# -b / --batch-size (kv's --batch, the `batch` knob): llama-server's and llama-cli's default is 2048 beside -ub 512
+# (common/common.h 403-404, common_params n_batch / n_ubatch), as is libllama's for another program (src/llama-context.cpp
+# 2890-2891, llama_context_default_params), and the context caps -b at -c and -ub at -b (src/llama-context.cpp 161-163:
+# n_batch = min(n_ctx, n_batch) with causal attention, n_ubatch = min(n_batch, n_ubatch)); all at TheTom/llama-cpp-
+# turboquant 69d8e4be (b9079), the same statements at ggml-org/llama.cpp 001d906a (src/llama-context.cpp 386-388). The
+# reserve's graph is therefore min(-c, -b, -ub) tokens: -ub 4096 given alone runs at 2048 (evaluate).
+BATCH = 2048
+# (rev19 D1) ik_llama.cpp pads -c before those caps: llama_new_context_with_model pads n_ctx to llama_kv_cache::
+# get_padding (256 cells with flash attention, 32 without: src/llama-context.h 74), then n_batch = min(n_ctx, n_batch),
+# raised to GGML_KQ_MASK_PAD (16) below it, and n_ubatch = min(n_batch, n_ubatch) (src/llama.cpp 8161-8174 at
+# ikawrakow/ik_llama.cpp 8337e4cd; its -b / -ub defaults are 2048 / 512, common/common.h 296-297), so -c 1000 -b/-ub 8192
+# runs at 1024 there with flash attention. Mainline caps at the -c given and pads after (src/llama-context.cpp 181 at
+# 69d8e4be; since the llama_context refactor, e0dbec0bc, b4881: builds before it padded first too, not modelled).
+IK_KQ_MASK_PAD = 16
+
+
+def micro_batch(s, ctx) -> int:
+    """The tokens llama.cpp's reserve graph is built for: min(-c, -b, -ub) (BATCH); ik_llama.cpp's -c padded first."""
+    ub, batch = s["ubatch"], s.get("batch") or BATCH
+    if not ctx:
+        return min(ub, batch)
+    if s.get("ik"):
+        step = CTX_STEP if s["flash"] else LLAMACPP_PAD_NO_FLASH
+        return min(max(min(-(-ctx // step) * step, batch), IK_KQ_MASK_PAD), ub)
+    return min(ub, batch, ctx)
 
 
 def resolve_ngl(ngl, version, knobs, runtime: str):
@@ -127,6 +152,9 @@ def settings(version, knobs, parallel) -> dict:
     split = knobs.get("tensor_split")
     if split and gpus > 1 and len(split) != gpus:
         raise UserError(f"--tensor-split names {len(split)} GPUs, --num-gpus {gpus}")
+    batch = knobs.get("batch")
+    if batch is not None and (isinstance(batch, bool) or not isinstance(batch, int) or batch < 1):
+        raise UserError(f"--batch (llama.cpp -b) must be a whole number of tokens >= 1, got {batch!r}")
     ncm = knobs.get("n_cpu_moe")
     if ncm is not None and (isinstance(ncm, bool) or not isinstance(ncm, int) or ncm < 0):
         raise UserError(f"--n-cpu-moe must be a whole number of layers >= 0, got {ncm!r}")
@@ -136,7 +164,7 @@ def settings(version, knobs, parallel) -> dict:
     unified = knobs.get("kv_unified")
     if unified is None:
         unified = parallel == 1 or not at_least(version, *UNIFIED_SPLIT)
-    return {"flash": bool(flash), "ubatch": knobs.get("ubatch") or 512, "ngl": knobs.get("ngl"),
+    return {"flash": bool(flash), "ubatch": knobs.get("ubatch") or 512, "batch": batch or BATCH, "ngl": knobs.get("ngl"),
             "swa_full": bool(knobs.get("swa_full")) or fork(knobs), "unified": bool(unified), "version": version,
             "mla_cache": knobs.get("mla_cache") or mla_default(version),
             "kv_v": knobs.get("kv_dtype_v"), "mmproj": bool(knobs.get("mmproj")),
@@ -372,7 +400,6 @@ def offloads_output(s, rows: int) -> bool:
 # qwen35moe on a Vulkan device (VULKAN_GPU) takes it, and only with the whole ubatch's logits (before OUTPUTS_MAX). A
 # lower bound: the rest of the printed figure (8.28 MiB more with a q8_0 / q4_0 cache, 21.02 with f16, at 34k-132k; 557.02
 # at -np 16 x 4096) is not modelled.
-MASK_F32_BYTES = 4
 MASK_UNDER_LOGITS_ARCHS = ("qwen35moe",)  # GGUF names, read through gguf_arch (rev19 B1, rev20 S1)
 
 
@@ -412,89 +439,8 @@ def cpu_attention_inputs(spec, kvd, s, start: int) -> int:
     return int(layer_kv_bytes(spec, kvd)[0] + 4 * s["ubatch"] * (spec.hidden + spec.n_heads * spec.head_dim_k))
 
 
-# The gated feed-forward's live set (kv-accuracy round 59). llama-graph.cpp's build_ffn and build_moe_ffn join gate
-# and up with ggml_swiglu_split / ggml_geglu_split, a GGML_OP_GLU node, and ggml-alloc.c's ggml_op_can_inplace does
-# not list GGML_OP_GLU: its output is a new tensor allocated while both inputs are still live (a parent is freed only
-# after its last consumer is allocated), so gate, up and the product, 3 x n_ff rows of f32 per token, are live at once
-# beside the residual stream (n_embd), which the layer's closing add still reads. A MoE layer's routed experts hold
-# n_ff_exp x n_expert_used rows each; its down projection's output, [n_embd, n_expert_used, n_tokens], is allocated
-# while the product is live. With flash attention the mask's f16 cast lives until the last attention layer reads it
-# (round 57b), through every earlier layer's feed-forward: 2 bytes a mask element. Read in ggml-org/llama.cpp's
-# source as the fork TheTom/llama-cpp-turboquant keeps it at 69d8e4be (b9079): ggml/src/ggml-alloc.c, src/llama-graph.cpp.
-# A lower bound: the other tensors live there (the normed input of a shared expert, Gemma 3n's altup stack, the
-# order ggml-vulkan's graph_optimize gives the nodes) are not counted. An ungated MLP (NemotronH's squared ReLU,
-# LLM_FFN_RELU_SQR without a gate: ggml_relu and ggml_sqr are in-place ops) holds one n_ff row.
-GLU_LIVE = 3
-UNGATED_FFN_ARCHS = ("nemotron_h",)
-MASK_F16_BYTES = 2
-# Gemma 4's per-layer inputs (kv-accuracy round 83, batch 86): project_per_layer_inputs ends in a ggml_cont of the
-# [n_embd_per_layer, n_tokens, n_layer] f32 tensor, and every layer reads its slice through a view
-# (ggml_view_2d_slice); ggml-alloc frees a view's source only when its last view's consumers are done (n_views), so
-# the whole tensor is live through every full-ubatch layer's feed-forward (src/models/gemma4-iswa.cpp, ggml-alloc.c
-# at TheTom/llama-cpp-turboquant 69d8e4be): n_layer x hidden_size_per_layer_input f32 values a token. (trfix2, rev1 B3)
-# It is built before layer 0, so it is live beside every layer's attention too (the scores, the mask), not only the
-# feed-forward; Gemma 3n's graph builds the same tensor ([n_embd_altup, n_tokens, n_layer], gemma3n-iswa.cpp
-# project_per_layer_inputs, a slice per layer; its altup stack beside it is not counted: a lower bound).
-GEMMA4_GRAPH_ARCHS = ("gemma4",)
-PLE_GRAPH_ARCHS = ("gemma4", "gemma3n")
-
-
-def per_layer_inputs(spec) -> int:
-    """f32 values per token of the per-layer inputs live through the whole graph (PLE_GRAPH_ARCHS), else 0."""
-    return spec.n_layers * spec.ple_width if spec.arch.startswith(PLE_GRAPH_ARCHS) else 0
-
-
-def ffn_live_values(spec) -> int:
-    """f32 values per token live at a layer's gated feed-forward (GLU_LIVE): the larger of a dense MLP's and a MoE
-    layer's routed experts', and the per-layer inputs (per_layer_inputs)."""
-    d = spec.hidden
-    live = 1 if spec.arch.startswith(UNGATED_FFN_ARCHS) else GLU_LIVE
-    # a MoE model's intermediate_size counts only where a layer is dense (DeepSeek's first blocks; Qwen's MoE configs
-    # name one no layer uses, and a config without it gets 4 x hidden)
-    has_dense = not spec.n_experts or not all(spec.moe_layers or (True,))
-    # the widest layer's MLP (Gemma 4 E2B's double-wide shared layers: llama-model.cpp creates ffn_gate/up/down
-    # with hparams.n_ff(i), the GGUF's feed_forward_length array)
-    dense = live * max(spec.intermediate, spec.ffn_widest) + d if spec.intermediate and has_dense else 0
-    moe = 0
-    if spec.n_experts and spec.moe_intermediate:
-        routed = spec.moe_intermediate * max(spec.n_experts_per_tok, 1)
-        # gemma4-iswa.cpp builds a MoE layer's shared MLP first (cur_mlp, then ggml_add(cur_mlp, cur_moe)): its
-        # output, n_embd a token, is live through the routed branch
-        moe = max(live * routed + d, routed + d * max(spec.n_experts_per_tok, 1) + d) + (
-            d if spec.arch.startswith(GEMMA4_GRAPH_ARCHS) else 0)
-    return max(dense, moe) + per_layer_inputs(spec)
-
-
-def compute_buffer(spec, cells: int, ubatch: int, flash: bool, logits: bool = True, outputs: int | None = None,
-                   out_copy: int = 0, mask: int = 0, glu: bool = True, under: bool = False, cpu_attn: int = 0,
-                   graph: bool = True) -> int:
-    """ggml compute buffer for a full offload: the larger of the attention scores (absent with flash attention)
-    and the output logits, 4 bytes each (Ollama's GraphSize for llama-family graphs); with flash attention, also the
-    gated feed-forward's live set (ffn_live_values) beside the mask's f16 cast. logits=False: a GPU of a
-    layer split that does not hold the output layer (each device has its own buffer for its part of the graph).
-    outputs: the rows of logits the graph is reserved for (OUTPUTS_MAX), a whole ubatch when None.
-    out_copy: the bytes of a host-side output matrix the GPU copies in to run the output matmul (op offload).
-    mask: the attention masks' elements (mask_elements): with flash attention their f32 copy and f16 cast.
-    glu=False: the feed-forward term as it was before round 59, 4 x n_embd + the widest MLP a token, and no_flash_token_values'
-    old term (Ollama's own engine, whose graph is not llama.cpp's and was not read). under: the logits sit above the f32
-    mask copy's freed region (mask_under_logits): 4 bytes a mask element more. cpu_attn: with flash attention, the bytes
-    live beside the mask's two copies where layer 0 is on the CPU (cpu_attention_inputs). graph=False: without flash
-    attention, no_flash_token_values' old term only (ik_llama.cpp, whose qwen35 graph is not llama.cpp's: rev19 S1)."""
-    d, H, V = spec.hidden, spec.n_heads, spec.vocab
-    rows = ubatch if outputs is None else min(ubatch, outputs)
-    logits = (4 * (ubatch * d + rows * V) + out_copy + (MASK_F32_BYTES * mask if under and flash else 0)
-              if logits else 0)
-    if flash:
-        ffn = (4 * ubatch * ffn_live_values(spec) + MASK_F16_BYTES * mask if glu else
-               4 * ubatch * (4 * d + max(spec.intermediate, spec.moe_intermediate * max(spec.n_experts_per_tok, 1))))
-        return int(max(logits, ffn, MASK_FLASH_BYTES * mask + cpu_attn + 4 * ubatch * per_layer_inputs(spec)))
-    return int(max(4 * ubatch * (no_flash_token_values(spec, glu and graph) + cells * (1 + H) + per_layer_inputs(spec)), logits))
-
-
 def evaluate(spec, ctx, parallel, kv, roles, vram, s, projector=None) -> dict:
-    # llama.cpp reserves min(n_ctx, n_batch, n_ubatch) (llama-context.cpp 161-163); kv has no -b: it takes -b >= -ub (every
-    # row above llama-server's default -b 2048 passes an equal or larger -b; rev19 S2), so -ub 4096 alone reads as 4096
-    s = dict(s, ubatch=min(s["ubatch"], ctx or s["ubatch"]))
+    s = dict(s, ubatch=micro_batch(s, ctx))  # the micro-batch the reserve is built for
     kvd = kv_cache(spec, ctx, parallel, kv, "llama.cpp", ubatch=s["ubatch"], swa_full=s["swa_full"], kv_v=s["kv_v"],
                    mla_cache=s["mla_cache"], unified=s["unified"], flash=s["flash"])
     L, first = spec.n_layers, s.get("output_first", False)
@@ -526,7 +472,7 @@ def evaluate(spec, ctx, parallel, kv, roles, vram, s, projector=None) -> dict:
     over = {"cuda_context": context,
             "compute_buffer": (compute_buffer(spec, kvd["cells"], s["ubatch"], s["flash"], outputs=outs, out_copy=out_copy,
                                               mask=mask, under=mask_under_logits(spec, s, outs), cpu_attn=cpu_attn,
-                                              graph=not s.get("ik"))
+                                              graph="ik_llama.cpp" if s.get("ik") else "llama.cpp")
                                if ngl > 0 or out_copy or cpu_attn else 0)}
     if projector and s["mmproj"]:
         over["projector"] = projector["weights"] + projector["graph"]
@@ -558,7 +504,7 @@ def evaluate(spec, ctx, parallel, kv, roles, vram, s, projector=None) -> dict:
             copy, attn = (out_copy, cpu_attn) if i == 0 else (0, 0)
             dv["compute_buffer"] = (compute_buffer(spec, kvd["cells"], s["ubatch"], s["flash"], dv["output_layer"] or bool(copy),
                                                    outs, copy, mask, under=mask_under_logits(spec, s, outs), cpu_attn=attn,
-                                                   graph=not s.get("ik"))
+                                                   graph="ik_llama.cpp" if s.get("ik") else "llama.cpp")
                                     if dv["layers"] or dv["output_layer"] or copy or attn else 0)
             dv["total"] = int(dv["weights"] + dv["kv"] + dv["state"] + dv["indexer"] + context + card_margin
                               + dv["compute_buffer"])

@@ -10,6 +10,8 @@ from ..spec import FULL, SLIDING
 # the f16 cast at once: 6 bytes a mask element (4 + 2; an iSWA model has a second mask over its window's cells).
 # Without flash attention the f32 mask feeds the scores directly (the score term's 1 + n_head).
 MASK_FLASH_BYTES = 4 + 2
+# the f32 mask's GPU copy alone, where it sits under the logits (llamacpp.py mask_under_logits)
+MASK_F32_BYTES = 4
 
 
 def mask_elements(spec, kvd, ubatch: int, unified: bool, parallel: int) -> int:

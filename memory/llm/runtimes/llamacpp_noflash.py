@@ -29,7 +29,7 @@ from ..gguf import gguf_arch
 # block less (CUDA2, 3463.22), a layout of that card's split not modelled. Not read: -ot sending the attention weights
 # to the CPU (their matmuls offloaded to the GPU with the weights copied in: 5125 values a token fewer on CUDA1-3 at
 # 32768 cells, -ub 1585, than this term).
-# (rev19 S1) ik_llama.cpp keeps the old term, as Ollama's own engine does (compute_buffer's graph=False): its qwen35
+# (rev19 S1) ik_llama.cpp keeps the old term, as Ollama's own engine does (llamacpp_compute.GRAPHS): its qwen35
 # graph (src/graphs/build_qwen35.cpp at ikawrakow/ik_llama.cpp 8337e4cd) calls build_std_attention, and its src/ has no
 # k_idxs / v_idxs inputs (the cache is written by ggml_cpy, not ggml_set_rows), so the live set above was not read there.
 # (rev19 B1, rev20 S1) The family by its GGUF names (general.architecture): gguf_arch turns a Hugging Face model_type
@@ -38,12 +38,12 @@ GATED_ATTN_ARCHS = ("qwen35", "qwen35moe")
 MROPE_POSITIONS = 4
 
 
-def no_flash_token_values(spec, graph: bool = True) -> int:
+def no_flash_token_values(spec, mainline: bool = True) -> int:
     """f32 values a token beside the scores and the mask at the no-flash-attention peak of llama.cpp's reserve.
-    graph=False: the old term for every architecture (Ollama's own engine, compute_buffer's glu=False; ik_llama.cpp,
-    its graph=False)."""
+    mainline=False: the old term for every architecture (compute_buffer's graph "ik_llama.cpp" or "ollama-engine",
+    whose graphs were not read for it)."""
     d = spec.hidden
-    if not graph or gguf_arch(spec) not in GATED_ATTN_ARCHS:
+    if not mainline or gguf_arch(spec) not in GATED_ATTN_ARCHS:
         return 1 + 4 * d
     q = spec.n_heads * spec.head_dim_k
     residual = (3 if spec.n_experts else 2) * d

@@ -306,7 +306,7 @@ def evaluate(spec, ctx, parallel, kv, roles, vram, s, proj=None) -> dict:
     counted = s["flash"] and (s["version"] is None or measured_layout(s["version"], spec))
     if proj and counted and proj.get("graph_flash") and s["version"] is not None:
         proj = dict(proj, graph=proj["graph_flash"])  # its own engine's vision attention under flash (projector)
-    graph_full = compute_buffer(spec, kvd["cells"], s["ubatch"], counted, glu=False)  # its own engine: not llama.cpp's graph
+    graph_full = compute_buffer(spec, kvd["cells"], s["ubatch"], counted, graph="ollama-engine")
     graph_partial = graph_full + out_w
     if gguf_arch(spec) in LLAMA_GRAPH_ARCHS and not spec.n_experts and estimated_graph(s["version"], spec):
         graph_full, graph_partial = llama_graph(spec, kvd["cells"], s["ubatch"], s["version"])

@@ -76,7 +76,7 @@ def evaluate_llama_server(spec, ctx, parallel, kv, roles, vram, s, proj=None) ->
     batch = s.get("ubatch_asked") or generation_batch(  # -b/-ub num_batch: asked, else the scheduler's own
         ctx * parallel, predicted_vram(spec, roles, ctx, parallel, proj), (vram or 0) * (gpus if spread else 1),
         fa is False, True, vram)
-    ls = dict(LC.settings(build, knobs, parallel), ubatch=batch)
+    ls = dict(LC.settings(build, knobs, parallel), ubatch=batch, batch=batch)
     ev = LC.evaluate(spec, ctx * parallel, parallel, kv, roles, vram, ls, proj)
     return {"kv": ev["kv"], "overhead": ev["overhead"], "total": ev["total"], "gpu_weights": ev["gpu_weights"],
             "devices": ev["devices"], "llama_server_gpus": gpus if spread else 1,
