@@ -9,6 +9,7 @@
 //     -lllama -lggml -lggml-cpu -lggml-base -lpthread -ldl -lm
 //   ./reserve q9b.gguf 65536 512 2>&1 | grep -E 'max_size|compute buffer'   (the last max_size line: the peak's tensors)
 // With AT_PRINTF defined as GGML_LOG_DEBUG in ggml-alloc.c the log also names every allocation and its offset.
+// trace.log beside this file: the five runs the round quotes, filtered (read by benchmarks/kv_round105.py).
 #include "llama.h"
 #include <cstdio>
 #include <cstdlib>
