@@ -7,7 +7,7 @@ its review rev19 (task fix22), each from where it comes:
   before   kv before the round: the same rows planned by the tree of commit BEFORE (6632c508, the round's baseline;
            the term and the -ub cap came after it, in 32991572 and 1bb39e09), taken out of git into a temporary folder
            and run in a child interpreter (this file with --tree)
-  term     the f32 values a token beside the scores (llamacpp_noflash.no_flash_token_values; graph=False: the old term,
+  term     the f32 values a token beside the scores (llamacpp_noflash.no_flash_token_values; mainline=False: the old term,
            which the code keeps for Ollama's own engine and ik_llama.cpp), on the Hugging Face configs and on GGUFs
            written by benchmarks/llamacpp_reserve/mk_gguf.py (needs the gguf package)
   trace    the allocator's trace, benchmarks/llamacpp_reserve/trace.log: reserve.cpp's output (built against
@@ -105,8 +105,14 @@ def tree_bench(tree: Path):
     return bench_llm
 
 
+NEWER_SETTINGS = ("batch",)  # row inputs the code at BEFORE does not know
+
+
 def before(rows: dict, batch63: list) -> dict:
     """plans() by the tree of commit BEFORE, on today's rows (so that only the code differs)."""
+    # settings added since BEFORE are dropped: BEFORE took -b >= -ub, which every row that passes -b meets (kv48)
+    rows = {n: dict(r, input={k: v for k, v in r["input"].items() if k not in NEWER_SETTINGS}) for n, r in rows.items()}
+    batch63 = [dict(r, input={k: v for k, v in r["input"].items() if k not in NEWER_SETTINGS}) for r in batch63]
     with tempfile.TemporaryDirectory(prefix="kv_round105_") as tmp:
         archive = subprocess.run(["git", "-C", str(REPO), "archive", BEFORE, "__init__.py", "memory", "benchmarks",
                                   "tests/support"], capture_output=True, check=True).stdout
@@ -124,7 +130,7 @@ def terms(gguf_dir: Path) -> dict:
     for name, model in (("qwen35_9b", "Qwen/Qwen3.5-9B"), ("qwen35_122b", "Qwen/Qwen3.5-122B-A10B"),
                         ("qwen3next", "Qwen/Qwen3-Next-80B-A3B")):
         spec = K.describe(model=model)
-        out[name] = {"values": values(spec), "old": values(spec, graph=False)}
+        out[name] = {"values": values(spec), "old": values(spec, mainline=False)}
     # Qwen3-Next by analogy (not kv's: it keeps the old term): the gated-attention live set with three n_embd blocks
     # (a MoE) and one position a token, not M-RoPE's four
     nx = K.describe(model="Qwen/Qwen3-Next-80B-A3B")
