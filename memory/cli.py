@@ -164,7 +164,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("triage", help="find out-of-memory errors in a log, name the cause, print the fix",
                        epilog="exit status: 0 an out-of-memory error was found, 1 none was found, 2 a missing file, "
-                              "a directory, a compressed file, or a usage error")
+                              "a directory, a model file (safetensors, GGUF), a compressed file, or a usage error")
     s.add_argument("file", nargs="?", default="-", metavar="FILE", help="log file, or - for standard input (default)")
     s.add_argument("--json", action="store_true")
 

@@ -1,0 +1,44 @@
+"""ux48: what a new user typed first, and where the CLI answered wrongly or unhelpfully."""
+import json
+import struct
+
+import pytest
+
+from support.cli_run import run
+
+OOM_LOG = (b"Traceback (most recent call last):\n"
+           b"torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of "
+           b"23.65 GiB of which 1.12 GiB is free.\n")
+
+
+def _safetensors(path, n_bytes=1 << 30):
+    """A sparse safetensors file: one tensor of n_bytes, its data a hole (reads back as zeros)."""
+    header = json.dumps({"w": {"dtype": "U8", "shape": [n_bytes], "data_offsets": [0, n_bytes]}}).encode()
+    header += b" " * (-len(header) % 8)
+    with open(path, "wb") as f:
+        f.write(struct.pack("<Q", len(header)) + header)
+        f.truncate(8 + len(header) + n_bytes)
+    return path
+
+
+# triage given a model file: a 24 GB FLUX safetensors was read as a log for about nine minutes (2.3 s per 100 MB of
+# zeros), then "No out-of-memory error found: the input is empty (0 lines)", exit 1
+def test_triage_of_a_safetensors_file_says_it_is_a_model_file(tmp_path, capsys):
+    rc, _, err = run(["triage", str(_safetensors(tmp_path / "flux1-dev.safetensors"))], capsys)
+    assert rc == 2 and len(err.splitlines()) == 1
+    assert "is a safetensors model file, not a log" in err and "gpu-garden estimate FILE" in err
+
+
+def test_triage_of_a_gguf_file_on_standard_input_says_it_is_a_model_file(monkeypatch, capsys):
+    import io
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BufferedReader(io.BytesIO(b"GGUF\x03\x00\x00\x00" + bytes(64)))))
+    rc, _, err = run(["triage", "-"], capsys)
+    assert rc == 2 and "standard input is a GGUF model file, not a log" in err and "kv --gguf FILE" in err
+
+
+@pytest.mark.parametrize("first", [b'INFO:   {"event": "start"}\n', b'12345678{"a": 1}\n'])
+def test_a_text_log_whose_ninth_byte_opens_json_is_still_read(first, tmp_path, capsys):
+    f = tmp_path / "json.log"
+    f.write_bytes(first + OOM_LOG)  # eight text bytes, then '{"': not a safetensors length (no NUL)
+    rc, out, _ = run(["triage", str(f)], capsys)
+    assert rc == 0 and "line 3" in out
