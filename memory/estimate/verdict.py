@@ -82,10 +82,11 @@ def finish(est: dict, budget) -> dict:
     est["assumptions"] = [a for a in est["assumptions"] if not a.startswith(("VAE decode:", "no budget:"))]
     if v:
         comfy = est["policy"].get("runner") != "diffusers"  # diffusers' pipelines neither size a batch nor use the node
-        est["assumptions"].append(
+        tile = dict(spec.TILE_NODE, **{k: x for k, x in (est["policy"].get("tile") or {}).items() if x is not None})
+        est["assumptions"].append(  # the tile the tiled row was figured with (--vae-tile, a VAEDecodeTiled node's)
             f"VAE decode: {v['how']}, {v['dtype']} ({est['_ctx']['vae_dtype_why']}); per sample {fmt_bytes(v['per_sample'])}"
             + (f"; ComfyUI sizes its batch with {fmt_bytes(v['comfy_per_sample'])} per sample; tiled: VAE Decode (Tiled) "
-               f"{spec.TILE_NODE['tile']} px" + (f", {spec.TILE_NODE['frames']} frames" if est["frames"] > 1 else "") if comfy else ""))
+               f"{tile['tile']} px" + (f", {tile['frames']} frames" if est["frames"] > 1 else "") if comfy else ""))
     if not budget and min_gb:
         est["assumptions"].append(f"no budget: figured as ComfyUI would run on the smallest card that fits ({min_gb} GB)")
     if not budget:

@@ -42,3 +42,18 @@ def test_a_text_log_whose_ninth_byte_opens_json_is_still_read(first, tmp_path, c
     f.write_bytes(first + OOM_LOG)  # eight text bytes, then '{"': not a safetensors length (no NUL)
     rc, out, _ = run(["triage", str(f)], capsys)
     assert rc == 0 and "line 3" in out
+
+
+# estimate --vae-tile 256 (or a VAE Decode (Tiled) node at tile_size 256) figured the tiled row at 256 px, but the
+# assumption under it said "tiled: VAE Decode (Tiled) 512 px", the node's default
+@pytest.mark.parametrize("tile,frames,said", [(None, 1, "512 px"), ({"tile": 256}, 1, "256 px"),
+                                              ({"tile": 1024, "frames": 16}, 33, "1024 px, 16 frames"),
+                                              ({"tile": 256}, 33, "256 px, 64 frames")])
+def test_the_vae_decode_assumption_names_the_tile_figured(tile, frames, said):
+    from gpu_garden.memory.estimate import families, formula, layouts
+    name = "sd15_v1-5-pruned-emaonly-fp16" if frames == 1 else "wan_wan2.1_t2v_1.3B_fp16"
+    comps = families.split_components(layouts.table(name), name + ".safetensors")
+    est = formula.judge(formula.estimate(comps, 512, 512, frames, cfg=None, policy={"dynamic_vram": "off", "tile": tile}),
+                        8 << 30)
+    line = [a for a in est["assumptions"] if a.startswith("VAE decode:")]
+    assert len(line) == 1 and line[0].endswith(f"tiled: VAE Decode (Tiled) {said}")
