@@ -175,7 +175,8 @@ def build_parser() -> argparse.ArgumentParser:
     src = s.add_mutually_exclusive_group(required=True)
     src.add_argument("--config", metavar="FILE", help="Hugging Face config.json, its model folder (exact weights from the safetensors there), or a .safetensors file")
     src.add_argument("--gguf", metavar="FILE", help="GGUF model file (metadata and exact tensor sizes from its header)")
-    src.add_argument("--model", metavar="NAME", help="a built-in model name or Hugging Face repo id (see --model list)")
+    src.add_argument("--model", metavar="NAME", help="a built-in model name, Hugging Face repo id or Ollama tag (see --model list), or a local "
+                     "model folder, config.json, .safetensors or GGUF file (read as --config / --gguf)")
     s.add_argument("--ctx", type=_ctx, help="vLLM --max-model-len, llama.cpp -c (shared by the slots), Ollama num_ctx (per request); "
                    "default: what the runtime picks (docs/kv.md): the model's own (config.json) for vLLM and SGLang; "
                    "llama.cpp: 4096 (b4020-b7399), else the model's trained context (--fit builds lower it to fit, "
@@ -323,6 +324,26 @@ def _default_runtime(model) -> str:
     return "vllm"
 
 
+def _kv_local_model(args) -> None:
+    """kv --model given a local path, the way vLLM (`vllm serve ./folder`) and llama.cpp (`-m file.gguf`) are given one:
+    a GGUF file is read as --gguf, a config.json, model folder or .safetensors file as --config, so every later step
+    (the default runtime, the printed command) sees it as if given so. A path-like name that is not there is refused
+    as such, not as an unknown model name."""
+    import os
+    name = (args.model or "").strip()
+    if not name or name.lower() == "list":
+        return
+    if os.path.exists(name):
+        gguf = name.lower().endswith(".gguf")
+        if not gguf and os.path.isfile(name):
+            with open(name, "rb") as f:
+                gguf = f.read(4) == b"GGUF"
+        args.gguf, args.config, args.model = (name, None, None) if gguf else (None, name, None)
+    elif name.startswith(("/", "./", "../", "~", ".\\")) or name.lower().endswith((".gguf", ".json", ".safetensors")):
+        raise UserError(f"{name}: no such file or folder (a local model is its folder, config.json, .safetensors or "
+                        "GGUF file; a Hugging Face repo id is user/repo)")
+
+
 def _version() -> str:
     try:
         from importlib.metadata import version
@@ -347,6 +368,12 @@ def main(argv=None) -> int:
     if args.command == "triage" and args.file == "-" and _isatty(sys.stdin):
         print("gpu-garden triage: reading a log from standard input: paste it, then Ctrl-D (Windows: Ctrl-Z, Enter); "
               "or give a FILE", file=sys.stderr)
+    try:
+        if args.command == "kv":
+            _kv_local_model(args)
+    except UserError as exc:
+        print(f"gpu-garden kv: error: {exc}", file=sys.stderr)
+        return 2
     if args.command == "kv" and args.runtime is None:
         args.runtime = _default_runtime(args.model)
     module, func = COMMANDS[args.command]

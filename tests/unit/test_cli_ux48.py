@@ -57,3 +57,48 @@ def test_the_vae_decode_assumption_names_the_tile_figured(tile, frames, said):
                         8 << 30)
     line = [a for a in est["assumptions"] if a.startswith("VAE decode:")]
     assert len(line) == 1 and line[0].endswith(f"tiled: VAE Decode (Tiled) {said}")
+
+
+# kv --model takes a model "the way you name it to your runtime" (README), a local folder or GGUF file included, as
+# `vllm serve ./folder` and `llama-server -m file.gguf` do; it answered "unknown model '/path'" and exit 2
+LLAMA_CONFIG = {"architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": 4096,
+                "intermediate_size": 14336, "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 8,
+                "vocab_size": 128256, "max_position_embeddings": 8192, "torch_dtype": "bfloat16", "head_dim": 128}
+
+
+@pytest.mark.parametrize("given", ["folder", "config.json"])
+def test_kv_model_given_a_local_folder_reads_it_as_config(given, tmp_path, capsys):
+    folder = tmp_path / "my-llama"
+    folder.mkdir()
+    (folder / "config.json").write_text(json.dumps(LLAMA_CONFIG))
+    path = str(folder if given == "folder" else folder / "config.json")
+    rc, by_model, err = run(["kv", "--model", path, "--vram", "24", "--ctx", "4096", "--json"], capsys)
+    assert rc == 0, err
+    rc2, by_config, _ = run(["kv", "--config", path, "--vram", "24", "--ctx", "4096", "--json"], capsys)
+    assert rc2 == 0 and by_model == by_config
+    assert by_model["runtime"] == "vllm" and by_model["command"].startswith(f"vllm serve {folder} ")
+
+
+def test_kv_model_given_a_gguf_file_reads_it_as_gguf(tmp_path, capsys):
+    pytest.importorskip("gguf")
+    from support.gguf_files import close_written, quantized_writer
+    f = tmp_path / "tiny-Q8_0.gguf"
+    w, put = quantized_writer(f, "llama", (("add_block_count", 2), ("add_context_length", 4096), ("add_embedding_length", 256),
+                                           ("add_feed_forward_length", 512), ("add_head_count", 4), ("add_head_count_kv", 2),
+                                           ("add_vocab_size", 1000), ("add_file_type", 7)))
+    put("token_embd.weight", "Q8_0", (1000, 256))
+    for i in range(2):
+        for n, rows in (("q", 256), ("k", 128), ("v", 128), ("output", 256)):
+            put(f"blk.{i}.attn_{n}.weight", "Q8_0", (rows, 256))
+    close_written(w)
+    argv = ["--runtime", "llama.cpp", "--vram", "8", "--json"]
+    rc, by_model, err = run(["kv", "--model", str(f), *argv], capsys)
+    assert rc == 0, err
+    _, by_gguf, _ = run(["kv", "--gguf", str(f), *argv], capsys)
+    assert by_model == by_gguf and str(f) in by_model["command"]
+
+
+@pytest.mark.parametrize("name", ["/models/llama-3.1-8b", "./llama.gguf", "Llama-3.1-8B-Q4_K_M.gguf"])
+def test_kv_model_given_a_missing_path_says_so(name, capsys):
+    rc, _, err = run(["kv", "--model", name], capsys)
+    assert rc == 2 and f"{name}: no such file or folder" in err and "unknown model" not in err
