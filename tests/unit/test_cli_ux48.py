@@ -102,3 +102,21 @@ def test_kv_model_given_a_gguf_file_reads_it_as_gguf(tmp_path, capsys):
 def test_kv_model_given_a_missing_path_says_so(name, capsys):
     rc, _, err = run(["kv", "--model", name], capsys)
     assert rc == 2 and f"{name}: no such file or folder" in err and "unknown model" not in err
+
+
+# kv --tensor-parallel-size 3 on Llama-3.1-8B (32 attention heads) printed a plan, "fits", exit 0, with "2 KV heads";
+# vLLM refuses to start: "Total number of attention heads (32) must be divisible by tensor parallel size (3)"
+@pytest.mark.parametrize("runtime", ["vllm", "sglang"])
+def test_kv_refuses_a_tensor_parallel_size_that_does_not_divide_the_heads(runtime, capsys):
+    rc, _, err = run(["kv", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--runtime", runtime,
+                      "--tensor-parallel-size", "3", "--vram", "24"], capsys)
+    assert rc == 2 and len(err.splitlines()) == 1
+    assert "refuses --tensor-parallel-size 3" in err and "32 attention heads" in err and "2, 4, 8, 16, 32" in err
+
+
+@pytest.mark.parametrize("tp", ["2", "4", "8"])
+def test_kv_plans_a_tensor_parallel_size_that_divides_the_heads(tp, capsys):
+    rc, res, err = run(["kv", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--tensor-parallel-size", tp,
+                        "--vram", "24", "--ctx", "8192", "--json"], capsys)
+    assert rc == 0, err
+    assert f"--tensor-parallel-size {tp}" in res["command"]
