@@ -120,3 +120,23 @@ def test_kv_plans_a_tensor_parallel_size_that_divides_the_heads(tp, capsys):
                         "--vram", "24", "--ctx", "8192", "--json"], capsys)
     assert rc == 0, err
     assert f"--tensor-parallel-size {tp}" in res["command"]
+
+
+# estimate WF.json (the workflow given as a model file, --workflow forgotten): "not a safetensors file (it starts with
+# text '{"last_n'; give a .safetensors or .gguf model file)", which names neither --workflow nor kv --config
+@pytest.mark.parametrize("name,text", [("wf.json", '{"last_node_id": 9, "nodes": []}'),
+                                       ("workflow_api.txt", '{\n  "3": {"class_type": "KSampler"}}'),
+                                       ("config.json", '{"model_type": "llama"}')])
+def test_estimate_of_a_json_file_names_workflow_and_kv_config(name, text, tmp_path, capsys):
+    f = tmp_path / name
+    f.write_text(text)
+    rc, _, err = run(["estimate", str(f)], capsys)
+    assert rc == 2 and len(err.splitlines()) == 1
+    assert "--workflow WF.json --models-dir DIR" in err and "kv --config FILE" in err
+
+
+def test_estimate_of_another_text_file_still_asks_for_a_model_file(tmp_path, capsys):
+    f = tmp_path / "notes.txt"
+    f.write_text("import os\nprint(1)\n")
+    rc, _, err = run(["estimate", str(f)], capsys)
+    assert rc == 2 and "give a .safetensors or .gguf model file" in err and "--workflow" not in err
