@@ -140,3 +140,28 @@ def test_estimate_of_another_text_file_still_asks_for_a_model_file(tmp_path, cap
     f.write_text("import os\nprint(1)\n")
     rc, _, err = run(["estimate", str(f)], capsys)
     assert rc == 2 and "give a .safetensors or .gguf model file" in err and "--workflow" not in err
+
+
+# an unrecognised model: "generic DiT figures (20 x hidden per token)" were figured with hidden 0 ("sample: 20.0 x hidden
+# 0 per token"): 10 MiB of activations for a 3072-wide, 40-block DiT at 1024x1024 (ComfyUI's own figure: 1.28 GiB)
+def _unknown_dit(width=3072, blocks=40):
+    t = {}
+    for i in range(blocks):
+        for n, shape in (("q", (width, width)), ("k", (width, width)), ("v", (width, width)), ("o", (width, width)),
+                         ("up", (4 * width, width)), ("down", (width, 4 * width)), ("norm", (width,))):
+            t[f"layers.{i}.{n}.weight"] = ("BF16", shape)
+    return t
+
+
+def test_an_unknown_model_is_figured_with_its_own_width():
+    from gpu_garden.memory.estimate import families, formula
+    assert families.detect_family(_unknown_dit())["arch"]["hidden"] == 3072
+    # no square matrix: the commonest input width of its matrices
+    assert families.detect_family({"a.weight": ("F16", (512, 1024)), "b.weight": ("F16", (256, 1024)),
+                                   "c.weight": ("F16", (1024, 512))})["arch"]["hidden"] == 1024
+    assert families.detect_family({"a.bias": ("F16", (1024,))})["arch"]["hidden"] == 0
+    est = formula.estimate(families.split_components(_unknown_dit(), "x.safetensors"), 1024, 1024, cfg=True)
+    assert est["family"] == "unknown" and est["unknown"]
+    # 20 x 3072 x (4096 image + 256 text tokens) x 2 (cond and uncond) x 2 bytes = 1,069,547,520
+    assert 1_069_547_520 <= est["breakdown"]["sample"]["activations"] < 1.05 * 1_069_547_520
+    assert any("20.0 x hidden 3072 per token" in a for a in est["assumptions"])
