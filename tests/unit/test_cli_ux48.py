@@ -165,3 +165,16 @@ def test_an_unknown_model_is_figured_with_its_own_width():
     # 20 x 3072 x (4096 image + 256 text tokens) x 2 (cond and uncond) x 2 bytes = 1,069,547,520
     assert 1_069_547_520 <= est["breakdown"]["sample"]["activations"] < 1.05 * 1_069_547_520
     assert any("20.0 x hidden 3072 per token" in a for a in est["assumptions"])
+
+
+# kv --model qwen2.5:7b-instruct-q8_0 --weights-dtype Q4_K_M sized the weights as Q4_K_M (4.35 GiB) while its note still
+# said "Q8_0 weights from the tag"; a repo id's name note already said "weights sized as X (--weights-dtype), not as ..."
+def test_an_ollama_tag_note_says_weights_dtype_overrode_the_tag(capsys):
+    rc, res, err = run(["kv", "--model", "qwen2.5:7b-instruct-q8_0", "--weights-dtype", "Q4_K_M", "--vram", "8", "--json"],
+                       capsys)
+    assert rc == 0, err
+    tag = [n for n in res["notes"] if n.startswith("Ollama tag")]
+    assert tag == ["Ollama tag 'qwen2.5:7b-instruct-q8_0': weights sized as Q4_K_M (--weights-dtype), not as the Q8_0 "
+                   "the tag names"]
+    _, same, _ = run(["kv", "--model", "qwen2.5:7b-instruct-q8_0", "--vram", "8", "--json"], capsys)
+    assert "Ollama tag 'qwen2.5:7b-instruct-q8_0': Q8_0 weights from the tag" in same["notes"]
