@@ -187,3 +187,21 @@ def test_an_unknown_gpu_name_says_so(capsys):
     assert any(n.endswith("--gpu-name '4090': kv does not know this card's total memory: give --vram GIB") for n in res["notes"])
     _, known, _ = run(["kv", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--gpu-name", "RTX 4090", "--json"], capsys)
     assert not any("does not know this card" in n for n in known["notes"]) and known["vram"] == int(23.55 * (1 << 30))
+
+
+# flux1-dev-Q8_0.gguf on an 8 GB card: the knobs offered a lower resolution only ("still over"); the GGUF Q4_K knob,
+# offered for the bf16 file, requantized float tensors alone, so from a Q8_0 file it saved nothing and was dropped
+def test_a_q8_0_gguf_is_offered_q4_k_as_the_float_file_is():
+    from gpu_garden.memory.estimate import families, formula, layouts
+    from gpu_garden.memory.estimate import headers
+    table = layouts.table("flux_flux1-dev")
+    # city96's Q8_0 files: Q8_0 where rows are whole 32-blocks, BF16 elsewhere (tests/support/gguf_files.py)
+    q8 = {k: ("Q8_0" if len(s) >= 2 and s[-1] % 32 == 0 else "BF16", s) for k, (dt, s) in table.items()}
+    peaks = {}
+    for name, t in (("bf16", table), ("q8_0", q8)):
+        est = formula.judge(formula.estimate(families.split_components(t, f"flux1-dev-{name}"), 1024, 1024, cfg=None,
+                                             policy={"dynamic_vram": "off", "host_ram": 64 << 30}), 8 << 30)
+        peaks[name] = {k["id"]: k["peak_after"] for k in est["knobs"]}
+    assert "gguf_q4_k" in peaks["q8_0"] and "gguf_q8_0" not in peaks["q8_0"]  # no saving from Q8_0 to Q8_0
+    assert peaks["q8_0"]["gguf_q4_k"] == peaks["bf16"]["gguf_q4_k"]  # the same Q4_K file, from either start
+    assert headers.tensor_bytes("Q4_K", (3072, 3072)) < headers.tensor_bytes("Q8_0", (3072, 3072))
