@@ -165,7 +165,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("triage", help="find out-of-memory errors in a log, name the cause, print the fix",
                        epilog="exit status: 0 an out-of-memory error was found, 1 none was found, 2 a missing file, "
-                              "a directory, a compressed file, or a usage error")
+                              "a directory, a model file (safetensors, GGUF), a compressed file, or a usage error")
     s.add_argument("file", nargs="?", default="-", metavar="FILE", help="log file, or - for standard input (default)")
     s.add_argument("--json", action="store_true")
 
@@ -176,7 +176,8 @@ def build_parser() -> argparse.ArgumentParser:
     src = s.add_mutually_exclusive_group(required=True)
     src.add_argument("--config", metavar="FILE", help="Hugging Face config.json, its model folder (exact weights from the safetensors there), or a .safetensors file")
     src.add_argument("--gguf", metavar="FILE", help="GGUF model file (metadata and exact tensor sizes from its header)")
-    src.add_argument("--model", metavar="NAME", help="a built-in model name or Hugging Face repo id (see --model list)")
+    src.add_argument("--model", metavar="NAME", help="a built-in model name, Hugging Face repo id or Ollama tag (see --model list), or a local "
+                     "model folder, config.json, .safetensors or GGUF file (read as --config / --gguf)")
     s.add_argument("--ctx", type=_ctx, help="vLLM --max-model-len, llama.cpp -c (shared by the slots), Ollama num_ctx (per request); "
                    "default: what the runtime picks (docs/kv.md): the model's own (config.json) for vLLM and SGLang; "
                    "llama.cpp: 4096 (b4020-b7399), else the model's trained context (--fit builds lower it to fit, "
@@ -325,6 +326,26 @@ def _default_runtime(model) -> str:
     return "vllm"
 
 
+def _kv_local_model(args) -> None:
+    """kv --model given a local path, the way vLLM (`vllm serve ./folder`) and llama.cpp (`-m file.gguf`) are given one:
+    a GGUF file is read as --gguf, a config.json, model folder or .safetensors file as --config, so every later step
+    (the default runtime, the printed command) sees it as if given so. A path-like name that is not there is refused
+    as such, not as an unknown model name."""
+    import os
+    name = (args.model or "").strip()
+    if not name or name.lower() == "list":
+        return
+    if os.path.exists(name):
+        gguf = name.lower().endswith(".gguf")
+        if not gguf and os.path.isfile(name):
+            with open(name, "rb") as f:
+                gguf = f.read(4) == b"GGUF"
+        args.gguf, args.config, args.model = (name, None, None) if gguf else (None, name, None)
+    elif name.startswith(("/", "./", "../", "~", ".\\")) or name.lower().endswith((".gguf", ".json", ".safetensors")):
+        raise UserError(f"{name}: no such file or folder (a local model is its folder, config.json, .safetensors or "
+                        "GGUF file; a Hugging Face repo id is user/repo)")
+
+
 def _version() -> str:
     try:
         from importlib.metadata import version
@@ -349,6 +370,12 @@ def main(argv=None) -> int:
     if args.command == "triage" and args.file == "-" and _isatty(sys.stdin):
         print("gpu-garden triage: reading a log from standard input: paste it, then Ctrl-D (Windows: Ctrl-Z, Enter); "
               "or give a FILE", file=sys.stderr)
+    try:
+        if args.command == "kv":
+            _kv_local_model(args)
+    except UserError as exc:
+        print(f"gpu-garden kv: error: {exc}", file=sys.stderr)
+        return 2
     if args.command == "kv" and args.runtime is None:
         args.runtime = _default_runtime(args.model)
     module, func = COMMANDS[args.command]

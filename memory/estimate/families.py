@@ -2,6 +2,7 @@
 names, and name the diffusion model's family and size from keys and shapes. The detection keys follow
 ComfyUI's comfy/model_detection.py (and the diffusers names where common); nothing here imports ComfyUI."""
 import re
+from collections import Counter
 
 from . import image_encoder
 from .headers import table_bytes
@@ -363,7 +364,18 @@ def detect_family(t: dict) -> dict:
     unet = _detect_unet(t)
     if unet:
         return unet
-    return {"family": "unknown", "variant": "", "arch": {"hidden": 0, "depth": 0, "heads": 0, "ffn": 0, "block": "unknown"}}
+    return {"family": "unknown", "variant": "", "arch": {"hidden": _generic_width(t), "depth": 0, "heads": 0, "ffn": 0,
+                                                         "block": "unknown"}}
+
+
+def _generic_width(t) -> int:
+    """An unrecognised model's width for the generic DiT figure (phases.units: 20 x hidden per token): the commonest
+    side of its square matrices (a transformer's attention projections are hidden x hidden), else the commonest input
+    width of its matrices; 0 without a matrix. Was 0 always: the generic sample phase came out near zero (10 MiB for a
+    3072-wide, 40-block model at 1024x1024, beside ComfyUI's own 1.28 GiB)."""
+    mats = [tuple(v[1]) for v in t.values() if len(v[1]) == 2]
+    square = Counter(a for a, b in mats if a == b and a > 1)
+    return (square or Counter(b for _, b in mats)).most_common(1)[0][0] if mats else 0
 
 
 def _detect_unet(t) -> dict | None:

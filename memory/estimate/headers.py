@@ -181,8 +181,11 @@ def read_safetensors_header(path) -> dict:
             raise UserError(f"{path}: truncated safetensors file ({size} bytes, header length needs 8)")
         (n,) = struct.unpack("<Q", head)
         if (n < 2 or n > MAX_HEADER) and all(32 <= b < 127 or b in (9, 10, 13) for b in head):
+            json_file = head.lstrip().startswith((b"{", b"[")) or path.suffix.lower() == ".json"
             raise UserError(f"{path}: not a safetensors file (it starts with text {head.decode('ascii')!r}; "
-                            "give a .safetensors or .gguf model file)")
+                            + ("a JSON file: a ComfyUI workflow goes to gpu-garden estimate --workflow WF.json --models-dir "
+                               "DIR, an LLM's config.json to gpu-garden kv --config FILE)" if json_file else
+                               "give a .safetensors or .gguf model file)"))
         if n < 2 or n > MAX_HEADER:
             raise UserError(f"{path}: not a safetensors file (header length {n} bytes is impossible)")
         if n > size - 8:

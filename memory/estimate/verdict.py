@@ -82,10 +82,11 @@ def finish(est: dict, budget) -> dict:
     est["assumptions"] = [a for a in est["assumptions"] if not a.startswith(("VAE decode:", "no budget:"))]
     if v:
         comfy = est["policy"].get("runner") != "diffusers"  # diffusers' pipelines neither size a batch nor use the node
-        est["assumptions"].append(
+        tile = dict(spec.TILE_NODE, **{k: x for k, x in (est["policy"].get("tile") or {}).items() if x is not None})
+        est["assumptions"].append(  # the tile the tiled row was figured with (--vae-tile, a VAEDecodeTiled node's)
             f"VAE decode: {v['how']}, {v['dtype']} ({est['_ctx']['vae_dtype_why']}); per sample {fmt_bytes(v['per_sample'])}"
             + (f"; ComfyUI sizes its batch with {fmt_bytes(v['comfy_per_sample'])} per sample; tiled: VAE Decode (Tiled) "
-               f"{spec.TILE_NODE['tile']} px" + (f", {spec.TILE_NODE['frames']} frames" if est["frames"] > 1 else "") if comfy else ""))
+               f"{tile['tile']} px" + (f", {tile['frames']} frames" if est["frames"] > 1 else "") if comfy else ""))
     if not budget and min_gb:
         est["assumptions"].append(f"no budget: figured as ComfyUI would run on the smallest card that fits ({min_gb} GB)")
     if not budget:
@@ -305,8 +306,11 @@ def knobs(est: dict) -> list[dict]:
         add("fp8_weights", "fp8 (e4m3fn) diffusion model weights (weight_dtype fp8_e4m3fn or an fp8 file)",
             again(_requant(comps, "F8_E4M3")))
     if dm and not any(dt in ("Q4_K", "Q4_0", "Q3_K", "Q2_K") for dt in dts):
-        add("gguf_q8_0", "GGUF Q8_0 diffusion model (ComfyUI-GGUF)", again(_requant(comps, "Q8_0")))
-        add("gguf_q4_k", "GGUF Q4_K diffusion model (ComfyUI-GGUF; some quality loss)", again(_requant(comps, "Q4_K")))
+        # a GGUF file of a wider type (Q8_0, Q6_K, Q5_K) is offered the narrower one too (flux1-dev-Q8_0.gguf on 8 GB:
+        # the Q4_K file), as a float file is
+        add("gguf_q8_0", "GGUF Q8_0 diffusion model (ComfyUI-GGUF)", again(_requant(comps, "Q8_0", wider=True)))
+        add("gguf_q4_k", "GGUF Q4_K diffusion model (ComfyUI-GGUF; some quality loss)",
+            again(_requant(comps, "Q4_K", wider=True)))
     if "text_encode" in phases and phases["text_encode"] >= base:
         add("te_cpu", "run the text encoders on the CPU (CLIP loader device: cpu)", again(text_encoders="cpu"))
         if any(c["role"] == "text_encoder" and c["bytes"] > 2 * GiB for c in comps):
@@ -346,13 +350,18 @@ def knobs(est: dict) -> list[dict]:
 TE_FP8_FILE = {"t5-xxl": "t5xxl_fp8_e4m3fn", "umt5-xxl": "umt5_xxl_fp8_e4m3fn_scaled"}
 
 
-def _requant(comps, dtype, role="diffusion_model", over=0):
+def _requant(comps, dtype, role="diffusion_model", over=0, wider=False):
+    """The components with `role`'s large float tensors stored as dtype; wider: its GGUF tensors of a wider type too."""
     out = []
     for c in comps:
         c = dict(c)
         if c["role"] == role and c["bytes"] > over:
             c.pop("resident", None)
-            c["table"] = W.requant(c["table"], dtype, 1 if role == "text_encoder" else 4096)
+            table = c["table"]
+            if wider:  # a quantized tensor taking more bytes than dtype would: read as float, so requant stores it as dtype
+                table = {k: ("F16" if not W.is_float(dt) and len(sh) >= 2 and W.tensor_bytes(dtype, sh) < W.tensor_bytes(dt, sh)
+                             else dt, sh) for k, (dt, sh) in table.items()}
+            c["table"] = W.requant(table, dtype, 1 if role == "text_encoder" else 4096)
             c["bytes"] = sum(W.tensor_bytes(d, s) for d, s in c["table"].values())
         out.append(c)
     return out

@@ -225,6 +225,9 @@ def _request_notes(spec, runtime, weights_dtype, knobs, asked_ngl) -> tuple:
         said = re.compile(rf"weights taken as {re.escape(str(spec.quant))} from the name( '[^']*')?")
         notes = [said.sub(lambda m: f"weights sized as {weights_dtype} (--weights-dtype), not as the {spec.quant} the name"
                           f"{m.group(1) or ''} says", n) for n in notes]
+        tag = re.compile(rf"\b{re.escape(str(spec.quant))} weights from the tag", re.IGNORECASE)  # ollama_tags, gguf_repo
+        notes = [tag.sub(f"weights sized as {weights_dtype} (--weights-dtype), not as the {spec.quant} the tag names", n)
+                 for n in notes]
     sized = str(weights_dtype or spec.quant or spec.dtype)
     if (runtime == "llama.cpp" and not spec.weights_bytes and not GR.tag_type(sized)
             and sized.lower() not in ("mxfp4", "mxfp4_moe")):  # an MXFP4 checkpoint has its llama.cpp file type

@@ -301,6 +301,16 @@ def check_parallelism(spec, runtime, knobs) -> int:
                         "--tensor-split, Ollama by itself; SGLang's --pp-size is not modelled)")
     if knobs.get("pp_layer_partition") and pp == 1:
         raise UserError("--pp-layer-partition needs --pipeline-parallel-size above 1")
+    heads = spec.n_heads if spec.arch != "safetensors" else 0  # header-only specs guess the head size: not judged
+    if tp > 1 and heads and heads % tp and (runtime == "vllm" or not knobs.get("dp_attention")):
+        # vLLM's ModelConfig.verify_with_parallel_config refuses to start ("Total number of attention heads (32) must
+        # be divisible by tensor parallel size (3)"); SGLang's attention layers assert the same (with DP attention
+        # the heads split over tp / dp GPUs: not judged). kv planned it, one GPU's share rounded.
+        sizes = ", ".join(str(n) for n in range(2, min(heads, 64) + 1) if heads % n == 0)
+        said = (f" ('Total number of attention heads ({heads}) must be divisible by tensor parallel size ({tp})')"
+                if runtime == "vllm" else "")
+        raise UserError(f"{RUNTIME_NAMES[runtime]} refuses --tensor-parallel-size {tp}: {spec.name}'s {heads} attention heads "
+                        f"must split evenly over the GPUs{said}; sizes that divide them: {sizes or 'none'}")
     return tp
 
 

@@ -23,16 +23,19 @@ def _vram_bytes(args):
     if gib:
         return int(gib * GiB), (f"no --vram: {gib:.2f} GiB, the total torch reports for a {args.gpu_name} "
                                 "(give --vram for another figure)")
+    # a card name the table does not hold ('4090' for 'RTX 4090', a typo) was passed over without a word
+    unknown = (f"--gpu-name {args.gpu_name!r}: kv does not know this card's total memory: give --vram GIB"
+               if getattr(args, "gpu_name", None) and args.runtime in ("vllm", "sglang") else None)
     try:  # this machine's first device, when the probe module has landed and sees a GPU
         from ..budget import probe
         snap = probe.snapshot()
         devs = [d for d in snap.get("devices", []) if d.get("backend") not in (None, "cpu") and d.get("total")]
         if not devs:
-            return None, None
+            return None, unknown
         key = "free" if args.runtime == "ollama" and devs[0].get("free") is not None else "total"
-        return int(devs[0][key]), f"no --vram: this machine's first GPU, its {key} memory"
+        return int(devs[0][key]), f"no --vram: this machine's first GPU, its {key} memory" + (f"; {unknown}" if unknown else "")
     except Exception:
-        return None, None
+        return None, unknown
 
 
 # kv's exit status as run_cli sets it below; `gpu-garden kv --help` prints it, README and docs/kv.md point there

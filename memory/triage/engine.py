@@ -257,11 +257,19 @@ COMPRESSED = (
 )
 
 
-def _refuse_compressed(head: bytes, name: str) -> None:
+def _refuse_not_a_log(head: bytes, name: str) -> None:
     for magic, kind, reader in COMPRESSED:
         if head.startswith(magic):
             raise UserError(f"{name} is {kind}-compressed, not a text log: decompress it first, e.g. "
                             f"{reader} {'FILE' if name == 'standard input' else name} | gpu-garden triage -")
+    # a model file given by mistake: its gigabytes of weights were read as text for minutes, then "the input is empty"
+    # (a sparse or zero-filled file) or "no out-of-memory error found". A safetensors file opens with its header's
+    # length (8 bytes, little-endian: its high half zero, a NUL no text log starts with) and the header's JSON; a GGUF
+    # file with its magic.
+    kind = "GGUF" if head.startswith(b"GGUF") else "safetensors" if head[4:8] == bytes(4) and head[8:10] == b'{"' else None
+    if kind:
+        raise UserError(f"{name} is a {kind} model file, not a log: give the log the run printed (the model file's "
+                        f"memory is what gpu-garden {'kv --gguf FILE or ' if kind == 'GGUF' else ''}estimate FILE reads)")
 
 
 class _Prefixed(io.RawIOBase):
@@ -303,10 +311,10 @@ def _head(stream, n: int):
 
 def _read_log(stream, name: str) -> dict:
     """Triage of a byte stream, looked at first without consuming it (peek: a pipe, /dev/fd/N or standard input cannot
-    seek back): a compressed file is refused; a UTF-16 log (with its byte-order mark: PowerShell 5's `>` and Out-File
+    seek back): a compressed file or a model file is refused; a UTF-16 log (with its byte-order mark: PowerShell 5's `>` and Out-File
     write UTF-16LE) is read as text, not as bytes with a NUL after every character."""
-    head, stream = _head(stream, 8)
-    _refuse_compressed(head, name)
+    head, stream = _head(stream, 10)
+    _refuse_not_a_log(head, name)
     if head.startswith((b"\xff\xfe", b"\xfe\xff")):
         text = io.TextIOWrapper(stream, encoding="utf-16", errors="replace")
         try:
