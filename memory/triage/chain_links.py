@@ -49,6 +49,14 @@ _IPY_NUMBERED = re.compile(rb"(?: {3}\(\.\.\.\))?(?:-{0,5}> ?|(?:\xe2\x94\x80){0
 # number's one space: Python never indents its exception line, and an indented one under an IPython frame is the frame's
 # code (a docstring's "Raises:" entry, a doctest's expected output, a dict key naming the class)
 _EXC_HEAD = re.compile(rb"[A-Za-z_][\w.]{0,127}(?:Error|Exception|Warning)(?:\([\w.]{0,127}\))?:(?:[ \t]|[\r]?$)")
+# (tri48, fix21's leftovers) two such lines that are code all the same, read once the walk back has reached their IPython
+# frame: an annotated assignment to a name ending so ("OOMError: type[Exception] = torch.cuda.OutOfMemoryError": a type,
+# dotted names, brackets, ", " and " | " only, then " = "; a bare "OOMError: type" stays an exception line, whose message
+# may be one word), and a line inside a triple-quoted string (a docstring or markdown text at a cell's column 0: not
+# indented, so rev18 S1 does not tell it): an odd count of '"""' or "'''" on the frame's numbered lines above it
+# (_quotes). IPython 8 (stack_data, ultratb.get_records) counts its context in statements, so a string is mostly shown
+# from its opening line; where a window cuts that line off (IPython 7 counts lines), its text is read as before
+_ANNOTATED = re.compile(rb"[A-Za-z_][\w.]{0,127}(?:Error|Exception|Warning): (?:[\w.]|\[|\]|, | \| ){1,256} = ")
 # (rev16 D1, tri48) IPython's Verbose mode (%xmode Verbose) prints the running frame's variables right under its arrow line
 # (ultratb.py, 8.x: format_record's lvals, INDENT_SIZE = 8 blanks, then tpl_name_val "name = repr(value)" for each of
 # stack_data's variables_in_executing_piece, joined by "\n" and the 8 blanks; _format_traceback_lines appends them after
@@ -63,9 +71,9 @@ _IPY_CALL = re.compile(rb" in [^\s(]{1,128}\(\*{0,2}[A-Za-z_]\w{0,127}=")
 IPY_BACK = 64     # lines read back from a numbered line to its frame at most (IPython prints 5 or so around the running line)
 # (rev16 S2) the last numbered line source_line read back from: its block and tail (compared by identity: the scanner's
 # bytes), its start in the block, how many lines above it its frame line is (0: none), and (tri48) its plain head, to
-# step over it as the walk would; (rev18 D2) kept on the caller's memo object (the Scan, as its _ipy_last) so it dies
-# with the scan and no two scans share it; none without a memo
-_NONE = (None, None, -1, 0, b"")
+# step over it as the walk would, and the quotes' parity (_quotes) from its frame through it; (rev18 D2) kept on the
+# caller's memo object (the Scan, as its _ipy_last) so it dies with the scan and no two scans share it; none without one
+_NONE = (None, None, -1, 0, b"", 0)
 # (tri48) the walk back's states: under numbered (or blank) lines; under a variable line (above it: another, a line its
 # repr ran on to, or the arrow line IPython put them under); under lines a repr ran on to (above them: a variable line, or
 # a frame line whose call is left open); _FRAME: at the frame line
@@ -178,7 +186,8 @@ def source_line(block: bytes, start: int, tail: bytes, line: bytes, memo=None) -
     before it) or one IPython numbers under its frame (rev15 D2: "----> 5 except torch.OutOfMemoryError:" and the context
     lines around it, read back over numbered lines to an IPython frame line; an exception line after them is no such
     line). (rev16 B1) In a log whose every line is numbered (a paste with line numbers, a PID-first logger) a numbered
-    line is never the frame line, and one whose code is an exception line (_EXC_HEAD) is never code. (tri48) Under
+    line is never the frame line, and one whose code is an exception line (_EXC_HEAD) is never code (tri48: unless a
+    triple-quoted string on the frame's lines above is open, or it is an annotated assignment, _ANNOTATED). (tri48) Under
     %xmode Verbose the running line's variables (_IPY_VAR, and the lines their values run on to) are the frame's too, and
     are read back over as _back says: a variable line naming an OOM is no error line either. Bounded: a numbered
     line's 4 KiB head, then IPY_BACK lines of 8 KiB at most, only for such a line; (rev16 S2) the walk back stops at the
@@ -192,12 +201,17 @@ def source_line(block: bytes, start: int, tail: bytes, line: bytes, memo=None) -
         return True
     head = _plain(line)
     m = _IPY_NUMBERED.match(head) or _IPY_VAR.match(head)
-    if not m or not head[m.end():].strip() or _JOINED_EXC.search(head, m.end()) or _EXC_HEAD.match(head, m.end()):
-        return False            # (as under a Python frame: a line with an exception joined on after its code is read)
+    if not m or not head[m.end():].strip():
+        return False
+    # (as under a Python frame: a line with an exception joined on after its code is read) (tri48) unless it is inside a
+    # triple-quoted string; an annotated assignment is code
+    exc = (_JOINED_EXC.search(head, m.end()) or _EXC_HEAD.match(head, m.end())) and not _ANNOTATED.match(head, m.end())
+    if exc and m.re is _IPY_VAR:
+        return False
     last = getattr(memo, "_ipy_last", _NONE)
     known = last[2] if last[0] is block and last[1] is tail and last[2] < start else -1
     buf, end = (block, start) if start else (tail, len(tail))
-    found, state = 0, _back(_FREE, head)
+    found, state, quotes = 0, _back(_FREE, head), 0
     for k in range(1, IPY_BACK + 1):
         if end < 1 and buf is block and tail:
             buf, end = tail, len(tail)          # the block's first line: on into the previous block's end
@@ -209,15 +223,18 @@ def source_line(block: bytes, start: int, tail: bytes, line: bytes, memo=None) -
         if cut + 1 == known and buf is block:   # (rev16 S2) the last line read back from: its walk, k lines on
             ok = last[3] and k + last[3] <= IPY_BACK and _back(state, last[4]) is not None
             found = k + last[3] if ok else 0    # (tri48: where the walk would step over that line)
+            quotes ^= last[5]
             break
         prev, end = _plain(buf[cut + 1:end - 1]), cut + 1
         state = _back(state, prev)
         if state is None or state == _FRAME:
             found = k if state == _FRAME else 0
             break
+        if state == _FREE:
+            quotes ^= _quotes(prev)             # (tri48) a numbered line's code (a blank line holds none)
     if memo is not None:
-        memo._ipy_last = (block, tail, start, found, head)
-    return found > 0
+        memo._ipy_last = (block, tail, start, found, head, quotes ^ (_quotes(head) if m.re is _IPY_NUMBERED else 0))
+    return found > 0 and (not exc or quotes != 0)
 
 
 def _back(state, prev):
@@ -236,6 +253,11 @@ def _back(state, prev):
     if not prev.strip():
         return _FREE if state == _FREE else None
     return _MORE if _IPY_MORE.match(prev) else None
+
+
+def _quotes(line: bytes) -> int:
+    """(tri48) Whether the line holds an odd count of '"""' (bit 0) and of "'''" (bit 1): a string left open or closed."""
+    return line.count(b'"""') & 1 | (line.count(b"'''") & 1) << 1
 
 
 def _opens(line: bytes) -> bool:

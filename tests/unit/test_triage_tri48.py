@@ -2,7 +2,8 @@
 line, 8 blanks in, "name = repr(value)" each (ultratb.py, format_record's lvals; a global as "global name" under 7.x), a
 value's repr may run on over lines of its own (a tensor's rows, a module's layers and its closing bracket at column 0),
 and so may the frame line's call, where Verbose shows the arguments' values. Those lines stopped chain_links.source_line's
-walk back from a numbered line to its frame, so a code line under them naming OutOfMemoryError read as the error."""
+walk back from a numbered line to its frame, so a code line under them naming OutOfMemoryError read as the error.
+fix21's leftovers: a cell's triple-quoted string or an annotated assignment naming the OOM at column 0 (below)."""
 import re
 import types
 
@@ -126,3 +127,63 @@ def test_verbose_patterns_read_linear():
                       (chain_links._IPY_CALL.search, [b" in " * (n // 4), b" in a(" * (n // 6), b" in " + b"a" * n,
                                                       b" in a(*" * (n // 7), b" in a(b" * (n // 7) + b"=" * 3]),
                       (chain_links._opens, [b"(" * n, b"([{)]}" * (n // 6)])])
+
+
+# fix21's leftovers (rev18 S1 read an indented exception line under an IPython frame as code; two column-0 forms were still
+# read as the error): a cell's triple-quoted string holding an OOM message (a docstring or markdown text pasted in a
+# cell), and an annotated assignment to a name ending in Error
+DOC = ('      1 """\n      2 torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total '
+       'capacity of 79.10 GiB\n      3 means the batch does not fit: halve it.\n      4 """\n      5 x = torch.randn(4, 3)\n'
+       '----> 6 y = model(x)\n')
+MD = ("      1 NOTES = '''\n      2 If you see torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB, halve "
+      "the batch.\n      3 '''\n      4 x = torch.randn(4, 3)\n      5 \n----> 6 y = model(x)\n")
+ANN = "      4 OOMError: type[Exception] | None = torch.cuda.OutOfMemoryError\n      5 x = torch.randn(4, 3)\n----> 6 y = model(x)\n"
+
+
+def cell(body, exc=SHAPE, frame="Cell In[3], line 6"):
+    return RULE + exc.split(":")[0].ljust(42) + "Traceback (most recent call last)\n" + frame + "\n" + body + "\n" + exc
+
+
+def pygments(t):
+    """A notebook's saved output: IPython 8 colours the code (a string token from its quotes on), and the numbers."""
+    t = re.sub(r'^(      \d) ("""|NOTES = \'\'\')', lambda m: m.group(1) + " \x1b[38;5;124m" + m.group(2), t, flags=re.M)
+    return re.sub(r"^(----> |      )(\d+)", lambda m: "\x1b[0;32m" + m.group(1) + m.group(2) + "\x1b[0m", t, flags=re.M)
+
+
+def test_a_cells_string_or_annotation_naming_the_oom_is_code():
+    for body in (DOC, MD, ANN):
+        for frame in ("Cell In[3], line 6", "<ipython-input-3-628af068fea6> in <module>"):
+            t = cell(body, frame=frame)
+            for text in (t, pygments(t), t.replace("\n", "\r\n"), "Epoch 1: loss 0.52\n" * 3 + t):
+                assert not engine.triage_text(text)["found"], text      # was found (the strings' with 2 GiB)
+        assert _read(cell(body, OOM)) == (True, 2 << 30)                # the cell's real OOM below them
+
+
+def test_which_numbered_exception_lines_are_code():
+    block = ('Cell In[3], line 9\n      1 """\n      2 torch.OutOfMemoryError: CUDA out of memory.\n'
+             '      3 RuntimeError: CUDA error: out of memory\n      4 """\n      5 NOTES = \'\'\'\n'
+             '      6 OutOfMemoryError: see above\n      7 \'\'\' + """x"""\n      8 OOMError: type[Exception] = OutOfMemoryError\n'
+             '----> 9 y = model(x)\n     10 RuntimeError: no string open here\n     11 OutOfMemoryError: type\n').encode()
+    starts = [0] + [i + 1 for i, c in enumerate(block[:-1]) if c == 10]
+    lines = [block[s:block.index(b"\n", s)] for s in starts]
+    want = [False] + [True] * 9 + [False, False]        # the frame line; 1-9 code; 10 and a bare annotation (11) read
+    assert [source_line(block, s, b"", ln) for s, ln in zip(starts, lines)] == want
+    memo = types.SimpleNamespace()
+    assert [source_line(block, s, b"", ln, memo) for s, ln in zip(starts, lines)] == want
+    assert not source_line(block[block.index(b"      2"):], 0, b"", lines[2])       # no frame above: an error line
+
+
+def test_numbered_exception_lines_outside_a_string_stay_error_lines():
+    pid = "12345 torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB\n"
+    for text in ("File ~/x.py:5, in f()\n      4 x = '''a'''\n" + pid,
+                 "File ~/x.py:5, in f()\n      4 x = \"\"\"\n      5 \"\"\"\n" + pid,
+                 "File ~/x.py:5, in f()\n      4 ValueError: x = 1 is wrong\n" + pid,
+                 "12345 INFO prompt: \"\"\"\n" + pid):
+        assert _read(text) == (True, 2 << 30), text
+
+
+def test_annotation_and_quotes_read_linear():
+    n = 1 << 20
+    assert_each_fast([(chain_links._ANNOTATED.match, [b"aError: " + b"a" * n, b"aError: " + b"[" * n, b"aError: " + b" | a" * (n // 4),
+                                                      b"aError: " + b", a" * (n // 3), b"Error" * (n // 5) + b": a ="]),
+                      (chain_links._quotes, [b'"' * n, b"'" * n])])
