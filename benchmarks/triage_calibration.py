@@ -173,26 +173,15 @@ def best_priors(sweep: list) -> list:
     return sorted(s["prior"] for s in sweep if s["flag_errors"] == low)
 
 
-def lone_cause(r: dict, t: float, mass: float, weight: float = 0.0):
-    """The cause of an answer that stood alone under `t` with the prior `mass` (exactly one cause with points, scoring
-    under `t`) with points enough for rules_runner_up.alone() (times rank.PAIR_RATIO, more than `weight`), else None.
-    The points are the log's own (case_row set a runner-up's aside)."""
-    from gpu_garden.memory.triage.rank import PAIR_RATIO
-    pts = [(c, p) for c, p in r["points"] if p and p > 0]
-    if len(pts) != 1:
-        return None
-    c, p = pts[0]
-    return c if p * PAIR_RATIO > weight and round(p / (p + mass), 2) < t else None
-
-
 def lone_table(rows: list, t: float, mass: float, weight: float = 0.0) -> dict:
     """Lone top cause -> answers, right, the true causes' counts (commonest first), and the runner-up the data names:
     the commonest true cause other than the lone one (ties: the first in CAUSES order), with its count, and whether it
     was the true cause more often than the lone one (runner_up_more_often: the docs read it as a figure)."""
     from gpu_garden.memory.triage.rule_row import CAUSES
+    from gpu_garden.memory.triage import rank, rules_runner_up as RU
     by = {}
     for r in rows:
-        c = lone_cause(r, t, mass, weight)
+        c = RU.lone(r["points"], weight, mass, t, rank.PAIR_RATIO)       # the rows' own check (the log's own points)
         if c:
             by.setdefault(c, {}).setdefault(r["expect"], 0)
             by[c][r["expect"]] += 1

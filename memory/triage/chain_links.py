@@ -49,11 +49,35 @@ _IPY_NUMBERED = re.compile(rb"(?: {3}\(\.\.\.\))?(?:-{0,5}> ?|(?:\xe2\x94\x80){0
 # number's one space: Python never indents its exception line, and an indented one under an IPython frame is the frame's
 # code (a docstring's "Raises:" entry, a doctest's expected output, a dict key naming the class)
 _EXC_HEAD = re.compile(rb"[A-Za-z_][\w.]{0,127}(?:Error|Exception|Warning)(?:\([\w.]{0,127}\))?:(?:[ \t]|[\r]?$)")
+# (tri48, fix21's leftovers) two such lines that are code all the same, read once the walk back has reached their IPython
+# frame: an annotated assignment to a name ending so ("OOMError: type[Exception] = torch.cuda.OutOfMemoryError": a type,
+# dotted names, brackets, ", " and " | " only, then " = "; a bare "OOMError: type" stays an exception line, whose message
+# may be one word), and a line inside a triple-quoted string (a docstring or markdown text at a cell's column 0: not
+# indented, so rev18 S1 does not tell it): an odd count of '"""' or "'''" on the frame's numbered lines above it
+# (_quotes). IPython 8 (stack_data, ultratb.get_records) counts its context in statements, so a string is mostly shown
+# from its opening line; where a window cuts that line off (IPython 7 counts lines), its text is read as before
+_ANNOTATED = re.compile(rb"[A-Za-z_][\w.]{0,127}(?:Error|Exception|Warning): (?:[\w.]|\[|\]|, | \| ){1,256} = ")
+# (rev16 D1, tri48) IPython's Verbose mode (%xmode Verbose) prints the running frame's variables right under its arrow line
+# (ultratb.py, 8.x: format_record's lvals, INDENT_SIZE = 8 blanks, then tpl_name_val "name = repr(value)" for each of
+# stack_data's variables_in_executing_piece, joined by "\n" and the 8 blanks; _format_traceback_lines appends them after
+# the is_current line; 7.x the same, a global's name as "global name"). A value's repr may run on over lines of its own (a
+# tensor's rows "        [0.4, 0.5]])", a module's "  (fc): Linear(...)" and ")"), and so may the frame line's call, where
+# Verbose shows the arguments' values ("Cell In[2], line 4, in step(batch=tensor([[0.1, 0.2],"): such a line opens with a
+# blank or a closing bracket (_IPY_MORE) and is the frame's only under a variable line, or under a frame line whose call
+# shows a value and is left open (_IPY_CALL, _opens: never a log line "Exception in callback f(" over indented lines)
+_IPY_VAR = re.compile(rb" {8}(?:global )?[A-Za-z_]\w{0,127}(?:\.[A-Za-z_]\w{0,127}|\[[^\]\n]{0,128}\]){0,16} = ")
+_IPY_MORE = re.compile(rb"[ \t)\]}]")
+_IPY_CALL = re.compile(rb" in [^\s(]{1,128}\(\*{0,2}[A-Za-z_]\w{0,127}=")
 IPY_BACK = 64     # lines read back from a numbered line to its frame at most (IPython prints 5 or so around the running line)
 # (rev16 S2) the last numbered line source_line read back from: its block and tail (compared by identity: the scanner's
-# bytes), its start in the block, how many lines above it its frame line is (0: none); (rev18 D2) kept on the caller's
-# memo object (the Scan, as its _ipy_last) so it dies with the scan and no two scans share it; none without a memo
-_NONE = (None, None, -1, 0)
+# bytes), its start in the block, how many lines above it its frame line is (0: none), and (tri48) its plain head, to
+# step over it as the walk would, and the quotes' parity (_quotes) from its frame through it; (rev18 D2) kept on the
+# caller's memo object (the Scan, as its _ipy_last) so it dies with the scan and no two scans share it; none without one
+_NONE = (None, None, -1, 0, b"", 0)
+# (tri48) the walk back's states: under numbered (or blank) lines; under a variable line (above it: another, a line its
+# repr ran on to, or the arrow line IPython put them under); under lines a repr ran on to (above them: a variable line, or
+# a frame line whose call is left open); _FRAME: at the frame line
+_FREE, _VARS, _MORE, _FRAME = 0, 1, 2, 3
 _LINKS = ((b"direct cause of the following exception:", "cause"), (b"another exception occurred:", "during"))
 
 
@@ -162,7 +186,10 @@ def source_line(block: bytes, start: int, tail: bytes, line: bytes, memo=None) -
     before it) or one IPython numbers under its frame (rev15 D2: "----> 5 except torch.OutOfMemoryError:" and the context
     lines around it, read back over numbered lines to an IPython frame line; an exception line after them is no such
     line). (rev16 B1) In a log whose every line is numbered (a paste with line numbers, a PID-first logger) a numbered
-    line is never the frame line, and one whose code is an exception line (_EXC_HEAD) is never code. Bounded: a numbered
+    line is never the frame line, and one whose code is an exception line (_EXC_HEAD) is never code (tri48: unless a
+    triple-quoted string on the frame's lines above is open, or it is an annotated assignment, _ANNOTATED). (tri48) Under
+    %xmode Verbose the running line's variables (_IPY_VAR, and the lines their values run on to) are the frame's too, and
+    are read back over as _back says: a variable line naming an OOM is no error line either. Bounded: a numbered
     line's 4 KiB head, then IPY_BACK lines of 8 KiB at most, only for such a line; (rev16 S2) the walk back stops at the
     last numbered line walked back from in the same block and takes its answer (the frame line still IPY_BACK lines up at
     most), so each line is read back over once: a log of numbered lines reads in linear time, not 64 times over. The
@@ -173,13 +200,18 @@ def source_line(block: bytes, start: int, tail: bytes, line: bytes, memo=None) -
     if frame_source(line_before(block, start, tail), line):
         return True
     head = _plain(line)
-    m = _IPY_NUMBERED.match(head)
-    if not m or not head[m.end():].strip() or _JOINED_EXC.search(head, m.end()) or _EXC_HEAD.match(head, m.end()):
-        return False            # (as under a Python frame: a line with an exception joined on after its code is read)
+    m = _IPY_NUMBERED.match(head) or _IPY_VAR.match(head)
+    if not m or not head[m.end():].strip():
+        return False
+    # (as under a Python frame: a line with an exception joined on after its code is read) (tri48) unless it is inside a
+    # triple-quoted string; an annotated assignment is code
+    exc = (_JOINED_EXC.search(head, m.end()) or _EXC_HEAD.match(head, m.end())) and not _ANNOTATED.match(head, m.end())
+    if exc and m.re is _IPY_VAR:
+        return False
     last = getattr(memo, "_ipy_last", _NONE)
     known = last[2] if last[0] is block and last[1] is tail and last[2] < start else -1
     buf, end = (block, start) if start else (tail, len(tail))
-    found = 0
+    found, state, quotes = 0, _back(_FREE, head), 0
     for k in range(1, IPY_BACK + 1):
         if end < 1 and buf is block and tail:
             buf, end = tail, len(tail)          # the block's first line: on into the previous block's end
@@ -188,20 +220,50 @@ def source_line(block: bytes, start: int, tail: bytes, line: bytes, memo=None) -
         cut = buf.rfind(b"\n", max(0, end - 8193), end - 1)
         if cut < 0 and end > 8193:
             break                               # a line past 8 KiB: no frame read
-        if cut + 1 == known and buf is block:   # (rev16 S2) the last numbered line read back from: its walk, k lines on
-            found = k + last[3] if last[3] and k + last[3] <= IPY_BACK else 0
+        if cut + 1 == known and buf is block:   # (rev16 S2) the last line read back from: its walk, k lines on
+            ok = last[3] and k + last[3] <= IPY_BACK and _back(state, last[4]) is not None
+            found = k + last[3] if ok else 0    # (tri48: where the walk would step over that line)
+            quotes ^= last[5]
             break
         prev, end = _plain(buf[cut + 1:end - 1]), cut + 1
-        if _IPY_NUMBERED.match(prev):
-            continue                            # (rev16 B1) a numbered line is never the frame line
-        if _IPY_FRAME.match(prev):
-            found = k
+        state = _back(state, prev)
+        if state is None or state == _FRAME:
+            found = k if state == _FRAME else 0
             break
-        if prev.strip():
-            break
+        if state == _FREE:
+            quotes ^= _quotes(prev)             # (tri48) a numbered line's code (a blank line holds none)
     if memo is not None:
-        memo._ipy_last = (block, tail, start, found)
-    return found > 0
+        memo._ipy_last = (block, tail, start, found, head, quotes ^ (_quotes(head) if m.re is _IPY_NUMBERED else 0))
+    return found > 0 and (not exc or quotes != 0)
+
+
+def _back(state, prev):
+    """(tri48) One step of source_line's walk back: the walk's state above the plain line `prev`, read from below it in
+    `state`; _FRAME at the IPython frame line it belongs to, None where the walk stops (no frame above the line it began
+    from). (rev16 B1) A numbered line is never the frame line; (tri48) a Verbose variable line is never one either (its
+    value may read "... in f(": the loose frame form), and sits under the arrow line or another variable line."""
+    n = _IPY_NUMBERED.match(prev)
+    if n:
+        arrow = b">" in n.group() or b"\xe2\x96\xb6" in n.group()
+        return _FREE if state == _FREE or state == _VARS and arrow else None
+    if _IPY_VAR.match(prev):
+        return _VARS
+    if state != _VARS and _IPY_FRAME.match(prev):
+        return _FRAME if state == _FREE or _IPY_CALL.search(prev) and _opens(prev) else None
+    if not prev.strip():
+        return _FREE if state == _FREE else None
+    return _MORE if _IPY_MORE.match(prev) else None
+
+
+def _quotes(line: bytes) -> int:
+    """(tri48) Whether the line holds an odd count of '"""' (bit 0) and of "'''" (bit 1): a string left open or closed."""
+    return line.count(b'"""') & 1 | (line.count(b"'''") & 1) << 1
+
+
+def _opens(line: bytes) -> bool:
+    """(tri48) The line leaves a bracket open (more opened than closed, in strings too): a Verbose frame line whose call's
+    values run on below it."""
+    return sum(line.count(c) for c in b"([{") > sum(line.count(c) for c in b")]}")
 
 
 def _plain(line: bytes) -> bytes:

@@ -14,7 +14,7 @@ does). The calibration run exits 1 when this table is not what A-C gives.
 A runner-up has no evidence of its own, so it must never make a pair (rank.pair: "two causes fit the evidence about
 equally"; the panel, web/lib/oom_parts.js, reads the same `pair`). Beside a lone cause of p points the two show as
 p / (p + WEIGHT + rank.NOT_DETERMINED) and WEIGHT / (the same), so the second is WEIGHT / p of the first, rounded: the row
-fires only where p * rank.PAIR_RATIO > WEIGHT (alone()), and WEIGHT is 0.45, not 0.5. By hand: beside a lone 1.0,
+fires only where p * rank.PAIR_RATIO > WEIGHT (alone(), lone()), and WEIGHT is 0.45, not 0.5. By hand: beside a lone 1.0,
 1.0 / 2.2 = 0.45 and 0.45 / 2.2 = 0.20, under 0.225 (at 0.5 it was 0.44 and 0.22: exactly rank.PAIR_RATIO, a pair);
 beside 1.5, 0.56 and 0.17; at the floor, 0.9 / 2.1 = 0.43 and 0.45 / 2.1 = 0.21, under 0.215; the whole range alone()
 admits (0.9 to 1.7, where the lone cause reaches 0.70 and is stated) is checked in tests/unit/test_triage_runner_up.py.
@@ -38,17 +38,26 @@ _SAID = {"weights-exceed-vram": "the model's weights do not fit in GPU memory",
          "activations": "this step's working memory (the batch, image size or context length) does not fit in GPU memory"}
 
 
+def lone(points, weight, mass, threshold, pair_ratio):
+    """The cause that stood alone in `points` ((cause, points) pairs, as plain data), else None: the only cause with
+    points, with enough that `weight` beside them stays under `pair_ratio` of them (points * pair_ratio > weight), and too
+    few to be stated: its confidence with `mass` beside it (points / (points + mass), rounded as rank.ranked rounds) is
+    under `threshold`. The one check of a lone answer: alone() (the rows) and benchmarks/triage_calibration.py's lone
+    table (the corpus replay, with the current package) both call it."""
+    fired = [(c, p) for c, p in points if p and p > 0]
+    if len(fired) != 1:
+        return None
+    c, p = fired[0]
+    return c if p * pair_ratio > weight and round(p / (p + mass), 2) < threshold else None
+
+
 def alone(cause):
     """Only `cause` has points so far, enough that WEIGHT beside them stays under rank.PAIR_RATIO of them (so more than
     WEIGHT: the first cause stays first, and the two are never a pair), and too few to be stated: its confidence as
-    rank.ranked would show it (points / (points + rank.NOT_DETERMINED), rounded) is under rank.UNCERTAIN."""
+    rank.ranked would show it (points / (points + rank.NOT_DETERMINED), rounded) is under rank.UNCERTAIN (lone())."""
     def when(x):
         from . import rank         # (rank imports the rules table: read at call time)
-        fired = [(c, p) for c, p in x.scored.items() if p > 0]
-        if len(fired) != 1 or fired[0][0] != cause:
-            return False
-        p = fired[0][1]
-        return p * rank.PAIR_RATIO > WEIGHT and round(p / (p + rank.NOT_DETERMINED), 2) < rank.UNCERTAIN
+        return lone(x.scored.items(), WEIGHT, rank.NOT_DETERMINED, rank.UNCERTAIN, rank.PAIR_RATIO) == cause
     return when
 
 

@@ -153,7 +153,7 @@ def test_the_lone_table_counts_answers_right_and_the_runner_up():
     ([["activations", 1.7]], "activations"),            # 0.69
     ([["activations", 1.75]], None),                    # 1.75 / 2.5 = 0.70: stated (rev17 S4: `<= t` passed)
     ([["activations", 1.5], ["weights-exceed-vram", 0.7]], None),    # a second cause of its own
-    ([["activations", 1.5], ["weights-exceed-vram", 0.45]], None),   # case_row sets a runner-up aside, not lone_cause
+    ([["activations", 1.5], ["weights-exceed-vram", 0.45]], None),   # case_row sets a runner-up aside, not lone()
     ([["activations", 1.5], ["weights-exceed-vram", 0.5], ["other", 0.3]], None),
     ([["activations", 1.5], ["other", 0.0]], "activations"),         # 0 points: not fired
     ([["activations", 1.5], ["other", None]], "activations"),
@@ -163,10 +163,27 @@ def test_the_lone_table_counts_answers_right_and_the_runner_up():
     ([], None),
 ])
 def test_a_lone_cause_is_what_the_row_fires_on(points, lone):
-    assert C.lone_cause({"points": points}, rank.UNCERTAIN, rank.NOT_DETERMINED, RU.WEIGHT) == lone
+    assert RU.lone(points, RU.WEIGHT, rank.NOT_DETERMINED, rank.UNCERTAIN, rank.PAIR_RATIO) == lone
     # and the rows agree where one cause alone is given
     if len(points) == 1:
         assert RU.alone(points[0][0])(SimpleNamespace(scored=dict(points))) is (lone is not None)
+
+
+def test_the_rows_and_the_calibration_ask_the_one_lone_check(monkeypatch):
+    # (rev20 D1) rules_runner_up.lone decides "the answer stood alone" for both: the rows' alone() and the calibration's
+    # lone table (the corpus replay, run with the current package). A second copy of the check in either fails here.
+    asked = []
+
+    def lone(points, weight, mass, threshold, pair_ratio):
+        asked.append((sorted(points), weight, mass, threshold, pair_ratio))
+        return "leak"                                   # a cause neither copy would name for these points
+    monkeypatch.setattr(RU, "lone", lone)
+    assert RU.alone("leak")(SimpleNamespace(scored={"activations": 4.0})) is True
+    assert RU.alone("activations")(SimpleNamespace(scored={"activations": 1.5})) is False
+    assert list(C.lone_table([_p([["activations", 4.0]], "activations")], 0.6, 0.5, 0.3)) == ["leak"]
+    assert asked == [([("activations", 4.0)], RU.WEIGHT, rank.NOT_DETERMINED, rank.UNCERTAIN, rank.PAIR_RATIO),
+                     ([("activations", 1.5)], RU.WEIGHT, rank.NOT_DETERMINED, rank.UNCERTAIN, rank.PAIR_RATIO),
+                     ([["activations", 4.0]], 0.3, 0.5, 0.6, rank.PAIR_RATIO)]
 
 
 # a raw first-sight result (unseen_corpus.score plus SCORE_MANY's points, and its `runner_up`: the causes whose evidence
@@ -213,7 +230,7 @@ def test_case_row_keeps_every_other_points(points):
 
 
 def test_the_committed_lone_tables_are_what_the_committed_cases_give():
-    # (rev17 S4) a hand-edited table, or a lone_cause that counts other answers, fails here
+    # (rev17 S4) a hand-edited table, or a lone check that counts other answers, fails here
     res = json.loads((ROOT / "benchmarks" / "results" / "triage_calibration.json").read_text())
     lone = res["first_sight"]["lone"]
     for name, groups in (("groups_a_c", "ABC"), ("groups_d_e", "DE")):
