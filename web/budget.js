@@ -9,7 +9,7 @@
 // this page also renders at most once per interval.
 import { app } from "../../scripts/app.js";
 import { api } from "../../scripts/api.js";
-import { createBar, deviceLabel, el, ensureStyles, exposeForTests, fmtBytes, fmtGiB, fmtTime, freeLevel, LEVEL_COLORS, modelLabel } from "./lib/format.js";
+import { createBar, deviceLabel, el, ensureStyles, exposeForTests, fmtBytes, fmtGiB, fmtTime, freeLevel, LEVEL_TEXT, modelLabel } from "./lib/format.js";
 import { clientId, getSetting, showSidebarTab } from "./lib/frontend.js";
 import { canvasElement, watchFace } from "./lib/graph_adapter.js";
 import { keepOnScreen } from "./lib/node_face.js";
@@ -117,7 +117,7 @@ function deviceView({ notes = false } = {}) {
     const small = el("small", null, cpu ? (dev.notes || []).some((n) => n.startsWith("no GPU")) ? "no GPU" : "" : dev.backend);
     name.replaceChildren(document.createTextNode(cpu ? "Host RAM" : `${deviceLabel(dev)} · ${dev.name}`), small);
     name.title = `${dev.name} (${dev.device || dev.backend})`;
-    free.style.color = LEVEL_COLORS[freeLevel(dev)];
+    free.style.color = LEVEL_TEXT[freeLevel(dev)];
     free.replaceChildren(document.createTextNode(`${fmtGiB(dev.free, 1)} `),
       el("small", null, `/ ${fmtGiB(dev.total, 1)} GiB free`));
     bar.update(dev);
@@ -251,7 +251,7 @@ function createMeter() {
           label.textContent = deviceLabel(d);
           bar.update(d);
           free.textContent = `${fmtGiB(d.free, 1)} / ${fmtGiB(d.total, 1)} GiB free`;
-          free.style.color = LEVEL_COLORS[freeLevel(d)];
+          free.style.color = LEVEL_TEXT[freeLevel(d)];
           row.title = `${d.name}: ${fmtBytes(d.free, 2)} free of ${fmtBytes(d.total, 2)}`;
         };
         items.push(row);

@@ -5,7 +5,7 @@
 // string goes in through textContent.
 import { el, exposeForTests, fmtBytes } from "./lib/format.js";
 import { addFace, registerFaceNode } from "./lib/node_face.js";
-import { OUTCOME_COLORS, tiersLine } from "./lib/estimate_tiers.js";
+import { OUTCOME_COLORS, OUTCOME_TEXT, tiersLine } from "./lib/estimate_tiers.js";
 import { graphSection } from "./lib/estimate_graph.js";
 
 const NODE = "GPUGardenFootprintEstimate";
@@ -53,7 +53,7 @@ export function render(root, est) {
   // what ComfyUI does about the peak (outcome: runs with offload, ...), the verdict where an older answer has none
   const status = est.outcome?.status || est.verdict;
   const verdict = el("div", null, null, { display: "flex", gap: "8px", alignItems: "baseline", marginBottom: "3px" });
-  const badge = el("span", null, String(status).toUpperCase(), { fontWeight: "700", color: COLORS[status] || "inherit" });
+  const badge = el("span", null, String(status).toUpperCase(), { fontWeight: "700", color: OUTCOME_TEXT[status] || "inherit" });
   badge.dataset.testid = "gg-estimate-verdict";
   verdict.append(badge, el("span", null, est.budget ? `peak ${gib(est.peak)} of ${gib(est.budget)}` : `peak ${gib(est.peak)}`));
   root.append(verdict);
@@ -69,7 +69,7 @@ export function render(root, est) {
   const sizeLine = el("div", null, `${fam} · ${size} · batch ${est.batch} · CFG ${est.cfg ? "on" : "off"}`, { opacity: ".85" });
   sizeLine.dataset.testid = "gg-estimate-size";
   root.append(sizeLine);
-  if (est.unknown) root.append(el("div", null, "unknown model family: generic figures", { color: COLORS.tight }));
+  if (est.unknown) root.append(el("div", null, "unknown model family: generic figures", { color: OUTCOME_TEXT.tight }));
   root.append(el("div", null, est.budget ? `budget: ${est.budget_source || "?"}` : (est.budget_source || "no budget"), { opacity: ".7", marginBottom: "4px" }));
 
   const phases = PHASES.filter(([k]) => est.phases[k] !== undefined);
@@ -155,7 +155,7 @@ function renderExact(root, est, scale) {
   box.dataset.testid = "gg-estimate-exact";
   root.append(box);
   if (!ex.ok) {
-    const why = el("div", null, `exact: unavailable, formula shown — ${ex.reason}`, { color: COLORS.tight, overflowWrap: "anywhere" });
+    const why = el("div", null, `exact: unavailable, formula shown — ${ex.reason}`, { color: OUTCOME_TEXT.tight, overflowWrap: "anywhere" });
     why.dataset.testid = "gg-estimate-exact-fallback";
     box.append(why);
     return;

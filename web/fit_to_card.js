@@ -7,7 +7,7 @@
 // The Undo records live in the node's properties (serialised with the workflow): Undo survives a reload and a
 // save/load, and never overwrites a value changed by hand since (it says so). Nothing is applied without a click.
 import { api } from "../../scripts/api.js";
-import { el, exposeForTests, fmtBytes } from "./lib/format.js";
+import { el, exposeForTests, fmtBytes, TEXT_TONES } from "./lib/format.js";
 import { addFace, registerFaceNode } from "./lib/node_face.js";
 import { nodeById, rootGraph } from "./lib/graph_adapter.js";
 import { appliedRecords, applyOffer, describeChange, findTarget, undoApplied } from "./lib/fit_offers.js";
@@ -17,8 +17,8 @@ const NODE = "GPUGardenFitToCard";
 const WIDTH = 420;
 const LINE = 16;
 const IDLE_TEXT = "Runs before the sampler: what it changed and the predicted peak show here.";
-const GREEN = "var(--p-green-400, #4ade80)";
-const RED = "var(--p-red-400, #f87171)";
+const GREEN = TEXT_TONES.ok;
+const RED = TEXT_TONES.bad;
 
 const BUTTON = {
   font: "inherit", marginLeft: "6px", padding: "0 6px", borderRadius: "4px", cursor: "pointer",

@@ -4,7 +4,7 @@
 // reads that setting from ComfyUI's own settings store; POST /gpu_garden/auto_unload only tells it
 // which user's settings to follow (matters under --multi-user).
 import { api } from "../../scripts/api.js";
-import { el, exposeForTests, keepUnits } from "./lib/format.js";
+import { el, exposeForTests, keepUnits, TEXT_TONES } from "./lib/format.js";
 import { clientId, toast } from "./lib/frontend.js";
 import { addFace, registerFaceNode } from "./lib/node_face.js";
 
@@ -24,7 +24,7 @@ function render(face, report) {
   // green only for memory someone gets back: an encoder on the CPU leaves ComfyUI's list and stays in host RAM
   const freed = report.freed_bytes > 0 && !report.in_host_ram;
   face.append(el("div", "gg-unload-summary", keepUnits(report.summary), {
-    fontWeight: "600", color: freed ? "var(--p-green-400, #4ade80)" : "inherit" }));
+    fontWeight: "600", color: freed ? TEXT_TONES.ok : "inherit" }));
   for (const text of (report.lines || []).slice(1)) face.append(el("div", null, keepUnits(text)));
 }
 

@@ -15,6 +15,26 @@ ADD_NODE = """([x, y]) => {
   return node.id;
 }"""
 
+class srgb(tuple):
+    """A computed colour ('rgb(r, g, b)' or a color-mix's 'color(srgb r g b)') on 0..255; equal to another colour
+    within one step per channel (the page stores a mix in floats)."""
+    def __new__(cls, css):
+        import re
+        nums = [float(x) for x in re.findall(r"[\d.]+", css)][:3]
+        return super().__new__(cls, (x * 255 for x in nums) if css.startswith("color(") else nums)
+
+    def __eq__(self, other):
+        return len(self) == len(other) and all(abs(a - b) <= 1 for a, b in zip(self, other))
+
+    __hash__ = tuple.__hash__
+
+
+def half_with_text(hue, text="#dddddd"):
+    """`hue` mixed 50/50 with the dark palette's node text colour."""
+    a, b = (tuple(int(c[i:i + 2], 16) for i in (1, 3, 5)) for c in (hue, text))
+    return tuple((x + y) / 2 for x, y in zip(a, b))
+
+
 # A clean graph: Load Checkpoint -> VRAM Budget (MODEL passes through), for the screenshots.
 WIRED_GRAPH = """() => {
   app.graph.clear();
@@ -258,13 +278,15 @@ def test_bar_splits_a_gpu_by_owner_and_turns_red_as_free_shrinks(browser, comfy_
         low["devices"][0]["other_processes"] = int(4.2 * GiB)
         page.evaluate("(snap) => window.__gpuGarden.budget.show(snap)", low)
         red = page.evaluate(f"() => getComputedStyle(document.querySelector('{sel} .gg-dev-free')).color")
-        assert (warn, red) == ("rgb(210, 153, 34)", "rgb(248, 81, 73)")
+        # the words take a mid hue mixed half and half with the face's text (#ddd on the dark palette), so they read on
+        # the light palette too (test_estimate_tiers checks the contrast): amber, then red
+        assert (srgb(warn), srgb(red)) == (half_with_text("#d97706"), half_with_text("#dc2626")), (warn, red)
         ok = json_copy(GPU_SNAPSHOT)
         ok["devices"][0].update(free=12 * GiB, torch_allocated=6 * GiB, torch_reserved=int(6.5 * GiB),
                                 reserved_unallocated=int(0.5 * GiB), models=[])
         page.evaluate("(snap) => window.__gpuGarden.budget.show(snap)", ok)
         green = page.evaluate(f"() => getComputedStyle(document.querySelector('{sel} .gg-dev-free')).color")
-        assert green == "rgb(63, 185, 80)"
+        assert srgb(green) == half_with_text("#16a34a"), green
         assert console.from_pack() == [], console.from_pack()
     finally:
         page.context.close()

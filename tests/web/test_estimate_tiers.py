@@ -236,3 +236,46 @@ def test_the_button_on_a_graph_without_a_latent_node(comfy_page, comfy_host, out
     assert page.evaluate(f"(id) => {ROOT}.querySelector('[data-testid=gg-estimate-graph-error]').children.length", node_id) == 0
     assert console.from_pack() == [], console.from_pack()
     assert console.unexpected() == [], console.unexpected()
+
+
+# Each text's colour and the first opaque background behind it, as the page computes them (an rgb() or, for a
+# color-mix(), a color(srgb ...) string).
+TEXT_ON_BACKGROUND = """([id, sel]) => [...window.app.graph.getNodeById(id).__ggEstimate.querySelectorAll(sel)].map(e => {
+    let b = e, bg = 'rgba(0, 0, 0, 0)';
+    while (b && (bg = getComputedStyle(b).backgroundColor).match(/rgba\\(.*, 0\\)$|transparent/)) b = b.parentElement;
+    return [e.textContent, getComputedStyle(e).color, bg];
+})"""
+
+
+def _rgb(css):
+    """'rgb(201, 201, 201)' or 'color(srgb 0.11 0.39 0.21)' -> (r, g, b) in 0..1."""
+    import re
+    nums = [float(x) for x in re.findall(r"[\d.]+", css)]
+    return tuple(nums[:3]) if css.startswith("color(") else tuple(x / 255 for x in nums[:3])
+
+
+def contrast(fg, bg):
+    """WCAG 2 contrast ratio of two CSS colours."""
+    def lum(c):
+        r, g, b = (x / 12.92 if x <= 0.04045 else ((x + 0.055) / 1.055) ** 2.4 for x in _rgb(c))
+        return 0.2126 * r + 0.7152 * g + 0.0722 * b
+    hi, lo = sorted((lum(fg), lum(bg)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
+
+def test_outcome_words_read_on_the_light_and_the_dark_palette(browser, comfy_host):
+    """FITS and the tier chips are coloured text on the node face: on the light palette a bright green (#4ade80 on
+    its #C9C9C9 face, contrast 1.1) was unreadable; each must reach 4:1 against the face on both core palettes."""
+    for palette in ("light", "dark"):
+        page, console = open_comfy(browser, comfy_host, settings={"Comfy.ColorPalette": palette})
+        try:
+            node_id = load(page, estimate_only(512, 768, vram_gb=8.0, mode="formula"))
+            click_estimate(page, node_id, "gg-estimate-graph-verdict")
+            texts = page.evaluate(TEXT_ON_BACKGROUND, [node_id, "[data-testid=gg-estimate-graph-verdict], "
+                                                                "[data-testid=gg-estimate-graph-tiers] [data-gb]"])
+            assert texts and texts[0][0] == "FITS" and len(texts) == 1 + len(TIERS), texts
+            low = [(t, fg, bg, round(contrast(fg, bg), 2)) for t, fg, bg in texts if contrast(fg, bg) < 4]
+            assert low == [], (palette, low)
+            assert console.from_pack() == [], console.from_pack()
+        finally:
+            page.context.close()

@@ -8,7 +8,7 @@
 import { api } from "../../../scripts/api.js";
 import { el, exposeForTests, fmtBytes } from "./format.js";
 import { rootGraph } from "./graph_adapter.js";
-import { OUTCOME_COLORS, tiersLine } from "./estimate_tiers.js";
+import { OUTCOME_TEXT, tiersLine } from "./estimate_tiers.js";
 import { nodeSize } from "./node_size.js";
 
 export const ROUTE = "/gpu_garden/estimate/workflow";
@@ -73,7 +73,7 @@ export function renderGraph(box, state) {
     return;
   }
   if (state.error) {
-    const err = el("div", null, `open graph: estimate failed: ${state.error}`, { color: OUTCOME_COLORS["does not fit"], overflowWrap: "anywhere" });
+    const err = el("div", null, `open graph: estimate failed: ${state.error}`, { color: OUTCOME_TEXT["does not fit"], overflowWrap: "anywhere" });
     err.dataset.testid = "gg-estimate-graph-error";
     box.append(err);
     return;
@@ -82,13 +82,13 @@ export function renderGraph(box, state) {
   const missing = Array.isArray(a.missing) ? a.missing : [];
   const status = missing.length ? "incomplete" : a.outcome?.status || a.verdict;
   const head = el("div", null, null, { display: "flex", gap: "8px", alignItems: "baseline" });
-  const badge = el("span", null, String(status).toUpperCase(), { fontWeight: "700", color: OUTCOME_COLORS[status] || "inherit" });
+  const badge = el("span", null, String(status).toUpperCase(), { fontWeight: "700", color: OUTCOME_TEXT[status] || "inherit" });
   badge.dataset.testid = "gg-estimate-graph-verdict";
   const phase = a.peak_phase ? ` (${String(a.peak_phase).replace(/_/g, " ")})` : "";
   head.append(badge, el("span", null, `peak ${fmtBytes(a.peak, 2)}${phase}` + (a.budget ? ` of ${fmtBytes(a.budget, 2)}` : "")));
   box.append(head);
   if (missing.length) {
-    const line = el("div", null, `incomplete: ${missing.join(", ")} not found`, { color: OUTCOME_COLORS.tight, overflowWrap: "anywhere" });
+    const line = el("div", null, `incomplete: ${missing.join(", ")} not found`, { color: OUTCOME_TEXT.tight, overflowWrap: "anywhere" });
     line.dataset.testid = "gg-estimate-graph-missing";
     box.append(line);
   } else if (a.outcome?.reason) {

@@ -2,7 +2,7 @@
 // The outcome colours of the Footprint Estimate and its per-card-tier line ("8 GB: offload 5.2 GiB · 12 GB: fits ·
 // 16 GB · 24 GB"), as `gpu-garden estimate --workflow` prints them and extra.gpu_garden.memory carries them.
 // Shared by the node's executed output (web/estimate.js) and the open graph's answer (lib/estimate_graph.js).
-import { el, fmtBytes } from "./format.js";
+import { el, fmtBytes, TEXT_TONES } from "./format.js";
 
 export const OUTCOME_COLORS = {
   "fits": "var(--p-green-400, #4ade80)",
@@ -13,6 +13,18 @@ export const OUTCOME_COLORS = {
   "fits with streaming": "var(--p-amber-400, #fbbf24)",
   "incomplete": "var(--p-surface-400, #9ca3af)",
   "no budget": "var(--p-surface-400, #9ca3af)",
+};
+
+/** The same outcomes as text (the badge, the tier chips, the warnings): readable on a light palette too (format.js textTone). */
+export const OUTCOME_TEXT = {
+  "fits": TEXT_TONES.ok,
+  "tight": TEXT_TONES.warn,
+  "does not fit": TEXT_TONES.bad,
+  "runs with offload": TEXT_TONES.warn,
+  "runs tiled": TEXT_TONES.warn,
+  "fits with streaming": TEXT_TONES.warn,
+  "incomplete": TEXT_TONES.muted,
+  "no budget": TEXT_TONES.muted,
 };
 
 /**
@@ -82,7 +94,7 @@ export function tiersLine(est, { incomplete = false, testid = "gg-estimate-tiers
   tiers.forEach((t, i) => {
     const label = tierLabel(t);
     const chip = el("span", null, label === prev ? `${t.gb} GB` : `${t.gb} GB: ${label}`,
-      { color: OUTCOME_COLORS[t.outcome] || "inherit", whiteSpace: "nowrap" });
+      { color: OUTCOME_TEXT[t.outcome] || "inherit", whiteSpace: "nowrap" });
     chip.dataset.gb = String(t.gb);
     chip.dataset.outcome = String(t.outcome);
     chip.title = `${t.gb} GB card: ${label}` + (t.peak ? `; peak ${fmtBytes(t.peak, 2)} (${String(t.peak_phase || "").replace(/_/g, " ")})` : "")

@@ -78,6 +78,17 @@ export const COLORS = {
 };
 export const LEVEL_COLORS = { ok: "#3fb950", warn: "#d29922", low: "#f85149", unknown: "#6e7681" };
 
+/**
+ * A status colour for TEXT: a mid hue mixed half and half with the text colour around it (currentColor), so the word
+ * reads on every palette. A bright hue alone (#4ade80) is near the light palette's grey node face (#C9C9C9) and
+ * unreadable there; mixed with that palette's dark text it darkens, with a dark palette's light text it brightens, and
+ * it follows a palette change without a reload. Bars and dots keep the plain hues above.
+ * @param {string} hue
+ */
+export const textTone = (hue) => `color-mix(in srgb, ${hue} 50%, currentColor)`;
+export const TEXT_TONES = { ok: textTone("#16a34a"), warn: textTone("#d97706"), bad: textTone("#dc2626"), muted: textTone("#6b7280") };
+export const LEVEL_TEXT = { ok: TEXT_TONES.ok, warn: TEXT_TONES.warn, low: TEXT_TONES.bad, unknown: TEXT_TONES.muted };
+
 /** ok / warn / low by the share (and amount) of memory still free. */
 export function freeLevel(dev) {
   if (!dev || dev.total == null || dev.free == null || dev.total <= 0) return "unknown";
