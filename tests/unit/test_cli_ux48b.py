@@ -1,0 +1,79 @@
+"""A new user's walk through the CLI, second round (ux48b): each test names what the command did before its fix."""
+import json
+import os
+
+import pytest
+
+from gpu_garden.memory.estimate import layouts, workflow
+from support.cli_run import run
+
+
+@pytest.fixture(scope="module")
+def sd15_models(tmp_path_factory):
+    d = tmp_path_factory.mktemp("models")
+    layouts.write_sparse("sd15_v1-5-pruned-emaonly-fp16", d / "checkpoints" / "sd15.safetensors")
+    return d
+
+
+def _sd15_workflow(path):
+    n = [{"id": 1, "type": "CheckpointLoaderSimple", "widgets_values": ["sd15.safetensors"]},
+         {"id": 2, "type": "EmptyLatentImage", "widgets_values": [512, 512, 1]},
+         {"id": 3, "type": "KSampler", "widgets_values": [1, "fixed", 20, 7.0, "euler", "normal", 1.0]},
+         {"id": 4, "type": "VAEDecode", "widgets_values": []}]
+    path.write_text(json.dumps({"last_node_id": 4, "nodes": n, "links": [], "extra": {}, "version": 0.4}))
+    return path
+
+
+def _write(tmp_path, models, target, capsys):
+    wf = _sd15_workflow(tmp_path / "sd15_ui.json")
+    return run(["estimate", "--workflow", str(wf), "--models-dir", str(models), "--vram", "8", "--write", str(target)], capsys)
+
+
+# estimate --workflow sd15_ui.json --write ae.safetensors replaced a 335 MB VAE with the workflow's few KB of JSON
+@pytest.mark.parametrize("name,content", [("ae.safetensors", b"\x08\x00\x00\x00\x00\x00\x00\x00{}      "),
+                                          ("ae.safetensors", None),  # a model file's name is refused even when new
+                                          ("model.gguf", b"GGUF\x03\x00\x00\x00"),
+                                          ("weights.json", bytes(range(256)) * 4),
+                                          ("config.json", b'{"model_type": "llama", "num_hidden_layers": 32}'),
+                                          ("list.json", b"[1, 2, 3]")])
+def test_write_never_replaces_what_is_not_a_workflow(name, content, sd15_models, tmp_path, capsys):
+    target = tmp_path / name
+    if content is not None:
+        target.write_bytes(content)
+    rc, out, err = _write(tmp_path, sd15_models, target, capsys)
+    assert rc == 2 and out == "" and len(err.splitlines()) == 1
+    assert f"--write {target}: nothing written" in err
+    assert (target.read_bytes() == content) if content is not None else not target.exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["sd15_ui.json"] + ([name] if content is not None else []))
+
+
+def test_write_replaces_a_workflow_and_writes_a_new_file(sd15_models, tmp_path, capsys):
+    old = _sd15_workflow(tmp_path / "old.json")
+    for target in (old, tmp_path / "new.json", tmp_path / "sd15_ui.json"):  # a workflow, a new file, the input itself
+        rc, out, err = _write(tmp_path, sd15_models, target, capsys)
+        assert rc == 0 and f"written to {target}" in out, err
+        assert json.loads(target.read_text())["extra"]["gpu_garden"]["memory"]["family"] == "sd1"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["new.json", "old.json", "sd15_ui.json"]  # no temporary left
+
+
+def test_write_is_atomic(sd15_models, tmp_path, capsys, monkeypatch):
+    target = _sd15_workflow(tmp_path / "shared.json")
+    target.chmod(0o640)
+    before = target.read_bytes()
+    link = tmp_path / "link.json"
+    os.link(target, link)  # a file written in place changes under every name; one renamed over leaves the old inode
+    rc, _, err = _write(tmp_path, sd15_models, target, capsys)
+    assert rc == 0, err
+    assert link.read_bytes() == before and target.read_bytes() != before
+    assert target.stat().st_mode & 0o777 == 0o640
+    # a failure before the rename (a crash, a full disk) leaves the old file whole and no temporary beside it
+    link.unlink()
+    before = target.read_bytes()
+
+    def fail(*a):
+        raise OSError(28, "No space left on device")
+    monkeypatch.setattr(workflow.os, "replace", fail)
+    rc, _, err = _write(tmp_path, sd15_models, target, capsys)
+    assert rc == 2 and "No space left on device" in err
+    assert target.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["sd15_ui.json", "shared.json"]
