@@ -77,3 +77,31 @@ def test_write_is_atomic(sd15_models, tmp_path, capsys, monkeypatch):
     assert rc == 2 and "No space left on device" in err
     assert target.read_bytes() == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["sd15_ui.json", "shared.json"]
+
+
+# kv --config DIR on a folder of a diffusion model's files (FLUX, its T5 and CLIP-L) planned "12 layers (12 full), 6 KV
+# heads x 128, 31.51 GiB" (with Wan, UMT5, SD3.5, CLIP-G and SDXL files beside them: 32 layers, 10 KV heads): CLIP's
+# text_model.encoder.layers.N. and T5's encoder.embed_tokens were read as one decoder
+@pytest.fixture(scope="module")
+def diffusion_folder(tmp_path_factory):
+    d = tmp_path_factory.mktemp("flux_files")
+    for name in ("flux_flux1-dev", "te_t5xxl_fp16", "te_clip_l"):
+        layouts.write_sparse(name, d / f"{name}.safetensors")
+    return d
+
+
+@pytest.mark.parametrize("flag", ["--config", "--model"])
+def test_kv_refuses_a_folder_of_diffusion_files(flag, diffusion_folder, capsys):
+    rc, out, err = run(["kv", flag, str(diffusion_folder), "--vram", "24"], capsys)
+    assert rc == 2 and out == "" and len(err.splitlines()) == 1
+    assert "no LLM decoder here" in err and "encoder.embed_tokens.weight" in err and "text_model.encoder.layers.N." in err
+
+
+def test_a_decoder_beside_a_text_encoder_is_read_from_its_own_layers():
+    from gpu_garden.memory.llm.files import from_tensor_table
+    d, kv, L = 512, 128, 4
+    llm = {"model.embed_tokens.weight": ("BF16", (1000, d))}
+    for i in range(L):
+        llm.update({f"model.layers.{i}.self_attn.{p}_proj.weight": ("BF16", (kv if p in "kv" else d, d)) for p in "qkvo"})
+    s = from_tensor_table({**llm, **layouts.table("te_clip_l")}, name="mixed")  # CLIP's 12 layers named last
+    assert s.n_layers == L and s.layer_kv_elems == [2 * kv] * L and s.hidden == d
