@@ -105,3 +105,44 @@ def test_a_decoder_beside_a_text_encoder_is_read_from_its_own_layers():
         llm.update({f"model.layers.{i}.self_attn.{p}_proj.weight": ("BF16", (kv if p in "kv" else d, d)) for p in "qkvo"})
     s = from_tensor_table({**llm, **layouts.table("te_clip_l")}, name="mixed")  # CLIP's 12 layers named last
     assert s.n_layers == L and s.layer_kv_elems == [2 * kv] * L and s.hidden == d
+
+
+def _weights_alone(argv, capsys):
+    rc, out, err = run(["kv", *argv], capsys)
+    assert rc == 1, err
+    return next(line for line in out.splitlines() if line.startswith("Weights alone ("))
+
+
+def _awq_gib(line):
+    import re
+    return float(re.search(r"AWQ/GPTQ 4-bit ~([\d.]+) GiB", line).group(1))
+
+
+# kv --model deepseek-ai/DeepSeek-V3 --vram 80 --tensor-parallel-size 8 offered 'AWQ/GPTQ 4-bit ~327.38 GiB, fp8': the
+# whole model's 4-bit size beside one GPU's 79.36 GiB, and fp8, the checkpoint's own format. By hand: 669.07 B matmul
+# parameters at 4.16 bits and 1.96 B at 16 are 327.7 GiB, an eighth 40.96 GiB; the MLA down-projections kept whole on
+# every GPU (770.60 MiB at fp8) add under 1 GiB
+def test_kv_offers_one_gpus_quantized_size_under_tensor_parallelism(capsys):
+    line = _weights_alone(["--model", "deepseek-ai/DeepSeek-V3", "--vram", "80", "--tensor-parallel-size", "8"], capsys)
+    assert line.startswith("Weights alone (79.36 GiB)")
+    assert 40.9 <= _awq_gib(line) <= 42.0 and "GiB a GPU" in line
+    assert "fp8" not in line
+
+
+def test_kv_offers_one_gpus_quantized_size_under_pipeline_parallelism(capsys):
+    # TP 4 x PP 2 on 40 GiB: the reason said 'Weights alone (157.83 GiB)' (the TP share of all 61 layers, no GPU's) and
+    # '~327.38 GiB'; a GPU holds at most one stage: about half the TP share, 4-bit about 327.7 / 8 = 41 GiB
+    line = _weights_alone(["--model", "deepseek-ai/DeepSeek-V3", "--vram", "40", "--tensor-parallel-size", "4",
+                           "--pipeline-parallel-size", "2"], capsys)
+    assert "on the largest pipeline stage" in line
+    assert 78.9 < float(line.split("(")[1].split(" GiB")[0]) < 90  # half of 157.83, the last stage a little more
+    assert 40.9 <= _awq_gib(line) <= 47.0 and "fp8" not in line
+
+
+def test_kv_never_offers_the_models_own_format_or_a_wider_one(capsys):
+    one_gpu = _weights_alone(["--model", "deepseek-ai/DeepSeek-V3", "--vram", "80"], capsys)  # an fp8 checkpoint
+    assert "AWQ/GPTQ 4-bit ~" in one_gpu and "fp8" not in one_gpu and "a GPU" not in one_gpu
+    awq = _weights_alone(["--model", "Qwen/Qwen3-8B", "--vram", "3", "--weights-dtype", "awq"], capsys)
+    assert "quantized checkpoint" not in awq and awq.endswith("use --tensor-parallel-size over more GPUs")
+    bf16 = _weights_alone(["--model", "Qwen/Qwen3-8B", "--vram", "12"], capsys)  # both narrower: both offered
+    assert "(AWQ/GPTQ 4-bit ~5.68 GiB, fp8)" in bf16
