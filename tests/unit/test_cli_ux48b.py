@@ -146,3 +146,19 @@ def test_kv_never_offers_the_models_own_format_or_a_wider_one(capsys):
     assert "quantized checkpoint" not in awq and awq.endswith("use --tensor-parallel-size over more GPUs")
     bf16 = _weights_alone(["--model", "Qwen/Qwen3-8B", "--vram", "12"], capsys)  # both narrower: both offered
     assert "(AWQ/GPTQ 4-bit ~5.68 GiB, fp8)" in bf16
+
+
+# truncate -s 100M z; gpu-garden triage z said 'the input is empty (0 lines)' of 100 MB of NULs
+def test_triage_of_nul_bytes_says_no_text_not_empty(tmp_path, capsys):
+    z = tmp_path / "z"
+    with open(z, "wb") as f:
+        f.truncate(3 << 20)  # 3 MiB, sparse: 3 x 1,048,576 bytes
+    rc, out, _ = run(["triage", str(z)], capsys)
+    assert rc == 1 and out.strip() == "No out-of-memory error found: no text in it: 3,145,728 bytes, none printable."
+    rc, res, _ = run(["triage", str(z), "--json"], capsys)
+    assert rc == 1 and res["no_text"] is True and res["bytes"] == 3 << 20
+    (tmp_path / "empty.log").write_bytes(b"")
+    (tmp_path / "one.log").write_bytes(b"\x00\x00server started\n")
+    assert run(["triage", str(tmp_path / "empty.log")], capsys)[1].strip().endswith("the input is empty (0 lines).")
+    rc, res, _ = run(["triage", str(tmp_path / "one.log"), "--json"], capsys)
+    assert rc == 1 and "no_text" not in res and res["lines"] == 1
