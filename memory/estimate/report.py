@@ -1,6 +1,7 @@
 """The estimate as text and JSON, and `gpu-garden estimate` (files, or a whole workflow with --workflow)."""
 import argparse
 import json
+import os
 
 from . import families, formula, spec
 from ..errors import UserError
@@ -274,6 +275,12 @@ def native_size(args, comps):
     if args.width is not None:
         return (args.width, args.height, 1 if args.frames is None else args.frames), None
     fam = next((c.get("family") for c in comps if c["role"] == "diffusion_model"), None)
+    llm = next((c["source"] for c in comps if c.get("kind") in families.LLM_KINDS), None) if not fam else None
+    if llm:  # an LLM given alone: a diffusion model's text encoder (Qwen-Image's, Z-Image's), or a model to serve
+        path = next((str(p) for p in args.files if os.path.basename(str(p)) == llm), llm)
+        _usage_error(args, f"--width and --height are needed: no diffusion model among the files; {llm} is an LLM: "
+                     f"for the memory to serve it, gpu-garden kv --{'gguf' if llm.lower().endswith('.gguf') else 'model'} "
+                     f"{path}; as a text encoder, give its diffusion model beside it")
     if fam not in spec.NATIVE_SIZE:
         _usage_error(args, "--width and --height are needed: " + (f"no native size known for family {fam}" if fam else
                                                                   "no diffusion model among the files"))

@@ -162,3 +162,41 @@ def test_triage_of_nul_bytes_says_no_text_not_empty(tmp_path, capsys):
     assert run(["triage", str(tmp_path / "empty.log")], capsys)[1].strip().endswith("the input is empty (0 lines).")
     rc, res, _ = run(["triage", str(tmp_path / "one.log"), "--json"], capsys)
     assert rc == 1 and "no_text" not in res and res["lines"] == 1
+
+
+# gpu-garden estimate tiny-llama.gguf (an LLM) and a safetensors with an empty header both said '--width and --height
+# are needed: no diffusion model among the files'
+def test_estimate_of_an_llm_alone_points_to_kv(tmp_path, capsys):
+    pytest.importorskip("gguf")
+    from support.gguf_files import close_written, quantized_writer
+    f = tmp_path / "tiny-llama.gguf"
+    w, put = quantized_writer(f, "llama", (("add_block_count", 2), ("add_context_length", 4096), ("add_embedding_length", 256),
+                                           ("add_feed_forward_length", 512), ("add_head_count", 4), ("add_head_count_kv", 2),
+                                           ("add_vocab_size", 1000), ("add_file_type", 7)))
+    put("token_embd.weight", "Q8_0", (1000, 256))
+    for i in range(2):
+        for n, rows in (("q", 256), ("k", 128), ("v", 128), ("output", 256)):
+            put(f"blk.{i}.attn_{n}.weight", "Q8_0", (rows, 256))
+    close_written(w)
+    rc, out, err = run(["estimate", str(f)], capsys)
+    assert rc == 2 and out == "" and len(err.splitlines()) == 1
+    assert f"tiny-llama.gguf is an LLM: for the memory to serve it, gpu-garden kv --gguf {f};" in err
+    rc, _, err = run(["estimate", str(f), "--width", "512", "--height", "512"], capsys)  # a text encoder with a size: as before
+    assert rc in (0, 1), err
+
+
+def test_estimate_of_a_text_encoder_alone_still_asks_for_the_size(tmp_path, capsys):
+    t5 = layouts.write_sparse("te_t5xxl_fp16", tmp_path / "t5xxl_fp16.safetensors")
+    rc, _, err = run(["estimate", str(t5)], capsys)
+    assert rc == 2 and "no diffusion model among the files (see" in err and "kv" not in err
+
+
+@pytest.mark.parametrize("header", [b"{}", b'{"__metadata__": {"format": "pt"}}'])
+def test_estimate_of_a_file_with_no_tensors_says_so(header, tmp_path, capsys):
+    f = tmp_path / "empty.safetensors"
+    blob = header + b" " * (-len(header) % 8)
+    f.write_bytes(len(blob).to_bytes(8, "little") + blob)
+    vae = layouts.write_sparse("vae_flux_ae", tmp_path / "ae.safetensors")
+    for argv in ([str(f)], [str(f), str(vae), "--width", "512", "--height", "512"]):
+        rc, out, err = run(["estimate", *argv], capsys)
+        assert rc == 2 and out == "" and err.strip() == f"gpu-garden estimate: error: {f}: holds no tensors (its header lists none): not a model file to estimate"
