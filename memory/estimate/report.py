@@ -5,7 +5,7 @@ import os
 
 from . import families, formula, spec
 from ..errors import UserError
-from ..units import GiB, fmt_bytes, gib_arg
+from ..units import GiB, fmt_bytes, gib_arg, gpu_size_problem
 
 PHASE_LABELS = {"text_encode": "text encode", "vae_encode": "VAE encode (I2V)", "sample": "sample", "sample_naive_attention": "  naive attention *",
                 "vae_decode": "VAE decode", "vae_decode_tiled": "  tiled (node)"}
@@ -113,6 +113,8 @@ def check_args(args):
     if g("ram") is not None and not 0 < g("ram") <= RAM_MAX_GIB:
         _usage_error(args, f"--ram needs a positive number of GiB up to {RAM_MAX_GIB} (leave it out for this machine's "
                            f"available RAM), got {args.ram}")
+    if g("vram") is not None and gpu_size_problem(g("vram") * GiB):  # kv's check: --vram 100000 was judged "FITS"
+        _usage_error(args, gpu_size_problem(g("vram") * GiB))
     if g("reserve_vram") is not None and not g("reserve_vram") >= 0:
         _usage_error(args, f"--reserve-vram needs 0 or more GiB, got {args.reserve_vram}")
     if g("reserve_vram") is not None and g("vram") is not None and g("reserve_vram") >= g("vram"):

@@ -200,3 +200,17 @@ def test_estimate_of_a_file_with_no_tensors_says_so(header, tmp_path, capsys):
     for argv in ([str(f)], [str(f), str(vae), "--width", "512", "--height", "512"]):
         rc, out, err = run(["estimate", *argv], capsys)
         assert rc == 2 and out == "" and err.strip() == f"gpu-garden estimate: error: {f}: holds no tensors (its header lists none): not a model file to estimate"
+
+
+# estimate --vram 100000 judged 'FITS in 100000.00 GiB' and --vram 0.1 'DOES NOT FIT in 102.40 MiB', where kv refused
+# 0.1 (under 256 MiB) and took 100000 too (its top was 1 PiB): one range now, 256 MiB to 4096 GiB of one GPU
+@pytest.mark.parametrize("vram,ok", [("0.1", False), ("0.25", True), ("4096", True), ("4097", False), ("100000", False)])
+def test_estimate_and_kv_share_one_vram_range(vram, ok, sd15_models, capsys):
+    ckpt = str(sd15_models / "checkpoints" / "sd15.safetensors")
+    for argv in (["estimate", ckpt, "--vram", vram], ["kv", "--model", "Qwen/Qwen3-8B", "--vram", vram]):
+        rc, out, err = run(argv, capsys)
+        if ok:
+            assert rc in (0, 1) and out, err
+        else:
+            assert rc == 2 and out == "" and len(err.splitlines()) == 1
+            assert f"--vram {vram} GiB is not a plausible GPU size (one GPU's memory: 256 MiB to 4096 GiB)" in err
