@@ -14,6 +14,7 @@ ROLE_LABELS = {"diffusion_model": "diffusion model", "text_encoder": "text encod
 
 def add_cli_arguments(s: argparse.ArgumentParser):
     """The `gpu-garden estimate` options (memory/cli.py calls this)."""
+    from ..cli import OnOff  # --x / --no-x, refused together
     s.add_argument("files", nargs="*", metavar="FILE", help="checkpoint, diffusion model, text encoder or VAE files (.safetensors, .gguf)")
     s.add_argument("--workflow", metavar="WF.json", help="a ComfyUI workflow (UI or API format): estimate every phase at the sizes set in the graph")
     s.add_argument("--models-dir", metavar="DIR", help="ComfyUI's models folder, where the workflow's files are found")
@@ -23,7 +24,7 @@ def add_cli_arguments(s: argparse.ArgumentParser):
     s.add_argument("--frames", type=int, help="video length (default: 1, or the graph's / the family's native length)")
     s.add_argument("--batch", type=int, help="default: 1, or the graph's")
     s.add_argument("--vram", type=gib_arg, metavar="GIB", help="budget to judge against (default: this machine's first device)")
-    s.add_argument("--cfg", action=argparse.BooleanOptionalAction, default=None,
+    s.add_argument("--cfg", action=OnOff, default=None,
                    help="cond+uncond batched in one call (--no-cfg: separate passes or cfg 1; default: as the family's usual workflow)")
     s.add_argument("--cond-uncond", choices=["batched", "separate"],
                    help="batched: cond and uncond in one model call (= --cfg); separate: one pass each, as Wan's own runner does (= --no-cfg)")
@@ -84,7 +85,7 @@ def add_cli_arguments(s: argparse.ArgumentParser):
     s.add_argument("--weights-mmap", choices=["auto", "on", "off"], default="auto",
                    help="with Dynamic VRAM, the CPU weights are the model file's mapped pages (comfy-aimdo's ModelMMAP): "
                         "RAM short of them is slower (re-read from disk), not fatal; auto detects comfy-aimdo's model_mmap")
-    s.add_argument("--i2v", action=argparse.BooleanOptionalAction, default=None,
+    s.add_argument("--i2v", action=OnOff, default=None,
                    help="Wan 2.1 image-to-video: counts the CLIP-H image encoder (clip_vision_h, fp16) when no image "
                         "encoder file is given (default: on for an I2V model file, whose img_emb tells it)")
     s.add_argument("--json", action="store_true")

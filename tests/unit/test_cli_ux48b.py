@@ -214,3 +214,26 @@ def test_estimate_and_kv_share_one_vram_range(vram, ok, sd15_models, capsys):
         else:
             assert rc == 2 and out == "" and len(err.splitlines()) == 1
             assert f"--vram {vram} GiB is not a plausible GPU size (one GPU's memory: 256 MiB to 4096 GiB)" in err
+
+
+# estimate --cfg --no-cfg was taken (argparse keeps the last: 'CFG off') while --cfg --cond-uncond separate was refused;
+# every --x / --no-x switch (estimate --cfg, --i2v; kv --enable-prefix-caching; trace --cfg) now refuses both
+@pytest.mark.parametrize("argv,given,before", [
+    (["estimate", "m.safetensors", "--cfg", "--no-cfg"], "--no-cfg", "--cfg"),
+    (["estimate", "m.safetensors", "--no-cfg", "--cfg"], "--cfg", "--no-cfg"),
+    (["estimate", "m.safetensors", "--i2v", "--no-i2v"], "--no-i2v", "--i2v"),
+    (["kv", "--model", "Qwen/Qwen3-8B", "--enable-prefix-caching", "--no-enable-prefix-caching"],
+     "--no-enable-prefix-caching", "--enable-prefix-caching"),
+    (["trace", "--family", "sd1", "--width", "512", "--height", "512", "--no-cfg", "--cfg"], "--cfg", "--no-cfg")])
+def test_both_spellings_of_a_switch_are_refused(argv, given, before, capsys):
+    rc, out, err = run(argv, capsys)
+    assert rc == 2 and out == "" and len(err.splitlines()) == 1
+    assert f"{given} contradicts {before} given before it: give one" in err
+
+
+def test_a_switch_repeated_or_alone_is_taken(sd15_models, capsys):
+    ckpt = str(sd15_models / "checkpoints" / "sd15.safetensors")
+    for argv, cfg in ((["--cfg", "--cfg"], True), (["--no-cfg"], False), (["--cfg", "--cond-uncond", "batched"], True)):
+        rc, res, err = run(["estimate", ckpt, "--vram", "8", "--json", *argv], capsys)
+        assert rc == 0, err
+        assert res["cfg"] is cfg
