@@ -237,3 +237,22 @@ def test_a_switch_repeated_or_alone_is_taken(sd15_models, capsys):
         rc, res, err = run(["estimate", ckpt, "--vram", "8", "--json", *argv], capsys)
         assert rc == 0, err
         assert res["cfg"] is cfg
+
+
+# kv --model qwen2.5:7b --weights-dtype Q8_0 sized Q8_0 under the note 'the library's default build, Q4_K_M', while
+# hf.co/bartowski/...:Q4_K_M --weights-dtype Q8_0 was refused: in both the flag wins, and the tag's note says so
+@pytest.mark.parametrize("model,note", [
+    ("qwen2.5:7b", "Ollama tag 'qwen2.5:7b': weights sized as Q8_0 (--weights-dtype), not as the library's default "
+                   "build, Q4_K_M"),
+    ("hf.co/bartowski/Qwen2.5-7B-Instruct-GGUF:Q4_K_M",
+     "'hf.co/bartowski/Qwen2.5-7B-Instruct-GGUF:Q4_K_M': weights sized as Q8_0 (--weights-dtype), not as the Q4_K_M file "
+     "the tag names (llama.cpp -hf / Ollama hf.co load that one)"),
+    ("hf.co/unsloth/Qwen3-30B-A3B-GGUF:UD-Q4_K_XL",
+     "'hf.co/unsloth/Qwen3-30B-A3B-GGUF:UD-Q4_K_XL': weights sized as Q8_0 (--weights-dtype), not as the UD-Q4_K_XL "
+     "file the tag names (llama.cpp -hf / Ollama hf.co load that one)")])
+def test_a_weights_dtype_against_a_tag_wins_with_a_note(model, note, capsys):
+    rc, res, err = run(["kv", "--model", model, "--runtime", "ollama", "--weights-dtype", "Q8_0", "--vram", "48",
+                        "--json"], capsys)
+    assert rc == 0, err
+    assert note in res["notes"] and "weights_range" not in res
+    assert "Q8_0" in res["weights_how"]
