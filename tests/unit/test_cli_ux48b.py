@@ -256,3 +256,27 @@ def test_a_weights_dtype_against_a_tag_wins_with_a_note(model, note, capsys):
     assert rc == 0, err
     assert note in res["notes"] and "weights_range" not in res
     assert "Q8_0" in res["weights_how"]
+
+
+# kv --model qwen2.5:7b --runtime vllm printed 'vllm serve MODEL' and no word on what MODEL is: vLLM (and SGLang) load a
+# Hugging Face repo id or a local folder, not an Ollama tag
+@pytest.mark.parametrize("model,runtime,said", [
+    ("qwen2.5:7b", "vllm", "vLLM cannot pull an Ollama tag: MODEL is a Hugging Face repo id or a local model folder; "
+                           "'qwen2.5:7b' reads as Qwen2.5-7B, whose config.json was read from Qwen/Qwen2.5-7B-Instruct "
+                           "(that repo's own weights, not the tag's Q4_K_M build)"),
+    ("llama3.1:8b", "sglang", "SGLang cannot pull an Ollama tag: MODEL is a Hugging Face repo id or a local model folder; "
+                              "'llama3.1:8b' reads as Llama-3.1-8B, whose config.json was read from meta-llama/Llama-3.1-8B"),
+    ("deepseek-coder:6.7b", "vllm", "the Hugging Face repo of 'deepseek-coder:6.7b' is not known here")])
+def test_vllm_and_sglang_given_an_ollama_tag_say_what_model_to_give(model, runtime, said, capsys):
+    rc, res, err = run(["kv", "--model", model, "--runtime", runtime, "--vram", "48", "--json"], capsys)
+    assert rc == 0, err
+    assert " MODEL " in res["command"]
+    assert [n for n in res["notes"] if said in n]
+
+
+@pytest.mark.parametrize("model,runtime", [("qwen2.5:7b", "ollama"), ("qwen2.5:7b", "llama.cpp"),
+                                           ("Qwen/Qwen2.5-7B-Instruct", "vllm")])
+def test_no_tag_note_where_the_command_takes_the_name(model, runtime, capsys):
+    rc, res, err = run(["kv", "--model", model, "--runtime", runtime, "--vram", "48", "--json"], capsys)
+    assert rc == 0, err
+    assert not [n for n in res["notes"] if "cannot pull an Ollama tag" in n]
