@@ -19,8 +19,9 @@ def add_cli_arguments(s: argparse.ArgumentParser):
     s.add_argument("--workflow", metavar="WF.json", help="a ComfyUI workflow (UI or API format): estimate every phase at the sizes set in the graph")
     s.add_argument("--models-dir", metavar="DIR", help="ComfyUI's models folder, where the workflow's files are found")
     s.add_argument("--write", metavar="OUT.json", help="with --workflow: write the workflow with extra.gpu_garden.memory (per card tier) to OUT.json")
-    s.add_argument("--width", type=int)
-    s.add_argument("--height", type=int)
+    s.add_argument("--width", type=int, metavar="PX", help="image or video width in pixels (with --height; default: the "
+                   "diffusion model family's native size, or the workflow's latent node)")
+    s.add_argument("--height", type=int, metavar="PX", help="height in pixels (with --width)")
     s.add_argument("--frames", type=int, help="video length (default: 1, or the graph's / the family's native length)")
     s.add_argument("--batch", type=int, help="default: 1, or the graph's")
     s.add_argument("--vram", type=gib_arg, metavar="GIB", help="budget to judge against (default: this machine's first device)")
@@ -165,10 +166,11 @@ def format_text(est: dict, budget_label: str = "") -> str:
              f"CFG {'batched' if est['cfg'] else 'off / separate passes'}"
              + ("   [UNKNOWN family: generic figures]" if est["unknown"] else ""), ""]
     held = "in RAM" if verdict.on_cpu(est["policy"]) else "in VRAM"  # --device cpu: ComfyUI holds the weights in host RAM
-    lines.append(f"{'component':38} {'role':15} {'kind':16} {'GiB':>7} {held:>8}  dtypes")
+    kw = max([16] + [len(str(c["kind"] or "-")) for c in est["components"]])  # "unused buffers (not loaded)" was cut at 16
+    lines.append(f"{'component':38} {'role':15} {'kind':{kw}} {'GiB':>7} {held:>8}  dtypes")
     for c in est["components"]:
         dts = ", ".join(f"{k}" for k in list(c["dtypes"])[:3])
-        lines.append(f"{(c['source'] or '-')[:38]:38} {('image encoder' if str(c['kind'] or '').startswith('clip-vision') else ROLE_LABELS[c['role']]):15} {str(c['kind'] or '-')[:16]:16} "
+        lines.append(f"{(c['source'] or '-')[:38]:38} {('image encoder' if str(c['kind'] or '').startswith('clip-vision') else ROLE_LABELS[c['role']]):15} {str(c['kind'] or '-'):{kw}} "
                      f"{g(c['bytes']):>7} {g(c['resident']):>8}  {dts}")
     lat = est["latent"]
     lines += ["", f"latent {lat['shape']}: {lat['image_tokens']} image tokens + {lat['text_tokens']} joint text tokens, "

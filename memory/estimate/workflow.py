@@ -398,7 +398,8 @@ def run_cli(args) -> int:
     pol["budget"] = budget
     ram = getattr(args, "ram", None)
     pol["host_ram"] = int(ram * GiB) if ram else verdict.host_available_ram()
-    pol["host_ram_source"] = "--ram" if ram else "this machine's available RAM when written" if pol["host_ram"] else None
+    pol["host_ram_source"] = ("--ram" if ram else None if not pol["host_ram"] else "this machine's available RAM"
+                              + (" when written" if getattr(args, "write", None) else ""))  # the workflow keeps it
     est = estimate_workflow(wf, getattr(args, "models_dir", None), args.width, args.height,
                             args.frames, args.batch, pol,
                             cfg=report.cfg_from_args(args))

@@ -280,3 +280,34 @@ def test_no_tag_note_where_the_command_takes_the_name(model, runtime, capsys):
     rc, res, err = run(["kv", "--model", model, "--runtime", runtime, "--vram", "48", "--json"], capsys)
     assert rc == 0, err
     assert not [n for n in res["notes"] if "cannot pull an Ollama tag" in n]
+
+
+# estimate's tier line said "this machine's available RAM when written" with nothing written; the kind column cut
+# "unused buffers (not loaded)" to "unused buffers ("; estimate --help had no text for --width / --height
+def test_estimate_text_says_written_only_when_written(sd15_models, tmp_path, capsys, monkeypatch):
+    from gpu_garden.memory.estimate import verdict
+    monkeypatch.setattr(verdict, "host_available_ram", lambda: 32 << 30)
+    wf = _sd15_workflow(tmp_path / "sd15_ui.json")
+    argv = ["estimate", "--workflow", str(wf), "--models-dir", str(sd15_models)]
+    tier = lambda out: next(line for line in out.splitlines() if line.startswith("per card tier:"))  # noqa: E731
+    assert tier(run(argv, capsys)[1]).endswith("(host RAM 32.00 GiB, this machine's available RAM)")
+    assert tier(run(argv + ["--ram", "64"], capsys)[1]).endswith("(host RAM 64.00 GiB, --ram)")
+    out = run(argv + ["--write", str(tmp_path / "out.json")], capsys)[1]
+    assert tier(out).endswith("(host RAM 32.00 GiB, this machine's available RAM when written)")
+    written = json.loads((tmp_path / "out.json").read_text())["extra"]["gpu_garden"]["memory"]["host_ram_assumed"]
+    assert written["source"] == "this machine's available RAM when written" and written["available"] == 32 << 30
+
+
+def test_estimate_kind_column_holds_the_whole_kind(sd15_models, capsys):
+    rc, out, _ = run(["estimate", str(sd15_models / "checkpoints" / "sd15.safetensors"), "--vram", "8"], capsys)
+    row = next(line for line in out.splitlines() if line.startswith("sd15.safetensors") and " other " in line)
+    assert "unused buffers (not loaded)" in row
+    head = out.splitlines()[2]
+    assert head.index("GiB") - head.index("kind") == len("unused buffers (not loaded)") + 1 + 4  # then '    GiB'
+
+
+def test_estimate_help_describes_width_and_height(capsys):
+    rc, out, _ = run(["estimate", "--help"], capsys)
+    assert rc == 0
+    assert "--width PX            image or video width in pixels" in out
+    assert "--height PX           height in pixels (with --width)" in out
