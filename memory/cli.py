@@ -43,6 +43,19 @@ def _fraction(text):
     return value
 
 
+class OnOff(argparse.BooleanOptionalAction):
+    """--x / --no-x (argparse.BooleanOptionalAction, default None) refused when both are given: argparse takes the last,
+    so --cfg --no-cfg was estimated without CFG while --cfg --cond-uncond separate was refused. Repeating one is fine."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        value = not option_string.startswith("--no-")
+        before = getattr(namespace, self.dest, None)
+        if before is not None and before != value:
+            raise argparse.ArgumentError(self, f"{option_string} contradicts {self.option_strings[0 if before else 1]} "
+                                               "given before it: give one")
+        setattr(namespace, self.dest, value)
+
+
 class _Parser(argparse.ArgumentParser):
     def error(self, message):  # one line on stderr, exit 2 (argparse would print the whole usage too)
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
@@ -231,7 +244,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--enforce-eager", action="store_true", default=None, help="vLLM without CUDA graphs")
     s.add_argument("--language-model-only", action="store_true", default=None,
                    help="vLLM --language-model-only: a vision-language model's tower is neither loaded nor profiled")
-    s.add_argument("--enable-prefix-caching", action=argparse.BooleanOptionalAction, default=None,
+    s.add_argument("--enable-prefix-caching", action=OnOff, default=None,
                    help="vLLM --enable-prefix-caching: a hybrid model's gated-DeltaNet / Mamba-2 state keeps one page "
                         "more a request (vLLM's 'align' mode); vLLM leaves it off for hybrid models unless given")
     s.add_argument("--mamba-ssm-cache-dtype", "--mamba-ssm-dtype", dest="mamba_ssm_cache_dtype",
@@ -295,7 +308,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--attention", choices=["flash", "math"], default="flash")
     s.add_argument("--phase", choices=["sample", "decode", "encode", "text"], default="sample",
                    help="sample: one diffusion step; decode/encode: the VAE; text: the text encoders on one prompt")
-    s.add_argument("--cfg", action=argparse.BooleanOptionalAction, default=None,
+    s.add_argument("--cfg", action=OnOff, default=None,
                    help="cond+uncond batched in one forward (default: as the family's usual workflow)")
     s.add_argument("--dtype", choices=["float16", "bfloat16", "float32"],
                    help="weight/compute dtype (default: what ComfyUI picks on a current NVIDIA GPU)")

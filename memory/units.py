@@ -42,6 +42,19 @@ def parse_size(text: str, binary_decimal: bool = False) -> int:
     return int(round(float(m.group("num")) * _UNITS[unit]))
 
 
+# one GPU's memory, as --vram gives it (kv and estimate): 256 MiB to 4 TiB (the largest card today holds 288 GB);
+# outside is a typo (--vram 100000 for 100 GB), not a card
+GPU_BYTES_RANGE = (256 * MiB, 4 << 40)
+
+
+def gpu_size_problem(vram_bytes) -> str | None:
+    """Why --vram is no GPU's size, or None: the one plausibility check of kv and estimate."""
+    lo, hi = GPU_BYTES_RANGE
+    if not lo <= vram_bytes <= hi:
+        return f"--vram {vram_bytes / GiB:g} GiB is not a plausible GPU size (one GPU's memory: {lo // MiB} MiB to {hi // GiB} GiB)"
+    return None
+
+
 _GIB_WITH_UNIT = re.compile(r"\s*(\d+(?:\.\d+)?)\s*(?:gib|gb|g)\s*", re.I)
 
 

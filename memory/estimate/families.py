@@ -182,6 +182,9 @@ def text_encoder_kind(t: dict) -> str | None:
     return None
 
 
+LLM_KINDS = ("qwen2.5-vl", "qwen3", "qwen2.5", "gemma", "llama", "mistral", "llm")  # what _llm_kind names
+
+
 def _llm_kind(t, vocab, p):
     if any(k.startswith(("visual.", "model.visual.")) for k in t) or vocab in (151936, 152064):
         return "qwen2.5-vl" if any(k.startswith(("visual.", "model.visual.")) for k in t) else (

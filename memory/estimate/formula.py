@@ -63,7 +63,10 @@ def components_from(inputs) -> list[dict]:
 def from_files(paths) -> list[dict]:
     comps = []
     for p in paths:
-        comps.extend(families.split_components(read_tensors(p), os.path.basename(str(p))))
+        table = read_tensors(p)
+        if not table:  # an empty header ({} or __metadata__ alone) was passed over, then "no diffusion model"
+            raise UserError(f"{p}: holds no tensors (its header lists none): not a model file to estimate")
+        comps.extend(families.split_components(table, os.path.basename(str(p))))
     return comps
 
 

@@ -1,10 +1,11 @@
 """The estimate as text and JSON, and `gpu-garden estimate` (files, or a whole workflow with --workflow)."""
 import argparse
 import json
+import os
 
 from . import families, formula, spec
 from ..errors import UserError
-from ..units import GiB, fmt_bytes, gib_arg
+from ..units import GiB, fmt_bytes, gib_arg, gpu_size_problem
 
 PHASE_LABELS = {"text_encode": "text encode", "vae_encode": "VAE encode (I2V)", "sample": "sample", "sample_naive_attention": "  naive attention *",
                 "vae_decode": "VAE decode", "vae_decode_tiled": "  tiled (node)"}
@@ -13,16 +14,18 @@ ROLE_LABELS = {"diffusion_model": "diffusion model", "text_encoder": "text encod
 
 def add_cli_arguments(s: argparse.ArgumentParser):
     """The `gpu-garden estimate` options (memory/cli.py calls this)."""
+    from ..cli import OnOff  # --x / --no-x, refused together
     s.add_argument("files", nargs="*", metavar="FILE", help="checkpoint, diffusion model, text encoder or VAE files (.safetensors, .gguf)")
     s.add_argument("--workflow", metavar="WF.json", help="a ComfyUI workflow (UI or API format): estimate every phase at the sizes set in the graph")
     s.add_argument("--models-dir", metavar="DIR", help="ComfyUI's models folder, where the workflow's files are found")
     s.add_argument("--write", metavar="OUT.json", help="with --workflow: write the workflow with extra.gpu_garden.memory (per card tier) to OUT.json")
-    s.add_argument("--width", type=int)
-    s.add_argument("--height", type=int)
+    s.add_argument("--width", type=int, metavar="PX", help="image or video width in pixels (with --height; default: the "
+                   "diffusion model family's native size, or the workflow's latent node)")
+    s.add_argument("--height", type=int, metavar="PX", help="height in pixels (with --width)")
     s.add_argument("--frames", type=int, help="video length (default: 1, or the graph's / the family's native length)")
     s.add_argument("--batch", type=int, help="default: 1, or the graph's")
     s.add_argument("--vram", type=gib_arg, metavar="GIB", help="budget to judge against (default: this machine's first device)")
-    s.add_argument("--cfg", action=argparse.BooleanOptionalAction, default=None,
+    s.add_argument("--cfg", action=OnOff, default=None,
                    help="cond+uncond batched in one call (--no-cfg: separate passes or cfg 1; default: as the family's usual workflow)")
     s.add_argument("--cond-uncond", choices=["batched", "separate"],
                    help="batched: cond and uncond in one model call (= --cfg); separate: one pass each, as Wan's own runner does (= --no-cfg)")
@@ -83,7 +86,7 @@ def add_cli_arguments(s: argparse.ArgumentParser):
     s.add_argument("--weights-mmap", choices=["auto", "on", "off"], default="auto",
                    help="with Dynamic VRAM, the CPU weights are the model file's mapped pages (comfy-aimdo's ModelMMAP): "
                         "RAM short of them is slower (re-read from disk), not fatal; auto detects comfy-aimdo's model_mmap")
-    s.add_argument("--i2v", action=argparse.BooleanOptionalAction, default=None,
+    s.add_argument("--i2v", action=OnOff, default=None,
                    help="Wan 2.1 image-to-video: counts the CLIP-H image encoder (clip_vision_h, fp16) when no image "
                         "encoder file is given (default: on for an I2V model file, whose img_emb tells it)")
     s.add_argument("--json", action="store_true")
@@ -112,6 +115,8 @@ def check_args(args):
     if g("ram") is not None and not 0 < g("ram") <= RAM_MAX_GIB:
         _usage_error(args, f"--ram needs a positive number of GiB up to {RAM_MAX_GIB} (leave it out for this machine's "
                            f"available RAM), got {args.ram}")
+    if g("vram") is not None and gpu_size_problem(g("vram") * GiB):  # kv's check: --vram 100000 was judged "FITS"
+        _usage_error(args, gpu_size_problem(g("vram") * GiB))
     if g("reserve_vram") is not None and not g("reserve_vram") >= 0:
         _usage_error(args, f"--reserve-vram needs 0 or more GiB, got {args.reserve_vram}")
     if g("reserve_vram") is not None and g("vram") is not None and g("reserve_vram") >= g("vram"):
@@ -161,10 +166,11 @@ def format_text(est: dict, budget_label: str = "") -> str:
              f"CFG {'batched' if est['cfg'] else 'off / separate passes'}"
              + ("   [UNKNOWN family: generic figures]" if est["unknown"] else ""), ""]
     held = "in RAM" if verdict.on_cpu(est["policy"]) else "in VRAM"  # --device cpu: ComfyUI holds the weights in host RAM
-    lines.append(f"{'component':38} {'role':15} {'kind':16} {'GiB':>7} {held:>8}  dtypes")
+    kw = max([16] + [len(str(c["kind"] or "-")) for c in est["components"]])  # "unused buffers (not loaded)" was cut at 16
+    lines.append(f"{'component':38} {'role':15} {'kind':{kw}} {'GiB':>7} {held:>8}  dtypes")
     for c in est["components"]:
         dts = ", ".join(f"{k}" for k in list(c["dtypes"])[:3])
-        lines.append(f"{(c['source'] or '-')[:38]:38} {('image encoder' if str(c['kind'] or '').startswith('clip-vision') else ROLE_LABELS[c['role']]):15} {str(c['kind'] or '-')[:16]:16} "
+        lines.append(f"{(c['source'] or '-')[:38]:38} {('image encoder' if str(c['kind'] or '').startswith('clip-vision') else ROLE_LABELS[c['role']]):15} {str(c['kind'] or '-'):{kw}} "
                      f"{g(c['bytes']):>7} {g(c['resident']):>8}  {dts}")
     lat = est["latent"]
     lines += ["", f"latent {lat['shape']}: {lat['image_tokens']} image tokens + {lat['text_tokens']} joint text tokens, "
@@ -274,6 +280,12 @@ def native_size(args, comps):
     if args.width is not None:
         return (args.width, args.height, 1 if args.frames is None else args.frames), None
     fam = next((c.get("family") for c in comps if c["role"] == "diffusion_model"), None)
+    llm = next((c["source"] for c in comps if c.get("kind") in families.LLM_KINDS), None) if not fam else None
+    if llm:  # an LLM given alone: a diffusion model's text encoder (Qwen-Image's, Z-Image's), or a model to serve
+        path = next((str(p) for p in args.files if os.path.basename(str(p)) == llm), llm)
+        _usage_error(args, f"--width and --height are needed: no diffusion model among the files; {llm} is an LLM: "
+                     f"for the memory to serve it, gpu-garden kv --{'gguf' if llm.lower().endswith('.gguf') else 'model'} "
+                     f"{path}; as a text encoder, give its diffusion model beside it")
     if fam not in spec.NATIVE_SIZE:
         _usage_error(args, "--width and --height are needed: " + (f"no native size known for family {fam}" if fam else
                                                                   "no diffusion model among the files"))

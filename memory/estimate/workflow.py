@@ -6,9 +6,11 @@ requirement. No ComfyUI import: the widget orders below are those of ComfyUI 0.8
 import json
 import os
 import sys
+import tempfile
 from pathlib import Path
 
 from . import formula, spec
+from .host_ram import MODEL_FILE_EXT
 from ..errors import UserError
 from ..units import GiB, fmt_bytes
 
@@ -325,15 +327,63 @@ class _Incomplete(UserError):
     pass
 
 
+def check_write_target(out_path) -> Path:
+    """--write's file, refused before anything is estimated unless it is new, empty or a ComfyUI workflow JSON: a model
+    file's name given by mistake (--write vae/ae.safetensors) was replaced by the workflow's few KB."""
+    p = Path(out_path)
+    refuse = f"--write {out_path}: nothing written: "
+    if p.suffix.lower() in MODEL_FILE_EXT:
+        raise UserError(refuse + f"{p.suffix} is a model file's extension; --write takes the .json to write the workflow to")
+    if p.is_dir():
+        raise UserError(refuse + "it is a directory; --write takes the .json to write the workflow to")
+    if not p.parent.is_dir():
+        raise UserError(refuse + f"no folder {p.parent}")
+    if not p.exists() or (p.is_file() and p.stat().st_size == 0):
+        return p
+    if not p.is_file():
+        raise UserError(refuse + "not a regular file")
+    try:
+        nodes(load(p))
+    except (UserError, OSError, RecursionError) as exc:
+        why = str(exc).removeprefix(f"{p}: ")
+        raise UserError(refuse + f"it holds something other than a ComfyUI workflow ({why}); only a workflow JSON is "
+                        "replaced, so give a new file or the workflow's own .json") from None
+    return p
+
+
 def write(wf: dict, est: dict, out_path) -> Path:
     if not isinstance(wf.get("nodes"), list):
         raise UserError("an API-format workflow has no metadata field; save the workflow (UI format) to carry the estimate")
     if est["workflow"]["missing"]:  # a shared workflow must not carry "fits" for a graph we could not see whole
         raise _Incomplete(f"--write: nothing written: the estimate is incomplete ({est['outcome']['reason']})")
     wf.setdefault("extra", {}).setdefault("gpu_garden", {})["memory"] = metadata(est)
-    p = Path(out_path)
-    p.write_text(json.dumps(wf, indent=1), encoding="utf-8")
+    p = check_write_target(out_path)
+    # a temporary file beside the target, renamed over it: a crash or a full disk leaves the old file whole
+    target = Path(os.path.realpath(p))  # a symlink's target is written, the link kept
+    try:
+        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    except OSError as exc:  # a folder not writable: name the file asked for, not the temporary
+        raise OSError(exc.errno, exc.strerror, str(p)) from None
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(json.dumps(wf, indent=1))
+            f.flush()
+            os.fsync(f.fileno())
+        if target.exists():
+            os.chmod(tmp, target.stat().st_mode & 0o7777)
+        else:
+            os.chmod(tmp, 0o666 & ~_umask())
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
     return p
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def run_cli(args) -> int:
@@ -341,12 +391,15 @@ def run_cli(args) -> int:
     if not getattr(args, "models_dir", None):
         report._usage_error(args, "--models-dir is required with --workflow (your ComfyUI/models folder)")
     wf = load(args.workflow)
+    if getattr(args, "write", None):
+        check_write_target(args.write)
     pol = report.policy_from_args(args)
     budget, label = report._budget(args)
     pol["budget"] = budget
     ram = getattr(args, "ram", None)
     pol["host_ram"] = int(ram * GiB) if ram else verdict.host_available_ram()
-    pol["host_ram_source"] = "--ram" if ram else "this machine's available RAM when written" if pol["host_ram"] else None
+    pol["host_ram_source"] = ("--ram" if ram else None if not pol["host_ram"] else "this machine's available RAM"
+                              + (" when written" if getattr(args, "write", None) else ""))  # the workflow keeps it
     est = estimate_workflow(wf, getattr(args, "models_dir", None), args.width, args.height,
                             args.frames, args.batch, pol,
                             cfg=report.cfg_from_args(args))

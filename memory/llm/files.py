@@ -123,15 +123,26 @@ def load_safetensors(files, name="model") -> LLMSpec:
 def from_tensor_table(table: dict, name="model") -> LLMSpec:
     """table: {tensor name: (dtype, shape)} in PyTorch order (as memory/headers.py reads it)."""
     from ..estimate import headers
-    layers = {}
+    # the decoder's layers sit under the prefix of its token table (model.embed_tokens / model.layers.N., transformer.wte
+    # / transformer.h.N.): a folder of a diffusion model's files held a CLIP's text_model.encoder.layers.N. and a T5's
+    # encoder.embed_tokens, planned together as one 12-layer LLM
+    by_prefix = {}
     for t, (dt, shape) in table.items():
         m = _LAYER.search(t)
         if m:
-            layers.setdefault(int(m.group(1)), {})[t[m.end():]] = shape
-    embed = next((shape for t, (dt, shape) in table.items() if t.endswith(("embed_tokens.weight", "wte.weight", "tok_embeddings.weight"))), None)
-    if not layers or embed is None or len(embed) != 2:
+            by_prefix.setdefault(t[:m.start() + (t[m.start()] == ".")], {}).setdefault(int(m.group(1)), {})[t[m.end():]] = shape
+    embeds = {t[:-len(suffix)]: (t, shape) for t, (dt, shape) in table.items() if len(shape) == 2
+              for suffix in ("embed_tokens.weight", "wte.weight", "tok_embeddings.weight") if t.endswith(suffix)}
+    prefix = next((p for p in embeds if p in by_prefix), None)
+    if prefix is None:
+        if by_prefix and embeds:
+            layer = next(t for t in table if _LAYER.search(t))
+            raise UserError(f"{name}: no LLM decoder here: the token table ({next(iter(embeds.values()))[0]}) and the layers "
+                            f"({layer[:_LAYER.search(layer).start(1)]}N.) are different models' (a text encoder's, a diffusion model's); "
+                            "give an LLM's folder or config.json (a diffusion model's files go to gpu-garden estimate FILE)")
         raise UserError(f"{name}: no decoder layers or token embedding in the safetensors header; pass its config.json "
                         f"(a diffusion model's file goes to gpu-garden estimate FILE)")
+    layers, embed = by_prefix[prefix], embeds[prefix][1]
     L = max(layers) + 1
     if L > _MAX_LAYERS:
         raise UserError(f"{name}: {L} layers is not plausible")

@@ -178,8 +178,11 @@ def _given_weights(spec, weights_dtype, knobs) -> tuple:
     base type when the weights are only a range, else None)."""
     tag = spec.gguf_tag  # the GGUF repo name's tag (gguf_repo.py) is the file's type
     if tag and weights_dtype is not None and _same_type(weights_dtype, spec) != _same_type(tag, spec):
-        raise UserError(f"--weights-dtype {weights_dtype} contradicts the {tag} file the model name's tag names; drop "
-                        f"one (the tag is the file llama.cpp -hf / Ollama hf.co load)")
+        # the flag wins, said in the tag's note, as over an Ollama library tag (_request_notes); this was refused
+        said = re.compile(rf"\b{re.escape(tag)} weights from the tag \(the GGUF file it names\)")
+        spec = replace(spec, notes=[said.sub(f"weights sized as {weights_dtype} (--weights-dtype), not as the {tag} "
+                                             "file the tag names (llama.cpp -hf / Ollama hf.co load that one)", n)
+                                    for n in spec.notes])
     if tag and weights_dtype is None and not spec.weights_bytes and UD.base_type(tag, spec.unsloth):
         weights_dtype = tag  # an Unsloth Dynamic tag: the range below
     size, ud = knobs.pop("weights_bytes", None), UD.base_type(weights_dtype, spec.unsloth)
@@ -228,6 +231,9 @@ def _request_notes(spec, runtime, weights_dtype, knobs, asked_ngl) -> tuple:
         tag = re.compile(rf"\b{re.escape(str(spec.quant))} weights from the tag", re.IGNORECASE)  # ollama_tags, gguf_repo
         notes = [tag.sub(f"weights sized as {weights_dtype} (--weights-dtype), not as the {spec.quant} the tag names", n)
                  for n in notes]
+        build = re.compile(rf"the library's default build, {re.escape(str(spec.quant))}\b")  # an Ollama tag without one
+        notes = [build.sub(f"weights sized as {weights_dtype} (--weights-dtype), not as the library's default build, "
+                           f"{spec.quant}", n) for n in notes]
     sized = str(weights_dtype or spec.quant or spec.dtype)
     if (runtime == "llama.cpp" and not spec.weights_bytes and not GR.tag_type(sized)
             and sized.lower() not in ("mxfp4", "mxfp4_moe")):  # an MXFP4 checkpoint has its llama.cpp file type

@@ -4,7 +4,7 @@ and the adapters (LoRA, MTP, a quantized head). Each refuses with a UserError th
 from dataclasses import replace
 
 from ..errors import UserError
-from ..units import GiB, MiB, fmt_bytes
+from ..units import GiB, fmt_bytes, gpu_size_problem
 from .cache import MLA_CACHES, norm_kv
 from .runtimes import RUNTIME_NAMES, RUNTIMES, llamacpp as LC, parse_version, sglang as SG, vllm as V, vllm_drafter as VD
 from .runtimes import vllm_loader as VL
@@ -242,8 +242,8 @@ def read_knobs(runtime, parallel, knobs):
 
 def check_vram(vram) -> None:
     """--vram within a GPU's range; checked before the default context is picked (Ollama's tiers read it)."""
-    if vram is not None and not (256 * MiB <= vram <= 1 << 50):
-        raise UserError(f"--vram {vram / GiB:g} GiB is not a plausible GPU size")
+    if vram is not None and gpu_size_problem(vram):  # the range estimate's --vram has too
+        raise UserError(gpu_size_problem(vram))
 
 
 def check_ranges(runtime, ctx, vram, knobs) -> None:

@@ -88,7 +88,13 @@ def _no_fit(out, spec, runtime, roles, vram, ev, free_cap, share_note, knobs, no
                                 f"too little for the weights and a {MIN_CTX}-token cache; free memory on the GPU")
         notes.append(out["no_fit_reason"])
     elif not share_note:
-        out["no_fit_reason"] = FS.no_fit_reason(spec, runtime, roles["total"], vram)
+        # one GPU's weights: the largest pipeline stage's, else the tensor-parallel share
+        gpu = max((st["stage_weights"] for st in ev.get("stages") or ()), default=roles["total"])
+        split = (knobs.get("tensor_parallel_size") or 1) > 1 or len(ev.get("stages") or ()) > 1
+        fmt = out["weights_dtype"]
+        out["no_fit_reason"] = FS.no_fit_reason(spec, runtime, gpu, vram, fmt,
+                                                whole=FS.weights(spec, fmt)[0] if split else None,
+                                                where=" on the largest pipeline stage" if ev.get("stages") else "")
         notes.append(out["no_fit_reason"])
     if runtime == "vllm" and ev["pool"] <= 0:  # no KV pool at all: a longer or auto context cannot help
         out["autofit"] = []

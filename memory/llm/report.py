@@ -85,6 +85,7 @@ def run_cli(args) -> int:
     if vram_how:
         res["notes"].insert(0, vram_how)
     res["command"] = _with_model(res["command"], args)
+    _ollama_tag_note(res, args, spec)
     res["total_all_layers"] = total_all_layers(res)  # the text table's "total on GPU", under its own name
     if args.json:
         print(json.dumps(res, indent=2))
@@ -144,6 +145,24 @@ def _with_model(command: str, args) -> str:
     if model and ("vllm serve MODEL" in command or "--model-path MODEL" in command):
         return re.sub(r"(vllm serve|--model-path) MODEL(?= |$)", lambda m: f"{m.group(1)} {shlex.quote(model)}", command, 1)
     return command
+
+
+def _ollama_tag_note(res, args, spec) -> None:
+    """vLLM and SGLang load a Hugging Face repo id or a local folder, not an Ollama tag (kv --model qwen2.5:7b --runtime
+    vllm printed 'vllm serve MODEL' and nothing more): the repo the built-in's config.json was read from, when known."""
+    if not spec.ollama or not re.search(r"(vllm serve|--model-path) MODEL(?= |$)", res["command"]):
+        return
+    from .names import MODELS_DIR
+    try:
+        src = json.loads((MODELS_DIR / f"{spec.name}.json").read_text(encoding="utf-8")).get("_source") or ""
+    except (OSError, ValueError):
+        src = ""
+    m = re.match(r"https://huggingface\.co/([\w.-]+/[\w.-]+)/", src)
+    res["notes"].append(f"{RUNTIME_NAMES[args.runtime]} cannot pull an Ollama tag: MODEL is a Hugging Face repo id or a "
+                        "local model folder; " + (f"{args.model!r} reads as {spec.name}, whose config.json was read from "
+                                                  f"{m.group(1)} (that repo's own weights"
+                                                  + (f", not the tag's {spec.quant} build)" if spec.quant else ")") if m else
+                                                  f"the Hugging Face repo of {args.model!r} is not known here"))
 
 
 # CLI argument (same name as the plan knob) -> plan knob; flash_attn, kv_cache_memory and quant_skip are converted above

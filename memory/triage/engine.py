@@ -291,6 +291,26 @@ class _Prefixed(io.RawIOBase):
         return len(data)
 
 
+class _Counted(io.RawIOBase):
+    """A stream passed on as read, counting its bytes and whether any is printable: a file of NULs (truncate -s 100M)
+    read as no line at all was reported as 'the input is empty (0 lines)'."""
+    BLANK = bytes(range(33)) + b"\x7f"  # NUL, control characters, space, DEL
+
+    def __init__(self, rest):
+        self._rest, self.n, self.text = rest, 0, False
+
+    def readable(self):
+        return True
+
+    def readinto(self, b):
+        data = self._rest.read1(len(b)) if hasattr(self._rest, "read1") else self._rest.read(len(b))
+        b[:len(data)] = data
+        self.n += len(data)
+        if not self.text and data.translate(None, self.BLANK):
+            self.text = True
+        return len(data)
+
+
 def _head(stream, n: int):
     """A stream's first n bytes (fewer only at its end) without losing them: (head, the stream to read from the first
     byte). A pipe hands out short reads, so peek may show fewer than n bytes while more are on the way (`(head -c1 x.gz;
@@ -315,13 +335,19 @@ def _read_log(stream, name: str) -> dict:
     write UTF-16LE) is read as text, not as bytes with a NUL after every character."""
     head, stream = _head(stream, 10)
     _refuse_not_a_log(head, name)
+    counted = _Counted(stream)
+    stream = io.BufferedReader(counted, 1 << 16)
     if head.startswith((b"\xff\xfe", b"\xfe\xff")):
         text = io.TextIOWrapper(stream, encoding="utf-16", errors="replace")
         try:
-            return triage_stream(text)
+            res = triage_stream(text)
         finally:
             text.detach()  # the caller's stream stays open (standard input) or is closed by the caller
-    return triage_stream(stream)
+    else:
+        res = triage_stream(stream)
+    if not res["found"] and counted.n and not counted.text:
+        res = dict(res, no_text=True, bytes=counted.n)
+    return res
 
 
 def run_cli(args) -> int:

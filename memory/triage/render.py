@@ -93,6 +93,8 @@ def _render_recovered(res: dict, events: list, max_events: int) -> str:
 def render_human(res: dict, max_events: int = 3) -> str:
     if not res["found"]:
         n = res.get("lines", 0)
+        if res.get("no_text"):  # bytes, none of them text (a file of NULs)
+            return f"No out-of-memory error found: no text in it: {res['bytes']:,} bytes, none printable."
         if not n:
             return "No out-of-memory error found: the input is empty (0 lines)."
         return f"No out-of-memory error found ({n} line{'' if n == 1 else 's'} read)."

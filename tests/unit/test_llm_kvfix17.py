@@ -54,10 +54,13 @@ def test_xl_tags_read_as_fix17_reads_them():
     assert ud["weights_range"] == [QWEN3_8B_PARAMS * 55 // 128, QWEN3_8B_PARAMS * 17 // 16] == [3_519_456_600, 8_702_656_320]
 
 
-def test_a_contradicting_weights_dtype_is_refused_naming_both():
+def test_a_contradicting_weights_dtype_wins_with_a_note_naming_both():
+    # refused here until ux48b, while an Ollama library tag let the flag win with a note: the flag wins in both now
     spec = llm.describe(model="unsloth/Qwen3-8B-GGUF:Q4_K_M")
-    with pytest.raises(UserError, match=r"Q8_0.*Q4_K_M"):
-        llm.plan(spec, "llama.cpp", ctx=4096, weights_dtype="Q8_0")
+    r = llm.plan(spec, "llama.cpp", ctx=4096, weights_dtype="Q8_0")
+    assert r["weights_by_role"]["output"] == QWEN3_8B_TABLE * 34 // 32  # Q8_0: 34 bytes a 32
+    assert ("'unsloth/Qwen3-8B-GGUF:Q4_K_M': weights sized as Q8_0 (--weights-dtype), not as the Q4_K_M file the tag "
+            "names (llama.cpp -hf / Ollama hf.co load that one)") in r["notes"]
     assert llm.plan(spec, "llama.cpp", ctx=4096, weights_dtype="q4_k_m")["weights_by_role"]["output"] == 510_504_960
     # without a tag the default gives way: Q8_0 (34 bytes a 32) for the untied output
     r = llm.plan(llm.describe(model="unsloth/Qwen3-8B-GGUF"), "llama.cpp", ctx=4096, weights_dtype="Q8_0")
