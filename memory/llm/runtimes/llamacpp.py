@@ -62,14 +62,22 @@ BATCH = 2048
 IK_KQ_MASK_PAD = 16
 
 
+def batch_ctx(s, ctx: int) -> int:
+    """The context that caps -b: -c as given on llama.cpp, padded on ik_llama.cpp (256 cells with flash attention, 32
+    without)."""
+    if not s.get("ik"):
+        return ctx
+    step = CTX_STEP if s["flash"] else LLAMACPP_PAD_NO_FLASH
+    return -(-ctx // step) * step
+
+
 def micro_batch(s, ctx) -> int:
     """The tokens llama.cpp's reserve graph is built for: min(-c, -b, -ub) (BATCH); ik_llama.cpp's -c padded first."""
     ub, batch = s["ubatch"], s.get("batch") or BATCH
     if not ctx:
         return min(ub, batch)
     if s.get("ik"):
-        step = CTX_STEP if s["flash"] else LLAMACPP_PAD_NO_FLASH
-        return min(max(min(-(-ctx // step) * step, batch), IK_KQ_MASK_PAD), ub)
+        return min(max(min(batch_ctx(s, ctx), batch), IK_KQ_MASK_PAD), ub)
     return min(ub, batch, ctx)
 
 
