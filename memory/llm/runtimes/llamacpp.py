@@ -59,6 +59,8 @@ BATCH = 2048
 # ikawrakow/ik_llama.cpp 8337e4cd; its -b / -ub defaults are 2048 / 512, common/common.h 296-297), so -c 1000 -b/-ub 8192
 # runs at 1024 there with flash attention. Mainline caps at the -c given and pads after (src/llama-context.cpp 181 at
 # 69d8e4be; since the llama_context refactor, e0dbec0bc, b4881: builds before it padded first too, not modelled).
+# GGML_KQ_MASK_PAD is 16 there: ggml/include/ggml.h 2485 at ikawrakow/ik_llama.cpp 8337e4cd (the 64 of its closed
+# PR #574, mainline's value then, is not in that header).
 IK_KQ_MASK_PAD = 16
 
 
