@@ -6,7 +6,14 @@ B1. The "-ub above -b" note named -b whenever -ub > -b, but the micro-batch is m
       mainline -c 3000 -ub 4096: min(3000, 2048, 4096) = 2048, capped by -b, and -c 3000 < 4096 as well
       ik_llama.cpp -c 1100 -ub 4096: -c padded to 1280 (flash attention, 5 x 256) or 1120 (without, 35 x 32), below -b
       ik_llama.cpp -c 1100 -b 8: -b raised to GGML_KQ_MASK_PAD, 16
+
+B2. An undetected diffusion model's arch (families._generic_width, 8e288db3: hidden = its width, depth/heads/ffn 0,
+    block "unknown") overwrote the DEFAULT_ARCH of a family the node names from ComfyUI's config class
+    (policy["family"]). The expected sample activations are those of the code before 8e288db3 (git show
+    8e288db3^:memory/estimate/families.py, hidden 0 for an undetected table, so the family's DEFAULT_ARCH stood), run
+    on this tree with that one file swapped in; with the bug: 2,850,034,688 / 2,048,776,448 / 1,120,665,600.
 """
+import pytest
 
 from gpu_garden.memory.llm import kv as llm
 from gpu_garden.memory.units import GiB
@@ -41,3 +48,23 @@ def test_the_micro_batch_note_names_the_cap_that_binds():
     assert _ub_notes(1100, version=IK, batch=8)[0].startswith("-ub 4096 runs at 16: ik_llama.cpp raises -b 8 to "
                                                                "GGML_KQ_MASK_PAD (16)")
     assert _ub_notes(8192, version=IK)[0].startswith("-ub 4096 runs at -b 2048: ik_llama.cpp caps the micro-batch")
+
+
+def _undetected(width=3072, blocks=40):
+    names = (("q", (width, width)), ("k", (width, width)), ("v", (width, width)), ("o", (width, width)),
+             ("up", (4 * width, width)), ("down", (width, 4 * width)))
+    return {f"diffusion_model.blocks_x.{i}.{n}.weight": ("BF16", shape) for i in range(blocks) for n, shape in names}
+
+
+# Breaking it: formula.estimate's arch.update(dm["arch"]) back on dm's width alone (the values with the bug above).
+@pytest.mark.parametrize("family,size,expected", [("hunyuan-video", (848, 480, 25), 2_018_962_350),
+                                                  ("mochi", (848, 480, 25), 1_510_988_032),
+                                                  ("hidream", (1024, 1024, 1), 620_625_920)])
+def test_a_family_named_by_the_policy_keeps_its_default_arch(family, size, expected):
+    from gpu_garden.memory.estimate import families, formula
+    comps = families.split_components(_undetected(), "x.safetensors")
+    assert [c["family"] for c in comps if c["role"] == "diffusion_model"] == ["unknown"]
+    est = formula.estimate(comps, *size, cfg=True, policy={"family": family})
+    assert est["family"] == family and est["breakdown"]["sample"]["activations"] == expected
+    # an unknown family still takes the table's width (ux48's 8e288db3): 3072, not hidream's 2560
+    assert any("x hidden 3072 per token" in a for a in formula.estimate(comps, 1024, 1024, cfg=True)["assumptions"])
