@@ -12,11 +12,15 @@ B2. An undetected diffusion model's arch (families._generic_width, 8e288db3: hid
     (policy["family"]). The expected sample activations are those of the code before 8e288db3 (git show
     8e288db3^:memory/estimate/families.py, hidden 0 for an undetected table, so the family's DEFAULT_ARCH stood), run
     on this tree with that one file swapped in; with the bug: 2,850,034,688 / 2,048,776,448 / 1,120,665,600.
+
+B3. kv --gpu-name NAME that cards.py does not know ('4090' for 'RTX 4090') was noted for vLLM and SGLang only; Ollama
+    (whose default num_ctx reads the card's total) and llama.cpp passed over it.
 """
 import pytest
 
 from gpu_garden.memory.llm import kv as llm
 from gpu_garden.memory.units import GiB
+from support.cli_run import run
 
 IK = "ik_llama.cpp 3738 (fa90a986)"
 
@@ -68,3 +72,19 @@ def test_a_family_named_by_the_policy_keeps_its_default_arch(family, size, expec
     assert est["family"] == family and est["breakdown"]["sample"]["activations"] == expected
     # an unknown family still takes the table's width (ux48's 8e288db3): 3072, not hidream's 2560
     assert any("x hidden 3072 per token" in a for a in formula.estimate(comps, 1024, 1024, cfg=True)["assumptions"])
+
+
+# Breaking it: report._vram_bytes' unknown-name note back on args.runtime in ("vllm", "sglang"), or on --gpu-name alone
+# (a known 'RTX 4090' then reads as unknown for Ollama and llama.cpp, which take no total from the name).
+@pytest.mark.parametrize("runtime", ["ollama", "llama.cpp", "vllm"])
+def test_an_unknown_gpu_name_is_noted_for_every_runtime(runtime, capsys):
+    base = ["kv", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--runtime", runtime, "--json", "--gpu-name"]
+    rc, res, err = run(base + ["4090"], capsys)
+    assert rc in (0, 1), err
+    assert any(n.endswith("--gpu-name '4090': kv does not know this card's total memory: give --vram GIB")
+               for n in res["notes"])
+    _, known, _ = run(base + ["RTX 4090"], capsys)
+    assert not any("does not know this card" in n for n in known["notes"])
+    if runtime == "ollama":
+        assert known["ctx"] == 32768 and res["ctx"] == 4096  # 23.55 GiB: the 32768 tier; unknown: the lowest
+        assert any(n.endswith("without --vram or a --gpu-name kv knows taken as 4096") for n in res["notes"])
