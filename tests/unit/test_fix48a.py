@@ -15,6 +15,10 @@ B2. An undetected diffusion model's arch (families._generic_width, 8e288db3: hid
 
 B3. kv --gpu-name NAME that cards.py does not know ('4090' for 'RTX 4090') was noted for vLLM and SGLang only; Ollama
     (whose default num_ctx reads the card's total) and llama.cpp passed over it.
+
+B4. triage refused any input opening with the bytes 'GGUF' as a GGUF model file, a text log starting with the word
+    too; a GGUF file's magic is followed by its version, 1 to 3 as a little-endian uint32 ('GGUF' then ' mod' reads as
+    1,685,024,032). A safetensors header length of 0 (eight NULs) is no safetensors file.
 """
 import pytest
 
@@ -88,3 +92,25 @@ def test_an_unknown_gpu_name_is_noted_for_every_runtime(runtime, capsys):
     if runtime == "ollama":
         assert known["ctx"] == 32768 and res["ctx"] == 4096  # 23.55 GiB: the 32768 tier; unknown: the lowest
         assert any(n.endswith("without --vram or a --gpu-name kv knows taken as 4096") for n in res["notes"])
+
+
+OOM = b"torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB\n"
+
+
+# Breaking it: engine._refuse_not_a_log's GGUF test back on head.startswith(b"GGUF") alone (the log is refused, exit 2),
+# or its safetensors test without the zero-length check (eight NULs then '{"' refused as a safetensors file).
+@pytest.mark.parametrize("head", [b"GGUF model loaded: x\n", bytes(8) + b'{"a": 1}\n'])
+def test_a_log_that_only_looks_like_a_model_file_is_read(head, monkeypatch, capsys):
+    import io
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BufferedReader(io.BytesIO(head + OOM))))
+    rc, out, err = run(["triage", "-"], capsys)
+    assert rc == 0 and "model file, not a log" not in err and "requested 2.00 GiB" in out
+
+
+@pytest.mark.parametrize("version", [1, 2, 3])
+def test_a_gguf_file_of_each_version_is_still_refused(version):
+    from gpu_garden.memory.errors import UserError
+    from gpu_garden.memory.triage.engine import _refuse_not_a_log
+    with pytest.raises(UserError, match="is a GGUF model file"):
+        _refuse_not_a_log(b"GGUF" + version.to_bytes(4, "little") + bytes(2), "m.gguf")
+    _refuse_not_a_log(b"GGUF" + (4).to_bytes(4, "little") + bytes(2), "m.gguf")  # no such version: read as text
