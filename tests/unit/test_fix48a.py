@@ -19,6 +19,9 @@ B3. kv --gpu-name NAME that cards.py does not know ('4090' for 'RTX 4090') was n
 B4. triage refused any input opening with the bytes 'GGUF' as a GGUF model file, a text log starting with the word
     too; a GGUF file's magic is followed by its version, 1 to 3 as a little-endian uint32 ('GGUF' then ' mod' reads as
     1,685,024,032). A safetensors header length of 0 (eight NULs) is no safetensors file.
+
+S3. _kv_local_model's docstring likened kv --model x.gguf to llama.cpp's -m, while without --runtime it plans vLLM
+    (the default runtime is not changed): the docstring and --help now say so.
 """
 import pytest
 
@@ -114,3 +117,28 @@ def test_a_gguf_file_of_each_version_is_still_refused(version):
     with pytest.raises(UserError, match="is a GGUF model file"):
         _refuse_not_a_log(b"GGUF" + version.to_bytes(4, "little") + bytes(2), "m.gguf")
     _refuse_not_a_log(b"GGUF" + (4).to_bytes(4, "little") + bytes(2), "m.gguf")  # no such version: read as text
+
+
+def _gguf(path):
+    pytest.importorskip("gguf")
+    from support.gguf_files import close_written, quantized_writer
+    w, put = quantized_writer(path, "llama", (("add_block_count", 2), ("add_context_length", 4096),
+                                              ("add_embedding_length", 256), ("add_feed_forward_length", 512),
+                                              ("add_head_count", 4), ("add_head_count_kv", 2), ("add_vocab_size", 1000),
+                                              ("add_file_type", 7)))
+    put("token_embd.weight", "Q8_0", (1000, 256))
+    for i in range(2):
+        for n, rows in (("q", 256), ("k", 128), ("v", 128), ("output", 256)):
+            put(f"blk.{i}.attn_{n}.weight", "Q8_0", (rows, 256))
+    close_written(w)
+    return path
+
+
+# Breaking it: --runtime's help back to "... else vllm" without the local GGUF file (or --model's without the runtime).
+def test_kv_help_says_a_local_gguf_file_still_plans_vllm(tmp_path, capsys):
+    rc, res, err = run(["kv", "--model", str(_gguf(tmp_path / "m.gguf")), "--vram", "8", "--json"], capsys)
+    assert rc == 0 and res["runtime"] == "vllm", err
+    rc, out, _ = run(["kv", "--help"], capsys)
+    text = " ".join(out.split())
+    assert rc == 0 and "else vllm (a local GGUF file too: --runtime llama.cpp for llama-server -m)" in text
+    assert "(read as --config / --gguf; the runtime is still vllm unless --runtime names another)" in text
