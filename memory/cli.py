@@ -3,6 +3,7 @@
 import argparse
 import importlib
 import math
+import os
 import sys
 
 from .errors import UserError
@@ -329,12 +330,11 @@ def _default_runtime(model) -> str:
 
 
 def _kv_local_model(args) -> None:
-    """kv --model given a local path, as `vllm serve ./folder` takes one: a GGUF file is read as --gguf, a
+    """kv --model given a local path (~ expanded), as `vllm serve ./folder` takes one: a GGUF file is read as --gguf, a
     config.json, model folder or .safetensors file as --config, so every later step (the printed command) sees it as if
     given so. The runtime stays the default, vLLM, for a GGUF file too (`vllm serve ./model.gguf`): --runtime llama.cpp
     plans `llama-server -m FILE`. A path-like name that is not there is refused as such, not as an unknown model name."""
-    import os
-    name = (args.model or "").strip()
+    name = os.path.expanduser((args.model or "").strip())
     if not name or name.lower() == "list":
         return
     if os.path.exists(name):
@@ -372,18 +372,13 @@ def main(argv=None) -> int:
     if args.command == "triage" and args.file == "-" and _isatty(sys.stdin):
         print("gpu-garden triage: reading a log from standard input: paste it, then Ctrl-D (Windows: Ctrl-Z, Enter); "
               "or give a FILE", file=sys.stderr)
-    try:
-        if args.command == "kv":
-            _kv_local_model(args)
-    except UserError as exc:
-        print(f"gpu-garden kv: error: {exc}", file=sys.stderr)
-        return 2
-    if args.command == "kv" and args.runtime is None:
-        args.runtime = _default_runtime(args.model)
     module, func = COMMANDS[args.command]
     if args.command == "estimate" and getattr(args, "measured", None):
         module, func = "recorder.measured", "run_estimate_cli"  # runs the estimate, then adds the measured peak
     try:
+        if args.command == "kv":
+            _kv_local_model(args)
+            args.runtime = args.runtime or _default_runtime(args.model)
         run = getattr(importlib.import_module("." + module, __package__), func)
         return int(run(args) or 0)
     except UserError as exc:

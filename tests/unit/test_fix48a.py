@@ -22,6 +22,9 @@ B4. triage refused any input opening with the bytes 'GGUF' as a GGUF model file,
 
 S3. _kv_local_model's docstring likened kv --model x.gguf to llama.cpp's -m, while without --runtime it plans vLLM
     (the default runtime is not changed): the docstring and --help now say so.
+
+D3. _kv_local_model: os imported at the top, its UserError goes through main's common error path, and ~ is expanded
+    (the shell does not expand it after '=': --model=~/m.gguf).
 """
 import pytest
 
@@ -142,3 +145,23 @@ def test_kv_help_says_a_local_gguf_file_still_plans_vllm(tmp_path, capsys):
     text = " ".join(out.split())
     assert rc == 0 and "else vllm (a local GGUF file too: --runtime llama.cpp for llama-server -m)" in text
     assert "(read as --config / --gguf; the runtime is still vllm unless --runtime names another)" in text
+
+
+# Breaking it: _kv_local_model without os.path.expanduser ("~/my-llama: no such file or folder", exit 2).
+def test_kv_model_expands_the_home_folder(tmp_path, monkeypatch, capsys):
+    import json
+    folder = tmp_path / "my-llama"
+    folder.mkdir()
+    (folder / "config.json").write_text(json.dumps({
+        "architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": 4096, "intermediate_size": 14336,
+        "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 8, "vocab_size": 128256,
+        "max_position_embeddings": 8192, "torch_dtype": "bfloat16", "head_dim": 128}))
+    monkeypatch.setenv("HOME", str(tmp_path))
+    argv = ["--vram", "24", "--ctx", "4096", "--json"]
+    rc, by_tilde, err = run(["kv", "--model=~/my-llama", *argv], capsys)
+    assert rc == 0, err
+    _, by_config, _ = run(["kv", "--config", str(folder), *argv], capsys)
+    assert by_tilde == by_config
+    rc, _, err = run(["kv", "--model=~/nothing.gguf"], capsys)
+    assert rc == 2 and err == f"gpu-garden kv: error: {tmp_path}/nothing.gguf: no such file or folder (a local model is its " \
+        "folder, config.json, .safetensors or GGUF file; a Hugging Face repo id is user/repo)\n"
