@@ -477,12 +477,13 @@ def evaluate(spec, ctx, parallel, kv, roles, vram, s, projector=None) -> dict:
     out_copy = (roles["output"] or (emb if spec.tied else 0)) if not out_on and offloads_output(s, rows) else 0
     mask = mask_elements(spec, kvd, s["ubatch"], s["unified"], parallel)
     cpu_attn = cpu_attention_inputs(spec, kvd, s, start)  # layer 0 on the CPU: its attention on the GPU
+    graph = "ik_llama.cpp" if s.get("ik") else "llama.cpp"  # the fork's graph (llamacpp_compute.GRAPHS)
     # no CUDA context on Vulkan (device_context)
     context = device_context(s)
     over = {"cuda_context": context,
             "compute_buffer": (compute_buffer(spec, kvd["cells"], s["ubatch"], s["flash"], outputs=outs, out_copy=out_copy,
                                               mask=mask, under=mask_under_logits(spec, s, outs), cpu_attn=cpu_attn,
-                                              graph="ik_llama.cpp" if s.get("ik") else "llama.cpp")
+                                              graph=graph)
                                if ngl > 0 or out_copy or cpu_attn else 0)}
     if projector and s["mmproj"]:
         over["projector"] = projector["weights"] + projector["graph"]
@@ -514,7 +515,7 @@ def evaluate(spec, ctx, parallel, kv, roles, vram, s, projector=None) -> dict:
             copy, attn = (out_copy, cpu_attn) if i == 0 else (0, 0)
             dv["compute_buffer"] = (compute_buffer(spec, kvd["cells"], s["ubatch"], s["flash"], dv["output_layer"] or bool(copy),
                                                    outs, copy, mask, under=mask_under_logits(spec, s, outs), cpu_attn=attn,
-                                                   graph="ik_llama.cpp" if s.get("ik") else "llama.cpp")
+                                                   graph=graph)
                                     if dv["layers"] or dv["output_layer"] or copy or attn else 0)
             dv["total"] = int(dv["weights"] + dv["kv"] + dv["state"] + dv["indexer"] + context + card_margin
                               + dv["compute_buffer"])
