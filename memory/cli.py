@@ -3,6 +3,7 @@
 import argparse
 import importlib
 import math
+import os
 import sys
 
 from .errors import UserError
@@ -190,7 +191,8 @@ def build_parser() -> argparse.ArgumentParser:
     src.add_argument("--config", metavar="FILE", help="Hugging Face config.json, its model folder (exact weights from the safetensors there), or a .safetensors file")
     src.add_argument("--gguf", metavar="FILE", help="GGUF model file (metadata and exact tensor sizes from its header)")
     src.add_argument("--model", metavar="NAME", help="a built-in model name, Hugging Face repo id or Ollama tag (see --model list), or a local "
-                     "model folder, config.json, .safetensors or GGUF file (read as --config / --gguf)")
+                     "model folder, config.json, .safetensors or GGUF file (read as --config / --gguf; the runtime is still vllm "
+                     "unless --runtime names another)")
     s.add_argument("--ctx", type=_ctx, help="vLLM --max-model-len, llama.cpp -c (shared by the slots), Ollama num_ctx (per request); "
                    "default: what the runtime picks (docs/kv.md): the model's own (config.json) for vLLM and SGLang; "
                    "llama.cpp: 4096 (b4020-b7399), else the model's trained context (--fit builds lower it to fit, "
@@ -212,7 +214,8 @@ def build_parser() -> argparse.ArgumentParser:
                    "schedules on (nvidia-smi's free, or the 'available' in Ollama's log); llama.cpp: the card's "
                    "total; default: this machine's first GPU (Ollama: its free memory)")
     s.add_argument("--runtime", type=_runtime, choices=["vllm", "llama.cpp", "ollama", "sglang"],
-                   help="default: ollama for an Ollama library tag (qwen3:8b) or hf.co/user/repo-GGUF[:quant], else vllm")
+                   help="default: ollama for an Ollama library tag (qwen3:8b) or hf.co/user/repo-GGUF[:quant], else vllm (a "
+                        "local GGUF file too: --runtime llama.cpp for llama-server -m)")
     s.add_argument("--runtime-version", metavar="V", help="e.g. 0.11.0 (vLLM), b6500 (llama.cpp), 0.12.3 (Ollama); an untagged "
                    "build with the release it is based on: '0.1.dev1+ge08a6f3ae based on 0.23.0'; default: the newest")
     s.add_argument("--gpu-memory-utilization", type=float, metavar="F", help="vLLM's share of the GPU (default 0.90)")
@@ -340,12 +343,11 @@ def _default_runtime(model) -> str:
 
 
 def _kv_local_model(args) -> None:
-    """kv --model given a local path, the way vLLM (`vllm serve ./folder`) and llama.cpp (`-m file.gguf`) are given one:
-    a GGUF file is read as --gguf, a config.json, model folder or .safetensors file as --config, so every later step
-    (the default runtime, the printed command) sees it as if given so. A path-like name that is not there is refused
-    as such, not as an unknown model name."""
-    import os
-    name = (args.model or "").strip()
+    """kv --model given a local path (~ expanded), as `vllm serve ./folder` takes one: a GGUF file is read as --gguf, a
+    config.json, model folder or .safetensors file as --config, so every later step (the printed command) sees it as if
+    given so. The runtime stays the default, vLLM, for a GGUF file too (`vllm serve ./model.gguf`): --runtime llama.cpp
+    plans `llama-server -m FILE`. A path-like name that is not there is refused as such, not as an unknown model name."""
+    name = os.path.expanduser((args.model or "").strip())
     if not name or name.lower() == "list":
         return
     if os.path.exists(name):
@@ -383,18 +385,13 @@ def main(argv=None) -> int:
     if args.command == "triage" and args.file == "-" and _isatty(sys.stdin):
         print("gpu-garden triage: reading a log from standard input: paste it, then Ctrl-D (Windows: Ctrl-Z, Enter); "
               "or give a FILE", file=sys.stderr)
-    try:
-        if args.command == "kv":
-            _kv_local_model(args)
-    except UserError as exc:
-        print(f"gpu-garden kv: error: {exc}", file=sys.stderr)
-        return 2
-    if args.command == "kv" and args.runtime is None:
-        args.runtime = _default_runtime(args.model)
     module, func = COMMANDS[args.command]
     if args.command == "estimate" and getattr(args, "measured", None):
         module, func = "recorder.measured", "run_estimate_cli"  # runs the estimate, then adds the measured peak
     try:
+        if args.command == "kv":
+            _kv_local_model(args)
+            args.runtime = args.runtime or _default_runtime(args.model)
         run = getattr(importlib.import_module("." + module, __package__), func)
         return int(run(args) or 0)
     except UserError as exc:

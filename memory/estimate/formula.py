@@ -246,7 +246,9 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
     dm = max(dms, key=lambda c: c["bytes"]) if dms else None
     family = pol.get("family") or (dm["family"] if dm else spec.VAE_FAMILY.get(vaes[0]["kind"], "unknown") if vaes else "unknown")
     arch = dict(spec.DEFAULT_ARCH.get(family, {}))
-    if dm and dm.get("arch", {}).get("hidden"):
+    # an undetected file's arch (its width alone, families._generic_width) only for the generic figure: a family named
+    # by the policy (the node's ComfyUI config class) keeps its DEFAULT_ARCH (depth, heads, ffn, block)
+    if dm and dm.get("arch", {}).get("hidden") and (dm.get("family") != "unknown" or family == "unknown"):
         arch.update(dm["arch"])
     arch.update(pol.get("arch") or {})
     variant = (dm or {}).get("variant", "")

@@ -133,6 +133,8 @@ def _plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel
     roles, offloaded = VOFF.apply(spec, runtime, tp, fmt, fp32, s, roles, knobs, notes)  # --cpu-offload-gb
     kv = _settings_notes(runtime, kv, s, tp, knobs, notes)
     refused, ctx, slot_all = _ctx_limit(spec, runtime, ctx, parallel, model_max, s, knobs, notes)
+    if runtime == "llama.cpp":  # after _settings_notes, which may switch flash attention on (ik_llama.cpp's padding)
+        _micro_batch_note(s, ctx, knobs, notes)
     _cache_notes(spec, runtime, ctx, parallel, slot_all, s, knobs, notes)
 
     ev = FS.evaluate(spec, runtime, ctx, parallel, kv, roles, vram, s, proj)
@@ -291,10 +293,6 @@ def _runtime_settings(spec, runtime, ctx, parallel, weights_dtype, vram, knobs, 
         # only the llama-server path (>= 0.30) reads num_batch here; the older estimate keeps 512 (GraphSize's batch)
         notes.append(f"num_batch {knobs['ubatch']}: read for Ollama 0.30 and later (llama-server's -b/-ub); this "
                      "release's estimate and runner are sized here at its default 512 (its own num_batch is not modelled)")
-    if runtime == "llama.cpp" and s["ubatch"] > s["batch"]:  # llama.cpp caps -ub at -b (llamacpp.BATCH)
-        notes.append(f"-ub {s['ubatch']} runs at -b {s['batch']}: llama.cpp caps the micro-batch at the logical batch "
-                     f"({'--batch' if knobs.get('batch') else 'its default'}); the figures are for {s['batch']} "
-                     f"(--batch {s['ubatch']} for {s['ubatch']})")
     if runtime == "ollama" and knobs.get("flash_attn") is None and OL.default_flash(s["version"], spec, knobs.get("gpu_name")):
         s["flash"] = True
         notes.append(f"flash attention: Ollama {knobs.get('runtime_version')} turns it on for {OL.gguf_arch(spec)} "
@@ -304,6 +302,30 @@ def _runtime_settings(spec, runtime, ctx, parallel, weights_dtype, vram, knobs, 
         notes.append(f"--moe-backend {s['moe_backend']}: kept in the command but has no effect on these figures (kv sizes "
                      "only cutlass, for a MoE model's NVFP4 weights); the profile forward is sized as vLLM's default")
     return s
+
+
+def _micro_batch_note(s, ctx, knobs, notes):
+    """-ub above the micro-batch llama.cpp runs (LC.micro_batch: min(-c, -b, -ub), ik_llama.cpp's -c padded first):
+    the note names the cap that binds, -c (padded on ik_llama.cpp) or -b, and what gives the -ub asked."""
+    ub, batch, runs = s["ubatch"], s["batch"], LC.micro_batch(s, ctx)
+    if runs >= ub:
+        return
+    ik, cap = s.get("ik"), LC.batch_ctx(s, ctx) if ctx else batch  # the context the logical batch is capped at
+    needs = ([f"--batch {ub}"] if batch < ub else []) + ([f"a context of at least {ub}"] if cap < ub else [])
+    tail = f"; the figures are for {runs} ({' and '.join(needs)} for {ub})"
+    if ik and batch < LC.IK_KQ_MASK_PAD:
+        notes.append(f"-ub {ub} runs at {runs}: ik_llama.cpp raises -b {batch} to GGML_KQ_MASK_PAD ({runs}) and caps the "
+                     f"micro-batch at it{tail}")
+    elif cap < batch and ik:
+        notes.append(f"-ub {ub} runs at {runs}: ik_llama.cpp pads -c {ctx} to {cap} (its cache's padding "
+                     f"{'with' if s['flash'] else 'without'} flash attention) and caps the logical batch, then the "
+                     f"micro-batch, at it{tail}")
+    elif cap < batch:
+        notes.append(f"-ub {ub} runs at -c {ctx}: llama.cpp caps the logical batch at the context and the micro-batch "
+                     f"at it{tail}")
+    else:
+        notes.append(f"-ub {ub} runs at -b {batch}: {'ik_llama.cpp' if ik else 'llama.cpp'} caps the micro-batch at the "
+                     f"logical batch ({'--batch' if knobs.get('batch') else 'its default'}){tail}")
 
 
 def _settings_notes(runtime, kv, s, tp, knobs, notes) -> str:

@@ -25,7 +25,7 @@ def _vram_bytes(args):
                                 "(give --vram for another figure)")
     # a card name the table does not hold ('4090' for 'RTX 4090', a typo) was passed over without a word
     unknown = (f"--gpu-name {args.gpu_name!r}: kv does not know this card's total memory: give --vram GIB"
-               if getattr(args, "gpu_name", None) and args.runtime in ("vllm", "sglang") else None)
+               if getattr(args, "gpu_name", None) and not visible_gib(args.gpu_name) else None)  # every runtime
     try:  # this machine's first device, when the probe module has landed and sees a GPU
         from ..budget import probe
         snap = probe.snapshot()

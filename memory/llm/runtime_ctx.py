@@ -58,7 +58,7 @@ def default_ctx(spec, runtime: str, version=None, total_vram=None) -> tuple:
         if total_vram is None:
             low = min(OLLAMA_VRAM_TIERS)[1]
             return low, rule, (f"num_ctx: Ollama 0.15.5 and later pick the default from the GPUs' total memory "
-                               f"({tiers_text()}); without --vram or --gpu-name taken as {low}")
+                               f"({tiers_text()}); without --vram or a --gpu-name kv knows taken as {low}")
         ctx = next(c for floor, c in OLLAMA_VRAM_TIERS if total_vram >= floor)
         capped = min(ctx, spec.max_ctx) if spec.max_ctx else ctx
         return capped, rule, (f"num_ctx {capped}: Ollama's VRAM-based default for {total_vram / GiB:.1f} GiB in all "

@@ -265,8 +265,11 @@ def _refuse_not_a_log(head: bytes, name: str) -> None:
     # a model file given by mistake: its gigabytes of weights were read as text for minutes, then "the input is empty"
     # (a sparse or zero-filled file) or "no out-of-memory error found". A safetensors file opens with its header's
     # length (8 bytes, little-endian: its high half zero, a NUL no text log starts with) and the header's JSON; a GGUF
-    # file with its magic.
-    kind = "GGUF" if head.startswith(b"GGUF") else "safetensors" if head[4:8] == bytes(4) and head[8:10] == b'{"' else None
+    # file with its magic and its version, 1 to 3 (little-endian), so that a log line opening with the word passes; a
+    # zero header length (8 NULs) is no safetensors file.
+    gguf = head.startswith(b"GGUF") and int.from_bytes(head[4:8], "little") in (1, 2, 3)
+    tensors = head[4:8] == bytes(4) and head[:8] != bytes(8) and head[8:10] == b'{"'
+    kind = "GGUF" if gguf else "safetensors" if tensors else None
     if kind:
         raise UserError(f"{name} is a {kind} model file, not a log: give the log the run printed (the model file's "
                         f"memory is what gpu-garden {'kv --gguf FILE or ' if kind == 'GGUF' else ''}estimate FILE reads)")

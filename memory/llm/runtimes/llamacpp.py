@@ -59,7 +59,18 @@ BATCH = 2048
 # ikawrakow/ik_llama.cpp 8337e4cd; its -b / -ub defaults are 2048 / 512, common/common.h 296-297), so -c 1000 -b/-ub 8192
 # runs at 1024 there with flash attention. Mainline caps at the -c given and pads after (src/llama-context.cpp 181 at
 # 69d8e4be; since the llama_context refactor, e0dbec0bc, b4881: builds before it padded first too, not modelled).
+# GGML_KQ_MASK_PAD is 16 there: ggml/include/ggml.h 2485 at ikawrakow/ik_llama.cpp 8337e4cd (the 64 of its closed
+# PR #574, mainline's value then, is not in that header).
 IK_KQ_MASK_PAD = 16
+
+
+def batch_ctx(s, ctx: int) -> int:
+    """The context that caps -b: -c as given on llama.cpp, padded on ik_llama.cpp (256 cells with flash attention, 32
+    without)."""
+    if not s.get("ik"):
+        return ctx
+    step = CTX_STEP if s["flash"] else LLAMACPP_PAD_NO_FLASH
+    return -(-ctx // step) * step
 
 
 def micro_batch(s, ctx) -> int:
@@ -68,8 +79,7 @@ def micro_batch(s, ctx) -> int:
     if not ctx:
         return min(ub, batch)
     if s.get("ik"):
-        step = CTX_STEP if s["flash"] else LLAMACPP_PAD_NO_FLASH
-        return min(max(min(-(-ctx // step) * step, batch), IK_KQ_MASK_PAD), ub)
+        return min(max(min(batch_ctx(s, ctx), batch), IK_KQ_MASK_PAD), ub)
     return min(ub, batch, ctx)
 
 
@@ -467,12 +477,13 @@ def evaluate(spec, ctx, parallel, kv, roles, vram, s, projector=None) -> dict:
     out_copy = (roles["output"] or (emb if spec.tied else 0)) if not out_on and offloads_output(s, rows) else 0
     mask = mask_elements(spec, kvd, s["ubatch"], s["unified"], parallel)
     cpu_attn = cpu_attention_inputs(spec, kvd, s, start)  # layer 0 on the CPU: its attention on the GPU
+    graph = "ik_llama.cpp" if s.get("ik") else "llama.cpp"  # the fork's graph (llamacpp_compute.GRAPHS)
     # no CUDA context on Vulkan (device_context)
     context = device_context(s)
     over = {"cuda_context": context,
             "compute_buffer": (compute_buffer(spec, kvd["cells"], s["ubatch"], s["flash"], outputs=outs, out_copy=out_copy,
                                               mask=mask, under=mask_under_logits(spec, s, outs), cpu_attn=cpu_attn,
-                                              graph="ik_llama.cpp" if s.get("ik") else "llama.cpp")
+                                              graph=graph)
                                if ngl > 0 or out_copy or cpu_attn else 0)}
     if projector and s["mmproj"]:
         over["projector"] = projector["weights"] + projector["graph"]
@@ -504,7 +515,7 @@ def evaluate(spec, ctx, parallel, kv, roles, vram, s, projector=None) -> dict:
             copy, attn = (out_copy, cpu_attn) if i == 0 else (0, 0)
             dv["compute_buffer"] = (compute_buffer(spec, kvd["cells"], s["ubatch"], s["flash"], dv["output_layer"] or bool(copy),
                                                    outs, copy, mask, under=mask_under_logits(spec, s, outs), cpu_attn=attn,
-                                                   graph="ik_llama.cpp" if s.get("ik") else "llama.cpp")
+                                                   graph=graph)
                                     if dv["layers"] or dv["output_layer"] or copy or attn else 0)
             dv["total"] = int(dv["weights"] + dv["kv"] + dv["state"] + dv["indexer"] + context + card_margin
                               + dv["compute_buffer"])
