@@ -478,3 +478,47 @@ def test_one_spelling_per_figure_and_every_fix(comfy_page):
     assert labels == ["Fix 1 - make the step smaller", "Fix 2 - leave ComfyUI more room for activations",
                       "Fix 3 - smaller weights leave more room", "Fix 4 - text encoders on the CPU"], labels
     assert [rows.nth(i).locator("code").count() for i in range(rows.count())] == [0, 1, 0, 1]
+
+
+# Each text of the panel with its colour and the first opaque background behind it (a colour with alpha under 1 is
+# looked through). Only elements that hold text themselves.
+PANEL_TEXTS = """() => {
+    const opaque = (c) => !/^rgba\\(.*, 0(\\.\\d+)?\\)$|transparent|\\/ 0(\\.\\d+)?\\)$/.test(c);
+    const out = [];
+    for (const e of document.querySelectorAll('[data-testid=gg-oom-panel] *')) {
+        const own = [...e.childNodes].filter(n => n.nodeType === 3).map(n => n.textContent).join('').trim();
+        if (!own || !e.getClientRects().length) continue;
+        let b = e, bg = getComputedStyle(b).backgroundColor;
+        while (b && !opaque(bg)) { b = b.parentElement; bg = b ? getComputedStyle(b).backgroundColor : 'rgb(0, 0, 0)'; }
+        out.push([own.slice(0, 40), getComputedStyle(e).color, bg]);
+    }
+    return out;
+}"""
+
+
+def test_panel_follows_the_light_and_the_dark_palette(browser, comfy_host, output_dir):
+    """ui48's walk: the panel was dark (#1d1f24) on every palette. It takes the palette's own surfaces now: light on
+    the light palette, and every text in it reads at 4:1 or better against what is behind it on both."""
+    from web.test_estimate_tiers import _rgb, contrast
+
+    for palette in ("light", "dark"):
+        page, console = open_comfy(browser, comfy_host, settings={"Comfy.ColorPalette": palette})
+        try:
+            load_api(page, sd15_prompt())
+            report = activations_report()
+            report.update(uncertain=True, causes=report["causes"] + [
+                {"id": "fragmentation", "confidence": 0.7, "evidence": ["1.10 GiB reserved but unallocated"]}])
+            page.evaluate("(r) => window.comfyAPI.api.api.dispatchCustomEvent('gpu_garden.oom', r)", report)
+            page.locator("[data-testid=gg-oom-panel]").wait_for(state="visible")
+            page.evaluate("() => document.querySelectorAll('[data-testid=gg-oom-panel] details').forEach(d => d.open = true)")
+            page.wait_for_timeout(200)
+            page.locator("[data-testid=gg-oom-panel]").screenshot(path=str(output_dir / f"oom_panel_{palette}.png"))
+            bg = page.evaluate("() => getComputedStyle(document.querySelector('[data-testid=gg-oom-panel]')).backgroundColor")
+            assert (sum(_rgb(bg)) / 3 > 0.6) == (palette == "light"), (palette, bg)
+            texts = page.evaluate(PANEL_TEXTS)
+            assert len(texts) > 20, texts
+            low = [(t, fg, b, round(contrast(fg, b), 2)) for t, fg, b in texts if contrast(fg, b) < 4]
+            assert low == [], (palette, low)
+            assert console.from_pack() == [], console.from_pack()
+        finally:
+            page.context.close()
