@@ -55,7 +55,7 @@ _CUTS = (
     ("causes", lambda r: {**r, "causes": [{k: c.get(k) for k in ("id", "score", "title") if k in c}
                                           for c in (r.get("causes") or []) if isinstance(c, dict)][:5]}),
     ("snapshot", lambda r: {**r, "snapshot": None}),
-    ("guide", lambda r: {**r, "guide": {k: (r.get("guide") or {}).get(k) for k in ("id", "title", "commands")}
+    ("guide", lambda r: {**r, "guide": {k: (r.get("guide") or {}).get(k) for k in ("id", "title", "commands", "fixes")}
                          if isinstance(r.get("guide"), dict) else None}),
     ("message", lambda r: {**r, "message": bounded_text(r.get("message"), 1024)}),
 )

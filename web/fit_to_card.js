@@ -90,6 +90,10 @@ function appliedRows(node, offers, rerender) {
     .map(([id, rec]) => offerRow(node, { id, label: rec.label }, rerender));
 }
 
+/** The sampler's conditioning batch (memory/fit/plan.py planned_cond_batch) in words: the prompt and the negative prompt
+ *  are two, run together in one model call; at cfg 1 ComfyUI skips the negative. */
+const promptsPerStep = (n) => (n === 1 ? "one prompt per step" : `${n} prompts run together each step`);
+
 export function render(root, fit, supplied, node = null) {
   root.replaceChildren();
   const rerender = () => node && show(node, null, supplied);
@@ -105,7 +109,7 @@ export function render(root, fit, supplied, node = null) {
   lines.push(head);
   const req = supplied?.memory_required ?? fit.memory_required;
   if (req) {
-    const src = supplied ? `sampler: ${supplied.cond_batch} conditioning(s) batched` : `predicted: ${fit.cond_batch} conditioning(s)`;
+    const src = supplied ? `as the sampler runs it: ${promptsPerStep(supplied.cond_batch)}` : `predicted for ${promptsPerStep(fit.cond_batch)}`;
     lines.push(el("div", null, `memory_required to ComfyUI: ${fmtBytes(req, 2)} (${src}); ComfyUI's own: ${fmtBytes(supplied?.stock_memory_required ?? fit.stock_memory_required, 2)}`));
   }
   for (const s of fit.steps || []) lines.push(el("div", null, `✓ ${s.label}`, { opacity: ".9" }));

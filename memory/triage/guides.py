@@ -134,6 +134,15 @@ def commands(markdown: str) -> list:
     return out
 
 
+FIX_RE = re.compile(r"^\*\*(Fix \d+\b.*?)\*\*", re.M)
+
+
+def fixes(markdown: str) -> list:
+    """Every numbered fix ("**Fix 2 - leave ComfyUI more room.**" at a line's start), labelled as commands() labels
+    its code blocks, so the OOM panel lists the fixes without a command beside those with one, in the guide's order."""
+    return [{"label": m.group(1).replace("`", "").strip().rstrip(".:").strip()[:120]} for m in FIX_RE.finditer(markdown)]
+
+
 def _expandable_tag(env: dict):
     """On ROCm with the PyTorch version unknown (env.rocm_expandable), choose the guides that do not rely on
     expandable_segments; env.expandable_note then says it may be honoured."""
@@ -190,7 +199,7 @@ def render(guide: dict, params: dict | None = None) -> dict:
         if fg and holds(cond, params):
             faqs.append({"id": fg["id"], "title": fg["title"], "markdown": fill(fg["markdown"], params, fg["defaults"])})
     out = {"id": guide["id"], "title": fill(guide["title"], params, guide["defaults"]), "markdown": md,
-           "commands": commands(md), "causes": guide["causes"], "runtimes": guide["runtimes"],
+           "commands": commands(md), "fixes": fixes(md), "causes": guide["causes"], "runtimes": guide["runtimes"],
            "platforms": guide["platforms"], "faqs": faqs}
     if guide.get("actions"):
         out["actions"] = [_fill_action(a, params, guide["defaults"]) for a in guide["actions"]]

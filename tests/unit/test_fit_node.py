@@ -166,3 +166,12 @@ def test_a_wired_vram_budget_does_not_pick_the_card(fit, monkeypatch):
     assert fit.fit_guard.budget_now(dict(on0, budget=snap))[0] == fit.fit_guard.budget_now(dict(on0, budget=None))[0] == 24 * GiB
     port = next(i for i in fit.GPUGardenFitToCard.define_schema().inputs if i.args and i.args[0] == "budget")
     assert "picks the card" not in port.kwargs["tooltip"] and "model's device either way" in port.kwargs["tooltip"]
+
+
+def test_the_text_face_names_the_prompts_in_words(fit):
+    """ui48: "(2 conditioning(s) batched)" read as jargon; the node's text output words it as the page's face does."""
+    p = {"summary": "s", "latent_shape": [1, 4, 8, 8], "memory_required": 4 << 20, "stock_memory_required": 19 << 20,
+         "cond_batch": 2, "offers": []}
+    assert fit.face(p, "apply") == "s\nmemory_required for ComfyUI's loader: 4.00 MiB (2 prompts run together each step; " \
+                                   "ComfyUI's own figure 19.00 MiB)"
+    assert "(one prompt per step;" in fit.face(dict(p, cond_batch=1), "apply")

@@ -26,8 +26,8 @@ DEVICE = {"backend": "cuda", "index": 0, "name": "NVIDIA GeForce RTX 3060", "tot
 def test_the_bar_names_each_model_by_its_label():
     models = [p for p in segments(DEVICE) if p["kind"] == "model"]
     assert [p["label"] for p in models] == ["text encoder (SD1 CLIP)", "VAE", "BaseModel (SD15)"]
-    assert models[0]["title"] == "text encoder (SD1 CLIP): 246 MiB"
-    assert models[1]["title"] == "VAE: 160 MiB (partially loaded)"
+    assert models[0]["title"] == "text encoder (SD1 CLIP): 246.00 MiB"
+    assert models[1]["title"] == "VAE: 160.00 MiB (partially loaded)"
     assert not any("SD1ClipModel" in p["title"] or "AutoencoderKL" in p["title"] for p in models)
 
 

@@ -254,3 +254,28 @@ def test_automatic_mode_has_an_entry_in_the_settings_dialog(comfy_page, comfy_ho
         time.sleep(0.2)
     assert comfy_host.get("/gpu_garden/fit")["enabled"] is False
     assert console.from_pack() == [], console.from_pack()
+
+
+def test_the_face_writes_one_precision_and_plain_words(comfy_page):
+    """ui48's walk: the face said "activation figure (4.28 MiB)" then "memory_required to ComfyUI: 4 MiB" for the same
+    figure, and "(predicted: 2 conditioning(s))". One precision (the server's), and the batch in words."""
+    page, _ = comfy_page
+    page.evaluate("async (wf) => { await window.app.loadApiJson(wf, 'fit.json'); }", workflow())
+    mib = 1024 ** 2
+    fit = {"mode": "apply", "summary": "no budget: ComfyUI gets our activation figure (4.28 MiB) as memory_required",
+           "memory_required": round(4.28 * mib), "stock_memory_required": 19 * mib, "cond_batch": 2,
+           "steps": [], "offers": [], "fits": None}
+    text = page.evaluate(f"""(fit) => {{
+        const n = window.app.graph.nodes.find(n => n.type === {json.dumps(NODE)});
+        n.onExecuted({{ gpu_garden_fit: [fit] }});
+        return n.__ggFit.innerText;
+    }}""", fit)
+    assert "memory_required to ComfyUI: 4.28 MiB (predicted for 2 prompts run together each step)" in text, text
+    assert "ComfyUI's own: 19.00 MiB" in text and "conditioning" not in text, text
+    supplied = dict(fit, node=None, cond_batch=1)
+    text = page.evaluate(f"""(rec) => {{
+        const n = window.app.graph.nodes.find(n => n.type === {json.dumps(NODE)});
+        window.comfyAPI.api.api.dispatchCustomEvent('gpu_garden.fit', {{ ...rec, node: n.id }});
+        return n.__ggFit.innerText;
+    }}""", supplied)
+    assert "(as the sampler runs it: one prompt per step)" in text, text

@@ -446,3 +446,79 @@ def test_real_triage_of_a_vae_decode_oom_for_the_readme(page, output_dir):
     page.wait_for_timeout(300)
     assert "expandable_segments" not in page.locator("[data-testid=gg-oom-guide]").inner_text()  # cudaMallocAsync ignores it
     page.screenshot(path=str(output_dir / "oom_panel_vae_triaged.png"))
+
+
+def activations_report():
+    """The ui48 walk's report: sampling short of memory on an 8 GiB card, with the real comfyui-activations guide."""
+    from gpu_garden.memory.triage import guides
+
+    report = vae_report("3")
+    report.update(cause="activations", actions=[], node={"id": "3", "type": "KSampler", "title": "KSampler"},
+                  causes=[{"id": "activations", "confidence": 0.8,
+                           "evidence": ["1.50 GiB requested with 312.00 MiB free of 8.00 GiB"]}],
+                  numbers={"requested": 3 << 29, "free": 312 << 20, "reserved_unallocated": 1181116006, "total": 8 << 30})
+    report["guide"] = guides.render(guides.load_all()["comfyui-activations"], {"reserve_vram_gb": "1.8"})
+    return report
+
+
+def test_one_spelling_per_figure_and_every_fix(comfy_page):
+    """ui48's walk: the evidence said "312.00 MiB free" and the legend "Free 312 MiB" (fmtBytes rounded MiB); the guide's
+    Fix 2 and Fix 4 showed alone (Fix 1 and 3 have no command). Now the legend writes the server's spelling and every
+    numbered fix is listed, in order, commands under theirs."""
+    page, _ = comfy_page
+    load_api(page, sd15_prompt())
+    page.evaluate("(r) => window.comfyAPI.api.api.dispatchCustomEvent('gpu_garden.oom', r)", activations_report())
+    page.locator("[data-testid=gg-oom-panel]").wait_for(state="visible")
+    evidence = page.locator(".gg-oom-evidence").first.inner_text()
+    legend = page.locator(".gg-oom-legend").inner_text()
+    assert "312.00 MiB free" in evidence and "Free 312.00 MiB" in legend, (evidence, legend)
+    assert "Requested 1.50 GiB" in legend and "Total 8.00 GiB" in legend, legend
+    rows = page.locator("[data-testid=gg-oom-guide] [data-testid=gg-oom-fix]")
+    labels = [rows.nth(i).locator(".gg-oom-cmd-label").inner_text() for i in range(rows.count())]
+    assert labels == ["Fix 1 - make the step smaller", "Fix 2 - leave ComfyUI more room for activations",
+                      "Fix 3 - smaller weights leave more room", "Fix 4 - text encoders on the CPU"], labels
+    assert [rows.nth(i).locator("code").count() for i in range(rows.count())] == [0, 1, 0, 1]
+
+
+# Each text of the panel with its colour and the first opaque background behind it (a colour with alpha under 1 is
+# looked through). Only elements that hold text themselves.
+PANEL_TEXTS = """() => {
+    const opaque = (c) => !/^rgba\\(.*, 0(\\.\\d+)?\\)$|transparent|\\/ 0(\\.\\d+)?\\)$/.test(c);
+    const out = [];
+    for (const e of document.querySelectorAll('[data-testid=gg-oom-panel] *')) {
+        const own = [...e.childNodes].filter(n => n.nodeType === 3).map(n => n.textContent).join('').trim();
+        if (!own || !e.getClientRects().length) continue;
+        let b = e, bg = getComputedStyle(b).backgroundColor;
+        while (b && !opaque(bg)) { b = b.parentElement; bg = b ? getComputedStyle(b).backgroundColor : 'rgb(0, 0, 0)'; }
+        out.push([own.slice(0, 40), getComputedStyle(e).color, bg]);
+    }
+    return out;
+}"""
+
+
+def test_panel_follows_the_light_and_the_dark_palette(browser, comfy_host, output_dir):
+    """ui48's walk: the panel was dark (#1d1f24) on every palette. It takes the palette's own surfaces now: light on
+    the light palette, and every text in it reads at 4:1 or better against what is behind it on both."""
+    from web.test_estimate_tiers import _rgb, contrast
+
+    for palette in ("light", "dark"):
+        page, console = open_comfy(browser, comfy_host, settings={"Comfy.ColorPalette": palette})
+        try:
+            load_api(page, sd15_prompt())
+            report = activations_report()
+            report.update(uncertain=True, causes=report["causes"] + [
+                {"id": "fragmentation", "confidence": 0.7, "evidence": ["1.10 GiB reserved but unallocated"]}])
+            page.evaluate("(r) => window.comfyAPI.api.api.dispatchCustomEvent('gpu_garden.oom', r)", report)
+            page.locator("[data-testid=gg-oom-panel]").wait_for(state="visible")
+            page.evaluate("() => document.querySelectorAll('[data-testid=gg-oom-panel] details').forEach(d => d.open = true)")
+            page.wait_for_timeout(200)
+            page.locator("[data-testid=gg-oom-panel]").screenshot(path=str(output_dir / f"oom_panel_{palette}.png"))
+            bg = page.evaluate("() => getComputedStyle(document.querySelector('[data-testid=gg-oom-panel]')).backgroundColor")
+            assert (sum(_rgb(bg)) / 3 > 0.6) == (palette == "light"), (palette, bg)
+            texts = page.evaluate(PANEL_TEXTS)
+            assert len(texts) > 20, texts
+            low = [(t, fg, b, round(contrast(fg, b), 2)) for t, fg, b in texts if contrast(fg, b) < 4]
+            assert low == [], (palette, low)
+            assert console.from_pack() == [], console.from_pack()
+        finally:
+            page.context.close()

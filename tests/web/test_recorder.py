@@ -120,7 +120,7 @@ def test_badges_timeline_compare_and_report(page, comfy_host, output_dir):
     # the watchdog: a warning toast with the snapshot, and the guide in the Runs section (as text)
     page.evaluate("(ev) => window.comfyAPI.api.api.dispatchCustomEvent('gpu_garden.recorder.watchdog', ev)", WATCHDOG)
     page.get_by_text("GPU Garden: a node may be hung").first.wait_for(state="visible", timeout=10000)
-    assert page.get_by_text("cuda:0: 192 MiB free of 12.0 GiB", exact=False).count() >= 1
+    assert page.get_by_text("cuda:0: 192.0 MiB free of 12.0 GiB", exact=False).count() >= 1
     warn = page.locator("[data-testid=gpu-garden-watchdog]")
     warn.wait_for(state="visible", timeout=10000)
     assert "it may be hung" in warn.text_content() and "--disable-dynamic-vram" in warn.text_content()

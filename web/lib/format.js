@@ -32,18 +32,16 @@ export const GiB = 1024 ** 3;
 export const MiB = 1024 ** 2;
 
 /**
- * The one byte formatter: "12.3 GiB" (digits after the point for GiB and up), "512 MiB", "5 KiB",
- * "12 B"; "—" for null/undefined/NaN (not measured).
+ * The one byte formatter: "12.3 GiB", "312.0 MiB", "5.0 KiB" (`digits` after the point in every unit but bytes),
+ * "12 B"; "—" for null/undefined/NaN (not measured). With digits 2 it writes what the server's memory/units.py
+ * fmt_bytes writes ("312.00 MiB"), so a figure in server text and the same figure formatted here read alike.
  * @param {number | null | undefined} n
  */
 export function fmtBytes(n, digits = 1) {
   if (n === null || n === undefined || !Number.isFinite(n)) return "—";
-  if (Math.abs(n) >= 1024 * GiB) return `${(n / (1024 * GiB)).toFixed(digits)} TiB`;
   const a = Math.abs(n);
-  if (a >= GiB) return `${(n / GiB).toFixed(digits)} GiB`;
-  if (a >= MiB) return `${Math.round(n / MiB)} MiB`;
-  if (a >= 1024) return `${Math.round(n / 1024)} KiB`;
-  return `${n} B`;
+  const unit = a >= 1024 * GiB ? ["TiB", 1024 * GiB] : a >= GiB ? ["GiB", GiB] : a >= MiB ? ["MiB", MiB] : a >= 1024 ? ["KiB", 1024] : null;
+  return unit ? `${(n / unit[1]).toFixed(digits)} ${unit[0]}` : `${n} B`;
 }
 
 /**

@@ -132,18 +132,45 @@ export function memoryBar(n) {
   return wrap;
 }
 
+/**
+ * The guide's commands in order, with every numbered fix that has no command (guide.fixes: memory/triage/guides.py
+ * fixes) placed by its number among them ({label, text: null}), so "Fix 2" never shows without Fix 1; the fold-out
+ * says how to do those. A report stored before `fixes` gives its commands alone.
+ * @param {{commands?: Array<{label?: string, text: string}>, fixes?: Array<{label: string}>}} guide
+ */
+export function fixRows(guide) {
+  const fixes = guide.fixes || [];
+  const out = [];
+  let next = 0;
+  for (const c of guide.commands || []) {
+    const at = fixes.findIndex((f, i) => i >= next && f.label === c.label);
+    if (at >= 0) {
+      for (; next < at; next++) out.push({ label: fixes[next].label, text: null });
+      next = at + 1;
+    }
+    out.push({ label: c.label, text: c.text });
+  }
+  for (; next < fixes.length; next++) out.push({ label: fixes[next].label, text: null });
+  return out;
+}
+
 export function guideSection(guide) {
   if (!guide) return null;
   const sec = el("div", "gg-oom-section gg-oom-guide");
   sec.dataset.testid = "gg-oom-guide";
   sec.append(el("div", "gg-oom-h", "Fix"));
   if (guide.title) sec.append(el("div", "gg-oom-guide-title", guide.title));
-  for (const c of guide.commands || []) {
+  for (const item of fixRows(guide)) {
     const box = el("div", "gg-oom-cmd");
-    if (c.label) box.append(el("div", "gg-oom-cmd-label", c.label));
-    const row = el("div", "gg-oom-cmd-row");
-    row.append(el("code", null, c.text), copyButton(String(c.text)));
-    box.append(row);
+    box.dataset.testid = "gg-oom-fix";
+    if (item.label) box.append(el("div", "gg-oom-cmd-label", item.label));
+    if (item.text == null) {
+      box.classList.add("gg-oom-fix-only");
+    } else {
+      const row = el("div", "gg-oom-cmd-row");
+      row.append(el("code", null, item.text), copyButton(String(item.text)));
+      box.append(row);
+    }
     sec.append(box);
   }
   if (guide.markdown) {
