@@ -56,3 +56,16 @@ def close_written(w) -> None:
     w.write_kv_data_to_file()
     w.write_tensors_to_file()
     w.close()
+
+
+def tiny_llama_q8(f):
+    """A 2-block llama GGUF (n_embd 256, 4 heads, 2 KV heads, Q8_0 tensors) written to f: what a user's LLM file looks like."""
+    w, put = quantized_writer(f, "llama", (("add_block_count", 2), ("add_context_length", 4096), ("add_embedding_length", 256),
+                                           ("add_feed_forward_length", 512), ("add_head_count", 4), ("add_head_count_kv", 2),
+                                           ("add_vocab_size", 1000), ("add_file_type", 7)))
+    put("token_embd.weight", "Q8_0", (1000, 256))
+    for i in range(2):
+        for n, rows in (("q", 256), ("k", 128), ("v", 128), ("output", 256)):
+            put(f"blk.{i}.attn_{n}.weight", "Q8_0", (rows, 256))
+    close_written(w)
+    return f

@@ -81,16 +81,8 @@ def test_kv_model_given_a_local_folder_reads_it_as_config(given, tmp_path, capsy
 
 def test_kv_model_given_a_gguf_file_reads_it_as_gguf(tmp_path, capsys):
     pytest.importorskip("gguf")
-    from support.gguf_files import close_written, quantized_writer
-    f = tmp_path / "tiny-Q8_0.gguf"
-    w, put = quantized_writer(f, "llama", (("add_block_count", 2), ("add_context_length", 4096), ("add_embedding_length", 256),
-                                           ("add_feed_forward_length", 512), ("add_head_count", 4), ("add_head_count_kv", 2),
-                                           ("add_vocab_size", 1000), ("add_file_type", 7)))
-    put("token_embd.weight", "Q8_0", (1000, 256))
-    for i in range(2):
-        for n, rows in (("q", 256), ("k", 128), ("v", 128), ("output", 256)):
-            put(f"blk.{i}.attn_{n}.weight", "Q8_0", (rows, 256))
-    close_written(w)
+    from support.gguf_files import tiny_llama_q8
+    f = tiny_llama_q8(tmp_path / "tiny-Q8_0.gguf")
     argv = ["--runtime", "llama.cpp", "--vram", "8", "--json"]
     rc, by_model, err = run(["kv", "--model", str(f), *argv], capsys)
     assert rc == 0, err

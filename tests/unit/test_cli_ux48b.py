@@ -168,16 +168,8 @@ def test_triage_of_nul_bytes_says_no_text_not_empty(tmp_path, capsys):
 # are needed: no diffusion model among the files'
 def test_estimate_of_an_llm_alone_points_to_kv(tmp_path, capsys):
     pytest.importorskip("gguf")
-    from support.gguf_files import close_written, quantized_writer
-    f = tmp_path / "tiny-llama.gguf"
-    w, put = quantized_writer(f, "llama", (("add_block_count", 2), ("add_context_length", 4096), ("add_embedding_length", 256),
-                                           ("add_feed_forward_length", 512), ("add_head_count", 4), ("add_head_count_kv", 2),
-                                           ("add_vocab_size", 1000), ("add_file_type", 7)))
-    put("token_embd.weight", "Q8_0", (1000, 256))
-    for i in range(2):
-        for n, rows in (("q", 256), ("k", 128), ("v", 128), ("output", 256)):
-            put(f"blk.{i}.attn_{n}.weight", "Q8_0", (rows, 256))
-    close_written(w)
+    from support.gguf_files import tiny_llama_q8
+    f = tiny_llama_q8(tmp_path / "tiny-llama.gguf")
     rc, out, err = run(["estimate", str(f)], capsys)
     assert rc == 2 and out == "" and len(err.splitlines()) == 1
     assert f"tiny-llama.gguf is an LLM: for the memory to serve it, gpu-garden kv --gguf {f};" in err
