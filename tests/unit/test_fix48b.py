@@ -1,0 +1,74 @@
+"""Review rev22's findings (fix48b): each test names what the code did before its fix."""
+import json
+
+import pytest
+
+from gpu_garden.memory.estimate import layouts, workflow
+from support.cli_run import run
+
+
+@pytest.fixture(scope="module")
+def sd15_models(tmp_path_factory):
+    d = tmp_path_factory.mktemp("models")
+    layouts.write_sparse("sd15_v1-5-pruned-emaonly-fp16", d / "checkpoints" / "sd15.safetensors")
+    return d
+
+
+def _write(tmp_path, models, target, capsys):
+    n = [{"id": 1, "type": "CheckpointLoaderSimple", "widgets_values": ["sd15.safetensors"]},
+         {"id": 2, "type": "EmptyLatentImage", "widgets_values": [512, 512, 1]},
+         {"id": 3, "type": "KSampler", "widgets_values": [1, "fixed", 20, 7.0, "euler", "normal", 1.0]},
+         {"id": 4, "type": "VAEDecode", "widgets_values": []}]
+    wf = tmp_path / "sd15_ui.json"
+    wf.write_text(json.dumps({"last_node_id": 4, "nodes": n, "links": [], "extra": {}, "version": 0.4}))
+    return run(["estimate", "--workflow", str(wf), "--models-dir", str(models), "--vram", "8", "--write", str(target)], capsys)
+
+
+# B2: any JSON object with a "nodes" list (a d3/networkx graph) or a value holding "class_type" was replaced
+@pytest.mark.parametrize("content", ['{"graph": {}, "nodes": [{"id": "a"}], "links": []}',
+                                     '{"nodes": [1, 2]}',
+                                     '{"nodes": [{"id": 1, "type": "KSampler"}]}',  # no links list
+                                     '{"1": {"class_type": 5}}',
+                                     '{"1": {"class_type": "KSampler"}}',  # no inputs
+                                     '{"1": {"class_type": "KSampler", "inputs": {}}, "meta": 3}',
+                                     '{}'])
+def test_write_refuses_json_that_only_looks_like_a_workflow(content, sd15_models, tmp_path, capsys):
+    target = tmp_path / "graph.json"
+    target.write_text(content)
+    rc, out, err = _write(tmp_path, sd15_models, target, capsys)
+    assert rc == 2 and out == "" and f"--write {target}: nothing written" in err
+    assert target.read_text() == content
+
+
+@pytest.mark.parametrize("content", ["", "  \n\t\r\n",
+                                     '{"nodes": [], "links": []}',
+                                     '{"nodes": [{"id": 7, "type": "Note"}], "links": [[1, 7, 0, 8, 0, "LATENT"]]}',
+                                     '{"3": {"class_type": "KSampler", "inputs": {"seed": 1}}}'])
+def test_write_replaces_an_empty_or_blank_file_and_real_workflows(content, sd15_models, tmp_path, capsys):
+    target = tmp_path / "out.json"
+    target.write_text(content)
+    rc, out, err = _write(tmp_path, sd15_models, target, capsys)
+    assert rc == 0 and f"written to {target}" in out, err
+    assert json.loads(target.read_text())["extra"]["gpu_garden"]["memory"]["family"] == "sd1"
+
+
+# B7: a read-only workflow (chmod 444) was replaced through its folder by os.replace (root passes os.access too)
+def test_write_refuses_a_read_only_file(sd15_models, tmp_path, capsys):
+    target = tmp_path / "ro.json"
+    for content in ('{"nodes": [], "links": []}', ""):
+        target.write_text(content)
+        target.chmod(0o444)
+        rc, out, err = _write(tmp_path, sd15_models, target, capsys)
+        assert rc == 2 and out == "" and f"--write {target}: nothing written: the file is read-only" in err
+        assert target.read_text() == content
+        target.chmod(0o644)
+
+
+# D4: the target was checked before the estimate and again inside write(); once is enough, its answer passed on
+def test_write_target_is_checked_once(sd15_models, tmp_path, capsys, monkeypatch):
+    calls = []
+    check = workflow.check_write_target
+    monkeypatch.setattr(workflow, "check_write_target", lambda p: calls.append(p) or check(p))
+    rc, out, err = _write(tmp_path, sd15_models, tmp_path / "new.json", capsys)
+    assert rc == 0, err
+    assert calls == [str(tmp_path / "new.json")]
