@@ -72,3 +72,27 @@ def test_write_target_is_checked_once(sd15_models, tmp_path, capsys, monkeypatch
     rc, out, err = _write(tmp_path, sd15_models, tmp_path / "new.json", capsys)
     assert rc == 0, err
     assert calls == [str(tmp_path / "new.json")]
+
+
+def _offer(args, capsys):
+    rc, out, err = run(["kv", "--model", "Qwen/Qwen3-8B", "--vram", "2", *args], capsys)
+    line = next(x for x in out.splitlines() if "leave no room" in x)
+    return line.split(": ", 1)[1]
+
+
+def _gib(text, before):
+    return float(text.split(before)[1].split(" GiB")[0])
+
+
+# B1: with --weights-gib the offers were sized from and compared to the model's bf16: 4.5 GiB at TP 2 was offered
+# "AWQ/GPTQ 4-bit ~861.45 MiB a GPU, fp8", both wider than the 4.5 GiB given
+def test_quantized_offers_compare_with_the_weights_as_given(capsys):
+    assert _offer(["--weights-gib", "4.5", "--tensor-parallel-size", "2"], capsys) == \
+        "use --tensor-parallel-size over more GPUs"
+    assert _offer(["--weights-gib", "4.5"], capsys) == "use --tensor-parallel-size over more GPUs"
+    whole = _offer([], capsys)  # bf16 (15.27 GiB): both narrower
+    assert "fp8" in whole and "a GPU" not in whole
+    awq = _gib(whole, "4-bit ~")
+    assert 4.5 < awq < 7.5  # 8.2B parameters at ~4 bits with bf16 embedding and head: wider than 4.5, under half of bf16
+    split = _offer(["--weights-gib", "12", "--tensor-parallel-size", "2"], capsys)  # 12 GiB: AWQ and fp8 narrower
+    assert "fp8" in split and abs(_gib(split, "4-bit ~") - awq / 2) <= 0.01
