@@ -89,6 +89,7 @@ def _plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel
           weights_dtype: str | None = None, vram: float | None = None, **knobs) -> dict:
     """plan() for one context: the request checked, the weights sized, the runtime's figures, then the search."""
     PC.check_names(runtime, knobs)
+    PC.refuse_non_gguf_dtype(spec, runtime, weights_dtype)
     fitted = _llamacpp_fit_ctx(spec, runtime, ctx, parallel, kv_dtype, weights_dtype, vram, knobs)
     if fitted is not None:
         return fitted

@@ -96,3 +96,22 @@ def test_quantized_offers_compare_with_the_weights_as_given(capsys):
     assert 4.5 < awq < 7.5  # 8.2B parameters at ~4 bits with bf16 embedding and head: wider than 4.5, under half of bf16
     split = _offer(["--weights-gib", "12", "--tensor-parallel-size", "2"], capsys)  # 12 GiB: AWQ and fp8 narrower
     assert "fp8" in split and abs(_gib(split, "4-bit ~") - awq / 2) <= 0.01
+
+
+# B3: a GGUF tag with a checkpoint's --weights-dtype on Ollama or llama.cpp was sized silently as that checkpoint
+@pytest.mark.parametrize("model,runtime", [("qwen3:8b", "ollama"), ("qwen3:8b", "llama.cpp"),
+                                           ("hf.co/unsloth/Qwen3-8B-GGUF:Q4_K_M", "llama.cpp"),
+                                           ("hf.co/unsloth/Qwen3-8B-GGUF:Q4_K_M", "ollama")])
+@pytest.mark.parametrize("dtype", ["awq", "gptq", "fp8", "w4a16"])
+def test_a_gguf_tag_refuses_a_checkpoint_type(model, runtime, dtype, capsys):
+    rc, out, err = run(["kv", "--model", model, "--runtime", runtime, "--weights-dtype", dtype, "--vram", "24"], capsys)
+    assert rc == 2 and out == "" and len(err.strip().splitlines()) == 1
+    assert f"--weights-dtype {dtype}:" in err and "GGUF files only" in err and "Q4_K_M" in err and "Q8_0" in err
+
+
+@pytest.mark.parametrize("model,runtime,dtype", [("qwen3:8b", "ollama", "Q8_0"), ("qwen3:8b", "llama.cpp", "bf16"),
+                                                 ("qwen3:8b", "vllm", "awq"),  # vLLM: the tag's HF repo
+                                                 ("Qwen/Qwen3-8B", "llama.cpp", "fp8")])  # no tag: a note, as before
+def test_a_gguf_type_or_another_runtime_still_plans(model, runtime, dtype, capsys):
+    rc, out, err = run(["kv", "--model", model, "--runtime", runtime, "--weights-dtype", dtype, "--vram", "24"], capsys)
+    assert rc in (0, 1) and "weights" in out, err
