@@ -115,3 +115,26 @@ def test_a_gguf_tag_refuses_a_checkpoint_type(model, runtime, dtype, capsys):
 def test_a_gguf_type_or_another_runtime_still_plans(model, runtime, dtype, capsys):
     rc, out, err = run(["kv", "--model", model, "--runtime", runtime, "--weights-dtype", dtype, "--vram", "24"], capsys)
     assert rc in (0, 1) and "weights" in out, err
+
+
+IK = "ik_llama.cpp 3738 (fa90a986)"
+
+
+def _ub_notes(ctx, version="b9849", **knobs):
+    from gpu_garden.memory.llm import kv as llm
+    from gpu_garden.memory.units import GiB
+    out = llm.plan(llm.describe(model="Qwen/Qwen2.5-7B-Instruct"), "llama.cpp", ctx=ctx, parallel=1, flash_attn=True,
+                   ngl=99, runtime_version=version, vram=24 * GiB, weights_dtype="Q4_K_M", **knobs)
+    return [n for n in out["notes"] if n.startswith("-ub ")]
+
+
+# B5: kv --runtime llama.cpp --ctx 256 noted "-ub 512 runs at -c 256" though -ub was never given (512 is the default);
+# on ik_llama.cpp the note read "pads -c 256 to 256". Breaking it: drop the knobs test, or the cap != ctx test.
+def test_the_micro_batch_note_only_for_a_ub_or_b_given():
+    assert _ub_notes(256) == [] and _ub_notes(256, version=IK) == []
+    assert _ub_notes(256, batch=1024) == []  # a -b above the default -ub caps nothing
+    assert _ub_notes(256, batch=128)[0].startswith("-ub 512 runs at -b 128: llama.cpp caps the micro-batch")
+    assert _ub_notes(256, ubatch=1024)[0].startswith("-ub 1024 runs at -c 256: llama.cpp caps the logical batch")
+    ik = _ub_notes(256, version=IK, ubatch=1024)  # 256 is already a multiple of ik's 256-cell padding
+    assert ik[0].startswith("-ub 1024 runs at -c 256: ik_llama.cpp caps the logical batch") and "pads" not in ik[0]
+    assert "pads -c 1100 to 1280" in _ub_notes(1100, version=IK, ubatch=4096)[0]
