@@ -295,9 +295,10 @@ class _Prefixed(io.RawIOBase):
 
 
 class _Counted(io.RawIOBase):
-    """A stream passed on as read, counting its bytes and whether any is printable: a file of NULs (truncate -s 100M)
-    read as no line at all was reported as 'the input is empty (0 lines)'."""
-    BLANK = bytes(range(33)) + b"\x7f"  # NUL, control characters, space, DEL
+    """A stream passed on as read, counting its bytes and whether any is text: a file of NULs (truncate -s 100M)
+    read as no line at all was reported as 'the input is empty (0 lines)'. Spaces, tabs and newlines are text (a
+    blank file was called 'none printable')."""
+    BLANK = bytes(b for b in range(32) if b not in b"\t\n\x0b\x0c\r") + b"\x7f"  # NUL, control characters, DEL
 
     def __init__(self, rest):
         self._rest, self.n, self.text = rest, 0, False

@@ -138,3 +138,17 @@ def test_the_micro_batch_note_only_for_a_ub_or_b_given():
     ik = _ub_notes(256, version=IK, ubatch=1024)  # 256 is already a multiple of ik's 256-cell padding
     assert ik[0].startswith("-ub 1024 runs at -c 256: ik_llama.cpp caps the logical batch") and "pads" not in ik[0]
     assert "pads -c 1100 to 1280" in _ub_notes(1100, version=IK, ubatch=4096)[0]
+
+
+# B6: a file of spaces, tabs and newlines was called "no text in it: N bytes, none printable"; it is text, and reads
+# as the lines it has. Breaking it: space, tab or newline back among _Counted.BLANK.
+@pytest.mark.parametrize("content,answer", [(b"   \n\t\n  \n", "No out-of-memory error found (3 lines read)."),
+                                            (b"\r\n\n", "No out-of-memory error found (2 lines read)."),
+                                            (b"    ", "No out-of-memory error found (1 line read)."),
+                                            (b"\x00\x01\x02\x7f", "No out-of-memory error found: no text in it: 4 bytes, "
+                                                                  "none printable.")])
+def test_triage_of_blank_text_reads_its_lines(content, answer, tmp_path, capsys):
+    f = tmp_path / "blank.log"
+    f.write_bytes(content)
+    rc, out, _ = run(["triage", str(f)], capsys)
+    assert rc == 1 and out.strip() == answer
