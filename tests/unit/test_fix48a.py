@@ -119,7 +119,7 @@ def test_a_gguf_file_of_each_version_is_still_refused(version):
     from gpu_garden.memory.triage.engine import _refuse_not_a_log
     with pytest.raises(UserError, match="is a GGUF model file"):
         _refuse_not_a_log(b"GGUF" + version.to_bytes(4, "little") + bytes(2), "m.gguf")
-    _refuse_not_a_log(b"GGUF" + (4).to_bytes(4, "little") + bytes(2), "m.gguf")  # no such version: read as text
+    # fix48b (review rev22 B4): any version below 0x10000, little- or big-endian, is a GGUF file's (test_fix48b.py)
 
 
 def _gguf(path):

@@ -152,3 +152,23 @@ def test_triage_of_blank_text_reads_its_lines(content, answer, tmp_path, capsys)
     f.write_bytes(content)
     rc, out, _ = run(["triage", str(f)], capsys)
     assert rc == 1 and out.strip() == answer
+
+
+# B4: the GGUF sniff took only little-endian versions 1 to 3: a big-endian GGUF (gguf-py's --bigendian) and a newer
+# version were read as a log, its gigabytes as text. Four printable bytes after the magic are >= 0x10000 in both byte
+# orders (a value below 0x10000 has two NUL bytes at one end), so a log line opening with the word 'GGUF' is still
+# read. Breaking it: the sniff back on little-endian only, or on versions 1 to 3.
+@pytest.mark.parametrize("version,order", [(1, "little"), (3, "little"), (3, "big"), (2, "big"), (4, "little"),
+                                           (0xFFFF, "big"), (0xFFFF, "little")])
+def test_a_gguf_file_in_either_byte_order_is_refused(version, order):
+    from gpu_garden.memory.errors import UserError
+    from gpu_garden.memory.triage.engine import _refuse_not_a_log
+    with pytest.raises(UserError, match="is a GGUF model file"):
+        _refuse_not_a_log(b"GGUF" + version.to_bytes(4, order) + bytes(8), "m.gguf")
+
+
+@pytest.mark.parametrize("head", [b"GGUF model loaded\n", b"GGUF\tv3 \n", b"GGUF\n\n\n\n", b"GGUF~~~~",
+                                  b"GGUF" + bytes(4) + b"x\n", b"GGUF\x01"])  # version 0; a short head
+def test_text_after_the_gguf_magic_is_read(head):
+    from gpu_garden.memory.triage.engine import _refuse_not_a_log
+    _refuse_not_a_log(head, "log.txt")
