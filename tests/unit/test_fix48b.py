@@ -172,3 +172,18 @@ def test_a_gguf_file_in_either_byte_order_is_refused(version, order):
 def test_text_after_the_gguf_magic_is_read(head):
     from gpu_garden.memory.triage.engine import _refuse_not_a_log
     _refuse_not_a_log(head, "log.txt")
+
+
+# S1: kv --model qwen3:8b --runtime vllm named Qwen/Qwen3-8B "(that repo's own weights, not the tag's Q4_K_M build)",
+# as if the figures were the repo's bf16; they are the tag's Q4_K_M (4.70 GiB, not 15.27). Breaking it: the old note.
+def test_the_ollama_tag_note_says_whose_weights_the_figures_are(capsys):
+    rc, res, err = run(["kv", "--model", "qwen3:8b", "--runtime", "vllm", "--vram", "48", "--json"], capsys)
+    assert rc == 0, err
+    assert "Q4_K_M" in res["weights_how"]
+    note = next(n for n in res["notes"] if "cannot pull an Ollama tag" in n)
+    assert "the figures above are for the tag's Q4_K_M build, not that repo's bf16 weights" in note
+    assert note.endswith("serving the repo needs its own plan: kv --model Qwen/Qwen3-8B --runtime vllm")
+    rc, res, err = run(["kv", "--model", "qwen3:8b", "--runtime", "vllm", "--vram", "48", "--json",
+                        "--weights-dtype", "bf16"], capsys)
+    note = next(n for n in res["notes"] if "cannot pull an Ollama tag" in n)
+    assert "the figures above are for bf16 weights (--weights-dtype)" in note and "Q4_K_M" not in note
