@@ -187,3 +187,17 @@ def test_the_ollama_tag_note_says_whose_weights_the_figures_are(capsys):
                         "--weights-dtype", "bf16"], capsys)
     note = next(n for n in res["notes"] if "cannot pull an Ollama tag" in n)
     assert "the figures above are for bf16 weights (--weights-dtype)" in note and "Q4_K_M" not in note
+
+
+# D1: families.LLM_KINDS copied _llm_kind's answers by hand (a new vocabulary row would go unnamed in estimate's "an
+# LLM, not a diffusion model" hint); now built from _llm_kind's tables. The kinds below are written out by hand from
+# the vocabularies' models. Breaking it: a kind added to _llm_kind's tables and left out of LLM_KINDS.
+def test_every_llm_kind_is_named_in_llm_kinds():
+    from gpu_garden.memory.estimate import families
+    q = {"layers.0.self_attn.q_norm.weight": 1}
+    seen = {families._llm_kind({}, v, "") for v in (256000, 262144, 262208, 128256, 128000, 131072, 151936, 152064, 50)}
+    seen |= {families._llm_kind(q, 151936, ""), families._llm_kind({"visual.blocks.0.x": 1}, 151936, "")}
+    assert seen == {"gemma", "llama", "mistral", "qwen2.5", "qwen3", "qwen2.5-vl", "llm"} == set(families.LLM_KINDS)
+    assert len(families.LLM_KINDS) == len(set(families.LLM_KINDS))
+    for v in families._LLM_BY_VOCAB:  # every row of the table is a kind LLM_KINDS names
+        assert families._llm_kind({}, v, "") in families.LLM_KINDS
