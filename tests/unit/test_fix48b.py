@@ -201,3 +201,18 @@ def test_every_llm_kind_is_named_in_llm_kinds():
     assert len(families.LLM_KINDS) == len(set(families.LLM_KINDS))
     for v in families._LLM_BY_VOCAB:  # every row of the table is a kind LLM_KINDS names
         assert families._llm_kind({}, v, "") in families.LLM_KINDS
+
+
+# D2: estimate/report.py imported OnOff from the command line that imports it (from ..cli import OnOff, inside a
+# function to dodge the cycle); both now take it from memory/cli_args.py. Breaking it: the import back in report.py.
+def test_estimate_options_take_onoff_from_cli_args_not_the_cli(capsys):
+    import ast
+    from pathlib import Path
+    from gpu_garden.memory import cli, cli_args
+    from gpu_garden.memory.estimate import report
+    tree = ast.parse(Path(report.__file__).read_text(encoding="utf-8"))
+    imported = {(n.module, a.name) for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) for a in n.names}
+    assert ("cli", "OnOff") not in imported and (".cli", "OnOff") not in imported
+    assert ("cli_args", "OnOff") in imported and report.OnOff is cli.OnOff is cli_args.OnOff
+    rc, out, err = run(["estimate", "--cfg", "--no-cfg", "x.safetensors"], capsys)  # still refused together
+    assert rc == 2 and "--no-cfg contradicts --cfg given before it: give one" in err
