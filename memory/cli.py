@@ -6,6 +6,7 @@ import math
 import os
 import sys
 
+from .cli_args import OnOff
 from .errors import UserError
 from .units import gib_arg
 
@@ -42,19 +43,6 @@ def _fraction(text):
     if not (math.isfinite(value) and 0 < value <= 1):
         raise argparse.ArgumentTypeError(f"must be a share above 0 and at most 1, got {text}")
     return value
-
-
-class OnOff(argparse.BooleanOptionalAction):
-    """--x / --no-x (argparse.BooleanOptionalAction, default None) refused when both are given: argparse takes the last,
-    so --cfg --no-cfg was estimated without CFG while --cfg --cond-uncond separate was refused. Repeating one is fine."""
-
-    def __call__(self, parser, namespace, values, option_string=None):
-        value = not option_string.startswith("--no-")
-        before = getattr(namespace, self.dest, None)
-        if before is not None and before != value:
-            raise argparse.ArgumentError(self, f"{option_string} contradicts {self.option_strings[0 if before else 1]} "
-                                               "given before it: give one")
-        setattr(namespace, self.dest, value)
 
 
 class _Parser(argparse.ArgumentParser):

@@ -182,20 +182,20 @@ def text_encoder_kind(t: dict) -> str | None:
     return None
 
 
-LLM_KINDS = ("qwen2.5-vl", "qwen3", "qwen2.5", "gemma", "llama", "mistral", "llm")  # what _llm_kind names
+# a text encoder that is an LLM, by its vocabulary (Qwen's: by a vision tower, then by q_norm); LLM_KINDS, what
+# _llm_kind names, is built from these tables
+_QWEN_VOCABS = (151936, 152064)
+_QWEN_KINDS = {"visual": "qwen2.5-vl", "q_norm": "qwen3", "": "qwen2.5"}
+_LLM_BY_VOCAB = {256000: "gemma", 262144: "gemma", 262208: "gemma", 128256: "llama", 128000: "llama", 131072: "mistral"}
+_OTHER_LLM = "llm"
+LLM_KINDS = (*_QWEN_KINDS.values(), *dict.fromkeys(_LLM_BY_VOCAB.values()), _OTHER_LLM)
 
 
 def _llm_kind(t, vocab, p):
-    if any(k.startswith(("visual.", "model.visual.")) for k in t) or vocab in (151936, 152064):
-        return "qwen2.5-vl" if any(k.startswith(("visual.", "model.visual.")) for k in t) else (
-            "qwen3" if any(k.endswith("self_attn.q_norm.weight") for k in t) else "qwen2.5")
-    if vocab in (256000, 262144, 262208):
-        return "gemma"
-    if vocab in (128256, 128000):
-        return "llama"
-    if vocab in (131072,):
-        return "mistral"
-    return "llm"
+    visual = any(k.startswith(("visual.", "model.visual.")) for k in t)
+    if visual or vocab in _QWEN_VOCABS:
+        return _QWEN_KINDS["visual" if visual else "q_norm" if any(k.endswith("self_attn.q_norm.weight") for k in t) else ""]
+    return _LLM_BY_VOCAB.get(vocab, _OTHER_LLM)
 
 
 # -- VAEs ----------------------------------------------------------------------------------------

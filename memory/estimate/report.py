@@ -4,6 +4,7 @@ import json
 import os
 
 from . import families, formula, spec
+from ..cli_args import OnOff  # --x / --no-x, refused together
 from ..errors import UserError
 from ..units import GiB, fmt_bytes, gib_arg, gpu_size_problem
 
@@ -14,7 +15,6 @@ ROLE_LABELS = {"diffusion_model": "diffusion model", "text_encoder": "text encod
 
 def add_cli_arguments(s: argparse.ArgumentParser):
     """The `gpu-garden estimate` options (memory/cli.py calls this)."""
-    from ..cli import OnOff  # --x / --no-x, refused together
     s.add_argument("files", nargs="*", metavar="FILE", help="checkpoint, diffusion model, text encoder or VAE files (.safetensors, .gguf)")
     s.add_argument("--workflow", metavar="WF.json", help="a ComfyUI workflow (UI or API format): estimate every phase at the sizes set in the graph")
     s.add_argument("--models-dir", metavar="DIR", help="ComfyUI's models folder, where the workflow's files are found")

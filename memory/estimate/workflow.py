@@ -327,9 +327,22 @@ class _Incomplete(UserError):
     pass
 
 
+def is_workflow(data) -> bool:
+    """A ComfyUI UI workflow (its nodes objects with an id and a type, its links a list) or an API prompt (every value
+    an object with a string class_type and an inputs object). A d3/networkx graph also has "nodes"; it is neither."""
+    if not isinstance(data, dict) or not data:
+        return False
+    if "nodes" in data:
+        return (isinstance(data["nodes"], list) and isinstance(data.get("links"), list)
+                and all(isinstance(n, dict) and "id" in n and isinstance(n.get("type"), str) for n in data["nodes"]))
+    return all(isinstance(v, dict) and isinstance(v.get("class_type"), str) and isinstance(v.get("inputs"), dict)
+               for v in data.values())
+
+
 def check_write_target(out_path) -> Path:
-    """--write's file, refused before anything is estimated unless it is new, empty or a ComfyUI workflow JSON: a model
-    file's name given by mistake (--write vae/ae.safetensors) was replaced by the workflow's few KB."""
+    """--write's file, refused before anything is estimated unless it is new, empty (or only whitespace) or a ComfyUI
+    workflow JSON the user may write: a model file's name given by mistake (--write vae/ae.safetensors) was replaced
+    by the workflow's few KB, and a read-only file was replaced through its folder."""
     p = Path(out_path)
     refuse = f"--write {out_path}: nothing written: "
     if p.suffix.lower() in MODEL_FILE_EXT:
@@ -338,26 +351,34 @@ def check_write_target(out_path) -> Path:
         raise UserError(refuse + "it is a directory; --write takes the .json to write the workflow to")
     if not p.parent.is_dir():
         raise UserError(refuse + f"no folder {p.parent}")
-    if not p.exists() or (p.is_file() and p.stat().st_size == 0):
+    if not p.exists():
         return p
     if not p.is_file():
         raise UserError(refuse + "not a regular file")
+    if not os.access(p, os.W_OK) or not p.stat().st_mode & 0o200:  # root passes os.access; the mode still says read-only
+        raise UserError(refuse + "the file is read-only; make it writable or give another file")
+    size = p.stat().st_size
+    if size <= MAX_WORKFLOW_BYTES and not p.read_bytes().strip(b" \t\r\n"):
+        return p  # empty, or only whitespace
     try:
-        nodes(load(p))
+        data = load(p)
     except (UserError, OSError, RecursionError) as exc:
         why = str(exc).removeprefix(f"{p}: ")
-        raise UserError(refuse + f"it holds something other than a ComfyUI workflow ({why}); only a workflow JSON is "
-                        "replaced, so give a new file or the workflow's own .json") from None
-    return p
+    else:
+        if is_workflow(data):
+            return p
+        why = "a JSON object, but no ComfyUI nodes with an id and a type and no API prompt of class_type entries"
+    raise UserError(refuse + f"it holds something other than a ComfyUI workflow ({why}); only a workflow JSON is "
+                    "replaced, so give a new file or the workflow's own .json")
 
 
-def write(wf: dict, est: dict, out_path) -> Path:
+def write(wf: dict, est: dict, p: Path) -> Path:
+    """Write wf with est's requirement to p, a target check_write_target has passed."""
     if not isinstance(wf.get("nodes"), list):
         raise UserError("an API-format workflow has no metadata field; save the workflow (UI format) to carry the estimate")
     if est["workflow"]["missing"]:  # a shared workflow must not carry "fits" for a graph we could not see whole
         raise _Incomplete(f"--write: nothing written: the estimate is incomplete ({est['outcome']['reason']})")
     wf.setdefault("extra", {}).setdefault("gpu_garden", {})["memory"] = metadata(est)
-    p = check_write_target(out_path)
     # a temporary file beside the target, renamed over it: a crash or a full disk leaves the old file whole
     target = Path(os.path.realpath(p))  # a symlink's target is written, the link kept
     try:
@@ -391,8 +412,7 @@ def run_cli(args) -> int:
     if not getattr(args, "models_dir", None):
         report._usage_error(args, "--models-dir is required with --workflow (your ComfyUI/models folder)")
     wf = load(args.workflow)
-    if getattr(args, "write", None):
-        check_write_target(args.write)
+    target = check_write_target(args.write) if getattr(args, "write", None) else None
     pol = report.policy_from_args(args)
     budget, label = report._budget(args)
     pol["budget"] = budget
@@ -405,9 +425,9 @@ def run_cli(args) -> int:
                             cfg=report.cfg_from_args(args))
     formula.judge(est, budget)
     refused = None
-    if getattr(args, "write", None):
+    if target is not None:
         try:
-            path = write(wf, est, args.write)
+            path = write(wf, est, target)
             label += f"; written to {path} (extra.gpu_garden.memory)"
         except _Incomplete as exc:
             refused = exc  # the report still prints: it says what is missing

@@ -97,30 +97,30 @@ def share_too_small(spec, runtime, ctx, parallel, kv, roles, vram, s, cap, proj,
             f"--gpu-memory-utilization {need:.2f} holds them" if need else None)
 
 
-def no_fit_reason(spec, runtime, w_bytes, vram, fmt=None, whole=None, where="") -> str:
-    """w_bytes: one GPU's weights; whole: the model's at its format when tensor or pipeline parallelism splits it
-    (the quantized sizes offered are then one GPU's, in the same proportion); fmt: that format. A format is offered
-    only where it is narrower than the model's (DeepSeek-V3 at TP 8 was offered fp8, its own format, and a 4-bit
-    size of the whole model beside a budget of one GPU). where: which GPU w_bytes is (a pipeline's largest stage)."""
+def no_fit_reason(spec, runtime, w_bytes, vram, whole=None, where="") -> str:
+    """w_bytes: one GPU's weights; whole: all the weights when tensor or pipeline parallelism splits them (the quantized
+    sizes offered are then one GPU's, in the same proportion). A format is offered only where it is narrower than the
+    weights as planned: their real size (a --weights-gib, a GGUF's table), not the model's own dtype (DeepSeek-V3 at
+    TP 8 was offered fp8, its own format; Qwen3-8B given as 4.5 GiB was offered fp8 and a 4-bit size scaled from bf16).
+    where: which GPU w_bytes is (a pipeline's largest stage)."""
     if runtime == "vllm":
         return (f"weights alone ({fmt_bytes(w_bytes)}{where}) leave no room for a {MIN_CTX}-token cache in "
-                f"{fmt_bytes(vram)}: " + (_quant_offers(spec, fmt, w_bytes, whole) or "use ")
+                f"{fmt_bytes(vram)}: " + (_quant_offers(spec, w_bytes, whole) or "use ")
                 + "--tensor-parallel-size over more GPUs")
     return f"even one layer with a {MIN_CTX}-token cache does not fit {fmt_bytes(vram)}"
 
 
-def _quant_offers(spec, fmt, w_bytes, whole) -> str:
+def _quant_offers(spec, w_bytes, whole) -> str:
     from ..errors import UserError
+    now = whole or w_bytes
     try:
-        now = weights(spec, fmt)[0] if fmt else None
         awq, fp8 = weights(spec, "awq")[0], weights(spec, "fp8")[0]
-    except UserError:  # a format the type rules cannot size by name: offered as before
-        now = None
+    except UserError:  # a model the type rules cannot size at fp8
         awq, fp8 = weights(spec, "awq")[0], None
     share = w_bytes / whole if whole else 1.0
     offers = []
-    if now is None or awq < 0.95 * now:
+    if awq < 0.95 * now:
         offers.append(f"AWQ/GPTQ 4-bit ~{fmt_bytes(awq * share)}" + (" a GPU" if whole else ""))
-    if now is None or (fp8 is not None and fp8 < 0.95 * now):
+    if fp8 is not None and fp8 < 0.95 * now:
         offers.append("fp8")
     return f"use a quantized checkpoint ({', '.join(offers)}) or " if offers else ""

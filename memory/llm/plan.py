@@ -89,6 +89,7 @@ def _plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel
           weights_dtype: str | None = None, vram: float | None = None, **knobs) -> dict:
     """plan() for one context: the request checked, the weights sized, the runtime's figures, then the search."""
     PC.check_names(runtime, knobs)
+    PC.refuse_non_gguf_dtype(spec, runtime, weights_dtype)
     fitted = _llamacpp_fit_ctx(spec, runtime, ctx, parallel, kv_dtype, weights_dtype, vram, knobs)
     if fitted is not None:
         return fitted
@@ -306,25 +307,27 @@ def _runtime_settings(spec, runtime, ctx, parallel, weights_dtype, vram, knobs, 
 
 def _micro_batch_note(s, ctx, knobs, notes):
     """-ub above the micro-batch llama.cpp runs (LC.micro_batch: min(-c, -b, -ub), ik_llama.cpp's -c padded first):
-    the note names the cap that binds, -c (padded on ik_llama.cpp) or -b, and what gives the -ub asked."""
+    the note names the cap that binds, -c (padded on ik_llama.cpp) or -b, and what gives the -ub asked. Only for a -ub
+    or -b the user gave: the default -ub 512 under a short -c is llama.cpp's own business."""
     ub, batch, runs = s["ubatch"], s["batch"], LC.micro_batch(s, ctx)
-    if runs >= ub:
+    if runs >= ub or not (knobs.get("ubatch") or (knobs.get("batch") and batch < ub)):
         return
     ik, cap = s.get("ik"), LC.batch_ctx(s, ctx) if ctx else batch  # the context the logical batch is capped at
     needs = ([f"--batch {ub}"] if batch < ub else []) + ([f"a context of at least {ub}"] if cap < ub else [])
     tail = f"; the figures are for {runs} ({' and '.join(needs)} for {ub})"
+    name = "ik_llama.cpp" if ik else "llama.cpp"
     if ik and batch < LC.IK_KQ_MASK_PAD:
         notes.append(f"-ub {ub} runs at {runs}: ik_llama.cpp raises -b {batch} to GGML_KQ_MASK_PAD ({runs}) and caps the "
                      f"micro-batch at it{tail}")
-    elif cap < batch and ik:
+    elif cap < batch and cap != ctx:  # ik_llama.cpp's padding changed -c
         notes.append(f"-ub {ub} runs at {runs}: ik_llama.cpp pads -c {ctx} to {cap} (its cache's padding "
                      f"{'with' if s['flash'] else 'without'} flash attention) and caps the logical batch, then the "
                      f"micro-batch, at it{tail}")
     elif cap < batch:
-        notes.append(f"-ub {ub} runs at -c {ctx}: llama.cpp caps the logical batch at the context and the micro-batch "
+        notes.append(f"-ub {ub} runs at -c {ctx}: {name} caps the logical batch at the context and the micro-batch "
                      f"at it{tail}")
     else:
-        notes.append(f"-ub {ub} runs at -b {batch}: {'ik_llama.cpp' if ik else 'llama.cpp'} caps the micro-batch at the "
+        notes.append(f"-ub {ub} runs at -b {batch}: {name} caps the micro-batch at the "
                      f"logical batch ({'--batch' if knobs.get('batch') else 'its default'}){tail}")
 
 

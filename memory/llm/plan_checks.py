@@ -147,6 +147,20 @@ def _listed(names: list) -> str:
     return " and ".join(names) if len(names) < 3 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
+def refuse_non_gguf_dtype(spec, runtime, weights_dtype) -> None:
+    """Ollama and llama.cpp load GGUF files only: a GGUF tag (hf.co/user/repo-GGUF:Q4_K_M, an Ollama library tag) with
+    --weights-dtype awq, gptq, fp8 or w4a16 names no file they load; it was sized silently as that checkpoint."""
+    from . import gguf_repo as GR, weights as W
+    if runtime not in ("ollama", "llama.cpp") or weights_dtype is None or not (spec.gguf_tag or spec.ollama):
+        return
+    t = str(weights_dtype).strip()
+    if GR.tag_type(t) or t.upper() in W.IK_TYPES:
+        return
+    raise UserError(f"--weights-dtype {weights_dtype}: {RUNTIME_NAMES[runtime]} loads GGUF files only, whose types are "
+                    "Q4_K_M, Q5_K_M, Q6_K, Q8_0, IQ4_XS, F16, BF16 ...; give one of those or drop --weights-dtype "
+                    f"({weights_dtype} is a vLLM or SGLang checkpoint's type: kv --model REPO --runtime vllm)")
+
+
 def refuse_unmodelled(spec, runtime) -> None:
     """Hybrid models whose state pool this runtime's plan does not hold."""
     if spec.arch.startswith("nemotron_h") and runtime in ("ollama", "sglang"):

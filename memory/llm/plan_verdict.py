@@ -56,7 +56,7 @@ def _search(out, spec, runtime, ctx, parallel, kv, weights_dtype, roles, vram, m
     if share_note:
         notes.append(share_note)
     if choice is None:
-        return _no_fit(out, spec, runtime, roles, vram, ev, free_cap, share_note, knobs, notes)
+        return _no_fit(out, spec, runtime, weights_dtype, roles, vram, ev, free_cap, share_note, knobs, notes)
     return _chosen(out, spec, runtime, ctx, parallel, weights_dtype, roles, vram, cap, proj, choice, refused, rank,
                    loras, knobs, notes)
 
@@ -78,7 +78,7 @@ def _max_ctx_table(out, spec, runtime, parallel, roles, vram, s, s_max, cap, pro
             out["max_ctx_util"] = s_k["util"]
 
 
-def _no_fit(out, spec, runtime, roles, vram, ev, free_cap, share_note, knobs, notes) -> dict:
+def _no_fit(out, spec, runtime, weights_dtype, roles, vram, ev, free_cap, share_note, knobs, notes) -> dict:
     """Nothing fits: the verdict and the reason why."""
     free = knobs.get("free_memory")
     out["fits"] = False
@@ -91,9 +91,9 @@ def _no_fit(out, spec, runtime, roles, vram, ev, free_cap, share_note, knobs, no
         # one GPU's weights: the largest pipeline stage's, else the tensor-parallel share
         gpu = max((st["stage_weights"] for st in ev.get("stages") or ()), default=roles["total"])
         split = (knobs.get("tensor_parallel_size") or 1) > 1 or len(ev.get("stages") or ()) > 1
-        fmt = out["weights_dtype"]
-        out["no_fit_reason"] = FS.no_fit_reason(spec, runtime, gpu, vram, fmt,
-                                                whole=FS.weights(spec, fmt)[0] if split else None,
+        # all the weights as planned: a --weights-gib or a GGUF's own size, not out["weights_dtype"] (the model's dtype)
+        out["no_fit_reason"] = FS.no_fit_reason(spec, runtime, gpu, vram,
+                                                whole=FS.weights(spec, weights_dtype)[0] if split else None,
                                                 where=" on the largest pipeline stage" if ev.get("stages") else "")
         notes.append(out["no_fit_reason"])
     if runtime == "vllm" and ev["pool"] <= 0:  # no KV pool at all: a longer or auto context cannot help

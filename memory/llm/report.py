@@ -158,11 +158,21 @@ def _ollama_tag_note(res, args, spec) -> None:
     except (OSError, ValueError):
         src = ""
     m = re.match(r"https://huggingface\.co/([\w.-]+/[\w.-]+)/", src)
+    # the figures' weights: --weights-dtype's, else the tag's build (SGLang's answer names no weights_dtype)
+    sized = res.get("weights_dtype") or getattr(args, "weights_dtype", None) or spec.quant
+    tag = sized and sized == spec.quant
+    figures = (f"the figures above are for the tag's {sized} build" if tag else
+               f"the figures above are for {sized} weights (--weights-dtype)" if sized else "")
+    if m:
+        repo = m.group(1)
+        said = (f"{args.model!r} reads as {spec.name}, whose config.json was read from {repo}; "
+                + (f"{figures}, not that repo's " + (f"{spec.dtype} " if spec.dtype else "") + "weights; " if tag else
+                   f"{figures}; " if figures else "")
+                + f"serving the repo needs its own plan: kv --model {repo} --runtime {args.runtime}")
+    else:
+        said = f"the Hugging Face repo of {args.model!r} is not known here" + (f"; {figures}" if figures else "")
     res["notes"].append(f"{RUNTIME_NAMES[args.runtime]} cannot pull an Ollama tag: MODEL is a Hugging Face repo id or a "
-                        "local model folder; " + (f"{args.model!r} reads as {spec.name}, whose config.json was read from "
-                                                  f"{m.group(1)} (that repo's own weights"
-                                                  + (f", not the tag's {spec.quant} build)" if spec.quant else ")") if m else
-                                                  f"the Hugging Face repo of {args.model!r} is not known here"))
+                        f"local model folder; {said}")
 
 
 # CLI argument (same name as the plan knob) -> plan knob; flash_attn, kv_cache_memory and quant_skip are converted above

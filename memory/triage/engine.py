@@ -265,9 +265,11 @@ def _refuse_not_a_log(head: bytes, name: str) -> None:
     # a model file given by mistake: its gigabytes of weights were read as text for minutes, then "the input is empty"
     # (a sparse or zero-filled file) or "no out-of-memory error found". A safetensors file opens with its header's
     # length (8 bytes, little-endian: its high half zero, a NUL no text log starts with) and the header's JSON; a GGUF
-    # file with its magic and its version, 1 to 3 (little-endian), so that a log line opening with the word passes; a
-    # zero header length (8 NULs) is no safetensors file.
-    gguf = head.startswith(b"GGUF") and int.from_bytes(head[4:8], "little") in (1, 2, 3)
+    # file with its magic and its version as a uint32, little- or big-endian (gguf-py writes either): any version from 1
+    # to 0xFFFF in either order has two NUL bytes at one end, which four printable bytes never have (a log line
+    # 'GGUF model ...' reads 0x6F6D2064 / 0x206D6F64); a zero header length (8 NULs) is no safetensors file.
+    gguf = head.startswith(b"GGUF") and len(head) >= 8 and any(
+        0 < int.from_bytes(head[4:8], order) < 0x10000 for order in ("little", "big"))
     tensors = head[4:8] == bytes(4) and head[:8] != bytes(8) and head[8:10] == b'{"'
     kind = "GGUF" if gguf else "safetensors" if tensors else None
     if kind:
@@ -295,9 +297,10 @@ class _Prefixed(io.RawIOBase):
 
 
 class _Counted(io.RawIOBase):
-    """A stream passed on as read, counting its bytes and whether any is printable: a file of NULs (truncate -s 100M)
-    read as no line at all was reported as 'the input is empty (0 lines)'."""
-    BLANK = bytes(range(33)) + b"\x7f"  # NUL, control characters, space, DEL
+    """A stream passed on as read, counting its bytes and whether any is text: a file of NULs (truncate -s 100M)
+    read as no line at all was reported as 'the input is empty (0 lines)'. Spaces, tabs and newlines are text (a
+    blank file was called 'none printable')."""
+    BLANK = bytes(b for b in range(32) if b not in b"\t\n\x0b\x0c\r") + b"\x7f"  # NUL, control characters, DEL
 
     def __init__(self, rest):
         self._rest, self.n, self.text = rest, 0, False

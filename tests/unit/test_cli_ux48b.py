@@ -254,8 +254,9 @@ def test_a_weights_dtype_against_a_tag_wins_with_a_note(model, note, capsys):
 # Hugging Face repo id or a local folder, not an Ollama tag
 @pytest.mark.parametrize("model,runtime,said", [
     ("qwen2.5:7b", "vllm", "vLLM cannot pull an Ollama tag: MODEL is a Hugging Face repo id or a local model folder; "
-                           "'qwen2.5:7b' reads as Qwen2.5-7B, whose config.json was read from Qwen/Qwen2.5-7B-Instruct "
-                           "(that repo's own weights, not the tag's Q4_K_M build)"),
+                           "'qwen2.5:7b' reads as Qwen2.5-7B, whose config.json was read from Qwen/Qwen2.5-7B-Instruct; "
+                           "the figures above are for the tag's Q4_K_M build, not that repo's bf16 weights; serving "
+                           "the repo needs its own plan: kv --model Qwen/Qwen2.5-7B-Instruct --runtime vllm"),
     ("llama3.1:8b", "sglang", "SGLang cannot pull an Ollama tag: MODEL is a Hugging Face repo id or a local model folder; "
                               "'llama3.1:8b' reads as Llama-3.1-8B, whose config.json was read from meta-llama/Llama-3.1-8B"),
     ("deepseek-coder:6.7b", "vllm", "the Hugging Face repo of 'deepseek-coder:6.7b' is not known here")])
