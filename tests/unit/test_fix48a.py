@@ -127,17 +127,8 @@ def test_a_gguf_file_of_each_version_is_still_refused(version):
 
 def _gguf(path):
     pytest.importorskip("gguf")
-    from support.gguf_files import close_written, quantized_writer
-    w, put = quantized_writer(path, "llama", (("add_block_count", 2), ("add_context_length", 4096),
-                                              ("add_embedding_length", 256), ("add_feed_forward_length", 512),
-                                              ("add_head_count", 4), ("add_head_count_kv", 2), ("add_vocab_size", 1000),
-                                              ("add_file_type", 7)))
-    put("token_embd.weight", "Q8_0", (1000, 256))
-    for i in range(2):
-        for n, rows in (("q", 256), ("k", 128), ("v", 128), ("output", 256)):
-            put(f"blk.{i}.attn_{n}.weight", "Q8_0", (rows, 256))
-    close_written(w)
-    return path
+    from support.gguf_files import tiny_llama_q8
+    return tiny_llama_q8(path)
 
 
 # Breaking it: --runtime's help back to "... else vllm" without the local GGUF file (or --model's without the runtime).
