@@ -5,7 +5,7 @@
 // string goes in through textContent.
 import { el, exposeForTests, fmtBytes } from "./lib/format.js";
 import { addFace, registerFaceNode } from "./lib/node_face.js";
-import { OUTCOME_COLORS, OUTCOME_TEXT, tiersLine } from "./lib/estimate_tiers.js";
+import { OUTCOME_TEXT, tiersLine } from "./lib/estimate_tiers.js";
 import { graphSection } from "./lib/estimate_graph.js";
 
 const NODE = "GPUGardenFootprintEstimate";
@@ -14,7 +14,7 @@ const MAX_HEIGHT = 1200; // a safety cap: the face grows to its content below it
 const LINE = 16; // px per line of the 11px/1.4 face, for sizing before it is laid out
 const IDLE_TEXT = "Runs before the sampler: the estimated peak of each phase and the verdict show here.";
 const IDLE_HEIGHT = 14 + LINE * 4; // the idle text (two lines at WIDTH) and the open graph's button, before layout
-const COLORS = OUTCOME_COLORS;
+const OVER_BUDGET_FILL = "var(--p-red-400, #f87171)";  // a phase bar past the budget (bars keep plain colours)
 // the knobs' heading per outcome (as the CLI's); none when it fits already or the graph was not seen whole
 const KNOBS_HEADING = { "runs with offload": "to run without offload:" };
 const NO_KNOBS = new Set(["fits", "incomplete"]);
@@ -35,7 +35,7 @@ function bar(value, scale, budget, muted) {
     background: "rgba(127,127,127,.18)", borderRadius: "3px", overflow: "hidden" });
   const over = budget && value > budget;
   const fill = el("div", null, null, { height: "100%", width: `${Math.min(100, (100 * value) / scale)}%`,
-    background: over ? COLORS["does not fit"] : "var(--p-primary-400, #60a5fa)", opacity: muted ? ".45" : "1" });
+    background: over ? OVER_BUDGET_FILL : "var(--p-primary-400, #60a5fa)", opacity: muted ? ".45" : "1" });
   wrap.append(fill);
   if (budget) {
     wrap.append(el("div", null, null, { position: "absolute", top: "0", bottom: "0", width: "2px",

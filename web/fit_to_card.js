@@ -17,8 +17,8 @@ const NODE = "GPUGardenFitToCard";
 const WIDTH = 420;
 const LINE = 16;
 const IDLE_TEXT = "Runs before the sampler: what it changed and the predicted peak show here.";
-const GREEN = TEXT_TONES.ok;
-const RED = TEXT_TONES.bad;
+const OK_TEXT = TEXT_TONES.ok;
+const BAD_TEXT = TEXT_TONES.bad;
 
 const BUTTON = {
   font: "inherit", marginLeft: "6px", padding: "0 6px", borderRadius: "4px", cursor: "pointer",
@@ -104,7 +104,7 @@ export function render(root, fit, supplied, node = null) {
   }
   const lines = [];
   const head = el("div", null, (fit.mode === "advise" ? "advice only · " : "") + fit.summary,
-    { fontWeight: "600", color: fit.fits === false ? RED : fit.fits ? GREEN : "inherit" });
+    { fontWeight: "600", color: fit.fits === false ? BAD_TEXT : fit.fits ? OK_TEXT : "inherit" });
   head.dataset.testid = "gg-fit-summary";
   lines.push(head);
   const req = supplied?.memory_required ?? fit.memory_required;

@@ -4,18 +4,7 @@
 // Shared by the node's executed output (web/estimate.js) and the open graph's answer (lib/estimate_graph.js).
 import { el, fmtBytes, TEXT_TONES } from "./format.js";
 
-export const OUTCOME_COLORS = {
-  "fits": "var(--p-green-400, #4ade80)",
-  "tight": "var(--p-amber-400, #fbbf24)",
-  "does not fit": "var(--p-red-400, #f87171)",
-  "runs with offload": "var(--p-amber-400, #fbbf24)",
-  "runs tiled": "var(--p-amber-400, #fbbf24)",
-  "fits with streaming": "var(--p-amber-400, #fbbf24)",
-  "incomplete": "var(--p-surface-400, #9ca3af)",
-  "no budget": "var(--p-surface-400, #9ca3af)",
-};
-
-/** The same outcomes as text (the badge, the tier chips, the warnings): readable on a light palette too (format.js textTone). */
+/** The outcomes as text (the badge, the tier chips, the warnings): readable on a light palette too (format.js textTone). */
 export const OUTCOME_TEXT = {
   "fits": TEXT_TONES.ok,
   "tight": TEXT_TONES.warn,
