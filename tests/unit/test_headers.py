@@ -52,9 +52,9 @@ def test_layout_tables_are_exact(tmp_path, name):
 def test_header_length_2_pow_63_is_refused_without_allocating(tmp_path):
     p = tmp_path / "huge.safetensors"
     p.write_bytes(struct.pack("<Q", 1 << 63) + b"{}")
-    t = time.process_time()
+    t = time.thread_time()
     assert "impossible" in one_line_error(p)
-    assert time.process_time() - t < 0.5
+    assert time.thread_time() - t < 0.5
 
 
 @pytest.mark.parametrize("length", [0, 1, 7])

@@ -122,6 +122,6 @@ def test_new_patterns_are_linear(name):
     rx, n = getattr(RX, name), 60_000
     for text in ("softmax in" + " " * n + "x", "ggml_metal_" + "x" * n + ": error", "ggml_backend_metal_" * (n // 19),
                  "out of memory error, " * (n // 21), "process no longer running: " * (n // 27), "size =" + " " * n + "1"):
-        t = time.process_time()
+        t = time.thread_time()
         rx.search(text)
-        assert time.process_time() - t < 1.0, (name, text[:30])
+        assert time.thread_time() - t < 1.0, (name, text[:30])

@@ -210,9 +210,9 @@ def test_every_pattern_is_linear_on_adversarial_input(name):
     rx = _patterns()[name]
     for kind, text in _adversarial(60_000).items():
         data = text.encode() if isinstance(rx.pattern, bytes) else text
-        t = time.process_time()
+        t = time.thread_time()
         rx.search(data)
-        assert time.process_time() - t < HANG_S, (name, kind)
+        assert time.thread_time() - t < HANG_S, (name, kind)
 
 
 ANCHOR_PIECES = ["llocation", "emory", "Allocation on device", "OutOfMemoryError", ":", "Currently allocated", " : ",
@@ -226,13 +226,13 @@ ANCHOR_PIECES = ["llocation", "emory", "Allocation on device", "OutOfMemoryError
 def test_adversarial_messages_end_quickly(parts):
     # long whitespace runs between anchor words, repeated partial matches: what a failing node may raise
     msg = "".join(piece + sep * k for piece, sep, k in parts)
-    t = time.process_time()
+    t = time.thread_time()
     found = triage.is_oom_error("RuntimeError", msg)
-    assert time.process_time() - t < HANG_S
+    assert time.thread_time() - t < HANG_S
     assert found is triage.is_oom_error("RuntimeError", msg)
-    t = time.process_time()
+    t = time.thread_time()
     _ok(triage.triage_text(msg))
-    assert time.process_time() - t < 4 * HANG_S
+    assert time.thread_time() - t < 4 * HANG_S
 
 
 def test_is_oom_error_reads_a_bounded_head_and_tail():

@@ -77,9 +77,9 @@ def test_cuda_malloc_named_in_the_error_is_a_device_allocation():
 def test_cuda_call_scan_is_linear():
     import time
     line = "cudaMalloc(" * 200_000 + "\n"
-    t = time.process_time()
+    t = time.thread_time()
     triage.triage_text(line)
-    assert time.process_time() - t < 5.0
+    assert time.thread_time() - t < 5.0
 
 
 def test_cuda_malloc_in_a_dlib_training_step_is_the_mini_batch():

@@ -130,7 +130,7 @@ def test_round_100_patterns_stay_linear():
         (_fact_rx("vllm_marker").search, ("Failed to load model - " * (mb // 23), "not enough GPU memory " * (mb // 22))),
     ]
     assert_each_fast(cases)
-    t = time.process_time()
+    t = time.thread_time()
     _kinds("Device: cuda" + " " * mb + "|\n" + "Tried to allocate 1.00 MiB ... " * (mb // 32) + "\n"
            + "Failed to load model - not enough GPU memory " * (mb // 45) + "\n")
-    assert time.process_time() - t < 10.0
+    assert time.thread_time() - t < 10.0

@@ -72,8 +72,8 @@ def test_round_102_patterns_stay_linear():
                                   + "9" * mb)),
     ]
     assert_each_fast(cases)
-    t = time.process_time()
+    t = time.thread_time()
     _kinds("failed to create Metal buffer of size " * (mb // 38) + "\n"
            + "RuntimeError: Engine core initialization failed. " * (mb // 50) + "\n"
            + "[W HIPCachingAllocator.cpp:1] " * (mb // 30) + "\n")
-    assert time.process_time() - t < 10.0
+    assert time.thread_time() - t < 10.0

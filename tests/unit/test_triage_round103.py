@@ -79,7 +79,7 @@ def test_round_103_patterns_stay_linear():
         (PASTE._TORCH_REQ_ONLY.match, (b"Tried to allocate 1.00 MiB." + b" " * mb + b"x", b"Tried to allocate " + b"9" * mb)),
     ]
     assert_each_fast(cases)
-    t = time.process_time()
+    t = time.thread_time()
     _kinds(("CUDA out of memory.\nTried to allocate 1.00 MiB.\n" * (mb // 48))
            + "GPU 0 has a total capacity of 2.00 GiB, ... " * (mb // 44) + "\n")
-    assert time.process_time() - t < 10.0
+    assert time.thread_time() - t < 10.0

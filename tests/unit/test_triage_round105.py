@@ -85,7 +85,7 @@ def test_round_105_patterns_stay_linear():
         (fsdp.search, ("Failed to clone() tensor with name" * (mb // 34), "Failed to clone() " * (mb // 18))),
     ]
     assert_each_fast(cases)
-    t = time.process_time()
+    t = time.thread_time()
     _kinds("Could not allocate tensor with 12 bytes" + " " * mb + "\n"
            + "Failed to clone() tensor with name " * (mb // 35) + "\n")
-    assert time.process_time() - t < 10.0
+    assert time.thread_time() - t < 10.0

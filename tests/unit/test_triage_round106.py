@@ -142,6 +142,6 @@ def test_round_106_patterns_stay_linear():
                                  'msg=offload layers.offload=0 memory.graph.full="1 GiB" memory.available="[' + "9 " * (mb // 2))),
     ]
     assert_each_fast(cases)
-    t = time.process_time()
+    t = time.thread_time()
     _kinds("level=INFO source=server.go:175 msg=offload\n" * (mb // 44))
-    assert time.process_time() - t < 10.0
+    assert time.thread_time() - t < 10.0

@@ -78,9 +78,9 @@ def test_a_tiny_metal_buffer_after_model_buffers_keeps_its_old_reading():
 # --- linear time on 1 MB adversarial strings ------------------------------------------------------------------------------
 
 def _fast(rx, text):
-    t = time.process_time()
+    t = time.thread_time()
     rx.search(text)
-    assert time.process_time() - t < 1.0
+    assert time.thread_time() - t < 1.0
 
 
 def test_changed_patterns_are_linear_on_adversarial_lines():

@@ -62,9 +62,9 @@ def test_device_line_controls(line):
 
 
 def _linear(rx, text):
-    t = time.process_time()
+    t = time.thread_time()
     rx.search(text)
-    assert time.process_time() - t < 1.0
+    assert time.thread_time() - t < 1.0
 
 
 def test_device_line_pattern_is_linear_on_adversarial_lines():

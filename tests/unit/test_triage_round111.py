@@ -26,9 +26,9 @@ QUERY_TOTAL = dict(FACTS)["cuda_query_total"]
 
 
 def _linear(rx, text):
-    t = time.process_time()
+    t = time.thread_time()
     rx.search(text) if isinstance(rx, re.Pattern) else rx(text)
-    assert time.process_time() - t < 1.0
+    assert time.thread_time() - t < 1.0
 
 
 # --- 1. a model built from a checkpoint ------------------------------------------------------------------------------------

@@ -54,9 +54,9 @@ def test_an_ordinary_oom_after_the_cuda_line_leads():
 
 def test_aimdo_line_of_a_megabyte_is_classified_quickly():
     msg = "aimdo: CUDA API FAILED : cuMemMap(" + "(" * (1 << 20)
-    t = time.process_time()
+    t = time.thread_time()
     engine.is_oom_error("RuntimeError", msg)
-    assert time.process_time() - t < 0.5
+    assert time.thread_time() - t < 0.5
 
 
 def test_ollama_load_failure_is_uncertain_between_the_context_and_the_weights():

@@ -96,9 +96,9 @@ def test_weights_source_form_is_linear_on_adversarial_lines():
     mb = 1 << 20
     for text in ("autoencoder" * (mb // 11), "autoencoder" + "x" * mb + ".to(", "autoencoder." + "a." * (mb // 2) + "to(",
                  "autoencoder" + ".a()" * (mb // 4), " " * mb + "autoencoder.cuda"):
-        t = time.process_time()
+        t = time.thread_time()
         rx.search(text)
-        assert time.process_time() - t < 1.0
+        assert time.thread_time() - t < 1.0
 
 
 # --- "Process has N memory in use" without a PID: this process's own figure -------------------------------------------------
@@ -131,7 +131,7 @@ def test_process_sentence_forms_are_linear():
     mb = 1 << 20
     for text in ("Process has " + "9" * mb, "Process has " * (mb // 12), "Process ha" + "s" * mb, "P" + "rocess " * (mb // 8),
                  "Process has 1." + "1" * mb + " memory"):
-        t = time.process_time()
+        t = time.thread_time()
         RX.SELF.search(text)
         paste._TORCH_MORE.match(text.encode())
-        assert time.process_time() - t < 1.0
+        assert time.thread_time() - t < 1.0

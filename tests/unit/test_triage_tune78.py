@@ -42,6 +42,6 @@ def test_free_figure_needs_the_elision_or_of_which():
 
 def test_elided_line_stays_linear():
     line = "torch.OutOfMemoryError: ... Tried to allocate 8.00 MiB " + "... 1.0" * 40000 + "\n"
-    t = time.process_time()
+    t = time.thread_time()
     triage.triage_text(line)
-    assert time.process_time() - t < 5.0
+    assert time.thread_time() - t < 5.0

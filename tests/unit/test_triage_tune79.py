@@ -44,9 +44,9 @@ def test_the_phrase_without_the_kill_is_not_a_kill():
 
 
 def test_cgroup_kill_form_stays_linear():
-    t = time.process_time()
+    t = time.thread_time()
     triage.triage_text("Memory cgroup out of memory: " + "Kill " * 40000 + "\n")
-    assert time.process_time() - t < 5.0
+    assert time.thread_time() - t < 5.0
 
 
 # --- Ollama's scheduler after a runtime out-of-memory error -------------------------------------------------------------
@@ -113,6 +113,6 @@ def test_new_forms_stay_linear():
              "(exla " + "1." * 40000,
              "runtime OOM detected; " * 5000]
     for line in lines:
-        t = time.process_time()
+        t = time.thread_time()
         triage.triage_text(line + "\n")
-        assert time.process_time() - t < 5.0
+        assert time.thread_time() - t < 5.0

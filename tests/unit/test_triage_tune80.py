@@ -49,6 +49,6 @@ def test_a_counter_named_oom_kill_is_not_a_kill():
 
 def test_slurm_form_stays_linear():
     for line in ("Detected " + "9" * 60000 + " oom_kill events in", "Detected 1 " * 20000 + "oom_kill event"):
-        t = time.process_time()
+        t = time.thread_time()
         triage.triage_text(line + "\n")
-        assert time.process_time() - t < 5.0
+        assert time.thread_time() - t < 5.0

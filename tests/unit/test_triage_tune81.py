@@ -36,6 +36,6 @@ def test_the_library_named_in_prose_is_not_a_marker():
 
 def test_marker_stays_linear():
     for line in ("ORUtils" * 20000 + " out of memory", "ITMLib" * 20000 + "/ out of memory"):
-        t = time.process_time()
+        t = time.thread_time()
         triage.triage_text(line + "\n")
-        assert time.process_time() - t < 5.0
+        assert time.thread_time() - t < 5.0

@@ -151,6 +151,6 @@ def test_new_forms_stay_linear():
              "Out of memory: Killed process " * 5000,
              "GGML_ASSERT: " + "a:1: " * 20000 + "ctx->mem_buffer")
     for line in lines:
-        t = time.process_time()
+        t = time.thread_time()
         triage.triage_text(line + "\n")
-        assert time.process_time() - t < 5.0
+        assert time.thread_time() - t < 5.0

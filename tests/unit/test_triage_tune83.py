@@ -219,6 +219,6 @@ def test_round_83_forms_stay_linear():
                  "Ran out of memory in memory space " * 5000 + "hbm", "ggml_backend_cpu_buffer_type_alloc_buffer: " * 5000 + "failed x",
                  "DataLoader worker " * 10000 + "killed by signal: Bus", "Out of memory: Killed process 1 (" + "x" * 50000 + ") anon-rss:1kB",
                  "Failed to get convolution algorithm. " * 5000):
-        t = time.process_time()
+        t = time.thread_time()
         triage.triage_text(line + "\n")
-        assert time.process_time() - t < 5.0
+        assert time.thread_time() - t < 5.0
