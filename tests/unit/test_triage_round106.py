@@ -18,6 +18,7 @@ from gpu_garden.memory.triage.fact_patterns import FACTS
 
 from support.triage_event import fired, kinds as _kinds, read as _read, top as _top  # (cause, kind, runtime, device kind, numbers)
 from support.regex_time import assert_each_fast
+from support.regex_time import cpu_limit
 
 _GIB = 1024 ** 3
 _MIB = 1024 ** 2
@@ -144,4 +145,4 @@ def test_round_106_patterns_stay_linear():
     assert_each_fast(cases)
     t = time.thread_time()
     _kinds("level=INFO source=server.go:175 msg=offload\n" * (mb // 44))
-    assert time.thread_time() - t < 10.0
+    assert time.thread_time() - t < cpu_limit(10.0)
