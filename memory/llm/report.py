@@ -239,9 +239,22 @@ def _refusal_line(r, ref) -> str:
     elif est and printed == "unknown":
         tail = (f"; it prints \"the estimated maximum model length is {est}\" (vLLM 0.9.1 on; 0.8.4-0.9.0 print "
                 "\"Based on the available memory,\" without the figure, older V1 builds neither)")
-    return (f"KV pool {fmt_bytes(max(r['kv_capacity_bytes'], 0))}: vLLM refuses to start: one request of {r['ctx']:,} "
+    pool, where = r["kv_capacity_bytes"], ""
+    if ref.get("stage") is not None and r.get("pp_stages"):  # the pipeline stage whose check raises, not rank 0's table
+        from .runtimes.vllm_pipeline import stage_words
+        pool, where = r["pp_stages"][ref["stage"]]["pool"], f" (on {stage_words(ref['stage'], r['pp_stages'])})"
+    return (f"KV pool {fmt_bytes(max(pool, 0))}{where}: vLLM refuses to start: one request of {r['ctx']:,} "
             f"tokens needs {ref['needed_bytes'] / 2**30:.2f} GiB of KV cache, more than the available "
             f"{ref['available_bytes'] / 2**30:.2f} GiB" + tail)
+
+
+def _deciding_stage(r) -> dict | None:
+    """vLLM's pipeline stage the verdict is about (plan.py's pp_deciding_stage, the largest per GPU) with its words."""
+    i = r.get("pp_deciding_stage")
+    if i is None or not r.get("pp_stages"):
+        return None
+    from .runtimes.vllm_pipeline import stage_words
+    return dict(r["pp_stages"][i], words=stage_words(i, r["pp_stages"]))
 
 
 def _prints_rs_buffer(r) -> bool:
@@ -341,15 +354,19 @@ def format_plan(r: dict) -> str:
     if r["vram"]:
         lines.append("")
         pool = r.get("kv_capacity_bytes")
+        stage = _deciding_stage(r)  # pipeline parallelism: the largest stage decides, not rank 0's table
+        pool = stage["pool"] if stage else pool
         share_full = r["runtime"] in ("vllm", "sglang") and pool is not None and pool <= 0
         if r.get("depends"):  # an Unsloth Dynamic name alone: the two ends of its weights disagree (unsloth.py)
             lines.append(f"on {fmt_bytes(r['vram'])}: {r['depends']}"
                          + ("; with the flags below it fits at either end" if r["fits"] else ""))
         elif share_full:  # nothing left for a KV cache: the weights (and what sits beside them) are the verdict
-            what = ("weights alone", r["weights"]) if r["weights"] > r["budget"] else (
+            weights = stage["stage_weights"] if stage else r["weights"]
+            what = ("weights alone", weights) if weights > r["budget"] else (
                 "weights + profile activations, workspaces", r["budget"] - pool)
             share = "vLLM's share" if r["runtime"] == "vllm" else "SGLang's static share (--mem-fraction-static)"
-            lines.append(f"on {fmt_bytes(r['vram'])}: does NOT fit: {what[0]} {fmt_bytes(what[1])} > {share} "
+            where = f" on the largest pipeline stage ({stage['words']})" if stage else ""
+            lines.append(f"on {fmt_bytes(r['vram'])}: does NOT fit: {what[0]} {fmt_bytes(what[1])}{where} > {share} "
                          f"{fmt_bytes(r['budget'])} of {fmt_bytes(r['vram'])}")
             if advice:
                 lines.append(advice[0].upper() + advice[1:])

@@ -1,0 +1,71 @@
+"""kvo49: three leftovers of the last review of `gpu-garden kv`.
+1. Under vLLM's pipeline parallelism the verdict is the largest stage's (the GPU that decides whether it fits), named,
+   and agrees with the reason below it (the verdict showed stage 0's weights, the reason the largest stage's).
+2. A --weights-dtype over a GGUF repo tag or an Ollama tag: the printed command loads what was estimated, or says
+   plainly why no command does.
+3. An Ollama tag of another model on a built-in's geometry (a fine-tune, a distill, a later release): the vLLM/SGLang
+   note names the repo the figures' config.json came from as the base architecture, not as the user's model."""
+import json
+import re
+
+from gpu_garden.memory import cli
+
+# Qwen3-32B (Qwen/Qwen3-32B config.json): hidden 5120, 64 heads x 128 (q 8192), 8 KV heads x 128 (k, v 1024 each),
+# MLP 25600, q/k norms of 128, vocab 151936, untied. One decoder layer: q 5120 x 8192 + k, v 5120 x 1024 each + o
+# 8192 x 5120 + MLP 3 x 5120 x 25600 + norms 2 x 5120 + 2 x 128 = 487,598,336 values; the head 151936 x 5120 =
+# 777,912,320. A stage of 44 layers + the head in bf16: 44 x 975,196,672 + 1,555,824,640 B + the rotary table every
+# stage builds (40960 positions x 128 x 2 B = 10 MiB) = 44,474,963,968 B (+ 44/64 of the 10 KiB final norm): 41.42 GiB.
+# 20 layers + the embedding (the same size as the head): 21,070,243,840 B = 19.62 GiB. vLLM's default share (0.92)
+# of 24 GiB is 22.08 GiB: stage 0 keeps a KV pool, the 44-layer stage cannot even hold its weights.
+QWEN32 = ["kv", "--model", "Qwen/Qwen3-32B", "--pipeline-parallel-size", "2"]
+
+
+def _text(argv, capsys):
+    rc = cli.main(argv)
+    return rc, capsys.readouterr().out
+
+
+def _json(argv, capsys):
+    rc = cli.main(argv + ["--json"])
+    return rc, json.loads(capsys.readouterr().out)
+
+
+def test_pipeline_verdict_is_the_largest_stage_and_agrees_with_the_reason(capsys):
+    rc, text = _text(QWEN32 + ["--pp-layer-partition", "20,44", "--vram", "24", "--ctx", "4096"], capsys)
+    assert rc == 1
+    # before: "on 24.00 GiB (vLLM share 22.08 GiB): does NOT fit" beside a reason of 41.42 GiB (and stage 0's
+    # "KV pool 1.54 GiB" in a refusal line with an available -20.46 GiB)
+    assert ("on 24.00 GiB: does NOT fit: weights alone 41.42 GiB on the largest pipeline stage (stage 1 of 2, 44 layers "
+            "+ the head) > vLLM's share 22.08 GiB of 24.00 GiB") in text
+    assert "Weights alone (41.42 GiB on the largest pipeline stage: stage 1 of 2, 44 layers + the head)" in text
+    assert "weights               19.62 GiB" in text  # the table stays rank 0's, as vLLM's rank 0 logs it
+    assert "--kv-cache-memory" not in text and "--max-model-len auto" not in text  # no pool on stage 1: no autofit
+    _, r = _json(QWEN32 + ["--pp-layer-partition", "20,44", "--vram", "24", "--ctx", "4096"], capsys)
+    assert r["pp_deciding_stage"] == 1 and r["autofit"] == []
+
+
+def test_pipeline_verdict_names_stage_0_when_it_is_the_largest(capsys):
+    # 44 layers + the embedding on stage 0: 41.42 GiB, the same arithmetic as the head's stage above
+    _, text = _text(QWEN32 + ["--pp-layer-partition", "44,20", "--vram", "24", "--ctx", "4096"], capsys)
+    assert ("does NOT fit: weights alone 41.42 GiB on the largest pipeline stage (stage 0 of 2, 44 layers + the "
+            "embedding) > vLLM's share 22.08 GiB of 24.00 GiB") in text  # before: no stage named
+    assert "Weights alone (41.42 GiB on the largest pipeline stage: stage 0 of 2, 44 layers + the embedding)" in text
+
+
+def test_pipeline_refusal_line_gives_the_refusing_stage_pool(capsys):
+    # 48 GiB: both stages start with a pool, but one request of 32,768 tokens does not fit the 44-layer stage's
+    _, text = _text(QWEN32 + ["--pp-layer-partition", "20,44", "--vram", "48", "--ctx", "32768"], capsys)
+    line = next(x for x in text.splitlines() if "vLLM refuses to start" in x)
+    m = re.match(r"KV pool ([\d.]+) GiB \(on stage 1 of 2, 44 layers \+ the head\): vLLM refuses to start: .* more than "
+                 r"the available ([\d.]+) GiB", line)
+    assert m, line  # before: "KV pool 23.62 GiB: ... more than the available 1.62 GiB" (stage 0's pool, stage 1's check)
+    assert m.group(1) == m.group(2)
+
+
+def test_pipeline_fixed_pool_suggestion_fits_every_stage(capsys):
+    # --kv-cache-memory is allocated on every stage: the suggestion is the smallest stage's pool, not rank 0's
+    _, r = _json(QWEN32 + ["--pp-layer-partition", "20,44", "--vram", "48", "--ctx", "32768"], capsys)
+    suggested = next(int(a["flag"].split()[1]) for a in r["autofit"] if a["flag"].startswith("--kv-cache-memory"))
+    pools = [st["pool"] for st in r["pp_stages"]]
+    assert pools[1] < pools[0]
+    assert suggested == pools[1]  # before: pools[0]
