@@ -81,7 +81,8 @@ def run_cli(args) -> int:
                weights_dtype=args.weights_dtype, vram=vram, **{k: v for k, v in knobs.items() if v is not None})
     if vram_how:
         res["notes"].insert(0, vram_how)
-    res["command"] = RM.with_model(res["command"], args)
+    res["command"] = RM.with_model(res["command"], args, spec)
+    RM.ollama_run_line(res, args, spec)
     RM.ollama_tag_note(res, args, spec)
     res["total_all_layers"] = total_all_layers(res)  # the text table's "total on GPU", under its own name
     if args.json:
@@ -383,6 +384,9 @@ def format_plan(r: dict) -> str:
             for f in r["flags"]:
                 if f["kind"] == "param":
                     lines.append(f"  {f['text']}")
+        run = r.get("model_to_run")  # the name given loads another file than the figures' (run_model.py)
+        if run:
+            lines.append(f"  {run['command']}  ({run['why']})" if run["command"] else f"  (no tag to run: {run['why']})")
     for a in r.get("autofit") or []:
         lines.append(f"  or let the runtime fit itself: {a['flag']}  ({a['reason']})")
     for n in r["notes"]:

@@ -1,20 +1,49 @@
 """The model a printed command loads (report.py's last step before printing): the user's repo id, folder or GGUF file
-in place of MODEL, and for an Ollama tag on vLLM or SGLang, which load no tag, a note on the repo the figures'
-config.json came from."""
+in place of MODEL, a GGUF repo as llama-server's -hf pulls it, at the type the figures are for; for Ollama, the tag
+to run where the name given loads another file than the figures' (model_to_run); and for an Ollama tag on vLLM or
+SGLang, which load no tag, a note on the repo the figures' config.json came from."""
 import json
 import os
 import re
 import shlex
 
+from . import gguf_repo as GR
+from .ollama_tags import _TAG_QUANT
 from .runtimes import RUNTIME_NAMES
 
 
-def with_model(command: str, args) -> str:
+def _file_type(t, spec) -> str:
+    """A GGUF type as a file is named: upper case, fp16 as F16; an Unsloth repo's UD- prefix dropped, as plan.py's
+    _same_type compares a tag with --weights-dtype."""
+    u = GR.tag_type(str(t)) or str(t).strip().upper()
+    return u[3:] if spec.unsloth and u.startswith(("UD-", "UD_")) else u
+
+
+def gguf_pull(args, spec):
+    """For a GGUF repo name (gguf_repo.py: user/repo[:TYPE], hf.co/...): (repo, the type the figures are for or None
+    for the repo's default file, the file the name itself pulls); None for any other name. --weights-dtype sizes the
+    weights over the name's tag (plan._given_weights), so it is the file to pull."""
+    hub = GR.split(args.model) if getattr(args, "model", None) else None
+    if not hub:
+        return None
+    repo, quant, tagged, _ = hub
+    named = quant if tagged else GR.DEFAULT_TAG
+    wd = getattr(args, "weights_dtype", None)
+    if wd is None or _file_type(wd, spec) == _file_type(named, spec):
+        return repo, quant if tagged else None, named
+    return repo, _file_type(wd, spec), named
+
+
+def with_model(command: str, args, spec=None) -> str:
     """The printed command with the user's model in place of MODEL where it names one the runtime loads: a Hugging
-    Face repo id or a model folder (vLLM, SGLang), the GGUF file (llama.cpp)."""
+    Face repo id or a model folder (vLLM, SGLang), the GGUF file or a GGUF repo at the figures' type (llama.cpp:
+    -hf user/repo:TYPE, which pulls that file; with --weights-dtype Q8_0 over :Q4_K_M, the Q8_0 file)."""
     model = None
     if args.gguf and "MODEL.gguf" in command:
         return command.replace("MODEL.gguf", shlex.quote(args.gguf), 1)
+    pull = gguf_pull(args, spec) if spec is not None and "-m MODEL.gguf" in command else None
+    if pull:
+        return command.replace("-m MODEL.gguf", "-hf " + shlex.quote(pull[0] + (f":{pull[1]}" if pull[1] else "")), 1)
     if args.model and re.fullmatch(r"[\w.-]+/[\w.-]+", args.model.strip()):
         model = args.model.strip()
     elif args.config:
@@ -50,3 +79,44 @@ def ollama_tag_note(res, args, spec) -> None:
         said = f"the Hugging Face repo of {args.model!r} is not known here" + (f"; {figures}" if figures else "")
     res["notes"].append(f"{RUNTIME_NAMES[args.runtime]} cannot pull an Ollama tag: MODEL is a Hugging Face repo id or a "
                         f"local model folder; {said}")
+
+
+def _ollama_spelling(t: str) -> str | None:
+    """A GGUF type as the Ollama library's tags end in it (q8_0, q4_K_M, fp16, bf16); None for a type its tags do not
+    use (the IQ types)."""
+    return {"F16": "fp16", "BF16": "bf16"}.get(t) or ("q" + t[1:] if re.fullmatch(r"Q[2-8]_(?:K(?:_[SML])?|[01])", t)
+                                                      else None)
+
+
+def ollama_run_line(res, args, spec) -> None:
+    """Ollama runs the tag or hf.co name it is given: where that loads another file than the one --weights-dtype sized,
+    res["model_to_run"] = {"command": the name that loads the figures' file, or None where kv cannot name one, "why"}
+    (kv --model qwen2.5:7b --weights-dtype q8_0 sized q8_0 weights beside a command that, with the tag given, loads
+    the library's Q4_K_M build)."""
+    if args.runtime != "ollama" or not getattr(args, "weights_dtype", None):
+        return
+    wd = args.weights_dtype
+    pull = gguf_pull(args, spec)
+    if pull and pull[1] and pull[1] != pull[2]:  # a Hub GGUF: its name pulls any file of the repo by type
+        res["model_to_run"] = {"command": f"ollama run hf.co/{pull[0]}:{pull[1]}",
+                               "why": f"the {pull[1]} file these figures are for; {args.model.strip()} pulls the "
+                                      f"{pull[2]} file"}
+        return
+    if not spec.ollama or str(wd).lower() == str(spec.quant).lower():
+        return
+    lib, _, tag = args.model.strip().partition(":")
+    t = _file_type(wd, spec)
+    said, hub = _ollama_spelling(t), f"a {t} file from the Hub: ollama run hf.co/USER/REPO-GGUF:{t}"
+    m = _TAG_QUANT.search(tag.lower())
+    if said and m:  # the tag names its build: the same tag with the figures' type in its place
+        new = tag[:m.start(1)] + said + tag[m.end(1):]
+        res["model_to_run"] = {"command": f"ollama run {lib}:{new}",
+                               "why": f"the tag given with {said} in place of {tag[m.start(1):m.end(1)]}, the weights "
+                                      f"these figures are for; composed from the tag, not read from the library's list "
+                                      f"(ollama.com/library/{lib}/tags): where it has no such tag, {hub}"}
+        return
+    res["model_to_run"] = {"command": None,
+                           "why": f"ollama run {args.model.strip()} loads the library's {spec.quant} build, not the "
+                                  f"{wd} weights these figures are for; kv does not hold the library's tags: run its "
+                                  f"{t} tag of this size where it has one (ollama.com/library/{lib}/tags"
+                                  + (f", tags ending in -{said}" if said else "") + f"), or {hub}"}

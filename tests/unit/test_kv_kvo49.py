@@ -69,3 +69,50 @@ def test_pipeline_fixed_pool_suggestion_fits_every_stage(capsys):
     pools = [st["pool"] for st in r["pp_stages"]]
     assert pools[1] < pools[0]
     assert suggested == pools[1]  # before: pools[0]
+
+
+# 2. --weights-dtype over a GGUF repo tag or an Ollama tag: the command loads the file the figures are for
+BART = "bartowski/Qwen2.5-7B-Instruct-GGUF"
+
+
+def test_llamacpp_command_pulls_the_gguf_repo_file_the_figures_are_for(capsys):
+    # before: "llama-server -m MODEL.gguf ..." whatever the name; with the tag :Q4_K_M the user runs -hf REPO:Q4_K_M,
+    # the file the note says the figures are not for
+    _, r = _json(["kv", "--model", f"{BART}:Q4_K_M", "--runtime", "llama.cpp", "--weights-dtype", "q8_0", "--ctx", "8192"],
+                 capsys)
+    assert r["command"].startswith(f"llama-server -hf {BART}:Q8_0 -c 8192 ")
+    _, r = _json(["kv", "--model", f"hf.co/{BART}:Q4_K_M", "--runtime", "llama.cpp", "--ctx", "8192"], capsys)
+    assert r["command"].startswith(f"llama-server -hf {BART}:Q4_K_M -c 8192 ")  # the tag's own file; no hf.co/ for -hf
+    _, r = _json(["kv", "--model", "unsloth/Qwen3-8B-GGUF", "--runtime", "llama.cpp", "--ctx", "8192"], capsys)
+    assert r["command"].startswith("llama-server -hf unsloth/Qwen3-8B-GGUF -c 8192 ")  # no tag: the default Q4_K_M
+
+
+def test_ollama_hub_gguf_runs_the_file_the_figures_are_for(capsys):
+    argv = ["kv", "--model", f"hf.co/{BART}:Q4_K_M", "--runtime", "ollama", "--weights-dtype", "q8_0", "--ctx", "8192"]
+    _, r = _json(argv, capsys)
+    assert r["model_to_run"]["command"] == f"ollama run hf.co/{BART}:Q8_0"  # before: no such key, nothing to run
+    _, text = _text(argv, capsys)
+    assert f"\n  ollama run hf.co/{BART}:Q8_0  (the Q8_0 file these figures are for; hf.co/{BART}:Q4_K_M pulls the " \
+           "Q4_K_M file)\n" in text
+
+
+def test_ollama_library_tag_says_plainly_kv_has_no_tag_to_run(capsys):
+    # qwen2.5:7b is the library's Q4_K_M build; kv holds no list of the library's tags, so it names none
+    argv = ["kv", "--model", "qwen2.5:7b", "--runtime", "ollama", "--weights-dtype", "q8_0", "--ctx", "8192"]
+    _, r = _json(argv, capsys)
+    run = r["model_to_run"]
+    assert run["command"] is None
+    assert run["why"].startswith("ollama run qwen2.5:7b loads the library's Q4_K_M build, not the q8_0 weights these "
+                                 "figures are for")
+    assert "ollama.com/library/qwen2.5/tags, tags ending in -q8_0" in run["why"]
+    _, text = _text(argv, capsys)
+    assert "\n  (no tag to run: ollama run qwen2.5:7b loads the library's Q4_K_M build" in text
+    _, same = _json(argv[:-4] + ["--weights-dtype", "Q4_K_M", "--ctx", "8192"], capsys)
+    assert "model_to_run" not in same  # the tag's own build: the tag runs what was estimated
+
+
+def test_ollama_tag_naming_its_build_gets_the_same_tag_at_the_figures_type(capsys):
+    _, r = _json(["kv", "--model", "llama3.1:8b-instruct-q4_K_M", "--runtime", "ollama", "--weights-dtype", "q8_0",
+                  "--ctx", "8192"], capsys)
+    assert r["model_to_run"]["command"] == "ollama run llama3.1:8b-instruct-q8_0"
+    assert "composed from the tag, not read from the library's list" in r["model_to_run"]["why"]
