@@ -53,6 +53,20 @@ def with_model(command: str, args, spec=None) -> str:
     return command
 
 
+def _words(name: str) -> set:
+    return set(re.findall(r"[a-z]+|\d+(?:\.\d+)*", name.lower()))
+
+
+def _tag_is_the_model(tag: str, builtin: str) -> bool:
+    """Whether an Ollama tag's model is the built-in itself (qwen2.5:7b is Qwen2.5-7B, llama3.2-vision Llama-3.2-11B-
+    Vision), not another model sized on its geometry: every word of the library's name is in the built-in's
+    (qwen2.5-coder, deepseek-r1:7b and mistral-small3.2 keep a word the built-in lacks), and the tag names no later
+    release with a context of its own (names.RELEASE_CONTEXT: phi3:mini-128k is not Phi-3-mini-4k's repo)."""
+    from .names import _release_context
+    lib = tag.strip().split(":")[0]
+    return _words(lib) <= _words(builtin) and _release_context(tag, builtin) is None
+
+
 def ollama_tag_note(res, args, spec) -> None:
     """vLLM and SGLang load a Hugging Face repo id or a local folder, not an Ollama tag (kv --model qwen2.5:7b --runtime
     vllm printed 'vllm serve MODEL' and nothing more): the repo the built-in's config.json was read from, when known."""
@@ -69,7 +83,13 @@ def ollama_tag_note(res, args, spec) -> None:
     tag = sized and sized == spec.quant
     figures = (f"the figures above are for the tag's {sized} build" if tag else
                f"the figures above are for {sized} weights (--weights-dtype)" if sized else "")
-    if m:
+    if m and not _tag_is_the_model(args.model, spec.name):
+        # a fine-tune, distill or later release on the built-in's geometry: that repo is not the user's model
+        said = (f"{args.model!r} is another model on {spec.name}'s architecture: {m.group(1)}, whose config.json "
+                "sized the figures, is that base architecture, not the tag's model"
+                + (f"; {figures}" if figures else "") + f"; to plan the model itself on {RUNTIME_NAMES[args.runtime]}, "
+                f"give its own Hugging Face repo: kv --model USER/REPO --runtime {args.runtime}")
+    elif m:
         repo = m.group(1)
         said = (f"{args.model!r} reads as {spec.name}, whose config.json was read from {repo}; "
                 + (f"{figures}, not that repo's " + (f"{spec.dtype} " if spec.dtype else "") + "weights; " if tag else

@@ -116,3 +116,34 @@ def test_ollama_tag_naming_its_build_gets_the_same_tag_at_the_figures_type(capsy
                   "--ctx", "8192"], capsys)
     assert r["model_to_run"]["command"] == "ollama run llama3.1:8b-instruct-q8_0"
     assert "composed from the tag, not read from the library's list" in r["model_to_run"]["why"]
+
+
+# 3. an Ollama tag of another model on a built-in's geometry: the repo named is the base architecture, not the model
+def _pull_note(model, runtime, capsys):
+    _, r = _json(["kv", "--model", model, "--runtime", runtime, "--ctx", "4096"], capsys)
+    return next(n for n in r["notes"] if "cannot pull an Ollama tag" in n)
+
+
+def test_fine_tune_tag_note_names_the_repo_as_the_base_architecture(capsys):
+    # deepseek-r1:7b is DeepSeek-R1-Distill-Qwen-7B, sized on Qwen2.5-7B's config.json (Qwen/Qwen2.5-7B-Instruct); before:
+    # "'deepseek-r1:7b' reads as Qwen2.5-7B ...; serving the repo needs its own plan: kv --model Qwen/Qwen2.5-7B-Instruct"
+    note = _pull_note("deepseek-r1:7b", "vllm", capsys)
+    assert ("'deepseek-r1:7b' is another model on Qwen2.5-7B's architecture: Qwen/Qwen2.5-7B-Instruct, whose config.json "
+            "sized the figures, is that base architecture, not the tag's model") in note
+    assert "kv --model Qwen/Qwen2.5-7B-Instruct" not in note
+    assert note.endswith("to plan the model itself on vLLM, give its own Hugging Face repo: kv --model USER/REPO "
+                         "--runtime vllm")
+    # a coder fine-tune (qwen2.5-coder: a word the built-in lacks) and a later release with its own context
+    # (phi3:mini-128k, names.RELEASE_CONTEXT), on SGLang too
+    assert "'qwen2.5-coder:7b' is another model on Qwen2.5-7B's architecture" in _pull_note("qwen2.5-coder:7b", "sglang",
+                                                                                           capsys)
+    assert "'phi3:mini-128k' is another model on Phi-3-mini-4k's architecture" in _pull_note("phi3:mini-128k", "vllm",
+                                                                                          capsys)
+
+
+def test_tag_of_the_built_in_itself_keeps_naming_its_repo(capsys):
+    # qwen2.5:7b is Qwen2.5-7B-Instruct itself: its repo is the model, and the note says to plan it
+    note = _pull_note("qwen2.5:7b", "vllm", capsys)
+    assert "'qwen2.5:7b' reads as Qwen2.5-7B, whose config.json was read from Qwen/Qwen2.5-7B-Instruct" in note
+    assert note.endswith("serving the repo needs its own plan: kv --model Qwen/Qwen2.5-7B-Instruct --runtime vllm")
+    assert "reads as Llama-3.2-11B-Vision" in _pull_note("llama3.2-vision", "vllm", capsys)
