@@ -15,7 +15,7 @@ from .runtime_ctx import (DEFAULT_CTX, OLLAMA_CTX_FLOOR, OLLAMA_OOM_RETRY, _mode
 from .cache import KV_BYTES, LLAMACPP_SWA_ARCHS, norm_kv, SSM_CACHE_DTYPE_FROM, with_ssm_cache_dtype
 from .runtimes import at_least, llamacpp as LC, ollama as OL, parse_version, sglang as SG, version_note, vllm as V
 from .runtimes import sglang_dp as SGDP, vllm_dp as VDP, vllm_offload as VOFF, vllm_overheads as VO
-from .runtimes import vllm_hybrid as VH
+from .runtimes import vllm_hybrid as VH, vllm_pipeline as VP
 from .runtimes.llamacpp_offload import cpu_attn_bytes
 from .spec import SLIDING, LLMSpec, gguf_blocks
 from .plan_verdict import _search, _sizes_only
@@ -454,11 +454,15 @@ def _answer(spec, runtime, ctx, parallel, kv, weights_dtype, roles, vram, s, ev,
         out["weights"] = out["weights_gpu_full"] = int(ev["stage_weights"])
         out["weights_how"] += f"; stage 0 of {s['pp']}: {ev['stage_layers']} layers + the embedding"
         out["pp_stages"] = ev["stages"]
+        if vram:  # the verdict's stage: the largest per GPU (the table stays rank 0's)
+            out["pp_deciding_stage"] = VP.deciding_stage(ev["stages"])
         notes.append(f"pipeline parallel {s['pp']}: layers per stage "
                      + ", ".join(str(st["stage_layers"]) for st in ev["stages"])
                      + "; weights, KV and overheads are stage 0's (the first GPU, as vLLM's rank 0 prints them: the "
                      "embedding there, the head and the sampler on the last); KV tokens and concurrency are the smallest "
-                     "stage's (every stage keeps the same number of blocks); --vram is one GPU's")
+                     "stage's (every stage keeps the same number of blocks); --vram is one GPU's"
+                     + (f"; the verdict is the largest stage's ({VP.stage_words(out['pp_deciding_stage'], ev['stages'])})"
+                        if vram else ""))
     if runtime == "vllm" and ev.get("context_inside"):
         notes.append("this V1 build counts every byte torch did not allocate (the CUDA context, and any other process's "
                      "memory on the GPU) inside --gpu-memory-utilization, before vllm#19312 (0.9.1)")

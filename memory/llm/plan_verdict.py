@@ -6,7 +6,7 @@ import math
 from ..units import fmt_bytes
 from . import fit_search as FS
 from .cache import KV_BYTES, KV_LADDER, MIN_CTX
-from .runtimes import vllm as V
+from .runtimes import vllm as V, vllm_pipeline as VP
 from .flags import (command, gpu_layers_words, lmo_flags, lora_flags, mtp_flags, offload_flags, quant_flags, runtime_flags,
                     ssm_flags)
 
@@ -88,15 +88,19 @@ def _no_fit(out, spec, runtime, weights_dtype, roles, vram, ev, free_cap, share_
                                 f"too little for the weights and a {MIN_CTX}-token cache; free memory on the GPU")
         notes.append(out["no_fit_reason"])
     elif not share_note:
-        # one GPU's weights: the largest pipeline stage's, else the tensor-parallel share
-        gpu = max((st["stage_weights"] for st in ev.get("stages") or ()), default=roles["total"])
-        split = (knobs.get("tensor_parallel_size") or 1) > 1 or len(ev.get("stages") or ()) > 1
+        # one GPU's weights: the pipeline stage the verdict names (the largest per GPU), else the tensor-parallel share
+        stages = ev.get("stages") or ()
+        at = VP.deciding_stage(stages) if stages else None
+        gpu = stages[at]["stage_weights"] if stages else roles["total"]
+        split = (knobs.get("tensor_parallel_size") or 1) > 1 or len(stages) > 1
         # all the weights as planned: a --weights-gib or a GGUF's own size, not out["weights_dtype"] (the model's dtype)
         out["no_fit_reason"] = FS.no_fit_reason(spec, runtime, gpu, vram,
                                                 whole=FS.weights(spec, weights_dtype)[0] if split else None,
-                                                where=" on the largest pipeline stage" if ev.get("stages") else "")
+                                                where=f" on the largest pipeline stage: {VP.stage_words(at, stages)}" if stages
+                                                else "")
         notes.append(out["no_fit_reason"])
-    if runtime == "vllm" and ev["pool"] <= 0:  # no KV pool at all: a longer or auto context cannot help
+    # no KV pool at all (on any pipeline stage): a longer or auto context cannot help
+    if runtime == "vllm" and min([st["pool"] for st in ev.get("stages") or ()] + [ev["pool"]]) <= 0:
         out["autofit"] = []
     return out
 

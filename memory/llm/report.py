@@ -1,12 +1,9 @@
 """`gpu-garden kv`: the command line and the plan as text."""
 import json
-import os
-import re
-import shlex
 
 from ..errors import UserError
 from ..units import GiB, fmt_bytes, parse_size
-from . import spec as llm_spec
+from . import run_model as RM, spec as llm_spec
 from .cards import visible_gib
 from .flags import gpu_layers_words
 from .plan_checks import INSTEAD, READ_BY, refused_for
@@ -84,8 +81,9 @@ def run_cli(args) -> int:
                weights_dtype=args.weights_dtype, vram=vram, **{k: v for k, v in knobs.items() if v is not None})
     if vram_how:
         res["notes"].insert(0, vram_how)
-    res["command"] = _with_model(res["command"], args)
-    _ollama_tag_note(res, args, spec)
+    res["command"] = RM.with_model(res["command"], args, spec)
+    RM.ollama_run_line(res, args, spec)
+    RM.ollama_tag_note(res, args, spec)
     res["total_all_layers"] = total_all_layers(res)  # the text table's "total on GPU", under its own name
     if args.json:
         print(json.dumps(res, indent=2))
@@ -130,49 +128,6 @@ def _weights_size(args):
         return parse_size(text)
     except ValueError:
         raise UserError(f"--weights-size {text!r}: not a size (17.3GB as the Hub lists it, 16.1GiB, or bytes)") from None
-
-
-def _with_model(command: str, args) -> str:
-    """The printed command with the user's model in place of MODEL where it names one the runtime loads: a Hugging
-    Face repo id or a model folder (vLLM, SGLang), the GGUF file (llama.cpp)."""
-    model = None
-    if args.gguf and "MODEL.gguf" in command:
-        return command.replace("MODEL.gguf", shlex.quote(args.gguf), 1)
-    if args.model and re.fullmatch(r"[\w.-]+/[\w.-]+", args.model.strip()):
-        model = args.model.strip()
-    elif args.config:
-        model = args.config if os.path.isdir(args.config) else os.path.dirname(args.config) or "."
-    if model and ("vllm serve MODEL" in command or "--model-path MODEL" in command):
-        return re.sub(r"(vllm serve|--model-path) MODEL(?= |$)", lambda m: f"{m.group(1)} {shlex.quote(model)}", command, 1)
-    return command
-
-
-def _ollama_tag_note(res, args, spec) -> None:
-    """vLLM and SGLang load a Hugging Face repo id or a local folder, not an Ollama tag (kv --model qwen2.5:7b --runtime
-    vllm printed 'vllm serve MODEL' and nothing more): the repo the built-in's config.json was read from, when known."""
-    if not spec.ollama or not re.search(r"(vllm serve|--model-path) MODEL(?= |$)", res["command"]):
-        return
-    from .names import MODELS_DIR
-    try:
-        src = json.loads((MODELS_DIR / f"{spec.name}.json").read_text(encoding="utf-8")).get("_source") or ""
-    except (OSError, ValueError):
-        src = ""
-    m = re.match(r"https://huggingface\.co/([\w.-]+/[\w.-]+)/", src)
-    # the figures' weights: --weights-dtype's, else the tag's build (SGLang's answer names no weights_dtype)
-    sized = res.get("weights_dtype") or getattr(args, "weights_dtype", None) or spec.quant
-    tag = sized and sized == spec.quant
-    figures = (f"the figures above are for the tag's {sized} build" if tag else
-               f"the figures above are for {sized} weights (--weights-dtype)" if sized else "")
-    if m:
-        repo = m.group(1)
-        said = (f"{args.model!r} reads as {spec.name}, whose config.json was read from {repo}; "
-                + (f"{figures}, not that repo's " + (f"{spec.dtype} " if spec.dtype else "") + "weights; " if tag else
-                   f"{figures}; " if figures else "")
-                + f"serving the repo needs its own plan: kv --model {repo} --runtime {args.runtime}")
-    else:
-        said = f"the Hugging Face repo of {args.model!r} is not known here" + (f"; {figures}" if figures else "")
-    res["notes"].append(f"{RUNTIME_NAMES[args.runtime]} cannot pull an Ollama tag: MODEL is a Hugging Face repo id or a "
-                        f"local model folder; {said}")
 
 
 # CLI argument (same name as the plan knob) -> plan knob; flash_attn, kv_cache_memory and quant_skip are converted above
@@ -239,9 +194,22 @@ def _refusal_line(r, ref) -> str:
     elif est and printed == "unknown":
         tail = (f"; it prints \"the estimated maximum model length is {est}\" (vLLM 0.9.1 on; 0.8.4-0.9.0 print "
                 "\"Based on the available memory,\" without the figure, older V1 builds neither)")
-    return (f"KV pool {fmt_bytes(max(r['kv_capacity_bytes'], 0))}: vLLM refuses to start: one request of {r['ctx']:,} "
+    pool, where = r["kv_capacity_bytes"], ""
+    if ref.get("stage") is not None and r.get("pp_stages"):  # the pipeline stage whose check raises, not rank 0's table
+        from .runtimes.vllm_pipeline import stage_words
+        pool, where = r["pp_stages"][ref["stage"]]["pool"], f" (on {stage_words(ref['stage'], r['pp_stages'])})"
+    return (f"KV pool {fmt_bytes(max(pool, 0))}{where}: vLLM refuses to start: one request of {r['ctx']:,} "
             f"tokens needs {ref['needed_bytes'] / 2**30:.2f} GiB of KV cache, more than the available "
             f"{ref['available_bytes'] / 2**30:.2f} GiB" + tail)
+
+
+def _deciding_stage(r) -> dict | None:
+    """vLLM's pipeline stage the verdict is about (plan.py's pp_deciding_stage, the largest per GPU) with its words."""
+    i = r.get("pp_deciding_stage")
+    if i is None or not r.get("pp_stages"):
+        return None
+    from .runtimes.vllm_pipeline import stage_words
+    return dict(r["pp_stages"][i], words=stage_words(i, r["pp_stages"]))
 
 
 def _prints_rs_buffer(r) -> bool:
@@ -341,15 +309,19 @@ def format_plan(r: dict) -> str:
     if r["vram"]:
         lines.append("")
         pool = r.get("kv_capacity_bytes")
+        stage = _deciding_stage(r)  # pipeline parallelism: the largest stage decides, not rank 0's table
+        pool = stage["pool"] if stage else pool
         share_full = r["runtime"] in ("vllm", "sglang") and pool is not None and pool <= 0
         if r.get("depends"):  # an Unsloth Dynamic name alone: the two ends of its weights disagree (unsloth.py)
             lines.append(f"on {fmt_bytes(r['vram'])}: {r['depends']}"
                          + ("; with the flags below it fits at either end" if r["fits"] else ""))
         elif share_full:  # nothing left for a KV cache: the weights (and what sits beside them) are the verdict
-            what = ("weights alone", r["weights"]) if r["weights"] > r["budget"] else (
+            weights = stage["stage_weights"] if stage else r["weights"]
+            what = ("weights alone", weights) if weights > r["budget"] else (
                 "weights + profile activations, workspaces", r["budget"] - pool)
             share = "vLLM's share" if r["runtime"] == "vllm" else "SGLang's static share (--mem-fraction-static)"
-            lines.append(f"on {fmt_bytes(r['vram'])}: does NOT fit: {what[0]} {fmt_bytes(what[1])} > {share} "
+            where = f" on the largest pipeline stage ({stage['words']})" if stage else ""
+            lines.append(f"on {fmt_bytes(r['vram'])}: does NOT fit: {what[0]} {fmt_bytes(what[1])}{where} > {share} "
                          f"{fmt_bytes(r['budget'])} of {fmt_bytes(r['vram'])}")
             if advice:
                 lines.append(advice[0].upper() + advice[1:])
@@ -412,6 +384,9 @@ def format_plan(r: dict) -> str:
             for f in r["flags"]:
                 if f["kind"] == "param":
                     lines.append(f"  {f['text']}")
+        run = r.get("model_to_run")  # the name given loads another file than the figures' (run_model.py)
+        if run:
+            lines.append(f"  {run['command']}  ({run['why']})" if run["command"] else f"  (no tag to run: {run['why']})")
     for a in r.get("autofit") or []:
         lines.append(f"  or let the runtime fit itself: {a['flag']}  ({a['reason']})")
     for n in r["notes"]:

@@ -40,10 +40,13 @@ def kv_refusal(spec, ctx, kv, s, ev) -> dict | None:
     stages = ev.get("stage_checks")
     if stages and v is not None and at_least(v, *PP_WHOLE_MODEL_CHECK[0]) and not at_least(v, *PP_WHOLE_MODEL_CHECK[1]):
         # one check (vllm#29431 to #33698): the smallest worker's memory against the whole model's KV
-        avail = min(st["pool"] for st in stages)
+        at = min(range(len(stages)), key=lambda i: stages[i]["pool"])
+        avail = stages[at]["pool"]
         need, est = ev["whole_check_bytes"], _estimate(spec, avail, None, kv, ctx, pool)
     elif stages:  # every worker checked in turn: the first short of memory raises with its own memory and estimate
-        st = next((st for st in stages if not st["starts"]), min(stages, key=lambda st: st["pool_tokens"]))
+        at = next((i for i, st in enumerate(stages) if not st["starts"]),
+                  min(range(len(stages)), key=lambda i: stages[i]["pool_tokens"]))
+        st = stages[at]
         avail, need = st["pool"], st["need"]
         est = _estimate(stage_spec(spec, st["start"], st["end"]), avail, st["own_tokens"], kv, ctx, pool)
     else:
@@ -61,8 +64,11 @@ def kv_refusal(spec, ctx, kv, s, ev) -> dict | None:
     # 0.8.4-0.9.0 print "Based on the available memory," without the figure; vllm#18966 (0.9.1) prints it
     printed = ("unknown" if v is None else "figure" if at_least(v, 0, 9, 1) else "blank" if at_least(v, 0, 8, 4)
                else "none")
-    return {"engine": "v1", "needed_bytes": int(need), "available_bytes": int(avail), "estimated_max_len": est or None,
-            "estimate_printed": printed}
+    out = {"engine": "v1", "needed_bytes": int(need), "available_bytes": int(avail), "estimated_max_len": est or None,
+           "estimate_printed": printed}
+    if stages:  # the pipeline stage whose check raises (report.py names it beside its pool)
+        out["stage"] = at
+    return out
 
 
 def _groups_estimate(spec, avail, kv, ctx, pool) -> int | None:

@@ -145,7 +145,7 @@ def test_pipeline_elsewhere_the_first_worker_short_of_memory_raises_with_its_own
     # 3,241,679,095 // (16 x 64 KiB) = 3091 blocks x 16 = 49,456 (not stage 1's 2.04 GiB worth, 33,472)
     ref = _pp2(12, "0.10.0")["vllm_refusal"]
     assert ref == {"engine": "v1", "needed_bytes": 8 * GiB, "available_bytes": 3241679095, "estimated_max_len": 49456,
-                   "estimate_printed": "figure"}
+                   "estimate_printed": "figure", "stage": 0}
 
 
 def test_a_sliding_model_before_the_hybrid_manager_needs_its_window_sized_check():

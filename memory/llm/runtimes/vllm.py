@@ -542,6 +542,8 @@ def autofit(version, ev) -> list:
     if at_least(version, *MAX_MODEL_LEN_AUTO):
         out.append(("--max-model-len auto", "vLLM >= 0.12 picks the largest context its own profile leaves room for"))
     pool = ev.get("pool") or 0
+    if ev.get("pool") is not None and ev.get("stages"):  # every pipeline stage allocates it: the smallest stage's
+        pool = min(st["pool"] for st in ev["stages"])
     if ev.get("pool_fit") is not None and pool > ev["pool_fit"]:  # a fixed pool that does not fit: the largest that does
         pool = ev["pool_fit"]
     if at_least(version, *KV_CACHE_MEMORY) and pool > 0:

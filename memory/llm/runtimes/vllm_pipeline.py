@@ -34,6 +34,19 @@ def stage_spec(spec, start: int, end: int):
                                notes=list(spec.notes))
 
 
+def deciding_stage(stages) -> int:
+    """The stage whose GPU decides whether the plan fits: the largest per GPU. Every stage has the same share, so it is
+    the one left the least KV pool (the most weights and activations), or with a fixed pool (--kv-cache-memory) the
+    largest total; of equals the first (rank 0, whose figures the table prints)."""
+    return min(range(len(stages)), key=lambda i: (stages[i]["pool"], -stages[i]["total"]))
+
+
+def stage_words(i: int, stages) -> str:
+    """'stage 1 of 2, 44 layers + the head': which GPU of the pipeline, and what it holds."""
+    held = " + the embedding" if i == 0 else " + the head" if i == len(stages) - 1 else ""
+    return f"stage {i} of {len(stages)}, {stages[i]['stage_layers']} layers{held}"
+
+
 # vLLM 0.12 (PR #29431, --max-model-len auto) checked one request against every worker's memory with the whole
 # model's KV bytes per token, which refused pipeline-parallel servers each of whose stages held the request
 # (vllm#32105, vllm#34076 on 0.15.2); PR #33698 (February 2026, 0.16) checks each stage's own layers again

@@ -1,0 +1,142 @@
+"""The model a printed command loads (report.py's last step before printing): the user's repo id, folder or GGUF file
+in place of MODEL, a GGUF repo as llama-server's -hf pulls it, at the type the figures are for; for Ollama, the tag
+to run where the name given loads another file than the figures' (model_to_run); and for an Ollama tag on vLLM or
+SGLang, which load no tag, a note on the repo the figures' config.json came from."""
+import json
+import os
+import re
+import shlex
+
+from . import gguf_repo as GR
+from .ollama_tags import _TAG_QUANT
+from .runtimes import RUNTIME_NAMES
+
+
+def _file_type(t, spec) -> str:
+    """A GGUF type as a file is named: upper case, fp16 as F16; an Unsloth repo's UD- prefix dropped, as plan.py's
+    _same_type compares a tag with --weights-dtype."""
+    u = GR.tag_type(str(t)) or str(t).strip().upper()
+    return u[3:] if spec.unsloth and u.startswith(("UD-", "UD_")) else u
+
+
+def gguf_pull(args, spec):
+    """For a GGUF repo name (gguf_repo.py: user/repo[:TYPE], hf.co/...): (repo, the type the figures are for or None
+    for the repo's default file, the file the name itself pulls); None for any other name. --weights-dtype sizes the
+    weights over the name's tag (plan._given_weights), so it is the file to pull."""
+    hub = GR.split(args.model) if getattr(args, "model", None) else None
+    if not hub:
+        return None
+    repo, quant, tagged, _ = hub
+    named = quant if tagged else GR.DEFAULT_TAG
+    wd = getattr(args, "weights_dtype", None)
+    if wd is None or _file_type(wd, spec) == _file_type(named, spec):
+        return repo, quant if tagged else None, named
+    return repo, _file_type(wd, spec), named
+
+
+def with_model(command: str, args, spec=None) -> str:
+    """The printed command with the user's model in place of MODEL where it names one the runtime loads: a Hugging
+    Face repo id or a model folder (vLLM, SGLang), the GGUF file or a GGUF repo at the figures' type (llama.cpp:
+    -hf user/repo:TYPE, which pulls that file; with --weights-dtype Q8_0 over :Q4_K_M, the Q8_0 file)."""
+    model = None
+    if args.gguf and "MODEL.gguf" in command:
+        return command.replace("MODEL.gguf", shlex.quote(args.gguf), 1)
+    pull = gguf_pull(args, spec) if spec is not None and "-m MODEL.gguf" in command else None
+    if pull:
+        return command.replace("-m MODEL.gguf", "-hf " + shlex.quote(pull[0] + (f":{pull[1]}" if pull[1] else "")), 1)
+    if args.model and re.fullmatch(r"[\w.-]+/[\w.-]+", args.model.strip()):
+        model = args.model.strip()
+    elif args.config:
+        model = args.config if os.path.isdir(args.config) else os.path.dirname(args.config) or "."
+    if model and ("vllm serve MODEL" in command or "--model-path MODEL" in command):
+        return re.sub(r"(vllm serve|--model-path) MODEL(?= |$)", lambda m: f"{m.group(1)} {shlex.quote(model)}", command, 1)
+    return command
+
+
+def _words(name: str) -> set:
+    return set(re.findall(r"[a-z]+|\d+(?:\.\d+)*", name.lower()))
+
+
+def _tag_is_the_model(tag: str, builtin: str) -> bool:
+    """Whether an Ollama tag's model is the built-in itself (qwen2.5:7b is Qwen2.5-7B, llama3.2-vision Llama-3.2-11B-
+    Vision), not another model sized on its geometry: every word of the library's name is in the built-in's
+    (qwen2.5-coder, deepseek-r1:7b and mistral-small3.2 keep a word the built-in lacks), and the tag names no later
+    release with a context of its own (names.RELEASE_CONTEXT: phi3:mini-128k is not Phi-3-mini-4k's repo)."""
+    from .names import _release_context
+    lib = tag.strip().split(":")[0]
+    return _words(lib) <= _words(builtin) and _release_context(tag, builtin) is None
+
+
+def ollama_tag_note(res, args, spec) -> None:
+    """vLLM and SGLang load a Hugging Face repo id or a local folder, not an Ollama tag (kv --model qwen2.5:7b --runtime
+    vllm printed 'vllm serve MODEL' and nothing more): the repo the built-in's config.json was read from, when known."""
+    if not spec.ollama or not re.search(r"(vllm serve|--model-path) MODEL(?= |$)", res["command"]):
+        return
+    from .names import MODELS_DIR
+    try:
+        src = json.loads((MODELS_DIR / f"{spec.name}.json").read_text(encoding="utf-8")).get("_source") or ""
+    except (OSError, ValueError):
+        src = ""
+    m = re.match(r"https://huggingface\.co/([\w.-]+/[\w.-]+)/", src)
+    # the figures' weights: --weights-dtype's, else the tag's build (SGLang's answer names no weights_dtype)
+    sized = res.get("weights_dtype") or getattr(args, "weights_dtype", None) or spec.quant
+    tag = sized and sized == spec.quant
+    figures = (f"the figures above are for the tag's {sized} build" if tag else
+               f"the figures above are for {sized} weights (--weights-dtype)" if sized else "")
+    if m and not _tag_is_the_model(args.model, spec.name):
+        # a fine-tune, distill or later release on the built-in's geometry: that repo is not the user's model
+        said = (f"{args.model!r} is another model on {spec.name}'s architecture: {m.group(1)}, whose config.json "
+                "sized the figures, is that base architecture, not the tag's model"
+                + (f"; {figures}" if figures else "") + f"; to plan the model itself on {RUNTIME_NAMES[args.runtime]}, "
+                f"give its own Hugging Face repo: kv --model USER/REPO --runtime {args.runtime}")
+    elif m:
+        repo = m.group(1)
+        said = (f"{args.model!r} reads as {spec.name}, whose config.json was read from {repo}; "
+                + (f"{figures}, not that repo's " + (f"{spec.dtype} " if spec.dtype else "") + "weights; " if tag else
+                   f"{figures}; " if figures else "")
+                + f"serving the repo needs its own plan: kv --model {repo} --runtime {args.runtime}")
+    else:
+        said = f"the Hugging Face repo of {args.model!r} is not known here" + (f"; {figures}" if figures else "")
+    res["notes"].append(f"{RUNTIME_NAMES[args.runtime]} cannot pull an Ollama tag: MODEL is a Hugging Face repo id or a "
+                        f"local model folder; {said}")
+
+
+def _ollama_spelling(t: str) -> str | None:
+    """A GGUF type as the Ollama library's tags end in it (q8_0, q4_K_M, fp16, bf16); None for a type its tags do not
+    use (the IQ types)."""
+    return {"F16": "fp16", "BF16": "bf16"}.get(t) or ("q" + t[1:] if re.fullmatch(r"Q[2-8]_(?:K(?:_[SML])?|[01])", t)
+                                                      else None)
+
+
+def ollama_run_line(res, args, spec) -> None:
+    """Ollama runs the tag or hf.co name it is given: where that loads another file than the one --weights-dtype sized,
+    res["model_to_run"] = {"command": the name that loads the figures' file, or None where kv cannot name one, "why"}
+    (kv --model qwen2.5:7b --weights-dtype q8_0 sized q8_0 weights beside a command that, with the tag given, loads
+    the library's Q4_K_M build)."""
+    if args.runtime != "ollama" or not getattr(args, "weights_dtype", None):
+        return
+    wd = args.weights_dtype
+    pull = gguf_pull(args, spec)
+    if pull and pull[1] and pull[1] != pull[2]:  # a Hub GGUF: its name pulls any file of the repo by type
+        res["model_to_run"] = {"command": f"ollama run hf.co/{pull[0]}:{pull[1]}",
+                               "why": f"the {pull[1]} file these figures are for; {args.model.strip()} pulls the "
+                                      f"{pull[2]} file"}
+        return
+    if not spec.ollama or str(wd).lower() == str(spec.quant).lower():
+        return
+    lib, _, tag = args.model.strip().partition(":")
+    t = _file_type(wd, spec)
+    said, hub = _ollama_spelling(t), f"a {t} file from the Hub: ollama run hf.co/USER/REPO-GGUF:{t}"
+    m = _TAG_QUANT.search(tag.lower())
+    if said and m:  # the tag names its build: the same tag with the figures' type in its place
+        new = tag[:m.start(1)] + said + tag[m.end(1):]
+        res["model_to_run"] = {"command": f"ollama run {lib}:{new}",
+                               "why": f"the tag given with {said} in place of {tag[m.start(1):m.end(1)]}, the weights "
+                                      f"these figures are for; composed from the tag, not read from the library's list "
+                                      f"(ollama.com/library/{lib}/tags): where it has no such tag, {hub}"}
+        return
+    res["model_to_run"] = {"command": None,
+                           "why": f"ollama run {args.model.strip()} loads the library's {spec.quant} build, not the "
+                                  f"{wd} weights these figures are for; kv does not hold the library's tags: run its "
+                                  f"{t} tag of this size where it has one (ollama.com/library/{lib}/tags"
+                                  + (f", tags ending in -{said}" if said else "") + f"), or {hub}"}
