@@ -15,6 +15,12 @@ from support.pack import load_pack  # noqa: E402
 load_pack()
 
 
+def pytest_report_header(config):
+    """The linear-time guards' machine factor, measured here once before any test (support/regex_time.py)."""
+    from support.regex_time import header
+    return header()
+
+
 @pytest.fixture(scope="session")
 def comfy_host(tmp_path_factory):
     """A real ComfyUI (--cpu) on a free loopback port with this pack and the test-only nodes linked in."""

@@ -207,9 +207,9 @@ FACTS = [
     ("ggml_offloaded", re.compile(r"offloaded (\d{1,20})/(\d{1,20}) layers to GPU")),
     # the loader's device line (llama_model_load_from_file_impl / llama_prepare_model_devices): "using device ROCm0 (AMD Radeon
     # (TM) Pro VII) (0000:03:00.0) - 10874 MiB free"; (round 109) the name may hold its own parentheses, "(TM)", "Intel(R)
-    # Arc(TM)", one level deep; at most 200 characters, which keeps a 1 MB line at a millisecond (unbounded, its backtracking
-    # stack took 0.26 s here and 1.1 s on CI)
-    ("ggml_device_free", re.compile(r"using device (\S+) \(((?:[^()]|\([^()]*\)){1,200})\) (?:\([^)]*\) )?- (\d{1,20}) MiB free")),
+    # Arc(TM)", one level deep; at most 200 parts (a character, or one parenthesised group), which keeps a 1 MB line at a
+    # millisecond (unbounded, its backtracking stack took 0.26 s here and 1.1 s on CI); an empty name "()" still reads
+    ("ggml_device_free", re.compile(r"using device (\S+) \(((?:[^()]|\([^()]*\)){0,200})\) (?:\([^)]*\) )?- (\d{1,20}) MiB free")),
     ("ggml_list_free", re.compile(r"^\s*([A-Za-z]+\d+): (?:.*\((\d{1,20}) MiB, |using device \S+ - ()?)(\d{1,20}) MiB free\)?\s*$")),
     # Ollama's "offload to" line: what the model needs in all, and on the same line each GPU's free memory (OLLAMA_AVAILABLE)
     ("ollama_full", re.compile(r'\bmemory\.required\.full="' + _OLLAMA_SIZE + '"')),

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from support.regex_time import cpu_limit
+
 from gpu_garden.memory.trace import allocator as ta
 from gpu_garden.memory.cli import main
 
@@ -250,7 +252,7 @@ def test_huge_linear_traces_without_memory():
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     t = time.process_time()
     r = trace(big, _meta(8192, 65536))                        # a 2 GiB input, a 2 GiB output
-    assert time.process_time() - t < 5
+    assert time.process_time() - t < cpu_limit(5)           # process time: torch's own threads do the work
     w = 65536 * 65536 * 4 + 65536 * 4
     io = 8192 * 65536 * 4
     assert r["weights"] == w and r["peak"] == w + 2 * io

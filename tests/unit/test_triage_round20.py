@@ -1,11 +1,10 @@
 """Triage round 20 (batch 42, after first sight): comfy-aimdo's "CUDA API FAILED" line and Ollama's "model failed to load",
 written from the runtimes' own format strings (comfy-aimdo src/plat.h check_cu_impl; ollama llm/server.go initModel), not
 copied from corpus cases; each with a control that keeps the older reading."""
-import time
 
 from support.triage_event import last_event
 from gpu_garden.memory.triage import engine, parse as P
-from support.regex_time import cpu_limit
+from support.regex_time import cpu_limit, cpu_now
 
 # comfy-aimdo: log(DEBUG, "CUDA API FAILED : %s : %s\n", label, desc), label the call's source text, desc cuGetErrorString's;
 # older builds printed the code and the assignment: "CUDA API FAILED (%d): err = %s: %s"
@@ -55,9 +54,9 @@ def test_an_ordinary_oom_after_the_cuda_line_leads():
 
 def test_aimdo_line_of_a_megabyte_is_classified_quickly():
     msg = "aimdo: CUDA API FAILED : cuMemMap(" + "(" * (1 << 20)
-    t = time.thread_time()
+    t = cpu_now()
     engine.is_oom_error("RuntimeError", msg)
-    assert time.thread_time() - t < cpu_limit(0.5)
+    assert cpu_now() - t < cpu_limit(0.5)
 
 
 def test_ollama_load_failure_is_uncertain_between_the_context_and_the_weights():
