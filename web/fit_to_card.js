@@ -91,7 +91,8 @@ function appliedRows(node, offers, rerender) {
 }
 
 /** The sampler's conditioning batch (memory/fit/plan.py planned_cond_batch) in words: the prompt and the negative prompt
- *  are two, run together in one model call; at cfg 1 ComfyUI skips the negative. */
+ *  are two, run together in one model call; at cfg 1 ComfyUI skips the negative. The server's log line and text face
+ *  use the same words (nodes/fit_guard.py prompts_per_step; tests/unit/test_fit_guard.py pins the two equal). */
 const promptsPerStep = (n) => (n === 1 ? "one prompt per step" : `${n} prompts run together each step`);
 
 export function render(root, fit, supplied, node = null) {
