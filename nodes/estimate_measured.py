@@ -5,7 +5,7 @@ peak its sampler really reached here beside the formula's figure, labelled "meas
 Like with like: the recorder stores, per node, torch's max_memory_allocated on CUDA / ROCm / XPU (compared
 with the estimate's `peak_torch` terms: weights + activations of the sample phase, no CUDA context, no
 reserve), and the driver's allocated memory on MPS (compared with `peak_device` terms: + allocator margin and
-context). On a CPU-only host it is the process's peak RSS ("rss", nodes/recorder_meter.py reads /proc/self/statm):
+context). On a CPU-only host it is the process's peak RSS ("rss", nodes/recorder_meter.py: /proc/self/statm on Linux):
 the whole ComfyUI process (the interpreter, torch's libraries, every model kept in RAM) and not one phase, so it is
 shown with what it holds (RSS_NOTE) and no percentage: set against the sample phase's weights + activations, an SD1.5
 run read "4.80 GiB, +49.7 % vs formula 3.21 GiB", a percentage of the rest of the process, not of the formula's error.

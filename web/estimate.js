@@ -127,7 +127,7 @@ function pct(x) {
 const MEASURED_WHAT = {
   peak_torch: ["torch max_memory_allocated", "formula weights + activations (peak_torch terms: no CUDA context, no reserve)"],
   peak_device: ["driver allocated memory", "formula weights + activations + allocator margin + context (peak_device terms)"],
-  rss: ["process peak RSS", "the recorder's reading of /proc/self/statm while the sampler ran: the whole process, not a phase"],
+  rss: ["process peak RSS", "the recorder's RSS readings while the sampler ran (/proc/self/statm on Linux, psutil elsewhere): the whole process, not a phase"],
   peak_torch_dynamic_vram: ["torch max_memory_allocated under Dynamic VRAM (weights not included)",
     "formula activations only: Dynamic VRAM keeps the weights in VRAM pages outside PyTorch's allocator"],
 };
