@@ -4,9 +4,11 @@ peak its sampler really reached here beside the formula's figure, labelled "meas
 
 Like with like: the recorder stores, per node, torch's max_memory_allocated on CUDA / ROCm / XPU (compared
 with the estimate's `peak_torch` terms: weights + activations of the sample phase, no CUDA context, no
-reserve), the driver's allocated memory on MPS (compared with `peak_device` terms: + allocator margin and
-context), and the process's peak RSS on a CPU-only host ("rss": the same weights + activations figure; the
-RSS also holds the Python process and every model kept in RAM, so it reads higher by nature).
+reserve), and the driver's allocated memory on MPS (compared with `peak_device` terms: + allocator margin and
+context). On a CPU-only host it is the process's peak RSS ("rss", nodes/recorder_meter.py: /proc/self/statm on Linux):
+the whole ComfyUI process (the interpreter, torch's libraries, every model kept in RAM) and not one phase, so it is
+shown with what it holds (RSS_NOTE) and no percentage: set against the sample phase's weights + activations, an SD1.5
+run read "4.80 GiB, +49.7 % vs formula 3.21 GiB", a percentage of the rest of the process, not of the formula's error.
 
 Matching (memory/recorder/measured.py does files and latent): model files are the prompt's, named as the
 recorder names them (record.model_files); the latent is the node's own size; dtypes are compared per model
@@ -101,11 +103,14 @@ def measured_for(runs, files, size: dict, models: list[tuple], est: dict) -> dic
     node, peak = max(((t, int(p.get(key, 0))) for t, p in samplers.items()), key=lambda x: x[1])
     if peak <= 0:
         return None
-    formula = formula_figure(est, compare_to)
+    formula = formula_figure(est, compare_to) if compare_to != "rss" else None  # no phase figure is like a whole process
     diff = round(100.0 * (peak - formula) / formula, 1) if formula else None
-    return {"label": m["label"], "peak": peak, "compare_to": compare_to, "device": key, "phase": PHASE,
-            "run": m.get("prompt_id"), "when": _iso(m.get("ended")), "node": node, "formula": formula,
-            "diff_pct": diff, "runs": m.get("runs")}
+    out = {"label": m["label"], "peak": peak, "compare_to": compare_to, "device": key, "phase": PHASE,
+           "run": m.get("prompt_id"), "when": _iso(m.get("ended")), "node": node, "formula": formula,
+           "diff_pct": diff, "runs": m.get("runs")}
+    if compare_to == "rss":
+        out["note"] = RSS_NOTE
+    return out
 
 
 def lookup(prompt, size: dict, model, clip, vae, est: dict) -> dict | None:
@@ -124,6 +129,7 @@ def lookup(prompt, size: dict, model, clip, vae, est: dict) -> dict | None:
         return None
 
 
+RSS_NOTE = "the whole ComfyUI process (Python, torch, every model in RAM), not one phase, so no % against the formula"
 WHAT = {"peak_torch": "torch max_memory_allocated", "peak_device": "driver allocated memory", "rss": "process peak RSS",
         DYNAMIC: "torch max_memory_allocated under Dynamic VRAM, weights not included: vs the formula's activations"}
 
@@ -132,6 +138,7 @@ def format_text(m: dict) -> str:
     """One line for the node's report output."""
     from ..memory.units import fmt_bytes
 
-    diff = f", {m['diff_pct']:+.1f} % vs formula {fmt_bytes(m['formula'])}" if m.get("diff_pct") is not None else ""
+    diff = f", {m['diff_pct']:+.1f} % vs formula {fmt_bytes(m['formula'])}" if m.get("diff_pct") is not None else \
+        f": {m['note']}" if m.get("note") else ""
     return (f"{m['label'].capitalize()}: {m['node']} peaked at {fmt_bytes(m['peak'])} ({WHAT.get(m['compare_to'], m['compare_to'])}, "
             f"{m['device']}){diff}; run {m['run']} at {m['when']}, {m['runs']} matching run(s)")

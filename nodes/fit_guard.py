@@ -383,9 +383,15 @@ def _prepare(ctx: dict, model, noise_shape, conds, model_options):
               "budget": ctx.get("budget"), "steps": p["steps"] if p else [], "offers": p["offers"] if p else []}
     ctx["supplied"] = record
     _publish(record)
-    log.info("[GPU Garden] Fit to Card: ComfyUI's loader gets memory_required %d (ours, %d conditioning(s) batched; "
-             "stock %s)%s", req, n, record["stock_memory_required"], f"; {p['summary']}" if p else "")
+    log.info("[GPU Garden] Fit to Card: ComfyUI's loader gets memory_required %d (ours, %s; stock %s)%s", req,
+             prompts_per_step(n), record["stock_memory_required"], f"; {p['summary']}" if p else "")
     return req, record
+
+
+def prompts_per_step(n) -> str:
+    """The sampler's conditioning batch in words, one wording for the log, the node's text face (fit_to_card.face) and
+    the page's face (web/fit_to_card.js promptsPerStep): the prompt and the negative prompt are two, run together."""
+    return "one prompt per step" if n == 1 else f"{n} prompts run together each step"
 
 
 def _prepare_wrapper(ctx, executor, model, noise_shape, conds, *args, **kwargs):

@@ -108,18 +108,13 @@ def kept_plan(model, vae, facts, shape, label, ctx) -> tuple[dict, dict]:
     return p, dict(ctx, kept=True)
 
 
-def _prompts_per_step(n) -> str:
-    """The sampler's conditioning batch in words, as the node's face on the page writes it (web/fit_to_card.js)."""
-    return "one prompt per step" if n == 1 else f"{n} prompts run together each step"
-
-
 def face(p: dict, mode: str) -> str:
     head = ("Advice only (nothing changed): " if mode == "advise" else "") + p["summary"]
     lines = [head]
     if p.get("latent_shape") and p.get("memory_required"):
         stock = p.get("stock_memory_required")
         lines.append(f"memory_required for ComfyUI's loader: {fmt_bytes(p['memory_required'])} "
-                     f"({_prompts_per_step(p['cond_batch'])}; ComfyUI's own figure {fmt_bytes(stock)})")
+                     f"({fit_guard.prompts_per_step(p['cond_batch'])}; ComfyUI's own figure {fmt_bytes(stock)})")
     for o in p["offers"]:
         lines.append(f"{'info' if o.get('without_widget') == 'info' else 'offer (not applied)'}: {o['label']}")
     return "\n".join(lines)

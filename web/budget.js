@@ -84,7 +84,7 @@ const CSS = `
 .gg-dev-name{font-weight:600;white-space:nowrap;overflow:hidden;text-overflow:ellipsis;min-width:0}
 .gg-dev-name small{font-weight:400;opacity:.6;margin-left:4px}
 .gg-dev-free{font-weight:700;font-variant-numeric:tabular-nums;white-space:nowrap}
-.gg-dev-free small{font-weight:400;opacity:.7}
+.gg-dev-free small{font-weight:400}
 .gg-budget-foot{display:flex;justify-content:space-between;gap:8px;font-size:10px;opacity:.65;white-space:nowrap}
 .gg-budget-foot .gg-live::before{content:"";display:inline-block;width:6px;height:6px;border-radius:50%;background:#3fb950;margin-right:4px;vertical-align:1px}
 .gg-budget-foot .gg-live.gg-stale::before{background:#6e7681}

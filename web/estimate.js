@@ -127,7 +127,7 @@ function pct(x) {
 const MEASURED_WHAT = {
   peak_torch: ["torch max_memory_allocated", "formula weights + activations (peak_torch terms: no CUDA context, no reserve)"],
   peak_device: ["driver allocated memory", "formula weights + activations + allocator margin + context (peak_device terms)"],
-  rss: ["process peak RSS", "formula weights + activations; the RSS also holds the Python process and models kept in RAM"],
+  rss: ["process peak RSS", "the recorder's RSS readings while the sampler ran (/proc/self/statm on Linux, psutil elsewhere): the whole process, not a phase"],
   peak_torch_dynamic_vram: ["torch max_memory_allocated under Dynamic VRAM (weights not included)",
     "formula activations only: Dynamic VRAM keeps the weights in VRAM pages outside PyTorch's allocator"],
 };
@@ -141,7 +141,8 @@ function renderMeasured(root, m) {
   peak.dataset.testid = "gg-estimate-measured-peak";
   row.append(el("span", null, `  ${m.phase || "sample"}, measured here`, { width: "118px", whiteSpace: "pre", flex: "1" }), peak);
   root.append(row);
-  const diff = m.diff_pct === null || m.diff_pct === undefined ? ""
+  // no percentage where the server sends none: a CPU host's RSS is the whole process (note says so), not the phase
+  const diff = m.diff_pct === null || m.diff_pct === undefined ? (m.note ? `: ${m.note}` : "")
     : ` · formula ${gib(m.formula)} (${m.diff_pct > 0 ? "+" : m.diff_pct < 0 ? "−" : "±"}${Math.abs(m.diff_pct)} % measured vs formula)`;
   const line = el("div", null, `  ${m.node} on ${m.device}, ${what}${diff}`, { opacity: ".8", whiteSpace: "pre-wrap", overflowWrap: "anywhere" });
   line.title = `${formulaWhat}. Run ${m.run} at ${m.when}; highest of ${m.runs} matching run(s) (same model files, latent size, dtypes)`;

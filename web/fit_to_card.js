@@ -78,7 +78,7 @@ function offerRow(node, offer, rerender) {
       rerender();
     }));
   } else if (offer.apply && !info) {
-    row.append(el("span", null, " (no widget for it in this graph)", { opacity: ".7" }));
+    row.append(el("span", null, " (no widget for it in this graph)", { opacity: ".8" })); // x the row's .85: 4:1 on light
   }
   return row;
 }
@@ -91,7 +91,8 @@ function appliedRows(node, offers, rerender) {
 }
 
 /** The sampler's conditioning batch (memory/fit/plan.py planned_cond_batch) in words: the prompt and the negative prompt
- *  are two, run together in one model call; at cfg 1 ComfyUI skips the negative. */
+ *  are two, run together in one model call; at cfg 1 ComfyUI skips the negative. The server's log line and text face
+ *  use the same words (nodes/fit_guard.py prompts_per_step; tests/unit/test_fit_guard.py pins the two equal). */
 const promptsPerStep = (n) => (n === 1 ? "one prompt per step" : `${n} prompts run together each step`);
 
 export function render(root, fit, supplied, node = null) {
@@ -116,7 +117,8 @@ export function render(root, fit, supplied, node = null) {
   const offers = fit.offers || [];
   for (const o of offers) lines.push(offerRow(node, o, rerender));
   lines.push(...appliedRows(node, offers, rerender));
-  if (fit.budget_source) lines.push(el("div", null, fit.budget ? `budget: ${fit.budget_source}` : fit.budget_source, { opacity: ".6" }));
+  // faded, but at 4:1 or better on the light palette's face too (.6 read 3.5:1: tests/web/test_status_contrast.py)
+  if (fit.budget_source) lines.push(el("div", null, fit.budget ? `budget: ${fit.budget_source}` : fit.budget_source, { opacity: ".7" }));
   root.append(...lines);
   return lines.length;
 }

@@ -10,6 +10,7 @@ import { app } from "../../scripts/app.js";
 import { api } from "../../scripts/api.js";
 import { el, fmtBytes } from "./lib/format.js";
 import { registerSidebarSection } from "./lib/sidebar.js";
+import { axisShare, memoryAxis } from "./lib/timeline_axis.js";
 import { renderMarkdown } from "./oom_markdown.js";
 
 const EVENT_RUN = "gpu_garden.recorder.run";
@@ -208,16 +209,18 @@ function timeline(run) {
   devices.forEach((dev, di) => {
     const info = (run.devices || []).find((d) => d.device === dev);
     const peaks = run.nodes.map((n) => n.peak?.[dev]).filter((v) => typeof v === "number");
-    const max = Math.max(...peaks, 1);
-    // the y axis starts at zero: a bar's height is its peak's share of the highest. An axis starting near the lowest
-    // peak drew 1.70 and 1.72 GiB as a sliver and a full bar (ux20b); the exact figures are in each bar's tooltip.
-    const scale = (v) => Math.max(0, Math.min(1, v / max));
+    // from zero, or from a round figure below the lowest peak when all sit near the top (a CPU run's RSS drew one solid
+    // block), said under the chart and by a dashed base line (lib/timeline_axis.js); exact figures in each bar's tooltip
+    const axis = memoryAxis(peaks);
+    const max = axis.top;
+    const scale = (v) => axisShare(v, axis);
     // the server names the host's row itself ("host RAM (process RSS)"): said once, not after a label of ours
     const label = dev === "cpu" ? info?.name || "host RAM (process)" : `${dev}${info?.name ? ` · ${info.name}` : ""}`;
     box.append(el("div", "gg-rec-dev", `${label} — highest ${fmtBytes(max)}`));
     const W = 300, H = 70;
     const s = svg("svg", { viewBox: `0 0 ${W} ${H + 12}`, role: "img" });
     s.dataset.device = dev;
+    s.dataset.floor = String(axis.floor);
     for (const n of run.nodes) {
       const v = n.peak?.[dev];
       if (v === undefined) continue;
@@ -239,9 +242,11 @@ function timeline(run) {
         .map(([t, f]) => `${((t / total) * W).toFixed(1)},${(H - scale(info.total - f) * H).toFixed(1)}`);
       if (pts.length > 1) s.append(svg("polyline", { points: pts.join(" "), fill: "none", stroke: "#f0f6fc", "stroke-width": 1, opacity: 0.6 }));
     }
-    const axis = svg("text", { x: 0, y: H + 10, fill: "currentColor", "font-size": 8, opacity: 0.6 });
-    axis.textContent = `time 0 → ${fmtS(total)} · memory 0 → ${fmtBytes(max)}`;
-    s.append(axis);
+    if (axis.floor) s.append(svg("line", { x1: 0, y1: H, x2: W, y2: H, stroke: "currentColor", "stroke-width": 1,
+      "stroke-dasharray": "3 2", opacity: 0.6 })); // a cut axis: the bars stand on axis.floor, not on zero
+    const words = svg("text", { x: 0, y: H + 10, fill: "currentColor", "font-size": 8, opacity: 0.6 });
+    words.textContent = `time 0 → ${fmtS(total)} · ${axis.label}`;
+    s.append(words);
     box.append(s);
   });
   return box;

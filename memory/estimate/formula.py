@@ -429,6 +429,11 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
         w_vae = max(W.OFFLOAD_LAYERS * W.largest_layer(c["table"], bufs.get(id(c), ()), dtype_bytes(vdt)) for c in vaes)
 
     reserve = pol["reserve"] if pol["reserve"] is not None else spec.comfy_reserve(pol["platform"], pol.get("budget"))
+    in_host_ram = bool(cpu_note) and not pol.get("budget")  # a budget on a --cpu host plans for a card, which keeps it
+    if in_host_ram:  # ComfyUI 0.8.0 keeps no reserve on a CPU device: the reserve enters load_models_gpu's extra_mem and
+        # minimum_memory_required (comfy/model_management.py:626,630), used only by free_memory for a device that is not
+        # the CPU (:672-681) and by the partial load, which a CPU load device skips (:686-687 VRAMState.DISABLED)
+        reserve = 0
     fixed = {"cuda_context": CUDA_CONTEXT if pol.get("device", "cuda") in ("cuda", "rocm") else 0, "comfyui_reserve": int(reserve)}
     keep = pol["models"] == "resident"
     te_resident = pol["text_encoders"] == "resident" or keep
@@ -485,7 +490,7 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
                                              else "memory-efficient attention (SDPA flash / xformers) unless the naive figure is read"),
         f"sample: {how}" if dm else "",
         f"fixed: {pol.get('device', 'cuda').upper()} context {fmt_bytes(fixed['cuda_context'])} and ComfyUI's reserve "
-        f"{fmt_bytes(fixed['comfyui_reserve'])} ({pol['platform']}; --reserve-vram changes it); allocator margin "
+        f"{fmt_bytes(fixed['comfyui_reserve'])} ({'none on a CPU device' if in_host_ram else pol['platform'] + '; --reserve-vram changes it'}); allocator margin "
         f"{int(FRAGMENTATION * 100)} % of activations. peak_torch (max_memory_allocated) leaves out all three, "
         "peak_device (nvidia-smi) leaves out the reserve" + (
             f" and adds the cache PyTorch's allocator keeps through sampling ({cache_ratio:.0%} of activations as "

@@ -131,11 +131,11 @@ def cpu_run(est: dict):
     """The verdict of a CPU run, judged on host RAM: ComfyUI 0.8.0 --cpu sets vram_state DISABLED (cpu_state !=
     CPUState.GPU), loads each model whole on its CPU device (load_models_gpu: lowvram_model_memory 0 there) and
     frees nothing for a CPU device (free_memory skipped when device is cpu), so the running phase's weights and
-    activations (the peak, less ComfyUI's VRAM reserve, which holds nothing) sit in RAM beside the models kept for
-    reload. Host RAM's figures, the verdict, the outcome and the exit code are that sum against available RAM. In place."""
+    activations (the peak: formula.py counts no reserve on a CPU device, as ComfyUI keeps none there) sit in RAM beside
+    the models kept for reload. Host RAM's figures, the verdict, the outcome and the exit code are that sum against
+    available RAM. In place."""
     r = est["host_ram"]
-    reserve = est["fixed"].get("comfyui_reserve", 0)  # formula's fixed term: the one source of the reserve figure
-    running = int(est["peak"] - reserve)
+    running = int(est["peak"])
     need = running + r["kept_for_reload"]
     r.update(running=running, needed=need, hard_need=need, cpu_copy=0, file_backed=0)
     avail = r.get("available")
@@ -147,10 +147,7 @@ def cpu_run(est: dict):
     est["knobs"] = [k for k in est.get("knobs", []) if k["id"] != "partial_offload"]  # nothing leaves a CPU device
     est["outcome"] = {"status": est["verdict"], "offloaded": 0, "reason": (
         f"CPU run: the running phase {fmt_bytes(running)}"
-        # the face and the CLI print the peak (reserve included) just above: say why this figure is smaller (ux21b)
-        + (f" (the peak {fmt_bytes(est['peak'])} less ComfyUI's {fmt_bytes(reserve)} VRAM reserve, not held on a CPU)"
-           if reserve else "")
-        + f" and the models kept for reload {fmt_bytes(r['kept_for_reload'])} "
+        f" and the models kept for reload {fmt_bytes(r['kept_for_reload'])} "
         f"in host RAM, {fmt_bytes(avail)} available" if avail else "CPU run: no host RAM figure")}
 
 

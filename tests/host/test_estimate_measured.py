@@ -1,6 +1,7 @@
 """Measured beats modelled on a real --cpu ComfyUI: an SD1.5 run is recorded by the flight recorder; the
 Footprint Estimate queued afterwards with the same checkpoint at the same latent size shows the peak that
-run's sampler reached here ("measured here"), read from GET /gpu_garden/runs, beside the formula's figure.
+run's sampler reached here ("measured here"), read from GET /gpu_garden/runs: on this --cpu host the process's
+peak RSS, shown with what it holds and no percentage against the formula (ui49).
 A size no run was recorded at shows none. Sizes no other host test uses, so exactly one run matches."""
 import time
 import uuid
@@ -52,9 +53,9 @@ def test_estimate_shows_the_recorded_sampler_peak(comfy_host):
     assert m["peak"] == recorded_peak
     assert (m["node"], m["compare_to"], m["device"], m["run"], m["runs"]) == ("KSampler", "rss", "cpu", first, 1)
     assert m["label"] == "measured here" and m["when"].startswith(time.strftime("%Y-", time.gmtime(run["ended"])))
-    sample = est["breakdown"]["sample"]
-    assert m["formula"] == sample["weights"] + sample["activations"]
-    assert m["diff_pct"] == round(100 * (recorded_peak - m["formula"]) / m["formula"], 1)
+    # a --cpu host's RSS is the whole process, not the sample phase: shown with what it holds, no percentage (ui49)
+    assert (m["formula"], m["diff_pct"]) == (None, None)
+    assert m["note"].startswith("the whole ComfyUI process (Python, torch, every model in RAM)")
 
 
 def test_no_measured_at_a_size_never_recorded(comfy_host):

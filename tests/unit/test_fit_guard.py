@@ -244,3 +244,28 @@ def test_the_check_at_sampling_reads_the_nodes_file_names(monkeypatch):
         G.guarded(ctx, lambda *a, **k: "loaded", Model(), [1, 16, 128, 128], {"positive": [{}]})
         fits[name] = ctx["supplied"]["fits"]
     assert fits == {"flux1-dev.safetensors": True, "flux1-dev.ckpt": False}
+
+
+def test_the_log_line_names_the_prompts_as_the_faces_do(monkeypatch, caplog):
+    """ui49: the log said "(ours, 2 conditioning(s) batched; ...)" where both faces say "2 prompts run together each
+    step" (ui48 changed the faces only): one wording, nodes/fit_guard.prompts_per_step, in all three."""
+    import logging
+    import pathlib
+    import re
+
+    monkeypatch.setattr(P, "activation_bytes", lambda f, s, d="bf16", n=1, a=None, t=None: 1000 * n)
+    monkeypatch.setattr(G, "_publish", lambda record: None)
+    prepare = lambda model, noise_shape, conds, model_options=None, force_full_load=False: "loaded"  # noqa: E731
+    conds = {"positive": [{}], "negative": [{}]}
+    with caplog.at_level(logging.INFO, logger="gpu_garden"):
+        G.guarded({"facts": FACTS, "budget": None, "cfg": 7.0}, prepare, Model(), [1, 4, 8, 8], conds)
+        G.guarded({"facts": FACTS, "budget": None, "cfg": 1.0}, prepare, Model(), [1, 4, 8, 8], conds)
+    lines = [r.getMessage() for r in caplog.records if "Fit to Card: ComfyUI's loader gets" in r.getMessage()]
+    assert len(lines) == 2, lines
+    assert "(ours, 2 prompts run together each step; stock 111)" in lines[0], lines[0]
+    assert "(ours, one prompt per step; stock 111)" in lines[1], lines[1]
+    assert not any("conditioning" in line for line in lines), lines
+    # the page's face (web/fit_to_card.js, not importable outside the page) words it the same way
+    js = (pathlib.Path(G.__file__).resolve().parents[1] / "web" / "fit_to_card.js").read_text()
+    m = re.search(r'const promptsPerStep = \(n\) => \(n === 1 \? "([^"]+)" : `\$\{n\}([^`]+)`\);', js)
+    assert m and (m.group(1), "2" + m.group(2)) == (G.prompts_per_step(1), G.prompts_per_step(2)), m

@@ -178,9 +178,11 @@ def test_a_cpu_run_sizes_no_card(comfy_page, comfy_host):
     node_id = run_and_wait(page, estimate_only(64, 64, vram_gb=0.0, mode="formula"))
     text = page.evaluate("(id) => window.app.graph.getNodeById(id).__ggEstimate.innerText", node_id)
     assert "CPU run:" in text and "per card tier" in text, text
-    # the running phase is named as the peak less the reserve (ux21b), and the size used is the latent's, not the
-    # widgets' 1024x1024 (ux21b)
-    assert "(the peak " in text and " VRAM reserve, not held on a CPU)" in text, text
+    # ComfyUI keeps no reserve on a CPU device (ui49): the peak is the running phase, with no reserve to explain
+    # (ux21b's "the peak ... less ComfyUI's ... VRAM reserve"); the size used is the latent's, not the widgets' (ux21b)
+    est = page.evaluate("() => window.__gpuGarden.lastEstimate")
+    assert est["fixed"]["comfyui_reserve"] == 0 and est["host_ram"]["running"] == est["peak"], (est["fixed"], est["host_ram"])
+    assert "VRAM reserve" not in text, text
     size = page.evaluate("(id) => window.app.graph.getNodeById(id).__ggEstimate.querySelector('[data-testid=gg-estimate-size]').textContent", node_id)
     assert " · size from the connected latent: 64×64 · batch 1 · " in size, size
     assert "smallest common card" not in text, text
@@ -318,7 +320,9 @@ def test_measured_here_beside_the_formula(comfy_page, comfy_host, output_dir):
     est = page.evaluate("() => window.__gpuGarden.lastEstimate")
     assert est["measured"]["peak"] == sampler_peak and est["measured"]["run"] == first["prompt_id"]
     text = page.evaluate(f"(id) => {root}.innerText", node_id)
-    assert "KSampler on cpu, process peak RSS" in text and "measured vs formula" in text
+    # a --cpu host's RSS is the whole process: said, and no percentage against the formula's sample phase (ui49)
+    assert ("KSampler on cpu, process peak RSS: the whole ComfyUI process (Python, torch, every model in RAM), not one "
+            "phase, so no % against the formula") in text and "measured vs formula" not in text, text
     comfy_host.wait_idle()
     show_whole_node(page, node_id)
     fit = face_fits(page, node_id)

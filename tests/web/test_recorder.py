@@ -89,16 +89,24 @@ def test_badges_timeline_compare_and_report(page, comfy_host, output_dir):
     assert heads and heads[-1].startswith("host RAM (process RSS) — highest "), heads  # named once (was "host RAM (process) · host RAM (process RSS)")
     ids = page.evaluate("() => [...document.querySelectorAll('[data-testid=gpu-garden-timeline] svg[data-device=cpu] rect')].map(r => r.dataset.ggNode)")
     assert sorted(ids) == sorted(n["id"] for n in run2["nodes"])
-    # the memory axis starts at zero: each bar's height is its peak's share of the highest (an axis from the
-    # lowest peak drew nearly equal peaks as a sliver and a full bar: ux20b)
-    bars = page.evaluate("""() => [...document.querySelectorAll('[data-testid=gpu-garden-timeline] svg[data-device=cpu] rect')]
+    # the memory axis (lib/timeline_axis.js, its floors checked by hand in tests/unit/test_web_timeline_axis.py): from
+    # zero, or from a round figure below the lowest peak when every peak sits near the top (a CPU run's RSS drew one
+    # solid block: ui49), said under the chart with a dashed base line; each bar is its peak's share above the floor
+    svg = "[data-testid=gpu-garden-timeline] svg[data-device=cpu]"
+    floor = float(page.get_attribute(svg, "data-floor"))
+    bars = page.evaluate(f"""() => [...document.querySelectorAll('{svg} rect')]
         .map(r => [r.dataset.ggNode, parseFloat(r.getAttribute('height'))])""")
     peaks = {n["id"]: n["peak"]["cpu"] for n in run2["nodes"]}
-    highest = max(peaks.values())
+    highest, lowest = max(peaks.values()), min(peaks.values())
+    assert floor == 0 or (highest / 2 < floor <= 0.75 * highest * (1 + 1e-6) and floor < lowest), (floor, peaks)
+    if lowest > 0.7 * highest:  # this --cpu host: every node's peak is the process's RSS, the checkpoint loaded
+        assert floor > 0, peaks
     for nid, h in bars:
-        assert h == pytest.approx(max(2.0, 70 * peaks[nid] / highest), abs=0.05), (nid, h, peaks)
-    axis = page.text_content("[data-testid=gpu-garden-timeline] svg[data-device=cpu] text")
-    assert axis.startswith("time 0 → ") and " · memory 0 → " in axis, axis
+        assert h == pytest.approx(max(2.0, 70 * (peaks[nid] - floor) / (highest - floor)), abs=0.05), (nid, h, peaks)
+    axis = page.text_content(f"{svg} text")
+    start = "0" if floor == 0 else f"{floor / 2 ** 30:.1f} GiB" if floor >= 2 ** 30 else f"{floor / 2 ** 20:.1f} MiB"
+    assert axis.startswith("time 0 → ") and f" · memory {start} → " in axis, axis
+    assert axis.endswith("(not from 0)") == (floor > 0) == (page.locator(f"{svg} line").count() == 1), (axis, floor)
 
     page.click("[data-testid=gpu-garden-compare-button]")
     cmp = page.locator("[data-testid=gpu-garden-compare]")
