@@ -35,10 +35,16 @@ def stage_spec(spec, start: int, end: int):
 
 
 def deciding_stage(stages) -> int:
-    """The stage whose GPU decides whether the plan fits: the largest per GPU. Every stage has the same share, so it is
-    the one left the least KV pool (the most weights and activations), or with a fixed pool (--kv-cache-memory) the
-    largest total; of equals the first (rank 0, whose figures the table prints)."""
+    """The stage whose GPU decides whether the plan fits: every stage has the same share, so the one left the least KV
+    pool (its weights, activations and the last stage's sampler together), or with a fixed pool (--kv-cache-memory) the
+    largest total; of equals the first (rank 0, whose figures the table prints). Not always the one with the most
+    weights (rev23 B1: gemma-3-1b at 14,12 leaves stage 1 the least pool, the sampler's, with 0.10 GiB less weights)."""
     return min(range(len(stages)), key=lambda i: (stages[i]["pool"], -stages[i]["total"]))
+
+
+def heaviest_stage(stages) -> int:
+    """The stage holding the most weights (of equals the first): the one a 'weights alone' verdict is about."""
+    return max(range(len(stages)), key=lambda i: (stages[i]["stage_weights"], -i))
 
 
 def stage_words(i: int, stages) -> str:
@@ -78,8 +84,8 @@ def evaluate_pp(spec, ctx, kv, roles, vram, s) -> dict:
         e.update(stage_layers=n, stage_weights=w)
         stages.append(e)
         start += n
-    out = dict(stages[0], stages=[{k: e.get(k) for k in ("stage_layers", "stage_weights", "pool", "pool_tokens", "total")}
-                                  for e in stages])
+    out = dict(stages[0], stages=[dict({k: e.get(k) for k in ("stage_layers", "stage_weights", "pool", "pool_tokens", "total")},
+                                       kv_total=e["kv"]["total"]) for e in stages])
     out["total"] = max(e["total"] for e in stages)
     if not vram:
         return out
