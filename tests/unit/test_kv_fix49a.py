@@ -70,3 +70,17 @@ def test_json_gives_the_deciding_stage_pool(capsys):
     assert r["fits"] is False and r["kv_capacity_bytes"] > 0  # the table's, rank 0's
     assert r["pp_deciding_stage"] == 1
     assert r["pp_deciding_kv_capacity_bytes"] < -20_767_049_641  # before: no such key
+
+
+# B6. vLLM 0.12-0.15 check one request of the whole model (64 layers) against each stage's pool: at fp8 22,016 tokens
+# are 64 x 2048 x 22016 = 2,885,681,152 B = 2.69 GiB. At the share 0.94 stage 1's pool is 2.23 GiB (too small, the
+# reviewer's run); 0.95 adds 0.01 x 48 GiB = 491.52 MiB, 2.71 GiB: the suggested share is 0.95, and the flags fit
+def test_pipeline_flags_hold_the_whole_model_check_of_vllm_0_13(capsys):
+    argv = QWEN32 + ["--vram", "48", "--runtime-version", "0.13.0"]
+    r = _json(argv + ["--ctx", "32768"], capsys)
+    assert r["command"].endswith("--max-model-len 22016 --pipeline-parallel-size 2 --kv-cache-dtype fp8 "
+                                 "--gpu-memory-utilization 0.95")  # before: 0.94, which vLLM 0.13 refuses
+    rc, text = _text(argv + ["--ctx", "22016", "--kv-dtype", "fp8", "--gpu-memory-utilization", "0.95"], capsys)
+    assert rc == 0 and "on 48.00 GiB (vLLM share 45.60 GiB): fits\n" in text
+    rc, text = _text(argv + ["--ctx", "22016", "--kv-dtype", "fp8", "--gpu-memory-utilization", "0.94"], capsys)
+    assert rc == 1 and "needs 2.69 GiB of KV cache, more than the available 2.23 GiB" in text

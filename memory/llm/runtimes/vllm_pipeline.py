@@ -126,9 +126,13 @@ def evaluate_pp(spec, ctx, kv, roles, vram, s) -> dict:
     out["stage_checks"] = [{"pool": e["pool"], "pool_tokens": e["pool_tokens"], "own_tokens": None if lay else e["pool_tokens"],
                             "starts": e["starts"], "need": e.get("kv_request_bytes") or e.get("kv_check_bytes") or e["kv"]["total"],
                             "start": end - n, "end": end} for e, n, end in zip(stages, parts, ends)]
+    util_needed = max(e["util_needed"] for e in stages)
     if s["v1"] and at_least(v, *PP_WHOLE_MODEL_CHECK[0]) and not at_least(v, *PP_WHOLE_MODEL_CHECK[1]):
         out["whole_check_bytes"] = whole
+        # the share each stage needs holds the whole model's request, not its own (evaluate's util_needed: inside +
+        # the stage's check): the flags' --gpu-memory-utilization, else 0.94 where 0.95 was searched (rev23 B6)
+        util_needed = max(e["util_needed"] + max(whole - e["kv_check_bytes"], 0) / vram for e in stages)
     starts = bool(starts and tokens > 0 and mamba_ok and not out.get("free_refused"))
     out.update(pool_tokens=tokens, concurrency=min(e["concurrency"] for e in stages), starts=starts,
-               fits=starts and all(e["total"] <= vram for e in stages), util_needed=max(e["util_needed"] for e in stages))
+               fits=starts and all(e["total"] <= vram for e in stages), util_needed=util_needed)
     return out
