@@ -84,6 +84,7 @@ def run_cli(args) -> int:
     res["command"] = RM.with_model(res["command"], args, spec)
     RM.ollama_run_line(res, args, spec)
     RM.ollama_tag_note(res, args, spec)
+    RM.gguf_serve_note(res, args, spec)
     res["total_all_layers"] = total_all_layers(res)  # the text table's "total on GPU", under its own name
     if args.json:
         print(json.dumps(res, indent=2))
@@ -390,12 +391,16 @@ def format_plan(r: dict) -> str:
         for f in r["flags"]:  # a setting of the user's kept: say so, and why
             if f["reason"].startswith("yours, kept"):
                 lines.append(f"  ({f['text']}: {f['reason']})")
-        if r["runtime"] == "ollama":
-            for f in r["flags"]:
-                if f["kind"] == "param":
-                    lines.append(f"  {f['text']}")
         run = r.get("model_to_run")  # the name given loads another file than the figures' (run_model.py)
-        if run:
+        params = [f["text"] for f in r["flags"] if f["kind"] == "param"] if r["runtime"] == "ollama" else []
+        modelfile = bool(run and run.get("model") and params)  # `ollama run NAME` applies no PARAMETER (rev23 S3)
+        if modelfile:
+            lines.append(f"  FROM {run['model']}  ({run['why']})")
+        lines += [f"  {p}" for p in params]
+        if modelfile:
+            lines.append(f"  (the FROM and PARAMETER lines are a Modelfile: ollama create NAME -f Modelfile, then "
+                         f"ollama run NAME; {run['command']} alone applies no PARAMETER line)")
+        elif run:
             lines.append(f"  {run['command']}  ({run['why']})" if run["command"] else f"  (no tag to run: {run['why']})")
     for a in r.get("autofit") or []:
         lines.append(f"  or let the runtime fit itself: {a['flag']}  ({a['reason']})")

@@ -46,6 +46,43 @@ def test_weights_alone_verdict_names_the_stage_with_the_most_weights(capsys):
     assert "1.19 GiB" not in text.split("\nnote:")[0].split("\non 1.00 GiB")[1]
 
 
+# B2. Unsloth names its files and tags UD-Q4_K_XL; kv kept the prefix for a tag and dropped it for --weights-dtype
+def test_unsloth_ud_prefix_kept_in_the_printed_name(capsys):
+    r = _json(["kv", "--model", f"{UNS}:Q8_0", "--runtime", "llama.cpp", "--weights-dtype", "UD-Q4_K_XL"], capsys)
+    assert r["command"].startswith(f"llama-server -hf {UNS}:UD-Q4_K_XL -c ")  # before: :Q4_K_XL
+    r = _json(["kv", "--model", f"{UNS}:Q8_0", "--runtime", "ollama", "--weights-dtype", "UD-Q4_K_XL"], capsys)
+    assert r["model_to_run"]["command"] == f"ollama run hf.co/{UNS}:UD-Q4_K_XL"
+    # the same file named without its prefix over a UD- tag: the tag is kept (the comparison strips UD-)
+    r = _json(["kv", "--model", f"{UNS}:UD-Q4_K_XL", "--runtime", "llama.cpp", "--weights-dtype", "Q4_K_XL"], capsys)
+    assert r["command"].startswith(f"llama-server -hf {UNS}:UD-Q4_K_XL -c ")
+
+
+# B3. llama.cpp's -hf help (common/arg.cpp): "mmproj is also downloaded automatically if available. to disable, add
+# --no-mmproj". Gemma-3-4B's figures leave the projector out unless --mmproj prices it.
+def test_hf_pull_keeps_the_projector_off_or_loads_the_priced_one(capsys):
+    base = ["kv", "--model", "ggml-org/gemma-3-4b-it-GGUF:Q4_K_M", "--runtime", "llama.cpp", "--vram", "6", "--ctx", "8192"]
+    r = _json(base, capsys)
+    assert r["command"].endswith(" --no-mmproj")  # before: the projector loaded beside a verdict without it
+    r = _json(base + ["--mmproj"], capsys)
+    assert "--mmproj" not in r["command"] and "--no-mmproj" not in r["command"]  # before: "--mmproj MMPROJ.gguf" too
+    assert r["command"].startswith("llama-server -hf ggml-org/gemma-3-4b-it-GGUF:Q4_K_M -c 8192 ")
+    r = _json(["kv", "--model", f"{UNS}:Q8_0", "--runtime", "llama.cpp"], capsys)
+    assert "mmproj" not in r["command"]  # a text model: no projector to keep off
+
+
+# B4. phi4-reasoning:14b is the library's Q4_K_M build with attn_qkv kept in F16 (kv names it Q4_K_M_QKV16)
+def test_library_build_variant_name_never_printed(capsys):
+    rc, text = _text(["kv", "--model", "phi4-reasoning:14b", "--weights-dtype", "q4_K_M"], capsys)
+    assert "QKV16" not in text  # before: "loads the library's Q4_K_M_QKV16 build ...; run its Q4_K_M tag"
+    assert ("\n  FROM phi4-reasoning:14b  (the library's Q4_K_M build, the type these figures are for, but sized as a "
+            "plain Q4_K_M file: this build differs (its fused attn_qkv kept in F16); leave out --weights-dtype to size "
+            "the build itself)") in text
+    rc, text = _text(["kv", "--model", "mistral-small3.1:24b", "--weights-dtype", "q4_K_M"], capsys)
+    assert "_MISTRAL3" not in text and "(its output tensor kept at the base type)" in text
+    r = _json(["kv", "--model", "phi4-reasoning:14b", "--weights-dtype", "q8_0"], capsys)
+    assert r["model_to_run"]["why"].startswith("ollama run phi4-reasoning:14b loads the library's Q4_K_M build, not")
+
+
 # S1. Qwen3-32B: 8 KV heads x 128, k and v, fp8 = 2048 B a token a layer; stage 1 holds 44 layers: 44 x 2048 x 32768 =
 # 2,952,790,016 B = 2.75 GiB (stage 0's 20 layers: 1.25 GiB, what the line gave). TP 2 halves the heads: 44 x 1024 x
 # 16384 = 738,197,504 B = 704.00 MiB (stage 0: 320.00 MiB)
@@ -54,6 +91,35 @@ def test_with_the_flags_line_gives_the_deciding_stage_kv(capsys):
     assert "(KV 2.75 GiB on stage 1 of 2, 44 layers + the head)\n" in text  # before: "(KV 1.25 GiB)"
     _, text = _text(QWEN32 + ["--tensor-parallel-size", "2", "--vram", "24", "--ctx", "16384"], capsys)
     assert "(KV 704.00 MiB on stage 1 of 2, 44 layers + the head)\n" in text  # before: "(KV 320.00 MiB)"
+
+
+# S2 / S3. Ollama pulls a Hub GGUF as hf.co/USER/REPO[:TYPE] (huggingface/hub-docs docs/hub/ollama.md); `ollama run
+# NAME` applies no PARAMETER line, which belongs in a Modelfile beside FROM NAME
+def test_ollama_hub_name_needs_hf_co_and_is_the_modelfiles_from(capsys):
+    argv = ["kv", "--model", f"{BART}:Q4_K_M", "--runtime", "ollama", "--weights-dtype", "q8_0", "--ctx", "8192"]
+    r = _json(argv, capsys)
+    assert r["model_to_run"]["model"] == f"hf.co/{BART}:Q8_0"
+    assert r["model_to_run"]["why"] == (f"the Q8_0 file these figures are for; Ollama pulls a Hub repo only as "
+                                        f"hf.co/USER/REPO[:TYPE], not as {BART}:Q4_K_M")  # before: "... pulls the Q4_K_M file"
+    _, text = _text(argv, capsys)
+    assert (f"\n  FROM hf.co/{BART}:Q8_0  (the Q8_0 file these figures are for; Ollama pulls a Hub repo only as "
+            f"hf.co/USER/REPO[:TYPE], not as {BART}:Q4_K_M)\n  PARAMETER num_ctx 8192\n  (the FROM and PARAMETER lines "
+            f"are a Modelfile: ollama create NAME -f Modelfile, then ollama run NAME; ollama run hf.co/{BART}:Q8_0 alone "
+            "applies no PARAMETER line)\n") in text
+    # no --weights-dtype: the name given still pulls nothing (before: no line at all)
+    r = _json(["kv", "--model", BART, "--runtime", "ollama"], capsys)
+    assert r["model_to_run"]["command"] == f"ollama run hf.co/{BART}"
+    assert "model_to_run" not in _json(["kv", "--model", f"hf.co/{BART}", "--runtime", "ollama"], capsys)
+
+
+def test_article_before_a_type():
+    assert RM._a("IQ4_XS") == "an IQ4_XS" and RM._a("F16") == "an F16" and RM._a("MXFP4") == "an MXFP4"
+    assert RM._a("Q8_0") == "a Q8_0" and RM._a("BF16") == "a BF16" and RM._a("UD-Q4_K_XL") == "a UD-Q4_K_XL"
+
+
+def test_library_tag_hub_advice_reads_an_f16_file(capsys):
+    r = _json(["kv", "--model", "qwen2.5:7b", "--weights-dtype", "f16"], capsys)
+    assert r["model_to_run"]["why"].endswith("or an F16 file from the Hub: ollama run hf.co/USER/REPO-GGUF:F16")
 
 
 # S4. vllm_refusal.py: before 0.12 and from 0.16 each worker is checked in turn and the first short of memory raises
@@ -70,6 +136,20 @@ def test_json_gives_the_deciding_stage_pool(capsys):
     assert r["fits"] is False and r["kv_capacity_bytes"] > 0  # the table's, rank 0's
     assert r["pp_deciding_stage"] == 1
     assert r["pp_deciding_kv_capacity_bytes"] < -20_767_049_641  # before: no such key
+
+
+# B5. vLLM's GGUF docs (docs/features/quantization/gguf.md): `vllm serve unsloth/Qwen3-0.6B-GGUF:Q4_K_M --tokenizer
+# Qwen/Qwen3-0.6B`; a GGUF repo alone has no config.json ("No supported config format found")
+def test_gguf_repo_on_vllm_is_served_as_repo_type_with_the_base_tokenizer(capsys):
+    r = _json(["kv", "--model", f"{BART}:Q8_0", "--runtime", "vllm"], capsys)
+    # before: "vllm serve MODEL" and no note, the figures sized for the Q8_0 file
+    assert r["command"].startswith(f"vllm serve {BART}:Q8_0 --tokenizer Qwen/Qwen2.5-7B-Instruct --max-model-len ")
+    assert any(n.startswith(f"'{BART}:Q8_0' is a GGUF repo, with no config.json for vLLM to read") for n in r["notes"])
+    r = _json(["kv", "--model", BART, "--runtime", "vllm"], capsys)
+    assert r["command"].startswith(f"vllm serve {BART}:Q4_K_M --tokenizer ")  # before: "vllm serve {BART}" (no config)
+    r = _json(["kv", "--model", BART, "--runtime", "sglang"], capsys)
+    assert "--model-path MODEL " in r["command"]  # before: --model-path {BART}
+    assert any("no config.json for SGLang to read" in n for n in r["notes"])
 
 
 # B6. vLLM 0.12-0.15 check one request of the whole model (64 layers) against each stage's pool: at fp8 22,016 tokens

@@ -92,7 +92,8 @@ def test_ollama_hub_gguf_runs_the_file_the_figures_are_for(capsys):
     _, r = _json(argv, capsys)
     assert r["model_to_run"]["command"] == f"ollama run hf.co/{BART}:Q8_0"  # before: no such key, nothing to run
     _, text = _text(argv, capsys)
-    assert f"\n  ollama run hf.co/{BART}:Q8_0  (the Q8_0 file these figures are for; hf.co/{BART}:Q4_K_M pulls the " \
+    # fix49a (rev23 S3): printed as the Modelfile's FROM, beside the PARAMETER lines that `ollama run` alone ignores
+    assert f"\n  FROM hf.co/{BART}:Q8_0  (the Q8_0 file these figures are for; hf.co/{BART}:Q4_K_M pulls the " \
            "Q4_K_M file)\n" in text
 
 
