@@ -454,14 +454,17 @@ def _answer(spec, runtime, ctx, parallel, kv, weights_dtype, roles, vram, s, ev,
         out["weights"] = out["weights_gpu_full"] = int(ev["stage_weights"])
         out["weights_how"] += f"; stage 0 of {s['pp']}: {ev['stage_layers']} layers + the embedding"
         out["pp_stages"] = ev["stages"]
-        if vram:  # the verdict's stage: the largest per GPU (the table stays rank 0's)
+        if vram:  # the verdict's stage: the least KV pool left (the table stays rank 0's)
             out["pp_deciding_stage"] = VP.deciding_stage(ev["stages"])
+            # --json: the deciding stage's pool beside kv_capacity_bytes, which stays rank 0's (rev23 D5)
+            out["pp_deciding_kv_capacity_bytes"] = ev["stages"][out["pp_deciding_stage"]]["pool"]
         notes.append(f"pipeline parallel {s['pp']}: layers per stage "
                      + ", ".join(str(st["stage_layers"]) for st in ev["stages"])
                      + "; weights, KV and overheads are stage 0's (the first GPU, as vLLM's rank 0 prints them: the "
                      "embedding there, the head and the sampler on the last); KV tokens and concurrency are the smallest "
                      "stage's (every stage keeps the same number of blocks); --vram is one GPU's"
-                     + (f"; the verdict is the largest stage's ({VP.stage_words(out['pp_deciding_stage'], ev['stages'])})"
+                     + (f"; the verdict is the deciding stage's, the one left the least KV pool "
+                        f"({VP.stage_words(out['pp_deciding_stage'], ev['stages'])})"
                         if vram else ""))
     if runtime == "vllm" and ev.get("context_inside"):
         notes.append("this V1 build counts every byte torch did not allocate (the CUDA context, and any other process's "

@@ -88,15 +88,16 @@ def _no_fit(out, spec, runtime, weights_dtype, roles, vram, ev, free_cap, share_
                                 f"too little for the weights and a {MIN_CTX}-token cache; free memory on the GPU")
         notes.append(out["no_fit_reason"])
     elif not share_note:
-        # one GPU's weights: the pipeline stage the verdict names (the largest per GPU), else the tensor-parallel share
+        # one GPU's weights: the pipeline stage holding the most (not always the deciding one, whose pool the sampler
+        # may shrink more: rev23 B1), else the tensor-parallel share
         stages = ev.get("stages") or ()
-        at = VP.deciding_stage(stages) if stages else None
+        at = VP.heaviest_stage(stages) if stages else None
         gpu = stages[at]["stage_weights"] if stages else roles["total"]
         split = (knobs.get("tensor_parallel_size") or 1) > 1 or len(stages) > 1
         # all the weights as planned: a --weights-gib or a GGUF's own size, not out["weights_dtype"] (the model's dtype)
         out["no_fit_reason"] = FS.no_fit_reason(spec, runtime, gpu, vram,
                                                 whole=FS.weights(spec, weights_dtype)[0] if split else None,
-                                                where=f" on the largest pipeline stage: {VP.stage_words(at, stages)}" if stages
+                                                where=f" on the pipeline stage with the most: {VP.stage_words(at, stages)}" if stages
                                                 else "")
         notes.append(out["no_fit_reason"])
     # no KV pool at all (on any pipeline stage): a longer or auto context cannot help
@@ -127,6 +128,9 @@ def _chosen(out, spec, runtime, ctx, parallel, weights_dtype, roles, vram, cap, 
     out["max_ctx"] = FS.max_ctx(spec, runtime, parallel, c_kv, roles, vram, c_s, cap, proj)
     out["chosen"] = {"ctx": c_ctx, "kv_dtype": c_kv, "total": c_ev["total"], "kv_total": c_ev["kv"]["total"],
                      "overhead": c_ev["overhead"]}
+    if c_ev.get("stages"):  # pipeline parallelism: the deciding stage's request, not rank 0's (rev23 S1)
+        at = VP.deciding_stage(c_ev["stages"])
+        out["chosen"].update(kv_total=c_ev["stages"][at]["kv_total"], pp_stage=at)
     if c_ev.get("gpu_kv") is not None:  # llama.cpp, Ollama: the cache of the layers on the GPU
         out["chosen"]["kv_gpu"] = c_ev["gpu_kv"]
     out["flags"] = (runtime_flags(runtime, c_ctx, parallel, c_kv, c_s, spec,

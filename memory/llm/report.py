@@ -84,6 +84,7 @@ def run_cli(args) -> int:
     res["command"] = RM.with_model(res["command"], args, spec)
     RM.ollama_run_line(res, args, spec)
     RM.ollama_tag_note(res, args, spec)
+    RM.gguf_serve_note(res, args, spec)
     res["total_all_layers"] = total_all_layers(res)  # the text table's "total on GPU", under its own name
     if args.json:
         print(json.dumps(res, indent=2))
@@ -203,12 +204,19 @@ def _refusal_line(r, ref) -> str:
             f"{ref['available_bytes'] / 2**30:.2f} GiB" + tail)
 
 
-def _deciding_stage(r) -> dict | None:
-    """vLLM's pipeline stage the verdict is about (plan.py's pp_deciding_stage, the largest per GPU) with its words."""
+def _stage_words(i, stages) -> str:
+    from .runtimes.vllm_pipeline import stage_words
+    return stage_words(i, stages)
+
+
+def _deciding_stage(r, heaviest=False) -> dict | None:
+    """vLLM's pipeline stage the verdict is about (plan.py's pp_deciding_stage, the least KV pool left) with its words;
+    heaviest: the stage holding the most weights instead (a 'weights alone' verdict's, rev23 B1)."""
     i = r.get("pp_deciding_stage")
     if i is None or not r.get("pp_stages"):
         return None
-    from .runtimes.vllm_pipeline import stage_words
+    from .runtimes.vllm_pipeline import heaviest_stage, stage_words
+    i = heaviest_stage(r["pp_stages"]) if heaviest else i
     return dict(r["pp_stages"][i], words=stage_words(i, r["pp_stages"]))
 
 
@@ -309,18 +317,20 @@ def format_plan(r: dict) -> str:
     if r["vram"]:
         lines.append("")
         pool = r.get("kv_capacity_bytes")
-        stage = _deciding_stage(r)  # pipeline parallelism: the largest stage decides, not rank 0's table
+        stage = _deciding_stage(r)  # pipeline parallelism: the stage left the least pool decides, not rank 0's table
         pool = stage["pool"] if stage else pool
         share_full = r["runtime"] in ("vllm", "sglang") and pool is not None and pool <= 0
         if r.get("depends"):  # an Unsloth Dynamic name alone: the two ends of its weights disagree (unsloth.py)
             lines.append(f"on {fmt_bytes(r['vram'])}: {r['depends']}"
                          + ("; with the flags below it fits at either end" if r["fits"] else ""))
         elif share_full:  # nothing left for a KV cache: the weights (and what sits beside them) are the verdict
-            weights = stage["stage_weights"] if stage else r["weights"]
+            heavy = _deciding_stage(r, heaviest=True)  # a pipeline's weights alone: the stage holding the most
+            weights = heavy["stage_weights"] if heavy else r["weights"]
             what = ("weights alone", weights) if weights > r["budget"] else (
                 "weights + profile activations, workspaces", r["budget"] - pool)
             share = "vLLM's share" if r["runtime"] == "vllm" else "SGLang's static share (--mem-fraction-static)"
-            where = f" on the largest pipeline stage ({stage['words']})" if stage else ""
+            where = ("" if not stage else f" on the pipeline stage with the most weights ({heavy['words']})"
+                     if weights > r["budget"] else f" on the deciding pipeline stage ({stage['words']})")
             lines.append(f"on {fmt_bytes(r['vram'])}: does NOT fit: {what[0]} {fmt_bytes(what[1])}{where} > {share} "
                          f"{fmt_bytes(r['budget'])} of {fmt_bytes(r['vram'])}")
             if advice:
@@ -358,11 +368,12 @@ def format_plan(r: dict) -> str:
         if ch and (not r["fits_as_requested"] or r.get("gpu_layers_used") is not None):
             where = (", " + gpu_layers_words(r["gpu_layers_used"], m["layers"], r["runtime"], r.get("ngl_counts_output"))
                      + " on the GPU") if r.get("gpu_layers_used") else ""
+            at = (" on " + _stage_words(ch["pp_stage"], r["pp_stages"])) if ch.get("pp_stage") is not None else ""
             lines.append(f"with the flags: {ch['ctx']:,} tokens, KV cache {ch['kv_dtype']}{where}: "
                          f"{fmt_bytes(ch['total'])} on the GPU (KV " + (
                              f"{fmt_bytes(ch['kv_gpu'])} of {fmt_bytes(ch['kv_total'])} on the GPU)"
                              if ch.get("kv_gpu") is not None and ch["kv_gpu"] != ch["kv_total"]
-                             else f"{fmt_bytes(ch['kv_total'])})"))
+                             else f"{fmt_bytes(ch['kv_total'])}{at})"))
         if r["max_ctx_by_kv_dtype"] and not share_full:
             per = {"vllm": " (--max-model-len)", "llama.cpp": " (-c)", "ollama": " (num_ctx)",
                    "sglang": " (the pool, max_total_num_tokens)"}[r["runtime"]]
@@ -380,12 +391,16 @@ def format_plan(r: dict) -> str:
         for f in r["flags"]:  # a setting of the user's kept: say so, and why
             if f["reason"].startswith("yours, kept"):
                 lines.append(f"  ({f['text']}: {f['reason']})")
-        if r["runtime"] == "ollama":
-            for f in r["flags"]:
-                if f["kind"] == "param":
-                    lines.append(f"  {f['text']}")
         run = r.get("model_to_run")  # the name given loads another file than the figures' (run_model.py)
-        if run:
+        params = [f["text"] for f in r["flags"] if f["kind"] == "param"] if r["runtime"] == "ollama" else []
+        modelfile = bool(run and run.get("model") and params)  # `ollama run NAME` applies no PARAMETER (rev23 S3)
+        if modelfile:
+            lines.append(f"  FROM {run['model']}  ({run['why']})")
+        lines += [f"  {p}" for p in params]
+        if modelfile:
+            lines.append(f"  (the FROM and PARAMETER lines are a Modelfile: ollama create NAME -f Modelfile, then "
+                         f"ollama run NAME; {run['command']} alone applies no PARAMETER line)")
+        elif run:
             lines.append(f"  {run['command']}  ({run['why']})" if run["command"] else f"  (no tag to run: {run['why']})")
     for a in r.get("autofit") or []:
         lines.append(f"  or let the runtime fit itself: {a['flag']}  ({a['reason']})")

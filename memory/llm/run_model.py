@@ -1,7 +1,7 @@
 """The model a printed command loads (report.py's last step before printing): the user's repo id, folder or GGUF file
-in place of MODEL, a GGUF repo as llama-server's -hf pulls it, at the type the figures are for; for Ollama, the tag
-to run where the name given loads another file than the figures' (model_to_run); and for an Ollama tag on vLLM or
-SGLang, which load no tag, a note on the repo the figures' config.json came from."""
+in place of MODEL, a GGUF repo as llama-server's -hf pulls it (or vLLM's repo:TYPE), at the type the figures are for;
+for Ollama, the name to run where the name given loads another file than the figures' or none (model_to_run); and for
+an Ollama tag or a GGUF repo on vLLM or SGLang, which load neither, a note on what MODEL is."""
 import json
 import os
 import re
@@ -12,11 +12,19 @@ from .ollama_tags import _TAG_QUANT
 from .runtimes import RUNTIME_NAMES
 
 
-def _file_type(t, spec) -> str:
-    """A GGUF type as a file is named: upper case, fp16 as F16; an Unsloth repo's UD- prefix dropped, as plan.py's
-    _same_type compares a tag with --weights-dtype."""
-    u = GR.tag_type(str(t)) or str(t).strip().upper()
-    return u[3:] if spec.unsloth and u.startswith(("UD-", "UD_")) else u
+def _file_type(t) -> str:
+    """A GGUF type as a file is named: upper case, fp16 as F16, Unsloth's UD- prefix kept (its files and tags are named
+    UD-Q4_K_XL: dropping it printed -hf unsloth/Qwen3-8B-GGUF:Q4_K_XL, rev23 B2)."""
+    return GR.tag_type(str(t)) or str(t).strip().upper()
+
+
+def _same_type(a, b, spec) -> bool:
+    """Whether two types name one file: an Unsloth repo's UD- prefix aside, as plan.py's _same_type compares a tag with
+    --weights-dtype."""
+    def bare(t):
+        u = _file_type(t).replace("UD_", "UD-", 1)
+        return u[3:] if spec.unsloth and u.startswith("UD-") else u
+    return bare(a) == bare(b)
 
 
 def gguf_pull(args, spec):
@@ -29,9 +37,9 @@ def gguf_pull(args, spec):
     repo, quant, tagged, _ = hub
     named = quant if tagged else GR.DEFAULT_TAG
     wd = getattr(args, "weights_dtype", None)
-    if wd is None or _file_type(wd, spec) == _file_type(named, spec):
+    if wd is None or _same_type(wd, named, spec):
         return repo, quant if tagged else None, named
-    return repo, _file_type(wd, spec), named
+    return repo, _file_type(wd), named
 
 
 def with_model(command: str, args, spec=None) -> str:
@@ -43,7 +51,20 @@ def with_model(command: str, args, spec=None) -> str:
         return command.replace("MODEL.gguf", shlex.quote(args.gguf), 1)
     pull = gguf_pull(args, spec) if spec is not None and "-m MODEL.gguf" in command else None
     if pull:
-        return command.replace("-m MODEL.gguf", "-hf " + shlex.quote(pull[0] + (f":{pull[1]}" if pull[1] else "")), 1)
+        command = command.replace("-m MODEL.gguf", "-hf " + shlex.quote(pull[0] + (f":{pull[1]}" if pull[1] else "")), 1)
+        # -hf also downloads and loads the repo's projector unless --no-mmproj is given (common/arg.cpp, the -hf
+        # help): with --mmproj priced the placeholder file is redundant, without it the projector is kept off (rev23 B3)
+        if " --mmproj MMPROJ.gguf" in command:
+            return command.replace(" --mmproj MMPROJ.gguf", "", 1)
+        return command + " --no-mmproj" if spec.vision else command
+    hub = gguf_pull(args, spec) if spec is not None and re.search(_SERVE, command) else None
+    if hub and "vllm serve MODEL" in command:
+        # a GGUF repo has no config.json: vLLM loads one file of it as repo:TYPE with the base model's tokenizer
+        # (vLLM's docs/features/quantization/gguf.md), at the type the figures are for (rev23 B5)
+        return re.sub(r"vllm serve MODEL(?= |$)", lambda m: f"vllm serve {shlex.quote(hub[0] + ':' + (hub[1] or hub[2]))} "
+                      f"--tokenizer {shlex.quote(source_repo(spec) or 'BASE_REPO')}", command, 1)
+    if hub:  # SGLang: MODEL kept, gguf_serve_note says why
+        return command
     if args.model and re.fullmatch(r"[\w.-]+/[\w.-]+", args.model.strip()):
         model = args.model.strip()
     elif args.config:
@@ -51,6 +72,40 @@ def with_model(command: str, args, spec=None) -> str:
     if model and ("vllm serve MODEL" in command or "--model-path MODEL" in command):
         return re.sub(r"(vllm serve|--model-path) MODEL(?= |$)", lambda m: f"{m.group(1)} {shlex.quote(model)}", command, 1)
     return command
+
+
+_SERVE = r"(vllm serve|--model-path) MODEL(?= |$)"
+
+
+def source_repo(spec) -> str | None:
+    """The Hugging Face repo a built-in's config.json was read from (its file's _source), None where not known."""
+    from .names import MODELS_DIR
+    try:
+        src = json.loads((MODELS_DIR / f"{spec.name}.json").read_text(encoding="utf-8")).get("_source") or ""
+    except (OSError, ValueError):
+        src = ""
+    m = re.match(r"https://huggingface\.co/([\w.-]+/[\w.-]+)/", src)
+    return m.group(1) if m else None
+
+
+def gguf_serve_note(res, args, spec) -> None:
+    """A GGUF repo named on vLLM or SGLang, which load a repo by its config.json, which a GGUF repo lacks (rev23 B5):
+    vLLM's repo:TYPE form and what it needs, or for SGLang why MODEL is left in place."""
+    if args.runtime not in ("vllm", "sglang") or not res.get("command"):
+        return
+    pull = gguf_pull(args, spec)
+    if not pull:
+        return
+    if args.runtime == "vllm":
+        res["notes"].append(f"{args.model.strip()!r} is a GGUF repo, with no config.json for vLLM to read: the command "
+                            f"loads its {pull[1] or pull[2]} file as repo:TYPE with the base model's tokenizer (vLLM's "
+                            "GGUF docs), one single-file GGUF only (a split file must be merged first); builds whose "
+                            "GGUF support moved out of vLLM need the vllm-gguf-plugin package"
+                            + ("" if source_repo(spec) else "; BASE_REPO: the original model's Hugging Face repo"))
+    else:
+        res["notes"].append(f"{args.model.strip()!r} is a GGUF repo, with no config.json for SGLang to read: MODEL is "
+                            "left in place (a Hugging Face repo id or a local model folder); the figures above are for "
+                            f"the repo's {pull[1] or pull[2]} GGUF weights, not for an original checkpoint's")
 
 
 def _words(name: str) -> set:
@@ -70,27 +125,21 @@ def _tag_is_the_model(tag: str, builtin: str) -> bool:
 def ollama_tag_note(res, args, spec) -> None:
     """vLLM and SGLang load a Hugging Face repo id or a local folder, not an Ollama tag (kv --model qwen2.5:7b --runtime
     vllm printed 'vllm serve MODEL' and nothing more): the repo the built-in's config.json was read from, when known."""
-    if not spec.ollama or not re.search(r"(vllm serve|--model-path) MODEL(?= |$)", res["command"]):
+    if not spec.ollama or not re.search(_SERVE, res["command"]):
         return
-    from .names import MODELS_DIR
-    try:
-        src = json.loads((MODELS_DIR / f"{spec.name}.json").read_text(encoding="utf-8")).get("_source") or ""
-    except (OSError, ValueError):
-        src = ""
-    m = re.match(r"https://huggingface\.co/([\w.-]+/[\w.-]+)/", src)
+    repo = source_repo(spec)
     # the figures' weights: --weights-dtype's, else the tag's build (SGLang's answer names no weights_dtype)
     sized = res.get("weights_dtype") or getattr(args, "weights_dtype", None) or spec.quant
     tag = sized and sized == spec.quant
     figures = (f"the figures above are for the tag's {sized} build" if tag else
                f"the figures above are for {sized} weights (--weights-dtype)" if sized else "")
-    if m and not _tag_is_the_model(args.model, spec.name):
+    if repo and not _tag_is_the_model(args.model, spec.name):
         # a fine-tune, distill or later release on the built-in's geometry: that repo is not the user's model
-        said = (f"{args.model!r} is another model on {spec.name}'s architecture: {m.group(1)}, whose config.json "
+        said = (f"{args.model!r} is another model on {spec.name}'s architecture: {repo}, whose config.json "
                 "sized the figures, is that base architecture, not the tag's model"
                 + (f"; {figures}" if figures else "") + f"; to plan the model itself on {RUNTIME_NAMES[args.runtime]}, "
                 f"give its own Hugging Face repo: kv --model USER/REPO --runtime {args.runtime}")
-    elif m:
-        repo = m.group(1)
+    elif repo:
         said = (f"{args.model!r} reads as {spec.name}, whose config.json was read from {repo}; "
                 + (f"{figures}, not that repo's " + (f"{spec.dtype} " if spec.dtype else "") + "weights; " if tag else
                    f"{figures}; " if figures else "")
@@ -108,35 +157,59 @@ def _ollama_spelling(t: str) -> str | None:
                                                       else None)
 
 
+def _a(t: str) -> str:
+    """'a Q8_0', 'an IQ4_XS', 'an F16': the article as the type's first letter is read out (rev23 S3)."""
+    return f"{'an' if t[:1].upper() in set('AEFHILMNORSX') else 'a'} {t}"
+
+
 def ollama_run_line(res, args, spec) -> None:
     """Ollama runs the tag or hf.co name it is given: where that loads another file than the one --weights-dtype sized,
-    res["model_to_run"] = {"command": the name that loads the figures' file, or None where kv cannot name one, "why"}
-    (kv --model qwen2.5:7b --weights-dtype q8_0 sized q8_0 weights beside a command that, with the tag given, loads
-    the library's Q4_K_M build)."""
-    if args.runtime != "ollama" or not getattr(args, "weights_dtype", None):
+    or is a Hub repo named without hf.co/ (Ollama pulls a Hub GGUF as hf.co/{username}/{repository}:{quantization},
+    huggingface/hub-docs docs/hub/ollama.md at 00375367 line 53; rev23 S2), res["model_to_run"] = {"command":
+    ollama run NAME, "model": the NAME that loads the figures' file (a Modelfile's FROM), both None where kv cannot
+    name one, "why"} (kv --model qwen2.5:7b --weights-dtype q8_0 sized q8_0 weights beside a command that, with the
+    tag given, loads the library's Q4_K_M build)."""
+    if args.runtime != "ollama":
         return
-    wd = args.weights_dtype
+    wd = getattr(args, "weights_dtype", None)
     pull = gguf_pull(args, spec)
-    if pull and pull[1] and pull[1] != pull[2]:  # a Hub GGUF: its name pulls any file of the repo by type
-        res["model_to_run"] = {"command": f"ollama run hf.co/{pull[0]}:{pull[1]}",
-                               "why": f"the {pull[1]} file these figures are for; {args.model.strip()} pulls the "
-                                      f"{pull[2]} file"}
+    given = (args.model or "").strip()
+    hub_form = bool(pull) and bool(GR._FORM.fullmatch(given).group("hf"))
+    if pull and (not hub_form or (pull[1] and pull[1] != pull[2])):  # a Hub GGUF: its hf.co name pulls a file by type
+        name, sized = f"hf.co/{pull[0]}" + (f":{pull[1]}" if pull[1] else ""), pull[1] or pull[2]
+        res["model_to_run"] = {"command": f"ollama run {name}", "model": name,
+                               "why": f"the {sized} file these figures are for; " + (
+                                   f"{given} pulls the {pull[2]} file" if hub_form else
+                                   f"Ollama pulls a Hub repo only as hf.co/USER/REPO[:TYPE], not as {given}")}
+        return
+    if not wd:
         return
     if not spec.ollama or str(wd).lower() == str(spec.quant).lower():
         return
     lib, _, tag = args.model.strip().partition(":")
-    t = _file_type(wd, spec)
-    said, hub = _ollama_spelling(t), f"a {t} file from the Hub: ollama run hf.co/USER/REPO-GGUF:{t}"
+    from .weights import MISTRAL3_PATCHED, internal_name
+    variant = internal_name(spec.quant)  # kv's own name for the library's build (Q4_K_M_QKV16): never printed
+    if variant and _same_type(wd, variant[1], spec):  # the tag's own file type, sized without the build's quirk
+        quirk = ("its output tensor kept at the base type" if str(spec.quant).endswith(MISTRAL3_PATCHED)
+                 else "its fused attn_qkv kept in F16")
+        res["model_to_run"] = {"command": f"ollama run {given}", "model": given,
+                               "why": f"the library's {variant[1]} build, the type these figures are for, but sized as a "
+                                      f"plain {variant[1]} file: this build differs ({quirk}); leave out --weights-dtype "
+                                      "to size the build itself"}
+        return
+    t = _file_type(wd)
+    said, hub = _ollama_spelling(t), f"{_a(t)} file from the Hub: ollama run hf.co/USER/REPO-GGUF:{t}"
     m = _TAG_QUANT.search(tag.lower())
     if said and m:  # the tag names its build: the same tag with the figures' type in its place
         new = tag[:m.start(1)] + said + tag[m.end(1):]
-        res["model_to_run"] = {"command": f"ollama run {lib}:{new}",
+        res["model_to_run"] = {"command": f"ollama run {lib}:{new}", "model": f"{lib}:{new}",
                                "why": f"the tag given with {said} in place of {tag[m.start(1):m.end(1)]}, the weights "
                                       f"these figures are for; composed from the tag, not read from the library's list "
                                       f"(ollama.com/library/{lib}/tags): where it has no such tag, {hub}"}
         return
-    res["model_to_run"] = {"command": None,
-                           "why": f"ollama run {args.model.strip()} loads the library's {spec.quant} build, not the "
+    res["model_to_run"] = {"command": None, "model": None,
+                           "why": f"ollama run {args.model.strip()} loads the library's "
+                                  f"{variant[1] if variant else spec.quant} build, not the "
                                   f"{wd} weights these figures are for; kv does not hold the library's tags: run its "
                                   f"{t} tag of this size where it has one (ollama.com/library/{lib}/tags"
                                   + (f", tags ending in -{said}" if said else "") + f"), or {hub}"}

@@ -35,9 +35,9 @@ def test_pipeline_verdict_is_the_largest_stage_and_agrees_with_the_reason(capsys
     assert rc == 1
     # before: "on 24.00 GiB (vLLM share 22.08 GiB): does NOT fit" beside a reason of 41.42 GiB (and stage 0's
     # "KV pool 1.54 GiB" in a refusal line with an available -20.46 GiB)
-    assert ("on 24.00 GiB: does NOT fit: weights alone 41.42 GiB on the largest pipeline stage (stage 1 of 2, 44 layers "
+    assert ("on 24.00 GiB: does NOT fit: weights alone 41.42 GiB on the pipeline stage with the most weights (stage 1 of 2, 44 layers "
             "+ the head) > vLLM's share 22.08 GiB of 24.00 GiB") in text
-    assert "Weights alone (41.42 GiB on the largest pipeline stage: stage 1 of 2, 44 layers + the head)" in text
+    assert "Weights alone (41.42 GiB on the pipeline stage with the most: stage 1 of 2, 44 layers + the head)" in text
     assert "weights               19.62 GiB" in text  # the table stays rank 0's, as vLLM's rank 0 logs it
     assert "--kv-cache-memory" not in text and "--max-model-len auto" not in text  # no pool on stage 1: no autofit
     _, r = _json(QWEN32 + ["--pp-layer-partition", "20,44", "--vram", "24", "--ctx", "4096"], capsys)
@@ -47,9 +47,9 @@ def test_pipeline_verdict_is_the_largest_stage_and_agrees_with_the_reason(capsys
 def test_pipeline_verdict_names_stage_0_when_it_is_the_largest(capsys):
     # 44 layers + the embedding on stage 0: 41.42 GiB, the same arithmetic as the head's stage above
     _, text = _text(QWEN32 + ["--pp-layer-partition", "44,20", "--vram", "24", "--ctx", "4096"], capsys)
-    assert ("does NOT fit: weights alone 41.42 GiB on the largest pipeline stage (stage 0 of 2, 44 layers + the "
+    assert ("does NOT fit: weights alone 41.42 GiB on the pipeline stage with the most weights (stage 0 of 2, 44 layers + the "
             "embedding) > vLLM's share 22.08 GiB of 24.00 GiB") in text  # before: no stage named
-    assert "Weights alone (41.42 GiB on the largest pipeline stage: stage 0 of 2, 44 layers + the embedding)" in text
+    assert "Weights alone (41.42 GiB on the pipeline stage with the most: stage 0 of 2, 44 layers + the embedding)" in text
 
 
 def test_pipeline_refusal_line_gives_the_refusing_stage_pool(capsys):
@@ -92,7 +92,8 @@ def test_ollama_hub_gguf_runs_the_file_the_figures_are_for(capsys):
     _, r = _json(argv, capsys)
     assert r["model_to_run"]["command"] == f"ollama run hf.co/{BART}:Q8_0"  # before: no such key, nothing to run
     _, text = _text(argv, capsys)
-    assert f"\n  ollama run hf.co/{BART}:Q8_0  (the Q8_0 file these figures are for; hf.co/{BART}:Q4_K_M pulls the " \
+    # fix49a (rev23 S3): printed as the Modelfile's FROM, beside the PARAMETER lines that `ollama run` alone ignores
+    assert f"\n  FROM hf.co/{BART}:Q8_0  (the Q8_0 file these figures are for; hf.co/{BART}:Q4_K_M pulls the " \
            "Q4_K_M file)\n" in text
 
 

@@ -35,10 +35,16 @@ def stage_spec(spec, start: int, end: int):
 
 
 def deciding_stage(stages) -> int:
-    """The stage whose GPU decides whether the plan fits: the largest per GPU. Every stage has the same share, so it is
-    the one left the least KV pool (the most weights and activations), or with a fixed pool (--kv-cache-memory) the
-    largest total; of equals the first (rank 0, whose figures the table prints)."""
+    """The stage whose GPU decides whether the plan fits: every stage has the same share, so the one left the least KV
+    pool (its weights, activations and the last stage's sampler together), or with a fixed pool (--kv-cache-memory) the
+    largest total; of equals the first (rank 0, whose figures the table prints). Not always the one with the most
+    weights (rev23 B1: gemma-3-1b at 14,12 leaves stage 1 the least pool, the sampler's, with 0.10 GiB less weights)."""
     return min(range(len(stages)), key=lambda i: (stages[i]["pool"], -stages[i]["total"]))
+
+
+def heaviest_stage(stages) -> int:
+    """The stage holding the most weights (of equals the first): the one a 'weights alone' verdict is about."""
+    return max(range(len(stages)), key=lambda i: (stages[i]["stage_weights"], -i))
 
 
 def stage_words(i: int, stages) -> str:
@@ -78,8 +84,8 @@ def evaluate_pp(spec, ctx, kv, roles, vram, s) -> dict:
         e.update(stage_layers=n, stage_weights=w)
         stages.append(e)
         start += n
-    out = dict(stages[0], stages=[{k: e.get(k) for k in ("stage_layers", "stage_weights", "pool", "pool_tokens", "total")}
-                                  for e in stages])
+    out = dict(stages[0], stages=[dict({k: e.get(k) for k in ("stage_layers", "stage_weights", "pool", "pool_tokens", "total")},
+                                       kv_total=e["kv"]["total"]) for e in stages])
     out["total"] = max(e["total"] for e in stages)
     if not vram:
         return out
@@ -120,9 +126,13 @@ def evaluate_pp(spec, ctx, kv, roles, vram, s) -> dict:
     out["stage_checks"] = [{"pool": e["pool"], "pool_tokens": e["pool_tokens"], "own_tokens": None if lay else e["pool_tokens"],
                             "starts": e["starts"], "need": e.get("kv_request_bytes") or e.get("kv_check_bytes") or e["kv"]["total"],
                             "start": end - n, "end": end} for e, n, end in zip(stages, parts, ends)]
+    util_needed = max(e["util_needed"] for e in stages)
     if s["v1"] and at_least(v, *PP_WHOLE_MODEL_CHECK[0]) and not at_least(v, *PP_WHOLE_MODEL_CHECK[1]):
         out["whole_check_bytes"] = whole
+        # the share each stage needs holds the whole model's request, not its own (evaluate's util_needed: inside +
+        # the stage's check): the flags' --gpu-memory-utilization, else 0.94 where 0.95 was searched (rev23 B6)
+        util_needed = max(e["util_needed"] + max(whole - e["kv_check_bytes"], 0) / vram for e in stages)
     starts = bool(starts and tokens > 0 and mamba_ok and not out.get("free_refused"))
     out.update(pool_tokens=tokens, concurrency=min(e["concurrency"] for e in stages), starts=starts,
-               fits=starts and all(e["total"] <= vram for e in stages), util_needed=max(e["util_needed"] for e in stages))
+               fits=starts and all(e["total"] <= vram for e in stages), util_needed=util_needed)
     return out
