@@ -215,8 +215,10 @@ def _plan(row):
         stored = REPO / sc["model"]
         if not stored.exists() and sc["model"].count("/") == 1:
             # a row that names the drafter by its Hub repo id (owner/name), as the run printed it: the folder of that
-            # name under benchmarks/data/drafters/, when one is stored (kv itself reads no repo id)
+            # name under benchmarks/data/drafters/ when one is stored, else the repo id as given (kv reads the
+            # published drafters of its table by repo id: runtimes/vllm_drafter.PUBLISHED)
             stored = DRAFTERS / sc["model"].split("/")[1]
+            stored = stored if stored.exists() else sc["model"]
         knobs["speculative_config"] = dict(sc, model=str(stored))
     if row["runtime"] in ("sglang", "llama.cpp", "ollama") and "gpu_name" not in knobs and row.get("gpu"):
         # rows were collected without --gpu-name; their "gpu" names the card (SGLang's AWQ MoE path; llama.cpp's Metal:

@@ -246,7 +246,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--lm-head-dtype", choices=["int8", "int4"],
                    help="vLLM: a checkpoint whose quantization also targets lm_head (groups of 128)")
     s.add_argument("--mtp-tokens", type=int, metavar="N", help="MTP speculative decoding of a Qwen 3.5+ model, N draft tokens: vLLM --speculative-config method mtp (its drafter layer joins the KV pool, its module the weights); llama.cpp --spec-type draft-mtp --spec-draft-n-max N (1 + N recurrent-state snapshots, the MTP context's f16 cache)")
-    s.add_argument("--speculative-config", metavar="JSON", help="vLLM --speculative-config as vLLM takes it: method mtp is --mtp-tokens; method dflash, eagle or eagle3 with \"model\" the drafter's config.json (or its folder) counts its weights and its layers' share of the KV pool (a kind of their own in vLLM's layer groups)")
+    s.add_argument("--speculative-config", metavar="JSON", help="vLLM --speculative-config as vLLM takes it: method mtp is --mtp-tokens; method dflash, eagle or eagle3 with \"model\" the drafter's config.json (or its folder), or a published DFlash drafter's Hub repo id kv keeps a table of (z-lab/Qwen3.6-27B-DFlash, z-lab/Qwen3.6-35B-A3B-DFlash), counts its weights and its layers' share of the KV pool (a kind of their own in vLLM's layer groups)")
     s.add_argument("--draft-kv-dtype", help="llama.cpp draft-mtp: the MTP context's cache type, K and V (-ctkd / -ctvd; f16 by default)")
     s.add_argument("--max-lora-rank", type=int, metavar="R", help="vLLM --enable-lora: the LoRA slots' rank (sized at load; default 16 with --max-loras, Unsloth's 64)")
     s.add_argument("--max-loras", type=int, metavar="N", help="vLLM --enable-lora: LoRA slots (default 1)")

@@ -8,6 +8,7 @@ guessed from a repo id.
 
 One row per method vLLM names (config/speculative.py); a method without a row is refused with the reason."""
 import json
+from pathlib import Path
 
 from ...errors import UserError
 from ...units import fmt_bytes
@@ -91,10 +92,39 @@ def others_note(others: dict) -> str:
             "the printed command)")
 
 
-# a "model" that is no local file or folder: a repo id, most often
+# The published DFlash drafters kv reads by their Hub repo id (a "model" that is no local path): the fields of their
+# config.json that read_drafter reads, each from a named public source (no file of theirs is fetched)
+# - z-lab/Qwen3.6-27B-DFlash (snapshot 09196886..., 3.3 GB): 5 layers, hidden 5120, 32 heads, 8 KV heads x 128,
+#   intermediate 17408, fc over 5 taps [1, 16, 31, 46, 61] (5120 x 25600), vocab 248320: a public Rust test parsing the
+#   checkpoint's config.json (parse_qwen35_27b_dflash_config), a public notes file on the z-lab snapshot ("5 transformer
+#   layers, hidden=5120, GQA 32/8, intermediate=17408, vocab=248320; fc [5120 x 25600] BF16") and a public re-build of
+#   its geometry (build_qwen36_27b_dflash_config); the code search index names none of their repositories. Every layer
+#   full attention as vLLM 0.20.x sizes it: club-3090#46's printed pool (0.20.1rc1) comes out exactly with five full
+#   layers of 8 KV heads (tests/unit/test_kv_ellm24.py). That re-build writes layer_types as four 2048-token sliding
+#   layers and one full, which later vLLM gives two KV groups (_dflash_needs_multi_kv_group, the V2 runner): not read
+# - z-lab/Qwen3.6-35B-A3B-DFlash: benchmarks/data/drafters/Qwen3.6-35B-A3B-DFlash/README.md (snapshot 42d3b34d)
+PUBLISHED = {
+    "z-lab/Qwen3.6-27B-DFlash": {
+        "architectures": ["DFlashDraftModel"], "hidden_size": 5120, "num_hidden_layers": 5, "num_attention_heads": 32,
+        "num_key_value_heads": 8, "head_dim": 128, "intermediate_size": 17408, "vocab_size": 248320,
+        "dflash_config": {"mask_token_id": 248070, "target_layer_ids": [1, 16, 31, 46, 61]}},
+    "z-lab/Qwen3.6-35B-A3B-DFlash": {
+        "architectures": ["DFlashDraftModel"], "hidden_size": 2048, "num_hidden_layers": 8, "num_attention_heads": 32,
+        "num_key_value_heads": 4, "head_dim": 128, "intermediate_size": 6144, "vocab_size": 248320,
+        "dflash_config": {"mask_token_id": 248070, "target_layer_ids": [1, 10, 19, 28, 37]}},
+}
+
+# a "model" that is no local file or folder and no repo id of PUBLISHED
 NOT_LOCAL = ("the drafter's config.json is not read: --speculative-config \"model\" {model!r} is no local config.json or "
-             "folder holding one. kv describes no drafter by name; download its config.json (the Hub's file) and give its "
-             "path as \"model\"")
+             "folder holding one, nor a drafter kv describes by name ({known}); download its config.json (the Hub's "
+             "file) and give its path as \"model\"")
+
+
+def _drafter_config(model: str) -> tuple:
+    """(config, where it was read): a local config.json (or its folder), else a PUBLISHED drafter's fields by repo id."""
+    if model in PUBLISHED and not Path(model).exists():
+        return PUBLISHED[model], f"{model}, kv's table of published drafters"
+    return files.read_config(model, missing=NOT_LOCAL.format(model=model, known=", ".join(PUBLISHED)))
 
 
 def _int(cfg, key, lo=1, hi=1 << 20, default=None):
@@ -107,7 +137,7 @@ def _int(cfg, key, lo=1, hi=1 << 20, default=None):
 def read_drafter(method: str, model: str) -> dict:
     """The drafter's geometry from its config.json: layers, hidden size, heads, KV heads, head size, MLP width, the
     fc's taps and, for sliding layers, the window; parameters by where vLLM keeps them."""
-    cfg, path = files.read_config(model, missing=NOT_LOCAL.format(model=model))    # as the target's (load_config)
+    cfg, path = _drafter_config(model)    # a local file read as the target's (load_config)
     row = DRAFTER_METHODS[method]
     archs = cfg.get("architectures") or []
     if not any(a in row["archs"] for a in archs if isinstance(a, str)):
