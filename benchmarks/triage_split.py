@@ -1,0 +1,148 @@
+"""Split-half studies, generated: a rule change designed on the even batches of the unseen corpus and checked on the odd
+ones. For each study in STUDIES (the commit before the change, the commit that made it, and a kept-apart variant on top
+of it), every case of the corpus as of the study's "after" commit (the batches its tree holds; a batch added later is
+left out) is scored with the package as committed at each commit (triage_rounds.scored: triage_calibration's `git
+archive` per commit and its cache, so uncommitted edits never count), split by batch number parity. Printed and written
+to benchmarks/results/triage_split.json, which docs/triage-accuracy.md's task write-ups read their figures from: per
+commit and half, the cases and the right causes; per pair of commits and half, the cases fixed (wrong -> right), broken
+(right -> wrong), moved between two wrong causes, and moved in their top two causes' confidences only, with the cases.
+Nothing is tuned here.
+
+    python benchmarks/triage_split.py [--no-cache]
+"""
+import argparse
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "benchmarks"))
+from results import save  # noqa: E402
+from triage_rounds import L, scored  # noqa: E402  (L: triage_ledger, with the corpus harness L.U)
+
+# study -> its commits in order; "corpus" names the commit whose tree gives the batches, "pairs" what is compared,
+# "confusion" the two causes whose mix-up is counted each way (label read as the other) per commit and half
+STUDIES = {
+    "tw49": {"commits": {"before": "a031b928c79af92c7189bd3d27f1e17832c08479",    # main before the change
+                         "after": "f4dbaf24de9534a868a3b2e4c495b45926b5f9b2",     # predicates.slack_freed
+                         "carveout": "898b908e07787d421786abb4f0fa1e418ecfe024"},  # branch tw49-carveout, on after
+             "corpus": "after", "pairs": [("before", "after"), ("after", "carveout")],
+             "confusion": ("weights-exceed-vram", "activations")},
+}
+HALVES = ("even", "odd", "all")
+MOVES = ("fixed", "broken", "wrong_to_wrong", "top2_only")
+UNSEEN = "tests/unit/corpus/unseen"
+
+
+def half(batch: str) -> str:
+    """batch-NN's half by its number: even or odd."""
+    return "odd" if L.U.batch_number(batch) % 2 else "even"
+
+
+def split(rows: list) -> dict:
+    """{"even": rows, "odd": rows, "all": rows}, each row in the half of its "batch"."""
+    out = {h: [] for h in HALVES}
+    for r in rows:
+        out[half(r["batch"])].append(r)
+        out["all"].append(r)
+    return out
+
+
+def move(b: dict, a: dict):
+    """How one case moved from run `b` to run `a` (the same case): one of MOVES, or None when nothing the panel
+    shows moved."""
+    if not b["cause_ok"] and a["cause_ok"]:
+        return "fixed"
+    if b["cause_ok"] and not a["cause_ok"]:
+        return "broken"
+    if b.get("got") != a.get("got"):
+        return "wrong_to_wrong"
+    if (b.get("top2") or []) != (a.get("top2") or []):
+        return "top2_only"
+    return None
+
+
+def compare(before: list, after: list) -> dict:
+    """Per move, the cases (batch/case, expected, before, after) that moved so between two runs of the same cases."""
+    out = {m: [] for m in MOVES}
+    for b, a in zip(before, after, strict=True):
+        if (b["batch"], b["case"]) != (a["batch"], a["case"]):
+            raise ValueError(f"runs out of step: {b['batch']}/{b['case']} against {a['batch']}/{a['case']}")
+        m = move(b, a)
+        if m:
+            out[m].append({"case": f"{b['batch']}/{b['case']}", "expect": b["expect"], "before": b.get("got"),
+                           "after": a.get("got")})
+    return out
+
+
+def confused(rows: list, causes: tuple) -> dict:
+    """{"A_as_B": cases labelled A whose answer was B, and "B_as_A"} for `causes` (A, B); {} when none are given."""
+    pairs = [(causes[0], causes[1]), (causes[1], causes[0])] if causes else []
+    return {f"{x}_as_{y}": sum(r["expect"] == x and r.get("got") == y for r in rows) for x, y in pairs}
+
+
+def half_counts(runs: dict, pairs: list, causes: tuple = ()) -> dict:
+    """{"score": {commit: {half: {cases, right, confused}}}, "pairs": {"x_y": {half: {move: n, ..., net, cases: {move:
+    [...]}}}}} from `runs` (label -> rows in one order); `causes`: the two causes whose confusion is counted."""
+    halves = {k: split(v) for k, v in runs.items()}
+    score = {k: {h: {"cases": len(rs), "right": sum(bool(r["cause_ok"]) for r in rs), "confused": confused(rs, causes)}
+                 for h, rs in hs.items()} for k, hs in halves.items()}
+    out = {}
+    for x, y in pairs:
+        out[f"{x}_{y}"] = {}
+        for h in HALVES:
+            moved = compare(halves[x][h], halves[y][h])
+            out[f"{x}_{y}"][h] = {**{m: len(v) for m, v in moved.items()},
+                                  "net": score[y][h]["right"] - score[x][h]["right"], "cases": moved}
+    return {"score": score, "pairs": out}
+
+
+def git(*args) -> str:
+    return subprocess.run(["git", *args], cwd=REPO, capture_output=True, text=True, check=True).stdout
+
+
+def corpus_at(commit: str) -> list:
+    """The batches `commit`'s tree holds, in number order; exits when the working tree's copy of one differs from it
+    (the runs score the working tree's files)."""
+    names = sorted((Path(p).name for p in git("ls-tree", "-d", "--name-only", commit, UNSEEN + "/").split()
+                    if Path(p).name.startswith("batch-")), key=L.U.batch_number)
+    present = L.U.batches()
+    missing = [n for n in names if n not in present]
+    changed = git("diff", "--name-only", commit, "--", *(f"{UNSEEN}/{n}" for n in names)).split()
+    if missing or changed:
+        sys.exit(f"the working tree's corpus is not {commit[:8]}'s: missing {missing}, changed {changed}")
+    return names
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--no-cache", action="store_true")
+    a = ap.parse_args(argv)
+    out = {}
+    for name, st in STUDIES.items():
+        commits = {k: git("rev-parse", c + "^{commit}").strip() for k, c in st["commits"].items()}
+        names = corpus_at(commits[st["corpus"]])
+        runs = {k: scored(c, names, not a.no_cache) for k, c in commits.items()}
+        res = half_counts(runs, st["pairs"], st.get("confusion", ()))
+        out[name] = {"commits": commits, "corpus_commit": commits[st["corpus"]], "batches": len(names), **res}
+        print(f"study {name}: {len(names)} batches as of {st['corpus']} ({commits[st['corpus']][:8]})")
+        print(f"  {'commit':10} {'':8} " + " ".join(f"{h:>12}" for h in HALVES))
+        for k, c in commits.items():
+            print(f"  {k:10} {c[:8]} " + " ".join(f"{s['right']:>5} of {s['cases']:<4}" for s in res["score"][k].values()))
+        for k in commits:
+            for x in res["score"][k]["all"]["confused"]:
+                print(f"  {k:10} {x.replace('_', ' ')}: " + ", ".join(f"{h} {s['confused'][x]}" for h, s in res["score"][k].items()))
+        print(f"  {'pair':16} {'half':5} " + " ".join(f"{m:>14}" for m in MOVES) + f" {'net':>4}")
+        for p, hs in res["pairs"].items():
+            for h, c in hs.items():
+                print(f"  {p:16} {h:5} " + " ".join(f"{c[m]:>14}" for m in MOVES) + f" {c['net']:>+4}")
+        for p, hs in res["pairs"].items():
+            for m, cases in hs["all"]["cases"].items():
+                for c in cases:
+                    print(f"  {p} {m}: {c['case']} (label {c['expect']}) {c['before']} -> {c['after']}")
+    save("triage_split", "python benchmarks/triage_split.py", {"studies": out})
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,78 @@
+"""benchmarks/triage_split.py's split-half counts on hand-made per-case rows: a case falls in the half of its batch
+number's parity, and a move from the first run to the second is counted as fixed (wrong -> right), broken (right ->
+wrong), wrong to wrong (another wrong cause) or top-2 only. The expected counts below were made by hand from the rows.
+Its results file was written for the studies the script lists."""
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+import triage_split as S  # noqa: E402
+
+RESULTS = ROOT / "benchmarks" / "results" / "triage_split.json"
+
+
+def row(batch, case, expect, got, top2=None):
+    return {"batch": batch, "case": case, "expect": expect, "got": got, "cause_ok": got == expect,
+            "top2": top2 or [[got, 0.6]]}
+
+
+# (batch, case, label, before, after); batch-100 and batch-101 are read by number, not by their last digit as text
+CASES = [("batch-02", "a.log", "weights", "activations", "weights"),      # even, fixed
+         ("batch-02", "b.log", "activations", "activations", "weights"),  # even, broken
+         ("batch-03", "c.log", "leak", "weights", "leak"),                # odd, fixed
+         ("batch-03", "d.log", "other", "weights", "activations"),        # odd, wrong to wrong
+         ("batch-100", "e.log", "weights", "weights", "weights"),         # even, top-2 only (set below)
+         ("batch-101", "f.log", "other", "other", "other"),               # odd, nothing moved
+         ("batch-100", "g.log", "kv-cache", "other", "kv-cache")]         # even, fixed
+
+
+def runs():
+    before = [row(b, c, e, x) for b, c, e, x, _ in CASES]
+    after = [row(b, c, e, y) for b, c, e, _, y in CASES]
+    before[4]["top2"], after[4]["top2"] = [["weights", 0.62], ["activations", 0.38]], [["weights", 0.55], ["activations", 0.45]]
+    return {"before": before, "after": after}
+
+
+def test_cases_fall_in_the_half_of_their_batch_number():
+    got = S.half_counts(runs(), [("before", "after")])["score"]
+    cases_right = {k: {h: (s["cases"], s["right"]) for h, s in v.items()} for k, v in got.items()}
+    assert cases_right == {"before": {"even": (4, 2), "odd": (3, 1), "all": (7, 3)},
+                           "after": {"even": (4, 3), "odd": (3, 2), "all": (7, 5)}}
+
+
+def test_the_confusion_is_counted_each_way_by_label():
+    got = S.half_counts(runs(), [("before", "after")], ("weights", "activations"))["score"]
+    assert got["before"]["even"]["confused"] == {"weights_as_activations": 1, "activations_as_weights": 0}   # a.log
+    assert got["after"]["even"]["confused"] == {"weights_as_activations": 0, "activations_as_weights": 1}    # b.log
+    assert got["before"]["odd"]["confused"] == got["after"]["odd"]["confused"] == {"weights_as_activations": 0,
+                                                                                    "activations_as_weights": 0}
+
+
+def test_moves_are_counted_in_the_direction_of_the_pair():
+    p = S.half_counts(runs(), [("before", "after")])["pairs"]["before_after"]
+    counts = {h: {m: p[h][m] for m in (*S.MOVES, "net")} for h in p}
+    assert counts == {"even": {"fixed": 2, "broken": 1, "wrong_to_wrong": 0, "top2_only": 1, "net": 1},
+                      "odd": {"fixed": 1, "broken": 0, "wrong_to_wrong": 1, "top2_only": 0, "net": 1},
+                      "all": {"fixed": 3, "broken": 1, "wrong_to_wrong": 1, "top2_only": 1, "net": 2}}
+    assert [c["case"] for c in p["even"]["cases"]["fixed"]] == ["batch-02/a.log", "batch-100/g.log"]
+    assert p["odd"]["cases"]["wrong_to_wrong"] == [{"case": "batch-03/d.log", "expect": "other", "before": "weights",
+                                                    "after": "activations"}]
+
+
+def test_runs_out_of_step_are_refused():
+    r = runs()
+    r["after"] = r["after"][1:] + r["after"][:1]
+    with pytest.raises(ValueError):
+        S.compare(r["before"], r["after"])
+
+
+def test_results_were_written_for_the_listed_studies():
+    res = json.loads(RESULTS.read_text())["studies"]
+    assert sorted(res) == sorted(S.STUDIES), "run python benchmarks/triage_split.py"
+    for name, st in S.STUDIES.items():
+        assert res[name]["commits"] == st["commits"], f"{name}'s commits changed since its results: rerun the script"
+        assert sorted(res[name]["pairs"]) == sorted(f"{x}_{y}" for x, y in st["pairs"])
