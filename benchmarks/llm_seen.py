@@ -1031,4 +1031,8 @@ SEEN = SEEN_BATCHES_1_32 + (
         "mimi-qwen35-122b-a10b-q4km-4xp100-16k-ub256-q8kv-ot14b-ts11121314",
         "mimi-qwen35-122b-a10b-q4km-4xp100-98k-ub256-q8kv-ot16-ts11121314",
         "mimi-qwen35-122b-a10b-q4km-4xp100-131k-ub256-q8kv-ot20-ts11141411",
+        # batch 114's #95: read (task dfl49, session 49) after its first sight was recorded (llm_first_sight.json
+        # batches["114"], commit e9335f74); the DFlash drafter input was built on it and on batch 69's #76, and its
+        # record now names the drafter: a regression set. Batch 114's other rows and batch 115 were not read
+        "vllm-club3090-95-qwen36-27b-autoround-tp2-2x3090-p2p-200k-dflash5-noviz",
         )
