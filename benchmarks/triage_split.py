@@ -24,9 +24,8 @@ from triage_rounds import L, scored  # noqa: E402  (L: triage_ledger, with the c
 # "confusion" the two causes whose mix-up is counted each way (label read as the other) per commit and half
 STUDIES = {
     "tw49": {"commits": {"before": "a031b928c79af92c7189bd3d27f1e17832c08479",    # main before the change
-                         "after": "f4dbaf24de9534a868a3b2e4c495b45926b5f9b2",     # predicates.slack_freed
-                         "carveout": "898b908e07787d421786abb4f0fa1e418ecfe024"},  # branch tw49-carveout, on after
-             "corpus": "after", "pairs": [("before", "after"), ("after", "carveout")],
+                         "after": "f4dbaf24de9534a868a3b2e4c495b45926b5f9b2"},    # predicates.slack_freed (reverted)
+             "corpus": "after", "pairs": [("before", "after")],
              "confusion": ("weights-exceed-vram", "activations")},
 }
 HALVES = ("even", "odd", "all")

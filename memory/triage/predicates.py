@@ -184,17 +184,6 @@ def slack_passed(x):
             and x.ru is not None and PASSED_SLACK * x.total <= x.ru < SLIVER * x.total)
 
 
-def slack_freed(x):
-    """(tw49) script_full's reading (PyTorch's message alone, PyTorch holding the card, a parameter-sized request: copying a model in)
-    where its cache holds reserved-but-unallocated slack of SLIVER_PACKED of the card or more: script_packed's bound read the
-    other way. Placing a model allocates parameter after parameter and frees nothing, so its cache stays packed under
-    SLIVER_PACKED; blocks kept free past it were tensors freed, so passes have run through the cache and the weights reading
-    loses its ground. The row that reads this only breaks script_full's near-tie (weights 1.6 against the message's own
-    activations row, 1.5): both stay shown. Round 96 counted slack >= 1 % 28:15 over the whole corpus; split by batch number,
-    13:10 on the even batches (where the threshold was chosen) and 14:7 on the odd (docs/triage-accuracy.md, task tw49)."""
-    return script_full(x) and x.ru is not None and x.ru >= SLIVER_PACKED * x.total
-
-
 CHURN = 16      # cached-but-unallocated slack this many times the request, and a sliver of the card at least
 
 

@@ -31,7 +31,7 @@ known and has a guide on every runtime (tests/unit/test_triage_guides.py).
 from ..units import GiB, MiB, fmt_bytes
 from .predicates import (ABSURD_HOST, metal_kv_profile_peak, OWN_POOLS, SLIVER, TRT_KV, TRT_WEIGHTS, async_full, async_numbers, big_request, big_slack,
                          context_call, fresh, gap_others, host, kind, mem_query, mps_full, kv_sized, ollama_kv_first, others_hold,
-                         outside_others, slack_fits, slack_freed, slack_passed, stage, stage_said, tgi, tgi_figures, tgi_tiny, torch,
+                         outside_others, slack_fits, slack_passed, stage, stage_said, tgi, tgi_figures, tgi_tiny, torch,
                          torch_cut, torch_full, trt_component, trt_free, trt_kv_starved)
 from .rule_row import CAUSES, LEADER, Rule, evidence, requested_free  # noqa: F401  (CAUSES and evidence are read through this module)
 from .rules_host import HOST_RAM
@@ -148,12 +148,6 @@ RULES = [
     R("activations", 1.0, slack_passed,
       "{ru:b} reserved by PyTorch but unallocated ({ru_share:.1%} of the card) and no traceback: tensors were freed and their "
       "blocks kept, so passes have run through the cache; the working tensors of this input (batch, resolution, length) grew"),
-    # (tw49) script_full's card held by PyTorch, its cache's slack at SLIVER_PACKED (1 %) of the card or more: freed blocks,
-    # passes have run (predicates.slack_freed). A tie-break only (0.15): over script_full's weights (1.6) beside the message's
-    # own row (1.5); its sentence is left out where slack_passed's row says the same
-    R("activations", 0.15, slack_freed,
-      lambda x: "" if slack_passed(x) else f"{fmt_bytes(x.ru)} reserved by PyTorch but unallocated ({x.ru_share:.1%} of the "
-                "card): tensors were freed and their blocks kept, so passes have run through the cache (placing a model frees nothing)"),
     # (round 71) the runner-up of an application's VRAM pre-flight refusal (rules_other): if its estimate is right, the job's
     # size (batch, duration, resolution) is what it scales with
     R("activations", 1.0, kind("app.vram_preflight"),

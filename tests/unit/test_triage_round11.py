@@ -16,9 +16,8 @@ def _causes(log):
 
 def test_small_card_held_to_its_reach_places_weights():
     # 4 GiB card: 0.60 GiB outside PyTorch (its CUDA context), 3.30 GiB allocated: 93 % of what PyTorch could reach (the card
-    # less estimate.spec.CUDA_CONTEXT), 82.5 % of the card; a 100 MiB (2.4 %, parameter-sized) request: a weight being placed.
-    # (tw49) Reserved 3.33 GiB, a packed cache (0.75 % slack): at 3.38 GiB (2 %) freed blocks read activations (slack_freed)
-    cause, c = _causes(OLD.format(req="100.00 MiB", total="4.00 GiB", alloc="3.30 GiB", free="20.00 MiB", res="3.33 GiB"))
+    # less estimate.spec.CUDA_CONTEXT), 82.5 % of the card; a 100 MiB (2.4 %, parameter-sized) request: a weight being placed
+    cause, c = _causes(OLD.format(req="100.00 MiB", total="4.00 GiB", alloc="3.30 GiB", free="20.00 MiB", res="3.38 GiB"))
     assert cause == "weights-exceed-vram"
     assert c["weights-exceed-vram"] == round(1.6 / 3.85, 2)       # script_full 1.6 against the torch catch-all 1.5
 

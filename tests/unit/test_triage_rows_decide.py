@@ -90,13 +90,11 @@ def test_row_evidence(thread, log, cause, evidence):
 # thresholds: a request of twice (or half) the share a row reads must change its answer
 
 
-def _flux70(requested, ru="80.00 MiB"):
+def _flux70(requested):
     # black-forest-labs/flux#70 (batch-06's flux_dev_4070_12gb.log): FLUX.1 on a 12 GB RTX 4070, the message alone;
-    # the request is varied around predicates.PARAM_SHARE, 5 % of the card (11.99 GiB: 5 % = 613.9 MiB). (tw49) The cache's
-    # slack is kept packed here (80.00 MiB, 0.65 % of the card): the thread's own 280.79 MiB (2.3 %) is past
-    # predicates.SLIVER_PACKED and reads activations first, weights second (predicates.slack_freed, test_triage_tw49.py)
+    # the request is varied around predicates.PARAM_SHARE, 5 % of the card (11.99 GiB: 5 % = 613.9 MiB)
     return (f"torch.OutOfMemoryError: CUDA out of memory. Tried to allocate {requested}. GPU 0 has a total capacity of 11.99 GiB of "
-            f"which 0 bytes is free. Of the allocated memory 10.93 GiB is allocated by PyTorch, and {ru} is reserved by PyTorch "
+            "which 0 bytes is free. Of the allocated memory 10.93 GiB is allocated by PyTorch, and 280.79 MiB is reserved by PyTorch "
             "but unallocated.\n")
 
 
