@@ -209,10 +209,14 @@ function timeline(run) {
   devices.forEach((dev, di) => {
     const info = (run.devices || []).find((d) => d.device === dev);
     const peaks = run.nodes.map((n) => n.peak?.[dev]).filter((v) => typeof v === "number");
-    // from zero, or from a round figure below the lowest peak when all sit near the top (a CPU run's RSS drew one solid
-    // block), said under the chart and by a dashed base line (lib/timeline_axis.js); exact figures in each bar's tooltip
-    const axis = memoryAxis(peaks);
-    const max = axis.top;
+    // used memory at the node boundaries (total - free), where the device's total is known: [time, bytes]
+    const used = info?.total ? run.nodes.flatMap((n) => [[n.t0_s || 0, n.free_before?.[dev]], [(n.t0_s || 0) + (n.duration_s || 0), n.free_after?.[dev]]])
+      .filter(([, f]) => typeof f === "number").sort((a, b) => a[0] - b[0]).map(([t, f]) => [t, info.total - f]) : [];
+    // from zero, or from a round figure below the lowest peak and used figure when all sit near the top (a CPU run's RSS
+    // drew one solid block), said under the chart and by a dashed base line (lib/timeline_axis.js); exact figures in
+    // each bar's tooltip
+    const axis = memoryAxis(peaks, used.map(([, u]) => u));
+    const max = Math.max(...peaks, 0);
     const scale = (v) => axisShare(v, axis);
     // the server names the host's row itself ("host RAM (process RSS)"): said once, not after a label of ours
     const label = dev === "cpu" ? info?.name || "host RAM (process)" : `${dev}${info?.name ? ` · ${info.name}` : ""}`;
@@ -235,12 +239,9 @@ function timeline(run) {
       r.append(t);
       s.append(r);
     }
-    // used memory at the node boundaries (total - free), where the device's total is known
-    if (info?.total) {
-      const pts = run.nodes.flatMap((n) => [[n.t0_s || 0, n.free_before?.[dev]], [(n.t0_s || 0) + (n.duration_s || 0), n.free_after?.[dev]]])
-        .filter(([, f]) => typeof f === "number").sort((a, b) => a[0] - b[0])
-        .map(([t, f]) => `${((t / total) * W).toFixed(1)},${(H - scale(info.total - f) * H).toFixed(1)}`);
-      if (pts.length > 1) s.append(svg("polyline", { points: pts.join(" "), fill: "none", stroke: "#f0f6fc", "stroke-width": 1, opacity: 0.6 }));
+    if (used.length > 1) { // the used-memory line, on the same axis (which spans its values)
+      const pts = used.map(([t, u]) => `${((t / total) * W).toFixed(1)},${(H - scale(u) * H).toFixed(1)}`);
+      s.append(svg("polyline", { points: pts.join(" "), fill: "none", stroke: "#f0f6fc", "stroke-width": 1, opacity: 0.6 }));
     }
     if (axis.floor) s.append(svg("line", { x1: 0, y1: H, x2: W, y2: H, stroke: "currentColor", "stroke-width": 1,
       "stroke-dasharray": "3 2", opacity: 0.6 })); // a cut axis: the bars stand on axis.floor, not on zero

@@ -428,12 +428,9 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
         # set_module_tensor_to_device casts each streamed weight to the module's dtype (an upcast VAE's fp32)
         w_vae = max(W.OFFLOAD_LAYERS * W.largest_layer(c["table"], bufs.get(id(c), ()), dtype_bytes(vdt)) for c in vaes)
 
-    reserve = pol["reserve"] if pol["reserve"] is not None else spec.comfy_reserve(pol["platform"], pol.get("budget"))
+    from .verdict import reserve_on  # decided again where the estimate is judged (verdict.finish: a card tier keeps it)
+    reserve = reserve_on(pol, pol.get("budget"))
     in_host_ram = bool(cpu_note) and not pol.get("budget")  # a budget on a --cpu host plans for a card, which keeps it
-    if in_host_ram:  # ComfyUI 0.8.0 keeps no reserve on a CPU device: the reserve enters load_models_gpu's extra_mem and
-        # minimum_memory_required (comfy/model_management.py:626,630), used only by free_memory for a device that is not
-        # the CPU (:672-681) and by the partial load, which a CPU load device skips (:686-687 VRAMState.DISABLED)
-        reserve = 0
     fixed = {"cuda_context": CUDA_CONTEXT if pol.get("device", "cuda") in ("cuda", "rocm") else 0, "comfyui_reserve": int(reserve)}
     keep = pol["models"] == "resident"
     te_resident = pol["text_encoders"] == "resident" or keep

@@ -66,6 +66,8 @@ def finish(est: dict, budget) -> dict:
     smallest card that fits). In place; returns est."""
     cpu = on_cpu(est["policy"]) and not budget  # no card: the run is in host RAM (cpu_run); the node's vram_gb on a
     # CPU plans for a card instead (nodes/estimate.live_budget), the CLI refuses --vram with --device cpu
+    if on_cpu(est["policy"]):  # a CPU estimate judged on a card (workflow.tiers) keeps the card's reserve
+        est["fixed"] = dict(est["fixed"], comfyui_reserve=reserve_on(est["policy"], budget))
     min_gb = None
     for gb in (() if cpu else spec.CARD_SIZES_GB):
         if max(as_run(peak_on(est, _card(gb)), _card(gb))[0].values()) <= _card(gb):
@@ -127,11 +129,24 @@ def on_cpu(pol: dict) -> bool:
     return pol.get("device") == "cpu" and pol.get("runner", "comfyui") == "comfyui"
 
 
+def reserve_on(pol: dict, budget) -> int:
+    """ComfyUI's reserve on the device an estimate is judged for. In host RAM (a CPU device, no card budget) none:
+    ComfyUI 0.8.0's reserve enters load_models_gpu's extra_mem and minimum_memory_required (comfy/model_management.py
+    :626,630), used only by free_memory for a device that is not the CPU (:672-681) and by the partial load, which a CPU
+    load device skips (:686-687 VRAMState.DISABLED). On a card (a budget: the node's vram_gb, a card tier) the card's:
+    --reserve-vram, else its platform's (spec.comfy_reserve)."""
+    if on_cpu(pol) and not budget:
+        return 0
+    if pol.get("reserve") is not None:
+        return int(pol["reserve"])
+    return spec.comfy_reserve(pol.get("platform", "linux"), budget)
+
+
 def cpu_run(est: dict):
     """The verdict of a CPU run, judged on host RAM: ComfyUI 0.8.0 --cpu sets vram_state DISABLED (cpu_state !=
     CPUState.GPU), loads each model whole on its CPU device (load_models_gpu: lowvram_model_memory 0 there) and
     frees nothing for a CPU device (free_memory skipped when device is cpu), so the running phase's weights and
-    activations (the peak: formula.py counts no reserve on a CPU device, as ComfyUI keeps none there) sit in RAM beside
+    activations (the peak: reserve_on counts no reserve on a CPU device, as ComfyUI keeps none there) sit in RAM beside
     the models kept for reload. Host RAM's figures, the verdict, the outcome and the exit code are that sum against
     available RAM. In place."""
     r = est["host_ram"]

@@ -52,3 +52,18 @@ def test_a_card_keeps_the_reserve_in_every_phase():
         assert all(b["fixed"] >= RESERVE for b in est["breakdown"].values()), policy
     cpu, card = _sd15(device="cpu"), _sd15(device="cpu", budget=8 * GiB)
     assert card["phases"]["text_encode"] - cpu["phases"]["text_encode"] == RESERVE
+
+
+def test_a_cpu_estimates_card_tiers_keep_the_cards_reserve():
+    # rev24 B1: workflow.tiers judges a CPU estimate (reserve 0 in host RAM) on each card tier; a card keeps ComfyUI's
+    # reserve, so every phase of every tier is 400 MiB (Linux; --reserve-vram 1.5: 1536 MiB) over the same estimate
+    # judged on that tier with no reserve at all (reserve 0 given), and the same as the card planned with vram_gb there
+    from gpu_garden.memory.estimate import spec, workflow
+    for given, reserve in ((None, RESERVE), (int(1.5 * GiB), 1536 * MiB)):
+        cpu = _sd15(device="cpu", reserve=given)
+        assert cpu["fixed"]["comfyui_reserve"] == 0, given  # its own run, in host RAM, keeps none
+        bare = {t["gb"]: t for t in workflow.tiers(_sd15(device="cpu", reserve=0))}
+        for t in workflow.tiers(cpu):
+            assert t["peak"] - bare[t["gb"]]["peak"] == reserve, (given, t["gb"], t["peak"], bare[t["gb"]]["peak"])
+            card = _sd15(device="cpu", reserve=given, budget=int(t["gb"] * GiB * spec.CARD_USABLE))
+            assert (t["peak"], t["verdict"]) == (card["peak"], card["verdict"]), (given, t["gb"])

@@ -10,8 +10,8 @@ from support import node_js
 MiB, GiB = 1 << 20, 1 << 30
 
 
-def axis(*peaks):
-    return node_js.call("lib/timeline_axis.js", "memoryAxis", list(peaks))
+def axis(*peaks, line=()):
+    return node_js.call("lib/timeline_axis.js", "memoryAxis", list(peaks), list(line))
 
 
 def share(v, ax):
@@ -47,3 +47,31 @@ def test_the_floor_prints_exactly_in_mib_too():
     # 300 and 310 MiB: no lower than 232.5 MiB; a quarter of the 77.5 MiB span is 19.4, a step of 10 MiB: 230.0 MiB
     ax = axis(300 * MiB, 310 * MiB)
     assert ax["floor"] == 230 * MiB and ax["label"] == "memory 230.0 MiB → 310.0 MiB (not from 0)"
+
+
+def test_both_ends_of_a_cut_axis_are_in_one_unit():
+    # rev24 D4: 0.9 and 1.0 GiB: no lower than 0.75 GiB (0.9 - 0.25 x 0.1 = 0.875 is higher); a quarter of the 0.25 GiB
+    # span is 0.0625, a step of 0.05 rounds to one tenth: 0.7 GiB, printed in GiB as the top is (was "716.8 MiB")
+    ax = axis(int(0.9 * GiB), GiB)
+    assert ax["floor"] == pytest.approx(0.7 * GiB, abs=1)
+    assert ax["label"] == "memory 0.7 GiB → 1.0 GiB (not from 0)"
+
+
+def test_peaks_within_half_a_per_cent_are_drawn_from_zero():
+    # rev24 D4: one byte apart drew "3.6 GiB → 4.8 GiB (not from 0)" for two bars of equal height
+    assert axis(int(4.8 * GiB), int(4.8 * GiB) + 1) == {"floor": 0, "top": int(4.8 * GiB) + 1, "label": "memory 0 → 4.8 GiB"}
+    # 0.4 % apart (under NEAR, 0.5 %): from 0; 0.6 % apart: cut at 3.6 GiB as the 4.6 / 4.8 GiB run
+    assert axis(int(4.8 * GiB * 0.996), int(4.8 * GiB))["floor"] == 0
+    assert axis(int(4.8 * GiB * 0.994), int(4.8 * GiB))["floor"] == pytest.approx(3.6 * GiB, abs=1)
+
+
+def test_the_axis_spans_the_used_memory_line_too():
+    # rev24 D3: the used-memory line is drawn on the same axis; a point of it at 3.0 GiB under peaks of 4.6 and 4.8 GiB
+    # was drawn on the base line of an axis cut at 3.6 GiB. With it: lowest 3.0, no lower than 3.0 - 0.25 x 1.8 = 2.55;
+    # a quarter of the 2.25 GiB span is 0.5625, a step of 0.5 GiB: 2.5 GiB, and the point is 0.5 / 2.3 of the height
+    ax = axis(int(4.6 * GiB), int(4.8 * GiB), line=[3 * GiB, int(4.7 * GiB)])
+    assert ax["floor"] == pytest.approx(2.5 * GiB, abs=1) and ax["label"] == "memory 2.5 GiB → 4.8 GiB (not from 0)"
+    assert share(3 * GiB, ax) == pytest.approx(0.5 / 2.3, abs=1e-3)
+    # a point at 1 GiB: the lowest sits under half the top, so from 0; a line above the peaks raises the top
+    assert axis(int(4.6 * GiB), int(4.8 * GiB), line=[GiB])["floor"] == 0
+    assert axis(int(4.6 * GiB), int(4.8 * GiB), line=[5 * GiB])["top"] == 5 * GiB

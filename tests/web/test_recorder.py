@@ -97,14 +97,23 @@ def test_badges_timeline_compare_and_report(page, comfy_host, output_dir):
     bars = page.evaluate(f"""() => [...document.querySelectorAll('{svg} rect')]
         .map(r => [r.dataset.ggNode, parseFloat(r.getAttribute('height'))])""")
     peaks = {n["id"]: n["peak"]["cpu"] for n in run2["nodes"]}
-    highest, lowest = max(peaks.values()), min(peaks.values())
-    assert floor == 0 or (highest / 2 < floor <= 0.75 * highest * (1 + 1e-6) and floor < lowest), (floor, peaks)
-    if lowest > 0.7 * highest:  # this --cpu host: every node's peak is the process's RSS, the checkpoint loaded
-        assert floor > 0, peaks
+    # the used-memory line (total - free at each node's start and end) is drawn on the same axis, which spans it (rev24 D3)
+    total = next((d.get("total") for d in run2.get("devices") or [] if d["device"] == "cpu"), None)
+    used = [total - n[k]["cpu"] for n in run2["nodes"] for k in ("free_before", "free_after")
+            if total and isinstance((n.get(k) or {}).get("cpu"), (int, float))]
+    highest, lowest = max([*peaks.values(), *used]), min([*peaks.values(), *used])
+    assert floor == 0 or (highest / 2 < floor <= 0.75 * highest * (1 + 1e-6) and floor < lowest), (floor, peaks, used)
+    if lowest > 0.7 * highest and highest - lowest > 0.005 * highest:  # every value near the top, and they differ
+        assert floor > 0, (peaks, used)
     for nid, h in bars:
         assert h == pytest.approx(max(2.0, 70 * (peaks[nid] - floor) / (highest - floor)), abs=0.05), (nid, h, peaks)
+    if len(used) > 1:  # no point of the line below the base line: each at its own height above the floor
+        ys = page.evaluate(f"() => (document.querySelector('{svg} polyline')?.getAttribute('points') || '')"
+                           ".split(' ').filter(Boolean).map(p => parseFloat(p.split(',')[1]))")
+        assert sorted(ys) == pytest.approx(sorted(70 - 70 * (u - floor) / (highest - floor) for u in used), abs=0.06), (ys, used)
     axis = page.text_content(f"{svg} text")
-    start = "0" if floor == 0 else f"{floor / 2 ** 30:.1f} GiB" if floor >= 2 ** 30 else f"{floor / 2 ** 20:.1f} MiB"
+    # both ends in the top's unit (rev24 D4: "716.8 MiB -> 1.0 GiB" was printed)
+    start = "0" if floor == 0 else f"{floor / 2 ** 30:.1f} GiB" if highest >= 2 ** 30 else f"{floor / 2 ** 20:.1f} MiB"
     assert axis.startswith("time 0 → ") and f" · memory {start} → " in axis, axis
     assert axis.endswith("(not from 0)") == (floor > 0) == (page.locator(f"{svg} line").count() == 1), (axis, floor)
 
