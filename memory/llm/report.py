@@ -220,6 +220,16 @@ def _deciding_stage(r, heaviest=False) -> dict | None:
     return dict(r["pp_stages"][i], words=stage_words(i, r["pp_stages"]))
 
 
+def _pool_words(r) -> str:
+    """'KV pool X' beside vLLM's printed tokens: under pipeline parallelism the pool of the stage holding the fewest tokens,
+    named (vLLM prints every stage's least: vllm_pipeline), not rank 0's beside another stage's tokens (rev25 S5)."""
+    stages = r.get("pp_stages") or ()
+    if not stages or any(st.get("pool_tokens") is None for st in stages):
+        return f"KV pool {fmt_bytes(max(r['kv_capacity_bytes'], 0))}"
+    i = min(range(len(stages)), key=lambda k: stages[k]["pool_tokens"])
+    return f"KV pool {fmt_bytes(max(stages[i]['pool'], 0))} on {_stage_words(i, stages)} (the fewest tokens)"
+
+
 def _prints_rs_buffer(r) -> bool:
     """llama.cpp, and Ollama from 0.30.0-rc0 (llama-server), print a hybrid model's KV and recurrent-state buffers on
     two lines ("KV buffer size", "RS buffer size"; rev4 D1)."""
@@ -347,12 +357,12 @@ def format_plan(r: dict) -> str:
         ref = r.get("vllm_refusal")
         if ref and ref["engine"] == "v0" and r.get("vllm_would_print") and not share_full and not r.get("depends"):
             # V0 logs its blocks (and from 0.6.3 the concurrency) before raise_if_cache_size_invalid
-            lines.append(f"KV pool {fmt_bytes(max(r['kv_capacity_bytes'], 0))}: vLLM prints \"{r['vllm_would_print']}\", "
+            lines.append(f"{_pool_words(r)}: vLLM prints \"{r['vllm_would_print']}\", "
                          "then refuses to start")
         if ref and not share_full and not r.get("depends"):
             lines.append(_refusal_line(r, ref))
         elif r.get("vllm_would_print") and not share_full and not r.get("depends"):
-            lines.append(f"KV pool {fmt_bytes(max(r['kv_capacity_bytes'], 0))}: vLLM would print \"{r['vllm_would_print']}\"")
+            lines.append(f"{_pool_words(r)}: vLLM would print \"{r['vllm_would_print']}\"")
             started = r.get("started_bytes")
             if r["fits_as_requested"] and r.get("pool_fixed") and started is not None and r["total"] > started:
                 lines.append(f"vLLM peaks at {fmt_bytes(r['total'])} while profiling (the weights and the profile's "
