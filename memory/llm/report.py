@@ -85,6 +85,7 @@ def run_cli(args) -> int:
     RM.ollama_run_line(res, args, spec)
     RM.ollama_tag_note(res, args, spec)
     RM.gguf_serve_note(res, args, spec)
+    RM.mmproj_flag_note(res, args, spec)
     res["total_all_layers"] = total_all_layers(res)  # the text table's "total on GPU", under its own name
     if args.json:
         print(json.dumps(res, indent=2))

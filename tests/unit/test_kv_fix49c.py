@@ -42,3 +42,39 @@ def test_pp_pool_line_is_the_stage_of_the_printed_tokens(capsys):
     assert ("KV pool 2.71 GiB on stage 1 of 2, 44 layers + the head (the fewest tokens): vLLM would print "
             "\"GPU KV cache size: 32,336 tokens;") in text
     assert "KV pool 25.56 GiB" not in text
+
+
+# B2. vLLM's GGUF docs advise the model's own tokenizer; the built-in's source repo is that only where the GGUF repo's
+# name is the model itself: unsloth/Qwen3-8B-GGUF less "GGUF" is Qwen3-8B (Qwen/Qwen3-8B); the DeepSeek distill was
+# sized on Qwen2.5-7B's geometry (Qwen/Qwen2.5-7B-Instruct), another tokenizer. Breaks if --tokenizer is the source repo
+# for any GGUF repo (the old code), or never.
+def test_vllm_gguf_tokenizer_only_for_the_models_own_repo(capsys):
+    r = _json(["kv", "--model", "bartowski/DeepSeek-R1-Distill-Qwen-7B-GGUF", "--runtime", "vllm"], capsys)
+    assert r["command"].startswith("vllm serve bartowski/DeepSeek-R1-Distill-Qwen-7B-GGUF:Q4_K_M --max-model-len ")
+    assert "--tokenizer" not in r["command"]
+    note = next(n for n in r["notes"] if "is a GGUF repo" in n)
+    assert "the tokenizer vLLM converts from the GGUF file" in note and "Qwen/Qwen2.5-7B-Instruct" in note
+    r = _json(["kv", "--model", "unsloth/Qwen3-8B-GGUF", "--runtime", "vllm"], capsys)
+    assert r["command"].startswith("vllm serve unsloth/Qwen3-8B-GGUF:Q4_K_M --tokenizer Qwen/Qwen3-8B ")
+
+
+# S2. repo:TYPE with a suffixed type: the note says which builds read it (the release is not pinned here)
+def test_vllm_gguf_repo_type_note_names_the_builds(capsys):
+    r = _json(["kv", "--model", "unsloth/Qwen3-8B-GGUF", "--runtime", "vllm", "--runtime-version", "0.8.0"], capsys)
+    note = next(n for n in r["notes"] if "is a GGUF repo" in n)
+    assert "repo:TYPE needs a vLLM build whose GGUF docs show it" in note
+    assert "on an older one download the file and give its path as MODEL" in note
+
+
+# S3. -hf fetches a repo's projector from April 2025 (ggml-org/llama.cpp#12694); b4800 is before b4881 (March 2025),
+# so no --no-mmproj there; b4900 keeps the flag with the note that older builds lack it. Breaks if the flag is added
+# for every build (the old code) or the note is dropped.
+def test_no_mmproj_by_build(capsys):
+    base = ["kv", "--model", "bartowski/google_gemma-3-4b-it-GGUF", "--runtime", "llama.cpp", "--runtime-version"]
+    r = _json(base + ["b4800"], capsys)
+    assert r["command"].startswith("llama-server -hf bartowski/google_gemma-3-4b-it-GGUF -c ")
+    assert "--no-mmproj" not in r["command"]
+    r = _json(base + ["b4900"], capsys)
+    assert r["command"].endswith(" --no-mmproj")
+    assert any(n.startswith("--no-mmproj keeps -hf from loading") and "an older build lacks the flag" in n
+               for n in r["notes"])
