@@ -78,3 +78,43 @@ def test_no_mmproj_by_build(capsys):
     assert r["command"].endswith(" --no-mmproj")
     assert any(n.startswith("--no-mmproj keeps -hf from loading") and "an older build lacks the flag" in n
                for n in r["notes"])
+
+
+# B1. z-lab/Qwen3.6-27B-DFlash: 4 sliding layers (2048-token window) + 1 full (the public re-build's layer_types).
+# vLLM before 0.24 sizes all 5 full (club-3090#46); from 0.24.0 the V2 runner gives them two KV groups, which kv's one
+# drafter kind cannot hold: both the repo id and the same config as a local file are sized all full (5 layers of 4 KV
+# heads a GPU at TP 2, no window), and for 0.24 and the newest the note says that is the pre-0.24 sizing. Breaks if the
+# table drops layer_types (no note on 0.24), or the local file keeps its old refusal ("mixes sliding and full").
+MIXED = {"architectures": ["DFlashDraftModel"], "hidden_size": 5120, "num_hidden_layers": 5, "num_attention_heads": 32,
+         "num_key_value_heads": 8, "head_dim": 128, "intermediate_size": 17408, "vocab_size": 248320,
+         "layer_types": ["sliding_attention"] * 4 + ["full_attention"], "sliding_window": 2048,
+         "dflash_config": {"target_layer_ids": [1, 16, 31, 46, 61]}}
+
+
+def test_mixed_drafter_agrees_by_repo_id_and_local_file(tmp_path, capsys):
+    from gpu_garden.memory.llm.runtimes import vllm_drafter as VD
+    local = tmp_path / "config.json"
+    local.write_text(json.dumps(MIXED))
+    for model in ("z-lab/Qwen3.6-27B-DFlash", str(local)):
+        for version, later in ((None, True), ((0, 24, 0), True), ((0, 23, 1), False)):
+            g = VD.read_drafter("dflash", model, version)
+            assert (g["layers"], g["window"], g["mixed_as_full"]) == (5, None, (4, 2048, later))
+            assert VD.drafter_for_rank(g, 2) == {"layers": 5, "kv_heads": 4, "head_dim": 128, "window": None}
+    spec5 = json.dumps({"method": "dflash", "model": "z-lab/Qwen3.6-27B-DFlash", "num_speculative_tokens": 5})
+    base = ["kv", "--model", "Qwen/Qwen3.6-27B", "--runtime", "vllm", "--speculative-config", spec5]
+    said = "names 4 of its 5 layers sliding (2048-token window): sized every layer full, as vLLM before 0.24 does"
+    newest = [n for n in _json(base, capsys)["notes"] if said in n]
+    assert len(newest) == 1 and "the drafter's KV figures here are the pre-0.24 all-full sizing" in newest[0]
+    old = [n for n in _json(base + ["--runtime-version", "0.20.1"], capsys)["notes"] if said in n]
+    assert len(old) == 1 and "pre-0.24" not in old[0]
+# D3. Hub repo names match case aside; the refusal for an eagle3 drafter names no DFlash repo as known. Breaks if the
+# table is looked up by exact case, or NOT_LOCAL lists every PUBLISHED repo.
+def test_drafter_repo_id_case_and_known_list_by_method():
+    import pytest
+    from gpu_garden.memory.errors import UserError
+    from gpu_garden.memory.llm.runtimes import vllm_drafter as VD
+    g = VD.read_drafter("dflash", "Z-LAB/qwen3.6-27b-dflash", (0, 20, 2))
+    assert g["layers"] == 5 and g["path"].startswith("z-lab/Qwen3.6-27B-DFlash, kv's table")
+    with pytest.raises(UserError) as e:
+        VD.read_drafter("eagle3", "yuhuili/EAGLE3-LLaMA3.1-Instruct-8B")
+    assert "(none for method 'eagle3')" in str(e.value) and "DFlash" not in str(e.value)
