@@ -118,3 +118,15 @@ def test_drafter_repo_id_case_and_known_list_by_method():
     with pytest.raises(UserError) as e:
         VD.read_drafter("eagle3", "yuhuili/EAGLE3-LLaMA3.1-Instruct-8B")
     assert "(none for method 'eagle3')" in str(e.value) and "DFlash" not in str(e.value)
+
+
+# S1. Qwen3.6-27B at TP 2: its 16 full-attention layers' 4 KV heads x 256 split 2 a GPU: 16 x 2 x 256 x 2 (K, V) x
+# 2 B = 32,768 B; the DFlash drafter's 5 layers x 4 KV heads (8 / 2) x 128 x 2 x 2 = 10,240 B; together
+# 43,008 B = 42.00 KiB a token (was 32.00 KiB, the target alone). Breaks if kv_per_token leaves the drafter out.
+def test_per_token_kv_counts_the_drafter(capsys):
+    spec5 = json.dumps({"method": "dflash", "model": "z-lab/Qwen3.6-27B-DFlash", "num_speculative_tokens": 5})
+    base = ["kv", "--model", "Qwen/Qwen3.6-27B", "--runtime", "vllm", "--tensor-parallel-size", "2"]
+    assert _json(base, capsys)["kv_per_token"] == 16 * 2 * 256 * 2 * 2 == 32768
+    assert _json(base + ["--speculative-config", spec5], capsys)["kv_per_token"] == 32768 + 5 * 4 * 128 * 2 * 2 == 43008
+    rc, text = _text(base + ["--speculative-config", spec5], capsys)
+    assert "42.00 KiB per token" in text
