@@ -86,6 +86,8 @@ def run_cli(args) -> int:
     RM.ollama_tag_note(res, args, spec)
     RM.gguf_serve_note(res, args, spec)
     RM.mmproj_flag_note(res, args, spec)
+    if args.runtime == "ollama":  # a Modelfile's FROM where the name given is what runs (rev25 D6)
+        res["modelfile_from"] = (args.model or "").strip() or getattr(args, "gguf", None) or None
     res["total_all_layers"] = total_all_layers(res)  # the text table's "total on GPU", under its own name
     if args.json:
         print(json.dumps(res, indent=2))
@@ -404,13 +406,16 @@ def format_plan(r: dict) -> str:
                 lines.append(f"  ({f['text']}: {f['reason']})")
         run = r.get("model_to_run")  # the name given loads another file than the figures' (run_model.py)
         params = [f["text"] for f in r["flags"] if f["kind"] == "param"] if r["runtime"] == "ollama" else []
-        modelfile = bool(run and run.get("model") and params)  # `ollama run NAME` applies no PARAMETER (rev23 S3)
-        if modelfile:
-            lines.append(f"  FROM {run['model']}  ({run['why']})")
-        lines += [f"  {p}" for p in params]
-        if modelfile:
+        # PARAMETER lines only in a whole Modelfile, under a FROM: the file the figures are for, else the name given
+        # (a lone PARAMETER line was printed where the tag was already right: rev25 D6); `ollama run NAME` applies none
+        src = (run["model"], run["why"], run["command"]) if run and run.get("model") else (
+            (r["modelfile_from"], "the name given", f"ollama run {r['modelfile_from']}")
+            if not run and r.get("modelfile_from") else None)
+        if src and params:
+            lines.append(f"  FROM {src[0]}  ({src[1]})")
+            lines += [f"  {p}" for p in params]
             lines.append(f"  (the FROM and PARAMETER lines are a Modelfile: ollama create NAME -f Modelfile, then "
-                         f"ollama run NAME; {run['command']} alone applies no PARAMETER line)")
+                         f"ollama run NAME; {src[2]} alone applies no PARAMETER line)")
         elif run:
             lines.append(f"  {run['command']}  ({run['why']})" if run["command"] else f"  (no tag to run: {run['why']})")
     for a in r.get("autofit") or []:

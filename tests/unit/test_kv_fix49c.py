@@ -130,3 +130,14 @@ def test_per_token_kv_counts_the_drafter(capsys):
     assert _json(base + ["--speculative-config", spec5], capsys)["kv_per_token"] == 32768 + 5 * 4 * 128 * 2 * 2 == 43008
     rc, text = _text(base + ["--speculative-config", spec5], capsys)
     assert "42.00 KiB per token" in text
+
+
+# D6. qwen2.5:7b on 8 GiB at 32,768 tokens: the tag given is the file sized (no model_to_run), and the plan sets
+# num_ctx: the PARAMETER line comes under FROM qwen2.5:7b as a whole Modelfile, never alone. Breaks on the old code
+# (a lone "  PARAMETER num_ctx 32768" line after the serve command).
+def test_parameter_lines_only_in_a_whole_modelfile(capsys):
+    rc, text = _text(["kv", "--model", "qwen2.5:7b", "--runtime", "ollama", "--vram", "8", "--ctx", "32768"], capsys)
+    lines = text.splitlines()
+    i = lines.index("  PARAMETER num_ctx 32768")
+    assert lines[i - 1] == "  FROM qwen2.5:7b  (the name given)"
+    assert lines[i + 1].startswith("  (the FROM and PARAMETER lines are a Modelfile: ollama create NAME -f Modelfile")
