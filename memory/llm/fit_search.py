@@ -97,14 +97,17 @@ def share_too_small(spec, runtime, ctx, parallel, kv, roles, vram, s, cap, proj,
             f"--gpu-memory-utilization {need:.2f} holds them" if need else None)
 
 
-def no_fit_reason(spec, runtime, w_bytes, vram, whole=None, where="") -> str:
+def no_fit_reason(spec, runtime, w_bytes, vram, whole=None, where="", alone=True) -> str:
     """w_bytes: one GPU's weights; whole: all the weights when tensor or pipeline parallelism splits them (the quantized
     sizes offered are then one GPU's, in the same proportion). A format is offered only where it is narrower than the
     weights as planned: their real size (a --weights-gib, a GGUF's table), not the model's own dtype (DeepSeek-V3 at
     TP 8 was offered fp8, its own format; Qwen3-8B given as 4.5 GiB was offered fp8 and a 4-bit size scaled from bf16).
-    where: which GPU w_bytes is (a pipeline's largest stage)."""
+    where: which GPU w_bytes is (a pipeline's largest stage); alone False: a pipeline stage whose weights pass the share
+    only with its activations and workspaces beside them (rev25 S4)."""
     if runtime == "vllm":
-        return (f"weights alone ({fmt_bytes(w_bytes)}{where}) leave no room for a {MIN_CTX}-token cache in "
+        beside = "" if alone else " with the profile's activations and workspaces"
+        return (f"weights{' alone' if alone else ''} ({fmt_bytes(w_bytes)}{where}){beside} leave no room for a "
+                f"{MIN_CTX}-token cache in "
                 f"{fmt_bytes(vram)}: " + (_quant_offers(spec, w_bytes, whole) or "use ")
                 + "--tensor-parallel-size over more GPUs")
     return f"even one layer with a {MIN_CTX}-token cache does not fit {fmt_bytes(vram)}"

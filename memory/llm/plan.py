@@ -426,6 +426,15 @@ def _cache_notes(spec, runtime, ctx, parallel, slot_all, s, knobs, notes) -> Non
                      if s["unified"] else f": each slot holds at most {ctx // parallel} tokens (-kvu lets one slot use all of it)"))
 
 
+def _drafter_per_token(ev, kv) -> int:
+    """A separate drafter's layers' bytes a token on this GPU (cache.draft_token_bytes; vllm_drafter's kind of its own):
+    kv_per_token counts them beside the target's, as kv_total does (rev25 S1). A drafter in the target's group is in
+    ev's per_token already (with_draft_layers)."""
+    from .cache import draft_token_bytes
+    d = (ev["kv"].get("pool_args") or {}).get("drafter")
+    return d["layers"] * draft_token_bytes(d, kv) if d else 0
+
+
 def _answer(spec, runtime, ctx, parallel, kv, weights_dtype, roles, vram, s, ev, proj, refused, knobs, notes) -> dict:
     """The answer's figures at the asked context (ev: FS.evaluate's)."""
     out = {"model": spec.summary(), "runtime": runtime, "runtime_version": knobs.get("runtime_version"), "ctx": ctx,
@@ -433,7 +442,8 @@ def _answer(spec, runtime, ctx, parallel, kv, weights_dtype, roles, vram, s, ev,
            "weights": int(roles["total"]), "weights_how": roles["how"],
            "weights_by_role": {k: roles[k] for k in ("embedding", "output", "blocks")},
            "weights_gpu_full": int(roles["total"] if runtime == "vllm" else roles["blocks"] + roles["output"]),
-           "kv_per_token": ev["kv"]["per_token"], "kv_total": ev["kv"]["total"], "kv_detail": ev["kv"],
+           "kv_per_token": ev["kv"]["per_token"] + _drafter_per_token(ev, kv), "kv_total": ev["kv"]["total"],
+           "kv_detail": ev["kv"],
            "kv_per_layer": {"full": ev["kv"]["per_full_layer"],
                             "device_buffer": ev["kv"]["per_full_layer"] + ev.get("kv_buffer_pad_per_layer", 0)},
            # (rev7 B5) the KV buffer lines' sum: the cache plus the CUDA buffer's padded rows of its layers on the GPU

@@ -90,15 +90,20 @@ def _no_fit(out, spec, runtime, weights_dtype, roles, vram, ev, free_cap, share_
     elif not share_note:
         # one GPU's weights: the pipeline stage holding the most (not always the deciding one, whose pool the sampler
         # may shrink more: rev23 B1), else the tensor-parallel share
+        # the heaviest stage only where its weights alone pass the share (the report's 'weights alone' verdict); else
+        # the deciding stage, whose weights with its activations and workspaces leave no pool (rev25 S4)
         stages = ev.get("stages") or ()
         at = VP.heaviest_stage(stages) if stages else None
+        alone = not stages or ev.get("budget") is None or stages[at]["stage_weights"] > ev["budget"]
+        at = at if alone else VP.deciding_stage(stages)
         gpu = stages[at]["stage_weights"] if stages else roles["total"]
         split = (knobs.get("tensor_parallel_size") or 1) > 1 or len(stages) > 1
         # all the weights as planned: a --weights-gib or a GGUF's own size, not out["weights_dtype"] (the model's dtype)
         out["no_fit_reason"] = FS.no_fit_reason(spec, runtime, gpu, vram,
                                                 whole=FS.weights(spec, weights_dtype)[0] if split else None,
-                                                where=f" on the pipeline stage with the most: {VP.stage_words(at, stages)}" if stages
-                                                else "")
+                                                where=(f" on the pipeline stage with the most: {VP.stage_words(at, stages)}"
+                                                       if alone else f" on the deciding pipeline stage: "
+                                                       f"{VP.stage_words(at, stages)}") if stages else "", alone=alone)
         notes.append(out["no_fit_reason"])
     # no KV pool at all (on any pipeline stage): a longer or auto context cannot help
     if runtime == "vllm" and min([st["pool"] for st in ev.get("stages") or ()] + [ev["pool"]]) <= 0:

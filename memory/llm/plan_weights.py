@@ -207,7 +207,8 @@ def vllm_load_extras(spec, runtime, fmt, tp, fp32, s, roles, knobs, notes, whole
     if knobs.get("speculative_config") and runtime == "vllm":  # a separate drafter (plan_checks.speculative_config)
         if s.get("pp", 1) > 1:
             raise UserError("a separate drafter with pipeline parallelism: which stage holds its layers is not modelled")
-        roles = VD.separate_drafter(spec, knobs["speculative_config"], tp, roles, s, notes)
+        roles = VD.separate_drafter(spec, knobs["speculative_config"], tp, roles, s, notes,
+                                    parse_version(knobs.get("runtime_version"), runtime))
     absorbed = V.mla_absorbed_bytes(spec, s, fmt) if runtime == "vllm" else 0
     if absorbed:  # vLLM 0.7.x V0: absorbed MLA matrices next to the raw weights
         roles = dict(roles, total=roles["total"] + absorbed, blocks=roles["blocks"] + absorbed,

@@ -85,6 +85,9 @@ def run_cli(args) -> int:
     RM.ollama_run_line(res, args, spec)
     RM.ollama_tag_note(res, args, spec)
     RM.gguf_serve_note(res, args, spec)
+    RM.mmproj_flag_note(res, args, spec)
+    if args.runtime == "ollama":  # a Modelfile's FROM where the name given is what runs (rev25 D6)
+        res["modelfile_from"] = (args.model or "").strip() or getattr(args, "gguf", None) or None
     res["total_all_layers"] = total_all_layers(res)  # the text table's "total on GPU", under its own name
     if args.json:
         print(json.dumps(res, indent=2))
@@ -220,6 +223,16 @@ def _deciding_stage(r, heaviest=False) -> dict | None:
     return dict(r["pp_stages"][i], words=stage_words(i, r["pp_stages"]))
 
 
+def _pool_words(r) -> str:
+    """'KV pool X' beside vLLM's printed tokens: under pipeline parallelism the pool of the stage holding the fewest tokens,
+    named (vLLM prints every stage's least: vllm_pipeline), not rank 0's beside another stage's tokens (rev25 S5)."""
+    stages = r.get("pp_stages") or ()
+    if not stages or any(st.get("pool_tokens") is None for st in stages):
+        return f"KV pool {fmt_bytes(max(r['kv_capacity_bytes'], 0))}"
+    i = min(range(len(stages)), key=lambda k: stages[k]["pool_tokens"])
+    return f"KV pool {fmt_bytes(max(stages[i]['pool'], 0))} on {_stage_words(i, stages)} (the fewest tokens)"
+
+
 def _prints_rs_buffer(r) -> bool:
     """llama.cpp, and Ollama from 0.30.0-rc0 (llama-server), print a hybrid model's KV and recurrent-state buffers on
     two lines ("KV buffer size", "RS buffer size"; rev4 D1)."""
@@ -347,12 +360,12 @@ def format_plan(r: dict) -> str:
         ref = r.get("vllm_refusal")
         if ref and ref["engine"] == "v0" and r.get("vllm_would_print") and not share_full and not r.get("depends"):
             # V0 logs its blocks (and from 0.6.3 the concurrency) before raise_if_cache_size_invalid
-            lines.append(f"KV pool {fmt_bytes(max(r['kv_capacity_bytes'], 0))}: vLLM prints \"{r['vllm_would_print']}\", "
+            lines.append(f"{_pool_words(r)}: vLLM prints \"{r['vllm_would_print']}\", "
                          "then refuses to start")
         if ref and not share_full and not r.get("depends"):
             lines.append(_refusal_line(r, ref))
         elif r.get("vllm_would_print") and not share_full and not r.get("depends"):
-            lines.append(f"KV pool {fmt_bytes(max(r['kv_capacity_bytes'], 0))}: vLLM would print \"{r['vllm_would_print']}\"")
+            lines.append(f"{_pool_words(r)}: vLLM would print \"{r['vllm_would_print']}\"")
             started = r.get("started_bytes")
             if r["fits_as_requested"] and r.get("pool_fixed") and started is not None and r["total"] > started:
                 lines.append(f"vLLM peaks at {fmt_bytes(r['total'])} while profiling (the weights and the profile's "
@@ -393,13 +406,16 @@ def format_plan(r: dict) -> str:
                 lines.append(f"  ({f['text']}: {f['reason']})")
         run = r.get("model_to_run")  # the name given loads another file than the figures' (run_model.py)
         params = [f["text"] for f in r["flags"] if f["kind"] == "param"] if r["runtime"] == "ollama" else []
-        modelfile = bool(run and run.get("model") and params)  # `ollama run NAME` applies no PARAMETER (rev23 S3)
-        if modelfile:
-            lines.append(f"  FROM {run['model']}  ({run['why']})")
-        lines += [f"  {p}" for p in params]
-        if modelfile:
+        # PARAMETER lines only in a whole Modelfile, under a FROM: the file the figures are for, else the name given
+        # (a lone PARAMETER line was printed where the tag was already right: rev25 D6); `ollama run NAME` applies none
+        src = (run["model"], run["why"], run["command"]) if run and run.get("model") else (
+            (r["modelfile_from"], "the name given", f"ollama run {r['modelfile_from']}")
+            if not run and r.get("modelfile_from") else None)
+        if src and params:
+            lines.append(f"  FROM {src[0]}  ({src[1]})")
+            lines += [f"  {p}" for p in params]
             lines.append(f"  (the FROM and PARAMETER lines are a Modelfile: ollama create NAME -f Modelfile, then "
-                         f"ollama run NAME; {run['command']} alone applies no PARAMETER line)")
+                         f"ollama run NAME; {src[2]} alone applies no PARAMETER line)")
         elif run:
             lines.append(f"  {run['command']}  ({run['why']})" if run["command"] else f"  (no tag to run: {run['why']})")
     for a in r.get("autofit") or []:

@@ -56,13 +56,17 @@ def with_model(command: str, args, spec=None) -> str:
         # help): with --mmproj priced the placeholder file is redundant, without it the projector is kept off (rev23 B3)
         if " --mmproj MMPROJ.gguf" in command:
             return command.replace(" --mmproj MMPROJ.gguf", "", 1)
-        return command + " --no-mmproj" if spec.vision else command
+        if not spec.vision or _before_mmproj_flag(args):  # a build before -hf fetched projectors needs no flag
+            return command
+        return command + " --no-mmproj"
     hub = gguf_pull(args, spec) if spec is not None and re.search(_SERVE, command) else None
     if hub and "vllm serve MODEL" in command:
-        # a GGUF repo has no config.json: vLLM loads one file of it as repo:TYPE with the base model's tokenizer
-        # (vLLM's docs/features/quantization/gguf.md), at the type the figures are for (rev23 B5)
-        return re.sub(r"vllm serve MODEL(?= |$)", lambda m: f"vllm serve {shlex.quote(hub[0] + ':' + (hub[1] or hub[2]))} "
-                      f"--tokenizer {shlex.quote(source_repo(spec) or 'BASE_REPO')}", command, 1)
+        # a GGUF repo has no config.json: vLLM loads one file of it as repo:TYPE (vLLM's docs/features/quantization/
+        # gguf.md), at the type the figures are for (rev23 B5); --tokenizer only where the built-in's repo is the GGUF
+        # repo's own model (a distill's or an Instruct GGUF's base repo is another tokenizer, or gated: rev25 B2)
+        tok = own_tokenizer(args, spec)
+        return re.sub(r"vllm serve MODEL(?= |$)", lambda m: f"vllm serve {shlex.quote(hub[0] + ':' + (hub[1] or hub[2]))}"
+                      + (f" --tokenizer {shlex.quote(tok)}" if tok else ""), command, 1)
     if hub:  # SGLang: MODEL kept, gguf_serve_note says why
         return command
     if args.model and re.fullmatch(r"[\w.-]+/[\w.-]+", args.model.strip()):
@@ -75,7 +79,37 @@ def with_model(command: str, args, spec=None) -> str:
 
 
 _SERVE = r"(vllm serve|--model-path) MODEL(?= |$)"
+# llama.cpp's -hf fetches a repo's projector from ggml-org/llama.cpp#12694 (2025-04-01), and --no-mmproj stands in
+# common/arg.cpp by #13093 (2025-04-24; its diff's context); the build that added the flag is not pinned here. b4881
+# (the llama_context refactor, e0dbec0bc, March 2025) is before both: a build given below it gets no flag (rev25 S3)
+MMPROJ_FLAG_AFTER = (4881,)
 
+
+def _before_mmproj_flag(args) -> bool:
+    from .runtimes import parse_version
+    v = parse_version(getattr(args, "runtime_version", None), "llama.cpp")
+    return v is not None and v < MMPROJ_FLAG_AFTER
+
+
+def mmproj_flag_note(res, args, spec) -> None:
+    """The printed -hf command's --no-mmproj: which builds take it (rev25 S3)."""
+    cmd = res.get("command") or ""
+    if args.runtime == "llama.cpp" and cmd.endswith(" --no-mmproj"):
+        res["notes"].append("--no-mmproj keeps -hf from loading the repo's projector (llama.cpp fetches it with -hf from "
+                            "April 2025, ggml-org/llama.cpp#12694); an older build lacks the flag and, fetching no "
+                            "projector, needs none: leave it out there; builds up to about May 2026 still download the "
+                            "projector file, loading none (ggml-org/llama.cpp#23265)")
+
+
+def own_tokenizer(args, spec) -> str | None:
+    """The built-in's source repo where the GGUF repo's name is that model itself: every word of the repo's name but
+    GGUF is in the source's owner/name (unsloth/Qwen3-8B-GGUF is Qwen/Qwen3-8B), as _tag_is_the_model reads an Ollama
+    tag; None for another model on its geometry (bartowski/DeepSeek-R1-Distill-Qwen-7B-GGUF is not Qwen/Qwen2.5-7B-
+    Instruct) or a base repo named for an Instruct GGUF."""
+    repo, hub = source_repo(spec), GR.split(args.model) if getattr(args, "model", None) else None
+    if not repo or not hub:
+        return None
+    return repo if _words(hub[0].split("/")[-1]) - {"gguf"} <= _words(repo) else None
 
 def source_repo(spec) -> str | None:
     """The Hugging Face repo a built-in's config.json was read from (its file's _source), None where not known."""
@@ -97,11 +131,19 @@ def gguf_serve_note(res, args, spec) -> None:
     if not pull:
         return
     if args.runtime == "vllm":
+        tok = own_tokenizer(args, spec)
+        said = (f"with {tok}'s tokenizer, the model's own repo" if tok else
+                "with the tokenizer vLLM converts from the GGUF file (slow, and for large vocabularies unstable, vLLM's "
+                "GGUF docs say; they advise --tokenizer with the model's own Hugging Face repo, which kv does not know "
+                "for this name" + (f": {source_repo(spec)}, whose config.json sized the figures, is another model's or "
+                                   "a base repo" if source_repo(spec) else "") + ")")
         res["notes"].append(f"{args.model.strip()!r} is a GGUF repo, with no config.json for vLLM to read: the command "
-                            f"loads its {pull[1] or pull[2]} file as repo:TYPE with the base model's tokenizer (vLLM's "
-                            "GGUF docs), one single-file GGUF only (a split file must be merged first); builds whose "
-                            "GGUF support moved out of vLLM need the vllm-gguf-plugin package"
-                            + ("" if source_repo(spec) else "; BASE_REPO: the original model's Hugging Face repo"))
+                            f"loads its {pull[1] or pull[2]} file as repo:TYPE {said}; one single-file GGUF only (a "
+                            "split file must be merged first); repo:TYPE needs a vLLM build whose GGUF docs show it "
+                            "(vllm serve unsloth/Qwen3-0.6B-GGUF:Q4_K_M; kv does not know the first such release, and "
+                            "older builds took only exact GGML type names there): on an older one download the file and "
+                            "give its path as MODEL; builds whose GGUF support moved out of vLLM need the "
+                            "vllm-gguf-plugin package")
     else:
         res["notes"].append(f"{args.model.strip()!r} is a GGUF repo, with no config.json for SGLang to read: MODEL is "
                             "left in place (a Hugging Face repo id or a local model folder); the figures above are for "

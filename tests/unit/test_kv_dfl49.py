@@ -15,6 +15,7 @@ from gpu_garden.memory.units import GiB
 
 REPO = "z-lab/Qwen3.6-27B-DFlash"
 SPEC5 = {"method": "dflash", "model": REPO, "num_speculative_tokens": 5}
+V020 = (0, 20, 2)  # the club-3090 runs' vLLM: before 0.24 its 4 sliding + 1 full layers are sized all full (rev25 B1)
 
 
 def _club3090_76(**knobs):
@@ -32,7 +33,7 @@ def _club3090_76(**knobs):
 # 1,861,222,400 B (the checkpoint's 3.46 GB in bf16 is the 3,198,156,800 of its layers + the fc + norms). Breaking it:
 # the table's num_hidden_layers 4, intermediate_size or target_layer_ids changed, or the table left out (refused).
 def test_the_27b_drafter_is_read_by_its_repo_id():
-    g = vllm_drafter.read_drafter("dflash", REPO)
+    g = vllm_drafter.read_drafter("dflash", REPO, V020)
     assert (g["layers"], g["kv_heads_total"], g["head_dim"], g["window"]) == (5, 8, 128, None)
     assert g["fc_in"] == 5 * 5120 and REPO in g["path"]
     per_layer = 5120 * 4096 + 2 * 5120 * 1024 + 4096 * 5120 + 3 * 5120 * 17408
@@ -50,7 +51,7 @@ def test_the_27b_drafter_is_read_by_its_repo_id():
 # drafter printed 419,847 at its own 13.16 GiB (+105 %). Breaking it: separate_drafter's s.update(drafter=...) left
 # out, or the table's num_key_value_heads 4.
 def test_the_27b_drafter_pool_of_club3090_76_by_hand():
-    d = vllm_drafter.drafter_for_rank(vllm_drafter.read_drafter("dflash", REPO), 2)
+    d = vllm_drafter.drafter_for_rank(vllm_drafter.read_drafter("dflash", REPO, V020), 2)
     spec = llm.vllm_per_rank(llm.describe(model="Qwen/Qwen3.6-27B"), 2)
     r = cache.vllm_pool(spec, 10.36 * GiB, "bf16", 200000, max_batched=8192, spec_tokens=5,
                         tokens_from_concurrency=True, drafter=d, state_blocks=2)

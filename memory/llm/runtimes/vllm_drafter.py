@@ -98,15 +98,17 @@ def others_note(others: dict) -> str:
 #   intermediate 17408, fc over 5 taps [1, 16, 31, 46, 61] (5120 x 25600), vocab 248320: a public Rust test parsing the
 #   checkpoint's config.json (parse_qwen35_27b_dflash_config), a public notes file on the z-lab snapshot ("5 transformer
 #   layers, hidden=5120, GQA 32/8, intermediate=17408, vocab=248320; fc [5120 x 25600] BF16") and a public re-build of
-#   its geometry (build_qwen36_27b_dflash_config); the code search index names none of their repositories. Every layer
-#   full attention as vLLM 0.20.x sizes it: club-3090#46's printed pool (0.20.1rc1) comes out exactly with five full
-#   layers of 8 KV heads (tests/unit/test_kv_ellm24.py). That re-build writes layer_types as four 2048-token sliding
-#   layers and one full, which later vLLM gives two KV groups (_dflash_needs_multi_kv_group, the V2 runner): not read
+#   its geometry (build_qwen36_27b_dflash_config); the code search index names none of their repositories. That
+#   re-build writes layer_types as four 2048-token sliding layers and one full (their order is not read here). vLLM
+#   before 0.24 sizes every layer full: club-3090#46's printed pool (0.20.1rc1) comes out exactly with five full layers
+#   of 8 KV heads (tests/unit/test_kv_ellm24.py); from 0.24.0 (the DFlash V2 runner) mixed layers are two KV groups
+#   (read_drafter, MIXED_GROUPS_FROM)
 # - z-lab/Qwen3.6-35B-A3B-DFlash: benchmarks/data/drafters/Qwen3.6-35B-A3B-DFlash/README.md (snapshot 42d3b34d)
 PUBLISHED = {
     "z-lab/Qwen3.6-27B-DFlash": {
         "architectures": ["DFlashDraftModel"], "hidden_size": 5120, "num_hidden_layers": 5, "num_attention_heads": 32,
         "num_key_value_heads": 8, "head_dim": 128, "intermediate_size": 17408, "vocab_size": 248320,
+        "layer_types": ["sliding_attention"] * 4 + ["full_attention"], "sliding_window": 2048,
         "dflash_config": {"mask_token_id": 248070, "target_layer_ids": [1, 16, 31, 46, 61]}},
     "z-lab/Qwen3.6-35B-A3B-DFlash": {
         "architectures": ["DFlashDraftModel"], "hidden_size": 2048, "num_hidden_layers": 8, "num_attention_heads": 32,
@@ -114,17 +116,34 @@ PUBLISHED = {
         "dflash_config": {"mask_token_id": 248070, "target_layer_ids": [1, 10, 19, 28, 37]}},
 }
 
+# A DFlash drafter mixing sliding and full layers: from vLLM 0.24.0 (the DFlash V2 model runner) each kind is a KV
+# cache group of its own, the sliding layers holding at most their window a request. Read in vLLM's source:
+# vllm/model_executor/models/qwen3_dflash.py's _resolve_layer_attention (vllm-project/vllm 036a00d1, lines 118-130)
+# raises NotImplementedError for such a drafter off the V2 runner ("Mixed sliding/full attention needs multiple KV
+# groups (V2 runner only)"), then gives each sliding layer its window (per_layer_sliding_window). Not read here, from
+# public notes on vLLM: vllm/config/vllm.py's use_v2_model_runner forces V2 by _dflash_needs_multi_kv_group
+# (0 < sliding layers < all), and "[MRV2][Spec Decode] DFlash" (#44586) is a v0.24.0 release highlight. kv's pool
+# holds one drafter kind (cache.DRAFT): every layer is sized full, as before 0.24 (club-3090#46's 0.20.1rc1 pool),
+# a local config.json and a repo id alike, and from 0.24 (or the newest) a note says that is the pre-0.24 sizing. Not
+# refused: batch 98's GB10 row on 0.24 (fixed pool, 10 speculative tokens) prints within 0.6 % of it (rev25 B1)
+MIXED_GROUPS_FROM = (0, 24, 0)
+
 # a "model" that is no local file or folder and no repo id of PUBLISHED
 NOT_LOCAL = ("the drafter's config.json is not read: --speculative-config \"model\" {model!r} is no local config.json or "
              "folder holding one, nor a drafter kv describes by name ({known}); download its config.json (the Hub's "
              "file) and give its path as \"model\"")
 
 
-def _drafter_config(model: str) -> tuple:
-    """(config, where it was read): a local config.json (or its folder), else a PUBLISHED drafter's fields by repo id."""
-    if model in PUBLISHED and not Path(model).exists():
-        return PUBLISHED[model], f"{model}, kv's table of published drafters"
-    return files.read_config(model, missing=NOT_LOCAL.format(model=model, known=", ".join(PUBLISHED)))
+def _drafter_config(model: str, method: str) -> tuple:
+    """(config, where it was read): a local config.json (or its folder), else a PUBLISHED drafter's fields by repo id,
+    matched as the Hub matches repo names, case aside (rev25 D3); a refusal lists the drafters known for the method."""
+    if not Path(model).exists():
+        repo = next((k for k in PUBLISHED if k.lower() == model.strip().lower()), None)
+        if repo:
+            return PUBLISHED[repo], f"{repo}, kv's table of published drafters"
+    known = [k for k, c in PUBLISHED.items() if set(c["architectures"]) & set(DRAFTER_METHODS[method]["archs"])]
+    return files.read_config(model, missing=NOT_LOCAL.format(
+        model=model, known=", ".join(known) if known else f"none for method {method!r}"))
 
 
 def _int(cfg, key, lo=1, hi=1 << 20, default=None):
@@ -134,10 +153,11 @@ def _int(cfg, key, lo=1, hi=1 << 20, default=None):
     return v
 
 
-def read_drafter(method: str, model: str) -> dict:
+def read_drafter(method: str, model: str, version: tuple | None = None) -> dict:
     """The drafter's geometry from its config.json: layers, hidden size, heads, KV heads, head size, MLP width, the
-    fc's taps and, for sliding layers, the window; parameters by where vLLM keeps them."""
-    cfg, path = _drafter_config(model)    # a local file read as the target's (load_config)
+    fc's taps and, for sliding layers, the window; parameters by where vLLM keeps them. version: vLLM's (None: the
+    newest), which decides how mixed sliding and full layers are sized (MIXED_GROUPS_FROM)."""
+    cfg, path = _drafter_config(model, method)    # a local file read as the target's (load_config)
     row = DRAFTER_METHODS[method]
     archs = cfg.get("architectures") or []
     if not any(a in row["archs"] for a in archs if isinstance(a, str)):
@@ -170,11 +190,10 @@ def read_drafter(method: str, model: str) -> dict:
     types = cfg.get("layer_types") or ["full_attention"] * n
     if not isinstance(types, list) or len(types) != n or not set(types) <= {"full_attention", "sliding_attention"}:
         raise UserError(f"the drafter's config.json: layer_types must list {n} of full_attention / sliding_attention")
-    window = None
-    if "sliding_attention" in types:
-        if len(set(types)) > 1:
-            raise UserError("the drafter mixes sliding and full attention layers: vLLM then gives it two KV groups "
-                            "(_dflash_needs_multi_kv_group); not modelled")
+    window, mixed = None, None
+    if "sliding_attention" in types and len(set(types)) > 1:  # every layer sized full: separate_drafter's note says so
+        mixed = (types.count("sliding_attention"), cfg.get("sliding_window"), version is None or version >= MIXED_GROUPS_FROM)
+    elif "sliding_attention" in types:
         window = _int(cfg, "sliding_window")
     dtype = str(cfg.get("torch_dtype") or cfg.get("dtype") or "bfloat16").lower()
     dense = 32 if dtype in ("float32", "fp32") else 16
@@ -191,7 +210,7 @@ def read_drafter(method: str, model: str) -> dict:
     return {"layers": n, "hidden": d, "heads": heads, "kv_heads_total": kvh, "head_dim": hd, "intermediate": inter,
             "fc_in": len(taps) * fc_width, "qkv_in": row["qkv_in"], "head": head, "window": window, "arch": next(a for a in archs if a in row["archs"]),
             "proj_bits": proj, "fc_bits": dense if q is None or skipped("model.fc") else bits,
-            "format": fmt or dtype, "path": str(path)}
+            "format": fmt or dtype, "path": str(path), "mixed_as_full": mixed}
 
 
 def drafter_for_rank(g: dict, tp: int) -> dict:
@@ -232,7 +251,7 @@ def joins_target_group(spec, g: dict) -> bool:
             and g["head_dim"] == spec.head_dim_k == spec.head_dim_v and not spec.sliding_window)
 
 
-def separate_drafter(spec, parsed: dict, tp: int, roles: dict, s: dict, notes: list) -> dict:
+def separate_drafter(spec, parsed: dict, tp: int, roles: dict, s: dict, notes: list, version=None) -> dict:
     """roles with the drafter's weights added, s with its layers for the pool (s["drafter"]) and its speculative tokens
     (s["spec_tokens"]: a state page more a request each, a wider DeltaNet conv state, as for MTP). A model-free
     method (MODEL_FREE_METHODS) adds its speculative tokens alone."""
@@ -243,7 +262,7 @@ def separate_drafter(spec, parsed: dict, tp: int, roles: dict, s: dict, notes: l
         if parsed.get("others"):
             notes.append(others_note(parsed["others"]))
         return roles
-    g = read_drafter(parsed["method"], parsed["model"])
+    g = read_drafter(parsed["method"], parsed["model"], version)
     if g["hidden"] != spec.hidden:  # it reads the target's token table and hidden states: a drafter for another model
         raise UserError(f"the drafter's hidden_size {g['hidden']} is not {spec.name}'s {spec.hidden}: it drafts for "
                         "another model")
@@ -260,6 +279,13 @@ def separate_drafter(spec, parsed: dict, tp: int, roles: dict, s: dict, notes: l
                  + ("in the target's one KV cache group (the same cache spec)" if same else "a kind of their own in the KV pool")
                  + ("; DFlash2's convolutions and candidate selector are not counted" if parsed["method"] == "dflash"
                     else (f"; its own {g['head']}-row head counted" if g["head"] else "")))
+    if g["mixed_as_full"]:
+        k, win, later = g["mixed_as_full"]
+        notes.append(f"the drafter's config.json names {k} of its {g['layers']} layers sliding ({win}-token window): "
+                     "sized every layer full, as vLLM before 0.24 does" + (
+                         "; this build is 0.24 or later, whose DFlash V2 runner gives the sliding and full layers a KV "
+                         "cache group each, a sliding layer holding at most its window a request: not modelled, so the "
+                         "drafter's KV figures here are the pre-0.24 all-full sizing" if later else ""))
     if parsed.get("others"):
         notes.append(others_note(parsed["others"]))
     return dict(roles, total=roles["total"] + w, how=roles["how"] + f" + {fmt_bytes(w)} of {g['arch']} drafter")
