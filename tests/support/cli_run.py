@@ -21,3 +21,14 @@ def run(argv, capsys):
         rc = e.code
     cap = capsys.readouterr()
     return rc, (json.loads(cap.out) if "--json" in argv and cap.out else cap.out), cap.err
+
+
+def text(argv, capsys):
+    """(exit code, stdout) of any subcommand."""
+    rc, out, _ = run(argv, capsys)
+    return rc, out
+
+
+def json_out(argv, capsys):
+    """The parsed --json output of any subcommand (argv without --json)."""
+    return run(argv + ["--json"], capsys)[1]

@@ -5,25 +5,15 @@ B2 an Unsloth UD- type keeps its prefix in the printed -hf / hf.co name; B3 -hf 
 S1 the "with the flags" KV is the deciding stage's; S2 Ollama pulls a Hub repo only by its hf.co/ name; S3 the name
 to run is the Modelfile's FROM beside its PARAMETER lines, 'an IQ4_XS'; S4 docs: which worker a refusal names;
 D5 --json gives the deciding stage's pool."""
-import json
 from pathlib import Path
 
-from gpu_garden.memory import cli
+from support.cli_run import json_out, text as _text
 from gpu_garden.memory.llm import run_model as RM
 
 QWEN32 = ["kv", "--model", "Qwen/Qwen3-32B", "--pipeline-parallel-size", "2", "--pp-layer-partition", "20,44"]
 BART = "bartowski/Qwen2.5-7B-Instruct-GGUF"
 UNS = "unsloth/Qwen3-8B-GGUF"
 
-
-def _text(argv, capsys):
-    rc = cli.main(argv)
-    return rc, capsys.readouterr().out
-
-
-def _json(argv, capsys):
-    cli.main(argv + ["--json"])
-    return json.loads(capsys.readouterr().out)
 
 
 # B1. Gemma-3-1B (google/gemma-3-1b-it config.json): hidden 1152, 4 q heads x 256 (q 1024), 1 KV head x 256, MLP 6912,
@@ -48,12 +38,12 @@ def test_weights_alone_verdict_names_the_stage_with_the_most_weights(capsys):
 
 # B2. Unsloth names its files and tags UD-Q4_K_XL; kv kept the prefix for a tag and dropped it for --weights-dtype
 def test_unsloth_ud_prefix_kept_in_the_printed_name(capsys):
-    r = _json(["kv", "--model", f"{UNS}:Q8_0", "--runtime", "llama.cpp", "--weights-dtype", "UD-Q4_K_XL"], capsys)
+    r = json_out(["kv", "--model", f"{UNS}:Q8_0", "--runtime", "llama.cpp", "--weights-dtype", "UD-Q4_K_XL"], capsys)
     assert r["command"].startswith(f"llama-server -hf {UNS}:UD-Q4_K_XL -c ")  # before: :Q4_K_XL
-    r = _json(["kv", "--model", f"{UNS}:Q8_0", "--runtime", "ollama", "--weights-dtype", "UD-Q4_K_XL"], capsys)
+    r = json_out(["kv", "--model", f"{UNS}:Q8_0", "--runtime", "ollama", "--weights-dtype", "UD-Q4_K_XL"], capsys)
     assert r["model_to_run"]["command"] == f"ollama run hf.co/{UNS}:UD-Q4_K_XL"
     # the same file named without its prefix over a UD- tag: the tag is kept (the comparison strips UD-)
-    r = _json(["kv", "--model", f"{UNS}:UD-Q4_K_XL", "--runtime", "llama.cpp", "--weights-dtype", "Q4_K_XL"], capsys)
+    r = json_out(["kv", "--model", f"{UNS}:UD-Q4_K_XL", "--runtime", "llama.cpp", "--weights-dtype", "Q4_K_XL"], capsys)
     assert r["command"].startswith(f"llama-server -hf {UNS}:UD-Q4_K_XL -c ")
 
 
@@ -61,12 +51,12 @@ def test_unsloth_ud_prefix_kept_in_the_printed_name(capsys):
 # --no-mmproj". Gemma-3-4B's figures leave the projector out unless --mmproj prices it.
 def test_hf_pull_keeps_the_projector_off_or_loads_the_priced_one(capsys):
     base = ["kv", "--model", "ggml-org/gemma-3-4b-it-GGUF:Q4_K_M", "--runtime", "llama.cpp", "--vram", "6", "--ctx", "8192"]
-    r = _json(base, capsys)
+    r = json_out(base, capsys)
     assert r["command"].endswith(" --no-mmproj")  # before: the projector loaded beside a verdict without it
-    r = _json(base + ["--mmproj"], capsys)
+    r = json_out(base + ["--mmproj"], capsys)
     assert "--mmproj" not in r["command"] and "--no-mmproj" not in r["command"]  # before: "--mmproj MMPROJ.gguf" too
     assert r["command"].startswith("llama-server -hf ggml-org/gemma-3-4b-it-GGUF:Q4_K_M -c 8192 ")
-    r = _json(["kv", "--model", f"{UNS}:Q8_0", "--runtime", "llama.cpp"], capsys)
+    r = json_out(["kv", "--model", f"{UNS}:Q8_0", "--runtime", "llama.cpp"], capsys)
     assert "mmproj" not in r["command"]  # a text model: no projector to keep off
 
 
@@ -79,7 +69,7 @@ def test_library_build_variant_name_never_printed(capsys):
             "the build itself)") in text
     rc, text = _text(["kv", "--model", "mistral-small3.1:24b", "--weights-dtype", "q4_K_M"], capsys)
     assert "_MISTRAL3" not in text and "(its output tensor kept at the base type)" in text
-    r = _json(["kv", "--model", "phi4-reasoning:14b", "--weights-dtype", "q8_0"], capsys)
+    r = json_out(["kv", "--model", "phi4-reasoning:14b", "--weights-dtype", "q8_0"], capsys)
     assert r["model_to_run"]["why"].startswith("ollama run phi4-reasoning:14b loads the library's Q4_K_M build, not")
 
 
@@ -97,7 +87,7 @@ def test_with_the_flags_line_gives_the_deciding_stage_kv(capsys):
 # NAME` applies no PARAMETER line, which belongs in a Modelfile beside FROM NAME
 def test_ollama_hub_name_needs_hf_co_and_is_the_modelfiles_from(capsys):
     argv = ["kv", "--model", f"{BART}:Q4_K_M", "--runtime", "ollama", "--weights-dtype", "q8_0", "--ctx", "8192"]
-    r = _json(argv, capsys)
+    r = json_out(argv, capsys)
     assert r["model_to_run"]["model"] == f"hf.co/{BART}:Q8_0"
     assert r["model_to_run"]["why"] == (f"the Q8_0 file these figures are for; Ollama pulls a Hub repo only as "
                                         f"hf.co/USER/REPO[:TYPE], not as {BART}:Q4_K_M")  # before: "... pulls the Q4_K_M file"
@@ -107,9 +97,9 @@ def test_ollama_hub_name_needs_hf_co_and_is_the_modelfiles_from(capsys):
             f"are a Modelfile: ollama create NAME -f Modelfile, then ollama run NAME; ollama run hf.co/{BART}:Q8_0 alone "
             "applies no PARAMETER line)\n") in text
     # no --weights-dtype: the name given still pulls nothing (before: no line at all)
-    r = _json(["kv", "--model", BART, "--runtime", "ollama"], capsys)
+    r = json_out(["kv", "--model", BART, "--runtime", "ollama"], capsys)
     assert r["model_to_run"]["command"] == f"ollama run hf.co/{BART}"
-    assert "model_to_run" not in _json(["kv", "--model", f"hf.co/{BART}", "--runtime", "ollama"], capsys)
+    assert "model_to_run" not in json_out(["kv", "--model", f"hf.co/{BART}", "--runtime", "ollama"], capsys)
 
 
 def test_article_before_a_type():
@@ -118,7 +108,7 @@ def test_article_before_a_type():
 
 
 def test_library_tag_hub_advice_reads_an_f16_file(capsys):
-    r = _json(["kv", "--model", "qwen2.5:7b", "--weights-dtype", "f16"], capsys)
+    r = json_out(["kv", "--model", "qwen2.5:7b", "--weights-dtype", "f16"], capsys)
     assert r["model_to_run"]["why"].endswith("or an F16 file from the Hub: ollama run hf.co/USER/REPO-GGUF:F16")
 
 
@@ -132,7 +122,7 @@ def test_docs_say_which_worker_a_refusal_names():
 # D5. Qwen3-32B at 20,44 on 24 GiB: stage 1's weights 44,474,971,008 B (test_kv_kvo49) against a share of 0.92 x 24 GiB
 # = 23,707,921,367 B leave a pool below -20,767,049,641 B; rank 0's pool is positive
 def test_json_gives_the_deciding_stage_pool(capsys):
-    r = _json(QWEN32 + ["--vram", "24", "--ctx", "4096"], capsys)
+    r = json_out(QWEN32 + ["--vram", "24", "--ctx", "4096"], capsys)
     assert r["fits"] is False and r["kv_capacity_bytes"] > 0  # the table's, rank 0's
     assert r["pp_deciding_stage"] == 1
     assert r["pp_deciding_kv_capacity_bytes"] < -20_767_049_641  # before: no such key
@@ -141,13 +131,13 @@ def test_json_gives_the_deciding_stage_pool(capsys):
 # B5. vLLM's GGUF docs (docs/features/quantization/gguf.md): `vllm serve unsloth/Qwen3-0.6B-GGUF:Q4_K_M --tokenizer
 # Qwen/Qwen3-0.6B`; a GGUF repo alone has no config.json ("No supported config format found")
 def test_gguf_repo_on_vllm_is_served_as_repo_type_with_the_base_tokenizer(capsys):
-    r = _json(["kv", "--model", f"{BART}:Q8_0", "--runtime", "vllm"], capsys)
+    r = json_out(["kv", "--model", f"{BART}:Q8_0", "--runtime", "vllm"], capsys)
     # before: "vllm serve MODEL" and no note, the figures sized for the Q8_0 file
     assert r["command"].startswith(f"vllm serve {BART}:Q8_0 --tokenizer Qwen/Qwen2.5-7B-Instruct --max-model-len ")
     assert any(n.startswith(f"'{BART}:Q8_0' is a GGUF repo, with no config.json for vLLM to read") for n in r["notes"])
-    r = _json(["kv", "--model", BART, "--runtime", "vllm"], capsys)
+    r = json_out(["kv", "--model", BART, "--runtime", "vllm"], capsys)
     assert r["command"].startswith(f"vllm serve {BART}:Q4_K_M --tokenizer ")  # before: "vllm serve {BART}" (no config)
-    r = _json(["kv", "--model", BART, "--runtime", "sglang"], capsys)
+    r = json_out(["kv", "--model", BART, "--runtime", "sglang"], capsys)
     assert "--model-path MODEL " in r["command"]  # before: --model-path {BART}
     assert any("no config.json for SGLang to read" in n for n in r["notes"])
 
@@ -157,7 +147,7 @@ def test_gguf_repo_on_vllm_is_served_as_repo_type_with_the_base_tokenizer(capsys
 # reviewer's run); 0.95 adds 0.01 x 48 GiB = 491.52 MiB, 2.71 GiB: the suggested share is 0.95, and the flags fit
 def test_pipeline_flags_hold_the_whole_model_check_of_vllm_0_13(capsys):
     argv = QWEN32 + ["--vram", "48", "--runtime-version", "0.13.0"]
-    r = _json(argv + ["--ctx", "32768"], capsys)
+    r = json_out(argv + ["--ctx", "32768"], capsys)
     assert r["command"].endswith("--max-model-len 22016 --pipeline-parallel-size 2 --kv-cache-dtype fp8 "
                                  "--gpu-memory-utilization 0.95")  # before: 0.94, which vLLM 0.13 refuses
     rc, text = _text(argv + ["--ctx", "22016", "--kv-dtype", "fp8", "--gpu-memory-utilization", "0.95"], capsys)

@@ -3,17 +3,8 @@ heaviest stage only for a 'weights alone' verdict; S5 the PP 'KV pool' line is o
 tokens, named; further findings below their own comments."""
 import json
 
-from gpu_garden.memory import cli
+from support.cli_run import json_out, text as _text
 
-
-def _text(argv, capsys):
-    rc = cli.main(argv)
-    return rc, capsys.readouterr().out
-
-
-def _json(argv, capsys):
-    cli.main(argv + ["--json"])
-    return json.loads(capsys.readouterr().out)
 
 
 # S4. Gemma-3-1B at 14,12 (weights worked out in test_kv_fix49a B1): stage 0 1.29 GiB, stage 1 (12 layers + the head)
@@ -49,18 +40,18 @@ def test_pp_pool_line_is_the_stage_of_the_printed_tokens(capsys):
 # sized on Qwen2.5-7B's geometry (Qwen/Qwen2.5-7B-Instruct), another tokenizer. Breaks if --tokenizer is the source repo
 # for any GGUF repo (the old code), or never.
 def test_vllm_gguf_tokenizer_only_for_the_models_own_repo(capsys):
-    r = _json(["kv", "--model", "bartowski/DeepSeek-R1-Distill-Qwen-7B-GGUF", "--runtime", "vllm"], capsys)
+    r = json_out(["kv", "--model", "bartowski/DeepSeek-R1-Distill-Qwen-7B-GGUF", "--runtime", "vllm"], capsys)
     assert r["command"].startswith("vllm serve bartowski/DeepSeek-R1-Distill-Qwen-7B-GGUF:Q4_K_M --max-model-len ")
     assert "--tokenizer" not in r["command"]
     note = next(n for n in r["notes"] if "is a GGUF repo" in n)
     assert "the tokenizer vLLM converts from the GGUF file" in note and "Qwen/Qwen2.5-7B-Instruct" in note
-    r = _json(["kv", "--model", "unsloth/Qwen3-8B-GGUF", "--runtime", "vllm"], capsys)
+    r = json_out(["kv", "--model", "unsloth/Qwen3-8B-GGUF", "--runtime", "vllm"], capsys)
     assert r["command"].startswith("vllm serve unsloth/Qwen3-8B-GGUF:Q4_K_M --tokenizer Qwen/Qwen3-8B ")
 
 
 # S2. repo:TYPE with a suffixed type: the note says which builds read it (the release is not pinned here)
 def test_vllm_gguf_repo_type_note_names_the_builds(capsys):
-    r = _json(["kv", "--model", "unsloth/Qwen3-8B-GGUF", "--runtime", "vllm", "--runtime-version", "0.8.0"], capsys)
+    r = json_out(["kv", "--model", "unsloth/Qwen3-8B-GGUF", "--runtime", "vllm", "--runtime-version", "0.8.0"], capsys)
     note = next(n for n in r["notes"] if "is a GGUF repo" in n)
     assert "repo:TYPE needs a vLLM build whose GGUF docs show it" in note
     assert "on an older one download the file and give its path as MODEL" in note
@@ -71,10 +62,10 @@ def test_vllm_gguf_repo_type_note_names_the_builds(capsys):
 # for every build (the old code) or the note is dropped.
 def test_no_mmproj_by_build(capsys):
     base = ["kv", "--model", "bartowski/google_gemma-3-4b-it-GGUF", "--runtime", "llama.cpp", "--runtime-version"]
-    r = _json(base + ["b4800"], capsys)
+    r = json_out(base + ["b4800"], capsys)
     assert r["command"].startswith("llama-server -hf bartowski/google_gemma-3-4b-it-GGUF -c ")
     assert "--no-mmproj" not in r["command"]
-    r = _json(base + ["b4900"], capsys)
+    r = json_out(base + ["b4900"], capsys)
     assert r["command"].endswith(" --no-mmproj")
     assert any(n.startswith("--no-mmproj keeps -hf from loading") and "an older build lacks the flag" in n
                for n in r["notes"])
@@ -103,9 +94,9 @@ def test_mixed_drafter_agrees_by_repo_id_and_local_file(tmp_path, capsys):
     spec5 = json.dumps({"method": "dflash", "model": "z-lab/Qwen3.6-27B-DFlash", "num_speculative_tokens": 5})
     base = ["kv", "--model", "Qwen/Qwen3.6-27B", "--runtime", "vllm", "--speculative-config", spec5]
     said = "names 4 of its 5 layers sliding (2048-token window): sized every layer full, as vLLM before 0.24 does"
-    newest = [n for n in _json(base, capsys)["notes"] if said in n]
+    newest = [n for n in json_out(base, capsys)["notes"] if said in n]
     assert len(newest) == 1 and "the drafter's KV figures here are the pre-0.24 all-full sizing" in newest[0]
-    old = [n for n in _json(base + ["--runtime-version", "0.20.1"], capsys)["notes"] if said in n]
+    old = [n for n in json_out(base + ["--runtime-version", "0.20.1"], capsys)["notes"] if said in n]
     assert len(old) == 1 and "pre-0.24" not in old[0]
 # D3. Hub repo names match case aside; the refusal for an eagle3 drafter names no DFlash repo as known. Breaks if the
 # table is looked up by exact case, or NOT_LOCAL lists every PUBLISHED repo.
@@ -126,8 +117,8 @@ def test_drafter_repo_id_case_and_known_list_by_method():
 def test_per_token_kv_counts_the_drafter(capsys):
     spec5 = json.dumps({"method": "dflash", "model": "z-lab/Qwen3.6-27B-DFlash", "num_speculative_tokens": 5})
     base = ["kv", "--model", "Qwen/Qwen3.6-27B", "--runtime", "vllm", "--tensor-parallel-size", "2"]
-    assert _json(base, capsys)["kv_per_token"] == 16 * 2 * 256 * 2 * 2 == 32768
-    assert _json(base + ["--speculative-config", spec5], capsys)["kv_per_token"] == 32768 + 5 * 4 * 128 * 2 * 2 == 43008
+    assert json_out(base, capsys)["kv_per_token"] == 16 * 2 * 256 * 2 * 2 == 32768
+    assert json_out(base + ["--speculative-config", spec5], capsys)["kv_per_token"] == 32768 + 5 * 4 * 128 * 2 * 2 == 43008
     rc, text = _text(base + ["--speculative-config", spec5], capsys)
     assert "42.00 KiB per token" in text
 

@@ -5,10 +5,9 @@
    plainly why no command does.
 3. An Ollama tag of another model on a built-in's geometry (a fine-tune, a distill, a later release): the vLLM/SGLang
    note names the repo the figures' config.json came from as the base architecture, not as the user's model."""
-import json
 import re
 
-from gpu_garden.memory import cli
+from support.cli_run import json_out, text as _text
 
 # Qwen3-32B (Qwen/Qwen3-32B config.json): hidden 5120, 64 heads x 128 (q 8192), 8 KV heads x 128 (k, v 1024 each),
 # MLP 25600, q/k norms of 128, vocab 151936, untied. One decoder layer: q 5120 x 8192 + k, v 5120 x 1024 each + o
@@ -19,15 +18,6 @@ from gpu_garden.memory import cli
 # of 24 GiB is 22.08 GiB: stage 0 keeps a KV pool, the 44-layer stage cannot even hold its weights.
 QWEN32 = ["kv", "--model", "Qwen/Qwen3-32B", "--pipeline-parallel-size", "2"]
 
-
-def _text(argv, capsys):
-    rc = cli.main(argv)
-    return rc, capsys.readouterr().out
-
-
-def _json(argv, capsys):
-    rc = cli.main(argv + ["--json"])
-    return rc, json.loads(capsys.readouterr().out)
 
 
 def test_pipeline_verdict_is_the_largest_stage_and_agrees_with_the_reason(capsys):
@@ -40,7 +30,7 @@ def test_pipeline_verdict_is_the_largest_stage_and_agrees_with_the_reason(capsys
     assert "Weights alone (41.42 GiB on the pipeline stage with the most: stage 1 of 2, 44 layers + the head)" in text
     assert "weights               19.62 GiB" in text  # the table stays rank 0's, as vLLM's rank 0 logs it
     assert "--kv-cache-memory" not in text and "--max-model-len auto" not in text  # no pool on stage 1: no autofit
-    _, r = _json(QWEN32 + ["--pp-layer-partition", "20,44", "--vram", "24", "--ctx", "4096"], capsys)
+    r = json_out(QWEN32 + ["--pp-layer-partition", "20,44", "--vram", "24", "--ctx", "4096"], capsys)
     assert r["pp_deciding_stage"] == 1 and r["autofit"] == []
 
 
@@ -64,7 +54,7 @@ def test_pipeline_refusal_line_gives_the_refusing_stage_pool(capsys):
 
 def test_pipeline_fixed_pool_suggestion_fits_every_stage(capsys):
     # --kv-cache-memory is allocated on every stage: the suggestion is the smallest stage's pool, not rank 0's
-    _, r = _json(QWEN32 + ["--pp-layer-partition", "20,44", "--vram", "48", "--ctx", "32768"], capsys)
+    r = json_out(QWEN32 + ["--pp-layer-partition", "20,44", "--vram", "48", "--ctx", "32768"], capsys)
     suggested = next(int(a["flag"].split()[1]) for a in r["autofit"] if a["flag"].startswith("--kv-cache-memory"))
     pools = [st["pool"] for st in r["pp_stages"]]
     assert pools[1] < pools[0]
@@ -78,18 +68,18 @@ BART = "bartowski/Qwen2.5-7B-Instruct-GGUF"
 def test_llamacpp_command_pulls_the_gguf_repo_file_the_figures_are_for(capsys):
     # before: "llama-server -m MODEL.gguf ..." whatever the name; with the tag :Q4_K_M the user runs -hf REPO:Q4_K_M,
     # the file the note says the figures are not for
-    _, r = _json(["kv", "--model", f"{BART}:Q4_K_M", "--runtime", "llama.cpp", "--weights-dtype", "q8_0", "--ctx", "8192"],
+    r = json_out(["kv", "--model", f"{BART}:Q4_K_M", "--runtime", "llama.cpp", "--weights-dtype", "q8_0", "--ctx", "8192"],
                  capsys)
     assert r["command"].startswith(f"llama-server -hf {BART}:Q8_0 -c 8192 ")
-    _, r = _json(["kv", "--model", f"hf.co/{BART}:Q4_K_M", "--runtime", "llama.cpp", "--ctx", "8192"], capsys)
+    r = json_out(["kv", "--model", f"hf.co/{BART}:Q4_K_M", "--runtime", "llama.cpp", "--ctx", "8192"], capsys)
     assert r["command"].startswith(f"llama-server -hf {BART}:Q4_K_M -c 8192 ")  # the tag's own file; no hf.co/ for -hf
-    _, r = _json(["kv", "--model", "unsloth/Qwen3-8B-GGUF", "--runtime", "llama.cpp", "--ctx", "8192"], capsys)
+    r = json_out(["kv", "--model", "unsloth/Qwen3-8B-GGUF", "--runtime", "llama.cpp", "--ctx", "8192"], capsys)
     assert r["command"].startswith("llama-server -hf unsloth/Qwen3-8B-GGUF -c 8192 ")  # no tag: the default Q4_K_M
 
 
 def test_ollama_hub_gguf_runs_the_file_the_figures_are_for(capsys):
     argv = ["kv", "--model", f"hf.co/{BART}:Q4_K_M", "--runtime", "ollama", "--weights-dtype", "q8_0", "--ctx", "8192"]
-    _, r = _json(argv, capsys)
+    r = json_out(argv, capsys)
     assert r["model_to_run"]["command"] == f"ollama run hf.co/{BART}:Q8_0"  # before: no such key, nothing to run
     _, text = _text(argv, capsys)
     # fix49a (rev23 S3): printed as the Modelfile's FROM, beside the PARAMETER lines that `ollama run` alone ignores
@@ -100,7 +90,7 @@ def test_ollama_hub_gguf_runs_the_file_the_figures_are_for(capsys):
 def test_ollama_library_tag_says_plainly_kv_has_no_tag_to_run(capsys):
     # qwen2.5:7b is the library's Q4_K_M build; kv holds no list of the library's tags, so it names none
     argv = ["kv", "--model", "qwen2.5:7b", "--runtime", "ollama", "--weights-dtype", "q8_0", "--ctx", "8192"]
-    _, r = _json(argv, capsys)
+    r = json_out(argv, capsys)
     run = r["model_to_run"]
     assert run["command"] is None
     assert run["why"].startswith("ollama run qwen2.5:7b loads the library's Q4_K_M build, not the q8_0 weights these "
@@ -108,12 +98,12 @@ def test_ollama_library_tag_says_plainly_kv_has_no_tag_to_run(capsys):
     assert "ollama.com/library/qwen2.5/tags, tags ending in -q8_0" in run["why"]
     _, text = _text(argv, capsys)
     assert "\n  (no tag to run: ollama run qwen2.5:7b loads the library's Q4_K_M build" in text
-    _, same = _json(argv[:-4] + ["--weights-dtype", "Q4_K_M", "--ctx", "8192"], capsys)
+    same = json_out(argv[:-4] + ["--weights-dtype", "Q4_K_M", "--ctx", "8192"], capsys)
     assert "model_to_run" not in same  # the tag's own build: the tag runs what was estimated
 
 
 def test_ollama_tag_naming_its_build_gets_the_same_tag_at_the_figures_type(capsys):
-    _, r = _json(["kv", "--model", "llama3.1:8b-instruct-q4_K_M", "--runtime", "ollama", "--weights-dtype", "q8_0",
+    r = json_out(["kv", "--model", "llama3.1:8b-instruct-q4_K_M", "--runtime", "ollama", "--weights-dtype", "q8_0",
                   "--ctx", "8192"], capsys)
     assert r["model_to_run"]["command"] == "ollama run llama3.1:8b-instruct-q8_0"
     assert "composed from the tag, not read from the library's list" in r["model_to_run"]["why"]
@@ -121,7 +111,7 @@ def test_ollama_tag_naming_its_build_gets_the_same_tag_at_the_figures_type(capsy
 
 # 3. an Ollama tag of another model on a built-in's geometry: the repo named is the base architecture, not the model
 def _pull_note(model, runtime, capsys):
-    _, r = _json(["kv", "--model", model, "--runtime", runtime, "--ctx", "4096"], capsys)
+    r = json_out(["kv", "--model", model, "--runtime", runtime, "--ctx", "4096"], capsys)
     return next(n for n in r["notes"] if "cannot pull an Ollama tag" in n)
 
 
