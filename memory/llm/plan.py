@@ -452,6 +452,8 @@ def _answer(spec, runtime, ctx, parallel, kv, weights_dtype, roles, vram, s, ev,
            "vram": int(vram) if vram else None, "budget": ev["budget"], "fits_as_requested": ev["fits"] and not refused,
            "fits": ev["fits"] and not refused, "max_ctx": None, "max_ctx_by_kv_dtype": {}, "max_ctx_layers": {}, "flags": [],
            "command": "", "autofit": [], "notes": notes}
+    if s.get("drafter_kv_sizing"):  # a mixed sliding/full drafter sized all full (vllm_drafter.separate_drafter)
+        out["drafter_kv_sizing"] = s["drafter_kv_sizing"]
     host_exps = LC.cpu_expert_bytes(spec, s) if runtime == "llama.cpp" else None
     if host_exps:  # the experts --n-cpu-moe (the first N layers) or -ot (the layers its pattern names) keeps in host memory
         out["host_experts_full"] = sum(host_exps)

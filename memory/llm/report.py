@@ -87,7 +87,9 @@ def run_cli(args) -> int:
     RM.gguf_serve_note(res, args, spec)
     RM.mmproj_flag_note(res, args, spec)
     if args.runtime == "ollama":  # a Modelfile's FROM where the name given is what runs (rev25 D6)
-        res["modelfile_from"] = (args.model or "").strip() or getattr(args, "gguf", None) or None
+        res["modelfile_from"], why = RM.modelfile_from(args, spec)  # a Hub checkpoint's id is none (rev26 B1)
+        if why:
+            res["modelfile_none"] = why
     res["total_all_layers"] = total_all_layers(res)  # the text table's "total on GPU", under its own name
     if args.json:
         print(json.dumps(res, indent=2))
@@ -418,6 +420,8 @@ def format_plan(r: dict) -> str:
                          f"ollama run NAME; {src[2]} alone applies no PARAMETER line)")
         elif run:
             lines.append(f"  {run['command']}  ({run['why']})" if run["command"] else f"  (no tag to run: {run['why']})")
+        elif r.get("modelfile_none"):
+            lines.append(f"  (no Modelfile or ollama run line: {r['modelfile_none']})")
     for a in r.get("autofit") or []:
         lines.append(f"  or let the runtime fit itself: {a['flag']}  ({a['reason']})")
     for n in r["notes"]:

@@ -80,8 +80,10 @@ def with_model(command: str, args, spec=None) -> str:
 
 _SERVE = r"(vllm serve|--model-path) MODEL(?= |$)"
 # llama.cpp's -hf fetches a repo's projector from ggml-org/llama.cpp#12694 (2025-04-01), and --no-mmproj stands in
-# common/arg.cpp by #13093 (2025-04-24; its diff's context); the build that added the flag is not pinned here. b4881
-# (the llama_context refactor, e0dbec0bc, March 2025) is before both: a build given below it gets no flag (rev25 S3)
+# common/arg.cpp by #13093 (2025-04-24; its diff's context); neither PR's build number is pinned here (rev26 S1: two
+# searches found no release tag for either). b4881 (the llama_context refactor, e0dbec0bc, March 2025) is the latest
+# build known to be before both: one given below it gets no flag; one from b4881 to #13093's gets the flag, which it may
+# lack, and mmproj_flag_note says so (rev25 S3)
 MMPROJ_FLAG_AFTER = (4881,)
 
 
@@ -190,6 +192,22 @@ def ollama_tag_note(res, args, spec) -> None:
         said = f"the Hugging Face repo of {args.model!r} is not known here" + (f"; {figures}" if figures else "")
     res["notes"].append(f"{RUNTIME_NAMES[args.runtime]} cannot pull an Ollama tag: MODEL is a Hugging Face repo id or a "
                         f"local model folder; {said}")
+
+
+def modelfile_from(args, spec):
+    """(the name an Ollama Modelfile's FROM takes, None) where the model given is one Ollama loads: a library tag (or a
+    user's, name:tag: a Hub repo id has no ':'), a GGUF repo's hf.co/ name or the --gguf file; else (None, why). A Hugging
+    Face repo id of a checkpoint (Qwen/Qwen3-8B) was printed as FROM and `ollama run` though Ollama cannot pull it
+    (rev26 B1)."""
+    given, path = (args.model or "").strip(), getattr(args, "gguf", None)
+    form = GR._FORM.fullmatch(given) if given else None
+    if given and (spec.ollama or ":" in given and not form or form and form.group("hf") and gguf_pull(args, spec)):
+        return given, None
+    if path:
+        return path, None
+    what = f"{given!r} is neither" if given else "no model name was given (--config)"
+    return None, ("Ollama needs a GGUF: a library tag or hf.co/USER/REPO-GGUF:TYPE (or a GGUF file with --gguf); "
+                  + what)
 
 
 def _ollama_spelling(t: str) -> str | None:

@@ -192,7 +192,8 @@ def read_drafter(method: str, model: str, version: tuple | None = None) -> dict:
         raise UserError(f"the drafter's config.json: layer_types must list {n} of full_attention / sliding_attention")
     window, mixed = None, None
     if "sliding_attention" in types and len(set(types)) > 1:  # every layer sized full: separate_drafter's note says so
-        mixed = (types.count("sliding_attention"), cfg.get("sliding_window"), version is None or version >= MIXED_GROUPS_FROM)
+        mixed = (types.count("sliding_attention"), _int(cfg, "sliding_window"),  # none: refused, not "None-token"
+                 version is None or version >= MIXED_GROUPS_FROM)
     elif "sliding_attention" in types:
         window = _int(cfg, "sliding_window")
     dtype = str(cfg.get("torch_dtype") or cfg.get("dtype") or "bfloat16").lower()
@@ -281,9 +282,11 @@ def separate_drafter(spec, parsed: dict, tp: int, roles: dict, s: dict, notes: l
                     else (f"; its own {g['head']}-row head counted" if g["head"] else "")))
     if g["mixed_as_full"]:
         k, win, later = g["mixed_as_full"]
+        s["drafter_kv_sizing"] = "all-full (vLLM < 0.24)"  # --json: the pre-0.24 sizing whatever the build (rev26 S4)
         notes.append(f"the drafter's config.json names {k} of its {g['layers']} layers sliding ({win}-token window): "
                      "sized every layer full, as vLLM before 0.24 does" + (
-                         "; this build is 0.24 or later, whose DFlash V2 runner gives the sliding and full layers a KV "
+                         "; " + ("the newest vLLM (0.24 or later)" if version is None else "this build is 0.24 or "
+                                 "later") + ", whose DFlash V2 runner gives the sliding and full layers a KV "
                          "cache group each, a sliding layer holding at most its window a request: not modelled, so the "
                          "drafter's KV figures here are the pre-0.24 all-full sizing" if later else ""))
     if parsed.get("others"):
