@@ -88,10 +88,9 @@ def _no_fit(out, spec, runtime, weights_dtype, roles, vram, ev, free_cap, share_
                                 f"too little for the weights and a {MIN_CTX}-token cache; free memory on the GPU")
         notes.append(out["no_fit_reason"])
     elif not share_note:
-        # one GPU's weights: the pipeline stage holding the most (not always the deciding one, whose pool the sampler
-        # may shrink more: rev23 B1), else the tensor-parallel share
-        # the heaviest stage only where its weights alone pass the share (the report's 'weights alone' verdict); else
-        # the deciding stage, whose weights with its activations and workspaces leave no pool (rev25 S4)
+        # one GPU's weights: under pipeline parallelism the stage holding the most where its weights alone pass the share
+        # (the report's 'weights alone' verdict; not always the deciding stage, rev23 B1), else the deciding stage, whose
+        # weights with its activations and workspaces leave no pool (rev25 S4); without it the tensor-parallel share
         stages = ev.get("stages") or ()
         at = VP.heaviest_stage(stages) if stages else None
         alone = not stages or ev.get("budget") is None or stages[at]["stage_weights"] > ev["budget"]
