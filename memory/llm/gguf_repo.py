@@ -32,6 +32,16 @@ def tag_type(tag: str) -> str | None:
     return None
 
 
+def same_file(a, b, unsloth: bool) -> bool:
+    """Whether two GGUF types name one file: as tag_type spells them (fp16 is F16), and in an Unsloth repo with its UD-
+    prefix aside (--weights-dtype Q4_K_XL over a UD-Q4_K_XL tag); plan.py and run_model.py compare a tag with
+    --weights-dtype by this one rule."""
+    def bare(t):
+        u = (tag_type(str(t)) or str(t).strip().upper()).replace("UD_", "UD-", 1)
+        return u[3:] if unsloth and u.startswith("UD-") else u
+    return bare(a) == bare(b)
+
+
 def split(name: str):
     """(repo, quant, tagged, note) for a GGUF repo name with or without its tag (tagged: the name carries it; the
     default gives way to --weights-dtype), None for any other name. A tag that names no

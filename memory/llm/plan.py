@@ -52,11 +52,6 @@ def _settings(runtime, vram, ctx, parallel, knobs, spec=None) -> dict:
     return s
 
 
-def _same_type(t, spec) -> str:
-    t = str(t).strip().upper()
-    return t[3:] if spec.unsloth and t.startswith(("UD-", "UD_")) else t
-
-
 def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel: int = 1, kv_dtype: str | None = None,
          weights_dtype: str | None = None, vram: float | None = None, **knobs) -> dict:
     """vram in bytes (None: no verdict; Ollama compares with the free memory it sees). ctx: vLLM --max-model-len,
@@ -180,7 +175,7 @@ def _given_weights(spec, weights_dtype, knobs) -> tuple:
     """The weights the request names: a GGUF tag's type, the user's size; (spec, weights_dtype, the Unsloth Dynamic
     base type when the weights are only a range, else None)."""
     tag = spec.gguf_tag  # the GGUF repo name's tag (gguf_repo.py) is the file's type
-    if tag and weights_dtype is not None and _same_type(weights_dtype, spec) != _same_type(tag, spec):
+    if tag and weights_dtype is not None and not GR.same_file(weights_dtype, tag, spec.unsloth):
         # the flag wins, said in the tag's note, as over an Ollama library tag (_request_notes); this was refused
         said = re.compile(rf"\b{re.escape(tag)} weights from the tag \(the GGUF file it names\)")
         spec = replace(spec, notes=[said.sub(f"weights sized as {weights_dtype} (--weights-dtype), not as the {tag} "

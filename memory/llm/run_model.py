@@ -18,15 +18,6 @@ def _file_type(t) -> str:
     return GR.tag_type(str(t)) or str(t).strip().upper()
 
 
-def _same_type(a, b, spec) -> bool:
-    """Whether two types name one file: an Unsloth repo's UD- prefix aside, as plan.py's _same_type compares a tag with
-    --weights-dtype."""
-    def bare(t):
-        u = _file_type(t).replace("UD_", "UD-", 1)
-        return u[3:] if spec.unsloth and u.startswith("UD-") else u
-    return bare(a) == bare(b)
-
-
 def gguf_pull(args, spec):
     """For a GGUF repo name (gguf_repo.py: user/repo[:TYPE], hf.co/...): (repo, the type the figures are for or None
     for the repo's default file, the file the name itself pulls); None for any other name. --weights-dtype sizes the
@@ -37,7 +28,7 @@ def gguf_pull(args, spec):
     repo, quant, tagged, _ = hub
     named = quant if tagged else GR.DEFAULT_TAG
     wd = getattr(args, "weights_dtype", None)
-    if wd is None or _same_type(wd, named, spec):
+    if wd is None or GR.same_file(wd, named, spec.unsloth):
         return repo, quant if tagged else None, named
     return repo, _file_type(wd), named
 
@@ -249,7 +240,7 @@ def ollama_run_line(res, args, spec) -> None:
     lib, _, tag = args.model.strip().partition(":")
     from .weights import MISTRAL3_PATCHED, internal_name
     variant = internal_name(spec.quant)  # kv's own name for the library's build (Q4_K_M_QKV16): never printed
-    if variant and _same_type(wd, variant[1], spec):  # the tag's own file type, sized without the build's quirk
+    if variant and GR.same_file(wd, variant[1], spec.unsloth):  # the tag's own file type, sized without the build's quirk
         quirk = ("its output tensor kept at the base type" if str(spec.quant).endswith(MISTRAL3_PATCHED)
                  else "its fused attn_qkv kept in F16")
         res["model_to_run"] = {"command": f"ollama run {given}", "model": given,
