@@ -222,7 +222,7 @@ def _request_notes(spec, runtime, weights_dtype, knobs, asked_ngl) -> tuple:
         notes.append(f"--weights-dtype {weights_dtype} names the method; its width is the checkpoint's, which the name "
                      f"says is {spec.quant}: sized at that width (vLLM's GPTQ kernels keep 8-bit weights packed at 8 bits)")
         weights_dtype = spec.quant
-    if weights_dtype and spec.quant and str(weights_dtype).lower() != str(spec.quant).lower():  # the dtype used
+    if weights_dtype and spec.quant and not GR.same_file(weights_dtype, spec.quant, spec.unsloth):  # the dtype used
         said = re.compile(rf"weights taken as {re.escape(str(spec.quant))} from the name( '[^']*')?")
         notes = [said.sub(lambda m: f"weights sized as {weights_dtype} (--weights-dtype), not as the {spec.quant} the name"
                           f"{m.group(1) or ''} says", n) for n in notes]
