@@ -82,3 +82,38 @@ def test_a_pinned_custom_ceiling_gets_no_other_apps_reading():
                                        "(currently pinned at 60.00 GB), or reduce context length"))
     assert "other-process" not in _conf(ev) and "free" not in ev["numbers"], ev["numbers"]
     assert "custom_ceiling_bytes" in ev["causes"][0]["evidence"][0], ev["causes"][0]["evidence"]
+
+
+# --- NVML's not-available process figure (WDDM under WSL2) --------------------------------------------------------------
+# PyTorch's 2.1+ CUDA message as a Linux build prints it, with the processes NVML lists; 17179869184.00 GiB is format_size of
+# NVML_VALUE_NOT_AVAILABLE (ULLONG_MAX), what NVML gives for a process's memory under WDDM. Numbers made up.
+NA = "17179869184.00 GiB"
+CUDA_MSG = ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate {req}. GPU 0 has a total capacity of 15.60 GiB of "
+            "which {free} is free. {procs}Of the allocated memory {alloc} is allocated by PyTorch, and 12.00 MiB is reserved "
+            "by PyTorch but unallocated. If reserved but unallocated memory is large try setting "
+            "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.\n")
+FRAME = ('Traceback (most recent call last):\n'
+         '  File "/opt/app/.venv/lib/python3.11/site-packages/diffusers/models/attention.py", line 210, in forward\n')
+
+
+def _procs(fig):
+    return f"Process 4242 has {fig} memory in use. Including non-PyTorch memory, this process has {fig} memory in use. "
+
+
+def test_processes_listed_with_nvmls_not_available_figure_are_wsl_and_the_system_commit():
+    res, ev = last_event(FRAME + CUDA_MSG.format(req="64.00 MiB", free="11.20 GiB", procs=_procs(NA), alloc="3.10 GiB"))
+    ids = {c["id"] for c in ev["causes"]}
+    assert res["cause"] == "host-ram" and "other-process" not in ids, ev["causes"][:2]
+    assert "WSL" in ev["causes"][0]["evidence"][0] and ".wslconfig" in ev["causes"][0]["evidence"][0], ev["causes"][0]["evidence"]
+
+
+def test_the_not_available_figure_is_no_memory_other_programs_hold():
+    # a request the card cannot hold, PyTorch holding the rest: not the commit reading (free does not cover it), and the
+    # not-available figure is no other program's memory
+    res, ev = last_event(FRAME + CUDA_MSG.format(req="6.00 GiB", free="1.20 GiB", procs=_procs(NA), alloc="13.90 GiB"))
+    assert "other-process" not in {c["id"] for c in ev["causes"]} and res["cause"] != "host-ram", ev["causes"][:2]
+
+
+def test_a_real_process_figure_on_the_same_log_keeps_the_drivers_refusal():
+    res, ev = last_event(FRAME + CUDA_MSG.format(req="64.00 MiB", free="11.20 GiB", procs=_procs("1.30 GiB"), alloc="3.10 GiB"))
+    assert res["cause"] != "host-ram", ev["causes"][:2]
