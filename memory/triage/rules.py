@@ -313,6 +313,12 @@ RULES = [
     *STAGES,
 
     # --- other-process: memory held outside this process -----------------------------------------------
+    # (tri50) the guard names the dynamic ceiling (what the Mac can reclaim now) as binding under its static cap, and prints what
+    # is reclaimable: memory other applications hold is what the estimate meets (the guard's own advice: close other apps)
+    R("other-process", 1.5, lambda x: x.kind == "mlx.ceiling" and x.ev.get("form") == "preflight"
+      and "dynamic" in (x.ev.get("binding") or "") and "free" in x.n,
+      "the guard's binding ceiling is the dynamic one, what macOS can reclaim now ({n[free]:b}), under its {n[limit]:b} static "
+      "cap: other applications hold the rest; quit them and retry before shortening the prompt"),
     # Ollama's scheduler, right after the runner's allocation failed, says the model needs more GPU memory than is available
     # and evicts another loaded model to make space: that resident model (another runner) held the memory
     # (the same load attempt: no other load starts between the failure and the eviction; review18b #5)

@@ -192,12 +192,6 @@ OTHER = [
       + (f"{x.ev['binding']} " if x.ev.get("binding") else "") + "ceiling): nothing was allocated, and that estimate assumes "
       "dense attention, high for models whose cache is compressed or quantized; raise or relax the ceiling and compare the real "
       "peak, else shorten the prompt" + _omlx_binding_advice(x)),
-    # (tri50) the guard names the dynamic ceiling (what the Mac can reclaim now) as binding under its static cap, and prints what
-    # is reclaimable: memory other applications hold is what the estimate meets (the guard's own advice: close other apps)
-    R("other-process", 1.5, lambda x: x.kind == "mlx.ceiling" and x.ev.get("form") == "preflight"
-      and "dynamic" in (x.ev.get("binding") or "") and "free" in x.n,
-      "the guard's binding ceiling is the dynamic one, what macOS can reclaim now ({n[free]:b}), under its {n[limit]:b} static "
-      "cap: other applications hold the rest; quit them and retry before shortening the prompt"),
     # (tri50) the safety cap's runner-up: its KV figure follows the model's cache layout and may over-count a cache the model
     # compresses or quantizes
     R("other", 1.0, lambda x: omlx_safety(x),

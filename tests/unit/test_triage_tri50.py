@@ -117,3 +117,10 @@ def test_the_not_available_figure_is_no_memory_other_programs_hold():
 def test_a_real_process_figure_on_the_same_log_keeps_the_drivers_refusal():
     res, ev = last_event(FRAME + CUDA_MSG.format(req="64.00 MiB", free="11.20 GiB", procs=_procs("1.30 GiB"), alloc="3.10 GiB"))
     assert res["cause"] != "host-ram", ev["causes"][:2]
+
+
+def test_the_safety_cap_gets_its_own_guide_and_the_estimate_keeps_its():
+    _, ev = last_event(SAFETY.format(peak="41.25 GB", cur="40.00 GB", kv="1.00 GB", cap="41.00 GB", tail=""))
+    assert ev["guide"]["id"] == "mlx-memory-guard-safety" and "smallest" in ev["guide"]["title"], ev["guide"]["id"]
+    _, ev = last_event(ESTIMATE.format(binding="static", advice="Reduce context length"))
+    assert ev["guide"]["id"] == "mlx-memory-guard", ev["guide"]["id"]
