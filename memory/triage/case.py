@@ -6,6 +6,7 @@ allocated, others ...), the phase the log shows, the traceback's verdict, the fa
 runs. Everything here is measurement or classification; no weights. The weights live in rules.py.
 """
 from . import categories as C
+from .driver_predicates import NVML_NA
 from ..estimate.spec import CUDA_CONTEXT
 from ..units import GiB, MiB, fmt_bytes as b
 
@@ -219,11 +220,13 @@ def _numbers(x, n):
         # ((round 97) a message cut before its free figure and its reserved one, "(GPU 0; 7.80 GiB total capacity; 6.45": the
         # free figure above is the card's, a guess no refusal can be read from; the request against the card still is)
         x.impossible = impossible(x.req, x.total, x.free if x.free_said else 0, n.get("allowed"))
-        x.others = n.get("other_processes")
+        # ((tri50) NVML's not-available figure, WDDM under WSL2: driver_predicates.NVML_NA, is no memory held by anyone)
+        na = [k for k in ("other_processes", "this_process") if (n.get(k) or 0) >= NVML_NA]
+        x.others = n.get("other_processes") if "other_processes" not in na else None
         # (NVML's figure for this process below what PyTorch itself has reserved is NVML not seeing it, as parse.py's
         # "this process has 0 bytes" reading; a lone "Process N has 0 bytes memory in use" in a container is the same:
         # the card less free less that figure is this process's own memory, not other programs')
-        if x.others is None and n.get("this_process") is not None and not (
+        if x.others is None and n.get("this_process") is not None and not na and not (
                 x.reserved is not None and n["this_process"] < x.reserved):
             x.others = max(0, x.total - x.free - n["this_process"])
         if x.reserved is not None:

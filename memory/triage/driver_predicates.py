@@ -46,12 +46,25 @@ def bare_driver(x):
 # (on WSL too: PyTorch there is a Linux build, and a message that lists a process keeps the driver's refusal)
 WDDM_HEAD = "CUDA out of memory. Tried to allocate"
 WDDM_NO_PROCS = "is free. Of the allocated memory"
+# (tri50) Under WDDM, NVML reports every process's memory as NVML_VALUE_NOT_AVAILABLE (ULLONG_MAX): Windows' kernel driver,
+# not NVIDIA's, manages device memory (nvml.h, nvmlProcessInfo_t.usedGpuMemory). PyTorch's message prints that figure through
+# format_size as "17179869184.00 GiB" (2^64 bytes; render.NO_LIMIT reads the same format of UINT64_MAX). PyTorch for Windows
+# never asks NVML (above), so a message listing a process with that figure is a Linux build under WSL2 over WDDM: the log
+# shows WSL by the message itself, and its processes hold no figure (the same as listing none)
+NVML_NA = 1 << 63
+
+
+def nvml_na(x) -> bool:
+    """PyTorch's CUDA message lists processes whose memory NVML reports as not available (WDDM under WSL2: NVML_NA)."""
+    return x.kind == "torch.cuda" and any((x.n.get(k) or 0) >= NVML_NA for k in ("this_process", "other_processes"))
 
 
 def wddm_refused(x):
-    """An NVIDIA card on a log that shows Windows or WSL (both under WDDM; PyTorch's whole CUDA message, no process listed)
-    refused a request its free figure covers several times over: the system commit (RAM plus page file), not VRAM."""
-    return (x.kind == "torch.cuda" and x.env["backend"] == "cuda" and (x.env["os"] == "windows" or x.env["wsl"])
+    """An NVIDIA card on a log that shows Windows or WSL (both under WDDM; PyTorch's whole CUDA message, no process listed,
+    or processes listed with NVML's not-available figure: nvml_na) refused a request its free figure covers several times
+    over: the system commit (RAM plus page file), not VRAM."""
+    na = nvml_na(x)
+    return (x.kind == "torch.cuda" and x.env["backend"] == "cuda" and (x.env["os"] == "windows" or x.env["wsl"] or na)
             and not x.n.get("allowed")
             and x.total and x.free <= 1.01 * x.total and x.req and x.free >= 4 * x.req and x.free >= 2 * GiB
-            and WDDM_HEAD in x.text and WDDM_NO_PROCS in x.text)
+            and WDDM_HEAD in x.text and (WDDM_NO_PROCS in x.text or na))

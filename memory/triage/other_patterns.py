@@ -427,11 +427,26 @@ OMLX_CEILING = re.compile(r"Prefill force-stopped at \d+ tokens: memory " + _OML
                           r"|Memory limit exceeded during prefill")
 # oMLX's prefill memory guard refuses a prompt before running it: its own estimate of the prefill's KV cache and attention
 # (KV+SDPA) on top of what the process holds would pass its ceiling ("Prefill would require ~N peak (current A + KV+SDPA K)
-# but ceiling is C", "but the prefill ceiling is", "but limit is", "but dynamic ceiling is": jundot/omlx's scheduler and
-# admin guard); a prediction, nothing was allocated
+# but ceiling is C", "but the prefill ceiling is", "but limit is": older builds and the admin guard); a prediction, nothing
+# was allocated. Its scheduler (_format_rejection_message, read from jundot/omlx's stored source, session 50) names which
+# ceiling binds, "static", "dynamic", "metal_cap", several joined by "/", or "effective", and adds one advice per binding
+# that prints the limit behind it: "(currently pinned at D)" (custom tier), "(currently caps Metal at M)" (the
+# iogpu.wired_limit_mb sysctl), "(static cap is S but only R is reclaimable right now)" (other apps hold the RAM)
+_OMLX_BINDING = r"(?:(?:static|dynamic|metal_cap|effective|prefill)(?:/(?:static|dynamic|metal_cap))* )?"
 OMLX_PREFLIGHT = re.compile(r"Prefill would require ~?" + _OMLX_SIZE + r" peak \(current " + _OMLX_SIZE + r" \+ KV\+SDPA "
-                            + _OMLX_SIZE + r"\) but (?:the )?(?:dynamic |prefill )?(?:ceiling|limit) is " + _OMLX_SIZE
-                            + r"(?:[^\n]{0,160}?currently pinned at " + _OMLX_SIZE + ")?")
+                            + _OMLX_SIZE + r"\) but (?:the )?(" + _OMLX_BINDING + r")(?:ceiling|limit) is " + _OMLX_SIZE
+                            + r"(?:[^\n]{0,160}?(?:currently pinned at|currently caps Metal at|static cap is) " + _OMLX_SIZE
+                            + r"(?: but only " + _OMLX_SIZE + r" is reclaimable)?)?")
+# the same scheduler's second check (_preflight_safety_rejection), run when the estimate above passes: even the smallest
+# prefill chunk cannot run, because the prompt's KV cache (estimated from the model's cache layout, no attention term) and
+# one minimum chunk's transient at the full context, on top of what the process holds, pass a safety cap of a fraction of
+# the abort ceiling: "Prefill context too large for available memory (preflight safety guard, kv_len=N, min_chunk=M):
+# predicted peak would require ~E (current C + KV K + min-chunk transient T) but prefill safety cap is P (90% of effective
+# ceiling B)" (jundot/omlx#2321)
+OMLX_SAFETY = re.compile(r"Prefill context too large for available memory \(preflight safety guard, kv_len=(\d{1,9}), "
+                         r"min_chunk=(\d{1,9})\): predicted peak would require ~?" + _OMLX_SIZE + r" \(current " + _OMLX_SIZE
+                         + r" \+ KV " + _OMLX_SIZE + r" \+ min-chunk transient " + _OMLX_SIZE + r"\) but prefill safety cap is "
+                         + _OMLX_SIZE + r"(?: \(\d{1,3}% of effective ceiling " + _OMLX_SIZE + r"\))?")
 # oMLX's cluster mode checks each node before it starts any rank ("Model does not fit the current per-node memory limits; no
 # ranks were started.", then per node "rank 1 (host) needs 63.6 GiB but can admit 59.1 GiB right now": jundot/omlx#3526): the
 # node's limit follows the memory free on it at that moment, nothing of the model was allocated

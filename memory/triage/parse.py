@@ -11,6 +11,7 @@ The exact strings come from the runtimes' sources (see the comments per pattern)
 import re
 
 from .other_patterns import METAL_CREATE as _METAL_CREATE   # (round 102)
+from .other_patterns import OMLX_SAFETY as _OMLX_SAFETY   # (tri50) oMLX's preflight safety cap
 from .other_runtimes import (DRIVER_API as _DRIVER_API, GGML_CUDA_OLD as _GGML_CUDA_OLD, METAL as _METAL,
                              ENOMEM as _ENOMEM, MPS_BUFFER as _MPS_BUFFER, MPS_NDARRAY as _MPS_NDARRAY, MPSGRAPH_INT_MAX as _MPSGRAPH_INT_MAX,
                              NCCL_SHM as _NCCL_SHM, ARROW_ALLOC as _ARROW_ALLOC, TRITON_PB_SHM as _TRITON_PB_SHM,
@@ -121,6 +122,27 @@ def _simple(rx, kind, device_kind, runtime, numbers=None, keys=None, **extra):
         return ev
     rec.needed = keys or (rx,)
     return rec
+
+
+def _omlx_preflight(line):
+    """oMLX's prefill estimate refused (OMLX_PREFLIGHT): peak, current, KV+SDPA and the binding ceiling as printed, the binding's
+    name ("static", "dynamic", "metal_cap", joined by "/"; "effective" or none), the limit its advice names (pinned custom
+    ceiling, Metal's wired cap, or the static cap) as `limit`, and what it calls reclaimable as `free`."""
+    if "Prefill would require" not in line:
+        return None
+    m = _OMLX_PREFLIGHT.search(line)
+    if not m:
+        return None
+    n = {"required": size(m.group(1)), "allocated": size(m.group(2)), "requested": size(m.group(3)), "max_allowed": size(m.group(5))}
+    if m.group(6):
+        n["limit"] = size(m.group(6))
+    if m.group(7):
+        n["free"] = size(m.group(7))
+    return {"kind": "mlx.ceiling", "device_kind": "metal", "numbers": n, "runtime": "mlx", "complete": True, "form": "preflight",
+            "binding": m.group(4).strip() or None}
+
+
+_omlx_preflight.needed = ("Prefill would require",)
 
 
 @_gate(RX.GENERIC_OOM, RX.GENERIC_TAIL)
@@ -267,10 +289,11 @@ RECOGNISERS = [
     _simple(_OMLX_CEILING, "mlx.ceiling", "metal", "mlx",
             lambda m: {"allocated": size(m.group(1)), "max_allowed": size(m.group(2))}
             if m.group(1) else {}, keys=("force-stopped", "Memory limit exceeded")),
-    _simple(_OMLX_PREFLIGHT, "mlx.ceiling", "metal", "mlx",
-            lambda m: {"required": size(m.group(1)), "allocated": size(m.group(2)), "requested": size(m.group(3)),
-                       "max_allowed": size(m.group(4)), **({"limit": size(m.group(5))} if m.group(5) else {})},
-            keys=("Prefill would require",), form="preflight"),
+    _omlx_preflight,
+    _simple(_OMLX_SAFETY, "mlx.ceiling", "metal", "mlx",
+            lambda m: {"required": size(m.group(3)), "allocated": size(m.group(4)), "requested": size(m.group(5)),
+                       "max_allowed": size(m.group(7)), **({"limit": size(m.group(8))} if m.group(8) else {})},
+            keys=("preflight safety guard",), form="safety"),
     _simple(_OMLX_ADMIT, "mlx.admission", None, "mlx",
             lambda m: {"required": size(m.group(1)), "available": size(m.group(2))} if m.group(1) else {},
             keys=("can admit", "per-node memory limits")),

@@ -35,6 +35,7 @@ from .predicates import (ABSURD_HOST, metal_kv_profile_peak, OWN_POOLS, SLIVER, 
                          torch_cut, torch_full, trt_component, trt_free, trt_kv_starved)
 from .rule_row import CAUSES, LEADER, Rule, evidence, requested_free  # noqa: F401  (CAUSES and evidence are read through this module)
 from .rules_host import HOST_RAM
+from .rules_other import omlx_safety
 from .rules_libs import LIB_WORKING
 from .rules_other import OTHER
 from .rules_process import RUNTIME_HELD
@@ -278,7 +279,7 @@ RULES = [
       + (f", over the {fmt_bytes(x.n['max_allowed'])} a single Metal buffer may hold" if "max_allowed" in x.n else ", over Metal's per-buffer maximum")
       + ": this input's resolution, length or batch makes one array that large; cap or chunk the input"),
     # a server's own memory ceiling crossed during a prefill: the chunk's transient working memory (attention over the chunk)
-    R("activations", 2.4, lambda x: x.kind == "mlx.ceiling" and x.ev.get("form") != "preflight",
+    R("activations", 2.4, lambda x: x.kind == "mlx.ceiling" and x.ev.get("form") not in ("preflight", "safety"),
       lambda x: "the server stopped a prefill when the process's memory crossed its ceiling"
       + (f" ({fmt_bytes(x.n['allocated'])} over {fmt_bytes(x.n['max_allowed'])})" if "allocated" in x.n else "")
       + ": the prefill chunk's working memory (attention over the chunk); smaller prefill chunks, a shorter prompt, or a higher ceiling"),
@@ -312,6 +313,12 @@ RULES = [
     *STAGES,
 
     # --- other-process: memory held outside this process -----------------------------------------------
+    # (tri50) the guard names the dynamic ceiling (what the Mac can reclaim now) as binding under its static cap, and prints what
+    # is reclaimable: memory other applications hold is what the estimate meets (the guard's own advice: close other apps)
+    R("other-process", 1.5, lambda x: x.kind == "mlx.ceiling" and x.ev.get("form") == "preflight"
+      and "dynamic" in (x.ev.get("binding") or "") and "free" in x.n,
+      "the guard's binding ceiling is the dynamic one, what macOS can reclaim now ({n[free]:b}), under its {n[limit]:b} static "
+      "cap: other applications hold the rest; quit them and retry before shortening the prompt"),
     # Ollama's scheduler, right after the runner's allocation failed, says the model needs more GPU memory than is available
     # and evicts another loaded model to make space: that resident model (another runner) held the memory
     # (the same load attempt: no other load starts between the failure and the eviction; review18b #5)
@@ -497,6 +504,13 @@ RULES = [
     R("kv-cache", 1.2, lambda x: x.kind == "mlx.ceiling" and x.ev.get("form") == "preflight",
       "if the guard's estimate is right, this prompt's KV cache ({n[requested]:b} with its attention) does not fit next to the "
       "{n[allocated]:b} the process holds: a shorter context, or smaller prefill chunks"),
+    # (tri50) oMLX's safety cap refused a prompt its estimate above had let pass: the prompt's KV cache (from the model's cache
+    # layout, no attention term) and one minimum chunk at the full context, over what the process holds, pass the cap; no
+    # smaller chunk helps, so the context's cache is what does not fit (R14). Held memory alone over the cap: rules_weights
+    R("kv-cache", 3.0, lambda x: omlx_safety(x) and x.n["allocated"] < x.n["max_allowed"],
+      "the server's safety check found that even its smallest prefill chunk cannot run: this prompt's KV cache ({n[requested]:b}) "
+      "and one minimum chunk on top of the {n[allocated]:b} the process holds pass its {n[max_allowed]:b} cap, so no chunking "
+      "helps; a shorter context, a quantized KV cache, or a higher ceiling (memory_guard_tier)"),
     R("kv-cache", 3.0, lambda x: x.kind == "metal.oom" and (x.f["ggml_n_ctx"] or 0) >= 32768,
       "Metal could not back the graph of a {f[ggml_n_ctx]}-token context: its KV cache and the attention over it; a smaller -c / num_ctx fits"),
 

@@ -1,6 +1,7 @@
 """Triage's rule rows for *host-ram*: system memory, not the GPU (rows, not code: the row format is in rules.py's
 docstring). rules.py puts them at their place among the cause sections."""
 from ..units import fmt_bytes
+from .driver_predicates import nvml_na
 from .predicates import ABSURD_HOST, aimdo_reader_only, bare_driver, kind, unified_host_held, unified_pool, wddm_refused
 from .native_runtimes import hip_host_call
 from .rule_row import Rule
@@ -79,9 +80,13 @@ HOST_RAM = [
     # on a log that shows Windows or WSL, Windows' driver model (WDDM) backs device memory with the system commit: a request
     # refused with the card's free figure several times over it is RAM plus page file used up (above the driver-refused row, other 4.5)
     R("host-ram", 5.0, wddm_refused,
-      "the card had {free:b} free for a {req:b} request on a log that shows Windows or WSL, whose driver model (WDDM) backs "
-      "device memory with the system commit: RAM plus page file ran out, not VRAM; enlarge the page file (system-managed), "
-      "close programs holding RAM, or keep less of the model in RAM (offload)"),
+      lambda x: f"the card had {fmt_bytes(x.free)} free for a {fmt_bytes(x.req)} request on a log that shows "
+      + ("WSL (NVML gives no per-process figure, as under WDDM: the message's 17179869184.00 GiB is its not-available "
+         "value)" if nvml_na(x) else "Windows or WSL")
+      + ", whose driver model (WDDM) backs device memory with the system commit: RAM plus page file ran out, not VRAM; "
+      + ("raise WSL's memory (memory= in .wslconfig) and restart WSL, enlarge the page file"
+         if nvml_na(x) or x.env["wsl"] else "enlarge the page file (system-managed)")
+      + ", close programs holding RAM, or keep less of the model in RAM (offload)"),
     # VideoHelperSuite's Load Video stops itself when the decoded frames would pass the RAM psutil reports free (available RAM
     # plus free swap): frames are decoded into system RAM as float32 before any node puts them on the GPU
     R("host-ram", 8.0, kind("comfy.vhs_ram"), lambda x: (

@@ -13,6 +13,21 @@ from .should_fit import FIT_SHARE, sentence, verdict
 TINY_METAL_BUFFER = 16 << 20
 
 R = Rule
+
+def omlx_safety(x) -> bool:
+    """oMLX's preflight safety cap (parse.OMLX_SAFETY: form "safety") refused the prompt."""
+    return x.kind == "mlx.ceiling" and x.ev.get("form") == "safety"
+
+
+def _omlx_binding_advice(x) -> str:
+    """The limit the guard's advice names for its binding ceiling (parse._omlx_preflight), as the fix to try first."""
+    binding, limit = x.ev.get("binding") or "", x.n.get("limit")
+    if "metal_cap" in binding and limit:
+        return f"; Metal's wired limit caps it at {fmt_bytes(limit)}: raise iogpu.wired_limit_mb (sysctl) to give it more"
+    if "dynamic" in binding and limit and "free" not in x.n:
+        return f"; the custom ceiling is pinned at {fmt_bytes(limit)}: raise custom_ceiling_bytes"
+    return ""
+
 OTHER = [
     # --- other: the driver, the platform, or nothing to go on ------------------------------------------
     # (a cap explains a refusal only while the device would hold the buffer: docs/triage-causes.md R5. A request over the
@@ -172,10 +187,16 @@ OTHER = [
     # is a dense-attention formula, high for models whose cache is compressed (MLA, quantized KV), so run the prompt with the
     # guard relaxed and compare the real peak before cutting the context
     R("other", 3.0, lambda x: x.kind == "mlx.ceiling" and x.ev.get("form") == "preflight",
-      "the server's memory guard refused the prefill before running it, on its own estimate ({n[requested]:b} of KV cache and "
-      "attention on top of {n[allocated]:b}, against a {n[max_allowed]:b} ceiling): nothing was allocated, and that estimate "
-      "assumes dense attention, high for models whose cache is compressed or quantized; raise or relax the ceiling and compare "
-      "the real peak, else shorten the prompt"),
+      lambda x: f"the server's memory guard refused the prefill before running it, on its own estimate ({fmt_bytes(x.n['requested'])} "
+      f"of KV cache and attention on top of {fmt_bytes(x.n['allocated'])}, against a {fmt_bytes(x.n['max_allowed'])} "
+      + (f"{x.ev['binding']} " if x.ev.get("binding") else "") + "ceiling): nothing was allocated, and that estimate assumes "
+      "dense attention, high for models whose cache is compressed or quantized; raise or relax the ceiling and compare the real "
+      "peak, else shorten the prompt" + _omlx_binding_advice(x)),
+    # (tri50) the safety cap's runner-up: its KV figure follows the model's cache layout and may over-count a cache the model
+    # compresses or quantizes
+    R("other", 1.0, lambda x: omlx_safety(x),
+      "if this model's cache is compressed or quantized, the guard's KV figure ({n[requested]:b}) may over-count it: loosen "
+      "memory_guard_tier once and read the real peak"),
     # the runner-up: the scheduler counts what it thinks is held; when its own cache lines show the cache far from full, its
     # accounting (prefix-cached blocks, watermark) is what refused, not a shortage
     R("other", 1.0, kind("vllmrs.kv_admit"),

@@ -146,6 +146,13 @@ WEIGHTS = [
       lambda x: f"the server's load pre-flight refused the model: its weights alone are {fmt_bytes(x.ev['weights'])}, more than "
                 f"{predicates.PREFLIGHT_WEIGHTS_OVER:g} times the {fmt_bytes(preflight_room(x))} it counts as available to a model (free memory, or its max-model-memory setting): "
                 "the model is too large for this machine; a smaller model or a lower-bit quantization"),
+    # (tri50) oMLX's safety cap (rules.py's kv-cache row) where what the process already holds is at or over the cap: the
+    # estimate is held memory + the prompt's KV + one minimum chunk, so no context length passes; the resident model (and
+    # whatever else the process keeps) is what does not fit
+    R("weights-exceed-vram", 3.5, lambda x: x.kind == "mlx.ceiling" and x.ev.get("form") == "safety"
+      and x.n["allocated"] >= x.n["max_allowed"],
+      "the process already holds {n[allocated]:b}, at or over the server's {n[max_allowed]:b} prefill safety cap before any of "
+      "this prompt: no context length passes; a smaller model or quantization, or a higher ceiling (memory_guard_tier)"),
     # vllm-metal left no KV cache and its weights are the larger share of the budget that filled
     R("weights-exceed-vram", 3.0, metal_kv_weights,
       lambda x: f"vllm-metal's usable Metal budget ({fmt_bytes(x.n['max_allowed'])}) left no room for the KV cache and the "

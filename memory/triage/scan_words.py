@@ -65,6 +65,7 @@ _ADDED_WORDS = (
     ("KW", "HipVMM Failure"),
     ("W", "Unexpected bus error encountered in worker"),
     ("W", "WebGL maximum"),     # TensorFlow.js's WebGL texture-size cap (round 64)
+    ("W", "preflight safety guard"),     # oMLX's prefill safety cap (other_patterns.OMLX_SAFETY, tri50)
     ("W", "Array buffer allocation failed"),     # V8's ArrayBuffer refusal (round 67; MNN's "Out of memory when" is covered)
     ("KW", "Device lost during", "GPUDevice was lost"),     # WebGPU's device loss (round 67): no memory word in it
     # transformers' bitsandbytes refusal cut after its first sentence ("Some modules are dispatched on the CPU or the disk...",
