@@ -1035,4 +1035,15 @@ SEEN = SEEN_BATCHES_1_32 + (
         # batches["114"], commit e9335f74); the DFlash drafter input was built on it and on batch 69's #76, and its
         # record now names the drafter: a regression set. Batch 114's other rows and batch 115 were not read
         "vllm-club3090-95-qwen36-27b-autoround-tp2-2x3090-p2p-200k-dflash5-noviz",
+        # task kv50 (session 50): every vLLM Qwen3.6 row's printed KV memory and kv's non-KV split was tabulated while
+        # the EAGLE-3 / DFlash tapped hidden states (vllm_drafter.AUX_METHODS) entered the profile forward; these
+        # first-sight rows were read then (batches 43, 47, 113, 114, 115; their first sights stay recorded). #96 (pr96)
+        # runs the DFlash compose with no drafter in its input; none of them moves with the change
+        "vllm-discoverphysics-qwen36-27b-bf16-tp2-a100-80g-64k-u092",
+        "vllm-spark-qwen36-35b-a3b-nvfp4-mtp3-gb10-262k-u085",
+        "vllm-club3090-652-qwen36-35b-a3b-nvfp4-5090-131k",
+        "vllm-club3090-602-qwen36-27b-fp8-tp2-3090-3090ti-262k-int8pth-mtp",
+        "vllm-club3090-584-qwen36-27b-autoround-tp4-4x3090-262k-fp8e5m2-mtp3",
+        "vllm-club3090-pr594-qwen36-27b-fp8-tp2-2x3090-262k-fp8kv-mtp3",
+        "vllm-club3090-pr96-qwen36-27b-autoround-tp2-2x3090-nvlink-200k-dflash5-noviz",
         )

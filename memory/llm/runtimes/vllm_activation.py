@@ -122,7 +122,7 @@ def moe_workspace(spec, max_batched: int) -> int:
 
 def activation(spec, max_batched: int, max_seqs: int, version=(0, 6), v1: bool | None = None,
                sampler: str = "native", first_stage: bool = True, last_stage: bool = True,
-               max_model_len: int | None = None, weights_format=None, moe_backend=None) -> int:
+               max_model_len: int | None = None, weights_format=None, moe_backend=None, aux_hidden: int = 0) -> int:
     """Profile run peak: the larger of one forward of max_num_batched_tokens and the sampler on max_num_seqs
     rows (the forward's intermediates are freed before the sampler runs, in both engines), and, for a vision-
     language model, the vision tower's run on one largest image (encoder_peak). Calibrated on vLLM's
@@ -133,7 +133,8 @@ def activation(spec, max_batched: int, max_seqs: int, version=(0, 6), v1: bool |
     top-k/top-p implementation the log names ("native" sorts the logits, "flashinfer" does not). With pipeline
     parallelism only the last stage samples and only the first runs a vision tower. max_model_len: V1 profiles
     the modality whose one item has the most tokens, which for Qwen2-VL at a long context is a video
-    (encoder_peak)."""
+    (encoder_peak). aux_hidden: values a token of the target's tapped hidden states an EAGLE-3 / DFlash drafter
+    reads, held beside the forward's last layers (vllm_drafter.AUX_METHODS), 16-bit."""
     d = spec.hidden
     if spec.n_experts:  # fused MoE keeps top_k copies of the gate/up (2N), act (N) and down outputs per token
         per_token = (spec.n_experts_per_tok * (3 * spec.moe_intermediate + d) + 5 * d) * 2
@@ -141,7 +142,7 @@ def activation(spec, max_batched: int, max_seqs: int, version=(0, 6), v1: bool |
             per_token = cutlass_fp4_per_token(spec)
     else:
         per_token = (3 * spec.intermediate + 2 * d) * 2 * FORWARD_FACTOR
-    forward = max_batched * per_token
+    forward = max_batched * (per_token + aux_hidden * 2)
     if v1 is None:
         from .vllm import V1
         v1 = at_least(version, *V1)

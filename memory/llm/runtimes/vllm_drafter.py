@@ -211,7 +211,28 @@ def read_drafter(method: str, model: str, version: tuple | None = None) -> dict:
     return {"layers": n, "hidden": d, "heads": heads, "kv_heads_total": kvh, "head_dim": hd, "intermediate": inter,
             "fc_in": len(taps) * fc_width, "qkv_in": row["qkv_in"], "head": head, "window": window, "arch": next(a for a in archs if a in row["archs"]),
             "proj_bits": proj, "fc_bits": dense if q is None or skipped("model.fc") else bits,
-            "format": fmt or dtype, "path": str(path), "mixed_as_full": mixed}
+            "format": fmt or dtype, "path": str(path), "mixed_as_full": mixed, "aux": uses_aux(method, cfg)}
+
+
+# The target's tapped hidden states (AUX_METHODS): with an EAGLE-3 or DFlash drafter vLLM's runner sets
+# use_aux_hidden_state_outputs (v1/worker/gpu_model_runner.py, 0.20.2 sdist: True for dflash, the drafter's
+# eagle3_use_aux_hidden_state for eagle3, which llm_base_proposer reads from eagle_config's use_aux_hidden_state,
+# default True; EAGLE-1 drafts from the last hidden state alone), and the target's forward keeps each tapped layer's
+# output as a new tensor (models/interfaces.py _maybe_add_hidden_state: aux_hidden_states.append(hidden_states +
+# residual), called after every layer by llama.py and qwen3_next.py) until it returns them with the last layer's
+# output; _dummy_run holds them through the drafter's dummy run. The profile forward of max_num_batched_tokens so
+# holds taps x hidden values a token in the model dtype, unsplit by tensor parallelism, beside its last layers'
+# intermediates: the fc's input width (fc_in) a token
+AUX_METHODS = ("eagle3", "dflash")
+
+
+def uses_aux(method: str, cfg: dict) -> bool:
+    """Whether vLLM's target forward keeps the tapped layers' hidden states for this drafter (AUX_METHODS; an EAGLE-3
+    config may turn them off with eagle_config.use_aux_hidden_state false, which vLLM reads; DFlash always keeps them)."""
+    if method not in AUX_METHODS:
+        return False
+    eagle = cfg.get("eagle_config") if method == "eagle3" else None
+    return not (isinstance(eagle, dict) and eagle.get("use_aux_hidden_state") is False)
 
 
 def drafter_for_rank(g: dict, tp: int) -> dict:
@@ -269,6 +290,8 @@ def separate_drafter(spec, parsed: dict, tp: int, roles: dict, s: dict, notes: l
                         "another model")
     w = weight_bytes(g, tp)
     same = joins_target_group(spec, g)
+    if g["aux"]:  # the target's tapped hidden states its profile forward holds (AUX_METHODS)
+        s["aux_hidden"] = g["fc_in"]
     if same:  # one KV cache group of the target's and the drafter's layers (joins_target_group)
         s.update(draft_layers=g["layers"], spec_tokens=parsed["tokens"])
     else:
