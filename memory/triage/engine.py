@@ -160,6 +160,11 @@ def _event_dict(scan, inc, context):
         if prev is not None and prev.primary["kind"] in case_mod.TORCH and inc.first_line - prev.last_line <= EXPLAINED_WITHIN:
             for key, v in (prev.primary.get("numbers") or {}).items():
                 numbers.setdefault(key, v)
+    if ev["kind"] in ("vllm.no_kv_blocks", "vllm.startup_free") or env["runtime"] == "vllm":
+        # (fixB B1) the card's total vLLM's profiling line printed (by line, as the share), after every figure a message states
+        vtotal = vllm_setting(scan.facts["vllm_total_at"], ev.get("_line", inc.first_line), case.until)
+        if vtotal:
+            numbers.setdefault("total", vtotal)
     out = {
         "runtime": env["runtime"], "device_kind": device_kind, "kind": ev["kind"], "numbers": numbers,
         "causes": causes, "guide": guide, "line": ev.get("_line", inc.first_line), "lines": inc.lines[:20],

@@ -1,0 +1,68 @@
+"""Session 50's newcomer review, triage findings (fixB), with the expected values read from the log lines by hand.
+
+B1. vLLM 0.6.5-0.7's profiling line ("the current vLLM instance can use total_gpu_memory (8.00GiB) x gpu_memory_utilization
+    (0.70) = 5.60GiB") gives the share and the card's total; so does 0.6.4's "Memory profiling results: total_gpu_memory=...
+    gpu_memory_utilization=0.90". The guide's computed share starts from the printed one and never says the log printed none."""
+import re
+from pathlib import Path
+
+from support.regex_time import assert_each_fast
+from support.triage_event import last_event, read
+from gpu_garden.memory.triage.fact_patterns import FACTS
+
+GiB = 1 << 30
+CORPUS = Path(__file__).parent / "corpus"
+FACT = {name: rx for name, rx in FACTS if name in ("vllm_util", "vllm_total")}
+
+
+def _util(line):
+    m = FACT["vllm_util"].search(line)
+    return m and (m.group(1) or m.group(2) or m.group(3))
+
+
+# every form of the share vLLM printed itself (the corpus's vLLM logs), and its advice that names the key with no figure
+def test_vllm_share_forms():
+    assert _util("worker.py:267] the current vLLM instance can use total_gpu_memory (8.00GiB) x gpu_memory_utilization "
+                 "(0.70) = 5.60GiB") == "0.70"                                               # 0.6.5-0.7 profiling line
+    assert _util("Memory profiling results: total_gpu_memory=23.58GiB initial_memory_usage=15.34GiB "
+                 "kv_cache_size=2.89GiB gpu_memory_utilization=0.90") == "0.90"                # 0.6.4 profiling line
+    assert _util("non-default args: {'model': 'm', 'gpu_memory_utilization': 0.95, 'max_model_len': 8192}") == "0.95"
+    assert _util("The current --gpu-memory-utilization=0.9 is equivalent to --gpu-memory-utilization=0.87 without CUDA "
+                 "graph memory") == "0.9"                                                     # the share in use, not its equivalent
+    assert _util("ValueError: No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when "
+                 "initializing the engine.") is None
+    assert _util("Try increasing `gpu_memory_utilization` (which also controls CPU memory on the CPU backend)") is None
+
+
+def test_vllm_total_forms():
+    assert FACT["vllm_total"].search("can use total_gpu_memory (8.00GiB) x gpu_memory_utilization (0.70)").group(1) == "8.00"
+    assert FACT["vllm_total"].search("Memory profiling results: total_gpu_memory=23.58GiB initial").group(1) == "23.58"
+
+
+def test_v0_profiling_line_gives_share_and_total():
+    text = (CORPUS / "vllm_v0_negative_kv_rtx4060.log").read_text()
+    res, ev = last_event(text)
+    assert ev["numbers"]["gpu_memory_utilization_ratio"] == 0.70
+    assert ev["numbers"]["total"] == 8 * GiB
+    md = ev["guide"]["markdown"]
+    assert "prints neither the share" not in md
+    # the log's 0.70 plus advise.py's step of 0.05, not the default 0.92's
+    assert "`--gpu-memory-utilization 0.75`" in md
+
+
+def test_v064_profiling_line_gives_total():
+    text = (CORPUS / "unseen/batch-01/vllm_v0_maxlen_29k_rtx3090.log").read_text()
+    _, _, runtime, _, nums = read(text)
+    assert runtime == "vllm"
+    assert nums["total"] == round(23.58 * GiB) and nums["gpu_memory_utilization_ratio"] == 0.9
+
+
+def test_fixb_patterns_linear():
+    n = 1 << 20
+    assert_each_fast([
+        (FACT["vllm_util"].search, ["gpu_memory_utilization (" * (n // 24), "gpu_memory_utilization (" + "1" * n,
+                                    "gpu_memory_utilization (0." + "1" * n + "x",
+                                    "gpu_memory_utilization=" + "1" * n]),
+        (FACT["vllm_total"].search, ["total_gpu_memory (" * (n // 18), "total_gpu_memory=" + "1" * n,
+                                     "total_gpu_memory (1." + "1" * n + " Gi"]),
+    ])
