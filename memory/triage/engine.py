@@ -180,6 +180,9 @@ def _event_dict(scan, inc, context):
             out["suggestions"] = sugg
             if guide is not None:
                 lines = "\n".join(f"- `{x['text']}`: {x['reason']}" for x in sugg)
+                # (fixB S5) the blocks take the list's values: a command a user copies never contradicts the list below it
+                guide["markdown"] = guides_mod.set_flags(guide["markdown"], sugg)
+                guide["commands"] = guides_mod.commands(guide["markdown"])
                 guide["markdown"] = guide["markdown"].rstrip() + "\n\n**From this log's numbers** (memory/llm/kv.py):\n\n" + lines + "\n"
                 guide["commands"] += [{"label": "From this log's numbers" + (f", or with {alt}" if alt else ""), "text": text}
                                       for alt, text in flag_commands(sugg)]

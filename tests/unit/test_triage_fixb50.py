@@ -2,16 +2,20 @@
 
 B1. vLLM 0.6.5-0.7's profiling line ("the current vLLM instance can use total_gpu_memory (8.00GiB) x gpu_memory_utilization
     (0.70) = 5.60GiB") gives the share and the card's total; so does 0.6.4's "Memory profiling results: total_gpu_memory=...
-    gpu_memory_utilization=0.90". The guide's computed share starts from the printed one and never says the log printed none."""
+    gpu_memory_utilization=0.90". The guide's computed share starts from the printed one and never says the log printed none.
+S5. A guide's command block takes the values of the "From this log's numbers" list below it (guides.set_flags), so the
+    command a user copies never contradicts the list (vllm-weights.md's static 0.95 beside a computed 0.75)."""
 import re
 from pathlib import Path
 
 from support.regex_time import assert_each_fast
 from support.triage_event import last_event, read
+from gpu_garden.memory.triage import guides
 from gpu_garden.memory.triage.fact_patterns import FACTS
 
 GiB = 1 << 30
 CORPUS = Path(__file__).parent / "corpus"
+FENCE = re.compile(r"^```[^\n]*\n(.*?)^```\s*$", re.S | re.M)
 FACT = {name: rx for name, rx in FACTS if name in ("vllm_util", "vllm_total")}
 
 
@@ -66,3 +70,43 @@ def test_fixb_patterns_linear():
         (FACT["vllm_total"].search, ["total_gpu_memory (" * (n // 18), "total_gpu_memory=" + "1" * n,
                                      "total_gpu_memory (1." + "1" * n + " Gi"]),
     ])
+
+
+# S5 -----------------------------------------------------------------------------------------------------------------
+
+def _blocks(md):
+    return FENCE.findall(md.split("**From this log's numbers**")[0])
+
+
+def test_vllm_weights_block_takes_the_logs_share():
+    # B1's log: share 0.70 printed, so the list says 0.75 (0.70 + 0.05) and the block must too, not the guide's static 0.95
+    _, ev = last_event((CORPUS / "vllm_v0_negative_kv_rtx4060.log").read_text())
+    (block,) = _blocks(ev["guide"]["markdown"])
+    assert "--gpu-memory-utilization 0.75 " in block and "0.95" not in block
+    assert any("--gpu-memory-utilization 0.75" in c["text"] for c in ev["guide"]["commands"] if "From this" not in c["label"])
+
+
+def test_vllm_weights_block_v017_non_default_args():
+    # vLLM 0.17.1, 'gpu_memory_utilization': 0.6 in its non-default args and no cache blocks: 0.65 in the list and the block
+    text = (CORPUS / "unseen/batch-617/vllm_0171_rtx3090_qwen25_7b_instruct_util_060_ctx_8192_weights_14_25gib_available_kv_"
+            "minus_0_7gib_no_cache_blocks_util_065_fix.log").read_text()
+    _, ev = last_event(text)
+    assert "`--gpu-memory-utilization 0.65`" in ev["guide"]["markdown"]
+    assert all("--gpu-memory-utilization 0.65 " in b for b in _blocks(ev["guide"]["markdown"]))
+
+
+def test_set_flags_fills_blocks_and_keeps_prose():
+    md = ("Raise `--max-model-len 8192` in prose.\n\n```bash\nvllm serve M --max-model-len 8192 --max-num-seqs 8\n```\n\n"
+          "```bash\nvllm serve M --kv-cache-dtype fp8 --max-model-len=16384 --enforce-eager\n```\n\n"
+          "```bash\nOLLAMA_CONTEXT_LENGTH=8192 OLLAMA_NUM_PARALLEL=4 ollama serve\n```\n\n```\nPARAMETER num_ctx 8192\n```\n")
+    sugg = [{"kind": "flag", "name": "--max-model-len", "value": "4096", "text": "--max-model-len 4096", "reason": "r"},
+            {"kind": "flag", "name": "--kv-cache-dtype", "value": "fp8", "text": "--kv-cache-dtype fp8", "reason": "r"},
+            {"kind": "flag", "name": "--max-model-len", "value": "9984", "text": "--max-model-len 9984",
+             "reason": "with --kv-cache-dtype fp8"},
+            {"kind": "flag", "name": "--enforce-eager", "value": "", "text": "--enforce-eager", "reason": "r"},
+            {"kind": "env", "name": "OLLAMA_CONTEXT_LENGTH", "value": "2048", "text": "OLLAMA_CONTEXT_LENGTH=2048", "reason": "r"},
+            {"kind": "param", "name": "num_ctx", "value": "2048", "text": "PARAMETER num_ctx 2048", "reason": "r"}]
+    out = guides.set_flags(md, sugg)
+    assert out == ("Raise `--max-model-len 8192` in prose.\n\n```bash\nvllm serve M --max-model-len 4096 --max-num-seqs 8\n```\n\n"
+                   "```bash\nvllm serve M --kv-cache-dtype fp8 --max-model-len=9984 --enforce-eager\n```\n\n"
+                   "```bash\nOLLAMA_CONTEXT_LENGTH=2048 OLLAMA_NUM_PARALLEL=4 ollama serve\n```\n\n```\nPARAMETER num_ctx 2048\n```\n")
