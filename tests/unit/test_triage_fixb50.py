@@ -4,12 +4,17 @@ B1. vLLM 0.6.5-0.7's profiling line ("the current vLLM instance can use total_gp
     (0.70) = 5.60GiB") gives the share and the card's total; so does 0.6.4's "Memory profiling results: total_gpu_memory=...
     gpu_memory_utilization=0.90". The guide's computed share starts from the printed one and never says the log printed none.
 S5. A guide's command block takes the values of the "From this log's numbers" list below it (guides.set_flags), so the
-    command a user copies never contradicts the list (vllm-weights.md's static 0.95 beside a computed 0.75)."""
+    command a user copies never contradicts the list (vllm-weights.md's static 0.95 beside a computed 0.75).
+S4. Three successful ComfyUI prompts before the VAE sample's OOM give `leak` a share (rules.py: successes alone), which takes
+    vae-decode under 70 %. The share stays (without it two leak-labelled corpus cases lose leak from their top two); the
+    text now lists every cause that took a share of 5 % or more under an uncertain verdict, with its reason."""
 import re
 from pathlib import Path
 
 from support.regex_time import assert_each_fast
 from support.triage_event import last_event, read
+from gpu_garden.memory.triage import engine
+from gpu_garden.memory.triage.render import render_human
 from gpu_garden.memory.triage import guides
 from gpu_garden.memory.triage.fact_patterns import FACTS
 
@@ -110,3 +115,24 @@ def test_set_flags_fills_blocks_and_keeps_prose():
     assert out == ("Raise `--max-model-len 8192` in prose.\n\n```bash\nvllm serve M --max-model-len 4096 --max-num-seqs 8\n```\n\n"
                    "```bash\nvllm serve M --kv-cache-dtype fp8 --max-model-len=9984 --enforce-eager\n```\n\n"
                    "```bash\nOLLAMA_CONTEXT_LENGTH=2048 OLLAMA_NUM_PARALLEL=4 ollama serve\n```\n\n```\nPARAMETER num_ctx 2048\n```\n")
+
+
+# S4 -----------------------------------------------------------------------------------------------------------------
+
+SAMPLES = Path(engine.__file__).parent / "samples"
+RUN_OK = "got prompt\nRequested to load SDXL\nloaded completely 9.5 GB 4.78 GB True\nPrompt executed in 6.12 seconds\n"
+
+
+def test_uncertain_text_names_the_leak_share_of_earlier_runs():
+    text = RUN_OK * 3 + (SAMPLES / "comfyui_vae_decode_oom.log").read_text()
+    res = engine.triage_text(text)
+    out = render_human(res)
+    assert out.startswith("Cause: uncertain: vae-decode?"), out.splitlines()[0]
+    assert "Other causes that scored (their points keep the first under 70 %):" in out
+    leak = [ln for ln in out.splitlines() if ln.lstrip().startswith("leak ")]
+    assert leak and "3 successful run(s) before this failure" in leak[0], out
+
+
+def test_sure_text_unchanged_without_earlier_runs():
+    out = render_human(engine.triage_text((SAMPLES / "comfyui_vae_decode_oom.log").read_text()))
+    assert out.startswith("Cause: vae-decode (") and "Other causes that scored" not in out
