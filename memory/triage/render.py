@@ -97,6 +97,10 @@ def render_human(res: dict, max_events: int = 3) -> str:
         n = res.get("lines", 0)
         if res.get("no_text"):  # bytes, none of them text (a file of NULs)
             return f"No out-of-memory error found: no text in it: {res['bytes']:,} bytes, none printable."
+        if res.get("not_text"):  # (fixB D) engine.NOT_TEXT_SHARE of it or more binary: a model, an image, an archive
+            return (f"No out-of-memory error found, and this is not a text log: {res['binary_bytes']:,} of its {res['bytes']:,} "
+                    f"bytes ({res['binary_bytes'] / res['bytes']:.0%}) are NUL, control or non-UTF-8 bytes ({n:,} line"
+                    f"{'' if n == 1 else 's'} read). Give the log the run printed.")
         if not n:
             return "No out-of-memory error found: the input is empty (0 lines)."
         return f"No out-of-memory error found ({n} line{'' if n == 1 else 's'} read)."

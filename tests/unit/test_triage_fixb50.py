@@ -7,9 +7,13 @@ S5. A guide's command block takes the values of the "From this log's numbers" li
     command a user copies never contradicts the list (vllm-weights.md's static 0.95 beside a computed 0.75).
 S4. Three successful ComfyUI prompts before the VAE sample's OOM give `leak` a share (rules.py: successes alone), which takes
     vae-decode under 70 %. The share stays (without it two leak-labelled corpus cases lose leak from their top two); the
-    text now lists every cause that took a share of 5 % or more under an uncertain verdict, with its reason."""
+    text now lists every cause that took a share of 5 % or more under an uncertain verdict, with its reason.
+D.  `triage` on a binary file says it is not a text log and how much of it is binary (NUL, control, non-UTF-8 bytes), not
+    only "No out-of-memory error found"."""
+import json
 import re
 from pathlib import Path
+from types import SimpleNamespace
 
 from support.regex_time import assert_each_fast
 from support.triage_event import last_event, read
@@ -136,3 +140,36 @@ def test_uncertain_text_names_the_leak_share_of_earlier_runs():
 def test_sure_text_unchanged_without_earlier_runs():
     out = render_human(engine.triage_text((SAMPLES / "comfyui_vae_decode_oom.log").read_text()))
     assert out.startswith("Cause: vae-decode (") and "Other causes that scored" not in out
+
+
+# D ------------------------------------------------------------------------------------------------------------------
+
+def _cli(path, capsys, as_json=False):
+    rc = engine.run_cli(SimpleNamespace(file=str(path), json=as_json))
+    return rc, capsys.readouterr().out
+
+
+def test_binary_file_is_called_not_text(tmp_path, capsys):
+    # 1,080 bytes of text lines, then 4,000 binary ones: NUL and 0x01 are control bytes, 0xFF and 0xFE are never UTF-8
+    p = tmp_path / "model.bin"
+    p.write_bytes(b"hello world, no error here\n" * 40 + b"\x00\x01\xff\xfe" * 1000)
+    rc, out = _cli(p, capsys)
+    assert rc == 1
+    assert out.startswith("No out-of-memory error found, and this is not a text log: 4,000 of its 5,080 bytes (79%) are NUL, "
+                          "control or non-UTF-8 bytes"), out
+    rc, out = _cli(p, capsys, as_json=True)
+    res = json.loads(out)
+    assert res["not_text"] is True and res["bytes"] == 5080 and res["binary_bytes"] == 4000
+
+
+def test_text_logs_without_a_failure_stay_text(tmp_path, capsys):
+    # ANSI colours, UTF-8 Chinese, one Latin-1 byte (0xFC, "ü"): 1 binary byte in 96, under the 10 % share
+    p = tmp_path / "ok.log"
+    p.write_bytes("\x1b[32mINFO\x1b[0m 模型已加载 model loaded\n".encode() + b"Gr\xfcn\n" + b"step 1/10 done\r\n" * 3)
+    rc, out = _cli(p, capsys)
+    assert rc == 1 and out.startswith("No out-of-memory error found (") and "not a text log" not in out, out
+    # UTF-16 (PowerShell's `>`): a NUL after every ASCII character, and still text
+    p16 = tmp_path / "ps.log"
+    p16.write_bytes("step 1/10 done\r\n".encode("utf-16") * 1)
+    rc, out = _cli(p16, capsys)
+    assert "not a text log" not in out, out
