@@ -12,6 +12,7 @@
 `triage_text` / `triage_stream` return {"found", "cause", "uncertain", "alternatives", "pair", "events", "count",
 "lines"}; each event carries its causes (best first, with evidence), guide, numbers and platform.
 """
+import codecs
 import io
 import json
 import sys
@@ -160,6 +161,11 @@ def _event_dict(scan, inc, context):
         if prev is not None and prev.primary["kind"] in case_mod.TORCH and inc.first_line - prev.last_line <= EXPLAINED_WITHIN:
             for key, v in (prev.primary.get("numbers") or {}).items():
                 numbers.setdefault(key, v)
+    if ev["kind"] in ("vllm.no_kv_blocks", "vllm.startup_free") or env["runtime"] == "vllm":
+        # (fixB B1) the card's total vLLM's profiling line printed (by line, as the share), after every figure a message states
+        vtotal = vllm_setting(scan.facts["vllm_total_at"], ev.get("_line", inc.first_line), case.until)
+        if vtotal:
+            numbers.setdefault("total", vtotal)
     out = {
         "runtime": env["runtime"], "device_kind": device_kind, "kind": ev["kind"], "numbers": numbers,
         "causes": causes, "guide": guide, "line": ev.get("_line", inc.first_line), "lines": inc.lines[:20],
@@ -175,6 +181,9 @@ def _event_dict(scan, inc, context):
             out["suggestions"] = sugg
             if guide is not None:
                 lines = "\n".join(f"- `{x['text']}`: {x['reason']}" for x in sugg)
+                # (fixB S5) the blocks take the list's values: a command a user copies never contradicts the list below it
+                guide["markdown"] = guides_mod.set_flags(guide["markdown"], sugg)
+                guide["commands"] = guides_mod.commands(guide["markdown"])
                 guide["markdown"] = guide["markdown"].rstrip() + "\n\n**From this log's numbers** (memory/llm/kv.py):\n\n" + lines + "\n"
                 guide["commands"] += [{"label": "From this log's numbers" + (f", or with {alt}" if alt else ""), "text": text}
                                       for alt, text in flag_commands(sugg)]
@@ -301,9 +310,13 @@ class _Counted(io.RawIOBase):
     read as no line at all was reported as 'the input is empty (0 lines)'. Spaces, tabs and newlines are text (a
     blank file was called 'none printable')."""
     BLANK = bytes(b for b in range(32) if b not in b"\t\n\x0b\x0c\r") + b"\x7f"  # NUL, control characters, DEL
+    # (fixB D) the bytes no text log holds, counted to say how much of a file is binary: those above but ESC (ANSI colours)
+    # and backspace (progress bars), and each byte that is not UTF-8 (the decoder's U+FFFD)
+    CONTROL = BLANK.translate(None, b"\x1b\x08")
 
     def __init__(self, rest):
-        self._rest, self.n, self.text = rest, 0, False
+        self._rest, self.n, self.text, self.binary = rest, 0, False, 0
+        self._utf8 = codecs.getincrementaldecoder("utf-8")("replace")
 
     def readable(self):
         return True
@@ -314,6 +327,7 @@ class _Counted(io.RawIOBase):
         self.n += len(data)
         if not self.text and data.translate(None, self.BLANK):
             self.text = True
+        self.binary += len(data) - len(data.translate(None, self.CONTROL)) + self._utf8.decode(data, not data).count("\ufffd")
         return len(data)
 
 
@@ -335,6 +349,11 @@ def _head(stream, n: int):
     return got, io.BufferedReader(_Prefixed(got, stream))
 
 
+# (fixB D) a file with no failure found and this share of its bytes binary (NUL, control, not UTF-8) is called no text log:
+# random bytes are ~55 % binary by this count, a log with a few stray NULs or Latin-1 accents well under 1 %
+NOT_TEXT_SHARE = 0.10
+
+
 def _read_log(stream, name: str) -> dict:
     """Triage of a byte stream, looked at first without consuming it (peek: a pipe, /dev/fd/N or standard input cannot
     seek back): a compressed file or a model file is refused; a UTF-16 log (with its byte-order mark: PowerShell 5's `>` and Out-File
@@ -353,6 +372,8 @@ def _read_log(stream, name: str) -> dict:
         res = triage_stream(stream)
     if not res["found"] and counted.n and not counted.text:
         res = dict(res, no_text=True, bytes=counted.n)
+    elif not res["found"] and not head.startswith((b"\xff\xfe", b"\xfe\xff")) and counted.binary >= NOT_TEXT_SHARE * counted.n > 0:
+        res = dict(res, not_text=True, bytes=counted.n, binary_bytes=counted.binary)     # (fixB D) UTF-16's NULs are text
     return res
 
 

@@ -142,7 +142,14 @@ FACTS = [
     # ("--gpu-memory-utilization 0.4", "=0.4"; FlexibleArgumentParser also reads "--gpu_memory_utilization")
     # (round 117) or vLLM's "non-default args: {..., 'gpu_memory_utilization': 0.95, ...}" (the key quoted in the dict's repr)
     # (rev8 D4) the key quoted by Python's repr or by JSON ('gpu_memory_utilization': / "gpu_memory_utilization":)
-    ("vllm_util", re.compile(r"gpu_memory_utilization['\x22]?[=:]\s*(\d*\.?\d+)|--gpu[-_]memory[-_]utilization(?:=|\s+)(\d*\.?\d+)")),
+    # (fixB B1) or vLLM 0.6.5-0.7's profiling line (worker.py determine_num_available_blocks): "the current vLLM instance can use
+    # total_gpu_memory (8.00GiB) x gpu_memory_utilization (0.70) = 5.60GiB", the share in brackets (group 2; bounded and
+    # unambiguous, since the closing bracket after it would make "\d*\.?\d+" backtrack quadratically on a run of digits)
+    ("vllm_util", re.compile(r"gpu_memory_utilization(?:['\x22]?[=:]\s*(\d*\.?\d+)| \((\d{1,3}(?:\.\d{1,6})?)\))"
+                             r"|--gpu[-_]memory[-_]utilization(?:=|\s+)(\d*\.?\d+)")),
+    # (fixB B1) the card's total as vLLM measured it before sizing its share: 0.6.5-0.7's "can use total_gpu_memory (8.00GiB) x
+    # ..." and 0.6.4's "Memory profiling results: total_gpu_memory=8.00GiB initial_memory_usage=..." (worker.py)
+    ("vllm_total", re.compile(r"\btotal_gpu_memory(?: \(|=)(\d{1,9}(?:\.\d{1,6})?) ?GiB\b")),
     # the KV cache's dtype: vLLM's engine config line ("kv_cache_dtype=fp8, ", config/vllm.py __str__) or its flag
     ("vllm_kv_dtype", re.compile(r"\bkv_cache_dtype=(\w+)|--kv-cache-dtype[ =](\w+)")),
     # the weights' dtype: the engine config's "dtype=torch.float32, " or the --dtype flag (not kv_cache_dtype=)
@@ -384,7 +391,7 @@ FACT_KEYS = {
     "vllm_kv_mem": ("Available KV cache",), "vllm_kv_tokens": ("KV cache size",),
     "vllm_model_mem": ("Model loading took", "Loading model weights took", "model weights take"),
     "vllm_kv_mem_v0": ("reserved for KV Cache",),
-    "graph_capture": ("Capturing", "capture", "graph", "Graph capturing", "ESTIMATE_CUDAGRAPHS"), "own_pool": ("PluggableAllocator", "MemPool", "aimdo", "cumem", "CuMem"), "pinned_host": ("Non-blocking", "release mmap", "pin_memory", "AcceleratorError", "page-lock", "PAGEABLE", "non_blocking=True", "cudaHostRegister"), "vllm_util": ("gpu_memory_utilization", "--gpu-memory-utilization"), "vllm_serving": ("Added request", "Received request", "POST /v1/", "Avg prompt throughput"), "training_log": ("poch ", "_loss", "{'loss': ", "loss.backward", "train", "finetune", "fine_tune", "AutoBatch: ", "step#:"), "vllm_maxlen": ("max_model_len", "max_seq_len", "--max-model-len"), "vllm_kv_dtype": ("kv_cache_dtype=", "--kv-cache-dtype"), "vllm_dtype": (" dtype=", ",dtype=", "(dtype=", "--dtype"),
+    "graph_capture": ("Capturing", "capture", "graph", "Graph capturing", "ESTIMATE_CUDAGRAPHS"), "own_pool": ("PluggableAllocator", "MemPool", "aimdo", "cumem", "CuMem"), "pinned_host": ("Non-blocking", "release mmap", "pin_memory", "AcceleratorError", "page-lock", "PAGEABLE", "non_blocking=True", "cudaHostRegister"), "vllm_util": ("gpu_memory_utilization", "--gpu-memory-utilization"), "vllm_total": ("total_gpu_memory",), "vllm_serving": ("Added request", "Received request", "POST /v1/", "Avg prompt throughput"), "training_log": ("poch ", "_loss", "{'loss': ", "loss.backward", "train", "finetune", "fine_tune", "AutoBatch: ", "step#:"), "vllm_maxlen": ("max_model_len", "max_seq_len", "--max-model-len"), "vllm_kv_dtype": ("kv_cache_dtype=", "--kv-cache-dtype"), "vllm_dtype": (" dtype=", ",dtype=", "(dtype=", "--dtype"),
     "vllm_marker": ("vllm", "Vllm", "VLLM::", "LLM(model=", "EngineCore", "vLLM", "Initializing an LLM engine", "INFO ", "ERROR ", "WARNING ", "DEBUG ", "not enough GPU memory",
                     "Engine core initialization failed", "Error in model execution"),
     "load_failed": ("rror while loading", "rror when loading", "rror loading", "ailed to load"),

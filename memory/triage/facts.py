@@ -30,7 +30,7 @@ _GGML_ARGS_RE = dict(L.FACTS)["ggml_args"]
 def new_facts() -> dict:
     return {"os_votes": collections.Counter(), "args": set(), "device": None, "allocator": None, "torch_version": None,
             "total_vram": None, "vram_state": None, "rocm": False, "dynamic_vram": False, "compiler": None, "vllm": False, "ggml": False, "ollama": False,
-            "vllm_kv_mem": None, "vllm_kv_tokens": None, "vllm_model_mem": None, "vllm_util": None, "vllm_maxlen": None, "vllm_util_at": {}, "vllm_maxlen_at": {}, "vllm_kv_dtype": None, "vllm_dtype": None, "vllm_tp": 1, "vllm_wflags": {},
+            "vllm_kv_mem": None, "vllm_kv_tokens": None, "vllm_model_mem": None, "vllm_util": None, "vllm_maxlen": None, "vllm_util_at": {}, "vllm_total_at": {}, "vllm_maxlen_at": {}, "vllm_kv_dtype": None, "vllm_dtype": None, "vllm_tp": 1, "vllm_wflags": {},
             "ggml_n_ctx": None, "ggml_n_seq_max": None, "ggml_ctx_per_seq": None, "ggml_offloaded": None, "ggml_device_free": None, "ggml_devices": {}, "ggml_fa": None, "ggml_bufs": collections.OrderedDict(),
             "ollama_env": {}, "comfy": False, "ggml_args": {}, "ggml_spec_mtp": False, "ggml_spec_cpu_sampling": False, "graph_capture": False, "own_pool": False, "pinned_host": None,
             "ollama_available": None, "ollama_gpus": None, "ollama_required": None, "ollama_kv": None, "ollama_layers": None, "ollama_requested": None, "ggml_cuda_fn": None, "ggml_sycl_fn": None, "mem_query_oom": {}, "stage_said": {}, "trt_kv_sizing": {}, "vk_pinned_device": False, "ollama_evict": [], "ollama_slog_common": frozenset(), "ggml_load_start": {}, "ggml_header": {},
@@ -268,10 +268,15 @@ def _gib(key):
 
 
 def _vllm_util(s, f, m, text, lineno, window):
-    f["vllm_util"] = num(m.group(1) or m.group(2))   # a figure that is no number: SizeError, attempt's miss
+    f["vllm_util"] = num(m.group(1) or m.group(2) or m.group(3))   # a figure that is no number: SizeError, attempt's miss
     # (rev8 B1) by line too, so a failure reads its own run's (engine.vllm_setting); a line read back from the window before
     # a failure (line 0) is kept just before that failure's line, the last read back the nearest
     _kept(f["vllm_util_at"], s._lineno - 0.5 if window else lineno, f["vllm_util"])
+
+
+def _vllm_total(s, f, m, text, lineno, window):
+    """(fixB B1) the card's total vLLM sized its share of, kept by line as the share is (engine.vllm_setting)."""
+    _kept(f["vllm_total_at"], s._lineno - 0.5 if window else lineno, P.size(m.group(1) + " GiB"))
 
 
 def _vllm_maxlen(s, f, m, text, lineno, window):
@@ -490,6 +495,7 @@ HANDLERS = {
     "vllm_model_mem": _gib("vllm_model_mem"),
     "vllm_kv_mem_v0": _gib("vllm_kv_mem"),
     "vllm_util": _vllm_util,
+    "vllm_total": _vllm_total,
     "vllm_maxlen": _vllm_maxlen,
     # (tensor x pipeline parallel: the larger one the log names, a floor of the cards the weights split over)
     "vllm_wflags": lambda s, f, m, text, *_: _vllm_wflags(f, text),

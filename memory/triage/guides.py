@@ -134,6 +134,41 @@ def commands(markdown: str) -> list:
     return out
 
 
+def _flag_re(kind: str, name: str):
+    """A flag's value in a command: "--name V" / "--name=V", "NAME=V" (env), "PARAMETER name V" (an Ollama Modelfile)."""
+    n = re.escape(name)
+    if kind == "env":
+        return re.compile(rf"(?<![\w-]){n}=([^\s\"'`\\]+)")
+    if kind == "param":
+        return re.compile(rf"\bPARAMETER {n} ([^\s\"'`\\]+)")
+    return re.compile(rf"(?<![\w-]){n}(?:=| {{1,4}})(?!-)([^\s\"'`\\]+)")
+
+
+def set_flags(markdown: str, sugg: list) -> str:
+    """(fixB S5) The guide's command blocks with the values the log's numbers gave (advice.llm_suggestions, listed below the
+    guide): a flag the list gives replaces the same flag's value in every block, so a block never contradicts the list. A
+    flag suggested "with" another (--max-model-len N2 with --kv-cache-dtype fp8) takes that value in a block that holds the
+    other; elsewhere a flag named twice keeps its first value, as engine.flag_commands does. Flags with no value are left."""
+    flags = [x for x in sugg if x.get("kind") in ("flag", "env", "param") and x.get("value")]
+    texts = {x["text"] for x in flags}
+    lead = lambda x: x["reason"][5:] if x["reason"].startswith("with ") and x["reason"][5:] in texts else None
+
+    def block(m):
+        body = m.group(1)
+        vals = {}
+        for x in flags:
+            if lead(x) is None:
+                vals.setdefault((x["kind"], x["name"]), x["value"])
+        for x in flags:
+            if lead(x) and lead(x) in body:
+                vals[(x["kind"], x["name"])] = x["value"]
+        for (kind, name), v in vals.items():
+            body = _flag_re(kind, name).sub(lambda f: f.group(0)[:f.start(1) - f.start(0)] + v, body)
+        whole, at = m.group(0), m.start(1) - m.start(0)
+        return whole[:at] + body + whole[at + len(m.group(1)):]
+    return FENCE_RE.sub(block, markdown)
+
+
 FIX_RE = re.compile(r"^\*\*(Fix \d+\b.*?)\*\*", re.M)
 
 
