@@ -291,7 +291,10 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("trace", help="exact peak memory of ComfyUI's real model forward, traced on fake tensors")
     s.add_argument("--comfyui", metavar="DIR", required=True, help="ComfyUI checkout")
     s.add_argument("--family", required=True)
-    s.add_argument("--checkpoint", metavar="FILE", help="build the model from this file's header instead of the family's standard config")
+    s.add_argument("--checkpoint", metavar="FILE", help="build the model from this .safetensors file's header instead of the "
+                   "family's standard config: a path, or a file name in the checkout's models/ folders as ComfyUI's "
+                   "loaders find it (sample: checkpoints, unet, diffusion_models; decode/encode: vae; text: "
+                   "text_encoders, clip)")
     s.add_argument("--width", type=int, required=True)
     s.add_argument("--height", type=int, required=True)
     s.add_argument("--frames", type=int, default=1)
