@@ -1,7 +1,9 @@
 """`gpu-garden` command line. Each subcommand's work lives in its own module, imported lazily so
-`gpu-garden --help` stays instant; exit codes: 0 ok, 1 nothing found / does not fit, 2 usage or input error."""
+`gpu-garden --help` stays instant; exit codes: 0 ok, 1 nothing found / does not fit, 2 usage or input error.
+An error is one line on stderr; under --json it is also one JSON object on stdout (_report_error)."""
 import argparse
 import importlib
+import json
 import math
 import os
 import sys
@@ -45,9 +47,33 @@ def _fraction(text):
     return value
 
 
+class _UsageExit(SystemExit):
+    """A usage error: exit 2 as argparse's own (SystemExit), its line already on stderr; main() adds the JSON form."""
+    def __init__(self, command, message):
+        super().__init__(2)
+        self.command, self.message = command, message
+
+
+def _usage_error(prog, message):
+    """One line on stderr naming the help to read, exit 2 (argparse would print the whole usage too)."""
+    message = f"{message} (see {prog} --help)"
+    print(f"{prog}: error: {message}", file=sys.stderr)
+    raise _UsageExit(prog.split()[1] if " " in prog else None, message)
+
+
 class _Parser(argparse.ArgumentParser):
-    def error(self, message):  # one line on stderr, exit 2 (argparse would print the whole usage too)
-        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+    def error(self, message):
+        _usage_error(self.prog, message)
+
+
+def _report_error(command, message, kind, as_json) -> None:
+    """An error as one line on stderr and, under --json, also as one JSON object on stdout, so that a pipe into a JSON
+    reader gets an answer it can read: {"error": the line's message, "kind": usage (the command line) | input (a file
+    or value the subcommand refused) | io (a path it could not read or write), "command": the subcommand}."""
+    prog = "gpu-garden" + (f" {command}" if command else "")
+    print(f"{prog}: error: {message}", file=sys.stderr)
+    if as_json:
+        print(json.dumps({"error": message, "kind": kind, "command": command}), flush=True)
 
 
 def _runtime(value: str) -> str:
@@ -291,7 +317,10 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("trace", help="exact peak memory of ComfyUI's real model forward, traced on fake tensors")
     s.add_argument("--comfyui", metavar="DIR", required=True, help="ComfyUI checkout")
     s.add_argument("--family", required=True)
-    s.add_argument("--checkpoint", metavar="FILE", help="build the model from this file's header instead of the family's standard config")
+    s.add_argument("--checkpoint", metavar="FILE", help="build the model from this .safetensors file's header instead of the "
+                   "family's standard config: a path, or a file name in the checkout's models/ folders as ComfyUI's "
+                   "loaders find it (sample: checkpoints, unet, diffusion_models; decode/encode: vae; text: "
+                   "text_encoders, clip)")
     s.add_argument("--width", type=int, required=True)
     s.add_argument("--height", type=int, required=True)
     s.add_argument("--frames", type=int, default=1)
@@ -358,18 +387,28 @@ def _version() -> str:
 
 
 def main(argv=None) -> int:
+    """Exit 2 on a usage error raises SystemExit(2) (argparse's way); an input error returns 2."""
+    try:
+        return _main(argv)
+    except _UsageExit as exc:  # its line is on stderr; --json may not be parsed yet, so the arguments are read for it
+        if "--json" in (sys.argv[1:] if argv is None else argv):
+            print(json.dumps({"error": exc.message, "kind": "usage", "command": exc.command}), flush=True)
+        raise
+
+
+def _main(argv) -> int:
     parser = build_parser()
     args, extras = parser.parse_known_args(argv)
     if extras:  # named with the subcommand's help, and what to type for a runtime's own spelling of an option
         prog = "gpu-garden" + (f" {args.command}" if getattr(args, "command", None) else "")
-        parser.exit(2, f"{prog}: error: {_unrecognized(getattr(args, 'command', None), extras)} (see {prog} --help)\n")
+        _usage_error(prog, _unrecognized(getattr(args, "command", None), extras))
     if not args.command:
         parser.print_help()
         return 2
     for name, value in vars(args).items():  # float() takes nan and inf; no option means either
         if isinstance(value, float) and not math.isfinite(value):
             prog = f"gpu-garden {args.command}"
-            parser.exit(2, f"{prog}: error: --{name.replace('_', '-')} must be a finite number, got {value} (see {prog} --help)\n")
+            _usage_error(prog, f"--{name.replace('_', '-')} must be a finite number, got {value}")
     if args.command == "triage" and args.file == "-" and _isatty(sys.stdin):
         print("gpu-garden triage: reading a log from standard input: paste it, then Ctrl-D (Windows: Ctrl-Z, Enter); "
               "or give a FILE", file=sys.stderr)
@@ -383,11 +422,11 @@ def main(argv=None) -> int:
         run = getattr(importlib.import_module("." + module, __package__), func)
         return int(run(args) or 0)
     except UserError as exc:
-        print(f"gpu-garden {args.command}: error: {exc}", file=sys.stderr)
+        _report_error(args.command, str(exc), "input", getattr(args, "json", False))
         return 2
     except RecursionError:  # json.loads on a file of deeply nested brackets (a workflow, a config.json)
-        print(f"gpu-garden {args.command}: error: the input is nested too deeply to read (not a workflow, config or log "
-              "that a tool wrote)", file=sys.stderr)
+        _report_error(args.command, "the input is nested too deeply to read (not a workflow, config or log that a tool "
+                      "wrote)", "input", getattr(args, "json", False))
         return 2
     except KeyboardInterrupt:
         return 130
@@ -395,7 +434,7 @@ def main(argv=None) -> int:
         return 0
     except OSError as exc:  # a path the subcommand could not read or write (--write into a missing folder)
         where = f": {exc.filename}" if getattr(exc, "filename", None) else ""
-        print(f"gpu-garden {args.command}: error: {exc.strerror or exc}{where}", file=sys.stderr)
+        _report_error(args.command, f"{exc.strerror or exc}{where}", "io", getattr(args, "json", False))
         return 2
 
 

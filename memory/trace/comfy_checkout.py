@@ -14,11 +14,11 @@ import json
 import logging
 import math
 import os
-import struct
 import sys
 from pathlib import Path
 
 from ..errors import UserError
+from .model_files import find_checkpoint, read_header
 
 # family -> standard file (bundled layout), conditioning shapes, VAE layout, CFG default
 FAMILIES = {
@@ -192,19 +192,6 @@ def meta_state_dict(tensors: dict):
         dt = getattr(torch, _DTYPES.get(t["dtype"], "float32"), torch.float32)
         out[name] = torch.empty(t["shape"], dtype=dt, device="meta")
     return out
-
-
-def read_header(path) -> dict:
-    p = Path(path)
-    if not p.is_file():
-        raise UserError(f"{path}: no such file")
-    if p.suffix not in (".safetensors", ".sft"):
-        raise UserError(f"{path}: only .safetensors headers can be traced")
-    with open(p, "rb") as f:
-        n = struct.unpack("<Q", f.read(8))[0]
-        if n > 100 * 1024 * 1024:
-            raise UserError(f"{path}: not a safetensors file (header length {n})")
-        return json.loads(f.read(n))
 
 
 def _layout_tensors(name):
@@ -472,6 +459,8 @@ def trace_family(comfyui_dir, family, width, height, frames=1, batch=1, attentio
     if frames > 1 and not FAMILIES[family].get("video"):
         video = ", ".join(sorted(f for f, v in FAMILIES.items() if v.get("video")))
         raise UserError(f"--frames is for video families ({video}); {family} makes images (use --batch)")
+    if checkpoint:  # a bare name from the checkout's models/ folders; a missing file refused before the slow import
+        checkpoint = find_checkpoint(comfyui_dir, checkpoint, phase)
     with contextlib.redirect_stdout(sys.stderr):     # keep stdout clean for --json
         return _trace_family(comfyui_dir, family, width, height, frames, batch, attention, phase, checkpoint, cfg,
                              dtype, offload)

@@ -103,6 +103,38 @@ def test_fp8_checkpoint_casts_weights_per_layer(tmp_path):
     assert any(t["kind"] == "weight cast" for t in r["top"])
 
 
+def test_readme_trace_commands_run_as_written(tmp_path):
+    """README's `gpu-garden trace` block, each command as printed with /path/to/ComfyUI a checkout whose
+    models/checkpoints holds flux1-dev-fp8.safetensors (sparse, the Comfy-Org layout: prefixed, fp8 matrices, the VAE
+    inside): the bare --checkpoint name is found there, as ComfyUI's CheckpointLoaderSimple finds it (ux50 S9).
+    Breaking it: comfy_checkout.trace_family without find_checkpoint ("no such file", exit 2)."""
+    import re
+    import shlex
+    from gpu_garden.memory.estimate import layouts
+    block = re.search(r"### `gpu-garden trace`.*?```\n(.*?)```", (REPO / "README.md").read_text(), re.S).group(1)
+    commands = [shlex.split(line) for line in block.splitlines() if line.startswith("gpu-garden trace ")]
+    assert len(commands) == 3 and any("--checkpoint" in c for c in commands)
+    checkout = tmp_path / "ComfyUI"
+    checkout.mkdir()
+    for entry in Path(os.environ["COMFYUI_DIR"]).iterdir():
+        if entry.name != "models":
+            (checkout / entry.name).symlink_to(entry)
+    tensors = {}
+    for name, t in layouts.load("flux_flux1-dev")["tensors"].items():
+        fp8 = name.endswith(".weight") and len(t["shape"]) == 2
+        tensors["model.diffusion_model." + name] = dict(t, dtype="F8_E4M3" if fp8 else t["dtype"])
+    tensors.update({"vae." + k: t for k, t in layouts.load("vae_flux_ae")["tensors"].items()})
+    layouts.write_sparse({"tensors": tensors, "__metadata__": {}},
+                         checkout / "models" / "checkpoints" / "flux1-dev-fp8.safetensors")
+    for argv in commands:
+        argv = [str(checkout) if a == "/path/to/ComfyUI" else a for a in argv[1:]]
+        p = _run("from gpu_garden.memory.cli import main; sys.exit(main(sys.argv[1:]))", *argv, timeout=600)
+        assert p.returncode == 0, (argv, p.stderr[-3000:])
+        if "--json" in argv:
+            r = json.loads(p.stdout)
+            assert r["model"]["checkpoint"] == "flux1-dev-fp8.safetensors" and r["model"]["dtype"] == "float8_e4m3fn"
+
+
 FAMILY_RUNS = [
     # family, phase, width, height, frames, weights layout, prefix, itemsize
     ("sdxl", "sample", 512, 512, 1, "sdxl_sd_xl_base_1.0", "model.diffusion_model.", 2),

@@ -129,3 +129,57 @@ def test_kv_counts_and_sizes_must_be_positive(flag, value, capsys):
     assert e.value.code == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and flag in err and "positive" in err
+
+
+# Under --json an error is also one JSON object on stdout, {"error", "kind", "command"}, so `| python -m json.tool`
+# reads it (ux50 D); stderr keeps its one line, the exit code is unchanged. Each subcommand's own error, the parser's,
+# an unrecognized option, a non-finite number and estimate's in-run usage check. Breaking it: cli._report_error without
+# its print to stdout, or main() without its _UsageExit handler (stdout empty: json.loads fails).
+JSON_ERRORS = [
+    (["budget", "--watch", "-1"], "input", "budget", "--watch needs a positive number"),
+    (["estimate", "/nonexistent/model.safetensors"], "input", "estimate", "/nonexistent/model.safetensors: no such file"),
+    (["triage", "/nonexistent/run.log"], "input", "triage", "no such file: /nonexistent/run.log"),
+    (["kv", "--model", "./nonexistent.gguf"], "input", "kv", "./nonexistent.gguf: no such file or folder"),
+    (["trace", "--comfyui", "/nonexistent", "--family", "nope", "--width", "64", "--height", "64"], "input", "trace",
+     "unknown family 'nope'"),
+    (["kv", "--model", "qwen2.5:7b", "--vram", "24GB"], "usage", "kv", "argument --vram: '24GB'"),
+    (["estimate", "m.safetensors", "--frobnicate"], "usage", "estimate", "unrecognized arguments: --frobnicate"),
+    (["estimate", "m.safetensors", "--vram", "nan"], "usage", "estimate", "--vram must be a finite number"),
+    (["estimate", "m.safetensors", "--width", "512"], "usage", "estimate", "--width and --height go together"),
+    (["nope"], "usage", None, "invalid choice: 'nope'"),
+]
+
+
+def _run_main(argv, capsys):
+    try:
+        rc = cli.main(argv)
+    except SystemExit as e:                       # argparse's way for a usage error: exit 2 all the same
+        rc = e.code
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+@pytest.mark.parametrize("argv,kind,command,text", JSON_ERRORS, ids=[" ".join(a[0][:2]) for a in JSON_ERRORS])
+def test_errors_under_json_are_one_json_object_on_stdout(argv, kind, command, text, capsys):
+    rc, out, err = _run_main(argv + ["--json"], capsys)
+    assert rc == 2
+    assert json.loads(out) == {"error": err.strip().split(": error: ", 1)[1], "kind": kind, "command": command}
+    assert text in json.loads(out)["error"] and len(out.strip().splitlines()) == 1
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    rc, plain_out, plain_err = _run_main(argv, capsys)          # without --json: stderr alone, as before
+    assert (rc, plain_out, plain_err) == (2, "", err)
+
+
+@pytest.mark.parametrize("exc,kind,message", [
+    (OSError(2, "No such file or directory", "/nonexistent/out.json"), "io", "No such file or directory: /nonexistent/out.json"),
+    (RecursionError(), "input", "the input is nested too deeply to read"),
+])
+def test_io_and_nesting_errors_under_json(exc, kind, message, monkeypatch, capsys):
+    from gpu_garden.memory import demo
+
+    def fail(args):
+        raise exc
+    monkeypatch.setattr(demo, "run_cli", fail)
+    rc, out, err = _run_main(["demo", "--json"], capsys)
+    assert rc == 2 and json.loads(out)["kind"] == kind and json.loads(out)["error"].startswith(message)
+    assert json.loads(out)["command"] == "demo" and err.startswith("gpu-garden demo: error: " + message)

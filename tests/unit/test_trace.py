@@ -416,3 +416,77 @@ def test_cli_frames_are_for_video_families(capsys):
     assert main(["trace", "--comfyui", "/nonexistent", "--family", "sdxl", "--width", "64", "--height", "64",
                  "--frames", "9"]) == 2
     assert "--frames is for video families" in capsys.readouterr().err
+
+
+# `trace --checkpoint NAME` (ux50 S9): a bare name is looked up in the checkout's models/ folders as ComfyUI's loaders
+# do, and a file that is not there, or not a safetensors file, is refused before ComfyUI's import (seconds long).
+# Breaking them: comfy_checkout.trace_family without its find_checkpoint call (the name reaches the import, then
+# read_header as given).
+
+def _tiny_safetensors(path):
+    from gpu_garden.memory.estimate import layouts
+    return layouts.write_sparse({"tensors": {"w": {"dtype": "F16", "shape": [2, 2]}}, "__metadata__": {}}, path)
+
+
+def _no_import(monkeypatch):
+    """comfy_checkout with its import and model building replaced by a recorder that stops the run."""
+    from gpu_garden.memory.errors import UserError
+    from gpu_garden.memory.trace import comfy_checkout as cc
+    seen = []
+
+    def stop(*args, **kwargs):
+        seen.append((args, kwargs))
+        raise UserError("stopped at the import")
+    monkeypatch.setattr(cc, "import_comfy", stop)
+    monkeypatch.setattr(cc, "build_case", stop)
+    return seen
+
+
+@pytest.mark.parametrize("name,message", [
+    ("flux1-dev-fp8.safetensors", "flux1-dev-fp8.safetensors: no such file here, nor in ComfyUI's folders for --phase sample"),
+    ("folder", "folder: a folder, not a model file"),
+    ("notes.txt", "notes.txt: only .safetensors headers can be traced"),
+    ("broken.safetensors", "broken.safetensors: not a safetensors file"),
+])
+def test_cli_checkpoint_refused_before_comfyui_is_imported(monkeypatch, capsys, tmp_path, name, message):
+    seen = _no_import(monkeypatch)
+    (tmp_path / "folder").mkdir()
+    (tmp_path / "notes.txt").write_text("not a model")
+    (tmp_path / "broken.safetensors").write_bytes(b"\xff" * 64)
+    monkeypatch.chdir(tmp_path)
+    assert main(["trace", "--comfyui", str(tmp_path / "ComfyUI"), "--family", "flux1", "--width", "64",
+                 "--height", "64", "--checkpoint", name]) == 2
+    err = capsys.readouterr().err
+    assert message in err and seen == []
+    if name.startswith("flux1"):
+        assert str(tmp_path / "ComfyUI" / "models" / "checkpoints") in err
+        assert str(tmp_path / "ComfyUI" / "models" / "diffusion_models") in err
+
+
+@pytest.mark.parametrize("phase,folder", [
+    ("sample", "checkpoints"), ("sample", "unet"), ("sample", "diffusion_models"), ("decode", "vae"),
+    ("encode", "checkpoints"), ("text", "clip"), ("text", "text_encoders"),
+])
+def test_cli_checkpoint_name_found_in_the_checkouts_models_folder(monkeypatch, capsys, tmp_path, phase, folder):
+    seen = _no_import(monkeypatch)
+    comfyui = tmp_path / "ComfyUI"
+    ckpt = _tiny_safetensors(comfyui / "models" / folder / "sub" / "model.safetensors")
+    (tmp_path / "elsewhere").mkdir()
+    monkeypatch.chdir(tmp_path / "elsewhere")
+    assert main(["trace", "--comfyui", str(comfyui), "--family", "sdxl", "--width", "64", "--height", "64",
+                 "--phase", phase, "--checkpoint", "sub/model.safetensors"]) == 2
+    assert "stopped at the import" in capsys.readouterr().err
+    (args, _), = seen                      # build_case(comfyui_dir, family, w, h, frames, batch, phase, checkpoint, ...)
+    assert args[6] == phase and args[7] == str(ckpt)
+
+
+def test_cli_checkpoint_path_given_is_taken_before_a_models_folder(monkeypatch, capsys, tmp_path):
+    seen = _no_import(monkeypatch)
+    comfyui = tmp_path / "ComfyUI"
+    _tiny_safetensors(comfyui / "models" / "checkpoints" / "model.safetensors")
+    here = _tiny_safetensors(tmp_path / "model.safetensors")
+    monkeypatch.chdir(tmp_path)
+    assert main(["trace", "--comfyui", str(comfyui), "--family", "sdxl", "--width", "64", "--height", "64",
+                 "--checkpoint", "model.safetensors"]) == 2
+    (args, _), = seen
+    assert Path(args[7]).resolve() == here.resolve()
