@@ -8,6 +8,7 @@ from .cards import visible_gib
 from .flags import gpu_layers_words
 from .plan_checks import INSTEAD, READ_BY, refused_for
 from .runtimes import RUNTIME_NAMES
+from .runtimes.sglang import OVERRIDE_ENV as SG_OVERRIDE_ENV
 
 
 def _vram_bytes(args):
@@ -352,9 +353,16 @@ def format_plan(r: dict) -> str:
                 lines.append(advice[0].upper() + advice[1:])
         else:
             verdict = "fits" if r["fits_as_requested"] else ("fits with the flags below" if r["fits"] else "does NOT fit")
-            if r.get("refused"):  # above the model's limit (plan.py): the memory is not what stops it
+            if r.get("refused") and r["runtime"] == "sglang":  # runtimes/sglang._context_limit: the command sets the variable
+                verdict = (f"SGLang refuses --context-length {r['ctx']:,} (above the model's {r['context_limit']:,}: see "
+                           f"the note); with {SG_OVERRIDE_ENV}=1, as the command below sets it, it "
+                           + ("fits" if r.get("fits_with_override") else "does NOT fit"))
+            elif r.get("refused"):  # above the model's limit (plan.py): the memory is not what stops it
                 verdict = (f"vLLM refuses --max-model-len {r['ctx']:,} (above the model's limit: see the note)"
                            + ("; the flags below keep to the limit" if r.get("chosen") else ""))
+            limit = r.get("context_limit") if r["runtime"] == "sglang" else None
+            if limit and r["ctx"] > limit and not r.get("refused"):  # a --runtime-version: the refusal not read for it
+                verdict += f" (above the model's {limit:,}: SGLang may refuse it, see the note)"
             budget = ((f" (fixed KV pool {fmt_bytes(r['kv_capacity_bytes'])}, --kv-cache-memory)" if r.get("pool_fixed")
                        else f" (vLLM share {fmt_bytes(r['budget'])})") if r["runtime"] == "vllm" else "")
             cards = f"{len(r['devices'])} x " if r.get("per_gpu") else ""  # llama.cpp: each of N cards judged on --vram
@@ -392,6 +400,9 @@ def format_plan(r: dict) -> str:
         if r["max_ctx_by_kv_dtype"] and not share_full:
             per = {"vllm": " (--max-model-len)", "llama.cpp": " (-c)", "ollama": " (num_ctx)",
                    "sglang": " (the pool, max_total_num_tokens)"}[r["runtime"]]
+            if r["runtime"] == "sglang" and r.get("context_limit") and r["kv_capacity_tokens"] > r["context_limit"]:
+                per = (f" (--context-length: the model's limit; the pool, max_total_num_tokens, holds "
+                       f"{r['kv_capacity_tokens']:,} tokens for all requests)")
             parts = []
             for k, v in r["max_ctx_by_kv_dtype"].items():
                 ngl = r.get("max_ctx_layers", {}).get(k)

@@ -1,0 +1,62 @@
+"""ux50's kv findings (a newcomer's review): SGLang's context limit (B2), a card name under Ollama (S6), what "fits"
+hides (S7), and the weights a --config folder's safetensors give (S8, D)."""
+import json
+import re
+
+from gpu_garden.memory import cli
+
+QWEN7 = ["kv", "--model", "Qwen/Qwen2.5-7B-Instruct", "--runtime", "sglang", "--vram", "24"]
+LIMIT = 32768  # Qwen2.5-7B-Instruct's config.json: max_position_embeddings 32768, no rope_scaling
+
+
+def _text(argv, capsys):
+    rc = cli.main(argv)
+    return rc, capsys.readouterr().out
+
+
+def _json(argv, capsys):
+    rc = cli.main(argv + ["--json"])
+    return rc, json.loads(capsys.readouterr().out)
+
+
+# B2: SGLang's ModelConfig._derive_context_length raises for a --context-length above the derived length unless
+# SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1 (model_config.py at sgl-project/sglang 001adf56)
+def test_sglang_context_above_the_model_is_refused(capsys):
+    rc, out = _text(QWEN7 + ["--ctx", "131072"], capsys)
+    assert rc == 1
+    verdict = next(line for line in out.splitlines() if line.startswith("on 24.00 GiB"))
+    assert "SGLang refuses --context-length 131,072" in verdict and "32,768" in verdict
+    assert "SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1 python -m sglang.launch_server" in out
+    rc, r = _json(QWEN7 + ["--ctx", "131072"], capsys)
+    assert rc == 1 and r["fits"] is False and r["fits_as_requested"] is False
+    assert "SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN" in r["refused"]
+
+
+def test_sglang_refusal_without_vram_exits_1(capsys):
+    rc, out = _text(["kv", "--model", "Qwen/Qwen2.5-7B-Instruct", "--runtime", "sglang", "--ctx", "65536"], capsys)
+    assert rc == 1 and "SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1" in out
+
+
+def test_sglang_context_at_the_limit_starts(capsys):
+    rc, r = _json(QWEN7 + ["--ctx", str(LIMIT)], capsys)
+    assert rc == 0 and r["fits"] is True and not r.get("refused")
+    assert not r["command"].startswith("SGLANG_")
+
+
+def test_sglang_largest_context_is_not_the_pool_above_the_limit(capsys):
+    # the pool (max_total_num_tokens) holds more than 32,768 tokens on 24 GiB; no request may be longer than the limit
+    rc, out = _text(QWEN7 + ["--ctx", str(LIMIT)], capsys)
+    line = next(line for line in out.splitlines() if line.startswith("largest context"))
+    stated = int(re.search(r": f16 ([\d,]+)$", line).group(1).replace(",", ""))
+    assert stated == LIMIT
+    rc, r = _json(QWEN7 + ["--ctx", str(LIMIT)], capsys)
+    assert r["sglang_max_total_tokens"] > LIMIT  # the case the line is about
+    assert r["max_ctx"] == LIMIT and r["max_ctx_by_kv_dtype"]["f16"] == LIMIT
+
+
+def test_sglang_given_version_keeps_the_memory_verdict_and_says_the_limit(capsys):
+    # the refusal was read on 2026 main only; a release's is said in a note and on the verdict line
+    rc, out = _text(QWEN7 + ["--ctx", "131072", "--runtime-version", "0.5.6"], capsys)
+    assert rc == 0
+    assert "SGLang may refuse it" in next(line for line in out.splitlines() if line.startswith("on 24.00 GiB"))
+    assert "whether 0.5.6 does was not read" in out
