@@ -4,7 +4,7 @@ import json
 from ..errors import UserError
 from ..units import GiB, fmt_bytes, parse_size
 from . import run_model as RM, spec as llm_spec
-from .cards import visible_gib
+from .cards import ambiguous_card, visible_gib
 from .flags import gpu_layers_words
 from .plan_checks import INSTEAD, READ_BY, refused_for
 from .runtimes import RUNTIME_NAMES
@@ -12,12 +12,21 @@ from .runtimes.sglang import OVERRIDE_ENV as SG_OVERRIDE_ENV
 
 
 def _vram_bytes(args):
-    """(bytes, how) of the memory to fit in: --vram; else the card --gpu-name names (vLLM/SGLang: its total as torch
-    reports it, cards.VISIBLE_GIB); else this machine's first GPU (Ollama: its free memory, which Ollama schedules
-    on; the others: its total)."""
+    """(bytes, how) of the memory to fit in: --vram; else the card --gpu-name names (vLLM/SGLang/Ollama: its total as
+    torch reports it, cards.VISIBLE_GIB; a name of several cards is refused with them); else this machine's first GPU
+    (Ollama: its free memory, which Ollama schedules on; the others: its total)."""
     if args.vram is not None:
         return int(args.vram * GiB), None
-    gib = visible_gib(getattr(args, "gpu_name", None)) if args.runtime in ("vllm", "sglang") else None
+    name = getattr(args, "gpu_name", None)
+    if ambiguous_card(name):
+        raise UserError(f"--gpu-name {name!r} names cards of different memory: "
+                        + ", ".join(f"{n!r} ({g:.2f} GiB)" for n, g in ambiguous_card(name))
+                        + ": give one of them, or --vram GIB")
+    gib = visible_gib(name) if args.runtime in ("vllm", "sglang", "ollama") else None
+    if gib and args.runtime == "ollama":  # ux50 S6: Ollama fits on the free memory its scheduler reads, not the total
+        return int(gib * GiB), (f"no --vram: {gib:.2f} GiB, the total torch reports for a {name}; Ollama schedules on "
+                                "the free memory, so the verdict assumes an idle card (give --vram with the free memory "
+                                "for another figure)")
     if gib:
         return int(gib * GiB), (f"no --vram: {gib:.2f} GiB, the total torch reports for a {args.gpu_name} "
                                 "(give --vram for another figure)")

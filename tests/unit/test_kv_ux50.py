@@ -60,3 +60,36 @@ def test_sglang_given_version_keeps_the_memory_verdict_and_says_the_limit(capsys
     assert rc == 0
     assert "SGLang may refuse it" in next(line for line in out.splitlines() if line.startswith("on 24.00 GiB"))
     assert "whether 0.5.6 does was not read" in out
+
+
+# S6: --gpu-name under Ollama gives the verdict from the card's total (cards.VISIBLE_GIB: an RTX 4090 is 23.55 GiB as
+# vLLM's logs print it), says that Ollama fits on free memory; a bare number names the GeForce card; a name of cards of
+# different memory lists them
+OLLAMA7 = ["kv", "--model", "qwen2.5:7b"]
+
+
+def test_ollama_gpu_name_gives_a_verdict_on_an_idle_card(capsys):
+    rc, r = _json(OLLAMA7 + ["--gpu-name", "RTX 4090"], capsys)
+    assert r["vram"] == int(23.55 * (1 << 30)) and r["fits"] is True and rc == 0
+    assert not any("sizes only" in n for n in r["notes"])
+    assert any("Ollama schedules on the free memory" in n and "idle card" in n for n in r["notes"])
+
+
+def test_common_spellings_of_a_known_card(capsys):
+    for name in ("4090", "RTX4090", "NVIDIA GeForce RTX 4090", "RTX 4090 24GB", "3090"):
+        _, r = _json(OLLAMA7 + ["--gpu-name", name], capsys)
+        assert r["vram"] is not None, name
+        assert not any("does not know this card" in n for n in r["notes"]), name
+
+
+def test_a_card_without_a_figure_stays_unknown(capsys):
+    _, r = _json(OLLAMA7 + ["--gpu-name", "M2 Max"], capsys)
+    assert r["vram"] is None and any("kv does not know this card" in n for n in r["notes"])
+
+
+def test_an_ambiguous_card_lists_the_candidates(capsys):
+    rc = cli.main(OLLAMA7 + ["--gpu-name", "A100"])
+    err = capsys.readouterr().err
+    assert rc == 2 and "'A100 40GB' (39.39 GiB)" in err and "'A100 80GB' (79.25 GiB)" in err
+    rc, r = _json(OLLAMA7 + ["--gpu-name", "NVIDIA A100-SXM4-40GB"], capsys)
+    assert r["vram"] == int(39.39 * (1 << 30))
