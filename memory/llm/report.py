@@ -235,6 +235,25 @@ def _deciding_stage(r, heaviest=False) -> dict | None:
     return dict(r["pp_stages"][i], words=stage_words(i, r["pp_stages"]))
 
 
+def _compromise_words(r) -> str:
+    """What a 'fits' verdict gives up, on its own line (ux50 S7): layers left on the CPU with the weights they keep in
+    system RAM (kv takes no host-RAM figure to check them against), or fewer vLLM requests at once than --parallel."""
+    if not r["fits"]:
+        return ""
+    layers, host = r.get("gpu_layers_used"), r.get("host_weights") or 0
+    if r["runtime"] in ("llama.cpp", "ollama") and layers is not None:
+        words = gpu_layers_words(layers, r["model"]["layers"], r["runtime"], r.get("ngl_counts_output"))
+        if not words.startswith("all "):
+            return (f": {'no layer' if layers <= 0 else 'only ' + words} on the GPU; ~{fmt_bytes(host)} of weights stay "
+                    "in system RAM and run on the CPU (much slower; kv takes no host-RAM figure, so that is not checked)")
+    held = r.get("parallel_held")
+    if held is not None:
+        fix = r.get("parallel_fix")
+        return (f", but holds only {held:.2f} of the {r['parallel']} requests of {r['ctx']:,} tokens at once"
+                + (f" ({fix['flag']} holds {fix['concurrency']:.2f})" if fix else ""))
+    return ""
+
+
 def _pool_words(r) -> str:
     """'KV pool X' beside vLLM's printed tokens: under pipeline parallelism the pool of the stage holding the fewest tokens,
     named (vLLM prints every stage's least: vllm_pipeline), not rank 0's beside another stage's tokens (rev25 S5)."""
@@ -369,6 +388,7 @@ def format_plan(r: dict) -> str:
             elif r.get("refused"):  # above the model's limit (plan.py): the memory is not what stops it
                 verdict = (f"vLLM refuses --max-model-len {r['ctx']:,} (above the model's limit: see the note)"
                            + ("; the flags below keep to the limit" if r.get("chosen") else ""))
+            verdict += _compromise_words(r)
             limit = r.get("context_limit") if r["runtime"] == "sglang" else None
             if limit and r["ctx"] > limit and not r.get("refused"):  # a --runtime-version: the refusal not read for it
                 verdict += f" (above the model's {limit:,}: SGLang may refuse it, see the note)"

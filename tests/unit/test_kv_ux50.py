@@ -3,6 +3,8 @@ hides (S7), and the weights a --config folder's safetensors give (S8, D)."""
 import json
 import re
 
+import pytest
+
 from gpu_garden.memory import cli
 
 QWEN7 = ["kv", "--model", "Qwen/Qwen2.5-7B-Instruct", "--runtime", "sglang", "--vram", "24"]
@@ -93,3 +95,38 @@ def test_an_ambiguous_card_lists_the_candidates(capsys):
     assert rc == 2 and "'A100 40GB' (39.39 GiB)" in err and "'A100 80GB' (79.25 GiB)" in err
     rc, r = _json(OLLAMA7 + ["--gpu-name", "NVIDIA A100-SXM4-40GB"], capsys)
     assert r["vram"] == int(39.39 * (1 << 30))
+
+
+# S7: a "fits" verdict says what it gives up on its own line
+def _verdict(out):
+    return next(line for line in out.splitlines() if line.startswith("on "))
+
+
+def test_a_partial_offload_is_in_the_verdict_line(capsys):
+    rc, out = _text(["kv", "--model", "llama3.1:70b", "--vram", "8"], capsys)
+    _, r = _json(["kv", "--model", "llama3.1:70b", "--vram", "8"], capsys)
+    on_gpu, host = r["gpu_layers_used"], r["host_weights"] / (1 << 30)
+    assert rc == 0 and 0 < on_gpu < 80  # the case: a 70B's 80 layers do not fit 8 GiB
+    assert 33 < host < 35  # ux50's reading: 68 of 80 layers of a 39.6 GiB Q4_K_M file, ~34 GiB
+    line = _verdict(out)
+    assert f"only {on_gpu} of 80 layers on the GPU" in line
+    assert f"~{host:.2f} GiB of weights stay in system RAM" in line
+    assert "not checked" in line  # kv has no host-RAM input
+
+
+def test_all_layers_on_the_gpu_say_nothing_more(capsys):
+    _, out = _text(["kv", "--model", "llama3.1:8b", "--vram", "24"], capsys)
+    assert _verdict(out) == "on 24.00 GiB: fits"
+
+
+def test_vllm_fewer_requests_than_parallel_is_in_the_verdict_line(capsys):
+    argv = ["kv", "--model", "neuralmagic/Meta-Llama-3.1-8B-Instruct-FP8-dynamic", "--vram", "24", "--parallel", "8",
+            "--ctx", "16384"]
+    rc, out = _text(argv, capsys)
+    _, r = _json(argv, capsys)
+    assert r["concurrency"] < 8  # the case: vLLM prints a concurrency below 8x
+    line = _verdict(out)
+    assert rc == 0 and f"holds only {r['concurrency']:.2f} of the 8 requests" in line
+    # an fp8 cache halves a token's bytes: the same pool holds twice the tokens, so more than 8 requests
+    assert "--kv-cache-dtype fp8 holds" in line and r["parallel_fix"]["concurrency"] >= 8
+    assert r["parallel_fix"]["concurrency"] == pytest.approx(2 * r["concurrency"], rel=0.01)
