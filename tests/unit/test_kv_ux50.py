@@ -130,3 +130,102 @@ def test_vllm_fewer_requests_than_parallel_is_in_the_verdict_line(capsys):
     # an fp8 cache halves a token's bytes: the same pool holds twice the tokens, so more than 8 requests
     assert "--kv-cache-dtype fp8 holds" in line and r["parallel_fix"]["concurrency"] >= 8
     assert r["parallel_fix"]["concurrency"] == pytest.approx(2 * r["concurrency"], rel=0.01)
+
+
+# S8: the safetensors beside a --config count as its weights only where their parameters are the config's; a broken
+# stray file is skipped. D: a GGUF given to --config points to --gguf
+from test_llm_kvpolish import QWEN_BYTES, QWEN_TENSORS, _qwen05_config, _safetensors  # noqa: E402
+
+
+def _clip_l_tensors():
+    """openai/clip-vit-large-patch14's text encoder as ComfyUI's clip_l.safetensors holds it: 12 layers of width 768,
+    MLP 3072, a 49408-row token table (~123 M parameters)"""
+    t = {"text_model.embeddings.token_embedding.weight": (49408, 768),
+         "text_model.embeddings.position_embedding.weight": (77, 768)}
+    for i in range(12):
+        a = f"text_model.encoder.layers.{i}."
+        for p in ("q_proj", "k_proj", "v_proj", "out_proj"):
+            t[a + f"self_attn.{p}.weight"], t[a + f"self_attn.{p}.bias"] = (768, 768), (768,)
+        t.update({a + "mlp.fc1.weight": (3072, 768), a + "mlp.fc2.weight": (768, 3072)})
+    return {k: ("F16", v) for k, v in t.items()}
+
+
+def test_a_text_encoder_named_model_safetensors_is_not_the_weights(tmp_path):
+    from gpu_garden.memory.llm import kv as K
+    _qwen05_config(tmp_path)
+    _safetensors(tmp_path / "model.safetensors", _clip_l_tensors())
+    s = K.describe(config=str(tmp_path / "config.json"))
+    assert s.weights_bytes is None and not K.weights(s)[1].startswith("exact")
+    assert any("model.safetensors (0.12 B parameters, not the config's 0.49 B)" in n and "not counted" in n
+               for n in s.notes)
+
+
+def test_the_models_own_file_is_still_exact(tmp_path):
+    from gpu_garden.memory.llm import kv as K
+    _qwen05_config(tmp_path)
+    _safetensors(tmp_path / "model.safetensors", QWEN_TENSORS)
+    s = K.describe(config=str(tmp_path / "config.json"))
+    assert s.weights_bytes == QWEN_BYTES and K.weights(s)[1] == "exact, model.safetensors"
+
+
+def test_the_parameter_check_breaks_on_a_2x_error():
+    from gpu_garden.memory.llm.files import _params_mismatch
+    n = 494032768
+    assert _params_mismatch({"w": ("BF16", (n // 2,))}, n, {}) is not None
+    assert _params_mismatch({"w": ("BF16", (2 * n,))}, n, {}) is not None
+    assert _params_mismatch({"w": ("BF16", (int(n * 0.9),))}, n, {}) is None
+
+
+def test_a_gptq_checkpoint_counts_its_packed_weights(tmp_path):
+    # GPTQ int4 packs 8 weights into each I32 of qweight (in / 8, out): without that the file holds ~0.19 B elements
+    from gpu_garden.memory.llm import kv as K
+    _qwen05_config(tmp_path)
+    cfg = json.loads((tmp_path / "config.json").read_text())
+    cfg["quantization_config"] = {"quant_method": "gptq", "bits": 4, "group_size": 128}
+    (tmp_path / "config.json").write_text(json.dumps(cfg))
+    packed = {}
+    for name, (dt, shape) in QWEN_TENSORS.items():
+        if ".layers." in name and name.endswith("proj.weight"):
+            out_f, in_f = shape
+            base = name[:-len("weight")]
+            packed[base + "qweight"] = ("I32", (in_f // 8, out_f))
+            packed[base + "scales"] = ("F16", (in_f // 128, out_f))
+        else:
+            packed[name] = (dt, shape)
+    _sparse(tmp_path / "model.safetensors", packed)
+    s = K.describe(config=str(tmp_path / "config.json"))
+    assert s.weights_source == "model.safetensors", s.notes
+
+
+def _sparse(path, tensors):
+    """A sparse .safetensors file whose I32 tensors take 4 bytes an element (test_llm_kvpolish's writer takes 2)."""
+    import struct
+    header, off = {}, 0
+    for name, (dtype, shape) in tensors.items():
+        n = {"F32": 4, "I32": 4}.get(dtype, 2)
+        for x in shape:
+            n *= x
+        header[name] = {"dtype": dtype, "shape": list(shape), "data_offsets": [off, off + n]}
+        off += n
+    raw = json.dumps(header).encode()
+    with open(path, "wb") as f:
+        f.write(struct.pack("<Q", len(raw)) + raw)
+        f.truncate(8 + len(raw) + off)
+
+
+def test_a_broken_stray_file_does_not_fail_the_command(tmp_path, capsys):
+    _qwen05_config(tmp_path)
+    _safetensors(tmp_path / "model.safetensors", QWEN_TENSORS)
+    (tmp_path / "bad.safetensors").write_bytes(b"\x01\x02\x03")
+    rc, r = _json(["kv", "--config", str(tmp_path / "config.json"), "--vram", "24"], capsys)
+    assert rc == 0 and r["weights_how"].startswith("exact, model.safetensors")
+    assert any("bad.safetensors (unreadable" in n and "not counted" in n for n in r["notes"])
+
+
+def test_a_gguf_given_to_config_points_to_gguf(tmp_path, capsys):
+    for name in ("model.gguf", "model.bin"):
+        f = tmp_path / name
+        f.write_bytes(b"GGUF\x03\x00\x00\x00" + bytes(64))
+        rc = cli.main(["kv", "--config", str(f)])
+        err = capsys.readouterr().err
+        assert rc == 2 and "give it with --gguf FILE" in err and "decode" not in err, name
