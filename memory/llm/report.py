@@ -51,7 +51,8 @@ KV_EXIT_STATUS = (
     "(another cache type or share, layers left on the CPU); for SGLang, it starts with a KV pool (a note says when "
     "that pool caps a request below --ctx); with no GPU to judge (no --vram, none found), the sizes alone, unless "
     "the runtime refuses; 1 no flags hold --ctx (the flags it prints give the largest context that does, or none "
-    "fits at all), or the runtime refuses what was asked (vLLM: --max-model-len above the model's limit), or whether "
+    "fits at all), or the runtime refuses what was asked (vLLM: --max-model-len above the model's limit; SGLang: --context-length "
+    "above it, unless SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1), or whether "
     "it fits depends on the file (an Unsloth Dynamic type without --gguf or --weights-gib); 2 usage or input error")
 
 
