@@ -4,13 +4,14 @@ Each figure is the one the rows of benchmarks/data/llm_measured.json print for t
 total_gpu_memory of its "can use total_gpu_memory (X GiB) x gpu_memory_utilization" line)."""
 import re
 
-# (pattern over the lower-cased name, GiB); the first match wins: variants before their base names
+# (pattern over the lower-cased name, GiB); the first match wins: variants before their base names. A GeForce card is
+# found by its number alone ("4090", "RTX 4090 24GB", "NVIDIA GeForce RTX 4090")
 VISIBLE_GIB = (
     (r"4090.*48 ?gb|48 ?gb.*4090", None),  # the modded 48 GB 4090s differ (one row: 47.50); not guessed
-    (r"rtx ?4090", 23.55),                  # also the 4090 D (five rows)
-    (r"rtx ?3090", 23.56),
-    (r"rtx ?5090(?!.*laptop)", 31.36),
-    (r"rtx ?4080", 15.99),
+    (r"(?<!\d)4090(?!\d)", 23.55),          # also the 4090 D (five rows)
+    (r"(?<!\d)3090(?!\d)", 23.56),
+    (r"(?<!\d)5090(?!\d)(?!.*laptop)", 31.36),
+    (r"(?<!\d)4080(?!\d)", 15.99),
     (r"h100.*nvl", 93.02),
     (r"h100", 79.19),
     (r"a100.*40|a100-sxm4-40gb", 39.39),
@@ -29,6 +30,24 @@ def visible_gib(gpu_name) -> float | None:
         if re.search(pattern, name):
             return gib
     return None
+
+
+# Names that stand for cards of different totals: (pattern over the lower-cased name, what tells them apart, the
+# candidates as --gpu-name takes them). visible_gib reads such a name as the first row it matches (an A100 as the 80 GB);
+# `kv --gpu-name` without --vram asks which (ambiguous_card)
+AMBIGUOUS = (
+    (r"\ba100\b", r"40|80", ("A100 40GB", "A100 80GB")),
+    (r"\bh100\b", r"nvl|80|94|sxm|pcie|hbm", ("H100 80GB", "H100 NVL")),
+)
+
+
+def ambiguous_card(gpu_name) -> tuple:
+    """The candidates a card name may be, with their totals ((name, GiB), ...); () for a name that is one card."""
+    name = str(gpu_name or "").lower()
+    for pattern, apart, names in AMBIGUOUS:
+        if re.search(pattern, name) and not re.search(apart, name):
+            return tuple((n, visible_gib(n)) for n in names)
+    return ()
 
 
 # Devices whose GPU memory IS the host's (one LPDDR pool for the CPU and GPU): (name, pattern over the lower-cased name,

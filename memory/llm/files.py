@@ -37,17 +37,64 @@ def load_config(path: str) -> LLMSpec:
                         f"folder, its config.json, or a GGUF with --gguf FILE)")
     if p.suffix == ".safetensors" and not p.is_dir():
         return load_safetensors([p], name=p.stem)
+    _refuse_gguf(p if not p.is_dir() else p / "config.json", path)
     cfg, p = read_config(path)
     spec = from_config(cfg, name=p.parent.name or p.name)
-    exact = weights_next_to(p.parent, spec.n_layers)
+    exact = weights_next_to(p.parent, spec.n_layers, spec.params, _packing(cfg))
     if exact:
         size, source, skipped = exact
         if size is not None:
             spec.weights_bytes, spec.weights_source = size, source
         if skipped:
-            spec.notes.append(f"skipped {len(skipped)} .safetensors file(s) beside the config: {', '.join(skipped[:4])}"
-                              + (" ..." if len(skipped) > 4 else "") + f" ({'not named by the index' if 'index' in source else 'no decoder tensors of this model'}): not counted")
+            why = "not named by the index" if "index" in source else "no decoder tensors of this model"
+            spec.notes.append(f"skipped {len(skipped)} .safetensors file(s) beside the config: "
+                              + ", ".join(n if isinstance(n, str) else f"{n[0]} ({n[1]})" for n in skipped[:4])
+                              + (" ..." if len(skipped) > 4 else "")
+                              + (f" ({why})" if any(isinstance(n, str) for n in skipped) else "") + ": not counted")
     return spec
+
+
+def _refuse_gguf(p: Path, given) -> None:
+    """A GGUF file given to --config (by its name or its magic): say which option reads it (ux50 D)."""
+    try:
+        magic = p.open("rb").read(4) if p.is_file() else b""
+    except OSError:
+        magic = b""
+    if p.suffix.lower() == ".gguf" or magic == b"GGUF":
+        raise UserError(f"{given}: a GGUF file: give it with --gguf FILE (--config takes a config.json, a model folder "
+                        "or a .safetensors file)")
+
+
+# A checkpoint beside a config.json counts as its weights only where its parameters are the config's within this
+# ratio either way (ux50 S8: a CLIP-L model.safetensors, 0.12 B, beside Qwen2.5-7B's 7.62 B was read as exact); a 2x
+# error (another size of the family) falls outside it. Packed integer tensors count the weights they hold (_packing).
+PARAMS_RATIO = 1.5
+
+
+def _packing(cfg: dict) -> dict:
+    """Weights one stored element holds, by safetensors dtype, for the config's quantization: a GPTQ/AWQ/compressed-
+    tensors int4 checkpoint packs 32 / bits into each I32 (qweight, weight_packed), an FP4 one (NVFP4, MXFP4) two into
+    each U8; an unquantized config none."""
+    q = cfg.get("quantization_config") or (cfg.get("text_config") or {}).get("quantization_config")
+    if not isinstance(q, dict):
+        return {}
+    bits = q.get("bits") or q.get("w_bit") or q.get("weight_bits")
+    for group in (q.get("config_groups") or {}).values() if isinstance(q.get("config_groups"), dict) else ():
+        w = group.get("weights") if isinstance(group, dict) else None
+        bits = bits or (w.get("num_bits") if isinstance(w, dict) else None)
+    bits = bits if isinstance(bits, int) and not isinstance(bits, bool) and 1 <= bits <= 16 else 4
+    fp4 = "fp4" in json.dumps(q).lower()
+    return {"I32": 32 // bits, "U32": 32 // bits, **({"U8": 2, "I8": 2} if fp4 or bits == 4 else {})}
+
+
+def _params_mismatch(table: dict, params, packing: dict) -> str | None:
+    """Why a file's tensors are not the config's model (its parameters off by more than PARAMS_RATIO), or None."""
+    if not params:
+        return None
+    held = sum(math.prod(shape) * packing.get(dt, 1) for dt, shape in table.values())
+    if params / PARAMS_RATIO <= held <= params * PARAMS_RATIO:
+        return None
+    return f"{held / 1e9:.2f} B parameters, not the config's {params / 1e9:.2f} B"
 
 
 # ---------------------------------------------------------------- safetensors (exact weight bytes)
@@ -68,11 +115,12 @@ def _is_decoder_file(table: dict, n_layers: int) -> bool:
     return False
 
 
-def weights_next_to(folder: Path, n_layers: int = _MAX_LAYERS):
-    """Exact weight bytes from the checkpoint beside a config.json: (bytes, which files, skipped file names).
-    With an index (*.safetensors.index.json), the files its weight_map names (its total_size when stated); without
-    one, the .safetensors files whose tensors are this decoder's (layer indices below n_layers). Other files in
-    the folder (another model's checkpoint, a LoRA) are skipped and named, never counted."""
+def weights_next_to(folder: Path, n_layers: int = _MAX_LAYERS, params: int | None = None, packing: dict | None = None):
+    """Exact weight bytes from the checkpoint beside a config.json: (bytes, which files, skipped file names, or
+    (name, why) pairs). With an index (*.safetensors.index.json), the files its weight_map names (its total_size when
+    stated); without one, the .safetensors files whose tensors are this decoder's (layer indices below n_layers) and
+    whose parameters, all together, are the config's `params` within PARAMS_RATIO. Other files in the folder (another
+    model's checkpoint, a LoRA, an unreadable file) are skipped and named, never counted."""
     from ..estimate import headers
     files = sorted(folder.glob("*.safetensors"))
     for idx in sorted(folder.glob("*.safetensors.index.json"), key=lambda f: f.name != "model.safetensors.index.json"):
@@ -92,15 +140,24 @@ def weights_next_to(folder: Path, n_layers: int = _MAX_LAYERS):
         if present and len(present) == len(named):
             return (sum(headers.table_bytes(headers.read_safetensors(f)) for f in present),
                     f"{idx.name}: {len(present)} file(s) it names", skipped)
-    used, skipped = [], []
+    used, skipped, tables = [], [], {}
     total = 0
     for f in files:
-        table = headers.read_safetensors(f)
+        try:
+            table = headers.read_safetensors(f)
+        except Exception as exc:  # noqa: BLE001 - a broken stray file must not fail the command (ux50 S8)
+            skipped.append((f.name, f"unreadable: {str(exc).splitlines()[0][:120]}"))
+            continue
         if _is_decoder_file(table, n_layers):
             used.append(f.name)
+            tables.update(table)
             total += headers.table_bytes(table)
         else:
             skipped.append(f.name)
+    wrong = _params_mismatch(tables, params, packing or {}) if used else None
+    if wrong:  # the decoder-looking files together are another model (a text encoder's layers, another size)
+        skipped += [(n, wrong if len(used) == 1 else f"together {wrong}") for n in used]
+        used, total = [], 0
     if used:
         return total, ", ".join(used[:4]) + (f" (+{len(used) - 4} more)" if len(used) > 4 else ""), skipped
     return (None, "", skipped) if skipped else None

@@ -129,6 +129,8 @@ def _chosen(out, spec, runtime, ctx, parallel, weights_dtype, roles, vram, cap, 
                 notes.append(f"{'' if words.startswith('all ') else 'only '}{words} fit on the GPU; the rest run from "
                              "RAM on the CPU (much slower)")
     out["fits"] = c_ctx >= ctx
+    if runtime == "vllm" and out["fits"] and c_ev.get("concurrency") is not None and c_ev["concurrency"] < parallel:
+        _parallel_short(out, spec, runtime, c_ctx, parallel, c_kv, roles, vram, c_s, proj, c_ev["concurrency"])
     out["max_ctx"] = FS.max_ctx(spec, runtime, parallel, c_kv, roles, vram, c_s, cap, proj)
     out["chosen"] = {"ctx": c_ctx, "kv_dtype": c_kv, "total": c_ev["total"], "kv_total": c_ev["kv"]["total"],
                      "overhead": c_ev["overhead"]}
@@ -149,3 +151,16 @@ def _chosen(out, spec, runtime, ctx, parallel, weights_dtype, roles, vram, cap, 
     elif not out["fits"]:
         notes.append(f"{ctx} tokens does not fit; the flags give the largest context that does ({c_ctx})")
     return out
+
+
+def _parallel_short(out, spec, runtime, ctx, parallel, kv, roles, vram, s, proj, held) -> None:
+    """vLLM starts with one request's room but fewer than --parallel at once (ux50 S7): the verdict says how many it holds
+    (parallel_held), and a narrower cache type that holds them all, where the same evaluation finds one (parallel_fix)."""
+    out["parallel_held"] = round(held, 2)
+    for k in KV_LADDER[runtime]:
+        if KV_BYTES[k] < KV_BYTES[kv]:
+            e = FS.evaluate(spec, runtime, ctx, parallel, k, roles, vram, s, proj)
+            if e["fits"] and (e.get("concurrency") or 0) >= parallel:
+                out["parallel_fix"] = {"flag": f"--kv-cache-dtype {k}", "kv_dtype": k,
+                                       "concurrency": round(e["concurrency"], 2)}
+                return

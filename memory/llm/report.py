@@ -4,19 +4,29 @@ import json
 from ..errors import UserError
 from ..units import GiB, fmt_bytes, parse_size
 from . import run_model as RM, spec as llm_spec
-from .cards import visible_gib
+from .cards import ambiguous_card, visible_gib
 from .flags import gpu_layers_words
 from .plan_checks import INSTEAD, READ_BY, refused_for
 from .runtimes import RUNTIME_NAMES
+from .runtimes.sglang import OVERRIDE_ENV as SG_OVERRIDE_ENV
 
 
 def _vram_bytes(args):
-    """(bytes, how) of the memory to fit in: --vram; else the card --gpu-name names (vLLM/SGLang: its total as torch
-    reports it, cards.VISIBLE_GIB); else this machine's first GPU (Ollama: its free memory, which Ollama schedules
-    on; the others: its total)."""
+    """(bytes, how) of the memory to fit in: --vram; else the card --gpu-name names (vLLM/SGLang/Ollama: its total as
+    torch reports it, cards.VISIBLE_GIB; a name of several cards is refused with them); else this machine's first GPU
+    (Ollama: its free memory, which Ollama schedules on; the others: its total)."""
     if args.vram is not None:
         return int(args.vram * GiB), None
-    gib = visible_gib(getattr(args, "gpu_name", None)) if args.runtime in ("vllm", "sglang") else None
+    name = getattr(args, "gpu_name", None)
+    if ambiguous_card(name):
+        raise UserError(f"--gpu-name {name!r} names cards of different memory: "
+                        + ", ".join(f"{n!r} ({g:.2f} GiB)" for n, g in ambiguous_card(name))
+                        + ": give one of them, or --vram GIB")
+    gib = visible_gib(name) if args.runtime in ("vllm", "sglang", "ollama") else None
+    if gib and args.runtime == "ollama":  # ux50 S6: Ollama fits on the free memory its scheduler reads, not the total
+        return int(gib * GiB), (f"no --vram: {gib:.2f} GiB, the total torch reports for a {name}; Ollama schedules on "
+                                "the free memory, so the verdict assumes an idle card (give --vram with the free memory "
+                                "for another figure)")
     if gib:
         return int(gib * GiB), (f"no --vram: {gib:.2f} GiB, the total torch reports for a {args.gpu_name} "
                                 "(give --vram for another figure)")
@@ -41,7 +51,8 @@ KV_EXIT_STATUS = (
     "(another cache type or share, layers left on the CPU); for SGLang, it starts with a KV pool (a note says when "
     "that pool caps a request below --ctx); with no GPU to judge (no --vram, none found), the sizes alone, unless "
     "the runtime refuses; 1 no flags hold --ctx (the flags it prints give the largest context that does, or none "
-    "fits at all), or the runtime refuses what was asked (vLLM: --max-model-len above the model's limit), or whether "
+    "fits at all), or the runtime refuses what was asked (vLLM: --max-model-len above the model's limit; SGLang: --context-length "
+    "above it, unless SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1), or whether "
     "it fits depends on the file (an Unsloth Dynamic type without --gguf or --weights-gib); 2 usage or input error")
 
 
@@ -225,6 +236,25 @@ def _deciding_stage(r, heaviest=False) -> dict | None:
     return dict(r["pp_stages"][i], words=stage_words(i, r["pp_stages"]))
 
 
+def _compromise_words(r) -> str:
+    """What a 'fits' verdict gives up, on its own line (ux50 S7): layers left on the CPU with the weights they keep in
+    system RAM (kv takes no host-RAM figure to check them against), or fewer vLLM requests at once than --parallel."""
+    if not r["fits"]:
+        return ""
+    layers, host = r.get("gpu_layers_used"), r.get("host_weights") or 0
+    if r["runtime"] in ("llama.cpp", "ollama") and layers is not None:
+        words = gpu_layers_words(layers, r["model"]["layers"], r["runtime"], r.get("ngl_counts_output"))
+        if not words.startswith("all "):
+            return (f": {'no layer' if layers <= 0 else 'only ' + words} on the GPU; ~{fmt_bytes(host)} of weights stay "
+                    "in system RAM and run on the CPU (much slower; kv takes no host-RAM figure, so that is not checked)")
+    held = r.get("parallel_held")
+    if held is not None:
+        fix = r.get("parallel_fix")
+        return (f", but holds only {held:.2f} of the {r['parallel']} requests of {r['ctx']:,} tokens at once"
+                + (f" ({fix['flag']} holds {fix['concurrency']:.2f})" if fix else ""))
+    return ""
+
+
 def _pool_words(r) -> str:
     """'KV pool X' beside vLLM's printed tokens: under pipeline parallelism the pool of the stage holding the fewest tokens,
     named (vLLM prints every stage's least: vllm_pipeline), not rank 0's beside another stage's tokens (rev25 S5)."""
@@ -352,9 +382,17 @@ def format_plan(r: dict) -> str:
                 lines.append(advice[0].upper() + advice[1:])
         else:
             verdict = "fits" if r["fits_as_requested"] else ("fits with the flags below" if r["fits"] else "does NOT fit")
-            if r.get("refused"):  # above the model's limit (plan.py): the memory is not what stops it
+            if r.get("refused") and r["runtime"] == "sglang":  # runtimes/sglang._context_limit: the command sets the variable
+                verdict = (f"SGLang refuses --context-length {r['ctx']:,} (above the model's {r['context_limit']:,}: see "
+                           f"the note); with {SG_OVERRIDE_ENV}=1, as the command below sets it, it "
+                           + ("fits" if r.get("fits_with_override") else "does NOT fit"))
+            elif r.get("refused"):  # above the model's limit (plan.py): the memory is not what stops it
                 verdict = (f"vLLM refuses --max-model-len {r['ctx']:,} (above the model's limit: see the note)"
                            + ("; the flags below keep to the limit" if r.get("chosen") else ""))
+            verdict += _compromise_words(r)
+            limit = r.get("context_limit") if r["runtime"] == "sglang" else None
+            if limit and r["ctx"] > limit and not r.get("refused"):  # a --runtime-version: the refusal not read for it
+                verdict += f" (above the model's {limit:,}: SGLang may refuse it, see the note)"
             budget = ((f" (fixed KV pool {fmt_bytes(r['kv_capacity_bytes'])}, --kv-cache-memory)" if r.get("pool_fixed")
                        else f" (vLLM share {fmt_bytes(r['budget'])})") if r["runtime"] == "vllm" else "")
             cards = f"{len(r['devices'])} x " if r.get("per_gpu") else ""  # llama.cpp: each of N cards judged on --vram
@@ -392,6 +430,9 @@ def format_plan(r: dict) -> str:
         if r["max_ctx_by_kv_dtype"] and not share_full:
             per = {"vllm": " (--max-model-len)", "llama.cpp": " (-c)", "ollama": " (num_ctx)",
                    "sglang": " (the pool, max_total_num_tokens)"}[r["runtime"]]
+            if r["runtime"] == "sglang" and r.get("context_limit") and r["kv_capacity_tokens"] > r["context_limit"]:
+                per = (f" (--context-length: the model's limit; the pool, max_total_num_tokens, holds "
+                       f"{r['kv_capacity_tokens']:,} tokens for all requests)")
             parts = []
             for k, v in r["max_ctx_by_kv_dtype"].items():
                 ngl = r.get("max_ctx_layers", {}).get(k)

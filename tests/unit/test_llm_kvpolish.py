@@ -62,10 +62,24 @@ def _qwen05_config(folder):
     (folder / "config.json").write_text(json.dumps(cfg))
 
 
-# Qwen/Qwen2.5-0.5B's own tensors (two of them stand for the file: embed 151936 x 896, one layer's q_proj 896 x 896)
-QWEN_TENSORS = {"model.embed_tokens.weight": ("BF16", (151936, 896)),
-                "model.layers.0.self_attn.q_proj.weight": ("BF16", (896, 896))}
-QWEN_BYTES = (151936 * 896 + 896 * 896) * 2
+def _qwen05_tensors():
+    """Qwen/Qwen2.5-0.5B's own tensors (24 layers, width 896, 14 query and 2 KV heads of 64, MLP 4864, tied 151936-row
+    table): 494,032,768 parameters, the model card's 0.49 B (ux50 S8: a file beside a config must hold its parameters)"""
+    t = {"model.embed_tokens.weight": (151936, 896), "model.norm.weight": (896,)}
+    for i in range(24):
+        a, m = f"model.layers.{i}.self_attn.", f"model.layers.{i}.mlp."
+        t.update({a + "q_proj.weight": (896, 896), a + "q_proj.bias": (896,), a + "k_proj.weight": (128, 896),
+                  a + "k_proj.bias": (128,), a + "v_proj.weight": (128, 896), a + "v_proj.bias": (128,),
+                  a + "o_proj.weight": (896, 896), m + "gate_proj.weight": (4864, 896), m + "up_proj.weight": (4864, 896),
+                  m + "down_proj.weight": (896, 4864), f"model.layers.{i}.input_layernorm.weight": (896,),
+                  f"model.layers.{i}.post_attention_layernorm.weight": (896,)})
+    return {k: ("BF16", v) for k, v in t.items()}
+
+
+QWEN_TENSORS = _qwen05_tensors()
+QWEN_BYTES = 494032768 * 2
+# two of its tensors, one a shard, as an index names them (embed 151936 x 896, one layer's q_proj 896 x 896)
+SHARD_BYTES = (151936 * 896 + 896 * 896) * 2
 # sd_xl_base_1.0.safetensors tensor names (Stability's SDXL checkpoint: UNet, both text encoders, VAE)
 SDXL_TENSORS = {"model.diffusion_model.input_blocks.1.1.transformer_blocks.0.attn1.to_k.weight": ("F16", (640, 640)),
                 "conditioner.embedders.0.transformer.text_model.encoder.layers.0.self_attn.k_proj.weight": ("F16", (768, 768)),
@@ -101,7 +115,7 @@ def test_the_index_names_the_files_read(tmp_path):
             "model.layers.0.self_attn.q_proj.weight": "model-00002-of-00002.safetensors"}
     (tmp_path / "model.safetensors.index.json").write_text(json.dumps({"metadata": {}, "weight_map": wmap}))
     s = K.describe(config=str(tmp_path))
-    assert s.weights_bytes == QWEN_BYTES
+    assert s.weights_bytes == SHARD_BYTES
     assert "2 file(s) it names" in s.weights_source
     assert any("sd_xl_base_1.0.safetensors" in n and "not named by the index" in n for n in s.notes)
     # the index's own total_size wins when it states one; the stray file is still named

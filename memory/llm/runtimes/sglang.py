@@ -456,4 +456,44 @@ def plan(spec, ctx, kv, roles, vram, knobs, notes) -> dict:
                      "window (its SWA eviction) was not read, and the verdict checks the full pool's tokens only")
     out["flags"] = flags
     out["command"] = "python -m sglang.launch_server --model-path MODEL " + " ".join(f["text"] for f in flags)
+    _context_limit(out, spec, ctx, parse_version(knobs.get("runtime_version")), notes)
     return out
+
+
+# SGLang's ModelConfig._derive_context_length (python/sglang/srt/configs/model_config.py, read at sgl-project/sglang
+# 001adf56, 2026 main; no release read): a --context-length above get_context_length(hf_text_config) raises "User-specified
+# context_length (N) is greater than the derived context_length (M). ... To allow overriding this maximum, set the env
+# var SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1"; with the variable set it logs that text as a warning and runs. With a
+# --runtime-version the refusal is a note, not the verdict: batch 17's 0.4.3.post4 row started QwQ-32B at
+# context_len=131072 above its 40,960 (whether that run set the variable, or that release lacked the check, is unknown)
+OVERRIDE_ENV = "SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN"
+
+
+def _context_limit(out, spec, ctx, version, notes) -> None:
+    """A --context-length above the model's derived length (spec.sglang_max_len, else max_ctx): SGLang refuses it
+    unless OVERRIDE_ENV=1; the verdict is the refusal (a given version: a note), the command sets the variable (the
+    figures are that run's), and no largest context above the limit is stated (the pool may hold more tokens than one
+    request may have)."""
+    limit = spec.sglang_max_len or spec.max_ctx
+    if not limit:
+        return
+    out["context_limit"] = limit
+    if out.get("max_ctx_by_kv_dtype"):  # a pool above the limit is not a context: one request stops at the limit
+        out["max_ctx"] = min(out["max_ctx"], limit)
+        out["max_ctx_by_kv_dtype"] = {k: min(v, limit) for k, v in out["max_ctx_by_kv_dtype"].items()}
+    if ctx <= limit:
+        return
+    quote = (f"(\"User-specified context_length ({ctx}) is greater than the derived context_length ({limit})\") unless "
+             f"{OVERRIDE_ENV}=1 is set")
+    tail = (f"positions past {limit:,} may then give wrong output or CUDA errors (SGLang's own warning); --ctx {limit} or "
+            "less starts without it, and a rope_scaling (YaRN) in config.json raises the limit")
+    if version is not None:  # not read for a release: said, not the verdict
+        notes.append(f"--context-length {ctx} is above the {limit:,} tokens SGLang derives from the model's config.json: "
+                     f"SGLang's 2026 main refuses to start {quote}; whether {'.'.join(map(str, version))} does was not "
+                     f"read; {tail}")
+        return
+    refused = (f"--context-length {ctx} is above the {limit:,} tokens SGLang derives from the model's config.json: it "
+               f"refuses to start {quote}, as the command above does; {tail}")
+    notes.append(refused)
+    out.update(refused=refused, fits_with_override=out["fits"], fits=False, fits_as_requested=False)
+    out["command"] = f"{OVERRIDE_ENV}=1 " + out["command"]
