@@ -83,7 +83,7 @@ def test_sd15_checkpoint(files):
     assert est["latent"]["batch_in_model"] == 2
     roles = {c["role"] for c in est["components"]}
     assert roles == {"diffusion_model", "text_encoder", "vae", "other"}
-    assert est["peak"] < 4 * GiB and est["min_vram_gb"] == 6
+    assert est["peak"] < 4 * GiB and est["min_vram_gb"] == 4  # a 4 GB card (GTX 1650), ux50 B3
 
 
 def test_judge_thresholds(files):
@@ -96,7 +96,7 @@ def test_judge_thresholds(files):
 
 
 def test_min_vram_gb_steps():
-    assert E.min_vram_gb(1) == 6
+    assert E.min_vram_gb(1) == 4
     assert E.min_vram_gb(int(7.9 * GiB)) == 8
     assert E.min_vram_gb(int(23.5 * GiB)) == 24
     assert E.min_vram_gb(int(24.5 * GiB)) == 32
