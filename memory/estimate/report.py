@@ -196,7 +196,7 @@ def format_text(est: dict, budget_label: str = "") -> str:
     cpu = verdict.on_cpu(est["policy"]) and not est["budget"]
     lines.append(f"peak {fmt_bytes(est['peak'])} in {PHASE_LABELS[est['peak_phase']].strip()} "
                  + ("(--device cpu: in host RAM, no card)" if cpu else
-                    f"(torch max_memory_allocated ~ {fmt_bytes(est['peak_torch'])}, nvidia-smi ~ {fmt_bytes(est['peak_device'])})")
+                    f"(torch max_memory_allocated ~ {fmt_bytes(est['peak_torch'])}, {_smi(est)})")
                  + "".join(f"; {verdict.RETRY_LABELS[k]} counted tiled, as ComfyUI runs it after its out-of-memory fallback "
                            f"(untiled {fmt_bytes(t['untiled'])})" for k, t in (est.get("tiled_retry") or {}).items())
                  + ("" if cpu else f"; smallest common card: {str(est['min_vram_gb']) + ' GB' if est['min_vram_gb'] else 'none up to 141 GB'}")
@@ -242,6 +242,15 @@ def format_text(est: dict, budget_label: str = "") -> str:
     lines.append("assumptions:")
     lines += [f"  - {a}" for a in est["assumptions"]]
     return "\n".join(lines)
+
+
+def _smi(est: dict) -> str:
+    """What nvidia-smi would show, at most the card: past its total the caching allocator frees its cache and retries
+    before it raises, so a figure above the card (the fitted cached slack) is one nvidia-smi cannot print."""
+    card = est["budget"] or (spec.card_bytes(est["min_vram_gb"]) if est.get("min_vram_gb") else None)
+    if not card or est["peak_device"] <= card:
+        return f"nvidia-smi ~ {fmt_bytes(est['peak_device'])}"
+    return f"nvidia-smi ~ {fmt_bytes(card)}, all of the card: its cache stops there, short of {fmt_bytes(est['peak_device'])}"
 
 
 def _missing_lines(est: dict) -> list:

@@ -1,5 +1,11 @@
-"""ux50's estimate findings (a newcomer's review): the smallest common card beside the verdict (B3)."""
+"""ux50's estimate findings (a newcomer's review): the smallest common card beside the verdict (B3), a card's total as
+kv's card table has it (B4)."""
+import re
+
 import pytest
+
+from gpu_garden.memory.estimate import spec
+from gpu_garden.memory.units import GiB, MiB
 
 from gpu_garden.memory.estimate import layouts
 from support.cli_run import estimate
@@ -21,3 +27,33 @@ def test_a_run_that_fits_4_gib_names_a_4_gb_card(sd15, capsys, size):
                           "--dynamic-vram", "off")
     assert rc == 0 and "verdict: FITS in 4.00 GiB" in out, out
     assert "; smallest common card: 4 GB" in out, out
+
+
+@pytest.fixture(scope="module")
+def flux(tmp_path_factory):
+    d = tmp_path_factory.mktemp("flux")
+    return [str(layouts.write_sparse(n, d / f"{f}.safetensors")) for n, f in (
+        ("flux_flux1-dev", "flux1-dev"), ("te_t5xxl_fp16", "t5xxl_fp16"), ("te_clip_l", "clip_l"), ("vae_flux_ae", "ae"))]
+
+
+def test_a_card_tier_is_the_total_kv_reads_for_that_card():
+    """B4: estimate judged a "24 GB" card on 24 GiB x 0.995 = 23.88 GiB while kv's card table (vLLM's printed
+    total_gpu_memory) has the RTX 4090 at 23.55 GiB and the 3090 at 23.56. The tiers now take the table's totals."""
+    as_kv = {16: 15.99, 24: 23.55, 32: 31.36, 48: 44.42, 80: 79.19, 96: 94.97}  # memory/llm/cards.py VISIBLE_GIB rows
+    for gb, gib in as_kv.items():
+        assert abs(spec.card_bytes(gb) - gib * GiB) < 1, gb
+    for gb in (4, 8, 12):  # no card of that size in the table: N x 0.98 GiB
+        assert abs(spec.card_bytes(gb) - gb * 0.98 * GiB) < 1, gb
+
+
+def test_flux_at_1536_is_not_judged_on_more_than_a_4090_holds(flux, capsys):
+    """B4, the reviewer's run: FLUX.1-dev at 1536x1536 peaks at 23.83 GiB. On --vram 24 it is tight, but the line said
+    "nvidia-smi ~ 24.25 GiB", more than the card, and "smallest common card: 24 GB" although on a 4090's 23.55 GiB
+    ComfyUI offloads 282.89 MiB of weights."""
+    argv = [*flux, "--width", "1536", "--height", "1536", "--ram", "64", "--dynamic-vram", "off"]
+    rc, out, _ = estimate(capsys, *argv, "--vram", "24")
+    peak = next(x for x in out.splitlines() if x.startswith("peak "))
+    smi = float(re.search(r"nvidia-smi ~ ([\d.]+) GiB", peak).group(1))
+    assert rc == 0 and smi <= 24.0 and "smallest common card: 32 GB" in peak, peak
+    rc, out, _ = estimate(capsys, *argv, "--vram", "23.55")
+    assert "verdict: RUNS WITH OFFLOAD in 23.55 GiB" in out and "282.89 MiB of weights stay in RAM" in out, out
