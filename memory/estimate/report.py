@@ -15,7 +15,9 @@ ROLE_LABELS = {"diffusion_model": "diffusion model", "text_encoder": "text encod
 
 def add_cli_arguments(s: argparse.ArgumentParser):
     """The `gpu-garden estimate` options (memory/cli.py calls this)."""
-    s.add_argument("files", nargs="*", metavar="FILE", help="checkpoint, diffusion model, text encoder or VAE files (.safetensors, .gguf)")
+    s.add_argument("files", nargs="*", metavar="FILE", help="checkpoint, diffusion model, text encoder or VAE files (.safetensors, .gguf), "
+                   "or a name for the bundled header layouts, before a download: a family (sdxl, flux1, wan22, qwen-image, ...) "
+                   "or a file (flux1-dev, wan2.2-ti2v-5b, t5xxl, ae, ...): its model, text encoders and VAE unless given")
     s.add_argument("--workflow", metavar="WF.json", help="a ComfyUI workflow (UI or API format): estimate every phase at the sizes set in the graph")
     s.add_argument("--models-dir", metavar="DIR", help="ComfyUI's models folder, where the workflow's files are found")
     s.add_argument("--write", metavar="OUT.json", help="with --workflow: write the workflow with extra.gpu_garden.memory (per card tier) to OUT.json")
@@ -25,6 +27,8 @@ def add_cli_arguments(s: argparse.ArgumentParser):
     s.add_argument("--frames", type=int, help="video length (default: 1, or the graph's / the family's native length)")
     s.add_argument("--batch", type=int, help="default: 1, or the graph's")
     s.add_argument("--vram", type=gib_arg, metavar="GIB", help="budget to judge against (default: this machine's first device)")
+    s.add_argument("--gpu-name", metavar="NAME", help="judge on this card's total as torch reports it, as kv takes it "
+                   "(\"RTX 4090\": 23.55 GiB; memory/llm/cards.py); --vram wins over it")
     s.add_argument("--cfg", action=OnOff, default=None,
                    help="cond+uncond batched in one call (--no-cfg: separate passes or cfg 1; default: as the family's usual workflow)")
     s.add_argument("--cond-uncond", choices=["batched", "separate"],
@@ -250,7 +254,7 @@ def _smi(est: dict) -> str:
     card = est["budget"] or (spec.card_bytes(est["min_vram_gb"]) if est.get("min_vram_gb") else None)
     if not card or est["peak_device"] <= card:
         return f"nvidia-smi ~ {fmt_bytes(est['peak_device'])}"
-    return f"nvidia-smi ~ {fmt_bytes(card)}, all of the card: its cache stops there, short of {fmt_bytes(est['peak_device'])}"
+    return f"nvidia-smi ~ {fmt_bytes(card)}, the card's total: {fmt_bytes(est['peak_device'])} would exceed it"
 
 
 def _missing_lines(est: dict) -> list:
@@ -274,6 +278,12 @@ def _budget(args):
         if not args.vram > 0:
             raise UserError(f"--vram needs a positive number of GiB, got {args.vram}")
         return int(args.vram * GiB), "--vram"
+    if getattr(args, "gpu_name", None):
+        from ..llm.cards import visible_gib  # light: a table
+        gib = visible_gib(args.gpu_name)
+        if gib is None:
+            raise UserError(f"--gpu-name {args.gpu_name}: no total known for this card (memory/llm/cards.py): give --vram GIB")
+        return int(gib * GiB), f"{args.gpu_name}: {gib:.2f} GiB as torch reports it"
     try:
         from ..budget import probe
     except ImportError:
@@ -282,6 +292,39 @@ def _budget(args):
         return formula.budget_from_snapshot(probe.snapshot())
     except Exception as exc:  # a broken driver must not stop an estimate
         return None, f"no budget: device probe failed ({type(exc).__name__})"
+
+
+def components(files) -> tuple:
+    """(components, assumptions) of the FILE arguments: a file that exists is read; another name may be bundled layouts
+    (layouts.resolve): a family, or a diffusion model's layout, brings its model and, unless another argument gives
+    one, its usual text encoders and VAE (layouts.FAMILY_FILES); a text encoder's or VAE's layout comes alone."""
+    from . import layouts
+    comps, notes, families_named = [], [], []
+    for f in files:
+        hit = None if os.path.exists(f) else layouts.resolve(str(f))
+        if hit is None:
+            if not os.path.exists(f) and os.sep not in str(f) and "/" not in str(f):
+                raise UserError(f"{f}: no such file, and no bundled layout has that name ({layouts.known_names()})")
+            comps.extend(formula.from_files([f]))
+            continue
+        kind, name = hit
+        fam = name if kind == "family" else next((k for k, v in layouts.FAMILY_FILES.items() if v["model"] == name), None)
+        lay = layouts.FAMILY_FILES[fam]["model"] if fam else name
+        comps.extend(families.split_components(layouts.table(lay), f"{lay} (bundled)"))
+        notes.append(f"{f}: sized from the bundled layout of {lay}, not a file")
+        if fam:
+            families_named.append(fam)
+    for fam in families_named:  # the family's usual text encoders and VAE, where no argument gave one
+        ff, roles = layouts.FAMILY_FILES[fam], {c["role"] for c in comps}
+        extra = ([] if "text_encoder" in roles else list(ff["te"])) + ([] if "vae" in roles else [ff["vae"]])
+        for lay in extra:
+            comps.extend(families.split_components(layouts.table(lay), f"{lay} (bundled)"))
+        if extra:
+            notes.append(f"{fam}'s usual files added from bundled layouts: {', '.join(extra)}")
+        if ff.get("te_missing") and "text_encoder" not in roles:
+            notes.append(f"{fam}'s text encoder ({ff['te_missing']}) has no bundled layout: the text encode phase leaves "
+                         "it out (give its file to count it)")
+    return comps, notes
 
 
 def native_size(args, comps):
@@ -319,11 +362,12 @@ def run_cli(args) -> int:
     ram = getattr(args, "ram", None)
     policy["host_ram"] = int(ram * GiB) if ram else verdict.host_available_ram()
     policy["budget"] = budget
-    comps = formula.from_files(args.files)
+    comps, named = components(args.files)
     (w, h, f), note = native_size(args, comps)
     est = formula.estimate(comps, w, h, f, 1 if args.batch is None else args.batch, cfg=cfg_from_args(args), policy=policy)
     if note:
         est["assumptions"].insert(0, note)
+    est["assumptions"][:0] = named
     formula.judge(est, budget)
     if args.json:
         out = formula.public(est)

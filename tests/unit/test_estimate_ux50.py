@@ -1,5 +1,7 @@
 """ux50's estimate findings (a newcomer's review): the smallest common card beside the verdict (B3), a card's total as
-kv's card table has it (B4)."""
+kv's card table has it (B4), an estimate by name before a download and by card name (S2)."""
+import json
+
 import re
 
 import pytest
@@ -57,3 +59,51 @@ def test_flux_at_1536_is_not_judged_on_more_than_a_4090_holds(flux, capsys):
     assert rc == 0 and smi <= 24.0 and "smallest common card: 32 GB" in peak, peak
     rc, out, _ = estimate(capsys, *argv, "--vram", "23.55")
     assert "verdict: RUNS WITH OFFLOAD in 23.55 GiB" in out and "282.89 MiB of weights stay in RAM" in out, out
+
+
+def test_a_family_name_is_sized_from_the_bundled_layouts(capsys):
+    """S2: `estimate sdxl` failed with "sdxl: no such file" although the package ships its header layout. A family
+    name brings its model and, where the model file holds none, its usual text encoders and VAE, and says so."""
+    rc, out, _ = estimate(capsys, "sdxl", "--vram", "8", "--ram", "64", "--json")
+    j = json.loads(out)
+    assert rc == 0 and j["family"] == "sdxl" and (j["width"], j["height"]) == (1024, 1024)
+    assert "sdxl: sized from the bundled layout of sdxl_sd_xl_base_1.0, not a file" in j["assumptions"]
+    assert sorted(c["kind"] or "-" for c in j["components"] if c["role"] != "diffusion_model") == [
+        "clip-g", "clip-l", "kl-f8-4ch"]  # the checkpoint's own: nothing added twice
+    rc, out, _ = estimate(capsys, "wan2.2-ti2v-5b", "--vram", "12", "--ram", "64", "--json")
+    j = json.loads(out)
+    assert rc == 0 and j["family"] == "wan22" and {c["kind"] for c in j["components"]} >= {"umt5-xxl", "wan22"}
+    assert "wan22's usual files added from bundled layouts: te_umt5_xxl_fp16, vae_wan2.2_vae" in j["assumptions"]
+    rc, out, _ = estimate(capsys, "qwen-image", "--vram", "16", "--ram", "64")
+    assert "qwen-image's text encoder (Qwen2.5-VL 7B) has no bundled layout" in out, out
+
+
+def test_an_unknown_name_lists_the_known_ones(capsys):
+    rc, _, err = estimate(capsys, "sdxxl", "--vram", "8")
+    assert rc == 2 and "sdxxl: no such file, and no bundled layout has that name" in err
+    assert "qwen-image" in err and "flux_flux1-dev" in err and "\n" not in err.strip()
+
+
+def test_a_file_of_that_name_wins(sd15, tmp_path, capsys, monkeypatch):
+    import shutil
+    shutil.copy(sd15, tmp_path / "sdxl")
+    monkeypatch.chdir(tmp_path)
+    rc, out, _ = estimate(capsys, "sdxl", "--vram", "8", "--ram", "64", "--json")
+    assert rc == 0 and json.loads(out)["family"] == "sd1"
+
+
+def test_the_trace_families_read_the_same_table():
+    from gpu_garden.memory.estimate.layouts import FAMILY_FILES
+    from gpu_garden.memory.trace import comfy_checkout
+    for fam, spec_ in comfy_checkout.FAMILIES.items():
+        assert (spec_["layout"], spec_["vae"]) == (FAMILY_FILES[fam]["model"], FAMILY_FILES[fam]["vae"])
+    assert comfy_checkout.TEXT_ENCODERS["flux1"] == (["te_clip_l", "te_t5xxl_fp16"], "FLUX")
+
+
+def test_gpu_name_judges_on_the_cards_total(capsys):
+    """S2: `estimate --gpu "RTX 4090"` was an ambiguous option; kv spells it --gpu-name and reads memory/llm/cards.py."""
+    rc, out, _ = estimate(capsys, "flux1-dev", "--gpu-name", "RTX 4090", "--ram", "64", "--json")
+    j = json.loads(out)
+    assert rc == 0 and j["budget"] == int(23.55 * GiB) and j["budget_source"].startswith("RTX 4090: 23.55 GiB")
+    rc, _, err = estimate(capsys, "flux1-dev", "--gpu-name", "Voodoo 5")
+    assert rc == 2 and "--gpu-name Voodoo 5: no total known for this card" in err
