@@ -107,3 +107,20 @@ def test_gpu_name_judges_on_the_cards_total(capsys):
     assert rc == 0 and j["budget"] == int(23.55 * GiB) and j["budget_source"].startswith("RTX 4090: 23.55 GiB")
     rc, _, err = estimate(capsys, "flux1-dev", "--gpu-name", "Voodoo 5")
     assert rc == 2 and "--gpu-name Voodoo 5: no total known for this card" in err
+
+
+@pytest.mark.parametrize("model,vae,have,want", [("wan2.2-ti2v-5b", "wan-2.1-vae", 16, 48), ("flux1-dev", "sdxl-vae", 4, 16)])
+def test_a_vae_that_cannot_decode_the_latent_is_refused(capsys, model, vae, have, want):
+    """S3: Wan 2.2 5B's 48-channel latent with the 16-channel Wan 2.1 VAE, FLUX.1's 16-channel latent with SDXL's
+    4-channel VAE: ComfyUI samples, then VAE Decode raises at the decoder's first convolution. The estimate printed a
+    decode figure (2.18 GiB for the Wan pair) as if the run existed."""
+    rc, out, err = estimate(capsys, model, vae, "--vram", "24", "--ram", "64")
+    assert rc == 2 and not out
+    assert f"a {have}-channel VAE cannot decode" in err and f"{want}-channel latent" in err and "comfy/sd.py" in err, err
+
+
+def test_the_usual_vaes_decode_their_latents(capsys):
+    for name in ("sd1", "sdxl", "sd3", "flux1", "flux2", "wan21", "wan22", "qwen-image", "z-image", "ltxv", "hunyuan-video"):
+        rc, _, err = estimate(capsys, name, "--vram", "80", "--ram", "512", "--width", "256", "--height", "256",
+                              "--frames", "1")
+        assert rc == 0 and "cannot decode" not in err, (name, err)
