@@ -191,7 +191,7 @@ def format_text(est: dict, budget_label: str = "") -> str:
     v = est.get("vae")
     if v:
         lines.append(f"VAE decode: {v['how']}; {v['dtype']}; per sample {fmt_bytes(v['per_sample'])}, "
-                     f"batch {v['batch']} of {v['batch_of']}; tiled fallback {fmt_bytes(v['fallback_bytes'])}")
+                     f"batch {v['batch']} of {v['batch_of']}; tiled fallback {fmt_bytes(v['fallback_bytes'])}{_tiles(est)}")
     if est.get("comfyui_memory_required") is not None:
         lines.append(f"ComfyUI's own memory_required (factor {est['comfyui_factor']:.2f}): {fmt_bytes(est['comfyui_memory_required'])} "
                      f"for sampling activations (ours: {fmt_bytes(est['breakdown']['sample']['activations'])})")
@@ -246,6 +246,20 @@ def format_text(est: dict, budget_label: str = "") -> str:
     lines.append("assumptions:")
     lines += [f"  - {a}" for a in est["assumptions"]]
     return "\n".join(lines)
+
+
+def _tiles(est: dict) -> str:
+    """Why the fallback and the tiled (node) row differ: ComfyUI's out-of-memory retry and VAE Decode (Tiled) tile
+    otherwise (spec.TILE_FALLBACK_*, TILE_NODE)."""
+    if (est["policy"].get("runner") or "comfyui") != "comfyui":
+        return ""
+    kind = next((c["kind"] for c in est["components"] if c["role"] == "vae"), None)
+    video = spec.VAE[spec.vae_kind_for(kind, est["family"])]["t"] is not None
+    node = dict(spec.TILE_NODE, **(est["policy"].get("tile") or {}))
+    retry = (f"{spec.TILE_FALLBACK_VIDEO_PX} px tiles, every frame at once" if video else
+             f"{spec.TILE_FALLBACK_IMAGE_LATENT}-latent-px tiles in three passes")
+    return (f" (ComfyUI's retry after an out-of-memory: {retry}; the tiled (node) row is VAE Decode (Tiled): "
+            f"{node['tile']} px tiles" + (f", {node['frames']} frames at a time)" if video else ")"))
 
 
 def _smi(est: dict) -> str:
@@ -386,6 +400,10 @@ def run_cli(args) -> int:
     est = formula.estimate(comps, w, h, f, 1 if args.batch is None else args.batch, cfg=cfg_from_args(args), policy=policy)
     if note:
         est["assumptions"].insert(0, note)
+    s = spec.family(est["family"])["s"]
+    if w % s or h % s:  # EmptyLatentImage and the video latent nodes take width // s, height // s
+        est["assumptions"].insert(0, f"{w}x{h} is not a multiple of {s}: ComfyUI's latent node rounds it down to "
+                                     f"{w // s * s}x{h // s * s} (latent {w // s}x{h // s})")
     est["assumptions"][:0] = named
     formula.judge(est, budget)
     if args.json:
