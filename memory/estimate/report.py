@@ -293,7 +293,11 @@ def _budget(args):
             raise UserError(f"--vram needs a positive number of GiB, got {args.vram}")
         return int(args.vram * GiB), "--vram"
     if getattr(args, "gpu_name", None):
-        from ..llm.cards import visible_gib  # light: a table
+        from ..llm.cards import ambiguous_card, visible_gib  # light: tables
+        if ambiguous_card(args.gpu_name):  # as kv --gpu-name: an A100 is 40 or 80 GB
+            raise UserError(f"--gpu-name {args.gpu_name!r} names cards of different memory: "
+                            + ", ".join(f"{n!r} ({g:.2f} GiB)" for n, g in ambiguous_card(args.gpu_name))
+                            + ": give one of them, or --vram GIB")
         gib = visible_gib(args.gpu_name)
         if gib is None:
             raise UserError(f"--gpu-name {args.gpu_name}: no total known for this card (memory/llm/cards.py): give --vram GIB")

@@ -107,6 +107,10 @@ def test_gpu_name_judges_on_the_cards_total(capsys):
     assert rc == 0 and j["budget"] == int(23.55 * GiB) and j["budget_source"].startswith("RTX 4090: 23.55 GiB")
     rc, _, err = estimate(capsys, "flux1-dev", "--gpu-name", "Voodoo 5")
     assert rc == 2 and "--gpu-name Voodoo 5: no total known for this card" in err
+    rc, _, err = estimate(capsys, "flux1-dev", "--gpu-name", "A100")  # 40 or 80 GB: asked, as kv asks
+    assert rc == 2 and "'A100 40GB' (39.39 GiB), 'A100 80GB' (79.25 GiB)" in err, err
+    rc, out, _ = estimate(capsys, "flux1-dev", "--gpu-name", "4090", "--ram", "64", "--json")  # kv's spellings
+    assert rc == 0 and json.loads(out)["budget"] == int(23.55 * GiB)
 
 
 @pytest.mark.parametrize("model,vae,have,want", [("wan2.2-ti2v-5b", "wan-2.1-vae", 16, 48), ("flux1-dev", "sdxl-vae", 4, 16)])
