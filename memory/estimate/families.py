@@ -204,6 +204,23 @@ def _looks_like_vae(t):
     return any(k.startswith(("decoder.", "encoder.")) for k in t) and not any(k.startswith("encoder.block.") for k in t)
 
 
+# The latent channels each VAE kind decodes: ComfyUI 0.8.0 comfy/sd.py VAE.__init__'s latent_channels per branch (KL:
+# decoder.conv_in's z_channels, x 4 with FLUX.2's batch-norm latent, l.425; LTX-Video 128, l.477; HunyuanVideo's 3-D KL
+# z_channels, l.512; Wan 2.2 48, l.539; Wan 2.1 16, l.552). VAE.decode checks none: a latent of another width reaches
+# the decoder's first convolution (post_quant_conv, Wan's conv2), which raises "expected input[...] to have 16
+# channels, but got 48 channels instead", after the whole sampling.
+VAE_LATENT_CHANNELS = {"kl-f8-4ch": 4, "kl-f8-16ch": 16, "kl-f16-32ch": 128, "wan21": 16, "wan22": 48,
+                       "hunyuan-video": 16, "hunyuan-video-15": 32, "ltxv": 128}
+
+
+def vae_latent_channels(kind) -> int | None:
+    """The latent channels a VAE of this kind (vae_kind) decodes; None where the kind does not tell."""
+    if kind in VAE_LATENT_CHANNELS:
+        return VAE_LATENT_CHANNELS[kind]
+    m = re.fullmatch(r"kl-(\d+)ch", str(kind or ""))
+    return int(m.group(1)) if m else None
+
+
 def vae_kind(t: dict) -> str | None:
     """kl-f8-4ch (SD/SDXL), kl-f8-16ch (Flux/SD3), kl-f16-32ch (Flux2), wan21, wan22, hunyuan-video, ltxv, mochi, video."""
     ci = _shape(t, "decoder.conv_in.weight")

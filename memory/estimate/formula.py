@@ -13,7 +13,7 @@ from .headers import read_tensors, tensor_bytes
 from .phases import comfy_factor as _comfy_factor
 from .phases import (block_units, dense_mask_bytes, int8_matmul_peak, comfy_memory_required, diffusers_rope_peak, dtype_bytes, latent_geometry, naive_total,  # noqa: F401
                      sample_activation_bytes, sample_parts, te_activation, te_tokens, wan_reference_peak)
-from .spec import CARD_SIZES_GB, CARD_USABLE, CUDA_CONTEXT, FAMILY, FITS_BELOW, FRAGMENTATION, TE_TOKENS  # noqa: F401
+from .spec import CARD_SIZES_GB, CUDA_CONTEXT, card_bytes, FAMILY, FITS_BELOW, FRAGMENTATION, TE_TOKENS  # noqa: F401
 from .vae import vae_decode_bytes, vae_encode_bytes  # noqa: F401
 from ..errors import UserError
 from ..units import GiB, fmt_bytes
@@ -530,7 +530,7 @@ def _has_fp32(table):
 
 def min_vram_gb(peak: int):
     for gb in CARD_SIZES_GB:
-        if peak <= gb * GiB * CARD_USABLE:
+        if peak <= card_bytes(gb):
             return gb
     return None
 

@@ -10,6 +10,61 @@ DTYPE_BYTES = {"F64": 8, "I64": 8, "U64": 8, "F32": 4, "I32": 4, "U32": 4, "F16"
                "U16": 2, "F8_E4M3": 1, "F8_E5M2": 1, "I8": 1, "U8": 1, "BOOL": 1}
 
 
+# The standard files of a family as bundled layouts, the one table: `gpu-garden estimate NAME` sizes a run from it
+# before anything is downloaded, and `trace --family` builds ComfyUI's class from it (memory/trace/comfy_checkout.py).
+# model: the diffusion model (a checkpoint's layout holds its text encoders and VAE too); vae; te: the text encoders
+# the usual workflow loads that have a bundled layout; te_missing: the usual text encoder that has none.
+FAMILY_FILES = {
+    "sd1": {"model": "sd15_v1-5-pruned-emaonly-fp16", "vae": "vae_sd15_vae-ft-mse-840000-ema-pruned", "te": ("te_clip_l",)},
+    "sdxl": {"model": "sdxl_sd_xl_base_1.0", "vae": "vae_sdxl_vae", "te": ("te_clip_l", "te_clip_g")},
+    "sd3": {"model": "sd3_sd3.5_medium", "vae": "vae_flux_ae", "te": ("te_clip_l", "te_clip_g", "te_t5xxl_fp16")},
+    "flux1": {"model": "flux_flux1-dev", "vae": "vae_flux_ae", "te": ("te_clip_l", "te_t5xxl_fp16")},
+    "wan21": {"model": "wan_wan2.1_t2v_1.3B_fp16", "vae": "vae_wan_2.1_vae", "te": ("te_umt5_xxl_fp16",)},
+    "wan22": {"model": "wan_wan2.2_ti2v_5B_fp16", "vae": "vae_wan2.2_vae", "te": ("te_umt5_xxl_fp16",)},
+    "qwen-image": {"model": "qwen_image_qwen_image_bf16", "vae": "vae_wan_2.1_vae", "te": (),
+                   "te_missing": "Qwen2.5-VL 7B"},
+    "z-image": {"model": "z_image_z_image_turbo_bf16", "vae": "vae_flux_ae", "te": (), "te_missing": "Qwen3 4B"},
+    "hunyuan-video": {"model": "hunyuan_video_hunyuan_video_t2v_720p_bf16", "vae": "vae_hunyuan_video_vae_bf16",
+                      "te": ("te_clip_l",), "te_missing": "LLaVA-Llama 3 8B"},
+    "ltxv": {"model": "ltxv_ltx_video_2b_v0.9_bf16", "vae": "vae_ltxv_v0.9", "te": ("te_t5xxl_fp16",)},
+    "flux2": {"model": "flux2_flux2_dev_bf16", "vae": "vae_flux2_vae", "te": (), "te_missing": "Mistral Small 3.1 24B"},
+}
+ALIASES = {"sd15": "sd1", "sd1.5": "sd1", "flux": "flux1", "flux-dev": "flux1", "wan": "wan21", "wan2.1": "wan21",
+           "wan2.2": "wan22", "sd35": "sd3", "sd3.5": "sd3", "qwen_image": "qwen-image", "qwen": "qwen-image",
+           "z_image": "z-image", "zimage": "z-image", "hunyuan_video": "hunyuan-video", "hunyuanvideo": "hunyuan-video",
+           "ltx": "ltxv", "ltx-video": "ltxv", "flux.2": "flux2"}
+
+
+def _norm(name: str) -> str:
+    n = str(name).strip().lower().replace("_", "-").replace(" ", "-")
+    return n.removesuffix(".safetensors").removesuffix(".sft")
+
+
+def resolve(name: str):
+    """A name for bundled layouts: a family id or alias (its FAMILY_FILES entry: ("family", id)), or one layout by its
+    name or the file part of it, with or without the dtype suffix ("flux1-dev", "wan2.2-ti2v-5b", "t5xxl", "ae":
+    ("layout", name)); None for no match. Two layouts that match equally are refused by name."""
+    n = _norm(name)
+    fams = {_norm(f): f for f in FAMILY_FILES} | {_norm(a): f for a, f in ALIASES.items()}
+    if n in fams:
+        return "family", fams[n]
+    hits = []
+    for lay in names():
+        full = _norm(lay)
+        bare = full.removesuffix("-fp16").removesuffix("-bf16")
+        if n in (full, bare) or full.endswith("-" + n) or bare.endswith("-" + n):
+            hits.append(lay)
+    if len(hits) > 1:
+        from ..errors import UserError
+        raise UserError(f"{name}: matches several bundled layouts ({', '.join(hits)}): give one of those names")
+    return ("layout", hits[0]) if hits else None
+
+
+def known_names() -> str:
+    """The names `estimate` takes for bundled layouts, for an error message."""
+    return "families " + ", ".join(sorted(FAMILY_FILES)) + "; layouts " + ", ".join(names())
+
+
 def names() -> list[str]:
     return sorted(p.name[:-len(".json.gz")] for p in LAYOUT_DIR.glob("*.json.gz"))
 

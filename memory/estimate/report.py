@@ -15,7 +15,9 @@ ROLE_LABELS = {"diffusion_model": "diffusion model", "text_encoder": "text encod
 
 def add_cli_arguments(s: argparse.ArgumentParser):
     """The `gpu-garden estimate` options (memory/cli.py calls this)."""
-    s.add_argument("files", nargs="*", metavar="FILE", help="checkpoint, diffusion model, text encoder or VAE files (.safetensors, .gguf)")
+    s.add_argument("files", nargs="*", metavar="FILE", help="checkpoint, diffusion model, text encoder or VAE files (.safetensors, .gguf), "
+                   "or a name for the bundled header layouts, before a download: a family (sdxl, flux1, wan22, qwen-image, ...) "
+                   "or a file (flux1-dev, wan2.2-ti2v-5b, t5xxl, ae, ...): its model, text encoders and VAE unless given")
     s.add_argument("--workflow", metavar="WF.json", help="a ComfyUI workflow (UI or API format): estimate every phase at the sizes set in the graph")
     s.add_argument("--models-dir", metavar="DIR", help="ComfyUI's models folder, where the workflow's files are found")
     s.add_argument("--write", metavar="OUT.json", help="with --workflow: write the workflow with extra.gpu_garden.memory (per card tier) to OUT.json")
@@ -25,6 +27,8 @@ def add_cli_arguments(s: argparse.ArgumentParser):
     s.add_argument("--frames", type=int, help="video length (default: 1, or the graph's / the family's native length)")
     s.add_argument("--batch", type=int, help="default: 1, or the graph's")
     s.add_argument("--vram", type=gib_arg, metavar="GIB", help="budget to judge against (default: this machine's first device)")
+    s.add_argument("--gpu-name", metavar="NAME", help="judge on this card's total as torch reports it, as kv takes it "
+                   "(\"RTX 4090\": 23.55 GiB; memory/llm/cards.py); --vram wins over it")
     s.add_argument("--cfg", action=OnOff, default=None,
                    help="cond+uncond batched in one call (--no-cfg: separate passes or cfg 1; default: as the family's usual workflow)")
     s.add_argument("--cond-uncond", choices=["batched", "separate"],
@@ -187,7 +191,7 @@ def format_text(est: dict, budget_label: str = "") -> str:
     v = est.get("vae")
     if v:
         lines.append(f"VAE decode: {v['how']}; {v['dtype']}; per sample {fmt_bytes(v['per_sample'])}, "
-                     f"batch {v['batch']} of {v['batch_of']}; tiled fallback {fmt_bytes(v['fallback_bytes'])}")
+                     f"batch {v['batch']} of {v['batch_of']}; tiled fallback {fmt_bytes(v['fallback_bytes'])}{_tiles(est)}")
     if est.get("comfyui_memory_required") is not None:
         lines.append(f"ComfyUI's own memory_required (factor {est['comfyui_factor']:.2f}): {fmt_bytes(est['comfyui_memory_required'])} "
                      f"for sampling activations (ours: {fmt_bytes(est['breakdown']['sample']['activations'])})")
@@ -196,7 +200,7 @@ def format_text(est: dict, budget_label: str = "") -> str:
     cpu = verdict.on_cpu(est["policy"]) and not est["budget"]
     lines.append(f"peak {fmt_bytes(est['peak'])} in {PHASE_LABELS[est['peak_phase']].strip()} "
                  + ("(--device cpu: in host RAM, no card)" if cpu else
-                    f"(torch max_memory_allocated ~ {fmt_bytes(est['peak_torch'])}, nvidia-smi ~ {fmt_bytes(est['peak_device'])})")
+                    f"(torch max_memory_allocated ~ {fmt_bytes(est['peak_torch'])}, {_smi(est)})")
                  + "".join(f"; {verdict.RETRY_LABELS[k]} counted tiled, as ComfyUI runs it after its out-of-memory fallback "
                            f"(untiled {fmt_bytes(t['untiled'])})" for k, t in (est.get("tiled_retry") or {}).items())
                  + ("" if cpu else f"; smallest common card: {str(est['min_vram_gb']) + ' GB' if est['min_vram_gb'] else 'none up to 141 GB'}")
@@ -244,6 +248,29 @@ def format_text(est: dict, budget_label: str = "") -> str:
     return "\n".join(lines)
 
 
+def _tiles(est: dict) -> str:
+    """Why the fallback and the tiled (node) row differ: ComfyUI's out-of-memory retry and VAE Decode (Tiled) tile
+    otherwise (spec.TILE_FALLBACK_*, TILE_NODE)."""
+    if (est["policy"].get("runner") or "comfyui") != "comfyui":
+        return ""
+    kind = next((c["kind"] for c in est["components"] if c["role"] == "vae"), None)
+    video = spec.VAE[spec.vae_kind_for(kind, est["family"])]["t"] is not None
+    node = dict(spec.TILE_NODE, **(est["policy"].get("tile") or {}))
+    retry = (f"{spec.TILE_FALLBACK_VIDEO_PX} px tiles, every frame at once" if video else
+             f"{spec.TILE_FALLBACK_IMAGE_LATENT}-latent-px tiles in three passes")
+    return (f" (ComfyUI's retry after an out-of-memory: {retry}; the tiled (node) row is VAE Decode (Tiled): "
+            f"{node['tile']} px tiles" + (f", {node['frames']} frames at a time)" if video else ")"))
+
+
+def _smi(est: dict) -> str:
+    """What nvidia-smi would show, at most the card: past its total the caching allocator frees its cache and retries
+    before it raises, so a figure above the card (the fitted cached slack) is one nvidia-smi cannot print."""
+    card = est["budget"] or (spec.card_bytes(est["min_vram_gb"]) if est.get("min_vram_gb") else None)
+    if not card or est["peak_device"] <= card:
+        return f"nvidia-smi ~ {fmt_bytes(est['peak_device'])}"
+    return f"nvidia-smi ~ {fmt_bytes(card)}, the card's total: {fmt_bytes(est['peak_device'])} would exceed it"
+
+
 def _missing_lines(est: dict) -> list:
     """The workflow's model files that were not found, first: the figures below leave them out."""
     wf = est.get("workflow") or {}
@@ -265,6 +292,16 @@ def _budget(args):
         if not args.vram > 0:
             raise UserError(f"--vram needs a positive number of GiB, got {args.vram}")
         return int(args.vram * GiB), "--vram"
+    if getattr(args, "gpu_name", None):
+        from ..llm.cards import ambiguous_card, visible_gib  # light: tables
+        if ambiguous_card(args.gpu_name):  # as kv --gpu-name: an A100 is 40 or 80 GB
+            raise UserError(f"--gpu-name {args.gpu_name!r} names cards of different memory: "
+                            + ", ".join(f"{n!r} ({g:.2f} GiB)" for n, g in ambiguous_card(args.gpu_name))
+                            + ": give one of them, or --vram GIB")
+        gib = visible_gib(args.gpu_name)
+        if gib is None:
+            raise UserError(f"--gpu-name {args.gpu_name}: no total known for this card (memory/llm/cards.py): give --vram GIB")
+        return int(gib * GiB), f"{args.gpu_name}: {gib:.2f} GiB as torch reports it"
     try:
         from ..budget import probe
     except ImportError:
@@ -273,6 +310,57 @@ def _budget(args):
         return formula.budget_from_snapshot(probe.snapshot())
     except Exception as exc:  # a broken driver must not stop an estimate
         return None, f"no budget: device probe failed ({type(exc).__name__})"
+
+
+def components(files) -> tuple:
+    """(components, assumptions) of the FILE arguments: a file that exists is read; another name may be bundled layouts
+    (layouts.resolve): a family, or a diffusion model's layout, brings its model and, unless another argument gives
+    one, its usual text encoders and VAE (layouts.FAMILY_FILES); a text encoder's or VAE's layout comes alone."""
+    from . import layouts
+    comps, notes, families_named = [], [], []
+    for f in files:
+        hit = None if os.path.exists(f) else layouts.resolve(str(f))
+        if hit is None:
+            if not os.path.exists(f) and os.sep not in str(f) and "/" not in str(f):
+                raise UserError(f"{f}: no such file, and no bundled layout has that name ({layouts.known_names()})")
+            comps.extend(formula.from_files([f]))
+            continue
+        kind, name = hit
+        fam = name if kind == "family" else next((k for k, v in layouts.FAMILY_FILES.items() if v["model"] == name), None)
+        lay = layouts.FAMILY_FILES[fam]["model"] if fam else name
+        comps.extend(families.split_components(layouts.table(lay), f"{lay} (bundled)"))
+        notes.append(f"{f}: sized from the bundled layout of {lay}, not a file")
+        if fam:
+            families_named.append(fam)
+    for fam in families_named:  # the family's usual text encoders and VAE, where no argument gave one
+        ff, roles = layouts.FAMILY_FILES[fam], {c["role"] for c in comps}
+        extra = ([] if "text_encoder" in roles else list(ff["te"])) + ([] if "vae" in roles else [ff["vae"]])
+        for lay in extra:
+            comps.extend(families.split_components(layouts.table(lay), f"{lay} (bundled)"))
+        if extra:
+            notes.append(f"{fam}'s usual files added from bundled layouts: {', '.join(extra)}")
+        if ff.get("te_missing") and "text_encoder" not in roles:
+            notes.append(f"{fam}'s text encoder ({ff['te_missing']}) has no bundled layout: the text encode phase leaves "
+                         "it out (give its file to count it)")
+    return comps, notes
+
+
+def check_vae_channels(comps) -> None:
+    """A VAE that cannot decode the diffusion model's latent is a run ComfyUI fails after sampling, at VAE Decode
+    (families.VAE_LATENT_CHANNELS): refused, naming both channel counts."""
+    fam = next((c.get("family") for c in comps if c["role"] == "diffusion_model"), None)
+    if not fam or fam == "unknown":
+        return
+    want = spec.family(fam)["ch"]
+    for c in comps:
+        have = families.vae_latent_channels(c["kind"]) if c["role"] == "vae" else None
+        if have is not None and have != want:
+            from . import layouts
+            usual = (layouts.FAMILY_FILES.get(fam) or {}).get("vae")
+            raise UserError(f"{c['source']}: a {have}-channel VAE cannot decode {spec.family(fam)['name']}'s {want}-channel "
+                            f"latent: ComfyUI's VAE Decode raises a RuntimeError at the decoder's first convolution "
+                            f"('expected input ... to have {have} channels, but got {want}'; comfy/sd.py VAE.decode), "
+                            "after sampling" + (f"; give its VAE ({usual.removeprefix('vae_')})" if usual else ""))
 
 
 def native_size(args, comps):
@@ -310,11 +398,17 @@ def run_cli(args) -> int:
     ram = getattr(args, "ram", None)
     policy["host_ram"] = int(ram * GiB) if ram else verdict.host_available_ram()
     policy["budget"] = budget
-    comps = formula.from_files(args.files)
+    comps, named = components(args.files)
+    check_vae_channels(comps)
     (w, h, f), note = native_size(args, comps)
     est = formula.estimate(comps, w, h, f, 1 if args.batch is None else args.batch, cfg=cfg_from_args(args), policy=policy)
     if note:
         est["assumptions"].insert(0, note)
+    s = spec.family(est["family"])["s"]
+    if w % s or h % s:  # EmptyLatentImage and the video latent nodes take width // s, height // s
+        est["assumptions"].insert(0, f"{w}x{h} is not a multiple of {s}: ComfyUI's latent node rounds it down to "
+                                     f"{w // s * s}x{h // s * s} (latent {w // s}x{h // s})")
+    est["assumptions"][:0] = named
     formula.judge(est, budget)
     if args.json:
         out = formula.public(est)

@@ -22,9 +22,27 @@ CUDA_CONTEXT = 450 * MiB  # CUDA context + cuBLAS/cuDNN handles of a torch proce
 MAX_RESOLUTION = 16384
 MAX_BATCH = 4096
 FRAGMENTATION = 0.05  # caching-allocator margin on activations
-CARD_SIZES_GB = (6, 8, 10, 12, 16, 20, 24, 32, 48, 80, 96, 141)
+# the cards "smallest common card" picks from; 4 GB: the GTX 1650 and the RTX 3050 Laptop, where SD1.5 runs (without them
+# a 2.57 GiB peak read "smallest common card: 6 GB" above "FITS in 4.00 GiB", ux50 B3)
+CARD_SIZES_GB = (4, 6, 8, 10, 12, 16, 20, 24, 32, 48, 80, 96, 141)
 CARD_TIERS_GB = (8, 12, 16, 24, 32, 48, 80)  # the tiers a shared workflow is labelled with
-CARD_USABLE = 0.995  # a "24 GB" card reports ~23.99 GiB
+# A "N GB" card's total as torch reports it (cudaMemGetInfo's total: what ComfyUI's get_total_memory and vLLM's
+# total_gpu_memory read), the one source memory/llm/cards.py VISIBLE_GIB (kv --gpu-name reads it too). A size the
+# table has a card of takes that card's measured total: the GeForce card where there is one (the datacenter T4 and L4
+# run with ECC on, 14.74 and 22.03 GiB: not what a desktop "16 GB" / "24 GB" card holds), the lower of two (RTX 4090
+# 23.55, RTX 3090 23.56; H100 79.19, A100 79.25). 48 GB: the L40S, the table's only measured 48 GB card (ECC on).
+CARD_MEASURED = {16: "RTX 4080", 24: "RTX 4090", 32: "RTX 5090", 48: "L40S", 80: "H100", 96: "RTX PRO 6000"}
+# Any other size (4, 6, 8, 10, 12, 20, 141 GB): N x 0.98 GiB, the lowest share of the measured GeForce totals
+# (RTX 5090 31.36 / 32 = 0.980, RTX 4090 23.55 / 24 = 0.981). Until ux50 (B4) every card was N x 0.995 GiB ("a 24 GB
+# card reports ~23.99 GiB", nvidia-smi's total, not torch's): estimate judged a 4090 on 23.88 GiB, kv on 23.55.
+CARD_SHARE = 0.98
+
+
+def card_bytes(gb) -> int:
+    """The bytes a "gb GB" card reports to torch (CARD_MEASURED's card, else gb x CARD_SHARE GiB)."""
+    from ..llm.cards import visible_gib  # light: a table
+    gib = visible_gib(CARD_MEASURED[gb]) if gb in CARD_MEASURED else gb * CARD_SHARE
+    return int(gib * 1024 * MiB)
 FITS_BELOW = 0.90  # fits: peak <= 90 % of the budget; tight: <= 100 %
 
 

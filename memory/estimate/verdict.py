@@ -58,7 +58,7 @@ def _apply(est, r, budget):
 
 
 def _card(gb):
-    return int(gb * GiB * spec.CARD_USABLE)
+    return spec.card_bytes(gb)
 
 
 def finish(est: dict, budget) -> dict:

@@ -287,7 +287,7 @@ def tiers(est: dict) -> list[dict]:
     so a shared workflow's requirement can be judged again on another machine."""
     out = []
     for gb in spec.CARD_TIERS_GB:
-        budget = int(gb * GiB * spec.CARD_USABLE)
+        budget = spec.card_bytes(gb)
         e = formula.judge(_copy(est), budget)
         v = formula.judge(_copy(est, host_ram=None), budget)  # no RAM figure: never short
         r = e.get("host_ram") or {}

@@ -18,61 +18,48 @@ import sys
 from pathlib import Path
 
 from ..errors import UserError
+from ..estimate.layouts import ALIASES, FAMILY_FILES
 from .model_files import find_checkpoint, read_header
 
-# family -> standard file (bundled layout), conditioning shapes, VAE layout, CFG default
-FAMILIES = {
-    "sd1": {"layout": "sd15_v1-5-pruned-emaonly-fp16", "vae": "vae_sd15_vae-ft-mse-840000-ema-pruned",
-            "context": (77, 768), "cfg": True},
-    "sdxl": {"layout": "sdxl_sd_xl_base_1.0", "vae": "vae_sdxl_vae", "context": (77, 2048), "y": 2816, "cfg": True},
-    "sd3": {"layout": "sd3_sd3.5_medium", "vae": "vae_flux_ae", "context": (154, 4096), "y": 2048, "cfg": True},
-    "flux1": {"layout": "flux_flux1-dev", "vae": "vae_flux_ae", "context": (256, 4096), "y": 768, "guidance": True,
-              "cfg": False},
-    "wan21": {"layout": "wan_wan2.1_t2v_1.3B_fp16", "vae": "vae_wan_2.1_vae", "context": (512, 4096), "cfg": True,
-              "video": True},
-    "wan22": {"layout": "wan_wan2.2_ti2v_5B_fp16", "vae": "vae_wan2.2_vae", "context": (512, 4096), "cfg": True, "video": True},
+
+# family -> conditioning shapes, CFG default; its standard file and VAE (bundled layouts) from estimate/layouts.py
+# FAMILY_FILES, the one table `estimate NAME` reads too
+_CONDITIONING = {
+    "sd1": {"context": (77, 768), "cfg": True},
+    "sdxl": {"context": (77, 2048), "y": 2816, "cfg": True},
+    "sd3": {"context": (154, 4096), "y": 2048, "cfg": True},
+    "flux1": {"context": (256, 4096), "y": 768, "guidance": True, "cfg": False},
+    "wan21": {"context": (512, 4096), "cfg": True, "video": True},
+    "wan22": {"context": (512, 4096), "cfg": True, "video": True},
     # Qwen-Image: its context is Qwen2.5-VL 7B's last hidden states (3584 wide), the template sliced off
     # (comfy/text_encoders/qwen_image.py): "a photo of a garden" is 10 tokens, the empty negative prompt 5. The
     # model's extra_conds hands c_crossattn over as a CONDRegular, which concatenates only equal shapes, so with CFG
     # cond and uncond run as separate passes unless both prompts have the same token count ("cfg_separate").
     # Its VAE file (qwen_image_vae.safetensors) is the Wan 2.1 VAE's layout: see memory/estimate/layouts/README.md.
-    "qwen-image": {"layout": "qwen_image_qwen_image_bf16", "vae": "vae_wan_2.1_vae", "context": (10, 3584), "cfg": True,
-                   "cfg_separate": True},
+    "qwen-image": {"context": (10, 3584), "cfg": True, "cfg_separate": True},
     # Z-Image (Turbo): Qwen3-4B hidden states (2560 wide), "a photo of a garden" in its chat template is 13 tokens
     # (comfy/text_encoders/z_image.py, nothing sliced); the Turbo model runs at cfg 1. Its VAE is FLUX.1's ae.
-    "z-image": {"layout": "z_image_z_image_turbo_bf16", "vae": "vae_flux_ae", "context": (13, 2560), "cfg": False,
-                "num_tokens": True},
+    "z-image": {"context": (13, 2560), "cfg": False, "num_tokens": True},
     # HunyuanVideo (13B T2V): Llama 3 hidden states (4096 wide) + CLIP-L's pooled output (y 768), embedded guidance, cfg 1.
     # comfy/text_encoders/hunyuan_video.py: the Llama tokenizer pads nothing (min_length=1) and encode_token_weights
     # keeps only the user turn after the template (the prompt's tokens and its <|eot_id|>): "a photo of a garden" is
     # 5 Llama 3 BPE tokens + 1 = 6. Counted from the code and the template, not by running the tokenizer (the host's
     # llama_tokenizer returns wrong ids without its tokenizer.json). A single-prompt mask is all ones and is dropped.
-    "hunyuan-video": {"layout": "hunyuan_video_hunyuan_video_t2v_720p_bf16", "vae": "vae_hunyuan_video_vae_bf16",
-                      "context": (6, 4096), "y": 768, "guidance": True, "cfg": False, "video": True},
+    "hunyuan-video": {"context": (6, 4096), "y": 768, "guidance": True, "cfg": False, "video": True},
     # LTX-Video 2B (0.9): T5-XXL padded to 128 tokens (comfy/text_encoders/lt.py min_length=128) with its attention
     # mask (genmo.mochi_te: attention_mask=True, model_base.LTXV.extra_conds hands it on), frame_rate 25
     # (EmptyLTXVLatentVideo / LTXVConditioning default); cond and uncond have equal shapes, so they batch.
-    "ltxv": {"layout": "ltxv_ltx_video_2b_v0.9_bf16", "vae": "vae_ltxv_v0.9", "context": (128, 4096), "cfg": True,
-             "video": True, "mask": True, "frame_rate": 25},
+    "ltxv": {"context": (128, 4096), "cfg": True, "video": True, "mask": True, "frame_rate": 25},
     # FLUX.2 dev: Mistral 3 hidden states of layers 10, 20, 30 stacked (3 x 5120 = 15360 wide); model_base.Flux2.extra_conds
     # left-pads the context to 512 tokens whatever the prompt's length. Guidance embedded, cfg 1.
-    "flux2": {"layout": "flux2_flux2_dev_bf16", "vae": "vae_flux2_vae", "context": (512, 15360), "guidance": True,
-              "cfg": False},
+    "flux2": {"context": (512, 15360), "guidance": True, "cfg": False},
 }
-# phase "text": the family's text encoders (bundled layouts) and ComfyUI's CLIPType for them
-TEXT_ENCODERS = {
-    "sd1": (["te_clip_l"], "STABLE_DIFFUSION"),
-    "sdxl": (["te_clip_l", "te_clip_g"], "STABLE_DIFFUSION"),
-    "sd3": (["te_clip_l", "te_clip_g", "te_t5xxl_fp16"], "SD3"),
-    "flux1": (["te_clip_l", "te_t5xxl_fp16"], "FLUX"),
-    "wan21": (["te_umt5_xxl_fp16"], "WAN"),
-    "wan22": (["te_umt5_xxl_fp16"], "WAN"),
-}
+# phase "text": the family's text encoders (bundled layouts, FAMILY_FILES) and ComfyUI's CLIPType for them
+CLIP_TYPES = {"sd1": "STABLE_DIFFUSION", "sdxl": "STABLE_DIFFUSION", "sd3": "SD3", "flux1": "FLUX", "wan21": "WAN",
+              "wan22": "WAN"}
+FAMILIES = {f: dict(c, layout=FAMILY_FILES[f]["model"], vae=FAMILY_FILES[f]["vae"]) for f, c in _CONDITIONING.items()}
+TEXT_ENCODERS = {f: (list(FAMILY_FILES[f]["te"]), t) for f, t in CLIP_TYPES.items()}
 PHASES = ("sample", "decode", "encode", "text")
-ALIASES = {"sd15": "sd1", "sd1.5": "sd1", "flux": "flux1", "flux-dev": "flux1", "wan": "wan21", "wan2.1": "wan21",
-           "wan2.2": "wan22", "sd35": "sd3", "sd3.5": "sd3", "qwen_image": "qwen-image", "qwen": "qwen-image",
-           "z_image": "z-image", "zimage": "z-image", "hunyuan_video": "hunyuan-video", "hunyuanvideo": "hunyuan-video",
-           "ltx": "ltxv", "ltx-video": "ltxv", "flux.2": "flux2"}
 # Diffusion-model layouts built from ComfyUI's own class on the meta device (class_layout), where no real file header
 # was at hand: the unet_config comfy/model_detection.py gives the standard file, and that file's name and dtype.
 CLASS_LAYOUTS = {

@@ -65,5 +65,5 @@ def test_a_cpu_estimates_card_tiers_keep_the_cards_reserve():
         bare = {t["gb"]: t for t in workflow.tiers(_sd15(device="cpu", reserve=0))}
         for t in workflow.tiers(cpu):
             assert t["peak"] - bare[t["gb"]]["peak"] == reserve, (given, t["gb"], t["peak"], bare[t["gb"]]["peak"])
-            card = _sd15(device="cpu", reserve=given, budget=int(t["gb"] * GiB * spec.CARD_USABLE))
+            card = _sd15(device="cpu", reserve=given, budget=spec.card_bytes(t["gb"]))
             assert (t["peak"], t["verdict"]) == (card["peak"], card["verdict"]), (given, t["gb"])
