@@ -104,7 +104,10 @@ function showBadges(run) {
     // the page may show another workflow now (a tab switched while the run went on): same id, other node
     if (n.type && (n.display_id ?? n.id) === n.id && (node.comfyClass ?? node.type) !== n.type) continue;
     const { device, bytes } = nodePeak(run, n);
-    const text = `${device === "cpu" ? "RAM" : device} peak ${fmtBytes(bytes)} · ${fmtS(n.duration_s)}`;
+    // what the figure is: on CPU the whole process's peak RSS while the node ran; on a GPU the allocator's peak of
+    // every tensor on the device (resident models included), neither the node's own share
+    const what = device === "cpu" ? "process RAM peak" : `${device} peak, all tensors`;
+    const text = `${what} ${fmtBytes(bytes)} · ${fmtS(n.duration_s)}`;
     const fn = () => new Badge({ text, fgColor: "#ffffff", bgColor: "#2f5cb8" });
     fn.ggRecorder = text;
     node.badges = node.badges || [];
