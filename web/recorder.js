@@ -273,10 +273,20 @@ function compareView(c) {
     if (d.added?.length || d.removed?.length) list.append(el("li", null, `${key}: +${(d.added || []).join(", ") || "—"} / −${(d.removed || []).join(", ") || "—"}`));
   }
   for (const key of ["latent", "dynamic_vram", "comfy_compiler"]) {
-    if (ch[key]) list.append(el("li", null, `${key}: ${JSON.stringify(ch[key].before)} → ${JSON.stringify(ch[key].after)}`));
+    if (ch[key]) list.append(el("li", null, `${key}: ${changeValue(key, ch[key].before)} → ${changeValue(key, ch[key].after)}`));
   }
   box.append(list);
   return box;
+}
+
+/** A compared setting as words: a latent "64x64" (frames, batch when more than one), an object "k v, k v". */
+export function changeValue(key, v) {
+  if (v === null || v === undefined) return "—";
+  if (key === "latent" && typeof v === "object" && v.width && v.height) {
+    return `${v.width}x${v.height}` + (v.frames > 1 ? `, ${v.frames} frames` : "") + (v.batch > 1 ? `, batch ${v.batch}` : "");
+  }
+  if (typeof v === "object") return Object.entries(v).map(([k, x]) => `${k} ${x}`).join(", ") || "—";
+  return String(v);
 }
 
 function renderSection(root) {

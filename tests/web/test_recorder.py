@@ -121,7 +121,7 @@ def test_badges_timeline_compare_and_report(page, comfy_host, output_dir):
     cmp = page.locator("[data-testid=gpu-garden-compare]")
     cmp.wait_for(state="visible", timeout=20000)
     text = cmp.text_content()
-    assert "latent" in text and '"width":256' in text and "VAEDecode #8: time" in text, text
+    assert "latent: 64x64 → 256x256" in text and "{" not in text and "VAEDecode #8: time" in text, text
     page.wait_for_timeout(300)
     page.screenshot(path=str(output_dir / f"recorder_sidebar_{tag}.png"), clip={"x": 0, "y": 0, "width": 760, "height": 900})
 
