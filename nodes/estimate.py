@@ -153,7 +153,7 @@ def live_budget(budget, vram_gb, device=None):
     model on the CPU (--cpu) has no VRAM budget even when the machine has a GPU (the snapshot still lists it);
     another device in the snapshot (a second GPU, an NVIDIA card beside an XPU) is not used."""
     if vram_gb and vram_gb > 0:
-        return int(vram_gb * GiB), f"{vram_gb:g} GiB (set on the node)"
+        return int(vram_gb * GiB), f"{vram_gb:g} GiB (the node's vram_gb, read as GiB)"
     from . import host_models
 
     if device is None or not hasattr(device, "type"):

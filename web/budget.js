@@ -11,7 +11,7 @@ import { app } from "../../scripts/app.js";
 import { api } from "../../scripts/api.js";
 import { createBar, deviceLabel, el, ensureStyles, exposeForTests, fmtBytes, fmtGiB, fmtTime, freeLevel, LEVEL_TEXT, modelLabel } from "./lib/format.js";
 import { clientId, getSetting, showSidebarTab } from "./lib/frontend.js";
-import { canvasElement, watchFace } from "./lib/graph_adapter.js";
+import { canvasControlsRect, canvasElement, overNode, watchFace } from "./lib/graph_adapter.js";
 import { keepOnScreen } from "./lib/node_face.js";
 import { registerSidebarSection, SIDEBAR_TAB_ID } from "./lib/sidebar.js";
 
@@ -92,7 +92,8 @@ const CSS = `
 .gg-budget-empty{opacity:.6;font-style:italic}
 .gg-meter{position:fixed;z-index:900;display:flex;gap:14px;align-items:center;padding:5px 12px;border-radius:8px;cursor:pointer;
   background:var(--comfy-menu-bg, #202020);border:1px solid var(--border-color, #4e4e4e);color:var(--fg-color, #ddd);
-  font:11px/1.3 var(--comfy-font, Inter, system-ui, sans-serif);box-shadow:0 2px 8px rgba(0,0,0,.35);user-select:none;transform:translateX(-50%)}
+  font:11px/1.3 var(--comfy-font, Inter, system-ui, sans-serif);box-shadow:0 2px 8px rgba(0,0,0,.35);user-select:none;transition:opacity .15s}
+.gg-meter.gg-meter-under{opacity:.3;pointer-events:none}
 .gg-meter[hidden]{display:none}
 .gg-meter-dev{display:flex;align-items:center;gap:7px;white-space:nowrap}
 .gg-meter-dev .gg-bar{width:120px;height:9px}
@@ -227,15 +228,30 @@ function createMeter() {
   document.body.append(meter);
   const items = [];
 
+  // Docked in the canvas's bottom-right corner, just left of the frontend's own canvas controls (zoom, fit,
+  // minimap toggle: 1.35 and 1.58 alike), where no node face sits at the default view. Over a node anyway (the
+  // user panned one there), it fades and lets the click through to the node (gg-meter-under).
   const place = () => {
     const canvas = canvasElement();
     if (!canvas) return;
     const r = canvas.getBoundingClientRect();
     if (!r.width) return;
-    meter.style.left = `${r.left + r.width / 2}px`;
-    meter.style.bottom = `${Math.max(8, window.innerHeight - r.bottom + 12)}px`;
+    const controls = canvasControlsRect();
+    const right = controls && controls.left > r.left + r.width / 2 ? controls.left - 10 : r.right - 12;
+    const bottom = controls ? controls.bottom : r.bottom - 12;
+    meter.style.right = `${Math.max(8, window.innerWidth - right)}px`;
+    meter.style.bottom = `${Math.max(8, window.innerHeight - bottom)}px`;
+    meter.classList.toggle("gg-meter-under", overNode(meter.getBoundingClientRect()));
+  };
+  let queued = false;
+  const placeSoon = () => {
+    if (queued) return;
+    queued = true;
+    requestAnimationFrame(() => { queued = false; if (!meter.hidden) place(); });
   };
   window.addEventListener("resize", place);
+  // panning, zooming and dragging move nodes under the meter
+  for (const type of ["pointerup", "wheel"]) window.addEventListener(type, placeSoon, { passive: true });
   meter.addEventListener("click", () => showSidebarTab(SIDEBAR_TAB_ID, { toggle: true }));
 
   const view = {
@@ -305,7 +321,7 @@ app.registerExtension({
       id: SET_ENABLED,
       category: ["GPU Garden", "Memory meter", "Show"],
       name: "Show the memory meter over the canvas",
-      tooltip: "A compact bar per GPU at the bottom of the canvas, for graphs without a VRAM Budget node. Click it for details.",
+      tooltip: "A compact bar per GPU in the canvas's bottom-right corner, beside the zoom controls, for graphs without a VRAM Budget node. Click it for details.",
       type: "boolean",
       defaultValue: true,
       onChange: (v) => meter?.setEnabled(v !== false),

@@ -64,7 +64,7 @@ export function render(root, est) {
   }
   const dims = `${est.width}×${est.height}` + (est.frames > 1 ? `×${est.frames}f` : "");
   // a connected latent's size is used, not the width/height widgets (ux21b: they showed 1024 beside a 512×512 run)
-  const size = est.size_from === "latent" ? `size from the connected latent: ${dims}` : dims;
+  const size = est.size_from === "latent" ? `size from the connected latent: ${dims} (width/height widgets not used)` : dims;
   const fam = `${est.family_name} (${est.family}${est.variant ? " " + est.variant : ""})`;
   const sizeLine = el("div", null, `${fam} · ${size} · batch ${est.batch} · CFG ${est.cfg ? "on" : "off"}`, { opacity: ".85" });
   sizeLine.dataset.testid = "gg-estimate-size";
@@ -78,11 +78,14 @@ export function render(root, est) {
     const v = est.phases[key];
     const row = el("div", null, null, { display: "flex", alignItems: "center", opacity: muted ? ".75" : "1" });
     row.dataset.phase = key;
-    row.append(el("span", null, label + (key === est.peak_phase ? " ◂" : ""), { width: "118px", whiteSpace: "pre" }),
+    // a decode ComfyUI retries tiled: the row holds the retry's figure (verdict.py as_run), and says so
+    const name = key === "vae_decode" ? (est.tiled_retry?.[key] ? "VAE tiled retry" : "VAE untiled") : label;
+    row.append(el("span", null, name + (key === est.peak_phase ? " ◂" : ""), { width: "118px", whiteSpace: "pre" }),
                bar(Math.min(v, scale), scale, est.budget, muted), el("span", null, gib(v), { width: "74px", textAlign: "right" }));
     root.append(row);
   }
-  // a VAE phase over the budget that ComfyUI retries tiled: the peak above counts the retry, the row is untiled
+  // a VAE phase over the budget that ComfyUI retries tiled: the peak above and its row count the retry (tiled); the
+  // untiled figure is only in this line
   for (const [key, t] of Object.entries(est.tiled_retry || {})) {
     const label = (PHASES.find(([k]) => k === key) || [key, key])[1].trim();
     const line = el("div", null, `${label} runs tiled after ComfyUI's out-of-memory fallback: ${gib(t.tiled)} (untiled ${gib(t.untiled)})`,
@@ -93,7 +96,7 @@ export function render(root, est) {
   if (est.measured) renderMeasured(root, est.measured);
   const act = est.breakdown?.sample?.activations;
   if (est.comfyui_memory_required !== null && est.comfyui_memory_required !== undefined) {
-    root.append(el("div", null, `ComfyUI's own memory_required: ${gib(est.comfyui_memory_required)} (ours: ${gib(act)} activations)`,
+    root.append(el("div", null, `ComfyUI's memory estimate (memory_required): ${gib(est.comfyui_memory_required)} (ours: ${gib(act)} activations)`,
                    { marginTop: "4px", opacity: ".85" }));
   }
   // a CPU run is judged on host RAM and sizes no card (min_vram_gb null): "none up to 141 GB" would be false there

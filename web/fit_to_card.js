@@ -104,16 +104,17 @@ export function render(root, fit, supplied, node = null) {
     return 1 + rows.length;
   }
   const lines = [];
-  const head = el("div", null, (fit.mode === "advise" ? "advice only · " : "") + fit.summary,
+  const advise = fit.mode === "advise";  // advise hands ComfyUI nothing (nodes/fit_to_card.py): say what apply WOULD do
+  const head = el("div", null, (advise ? "advice only, nothing changed · " : "") + fit.summary,
     { fontWeight: "600", color: fit.fits === false ? BAD_TEXT : fit.fits ? OK_TEXT : "inherit" });
   head.dataset.testid = "gg-fit-summary";
   lines.push(head);
   const req = supplied?.memory_required ?? fit.memory_required;
-  if (req) {
+  if (req && !advise) {
     const src = supplied ? `as the sampler runs it: ${promptsPerStep(supplied.cond_batch)}` : `predicted for ${promptsPerStep(fit.cond_batch)}`;
-    lines.push(el("div", null, `memory_required to ComfyUI: ${fmtBytes(req, 2)} (${src}); ComfyUI's own: ${fmtBytes(supplied?.stock_memory_required ?? fit.stock_memory_required, 2)}`));
+    lines.push(el("div", null, `memory estimate given to ComfyUI (memory_required): ${fmtBytes(req, 2)} (${src}); ComfyUI's own: ${fmtBytes(supplied?.stock_memory_required ?? fit.stock_memory_required, 2)}`));
   }
-  for (const s of fit.steps || []) lines.push(el("div", null, `✓ ${s.label}`, { opacity: ".9" }));
+  for (const s of fit.steps || []) lines.push(el("div", null, `${advise ? "apply would: " : "✓ "}${s.label}`, { opacity: ".9" }));
   const offers = fit.offers || [];
   for (const o of offers) lines.push(offerRow(node, o, rerender));
   lines.push(...appliedRows(node, offers, rerender));

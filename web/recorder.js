@@ -104,7 +104,10 @@ function showBadges(run) {
     // the page may show another workflow now (a tab switched while the run went on): same id, other node
     if (n.type && (n.display_id ?? n.id) === n.id && (node.comfyClass ?? node.type) !== n.type) continue;
     const { device, bytes } = nodePeak(run, n);
-    const text = `${device === "cpu" ? "RAM" : device} peak ${fmtBytes(bytes)} · ${fmtS(n.duration_s)}`;
+    // what the figure is: on CPU the whole process's peak RSS while the node ran; on a GPU the allocator's peak of
+    // every tensor on the device (resident models included), neither the node's own share
+    const what = device === "cpu" ? "process RAM peak" : `${device} peak, all tensors`;
+    const text = `${what} ${fmtBytes(bytes)} · ${fmtS(n.duration_s)}`;
     const fn = () => new Badge({ text, fgColor: "#ffffff", bgColor: "#2f5cb8" });
     fn.ggRecorder = text;
     node.badges = node.badges || [];
@@ -270,10 +273,20 @@ function compareView(c) {
     if (d.added?.length || d.removed?.length) list.append(el("li", null, `${key}: +${(d.added || []).join(", ") || "—"} / −${(d.removed || []).join(", ") || "—"}`));
   }
   for (const key of ["latent", "dynamic_vram", "comfy_compiler"]) {
-    if (ch[key]) list.append(el("li", null, `${key}: ${JSON.stringify(ch[key].before)} → ${JSON.stringify(ch[key].after)}`));
+    if (ch[key]) list.append(el("li", null, `${key}: ${changeValue(key, ch[key].before)} → ${changeValue(key, ch[key].after)}`));
   }
   box.append(list);
   return box;
+}
+
+/** A compared setting as words: a latent "64x64" (frames, batch when more than one), an object "k v, k v". */
+export function changeValue(key, v) {
+  if (v === null || v === undefined) return "—";
+  if (key === "latent" && typeof v === "object" && v.width && v.height) {
+    return `${v.width}x${v.height}` + (v.frames > 1 ? `, ${v.frames} frames` : "") + (v.batch > 1 ? `, batch ${v.batch}` : "");
+  }
+  if (typeof v === "object") return Object.entries(v).map(([k, x]) => `${k} ${x}`).join(", ") || "—";
+  return String(v);
 }
 
 function renderSection(root) {

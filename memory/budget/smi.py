@@ -45,7 +45,7 @@ class SmiLibrary:
 
 class Nvml(SmiLibrary):
     import_name, init_name, label = "pynvml", "nvmlInit", "NVML"
-    missing = "nvidia-ml-py is not installed (NVIDIA GPUs: pip install nvidia-ml-py)"
+    missing = "nvidia-ml-py is not installed (NVML reads NVIDIA cards only; with one, pip install nvidia-ml-py)"
 
 
 class AmdSmi(SmiLibrary):

@@ -91,6 +91,8 @@ def test_budget_from_node_input(node):
     snap = {"devices": [{"index": 0, "name": "GPU", "backend": "cuda", "total": 24 * GiB, "other_processes": 2 * GiB}]}
     assert node.live_budget(snap, 0)[0] == 22 * GiB
     assert node.live_budget(snap, 12)[0] == 12 * GiB
+    # the face names the widget and its unit: vram_gb is read as GiB, beside card tiers in GB (web50 item 4)
+    assert node.live_budget(snap, 12)[1] == "12 GiB (the node's vram_gb, read as GiB)"
 
 
 def test_budget_is_the_compute_device_never_an_idle_gpu(node, monkeypatch):

@@ -173,7 +173,9 @@ def test_meter_is_live_and_follows_its_settings(browser, comfy_host, loaded_chec
         page.screenshot(path=str(output_dir / "budget_meter.png"),
                         clip={"x": max(0, box["x"] - 220), "y": box["y"] - 90, "width": box["width"] + 440, "height": box["height"] + 110})
 
-        # click: the sidebar tab with the full breakdown
+        # click: the sidebar tab with the full breakdown (on an empty canvas: over a node the meter lets clicks through)
+        page.evaluate("() => { app.graph.clear(); app.canvas.setDirty(true, true); }")
+        page.wait_for_function(f"() => !document.querySelector('{sel}').classList.contains('gg-meter-under')", timeout=10000)
         page.click(sel)
         page.wait_for_selector(".gg-side .gg-bar", state="visible", timeout=10000)
         assert "GPU memory, by owner" in page.text_content(".gg-side")
@@ -296,3 +298,52 @@ def json_copy(obj):
     import json
 
     return json.loads(json.dumps(obj))
+
+
+OVERLAP = """([a, b]) => {
+  const r = (sel) => { const e = document.querySelector(sel); const x = e.getBoundingClientRect(); return [x.left, x.top, x.right, x.bottom]; };
+  const [m, n] = [r(a), r(b)];
+  return {meter: m, other: n, overlap: m[0] < n[2] && m[2] > n[0] && m[1] < n[3] && m[3] > n[1]};
+}"""
+
+
+def test_meter_leaves_node_faces_and_their_clicks_alone(browser, comfy_host, output_dir):
+    """The meter docks beside the frontend's canvas controls: at the Footprint Estimate's default view (the one
+    its screenshots use) it does not cover the node's "Estimate the open graph" button (it sat centred over it);
+    panned under a node it lets the click through to the node."""
+    from support.web import show_node
+    page, console = _open(browser, comfy_host, False)
+    meter, button = "[data-testid=gpu-garden-meter]", "[data-testid=gg-estimate-graph-button]"
+    try:
+        page.wait_for_selector(meter, state="visible", timeout=20000)
+        node_id = page.evaluate("""() => { app.graph.clear(); const n = LiteGraph.createNode("GPUGardenFootprintEstimate");
+            n.pos = [100, 100]; app.graph.add(n); return n.id; }""")
+        page.wait_for_selector(button, state="visible", timeout=20000)
+        # the estimate screenshots' view (test_estimate_node): the node 420, 120 in at 110 %, its face reaching the bottom
+        show_node(page, node_id)
+        # after a run the face is taller and its button sits about 30 px above the window's bottom, in the middle
+        page.evaluate(f"""() => {{ const b = document.querySelector('{button}').getBoundingClientRect(), ds = app.canvas.ds;
+            ds.offset[1] += (window.innerHeight - 30 - b.bottom) / ds.scale; app.canvas.setDirty(true, true); }}""")
+        page.wait_for_timeout(300)
+        page.evaluate("() => window.dispatchEvent(new Event('resize'))")
+        page.wait_for_timeout(300)
+        got = page.evaluate(OVERLAP, [meter, button])
+        assert not got["overlap"], got
+        controls = page.evaluate(OVERLAP, [meter, "[data-testid=zoom-controls-button]"])
+        assert not controls["overlap"], controls
+        page.screenshot(path=str(output_dir / "budget_meter_docked.png"))
+
+        # a node panned under the meter: the meter fades and the click reaches the node, not the meter
+        m = page.locator(meter).bounding_box()
+        page.evaluate("""([id, x, y]) => { const ds = app.canvas.ds, n = app.graph.getNodeById(id);
+            ds.offset[0] = x / ds.scale - n.pos[0] - 20; ds.offset[1] = y / ds.scale - n.pos[1] - 20; app.canvas.setDirty(true, true); }""",
+                      [node_id, m["x"], m["y"]])
+        page.mouse.move(m["x"] + 5, m["y"] + 5)
+        page.mouse.up()  # pointerup: the meter checks what it covers
+        page.wait_for_function(f"() => document.querySelector('{meter}').classList.contains('gg-meter-under')", timeout=5000)
+        page.mouse.click(m["x"] + m["width"] / 2, m["y"] + m["height"] / 2)
+        page.wait_for_timeout(300)
+        assert page.locator(".gg-side").count() == 0 or not page.locator(".gg-side").is_visible()
+        assert console.from_pack() == [], console.from_pack()
+    finally:
+        page.context.close()

@@ -33,6 +33,11 @@ def run_and_wait(page, wf):
 
 
 
+def fmt_gib(n) -> str:
+    """bytes as the face writes them beside a row (format.js fmtBytes(n, 2)) for GiB-sized figures."""
+    return f"{n / 2 ** 30:.2f} GiB" if n >= 2 ** 30 else f"{n / 2 ** 20:.2f} MiB"
+
+
 def saved_values(page, node_id):
     """The node's widgets_values in the saved workflow, and how many widgets it has (the face among them):
     node ids are numbers on frontend 1.35 and strings on 1.58, the saved workflow keeps numbers."""
@@ -47,7 +52,9 @@ def test_verdict_on_node_face(comfy_page, comfy_host, output_dir):
     verdict = page.evaluate(f"(id) => {root}.querySelector('[data-testid=gg-estimate-verdict]').textContent", node_id)
     text = page.evaluate(f"(id) => {root}.innerText", node_id)
     assert verdict in ("FITS", "TIGHT")
-    assert "Stable Diffusion 1.x (sd1)" in text and "ComfyUI's own memory_required" in text
+    assert "Stable Diffusion 1.x (sd1)" in text and "ComfyUI's memory estimate (memory_required)" in text
+    # the decode rows say which is which (web50 item 7): the plain decode untiled, the other VAE Decode (Tiled)
+    assert "VAE untiled" in text and "tiled decode" in text, text
     phases = page.evaluate(f"(id) => [...{root}.querySelectorAll('[data-phase]')].map(e => e.dataset.phase)", node_id)
     assert phases == ["text_encode", "sample", "sample_naive_attention", "vae_decode", "vae_decode_tiled"]
 
@@ -184,7 +191,8 @@ def test_a_cpu_run_sizes_no_card(comfy_page, comfy_host):
     assert est["fixed"]["comfyui_reserve"] == 0 and est["host_ram"]["running"] == est["peak"], (est["fixed"], est["host_ram"])
     assert "VRAM reserve" not in text, text
     size = page.evaluate("(id) => window.app.graph.getNodeById(id).__ggEstimate.querySelector('[data-testid=gg-estimate-size]').textContent", node_id)
-    assert " · size from the connected latent: 64×64 · batch 1 · " in size, size
+    # and the width/height widgets (1024 beside it) are said not to be used (web50 item 3)
+    assert " · size from the connected latent: 64×64 (width/height widgets not used) · batch 1 · " in size, size
     assert "smallest common card" not in text, text
     # one plain sentence, not "budget: no budget: ComfyUI computes on the CPU" (ux20b)
     assert "\nComfyUI runs on the CPU here: no GPU budget (set vram_gb to plan for a card)\n" in text, text
@@ -197,7 +205,7 @@ def test_a_cpu_run_sizes_no_card(comfy_page, comfy_host):
                            timeout=60000)
     text = page.evaluate("(id) => window.app.graph.getNodeById(id).__ggEstimate.innerText", node_id)
     assert "smallest common card: " in text, text
-    assert "\nbudget: 8 GiB (set on the node)\n" in text, text  # a real budget keeps its heading
+    assert "\nbudget: 8 GiB (the node's vram_gb, read as GiB)\n" in text, text  # a real budget keeps its heading
     assert console.from_pack() == [], console.from_pack()
 
 
@@ -227,6 +235,8 @@ def test_a_decode_retried_tiled_shows_the_peak_as_run(comfy_page, comfy_host, ou
     assert est["outcome"]["status"] == "runs tiled" and est["peak"] == top < t["untiled"] == est["peak_untiled"], est["outcome"]
     assert face_text(page, node_id, "gg-estimate-verdict") == "RUNS TILED"
     line = face_text(page, node_id, "gg-estimate-retry")
+    row = page.evaluate(f"(id) => window.app.graph.getNodeById(id).__ggEstimate.querySelector('[data-phase=vae_decode]').innerText", node_id)
+    assert row.startswith("VAE tiled retry") and fmt_gib(t["tiled"]) in row, row  # the row holds the retry's figure (item 7)
     assert line.startswith("VAE decode runs tiled after ComfyUI's out-of-memory fallback: ") and "(untiled " in line, line
     assert est["summary"].startswith("RUNS TILED: peak ")
     assert console.from_pack() == [], console.from_pack()

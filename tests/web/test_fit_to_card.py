@@ -270,7 +270,7 @@ def test_the_face_writes_one_precision_and_plain_words(comfy_page):
         n.onExecuted({{ gpu_garden_fit: [fit] }});
         return n.__ggFit.innerText;
     }}""", fit)
-    assert "memory_required to ComfyUI: 4.28 MiB (predicted for 2 prompts run together each step)" in text, text
+    assert "memory estimate given to ComfyUI (memory_required): 4.28 MiB (predicted for 2 prompts run together each step)" in text, text
     assert "ComfyUI's own: 19.00 MiB" in text and "conditioning" not in text, text
     supplied = dict(fit, node=None, cond_batch=1)
     text = page.evaluate(f"""(rec) => {{
@@ -279,3 +279,23 @@ def test_the_face_writes_one_precision_and_plain_words(comfy_page):
         return n.__ggFit.innerText;
     }}""", supplied)
     assert "(as the sampler runs it: one prompt per step)" in text, text
+
+
+def test_advise_says_what_apply_would_do(comfy_page):
+    """web50 item 5: in advise mode the face showed the steps with the apply mode's ticks and a "memory_required to
+    ComfyUI" line, as if it had acted; advise hands ComfyUI nothing (nodes/fit_to_card.py)."""
+    page, _ = comfy_page
+    page.evaluate("async (wf) => { await window.app.loadApiJson(wf, 'fit.json'); }", workflow())
+    mib = 1024 ** 2
+    fit = {"mode": "advise", "summary": "text encoders off the GPU, kept 316.80 MiB of weights: does NOT fit",
+           "memory_required": round(1.45 * 1024 * mib), "stock_memory_required": 5590 * mib, "cond_batch": 2,
+           "steps": [{"label": "text encoders off the GPU during sampling"}, {"label": "decode in 512 px tiles"}],
+           "offers": [], "fits": False}
+    text = page.evaluate(f"""(fit) => {{
+        const n = window.app.graph.nodes.find(n => n.type === {json.dumps(NODE)});
+        n.onExecuted({{ gpu_garden_fit: [fit] }});
+        return n.__ggFit.innerText;
+    }}""", fit)
+    assert text.startswith("advice only, nothing changed"), text
+    assert "apply would: text encoders off the GPU during sampling" in text and "apply would: decode in 512 px tiles" in text, text
+    assert "✓" not in text and "memory_required" not in text and "to ComfyUI" not in text, text

@@ -69,7 +69,7 @@ def test_badges_timeline_compare_and_report(page, comfy_host, output_dir):
     assert executed and executed <= set(badges)
     for nid in executed:
         (text,) = badges[nid]
-        assert text.startswith("RAM peak ") and ("GiB" in text or "MiB" in text) and (" s" in text or " ms" in text), text
+        assert text.startswith("process RAM peak ") and ("GiB" in text or "MiB" in text) and (" s" in text or " ms" in text), text
     for nid in set(badges) - executed:
         assert badges[nid] == []  # cached nodes get no badge
     page.wait_for_timeout(300)
@@ -121,7 +121,7 @@ def test_badges_timeline_compare_and_report(page, comfy_host, output_dir):
     cmp = page.locator("[data-testid=gpu-garden-compare]")
     cmp.wait_for(state="visible", timeout=20000)
     text = cmp.text_content()
-    assert "latent" in text and '"width":256' in text and "VAEDecode #8: time" in text, text
+    assert "latent: 64x64 → 256x256" in text and "{" not in text and "VAEDecode #8: time" in text, text
     page.wait_for_timeout(300)
     page.screenshot(path=str(output_dir / f"recorder_sidebar_{tag}.png"), clip={"x": 0, "y": 0, "width": 760, "height": 900})
 
@@ -159,7 +159,7 @@ def test_badges_in_nodes2_mode(browser, comfy_host, output_dir):
         page.wait_for_function("""(ids) => ids.every(id => (document.querySelector(`.lg-node[data-node-id="${id}"] [data-testid=gpu-garden-badge]`)?.textContent || '').includes('peak'))""",
                                arg=executed, timeout=15000)
         texts = page.evaluate("() => [...document.querySelectorAll('[data-testid=gpu-garden-badge]')].map(b => b.textContent)")
-        assert len(texts) == len(executed) and all(t.startswith("RAM peak ") for t in texts), texts
+        assert len(texts) == len(executed) and all(t.startswith("process RAM peak ") for t in texts), texts
         box = page.locator('.lg-node[data-node-id="3"] [data-testid=gpu-garden-badge]').bounding_box()
         node = page.locator('.lg-node[data-node-id="3"]').bounding_box()
         assert box["width"] > 40 and box["y"] + box["height"] <= node["y"] + 1, (box, node)  # visible, above the node

@@ -56,8 +56,8 @@ function nodeVram(node) {
 
 /** Where the answer was judged: ComfyUI on the CPU is judged on host RAM (no card) unless vram_gb plans for one. */
 function deviceText(a) {
-  if (a.device === "cpu") return a.budget ? " · a card of vram_gb, with this CPU host's fp32 weights (a card would run 16-bit)" : " · on the CPU (ComfyUI --cpu): host RAM";
-  return a.budget ? "" : " · no card set (vram_gb 0)";
+  if (a.device === "cpu") return a.budget ? " · a card of the node's vram_gb (GiB), with this CPU host's fp32 weights (a card would run 16-bit)" : " · on the CPU (ComfyUI --cpu): host RAM";
+  return a.budget ? "" : " · no card set (the node's vram_gb is 0)";
 }
 
 /**

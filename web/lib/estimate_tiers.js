@@ -61,7 +61,7 @@ export function tiersHostRam(tiers, est) {
 }
 
 /**
- * The per-card-tier line: a tier whose label repeats the previous one shows its size only. Null when the answer
+ * The per-card-tier line: every tier with its verdict ("12 GB: fits"). Null when the answer
  * has no tiers. `incomplete`: a graph not seen whole is not judged per tier (as the CLI).
  * @param {any} est an estimate carrying `tiers`
  * @param {{ incomplete?: boolean, testid?: string }} [options]
@@ -79,10 +79,9 @@ export function tiersLine(est, { incomplete = false, testid = "gg-estimate-tiers
   if (ram?.bytes) lead.title = `the offload and host-RAM verdicts assume ${fmtBytes(ram.bytes, 2)} of host RAM` + (ram.source ? ` (${ram.source})` : "");
   line.append(lead);
   if (incomplete) return line;
-  let prev = null;
   tiers.forEach((t, i) => {
-    const label = tierLabel(t);
-    const chip = el("span", null, label === prev ? `${t.gb} GB` : `${t.gb} GB: ${label}`,
+    const label = tierLabel(t);  // every tier its verdict: a bare "12 GB" read as not judged (web50 item 4)
+    const chip = el("span", null, `${t.gb} GB: ${label}`,
       { color: OUTCOME_TEXT[t.outcome] || "inherit", whiteSpace: "nowrap" });
     chip.dataset.gb = String(t.gb);
     chip.dataset.outcome = String(t.outcome);
@@ -92,7 +91,6 @@ export function tiersLine(est, { incomplete = false, testid = "gg-estimate-tiers
       + (t.decode ? `; ${t.decode}` : "");
     if (i) line.append(el("span", null, " · ", { opacity: ".6" }));
     line.append(chip);
-    prev = label;
   });
   return line;
 }

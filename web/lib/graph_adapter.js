@@ -20,6 +20,9 @@
 //   (inside an element marked data-gg-face) are not such a change.
 // - canvasArea: the graph's visible part, from the frontend's graph panel (.graph-canvas-panel), cached.
 // - inputLink: a node input's link through LGraphNode.getInputLink (1.58 deprecates reading input.link).
+// - canvasControlsRect / overNode: where the frontend's canvas controls are (the zoom button's bar, 1.35 and
+//   1.58: [data-testid=zoom-controls-button], not an API) and which shown nodes a rectangle covers, so the
+//   memory meter docks beside the one and stays out of the other's way.
 import { app } from "../../../scripts/app.js";
 import { exposeForTests } from "./format.js";
 
@@ -324,6 +327,38 @@ export function canvasArea() {
     }
   }
   return area;
+}
+
+/**
+ * The frontend's canvas controls (zoom, fit view, minimap toggle: the bar in the canvas's bottom-right corner on
+ * 1.35 and 1.58) in client pixels: the widest box around its zoom button that is still a bar (under half the
+ * window wide and 120 px high, its bottom at the button's row). Null where none shows.
+ * @returns {ClientRect | null}
+ */
+export function canvasControlsRect() {
+  const button = document.querySelector("[data-testid=zoom-controls-button]");
+  if (!button) {
+    warnOnce("the canvas controls [data-testid=zoom-controls-button]");
+    return null;
+  }
+  let r = button.getBoundingClientRect();
+  if (!(r.width > 0)) return null;
+  for (let e = button.parentElement; e && e !== document.body; e = e.parentElement) {
+    const p = e.getBoundingClientRect();
+    if (!(p.width < window.innerWidth / 2 && p.bottom - r.bottom < 40 && p.height < 120)) break;
+    r = p;
+  }
+  return { left: r.left, top: r.top, right: r.right, bottom: r.bottom };
+}
+
+/** Whether the client rectangle `box` meets any node of the graph on screen. */
+export function overNode(box) {
+  const graph = app.canvas?.graph ?? rootGraph();
+  for (const node of graph?.nodes ?? graph?._nodes ?? []) {
+    const r = nodeClientRect(node);
+    if (r && r.left < box.right && r.right > box.left && r.top < box.bottom && r.bottom > box.top) return true;
+  }
+  return false;
 }
 
 /** Client rectangles of the frontend's visible error UI, so the OOM panel can sit beside it. */
