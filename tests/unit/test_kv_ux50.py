@@ -6,6 +6,7 @@ import re
 import pytest
 
 from gpu_garden.memory import cli
+from support.safetensors_files import sparse_safetensors
 
 QWEN7 = ["kv", "--model", "Qwen/Qwen2.5-7B-Instruct", "--runtime", "sglang", "--vram", "24"]
 LIMIT = 32768  # Qwen2.5-7B-Instruct's config.json: max_position_embeddings 32768, no rope_scaling
@@ -199,18 +200,7 @@ def test_a_gptq_checkpoint_counts_its_packed_weights(tmp_path):
 
 def _sparse(path, tensors):
     """A sparse .safetensors file whose I32 tensors take 4 bytes an element (test_llm_kvpolish's writer takes 2)."""
-    import struct
-    header, off = {}, 0
-    for name, (dtype, shape) in tensors.items():
-        n = {"F32": 4, "I32": 4}.get(dtype, 2)
-        for x in shape:
-            n *= x
-        header[name] = {"dtype": dtype, "shape": list(shape), "data_offsets": [off, off + n]}
-        off += n
-    raw = json.dumps(header).encode()
-    with open(path, "wb") as f:
-        f.write(struct.pack("<Q", len(raw)) + raw)
-        f.truncate(8 + len(raw) + off)
+    sparse_safetensors(path, tensors, {"I32": 4})
 
 
 def test_a_broken_stray_file_does_not_fail_the_command(tmp_path, capsys):

@@ -5,6 +5,7 @@ import json
 import pytest
 
 from gpu_garden.memory import cli
+from support.safetensors_files import sparse_safetensors
 from gpu_garden.memory.llm import kv as K
 
 # stabilityai/stablelm-2-1_6b config.json (model_type stablelm: no layer rules in kv)
@@ -40,19 +41,8 @@ def test_known_model_types_carry_no_generic_note():
 # ---------------------------------------------------------------- a config folder: only the model's own files count
 
 def _safetensors(path, tensors):
-    """A sparse .safetensors file: the header, then a hole as long as the data."""
-    import struct
-    header, off = {}, 0
-    for name, (dtype, shape) in tensors.items():
-        n = 4 if dtype == "F32" else 2
-        for x in shape:
-            n *= x
-        header[name] = {"dtype": dtype, "shape": list(shape), "data_offsets": [off, off + n]}
-        off += n
-    raw = json.dumps(header).encode()
-    with open(path, "wb") as f:
-        f.write(struct.pack("<Q", len(raw)) + raw)
-        f.truncate(8 + len(raw) + off)
+    """A sparse .safetensors file: the header, then a hole as long as the data (F32 4 bytes, others 2)."""
+    sparse_safetensors(path, tensors)
 
 
 def _qwen05_config(folder):
