@@ -79,8 +79,7 @@ def make_plan(model, vae=None, clip=None, latent=None, budget=None, vram_gb=0.0,
     pixels, windows = inputs["pixels"], inputs["windows"]
     p = fit_plan.plan(b, weights={"diffusion_model": facts["bytes"], "text_encoders": size_of(clip), "vae": size_of(vae)},
                       memory_required=req, decode=decode, context=ctx["context"], reserve=ctx["reserve"],
-                      host_ram=ctx["host_ram"], dynamic_vram=fit_guard.dynamic_vram(), pixels=pixels,
-                      blocks=facts["blocks"] if fit_offers.takes_block_swap(prompt) else None,  # a knob the graph has
+                      host_ram=ctx["host_ram"], dynamic_vram=fit_guard.dynamic_vram(), blocks=facts["blocks"], pixels=pixels,
                       stock_memory_required=stock, min_weight_ratio=fit_guard.min_weight_ratio(), windows=windows,
                       weight_bits=facts.get("weight_bits"), ram_policy={"platform": host_models.platform_name(),
                                                                           "weights_mmap": fit_guard.weights_mmap()},

@@ -52,13 +52,6 @@ def sample_inputs(family: str, shape, run_shape, required) -> dict:
     return {"pixels": pixels, "windows": windows}
 
 
-def takes_block_swap(prompt) -> bool:
-    """Whether a queued prompt (API format: {id: {"class_type", "inputs"}}) holds a node that takes a block-swap
-    count (a blocks_to_swap input: ComfyUI-WanVideoWrapper's WanVideoBlockSwap and loaders like it). Without one
-    the block-swap offer names a knob the graph does not have (an SD1.5 checkpoint), so it is left out."""
-    return any(isinstance(n, dict) and "blocks_to_swap" in (n.get("inputs") or {}) for n in (prompt or {}).values())
-
-
 def _latent(widgets: dict) -> dict:
     return {"from": "latent", "through": "same", "targets": [{"widgets": widgets}]}
 

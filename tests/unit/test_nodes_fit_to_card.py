@@ -150,23 +150,3 @@ def test_host_ram_is_read_for_the_runs_own_models(fit, monkeypatch):
     model, vae, clip = Model(), VAE(torch.device("cpu")), object()
     p, ctx = fit.make_plan(model, vae, clip, {"samples": Tensor([1, 4, 128, 128])}, None, vram_gb=8.0)
     assert seen == [(model, clip, vae)] and ctx["host_ram"] == 64 * GiB and p["host_ram"]["available"] == 64 * GiB
-
-
-def test_block_swap_is_offered_only_where_the_graph_takes_a_count(fit, monkeypatch):
-    """web50 item 6: a 5 GiB SDXL model on a 4 GiB card offloads, but a plain checkpoint graph has no node with a
-    blocks_to_swap input, so the WanVideoWrapper-style count is not offered; a graph with WanVideoBlockSwap gets it."""
-    import torch
-
-    from gpu_garden.nodes import host_models
-
-    monkeypatch.setattr(host_models, "compute_device", lambda: torch.device("cuda", 0))
-    monkeypatch.setattr(fit.fit_guard, "model_facts", lambda model: dict(FACTS, blocks={"count": 30, "bytes": 256 * MiB}))
-    latent = {"samples": Tensor([1, 4, 128, 128])}
-    plain = {"4": {"class_type": "CheckpointLoaderSimple", "inputs": {"ckpt_name": "sdxl.safetensors"}},
-             "9": {"class_type": "GPUGardenFitToCard", "inputs": {"model": ["4", 0], "vram_gb": 4.0}}}
-    wrapper = dict(plain, **{"7": {"class_type": "WanVideoBlockSwap", "inputs": {"blocks_to_swap": 20}}})
-    ids = lambda p: [o["id"] for o in p["offers"]]  # noqa: E731
-    p, _ = fit.make_plan(Model(), None, None, latent, None, vram_gb=4.0, prompt=plain, node="9")
-    assert p["weights_offloaded"] > 0 and "block_swap" not in ids(p), ids(p)
-    p, _ = fit.make_plan(Model(), None, None, latent, None, vram_gb=4.0, prompt=wrapper, node="9")
-    assert "block_swap" in ids(p), ids(p)
