@@ -347,10 +347,9 @@ export function canvasArea() {
  */
 export function canvasControlsRect() {
   const button = document.querySelector("[data-testid=zoom-controls-button]");
-  if (!button) {
-    warnOnce("the canvas controls [data-testid=zoom-controls-button]");
-    return null;
-  }
+  // no warning when it is missing: the controls are hidden by a setting (the canvas menu off) or not mounted yet on
+  // 1.58, both ordinary; the meter then docks in the canvas's own corner
+  if (!button) return null;
   let r = button.getBoundingClientRect();
   if (!(r.width > 0)) return null;
   for (let e = button.parentElement; e && e !== document.body; e = e.parentElement) {
