@@ -180,6 +180,9 @@ _ADDED_WORDS = (
     # and its unified-memory APU form ("This model needs about N GB but only about A GB of memory is available. On a
     # unified-memory APU ..."), rev8 S2
     ("W", "unified-memory APU"),
+    # (none51) PyTorch's message quoted as its sentences alone, no "out of memory" in them ("Process N has M memory in use.",
+    # "Of the allocated memory A is allocated by PyTorch", torch_sentences.SENTENCES)
+    ("W", "memory in use", "Of the allocated memory "),
 )
 ERROR_KEYS += tuple(w for lists, *words in _ADDED_WORDS if "K" in lists for w in words)
 ERROR_WORDS += tuple(w for lists, *words in _ADDED_WORDS if "W" in lists for w in words)
