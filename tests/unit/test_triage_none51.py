@@ -5,6 +5,9 @@ below are hand-made excerpts (no corpus case); every expected value is read from
    torch 2.14.1): "Tried to allocate N", "Process P has N memory in use", "Of the allocated memory A is allocated by
    PyTorch", "CUDA out of memory ... total capacity of T". A lone capacity sentence, and prose around a sentence, stay unread;
    a sentence line after the message's first lines continues that message (scan.py).
+2. A CUDA runtime allocation call's check with its error string cut at the line's end (other_patterns.CUDA_CALL): tiny-cuda-nn's
+   CUDA_CHECK_THROW, "<file>:<line> cudaMalloc(...) failed with error " + cudaGetErrorString, wrapped as "Could not allocate
+   memory: ..." (include/tiny-cuda-nn/gpu_memory.h, GPUMemory::resize / allocate_memory). Another error string is not read.
 """
 from support.regex_time import assert_each_fast
 from support.triage_event import read
@@ -61,6 +64,16 @@ def test_a_message_broken_at_its_sentences_stays_one():
     assert len(res["events"]) == 1
     numbers = res["events"][0]["numbers"]
     assert (numbers["this_process"], numbers["other_processes"]) == (int(15.25 * GiB), 30 * GiB)
+
+
+def test_cuda_check_cut_after_its_error_string():
+    line = ("12:01:07 ERROR    Uncaught exception: Could not allocate memory: /opt/ngp/dependencies/tiny-cuda-nn/include/"
+            "tiny-cuda-nn/gpu_memory.h:112 cudaMalloc(&rawptr, n_bytes+DEBUG_GUARD_SIZE*2) failed with error out of mem\n")
+    _, kind, runtime, device, _ = read(line)
+    assert (kind, runtime, device) == ("cuda.driver", "tiny-cuda-nn", "cuda")
+    assert [e["form"] for e in engine.triage_text(line)["events"]] == ["runtime_call"]
+    other = line.replace("out of mem", "an illegal memory access was encountered")
+    assert not engine.triage_text(other)["found"]
 
 
 def test_sentence_reader_is_linear():
