@@ -8,6 +8,7 @@ below are hand-made excerpts (no corpus case); every expected value is read from
 2. A CUDA runtime allocation call's check with its error string cut at the line's end (other_patterns.CUDA_CALL): tiny-cuda-nn's
    CUDA_CHECK_THROW, "<file>:<line> cudaMalloc(...) failed with error " + cudaGetErrorString, wrapped as "Could not allocate
    memory: ..." (include/tiny-cuda-nn/gpu_memory.h, GPUMemory::resize / allocate_memory). Another error string is not read.
+3. Device: vLLM's ROCm-only switches (vllm/envs.py VLLM_ROCM_USE_AITER, VLLM_ROCM_*) set on its command line name a ROCm card.
 """
 from support.regex_time import assert_each_fast
 from support.triage_event import read
@@ -74,6 +75,16 @@ def test_cuda_check_cut_after_its_error_string():
     assert [e["form"] for e in engine.triage_text(line)["events"]] == ["runtime_call"]
     other = line.replace("out of mem", "an illegal memory access was encountered")
     assert not engine.triage_text(other)["found"]
+
+
+def test_vllm_rocm_switch_names_the_card():
+    refusal = ("ValueError: To serve at least one request with the model's max seq len (262144), 40.00 GiB KV cache is needed, "
+               "which is larger than the available KV cache memory (12.50 GiB). Based on the available memory, the estimated "
+               "maximum model length is 81920. Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when "
+               "initializing the engine.\n")
+    command = "$ VLLM_ROCM_USE_AITER=1 vllm serve some-org/some-model -tp 4 --max-model-len 262144\n"
+    assert read(command + refusal)[3] == "rocm"
+    assert read("$ VLLM_USE_V1=1 vllm serve some-org/some-model -tp 4 --max-model-len 262144\n" + refusal)[3] == "cuda"
 
 
 def test_sentence_reader_is_linear():
