@@ -330,7 +330,8 @@ FACTS = [
     # ((round 102) and PyTorch's ROCm build's own allocator source in its warnings, the hipified c10/hip/HIPCachingAllocator.cpp:
     # "[W727 06:25:44.59 HIPCachingAllocator.cpp:3934] memory allocation failed with OOM on device 0 while trying to allocate N
     # bytes": a ROCm card, though the error that follows keeps CUDA's words)
-    ("rocm", re.compile(r"\+rocm|ROCm|\bHIP\b|hipMalloc|gfx\d{3,4}|\bHIPCachingAllocator\.cpp\b")),
+    # ((none51) and vLLM's ROCm-only switches, vllm/envs.py VLLM_ROCM_USE_AITER and the VLLM_ROCM_* around it, set on its command line)
+    ("rocm", re.compile(r"\+rocm|ROCm|\bHIP\b|hipMalloc|gfx\d{3,4}|\bHIPCachingAllocator\.cpp\b|\bVLLM_ROCM_[A-Z][A-Z0-9_]{1,60}=")),
     # the OS a log shows: a drive-letter path (C:\..., also as a repr's C:\\...), the portable ComfyUI, an .exe, Python's
     # WinError; Linux's paths (Debian/Ubuntu's dist-packages, the CUDA toolkit's /usr/local/cuda, a home or root directory, a
     # container's /workspace; not /opt or /usr/local alone, where macOS keeps Homebrew and conda too)
@@ -418,7 +419,7 @@ FACT_KEYS = {
     "ollama_marker": ("ollama", "OLLAMA_", 'msg="', "sha256-", "llama runner process", "% CPU/GPU") + OLLAMA_SERVER_SAYS, "ollama_env": ("OLLAMA_",), "ollama_evict": ("evicting a model",),
     "ggml_header": ("llama.cpp: loading model from", "llama_model_load_internal: "),
     "ggml_load_start": ("starting runner", "starting llama server", "load request", "loaded meta data", "loading model tensors"),
-    "rocm": ("rocm", "ROCm", "HIP", "hipMalloc", "gfx"),
+    "rocm": ("rocm", "ROCm", "HIP", "hipMalloc", "gfx", "VLLM_ROCM_"),
     "windows": (":\\", "Windows", ".exe", "WDDM", "windows_portable", "WinError"),
     "darwin": ("/Users/", "macOS", "Darwin", "MPS", "Apple M"),
     "linux": ("/home/", "/usr/lib", "/opt/conda", "/workspace/", "Linux", "/root/", "/dist-packages/", "/usr/local/cuda"),

@@ -11,8 +11,12 @@ DRIVER_API = re.compile(r"\bCUDA_ERROR_OUT_OF_MEMORY\b|CUDA failed with error ou
 # gpu_data.cpp "Error while calling cudaMalloc(&data, ...) ... code: 2, reason: out of memory", davisking/dlib#252; cuTAGI's
 # "out of memory cudaMalloc(&this->d_jcb, ...)", lhnguyen102/cuTAGI#71). cudaMallocHost and cudaHostAlloc allocate
 # page-locked HOST memory (CUDA runtime API): their failing is system RAM, not the GPU (davisking/dlib#391)
+# (none51) tiny-cuda-nn's CUDA_CHECK_THROW ("<file>:<line> cudaMalloc(&rawptr, n_bytes+DEBUG_GUARD_SIZE*2) failed with error " +
+# cudaGetErrorString, wrapped as "Could not allocate memory: ..." by GPUMemory::resize, include/tiny-cuda-nn/gpu_memory.h) with
+# its error string cut at the line's end by a quoter ("... failed with error out of memor")
 CUDA_CALL = re.compile(r"\b(cudaMalloc(?:Host|Managed|Pitch)?|cudaHostAlloc)\([^\n]{0,300}?\bout of memory\b"
-                       r"|\bout of memory\W{0,4}(cudaMalloc(?:Host|Managed|Pitch)?|cudaHostAlloc)\(")
+                       r"|\bout of memory\W{0,4}(cudaMalloc(?:Host|Managed|Pitch)?|cudaHostAlloc)\("
+                       r"|\b(cudaMalloc(?:Host|Managed|Pitch)?|cudaHostAlloc)\([^\n]{0,300}?\) failed with error out of mem(?:o(?:ry?)?)?\s*$")
 # Caffe's CUDA_CHECK through glog: "syncedmem.cpp:56] Check failed: error == cudaSuccess (2 vs. 0)  out of memory". In
 # BVLC/caffe SyncedMemory::to_gpu cudaMallocs a blob's device copy (the net's data, parameters and their diffs), and
 # CaffeMallocHost (syncedmem.hpp) cudaMallocHosts its page-locked host copy

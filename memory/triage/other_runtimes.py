@@ -187,7 +187,7 @@ def cuda_call(line):
     m = CUDA_CALL.search(line)
     if not m:
         return None
-    host = (m.group(1) or m.group(2)) in ("cudaMallocHost", "cudaHostAlloc")
+    host = (m.group(1) or m.group(2) or m.group(3)) in ("cudaMallocHost", "cudaHostAlloc")
     return {"kind": "cuda.driver", "device_kind": "cuda", "numbers": {}, "runtime": None, "complete": True,
             "form": "runtime_host" if host else "runtime_call"}
 

@@ -28,6 +28,7 @@ from .other_runtimes import (DRIVER_API as _DRIVER_API, GGML_CUDA_OLD as _GGML_C
                              ggml_sycl as _ggml_sycl, ncnn_vk as _ncnn_vk, dotnet as _dotnet, libplacebo as _libplacebo)
 from .other_runtimes import ollama_graph_over as _ollama_graph_over     # (round 106)
 from .xla_runtimes import xla_constant as _xla_constant     # (round 110)
+from .torch_sentences import torch_sentences as _torch_sentences     # (none51)
 from .kernel_limits import metal_threadgroup as _metal_threadgroup     # (round 110)
 from .native_runtimes import (amrex_gpu as _amrex_gpu, hip_trace as _hip_trace, catboost_pool as _catboost_pool,
                               faiss_alloc as _faiss_alloc, gunrock_alloc as _gunrock_alloc,
@@ -448,6 +449,7 @@ RECOGNISERS = [
     _simple(_PAGING, "os.paging_file", "cpu", "pytorch", keys=("paging file", "1455") + _PAGING_LOCALIZED),     # (round 93) localized
     _simple(_LOW_VIRTUAL_MEMORY, "os.paging_file", "cpu", None, lambda m: {"this_process": int(m.group(1))} if m.group(1) else {},
             keys=("low virtual memory condition",), form="low_virtual_memory"),
+    _torch_sentences,     # (none51) PyTorch's message as its sentences alone, its first words left out
     _torch_bare,
     _simple(RX.TORCH_THC, "torch.cuda", "cuda", "pytorch", keys=("cuda runtime error",), form="thc"),
     _simple(RX.COMFY_OOM, "comfy.got_oom", None, "comfyui", wrapper=True),

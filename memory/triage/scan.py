@@ -91,8 +91,8 @@ def _family(kind: str) -> str:
 def _reads_better(line: str, nxt: str, joined: str) -> bool:
     """A line and the next joined make an error message the line alone is not (or a more complete one), and the next
     line is not an error message of its own."""
-    ev2 = P.recognise(joined)
-    if not ev2 or P.recognise(nxt):
+    ev2, alone = P.recognise(joined), P.recognise(nxt)
+    if not ev2 or alone and not alone.get("sentences"):     # ((none51) PyTorch's sentences alone continue a message)
         return False
     ev = P.recognise(line)
     if ev is None or (ev2.get("complete") and not ev.get("complete")):
@@ -444,9 +444,9 @@ class Scan:
             for k in range(1, len(following) + 1):
                 nxt = self._recognise(following[k - 1])
                 if ev is not None and nxt is not None and nxt["kind"] == ev["kind"] and not nxt.get("complete") and not (
-                        (nxt.get("cap_open") or nxt.get("bracket_open")) and "OutOfMemoryError" not in following[k - 1]):
-                    # ((round 97) PyTorch's second sentence opening the next line continues this one; (trfix) not after the
-                    # exception's type, which raises the message anew: joined, the line's request was lost)
+                        (nxt.get("cap_open") or nxt.get("bracket_open") or nxt.get("sentences")) and "OutOfMemoryError" not in following[k - 1]):
+                    # ((round 97) PyTorch's second sentence (or (none51) any of its sentences alone) opening the next line continues
+                    # this one; (trfix) not after the exception's type, which raises the message anew: joined, the line's request was lost)
                     break
                 again = ev is None and _WRAPPABLE.search(following[k - 1])
                 if again and again.group() == wrap.group():
@@ -525,6 +525,8 @@ class Scan:
     # -- grouping lines into incidents --
     def _place(self, ev, lineno):
         cur = self.cur
+        if cur is not None and ev.get("sentences"):
+            return  # (none51) PyTorch's sentences alone, inside an open failure: its message's rest or a quote of it, no new figure
         if cur is not None:
             prim = cur.primary
             same_numbers = ev["kind"] == prim["kind"] and ev.get("numbers") == prim.get("numbers")

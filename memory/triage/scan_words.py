@@ -180,6 +180,9 @@ _ADDED_WORDS = (
     # and its unified-memory APU form ("This model needs about N GB but only about A GB of memory is available. On a
     # unified-memory APU ..."), rev8 S2
     ("W", "unified-memory APU"),
+    # (none51) PyTorch's message quoted as its sentences alone, no "out of memory" in them ("Process N has M memory in use.",
+    # "Of the allocated memory A is allocated by PyTorch", torch_sentences.SENTENCES)
+    ("W", "memory in use", "Of the allocated memory "),
 )
 ERROR_KEYS += tuple(w for lists, *words in _ADDED_WORDS if "K" in lists for w in words)
 ERROR_WORDS += tuple(w for lists, *words in _ADDED_WORDS if "W" in lists for w in words)
@@ -301,6 +304,7 @@ WINDOW_KEYS = (b" -m ", b"Failed to initialize NVML", b"ECC", b"fallen off the b
                b"OLLAMA_", b"rocm", b"ROCm", b"Windows", b"WinError", b"gpu_memory_utilization", b"max_model_len", b"max_seq_len",
                b"dynamic VRAM", b"llama-server", b"llama-cli", b"vllm", b"VLLM::", b"EngineCore", b"ollama", b"Error occurred when executing",
                b"Node Type", b"Exception in node", b"Error Report") + tuple(w.encode() for w in OLLAMA_SERVER_SAYS + RUNTIME_WORDS) + LOAD_KEYS
+WINDOW_KEYS += (b"VLLM_ROCM_",)           # (vLLM's ROCm-only switches on its command line, facts "rocm": none51)
 WINDOW_KEYS += (b"ggml-cuda.cu:",)         # (ggml's CUDA check's source line, as OPEN_ANCHORS: round 68)
 WINDOW_KEYS += (b"pinned models is",)     # (mmgp's partial-pinning line, as OPEN_ANCHORS)
 WINDOW_KEYS += (b"Prompt Cache: ",)       # (mlx_lm.server's prompt-cache line, facts "mlx_prompt_cache": round 63)
