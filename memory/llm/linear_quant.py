@@ -2,6 +2,7 @@
 int8, bitsandbytes, MXFP4/NVFP4, by group size, symmetry and width, and the decoder modules a quantization_config
 leaves unquantized (its skip/ignore lists). weights.py sizes a checkpoint with them and re-exports every name here."""
 import re
+from fnmatch import fnmatchcase
 
 from ..errors import UserError
 from .spec import LINEAR, LLMSpec
@@ -86,8 +87,11 @@ def skip_matcher(entries):
     unquantized? `re:` entries are regexes matched from the name's start (vLLM's compressed-tensors
     should_ignore_layer: _is_equal_or_regex_match, re.match); other entries name the module or a dotted parent of it
     from any root (model., language_model.model.: bitsandbytes' and unsloth's prefix rule), or, without a layer index,
-    a run of its dotted parts ('kv_b_proj', 'self_attn.o_proj': vLLM's AWQ and bitsandbytes skip those in every layer)."""
-    tails, runs, pats = set(), set(), []
+    a run of its dotted parts ('kv_b_proj', 'self_attn.o_proj': vLLM's AWQ and bitsandbytes skip those in every layer).
+    Entries with a shell wildcard are ModelOpt's (modelopt.py is_layer_excluded: fnmatch, 'model.layers.*.self_attn*',
+    'model.language_model.layers.3.mlp*', '*mtp*'): matched from the layer index on where they name one, so any root
+    before it (language_model.) matches, else against the whole name."""
+    tails, runs, pats, globs = set(), set(), [], []
     for e in entries or ():
         e = str(e).strip()
         if e.startswith("re:"):
@@ -95,6 +99,9 @@ def skip_matcher(entries):
                 pats.append(re.compile(e[3:]))
             except re.error as err:
                 raise UserError(f"quantization ignore entry {e!r} is not a valid regex: {err}") from None
+        elif any(c in e for c in "*?["):  # a ModelOpt wildcard: from the layer index on when it names one (_glob)
+            m = _LAYER_TAIL.search(e.replace("*", "0"))
+            globs.append(e[m.start(1):] if m and "layers." in e else e)
         elif (m := _LAYER_TAIL.search(e)):
             tails.add(e[m.start(1):])
         elif e:
@@ -108,7 +115,9 @@ def skip_matcher(entries):
             return True
         if runs and any(".".join(parts[a:b]) in runs for a in range(len(parts)) for b in range(a + 1, len(parts) + 1)):
             return True
-        return any(p.match(module) for p in pats)
+        if any(p.match(module) for p in pats):
+            return True
+        return any(fnmatchcase(".".join(tail) if g.startswith("layers.") else module, g) for g in globs)
     return skipped
 
 

@@ -64,7 +64,7 @@ def _quant_name(q: dict) -> str | None:
         return ("awq" if "awq" in method else "gptq") if (bits or 4) == 4 or _quant_bits(q) else "int8"
     if method in ("auto-round", "auto_round", "autoround", "intel/auto-round"):  # AutoRound: GPTQ's packing (weights.py)
         return {4: "auto_round", 8: "int8"}.get(int(bits or 4), f"auto_round int{bits} (not modelled)")
-    if method == "modelopt" and str(q.get("quant_algo") or "").upper() == "NVFP4":  # nvidia's NVFP4 config.json
+    if method == "modelopt" and _modelopt_algo(q) == "NVFP4":  # nvidia's NVFP4 config.json
         return "nvfp4"
     if method in ("fp8", "fbgemm_fp8", "modelopt"):
         return "fp8"
@@ -73,6 +73,35 @@ def _quant_name(q: dict) -> str | None:
     if method == "mxfp4":
         return "mxfp4"
     return method or None
+
+
+def _modelopt_algo(q: dict) -> str:
+    """A ModelOpt config's quant_algo: config.json's quantization_config states it at the top, the legacy
+    hf_quant_config.json under "quantization" (vLLM modelopt.py ModelOptQuantConfigBase.from_config reads both)."""
+    nested = q.get("quantization") if isinstance(q.get("quantization"), dict) else {}
+    return str(q.get("quant_algo") or nested.get("quant_algo") or "").upper()
+
+
+# The key each scheme's config lists the modules it leaves unquantized under, as its loader reads it: bitsandbytes
+# llm_int8_skip_modules; AWQ, MXFP4 (gpt-oss) and transformers' FP8 configs modules_to_not_convert; compressed-tensors
+# and ModelOpt's config.json "ignore"; ModelOpt's legacy hf_quant_config.json "quantization": {"exclude_modules"}
+# (vLLM modelopt.py at 00155cde: shell wildcards, matched with fnmatch); vLLM's own Fp8Config "ignored_layers" (fp8.py
+# at 0071b24b from_config); GPTQ's per-module "dynamic" rules, whose "-:" keys are regexes of modules left out of
+# quantized init (utils/gptq_utils.py at 02239f5e get_dynamic_override: re.match), read here as "re:" entries.
+SKIP_KEYS = ("llm_int8_skip_modules", "modules_to_not_convert", "ignore", "ignored_layers")
+
+
+def _quant_skip(q: dict) -> tuple:
+    """The modules a quantization_config leaves in 16 bits, as linear_quant.skip_matcher reads them (at most 4096)."""
+    lists = [q.get(k) for k in SKIP_KEYS]
+    nested = q.get("quantization")
+    if isinstance(nested, dict):
+        lists.append(nested.get("exclude_modules"))
+    dynamic = q.get("dynamic")
+    if isinstance(dynamic, dict):
+        lists.append(["re:" + k[2:] for k in dynamic if isinstance(k, str) and k.startswith("-:")])
+    out = [str(m) for lst in lists if isinstance(lst, (list, tuple)) for m in lst if isinstance(m, str)]
+    return tuple(dict.fromkeys(out))[:4096]
 
 
 def _fp8_channel(q: dict) -> bool:

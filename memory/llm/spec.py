@@ -8,7 +8,7 @@ from dataclasses import dataclass, field, replace
 from ..errors import UserError
 from .names import MODELS_DIR  # noqa: F401  (spec.MODELS_DIR, kept for callers)
 # a quantization_config's readers (quant_config.py); runtimes/vllm_drafter imports them from here
-from .quant_config import _fp8_channel, _quant_bits, _quant_group, _quant_name, _quant_sym
+from .quant_config import _fp8_channel, _quant_bits, _quant_group, _quant_name, _quant_skip, _quant_sym
 
 FULL, SLIDING, LINEAR, MAMBA = "full", "sliding", "linear", "mamba"
 FFN = "ffn"  # a layer that is an MLP or MoE block alone (Nemotron-H's '-' and 'E'): no cache, no state
@@ -429,8 +429,7 @@ def from_config(cfg: dict, name: str = "config.json") -> LLMSpec:
         spec.quant_bits = _quant_bits(q)
         spec.fp8_channel = spec.quant == "fp8" and _fp8_channel(q)
         spec.fp8_ct = spec.quant == "fp8" and str(q.get("quant_method") or "").lower() == "compressed-tensors"
-        skip = q.get("llm_int8_skip_modules") or q.get("modules_to_not_convert") or q.get("ignore") or ()
-        spec.quant_skip = tuple(str(m) for m in skip if isinstance(m, str))[:4096] if isinstance(skip, (list, tuple)) else ()
+        spec.quant_skip = _quant_skip(q)
         blocks = q.get("block_name_to_quantize")  # AutoRound: the blocks it quantized (vLLM's INC: a prefix match)
         if spec.quant == "auto_round" and isinstance(blocks, (str, list, tuple)) and blocks:
             names = blocks.split(",") if isinstance(blocks, str) else [str(b) for b in blocks]
