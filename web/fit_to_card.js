@@ -10,7 +10,7 @@ import { api } from "../../scripts/api.js";
 import { el, exposeForTests, fmtBytes, TEXT_TONES } from "./lib/format.js";
 import { addFace, registerFaceNode } from "./lib/node_face.js";
 import { nodeById, rootGraph } from "./lib/graph_adapter.js";
-import { appliedRecords, applyOffer, describeChange, findTarget, undoApplied } from "./lib/fit_offers.js";
+import { appliedRecords, applyOffer, describeChange, findTarget, graphTakes, undoApplied } from "./lib/fit_offers.js";
 import { toast } from "./lib/frontend.js";
 
 const NODE = "GPUGardenFitToCard";
@@ -49,7 +49,8 @@ export function undoMessage(u) {
 /**
  * One offer's row: its label, and Apply (a widget for it exists here) or Undo (applied by a click; the record is
  * kept in the node's properties, so it survives a reload). An offer marked without_widget "info" (the block-swap
- * count) is shown as information where the graph has no widget for it.
+ * count) is shown as information where no widget upstream takes it but some node of the graph does, and not at
+ * all where no node does (null: a plain SD graph has no loader that takes a block-swap count).
  */
 function offerRow(node, offer, rerender) {
   const row = el("div", null, null, { opacity: ".85" });
@@ -69,6 +70,7 @@ function offerRow(node, offer, rerender) {
   }
   const target = node ? findTarget(node, offer) : null;
   const info = !target && offer.without_widget === "info";
+  if (info && !graphTakes(node?.graph, offer)) return null; // no node here takes it (a plain SD graph)
   row.append(el("span", null, `${info ? "info" : "offer (not applied)"}: ${offer.label}`));
   if (target) {
     row.append(button("Apply", `gg-fit-offer-${offer.id}`, () => {
@@ -116,7 +118,10 @@ export function render(root, fit, supplied, node = null) {
   }
   for (const s of fit.steps || []) lines.push(el("div", null, `${advise ? "apply would: " : "✓ "}${s.label}`, { opacity: ".9" }));
   const offers = fit.offers || [];
-  for (const o of offers) lines.push(offerRow(node, o, rerender));
+  for (const o of offers) {
+    const row = offerRow(node, o, rerender);
+    if (row) lines.push(row);
+  }
   lines.push(...appliedRows(node, offers, rerender));
   // faded, but at 4:1 or better on the light palette's face too (.6 read 3.5:1: tests/web/test_status_contrast.py)
   if (fit.budget_source) lines.push(el("div", null, fit.budget ? `budget: ${fit.budget_source}` : fit.budget_source, { opacity: ".7" }));
