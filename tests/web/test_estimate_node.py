@@ -118,6 +118,17 @@ def test_exact_mode_shows_the_traced_peak(comfy_page, comfy_host, output_dir):
     assert attention.startswith("attention: attention_") and "traced" in attention
     est = page.evaluate("() => window.__gpuGarden.lastEstimate")
     assert est["exact"]["ok"] and est["exact"]["peak"] > est["exact"]["weights"]
+    # the verdict and peak rest on the traced step (web50 item 8: FITS from the formula beside a traced peak 38 % higher):
+    # the sample phase holds the traced activations, and the face says so
+    assert est["exact"]["verdict_from_trace"] is True
+    assert est["breakdown"]["sample"]["activations"] == est["exact"]["activations_peak"], (est["breakdown"], est["exact"])
+    basis = page.evaluate(f"(id) => {root}.querySelector('[data-testid=gg-estimate-exact-basis]').textContent", node_id)
+    assert basis.endswith("the sample row, peak and verdict above use these traced activations with the formula's fixed costs")
+    # the peak phase's ◂ says what it marks
+    mark = page.evaluate(f"""(id) => {{ const m = {root}.querySelector('[data-testid=gg-estimate-peak-phase]');
+                                           return [m.textContent, m.title, m.parentElement.dataset.phase]; }}""", node_id)
+    assert mark[0].endswith(" ◂") and mark[2] == est["peak_phase"], mark
+    assert mark[1] == "◂ the phase with the highest peak: the peak and the verdict at the top are this phase's", mark
     # the formula is still there, labelled, and the face is never a serialized value
     assert page.evaluate(f"(id) => {root}.querySelectorAll('[data-phase]').length", node_id) == 5
     saved, n_widgets = saved_values(page, node_id)
