@@ -205,8 +205,14 @@ function renderExact(root, est, scale) {
 
 /** Size the node to the whole face (like the VRAM Budget node): measure the laid-out content (layout px, not
  *  the canvas zoom). Grows the node when the face needs more; shrinks it back only while the user has not
- *  resized it since our last fit. */
+ *  resized it since our last fit. A face the frontend hides (its node off-screen) lays nothing out: it is measured
+ *  when it shows again (a ResizeObserver in created), not sized from a 0 px measure (the walk: three lines and a scroll bar). */
 function fitToContent(node, root, state) {
+  if (!root.getClientRects().length) {
+    state.pending = true;
+    return;
+  }
+  state.pending = false;
   const last = root.lastElementChild;
   const measured = last ? last.offsetTop + last.offsetHeight + 7 : 0; // + the bottom padding and border
   const lines = (root.innerText || "").split("\n").length;
@@ -246,6 +252,12 @@ registerFaceNode({
     node.__ggEstimateFit = fit;
     // opening "assumptions" adds lines: grow with it
     root.addEventListener("toggle", () => fitToContent(node, root, fit), true);
+    // shown again after a fit it missed while hidden: measure it now
+    if (typeof ResizeObserver === "function") {
+      new ResizeObserver(() => {
+        if (fit.pending && root.getClientRects().length) fitToContent(node, root, fit);
+      }).observe(root);
+    }
   },
   executed(node, output) {
     const est = output?.gpu_garden_estimate?.[0];

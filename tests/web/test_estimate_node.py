@@ -103,6 +103,25 @@ def estimate_only(width, height, vram_gb=8.0, mode="exact") -> dict:
     return {k: p[k] for k in ("4", "5", "20")}
 
 
+def test_a_face_that_ran_off_screen_fits_once_panned_into_view(comfy_page):
+    """fixW2's walk on 1.58.1: a Footprint Estimate that was off-screen when its run ended kept its idle height (the
+    face was measured while the frontend hid it: 0 px), so panned into view it showed three lines and a scroll bar."""
+    page, console = comfy_page
+    page.evaluate("async (wf) => { await window.app.loadApiJson(wf, 'estimate.json'); }", estimate_only(512, 512, mode="formula"))
+    node_id = page.evaluate(f"() => window.app.graph.nodes.find(n => n.type === {json.dumps(NODE)}).id")
+    page.evaluate("() => { const ds = window.app.canvas.ds; ds.offset[0] = -50000; ds.offset[1] = -50000; window.app.canvas.setDirty(true, true); }")
+    page.wait_for_timeout(500)
+    page.evaluate("async () => { await window.app.queuePrompt(0, 1); }")
+    page.wait_for_function("(id) => window.app.graph.getNodeById(id).__ggEstimate.querySelector('[data-testid=gg-estimate-verdict]')",
+                           arg=node_id, timeout=240000)
+    page.wait_for_timeout(1000)
+    show_whole_node(page, node_id)
+    page.wait_for_timeout(1000)
+    fit = face_fits(page, node_id)
+    assert fit["scroll"] <= fit["client"] + 1 and fit["lastBottom"] <= fit["bottom"] + 1, fit
+    assert console.from_pack() == [], console.from_pack()
+
+
 def test_exact_mode_shows_the_traced_peak(comfy_page, comfy_host, output_dir):
     page, console = comfy_page
     node_id = run_and_wait(page, estimate_only(512, 512))
