@@ -136,7 +136,20 @@ function show(node, fit, supplied) {
   if (supplied) node.__ggFitSupplied = supplied;
   const n = render(node.__ggFit, node.__ggFitData, node.__ggFitSupplied || null, node);
   node.__ggFitLines = n;
+  node.__ggFitHeight = 0; // measured again once laid out (fitFace)
   exposeForTests({ lastFit: node.__ggFitData, lastFitSupplied: node.__ggFitSupplied || null });
+  fitFace(node);
+  requestAnimationFrame(() => fitFace(node)); // once laid out at the node's width: lines wrapped twice or more
+}
+
+/** Grow the node to the face: its laid-out content where the frontend shows it (a line wrapped twice or more overran
+ *  the estimate of one wrap per line: the walk's budget line sat below the node), else that estimate. */
+function fitFace(node) {
+  const root = node.__ggFit;
+  if (root?.getClientRects().length) {
+    const last = root.lastElementChild;
+    if (last) node.__ggFitHeight = last.offsetTop + last.offsetHeight + 12; // + the bottom padding and widget margin
+  }
   node.setSize?.([Math.max(WIDTH, node.size?.[0] || 0), node.computeSize?.()[1] ?? node.size?.[1]]);
   node.setDirtyCanvas?.(true, true);
 }
@@ -169,8 +182,9 @@ registerFaceNode({
     node.__ggFitLines = 1;
     node.__ggFit = addFace(node, {
       name: "gg_fit", testid: "gg-fit", width: WIDTH, idle: (face) => render(face, null),
-      style: { whiteSpace: "pre-wrap" },
-      getMinHeight: () => Math.max(40, (node.__ggFitLines || 1) * LINE * 2 + 10), // long lines wrap once
+      style: { whiteSpace: "pre-wrap", position: "relative" }, // children's offsetTop from the face (fitFace)
+      // measured once laid out (fitFace); until then, each line wrapping once
+      getMinHeight: () => Math.max(40, node.__ggFitHeight || (node.__ggFitLines || 1) * LINE * 2 + 10),
     });
   },
   configured(node) {

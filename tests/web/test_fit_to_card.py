@@ -61,7 +61,14 @@ def test_apply_an_offer_then_undo_restores_the_exact_values(comfy_page, comfy_ho
     assert (before["width"], before["height"], before["batch_size"]) == (WIDTH, HEIGHT, BATCH)
     comfy_host.wait_idle()
     show_node(page, node_id, top=140, scale=1.0)
+    page.wait_for_timeout(300)
     page.screenshot(path=str(output_dir / "fit_offers.png"))
+    # the whole face inside the node: lines wrapped twice or more overran the estimate of one wrap per line (fixW2's
+    # walk: the budget line sat below the node's bottom edge)
+    fit = page.evaluate("""(id) => { const root = window.app.graph.getNodeById(id).__ggFit;
+        const r = root.getBoundingClientRect(), last = root.lastElementChild.getBoundingClientRect();
+        return {scroll: root.scrollHeight, client: root.clientHeight, bottom: r.bottom, lastBottom: last.bottom}; }""", node_id)
+    assert fit["lastBottom"] <= fit["bottom"] + 1 and fit["scroll"] <= fit["client"] + 1, fit
 
     # a checkpoint loader has no weight_dtype widget: the fp8 offer says so and has no button
     fp8 = page.locator("[data-testid='gg-fit-offer-row-fp8_weights']").inner_text()
