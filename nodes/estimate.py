@@ -5,7 +5,8 @@ run before sampling when the estimate does not fit.
 It reads what ComfyUI has loaded (real parameter dtypes and shapes, the latent's real shape) instead of
 re-reading files; the numbers come from memory/estimate.py. ComfyUI's own `memory_required` for the same
 latent is shown beside ours, labelled. Mode "exact" also traces one sampling step of the loaded model at this
-latent on meta tensors (estimate_exact.py) and shows the traced peak beside the formula. When the flight
+latent on meta tensors (estimate_exact.py), shows the traced peak beside the formula, and when the trace ran
+judges the sample phase on the traced activations (the verdict, peak and stop). When the flight
 recorder holds a matching run, the peak measured here is shown beside the formula (estimate_measured.py)."""
 import logging
 
@@ -342,6 +343,15 @@ class GPUGardenFootprintEstimate(io.ComfyNode):
         if latent is None:
             latent = empty_latent(model, family, width, height, frames, batch)
             latent_shape = list(latent["samples"].shape)
+        ex, formula_est = None, est
+        if mode == "exact":  # the loaded model's step traced; when the trace ran, the verdict and peak rest on it
+            ex = estimate_exact.exact(model, latent_shape, est["latent"]["batch_in_model"])
+            ex["vs_formula"] = estimate_exact.compare(ex, est)  # against the formula's own activations
+            if ex.get("ok"):
+                est = est_core.estimate(comps, width, height, frames, batch, cfg=use_cfg,
+                                        policy=dict(policy, sample_activations=ex["activations_peak"]))
+                est_core.judge(est, b)
+                ex["verdict_from_trace"] = True
         comfy = comfy_memory_required(model, latent_shape, est["latent"]["batch_in_model"])
         est["comfyui_memory_required"] = comfy if comfy is not None else est["comfyui_memory_required"]
         comfy_total = (est["breakdown"]["sample"]["weights"] + comfy) if comfy is not None else None
@@ -351,11 +361,9 @@ class GPUGardenFootprintEstimate(io.ComfyNode):
             raise FootprintDoesNotFit(stop_message(est))
         ui = for_ui(est, label, comfy_total)
         ui["size_from"] = size_from
-        if mode == "exact":
-            ex = estimate_exact.exact(model, latent_shape, est["latent"]["batch_in_model"])
-            ex["vs_formula"] = estimate_exact.compare(ex, est)
+        if ex is not None:
             ui["exact"] = ex
-            text += "\n" + estimate_exact.format_text(ex, est)
+            text += "\n" + estimate_exact.format_text(ex, formula_est)  # formula vs traced: the formula's figures
             log.info("[GPU Garden] Footprint Estimate exact: %s", estimate_exact.headline(ex))
         size = {"width": est["width"], "height": est["height"], "frames": est["frames"], "batch": est["batch"]}
         measured = estimate_measured.lookup(getattr(getattr(cls, "hidden", None), "prompt", None), size, model, clip, vae, est)

@@ -11,7 +11,7 @@ import { app } from "../../scripts/app.js";
 import { api } from "../../scripts/api.js";
 import { createBar, deviceLabel, el, ensureStyles, exposeForTests, fmtBytes, fmtGiB, fmtTime, freeLevel, LEVEL_TEXT, modelLabel } from "./lib/format.js";
 import { clientId, getSetting, showSidebarTab } from "./lib/frontend.js";
-import { canvasControlsRect, canvasElement, overNode, watchFace } from "./lib/graph_adapter.js";
+import { canvasArea, canvasControlsRect, canvasElement, overNode, watchFace } from "./lib/graph_adapter.js";
 import { keepOnScreen } from "./lib/node_face.js";
 import { registerSidebarSection, SIDEBAR_TAB_ID } from "./lib/sidebar.js";
 
@@ -220,6 +220,7 @@ function showRecorded(node, snap) {
 }
 
 // -- the meter over the canvas --------------------------------------------------------------------
+const INFO_CLEAR = 130; // px from the canvas's left edge: the canvas info text (T: I: N: V: FPS) sits in that corner
 function createMeter() {
   ensureStyles("gpu-garden-budget-css", CSS);
   const meter = el("div", "gg-meter");
@@ -228,9 +229,11 @@ function createMeter() {
   document.body.append(meter);
   const items = [];
 
-  // Docked in the canvas's bottom-right corner, just left of the frontend's own canvas controls (zoom, fit,
-  // minimap toggle: 1.35 and 1.58 alike), where no node face sits at the default view. Over a node anyway (the
-  // user panned one there), it fades and lets the click through to the node (gg-meter-under).
+  // Docked in the first free one of two docks (by the graph's layout: overNode, no DOM query per node): the canvas's
+  // bottom-right corner just left of the frontend's own canvas controls (zoom, fit, minimap toggle: 1.35 and 1.58
+  // alike), then its bottom-left corner past the canvas info text (on 1.58.1's default graph a node reaches the
+  // first). Over a node in both (the user panned one there), it stays in the first, fades and lets the click
+  // through to the node (gg-meter-under).
   const place = () => {
     const canvas = canvasElement();
     if (!canvas) return;
@@ -238,10 +241,20 @@ function createMeter() {
     if (!r.width) return;
     const controls = canvasControlsRect();
     const right = controls && controls.left > r.left + r.width / 2 ? controls.left - 10 : r.right - 12;
-    const bottom = controls ? controls.bottom : r.bottom - 12;
-    meter.style.right = `${Math.max(8, window.innerWidth - right)}px`;
-    meter.style.bottom = `${Math.max(8, window.innerHeight - bottom)}px`;
-    meter.classList.toggle("gg-meter-under", overNode(meter.getBoundingClientRect()));
+    const bottom = Math.min(controls ? controls.bottom : r.bottom - 12, window.innerHeight - 8);
+    const w = meter.offsetWidth, h = meter.offsetHeight;
+    const box = (d) => ({ left: d.left, top: d.top, right: d.left + w, bottom: d.top + h });
+    const first = { name: "bottom-right", left: Math.max(8, right - w), top: bottom - h };
+    let free = overNode(box(first)) ? null : first;
+    if (!free) {  // the left dock, past a side panel open over the canvas (1.35), short of the controls
+      const left = { name: "bottom-left", left: Math.max(8, r.left + INFO_CLEAR, canvasArea({ quiet: true }).left + 12), top: first.top };
+      if (left.left + w <= right && !overNode(box(left))) free = left;
+    }
+    const dock = free || first;
+    meter.style.left = `${dock.left}px`;
+    meter.style.top = `${dock.top}px`;
+    meter.dataset.dock = dock.name;
+    meter.classList.toggle("gg-meter-under", !free);
   };
   let queued = false;
   const placeSoon = () => {

@@ -29,6 +29,8 @@ const PHASES = [
 ];
 
 const gib = (n) => fmtBytes(n, 2);
+// the ◂ after a phase's name (web50: explained nowhere on the face)
+const PEAK_MARK_TITLE = "◂ the phase with the highest peak: the peak and the verdict at the top are this phase's";
 
 function bar(value, scale, budget, muted) {
   const wrap = el("div", null, null, { position: "relative", height: "9px", flex: "1", margin: "0 6px",
@@ -55,7 +57,8 @@ export function render(root, est) {
   const verdict = el("div", null, null, { display: "flex", gap: "8px", alignItems: "baseline", marginBottom: "3px" });
   const badge = el("span", null, String(status).toUpperCase(), { fontWeight: "700", color: OUTCOME_TEXT[status] || "inherit" });
   badge.dataset.testid = "gg-estimate-verdict";
-  verdict.append(badge, el("span", null, est.budget ? `peak ${gib(est.peak)} of ${gib(est.budget)}` : `peak ${gib(est.peak)}`));
+  const traced = est.exact?.verdict_from_trace && est.peak_phase === "sample" ? " (sample step traced)" : "";
+  verdict.append(badge, el("span", null, (est.budget ? `peak ${gib(est.peak)} of ${gib(est.budget)}` : `peak ${gib(est.peak)}`) + traced));
   root.append(verdict);
   if (est.outcome?.reason) {
     const why = el("div", null, est.outcome.reason, { opacity: ".85", overflowWrap: "anywhere" });
@@ -80,7 +83,12 @@ export function render(root, est) {
     row.dataset.phase = key;
     // a decode ComfyUI retries tiled: the row holds the retry's figure (verdict.py as_run), and says so
     const name = key === "vae_decode" ? (est.tiled_retry?.[key] ? "VAE tiled retry" : "VAE untiled") : label;
-    row.append(el("span", null, name + (key === est.peak_phase ? " ◂" : ""), { width: "118px", whiteSpace: "pre" }),
+    const nameCell = el("span", null, name + (key === est.peak_phase ? " ◂" : ""), { width: "118px", whiteSpace: "pre" });
+    if (key === est.peak_phase) {
+      nameCell.title = PEAK_MARK_TITLE;
+      nameCell.dataset.testid = "gg-estimate-peak-phase";
+    }
+    row.append(nameCell,
                bar(Math.min(v, scale), scale, est.budget, muted), el("span", null, gib(v), { width: "74px", textAlign: "right" }));
     root.append(row);
   }
@@ -186,13 +194,25 @@ function renderExact(root, est, scale) {
     line.title = "the formula's weights + activations against the traced peak for the same attention kernel";
     box.append(line);
   }
-  box.append(el("div", null, "model only: no CUDA context or ComfyUI reserve; the verdict above is the formula's", { opacity: ".65" }));
+  // the server judges the sample phase on the traced activations when the trace ran (nodes/estimate.py exact mode)
+  const basis = ex.verdict_from_trace
+    ? "the sample row, peak and verdict above use these traced activations with the formula's fixed costs"
+    : "the verdict above is the formula's";
+  const note = el("div", null, `model only: no CUDA context or ComfyUI reserve; ${basis}`, { opacity: ".65" });
+  note.dataset.testid = "gg-estimate-exact-basis";
+  box.append(note);
 }
 
 /** Size the node to the whole face (like the VRAM Budget node): measure the laid-out content (layout px, not
  *  the canvas zoom). Grows the node when the face needs more; shrinks it back only while the user has not
- *  resized it since our last fit. */
+ *  resized it since our last fit. A face the frontend hides (its node off-screen) lays nothing out: it is measured
+ *  when it shows again (a ResizeObserver in created), not sized from a 0 px measure (the walk: three lines and a scroll bar). */
 function fitToContent(node, root, state) {
+  if (!root.getClientRects().length) {
+    state.pending = true;
+    return;
+  }
+  state.pending = false;
   const last = root.lastElementChild;
   const measured = last ? last.offsetTop + last.offsetHeight + 7 : 0; // + the bottom padding and border
   const lines = (root.innerText || "").split("\n").length;
@@ -232,6 +252,12 @@ registerFaceNode({
     node.__ggEstimateFit = fit;
     // opening "assumptions" adds lines: grow with it
     root.addEventListener("toggle", () => fitToContent(node, root, fit), true);
+    // shown again after a fit it missed while hidden: measure it now
+    if (typeof ResizeObserver === "function") {
+      new ResizeObserver(() => {
+        if (fit.pending && root.getClientRects().length) fitToContent(node, root, fit);
+      }).observe(root);
+    }
   },
   executed(node, output) {
     const est = output?.gpu_garden_estimate?.[0];

@@ -10,7 +10,7 @@ import { api } from "../../scripts/api.js";
 import { el, exposeForTests, fmtBytes, TEXT_TONES } from "./lib/format.js";
 import { addFace, registerFaceNode } from "./lib/node_face.js";
 import { nodeById, rootGraph } from "./lib/graph_adapter.js";
-import { appliedRecords, applyOffer, describeChange, findTarget, undoApplied } from "./lib/fit_offers.js";
+import { appliedRecords, applyOffer, describeChange, findTarget, graphTakes, undoApplied } from "./lib/fit_offers.js";
 import { toast } from "./lib/frontend.js";
 
 const NODE = "GPUGardenFitToCard";
@@ -49,7 +49,8 @@ export function undoMessage(u) {
 /**
  * One offer's row: its label, and Apply (a widget for it exists here) or Undo (applied by a click; the record is
  * kept in the node's properties, so it survives a reload). An offer marked without_widget "info" (the block-swap
- * count) is shown as information where the graph has no widget for it.
+ * count) is shown as information where no widget upstream takes it but some node of the graph does, and not at
+ * all where no node does (null: a plain SD graph has no loader that takes a block-swap count).
  */
 function offerRow(node, offer, rerender) {
   const row = el("div", null, null, { opacity: ".85" });
@@ -69,6 +70,7 @@ function offerRow(node, offer, rerender) {
   }
   const target = node ? findTarget(node, offer) : null;
   const info = !target && offer.without_widget === "info";
+  if (info && !graphTakes(node?.graph, offer)) return null; // no node here takes it (a plain SD graph)
   row.append(el("span", null, `${info ? "info" : "offer (not applied)"}: ${offer.label}`));
   if (target) {
     row.append(button("Apply", `gg-fit-offer-${offer.id}`, () => {
@@ -116,7 +118,10 @@ export function render(root, fit, supplied, node = null) {
   }
   for (const s of fit.steps || []) lines.push(el("div", null, `${advise ? "apply would: " : "✓ "}${s.label}`, { opacity: ".9" }));
   const offers = fit.offers || [];
-  for (const o of offers) lines.push(offerRow(node, o, rerender));
+  for (const o of offers) {
+    const row = offerRow(node, o, rerender);
+    if (row) lines.push(row);
+  }
   lines.push(...appliedRows(node, offers, rerender));
   // faded, but at 4:1 or better on the light palette's face too (.6 read 3.5:1: tests/web/test_status_contrast.py)
   if (fit.budget_source) lines.push(el("div", null, fit.budget ? `budget: ${fit.budget_source}` : fit.budget_source, { opacity: ".7" }));
@@ -131,7 +136,20 @@ function show(node, fit, supplied) {
   if (supplied) node.__ggFitSupplied = supplied;
   const n = render(node.__ggFit, node.__ggFitData, node.__ggFitSupplied || null, node);
   node.__ggFitLines = n;
+  node.__ggFitHeight = 0; // measured again once laid out (fitFace)
   exposeForTests({ lastFit: node.__ggFitData, lastFitSupplied: node.__ggFitSupplied || null });
+  fitFace(node);
+  requestAnimationFrame(() => fitFace(node)); // once laid out at the node's width: lines wrapped twice or more
+}
+
+/** Grow the node to the face: its laid-out content where the frontend shows it (a line wrapped twice or more overran
+ *  the estimate of one wrap per line: the walk's budget line sat below the node), else that estimate. */
+function fitFace(node) {
+  const root = node.__ggFit;
+  if (root?.getClientRects().length) {
+    const last = root.lastElementChild;
+    if (last) node.__ggFitHeight = last.offsetTop + last.offsetHeight + 12; // + the bottom padding and widget margin
+  }
   node.setSize?.([Math.max(WIDTH, node.size?.[0] || 0), node.computeSize?.()[1] ?? node.size?.[1]]);
   node.setDirtyCanvas?.(true, true);
 }
@@ -164,8 +182,9 @@ registerFaceNode({
     node.__ggFitLines = 1;
     node.__ggFit = addFace(node, {
       name: "gg_fit", testid: "gg-fit", width: WIDTH, idle: (face) => render(face, null),
-      style: { whiteSpace: "pre-wrap" },
-      getMinHeight: () => Math.max(40, (node.__ggFitLines || 1) * LINE * 2 + 10), // long lines wrap once
+      style: { whiteSpace: "pre-wrap", position: "relative" }, // children's offsetTop from the face (fitFace)
+      // measured once laid out (fitFace); until then, each line wrapping once
+      getMinHeight: () => Math.max(40, node.__ggFitHeight || (node.__ggFitLines || 1) * LINE * 2 + 10),
     });
   },
   configured(node) {

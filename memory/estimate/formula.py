@@ -178,7 +178,8 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
     one in flight; not with offload_bytes or offload sequential), keep_on_device ["diffusion_model"] (stays through every phase),
     attention flash|math (ATTENTION_MODES: math holds the n x n attention scores whole in the sample phase),
     attention_mask dense|none (ATTENTION_MASKS: dense adds a bool [B, N, N] mask and SDPA's copy of it to sampling),
-    gpu_arch pascal|None (vae.GPU_ARCHS: the GPU generation where a figure differs by it, diffusers' KL decode)."""
+    gpu_arch pascal|None (vae.GPU_ARCHS: the GPU generation where a figure differs by it, diffusers' KL decode),
+    sample_activations (bytes: the sampling step's activations as traced, replacing the formula's; exact mode)."""
     if width <= 0 or height <= 0 or frames <= 0 or batch <= 0:
         raise UserError(f"width, height, frames and batch must be positive (got {width}x{height}, {frames} frames, batch {batch})")
     if max(width, height, frames) > spec.MAX_RESOLUTION or batch > spec.MAX_BATCH:
@@ -382,6 +383,9 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
                                "int32 accumulator of its output while it runs")
         else:
             act += W.largest_cast(dm["table"])
+        if pol.get("sample_activations") is not None:  # exact mode: the loaded model's traced step (nodes/estimate.py)
+            act = int(pol["sample_activations"])
+            assumptions.append(f"sample activations as traced from the loaded model (exact mode): {fmt_bytes(act)}")
         if in_flight is not None:  # the swapped block being run
             act += in_flight
         elif off:  # the offloaded layer being run sits on the device too (a resident buffer is not streamed)

@@ -333,17 +333,65 @@ def test_meter_leaves_node_faces_and_their_clicks_alone(browser, comfy_host, out
         assert not controls["overlap"], controls
         page.screenshot(path=str(output_dir / "budget_meter_docked.png"))
 
-        # a node panned under the meter: the meter fades and the click reaches the node, not the meter
+        first = page.get_attribute(meter, "data-dock")  # the face reaches the bottom-right dock here: bottom-left
+        assert first in ("bottom-right", "bottom-left"), first
+        # a node panned under the meter: it moves to the other dock, free
         m = page.locator(meter).bounding_box()
         page.evaluate("""([id, x, y]) => { const ds = app.canvas.ds, n = app.graph.getNodeById(id);
             ds.offset[0] = x / ds.scale - n.pos[0] - 20; ds.offset[1] = y / ds.scale - n.pos[1] - 20; app.canvas.setDirty(true, true); }""",
                       [node_id, m["x"], m["y"]])
         page.mouse.move(m["x"] + 5, m["y"] + 5)
         page.mouse.up()  # pointerup: the meter checks what it covers
-        page.wait_for_function(f"() => document.querySelector('{meter}').classList.contains('gg-meter-under')", timeout=5000)
+        page.wait_for_function(f"""(first) => {{ const e = document.querySelector('{meter}');
+            return e.dataset.dock !== first && !e.classList.contains('gg-meter-under'); }}""", arg=first, timeout=5000)
+        # a node under every dock (stretched over the canvas): the meter stays in the first, fades, and the click
+        # reaches the node, not the meter
+        page.evaluate("""(id) => { const ds = app.canvas.ds, n = app.graph.getNodeById(id);
+            ds.offset[0] = 10 / ds.scale - n.pos[0]; ds.offset[1] = 60 / ds.scale - n.pos[1]; n.size[0] = 6000; n.size[1] = 6000;
+            app.canvas.setDirty(true, true); }""", node_id)
+        page.mouse.up()
+        page.wait_for_function(f"""() => {{ const e = document.querySelector('{meter}');
+            return e.dataset.dock === 'bottom-right' && e.classList.contains('gg-meter-under'); }}""", timeout=5000)
+        m = page.locator(meter).bounding_box()
         page.mouse.click(m["x"] + m["width"] / 2, m["y"] + m["height"] / 2)
         page.wait_for_timeout(300)
         assert page.locator(".gg-side").count() == 0 or not page.locator(".gg-side").is_visible()
+        assert console.from_pack() == [], console.from_pack()
+    finally:
+        page.context.close()
+
+
+# client rectangles of the graph's nodes from its layout (pos, size, the title bar, the canvas's offset and scale),
+# figured here and not by the pack's own overNode
+NODES_UNDER = """(sel) => {
+  const e = document.querySelector(sel), m = e.getBoundingClientRect(), c = app.canvas.canvas.getBoundingClientRect();
+  const ds = app.canvas.ds, title = LiteGraph.NODE_TITLE_HEIGHT || 30;
+  const under = app.graph.nodes.filter((n) => {
+    const x = (n.pos[0] + ds.offset[0]) * ds.scale + c.left, y = (n.pos[1] - title + ds.offset[1]) * ds.scale + c.top;
+    const r = [x, y, x + n.size[0] * ds.scale, y + (n.size[1] + title) * ds.scale];
+    return m.left < r[2] && m.right > r[0] && m.top < r[3] && m.bottom > r[1];
+  }).map((n) => n.type);
+  return {under, faded: e.classList.contains('gg-meter-under'), opacity: getComputedStyle(e).opacity, dock: e.dataset.dock,
+          meter: [m.left, m.top, m.right, m.bottom], inside: m.left >= 0 && m.top >= 0 && m.right <= innerWidth && m.bottom <= innerHeight};
+}"""
+
+
+def test_meter_is_readable_at_the_default_view(browser, comfy_host, output_dir):
+    """web50: on 1.58.1's default graph a node reaches the meter's dock beside the canvas controls, so the meter
+    started faded (30 % opacity, clicks passed through). At the default view, on the default graph and settings, it
+    sits where no node is, unfaded, at 1400x900 and in a 1024x700 window."""
+    page, console = open_comfy(browser, comfy_host)
+    meter = "[data-testid=gpu-garden-meter]"
+    try:
+        page.wait_for_selector(meter, state="visible", timeout=20000)
+        for w, h in ((1400, 900), (1024, 700)):
+            page.set_viewport_size({"width": w, "height": h})
+            page.wait_for_timeout(800)  # the resize places it; the fade's transition ends
+            got = page.evaluate(NODES_UNDER, meter)
+            assert got["under"] == [] and not got["faded"] and got["opacity"] == "1" and got["inside"], (w, h, got)
+            controls = page.evaluate(OVERLAP, [meter, "[data-testid=zoom-controls-button]"])
+            assert not controls["overlap"], (w, h, controls)
+            page.screenshot(path=str(output_dir / f"budget_meter_default_view_{w}x{h}.png"))
         assert console.from_pack() == [], console.from_pack()
     finally:
         page.context.close()

@@ -103,6 +103,25 @@ def estimate_only(width, height, vram_gb=8.0, mode="exact") -> dict:
     return {k: p[k] for k in ("4", "5", "20")}
 
 
+def test_a_face_that_ran_off_screen_fits_once_panned_into_view(comfy_page):
+    """fixW2's walk on 1.58.1: a Footprint Estimate that was off-screen when its run ended kept its idle height (the
+    face was measured while the frontend hid it: 0 px), so panned into view it showed three lines and a scroll bar."""
+    page, console = comfy_page
+    page.evaluate("async (wf) => { await window.app.loadApiJson(wf, 'estimate.json'); }", estimate_only(512, 512, mode="formula"))
+    node_id = page.evaluate(f"() => window.app.graph.nodes.find(n => n.type === {json.dumps(NODE)}).id")
+    page.evaluate("() => { const ds = window.app.canvas.ds; ds.offset[0] = -50000; ds.offset[1] = -50000; window.app.canvas.setDirty(true, true); }")
+    page.wait_for_timeout(500)
+    page.evaluate("async () => { await window.app.queuePrompt(0, 1); }")
+    page.wait_for_function("(id) => window.app.graph.getNodeById(id).__ggEstimate.querySelector('[data-testid=gg-estimate-verdict]')",
+                           arg=node_id, timeout=240000)
+    page.wait_for_timeout(1000)
+    show_whole_node(page, node_id)
+    page.wait_for_timeout(1000)
+    fit = face_fits(page, node_id)
+    assert fit["scroll"] <= fit["client"] + 1 and fit["lastBottom"] <= fit["bottom"] + 1, fit
+    assert console.from_pack() == [], console.from_pack()
+
+
 def test_exact_mode_shows_the_traced_peak(comfy_page, comfy_host, output_dir):
     page, console = comfy_page
     node_id = run_and_wait(page, estimate_only(512, 512))
@@ -118,6 +137,17 @@ def test_exact_mode_shows_the_traced_peak(comfy_page, comfy_host, output_dir):
     assert attention.startswith("attention: attention_") and "traced" in attention
     est = page.evaluate("() => window.__gpuGarden.lastEstimate")
     assert est["exact"]["ok"] and est["exact"]["peak"] > est["exact"]["weights"]
+    # the verdict and peak rest on the traced step (web50 item 8: FITS from the formula beside a traced peak 38 % higher):
+    # the sample phase holds the traced activations, and the face says so
+    assert est["exact"]["verdict_from_trace"] is True
+    assert est["breakdown"]["sample"]["activations"] == est["exact"]["activations_peak"], (est["breakdown"], est["exact"])
+    basis = page.evaluate(f"(id) => {root}.querySelector('[data-testid=gg-estimate-exact-basis]').textContent", node_id)
+    assert basis.endswith("the sample row, peak and verdict above use these traced activations with the formula's fixed costs")
+    # the peak phase's ◂ says what it marks
+    mark = page.evaluate(f"""(id) => {{ const m = {root}.querySelector('[data-testid=gg-estimate-peak-phase]');
+                                           return [m.textContent, m.title, m.parentElement.dataset.phase]; }}""", node_id)
+    assert mark[0].endswith(" ◂") and mark[2] == est["peak_phase"], mark
+    assert mark[1] == "◂ the phase with the highest peak: the peak and the verdict at the top are this phase's", mark
     # the formula is still there, labelled, and the face is never a serialized value
     assert page.evaluate(f"(id) => {root}.querySelectorAll('[data-phase]').length", node_id) == 5
     saved, n_widgets = saved_values(page, node_id)

@@ -61,18 +61,25 @@ def test_apply_an_offer_then_undo_restores_the_exact_values(comfy_page, comfy_ho
     assert (before["width"], before["height"], before["batch_size"]) == (WIDTH, HEIGHT, BATCH)
     comfy_host.wait_idle()
     show_node(page, node_id, top=140, scale=1.0)
+    page.wait_for_timeout(300)
     page.screenshot(path=str(output_dir / "fit_offers.png"))
+    # the whole face inside the node: lines wrapped twice or more overran the estimate of one wrap per line (fixW2's
+    # walk: the budget line sat below the node's bottom edge)
+    fit = page.evaluate("""(id) => { const root = window.app.graph.getNodeById(id).__ggFit;
+        const r = root.getBoundingClientRect(), last = root.lastElementChild.getBoundingClientRect();
+        return {scroll: root.scrollHeight, client: root.clientHeight, bottom: r.bottom, lastBottom: last.bottom}; }""", node_id)
+    assert fit["lastBottom"] <= fit["bottom"] + 1 and fit["scroll"] <= fit["client"] + 1, fit
 
     # a checkpoint loader has no weight_dtype widget: the fp8 offer says so and has no button
     fp8 = page.locator("[data-testid='gg-fit-offer-row-fp8_weights']").inner_text()
     assert "no widget for it in this graph" in fp8
     assert page.locator("[data-testid='gg-fit-offer-fp8_weights']").count() == 0
     assert page.locator("[data-testid='gg-fit-offer-gguf_weights']").count() == 0  # no one-click form at all
-    # nor a block-swap count: ComfyUI's loaders take none, so the count is information for wrapper loaders
-    swap = page.locator("[data-testid='gg-fit-offer-row-block_swap']").inner_text()
-    assert swap.startswith("info: for wrapper loaders that take a block-swap count") and "no widget" not in swap, swap
-    assert page.locator("[data-testid='gg-fit-offer-block_swap']").count() == 0
-    assert "\ninfo: for wrapper loaders that take a block-swap count" in fit["face"]  # the node's text output too
+    # nor a block-swap count: the plan has one (the model offloads), but no node of this plain SD graph takes a
+    # blocks_to_swap widget or input, so the face does not show it at all (web50 item 6)
+    assert "block_swap" in offers
+    assert page.locator("[data-testid='gg-fit-offer-row-block_swap']").count() == 0
+    assert "blocks_to_swap" not in page.locator("[data-testid=gg-fit]").inner_text()
 
     w, h = offers["lower_resolution"]["value"]
     assert (w, h) != (WIDTH, HEIGHT)
@@ -171,7 +178,12 @@ def test_automatic_mode_plan_and_offers_in_the_sidebar(comfy_page, comfy_host):
             "steps": [{"id": "weights_on_gpu", "label": "kept 1.20 GiB of weights on the GPU, offloaded 2.00 GiB"}],
             "offers": [{"id": "smaller_batch", "label": "smaller batch: 1 instead of 2", "kind": "offer"},
                        {"id": "block_swap", "label": "for wrapper loaders that take a block-swap count (WanVideoWrapper "
-                                                     "style): blocks_to_swap = 5 of 12", "without_widget": "info"}]}
+                                                     "style): blocks_to_swap = 5 of 12", "without_widget": "info",
+                        "apply": {"from": "model", "through": "any", "targets": [{"widgets": {"blocks_to_swap": 5}}]}}]}
+    # a loader that takes a block-swap count (the stand-in: a client-side widget on the default graph's first node; its
+    # loaders differ between frontends); without one the count is not shown (checked below)
+    page.evaluate("""() => { window.app.graph.nodes[0]
+        .addWidget('number', 'blocks_to_swap', 0, () => {}, { min: 0, max: 40, step: 1, precision: 0, serialize: false }); }""")
     page.route("**/gpu_garden/fit", lambda route: route.fulfill(json=dict(real, enabled=True, last_auto=last)))
     # the meter opens the sidebar; dispatched, not clicked: on 1.58's default graph a node reaches the meter's corner, so
     # it starts faded and lets pointer clicks through to the node (web/budget.js gg-meter-under; test_budget checks that)
@@ -182,6 +194,15 @@ def test_automatic_mode_plan_and_offers_in_the_sidebar(comfy_page, comfy_host):
     assert "offer (not applied): smaller batch: 1 instead of 2" in text
     assert "info: for wrapper loaders that take a block-swap count" in text
     assert page.locator("[data-testid=gg-fit-auto] button").count() == 0  # text only
+    # the open graph without a node that takes the count (a plain SD graph): the same plan shows no block-swap row
+    plain = page.evaluate("""async (status) => {
+        const m = await import('/extensions/comfyui-gpu-garden/lib/fit_auto.js');
+        const ck = window.app.graph.nodes[0];
+        ck.widgets.splice(ck.widgets.findIndex(w => w.name === 'blocks_to_swap'), 1);
+        const box = document.createElement('div');
+        m.renderAutoPlan(box, status);
+        return box.textContent; }""", dict(real, enabled=True, last_auto=last))
+    assert "offer (not applied): smaller batch: 1 instead of 2" in plain and "blocks_to_swap" not in plain, plain
     assert console.from_pack() == [], console.from_pack()
 
 

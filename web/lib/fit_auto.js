@@ -6,6 +6,8 @@
 // there is no graph position to apply an offer from; a Fit to Card node gives the buttons.
 import { api } from "../../../scripts/api.js";
 import { el, fmtBytes } from "./format.js";
+import { graphTakes } from "./fit_offers.js";
+import { rootGraph } from "./graph_adapter.js";
 
 const ROUTE = "/gpu_garden/fit";
 
@@ -23,12 +25,14 @@ export function renderAutoPlan(box, status) {
     lines.push(head);
     lines.push(el("div", null, `memory_required to ComfyUI: ${fmtBytes(last.memory_required, 2)}; ComfyUI's own: ${fmtBytes(last.stock_memory_required, 2)}`));
     for (const s of last.steps || []) lines.push(el("div", null, `✓ ${s.label}`));
-    for (const o of last.offers || []) {
+    // the block-swap count only where a node of the open graph takes one (lib/fit_offers.js graphTakes)
+    const offers = (last.offers || []).filter((o) => o.without_widget !== "info" || graphTakes(rootGraph(), o));
+    for (const o of offers) {
       const row = el("div", null, `${o.without_widget === "info" ? "info" : "offer (not applied)"}: ${o.label}`);
       row.dataset.testid = `gg-fit-auto-offer-${o.id}`;
       lines.push(row);
     }
-    if ((last.offers || []).length) {
+    if (offers.length) {
       lines.push(el("div", null, "Automatic mode applies none of these; a Fit to Card node before the sampler offers them with Apply and Undo.",
         { opacity: ".7" }));
     }

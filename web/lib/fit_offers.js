@@ -94,6 +94,24 @@ export function findTarget(fitNode, offer) {
   return null;
 }
 
+/** The widget names an offer's targets set (e.g. blocks_to_swap). */
+function targetNames(offer) {
+  return new Set((offer?.apply?.targets || []).flatMap((t) => Object.keys(t.widgets || {})));
+}
+
+/**
+ * Does `graph` hold a node with a widget or an input named as one of `offer`'s targets? An offer shown only as
+ * information where no widget takes it (without_widget "info": the wrapper loaders' block-swap count) is shown
+ * only then: a plain SD graph has no loader that takes a block-swap count. The server sees only the queued prompt,
+ * and some loaders keep the widget client-side, so this is decided here. An offer with no targets: true.
+ */
+export function graphTakes(graph, offer) {
+  const names = targetNames(offer);
+  if (!names.size) return true;
+  const named = (list) => (list || []).some((x) => names.has(x?.name));
+  return (graph?.nodes || []).some((n) => named(n.widgets) || named(n.inputs));
+}
+
 /**
  * Run `fn` as one change of the graph (LGraphCanvas.emitBeforeChange / emitAfterChange, as graph_adapter's
  * replaceNode does): one step in the frontend's undo history, and the frontend stores the open workflow then,

@@ -316,9 +316,10 @@ function graphPanelElement() {
 /**
  * The part of the window where the graph shows: the window less the side bars over the canvas (the icon strip, an
  * open tab's panel, on either side). Read from the graph panel's rectangle; without one, from the side bars found
- * one by one (one warning).
+ * one by one (one warning; none with quiet: the meter asks while the page is still mounting its panels).
+ * @param {{quiet?: boolean}} [opts]
  */
-export function canvasArea() {
+export function canvasArea({ quiet = false } = {}) {
   const vw = window.innerWidth;
   const area = { left: 0, top: 0, right: vw, bottom: window.innerHeight };
   const r = graphPanelElement()?.getBoundingClientRect();
@@ -327,7 +328,7 @@ export function canvasArea() {
     area.right = Math.min(vw, r.right);
     return area;
   }
-  warnOnce("the graph panel .graph-canvas-panel");
+  if (!quiet) warnOnce("the graph panel .graph-canvas-panel");
   for (const sel of SIDE_UI) {
     for (const e of document.querySelectorAll(sel)) {
       const s = e.getBoundingClientRect();
