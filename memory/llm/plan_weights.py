@@ -253,6 +253,13 @@ def vllm_load_extras(spec, runtime, fmt, tp, fp32, s, roles, knobs, notes, whole
                      "enumerated for it, so that padding is not counted")
     elif runtime == "vllm" and VRF.unpadded_note(whole or spec, fmt, rocm, s["version"]):
         notes.append(VRF.unpadded_note(whole or spec, fmt, rocm, s["version"]))
+    marlin = VL.marlin_fp8_block_scales(whole or spec, fmt, tp, knobs.get("gpu_name"), s["version"], rocm) if runtime == "vllm" else 0
+    if marlin:  # block scales made group scales for Marlin on a card without FP8 arithmetic (runtimes/vllm_loader.py)
+        roles = dict(roles, total=roles["total"] + marlin, blocks=roles["blocks"] + marlin,
+                     how=roles["how"] + f" + {fmt_bytes(marlin)} of Marlin FP8 group scales")
+        notes.append(f"FP8 on a card without FP8 arithmetic runs through vLLM's Marlin kernel, which turns a block-scaled "
+                     f"checkpoint's 128 x 128 scales into one 16-bit scale per 128 inputs per row (+{fmt_bytes(marlin)} "
+                     "a GPU, 1/64 of the FP8 weights; a per-tensor FP8 checkpoint would not add it)")
     rope = spec.rope_cache_elems * (4 if fp32 else 2) if runtime == "vllm" else 0  # tables in the model's dtype
     if rope:  # the rotary tables are buffers of every GPU's model ("Model loading took" counts them)
         roles = dict(roles, total=roles["total"] + rope, rope=rope,

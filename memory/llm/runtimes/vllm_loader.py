@@ -119,6 +119,43 @@ def mxfp4_expert_padding(spec, tp: int, gpu_name, version=None) -> tuple:
     return int(spec.expert_params * 4.25 / 8 * (factor - 1)), kernel
 
 
+# FP8 weights on a CUDA card without FP8 arithmetic (compute capability 7.5 to 8.8: Turing, Ampere) run through vLLM's
+# weight-only Marlin kernel ("Your GPU does not have native support for FP8 computation ... leveraging the Marlin
+# kernel"; kernels/linear/scaled_mm/marlin.py MarlinFP8ScaledMMLinearKernel.is_supported: >= 7.5, and < 8.9 unless
+# VLLM_TEST_FORCE_FP8_MARLIN; the MoE oracle's MARLIN experts likewise). For a block-scaled checkpoint (fp8.py's
+# weight_block_size 128 x 128: Qwen's, DeepSeek's, MiniMax's own FP8 releases) process_weights_after_loading turns
+# each linear's block scales, (K / 128) x (N / 128) fp32, into group scales of one value per 128 inputs per output
+# row in the model dtype (quantization/utils/marlin_utils_fp8.py prepare_fp8_layer_for_marlin and
+# prepare_fp8_moe_layer_for_marlin: "block-wise quantization -> group-wise quantization ... repeat_interleave(block_n)",
+# then marlin_permute_scales; scales .to(layer.orig_dtype)), read in the vLLM 0.20.2 sdist: K x N / 128 values of 2
+# bytes, 1/64 of the FP8 weights' bytes, kept inside "Model loading took". Channel-wise (-FP8-dynamic) and per-tensor
+# scales become one value a row (negligible); compressed-tensors block checkpoints reached Marlin only with
+# vllm#52966 (2026-08-19), not counted. A gate by reading: 0.20.2 (earlier releases not read).
+MARLIN_FP8_BLOCK = (0, 20)
+MARLIN_FP8_CARD = re.compile(r"\b(a100|a800|a10g?|a16|a30|a40|a2)\b|\brtx ?a\d{4}\b|\brtx ?30[5-9]0\b|\borin\b", re.I)
+FP8_BLOCK_K = 128
+
+
+def marlin_fp8_card(gpu_name) -> bool:
+    """A CUDA card vLLM runs FP8 weights on through Marlin: Ampere by name (MARLIN_FP8_CARD), Turing by its compute
+    capability (cards.COMPUTE_CAPABILITY, 7.5); Ada, Hopper, Blackwell have FP8 arithmetic, Volta and older no Marlin."""
+    from ..cards import compute_capability
+    cc = compute_capability(gpu_name)
+    return bool(MARLIN_FP8_CARD.search(str(gpu_name or ""))) or cc == (7, 5)
+
+
+def marlin_fp8_block_scales(spec, fmt, tp: int, gpu_name, version, rocm: bool = False) -> int:
+    """Bytes a GPU's group scales take where vLLM runs a block-scaled FP8 checkpoint through Marlin (MARLIN_FP8_BLOCK):
+    the quantized matmul parameters (spec: the whole model) / tp / 64; 0 where that path is not taken."""
+    from ..weights import skipped_linear_params
+    from .vllm_rocm_fp8 import fp8_checkpoint
+    if (fmt != "fp8" or rocm or not marlin_fp8_card(gpu_name) or not at_least(version, *MARLIN_FP8_BLOCK)
+            or not fp8_checkpoint(spec) or spec.fp8_channel or spec.fp8_ct):
+        return 0
+    q = max((spec.linear_params or spec.params or 0) - skipped_linear_params(spec), 0)
+    return int(q * 2 / FP8_BLOCK_K / max(tp, 1))
+
+
 # MLA under tensor parallelism: the down-projections are whole on every GPU (vllm/model_executor/models/deepseek_v2.py
 # DeepseekV2MLAAttention: fused_qkv_a_proj = MergedColumnParallelLinear(hidden, [q_lora_rank, kv_lora_rank +
 # qk_rope_head_dim], ..., disable_tp=True), or kv_a_proj_with_mqa = ReplicatedLinear without a q_lora_rank), and so is
