@@ -52,8 +52,9 @@ KV_EXIT_STATUS = (
     "that pool caps a request below --ctx); with no GPU to judge (no --vram, none found), the sizes alone, unless "
     "the runtime refuses; 1 no flags hold --ctx (the flags it prints give the largest context that does, or none "
     "fits at all), or the runtime refuses what was asked (vLLM: --max-model-len above the model's limit; SGLang: --context-length "
-    "above it, unless SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1), or whether "
-    "it fits depends on the file (an Unsloth Dynamic type without --gguf or --weights-gib); 2 usage or input error")
+    "above it, unless SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1), or vLLM's pool holds fewer than --parallel "
+    "requests of --ctx tokens at once (the verdict line says how many), or whether it fits depends on the file (an "
+    "Unsloth Dynamic type without --gguf or --weights-gib); 2 usage or input error")
 
 
 def run_cli(args) -> int:
@@ -108,7 +109,8 @@ def run_cli(args) -> int:
         print(format_plan(res))
     if res["vram"] is None:
         return 1 if res.get("refused") else 0  # the runtime refuses what was asked, whatever the memory
-    return 0 if res["fits"] else 1
+    # fewer requests at once than --parallel (vLLM's concurrency, parallel_held): --ctx x --parallel does not fit as asked
+    return 0 if res["fits"] and res.get("parallel_held") is None else 1
 
 
 _NAMES = RUNTIME_NAMES
