@@ -11,10 +11,15 @@ from .runtimes import RUNTIME_NAMES
 from .runtimes.sglang import OVERRIDE_ENV as SG_OVERRIDE_ENV
 
 
+# runtimes whose start fits in the card's free memory rather than its total: a --gpu-name verdict is for an idle card
+IDLE_CARD = {"ollama": "Ollama schedules on", "llama.cpp": "llama.cpp allocates in"}
+
+
 def _vram_bytes(args):
-    """(bytes, how) of the memory to fit in: --vram; else the card --gpu-name names (vLLM/SGLang/Ollama: its total as
-    torch reports it, cards.VISIBLE_GIB; a name of several cards is refused with them); else this machine's first GPU
-    (Ollama: its free memory, which Ollama schedules on; the others: its total)."""
+    """(bytes, how) of the memory to fit in: --vram; else the card --gpu-name names (every runtime: its total as torch
+    reports it, cards.VISIBLE_GIB, the one table of card totals; Ollama and llama.cpp: a note that the verdict is for an
+    idle card; a name of several cards is refused with them); else this machine's first GPU (Ollama: its free memory,
+    which Ollama schedules on; the others: its total)."""
     if args.vram is not None:
         return int(args.vram * GiB), None
     name = getattr(args, "gpu_name", None)
@@ -22,9 +27,9 @@ def _vram_bytes(args):
         raise UserError(f"--gpu-name {name!r} names cards of different memory: "
                         + ", ".join(f"{n!r} ({g:.2f} GiB)" for n, g in ambiguous_card(name))
                         + ": give one of them, or --vram GIB")
-    gib = visible_gib(name) if args.runtime in ("vllm", "sglang", "ollama") else None
-    if gib and args.runtime == "ollama":  # ux50 S6: Ollama fits on the free memory its scheduler reads, not the total
-        return int(gib * GiB), (f"no --vram: {gib:.2f} GiB, the total torch reports for a {name}; Ollama schedules on "
+    gib = visible_gib(name)
+    if gib and args.runtime in IDLE_CARD:  # ux50 S6: they fit in the free memory, not the total (llama.cpp: fixR)
+        return int(gib * GiB), (f"no --vram: {gib:.2f} GiB, the total torch reports for a {name}; {IDLE_CARD[args.runtime]} "
                                 "the free memory, so the verdict assumes an idle card (give --vram with the free memory "
                                 "for another figure)")
     if gib:

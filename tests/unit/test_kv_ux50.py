@@ -78,6 +78,15 @@ def test_ollama_gpu_name_gives_a_verdict_on_an_idle_card(capsys):
     assert any("Ollama schedules on the free memory" in n and "idle card" in n for n in r["notes"])
 
 
+def test_llama_cpp_gpu_name_gives_a_verdict_on_an_idle_card(capsys):
+    # fixR: llama.cpp took no total from the name ("no --vram given: sizes only, no verdict"); the same 23.55 GiB
+    # (cards.VISIBLE_GIB's RTX 4090, vLLM's total_gpu_memory) and the same idle-card note as Ollama's
+    rc, r = _json(["kv", "--model", "Qwen/Qwen3-8B", "--runtime", "llama.cpp", "--gpu-name", "RTX 4090"], capsys)
+    assert r["vram"] == int(23.55 * (1 << 30)) and r["fits"] is True and rc == 0
+    assert not any("sizes only" in n for n in r["notes"])
+    assert any("llama.cpp allocates in the free memory, so the verdict assumes an idle card" in n for n in r["notes"])
+
+
 def test_common_spellings_of_a_known_card(capsys):
     for name in ("4090", "RTX4090", "NVIDIA GeForce RTX 4090", "RTX 4090 24GB", "3090"):
         _, r = _json(OLLAMA7 + ["--gpu-name", name], capsys)
