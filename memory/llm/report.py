@@ -399,7 +399,9 @@ def format_plan(r: dict) -> str:
             verdict += _compromise_words(r)
             limit = r.get("context_limit") if r["runtime"] == "sglang" else None
             if limit and r["ctx"] > limit and not r.get("refused"):  # a --runtime-version: the refusal not read for it
-                verdict += f" (above the model's {limit:,}: SGLang may refuse it, see the note)"
+                verdict += (f" (above the model's {limit:,}: SGLang "
+                            + ("refuses it unless SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1" if r.get("context_check")
+                               else "may refuse it") + ", see the note)")
             budget = ((f" (fixed KV pool {fmt_bytes(r['kv_capacity_bytes'])}, --kv-cache-memory)" if r.get("pool_fixed")
                        else f" (vLLM share {fmt_bytes(r['budget'])})") if r["runtime"] == "vllm" else "")
             cards = f"{len(r['devices'])} x " if r.get("per_gpu") else ""  # llama.cpp: each of N cards judged on --vram
