@@ -73,7 +73,7 @@ def test_report_on_node_face_vue_nodes(browser, comfy_host, output_dir):
         node_id = run_and_wait_for_report(page)
         report = page.locator("[data-testid='gg-unload-report']").first
         report.wait_for(state="visible", timeout=30000)
-        assert "left the device" in report.inner_text()
+        assert "is no longer in ComfyUI's list of loaded models" in report.inner_text()  # --cpu (web50 item 10)
         comfy_host.wait_idle()
         show_node(page, node_id, top=180)
         box = report.bounding_box()
