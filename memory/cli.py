@@ -226,7 +226,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--vram", type=gib_arg, metavar="GIB", help="GPU memory to fit in. vLLM/SGLang: the card's total as torch reports it (a '24 GB' RTX 4090 "
                    "is 23.55 GiB; default with --gpu-name: that card's, if known); Ollama: the free memory it "
                    "schedules on (nvidia-smi's free, or the 'available' in Ollama's log); llama.cpp: the card's "
-                   "total; default: this machine's first GPU (Ollama: its free memory)")
+                   "total; default with --gpu-name, Ollama and llama.cpp too: that card's total, for an idle card; "
+                   "default: this machine's first GPU (Ollama: its free memory)")
     s.add_argument("--runtime", type=_runtime, choices=["vllm", "llama.cpp", "ollama", "sglang"],
                    help="default: ollama for an Ollama library tag (qwen3:8b) or hf.co/user/repo-GGUF[:quant], else vllm (a "
                         "local GGUF file too: --runtime llama.cpp for llama-server -m)")

@@ -313,6 +313,11 @@ class GPUGardenFootprintEstimate(io.ComfyNode):
         config = type(getattr(model.model, "model_config", None)).__name__
         if family == "unknown" and families.family_for_config(config):
             family = policy["family"] = families.family_for_config(config)
+        # a VAE that cannot decode this latent (families.vae_mismatch, the CLI's exit 2): on the face and in the report;
+        # stop mode ends the run here, before the sampling ComfyUI would do before failing at VAE Decode
+        vae_error = families.vae_mismatch(comps, family) if vae is not None else None
+        if vae_error and when_it_does_not_fit == "stop":
+            raise FootprintDoesNotFit(f"GPU Garden Footprint Estimate stopped the run before sampling: {vae_error}")
         if weights_dtype and weights_dtype != "as loaded":
             policy["weights_dtype"] = weights_dtype
         if vae_dtype and vae_dtype != "as loaded":
@@ -355,12 +360,13 @@ class GPUGardenFootprintEstimate(io.ComfyNode):
         comfy = comfy_memory_required(model, latent_shape, est["latent"]["batch_in_model"])
         est["comfyui_memory_required"] = comfy if comfy is not None else est["comfyui_memory_required"]
         comfy_total = (est["breakdown"]["sample"]["weights"] + comfy) if comfy is not None else None
-        text = est_core.format_text(est, label)
+        text = (f"error: {vae_error}\n" if vae_error else "") + est_core.format_text(est, label)
         log.info("[GPU Garden] Footprint Estimate: %s", summary(est, label))
         if est_verdict_exit(est) and when_it_does_not_fit == "stop":  # not when ComfyUI would offload: that runs
             raise FootprintDoesNotFit(stop_message(est))
         ui = for_ui(est, label, comfy_total)
         ui["size_from"] = size_from
+        ui["vae_error"] = vae_error
         if ex is not None:
             ui["exact"] = ex
             text += "\n" + estimate_exact.format_text(ex, formula_est)  # formula vs traced: the formula's figures

@@ -73,6 +73,12 @@ export function render(root, est) {
   sizeLine.dataset.testid = "gg-estimate-size";
   root.append(sizeLine);
   if (est.unknown) root.append(el("div", null, "unknown model family: generic figures", { color: OUTCOME_TEXT.tight }));
+  // a VAE that cannot decode this latent: ComfyUI would fail at VAE Decode after sampling (families.vae_mismatch)
+  if (est.vae_error) {
+    const err = el("div", null, est.vae_error, { color: OUTCOME_TEXT["does not fit"], overflowWrap: "anywhere" });
+    err.dataset.testid = "gg-estimate-vae-error";
+    root.append(err);
+  }
   root.append(el("div", null, est.budget ? `budget: ${est.budget_source || "?"}` : (est.budget_source || "no budget"), { opacity: ".7", marginBottom: "4px" }));
 
   const phases = PHASES.filter(([k]) => est.phases[k] !== undefined);

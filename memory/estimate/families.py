@@ -221,6 +221,35 @@ def vae_latent_channels(kind) -> int | None:
     return int(m.group(1)) if m else None
 
 
+def vae_mismatch(comps, family=None) -> str | None:
+    """Why the VAE cannot decode the diffusion model's latent (VAE_LATENT_CHANNELS against the family's channels), or
+    None: a run ComfyUI fails after sampling, at VAE Decode. family: the model's family where the caller knows better
+    than the components (the node's model_config); else the diffusion model's, as classified or detected."""
+    from . import layouts, spec
+    dm = next((c for c in comps if c["role"] == "diffusion_model"), None)
+    fam = family or (dm.get("family") or detect_family(dm["table"])["family"] if dm else None)
+    if not fam or fam == "unknown":
+        return None
+    want = spec.family(fam)["ch"]
+    for c in comps:
+        have = vae_latent_channels(c.get("kind") or vae_kind(c["table"])) if c["role"] == "vae" else None
+        if have is not None and have != want:
+            usual = (layouts.FAMILY_FILES.get(fam) or {}).get("vae")
+            return (f"{c.get('source') or 'VAE'}: a {have}-channel VAE cannot decode {spec.family(fam)['name']}'s {want}-channel "
+                    f"latent: ComfyUI's VAE Decode raises a RuntimeError at the decoder's first convolution "
+                    f"('expected input ... to have {have} channels, but got {want}'; comfy/sd.py VAE.decode), "
+                    "after sampling" + (f"; give its VAE ({usual.removeprefix('vae_')})" if usual else ""))
+    return None
+
+
+def check_vae_channels(comps) -> None:
+    """vae_mismatch as an error (exit 2): `estimate FILE...` and `estimate --workflow` (with the node's open-graph route)."""
+    why = vae_mismatch(comps)
+    if why:
+        from ..errors import UserError
+        raise UserError(why)
+
+
 def vae_kind(t: dict) -> str | None:
     """kl-f8-4ch (SD/SDXL), kl-f8-16ch (Flux/SD3), kl-f16-32ch (Flux2), wan21, wan22, hunyuan-video, ltxv, mochi, video."""
     ci = _shape(t, "decoder.conv_in.weight")

@@ -345,24 +345,6 @@ def components(files) -> tuple:
     return comps, notes
 
 
-def check_vae_channels(comps) -> None:
-    """A VAE that cannot decode the diffusion model's latent is a run ComfyUI fails after sampling, at VAE Decode
-    (families.VAE_LATENT_CHANNELS): refused, naming both channel counts."""
-    fam = next((c.get("family") for c in comps if c["role"] == "diffusion_model"), None)
-    if not fam or fam == "unknown":
-        return
-    want = spec.family(fam)["ch"]
-    for c in comps:
-        have = families.vae_latent_channels(c["kind"]) if c["role"] == "vae" else None
-        if have is not None and have != want:
-            from . import layouts
-            usual = (layouts.FAMILY_FILES.get(fam) or {}).get("vae")
-            raise UserError(f"{c['source']}: a {have}-channel VAE cannot decode {spec.family(fam)['name']}'s {want}-channel "
-                            f"latent: ComfyUI's VAE Decode raises a RuntimeError at the decoder's first convolution "
-                            f"('expected input ... to have {have} channels, but got {want}'; comfy/sd.py VAE.decode), "
-                            "after sampling" + (f"; give its VAE ({usual.removeprefix('vae_')})" if usual else ""))
-
-
 def native_size(args, comps):
     """((width, height, frames), note): as given, or the diffusion model family's native size (spec.NATIVE_SIZE)."""
     if args.width is not None:
@@ -399,7 +381,7 @@ def run_cli(args) -> int:
     policy["host_ram"] = int(ram * GiB) if ram else verdict.host_available_ram()
     policy["budget"] = budget
     comps, named = components(args.files)
-    check_vae_channels(comps)
+    families.check_vae_channels(comps)
     (w, h, f), note = native_size(args, comps)
     est = formula.estimate(comps, w, h, f, 1 if args.batch is None else args.batch, cfg=cfg_from_args(args), policy=policy)
     if note:

@@ -9,7 +9,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from . import formula, spec
+from . import families, formula, spec
 from .host_ram import MODEL_FILE_EXT
 from ..errors import UserError
 from ..units import GiB, fmt_bytes
@@ -269,7 +269,9 @@ def estimate_workflow(wf: dict, models_dir, width=None, height=None, frames=None
         pol["tile"] = dict(info["tiled"], **(pol.get("tile") or {}))  # a typed --vae-tile wins over the node's tile_size
     if info["cpu_te"]:
         pol["text_encoders"] = "cpu"
-    est = formula.estimate(formula.from_files([p for p, _, _ in info["files"]]), w, h, f, b,
+    comps = formula.from_files([p for p, _, _ in info["files"]])
+    families.check_vae_channels(comps)  # as `estimate FILE...`: the node's open-graph route shows it as text
+    est = formula.estimate(comps, w, h, f, b,
                            cfg=("on" if info["cfg"] else info["cfg"]) if cfg is None else cfg, policy=pol)  # cfg > 1: CFG on
     est["assumptions"] += info["notes"] + [f"not found under the models folder: {m[0]} ({m[1]}.{m[2]})" for m in info["missing"]]
     est["workflow"] = {"files": [os.path.basename(p) for p, _, _ in info["files"]], "missing": [m[0] for m in info["missing"]],

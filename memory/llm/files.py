@@ -40,7 +40,7 @@ def load_config(path: str) -> LLMSpec:
     _refuse_gguf(p if not p.is_dir() else p / "config.json", path)
     cfg, p = read_config(path)
     spec = from_config(cfg, name=p.parent.name or p.name)
-    exact = weights_next_to(p.parent, spec.n_layers, spec.params, _packing(cfg))
+    exact = weights_next_to(p.parent, spec.n_layers, _params_span(spec), _packing(cfg))
     if exact:
         size, source, skipped = exact
         if size is not None:
@@ -88,13 +88,30 @@ def _packing(cfg: dict) -> dict:
 
 
 def _params_mismatch(table: dict, params, packing: dict) -> str | None:
-    """Why a file's tensors are not the config's model (its parameters off by more than PARAMS_RATIO), or None."""
-    if not params:
+    """Why a file's tensors are not the config's model (its parameters off by more than PARAMS_RATIO), or None.
+    params: the decoder's count, or (decoder, with what its checkpoint stores beside it) as _params_span gives them."""
+    low, high = params if isinstance(params, tuple) else (params, params)
+    if not low:
         return None
     held = sum(math.prod(shape) * packing.get(dt, 1) for dt, shape in table.values())
-    if params / PARAMS_RATIO <= held <= params * PARAMS_RATIO:
+    if low / PARAMS_RATIO <= held <= high * PARAMS_RATIO:
         return None
-    return f"{held / 1e9:.2f} B parameters, not the config's {params / 1e9:.2f} B"
+    return (f"{held / 1e9:.2f} B parameters, not the config's {low / 1e9:.2f} B"
+            + (f" ({high / 1e9:.2f} B with its vision tower and MTP layers)" if high != low else ""))
+
+
+def _params_span(spec: LLMSpec):
+    """The parameters a checkpoint of this config may hold: the decoder's (spec.params, which leaves out a vision tower
+    and a multi-token-prediction module) up to the decoder with them, the tower as runtimes/ollama.projector describes
+    it, the MTP module as spec describes it (Qwen 3.5's mtp.*, a DeepSeek/GLM-style trailing layer). A vision-language
+    checkpoint holds its tower: SmolVLM-256M's 0.26 B against its decoder's 0.16 B was skipped as another model (fixR)."""
+    if not spec.params:
+        return None
+    extra = spec.mtp_params + spec.gguf_mtp_blocks * spec.mtp_block_params
+    if spec.vision:
+        from .runtimes.ollama import projector
+        extra += (projector(spec) or {}).get("params") or 0
+    return (spec.params, spec.params + extra) if extra else spec.params
 
 
 # ---------------------------------------------------------------- safetensors (exact weight bytes)

@@ -11,10 +11,15 @@ from .runtimes import RUNTIME_NAMES
 from .runtimes.sglang import OVERRIDE_ENV as SG_OVERRIDE_ENV
 
 
+# runtimes whose start fits in the card's free memory rather than its total: a --gpu-name verdict is for an idle card
+IDLE_CARD = {"ollama": "Ollama schedules on", "llama.cpp": "llama.cpp allocates in"}
+
+
 def _vram_bytes(args):
-    """(bytes, how) of the memory to fit in: --vram; else the card --gpu-name names (vLLM/SGLang/Ollama: its total as
-    torch reports it, cards.VISIBLE_GIB; a name of several cards is refused with them); else this machine's first GPU
-    (Ollama: its free memory, which Ollama schedules on; the others: its total)."""
+    """(bytes, how) of the memory to fit in: --vram; else the card --gpu-name names (every runtime: its total as torch
+    reports it, cards.VISIBLE_GIB, the one table of card totals; Ollama and llama.cpp: a note that the verdict is for an
+    idle card; a name of several cards is refused with them); else this machine's first GPU (Ollama: its free memory,
+    which Ollama schedules on; the others: its total)."""
     if args.vram is not None:
         return int(args.vram * GiB), None
     name = getattr(args, "gpu_name", None)
@@ -22,9 +27,9 @@ def _vram_bytes(args):
         raise UserError(f"--gpu-name {name!r} names cards of different memory: "
                         + ", ".join(f"{n!r} ({g:.2f} GiB)" for n, g in ambiguous_card(name))
                         + ": give one of them, or --vram GIB")
-    gib = visible_gib(name) if args.runtime in ("vllm", "sglang", "ollama") else None
-    if gib and args.runtime == "ollama":  # ux50 S6: Ollama fits on the free memory its scheduler reads, not the total
-        return int(gib * GiB), (f"no --vram: {gib:.2f} GiB, the total torch reports for a {name}; Ollama schedules on "
+    gib = visible_gib(name)
+    if gib and args.runtime in IDLE_CARD:  # ux50 S6: they fit in the free memory, not the total (llama.cpp: fixR)
+        return int(gib * GiB), (f"no --vram: {gib:.2f} GiB, the total torch reports for a {name}; {IDLE_CARD[args.runtime]} "
                                 "the free memory, so the verdict assumes an idle card (give --vram with the free memory "
                                 "for another figure)")
     if gib:
@@ -52,8 +57,9 @@ KV_EXIT_STATUS = (
     "that pool caps a request below --ctx); with no GPU to judge (no --vram, none found), the sizes alone, unless "
     "the runtime refuses; 1 no flags hold --ctx (the flags it prints give the largest context that does, or none "
     "fits at all), or the runtime refuses what was asked (vLLM: --max-model-len above the model's limit; SGLang: --context-length "
-    "above it, unless SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1), or whether "
-    "it fits depends on the file (an Unsloth Dynamic type without --gguf or --weights-gib); 2 usage or input error")
+    "above it, unless SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1), or vLLM's pool holds fewer than --parallel "
+    "requests of --ctx tokens at once (the verdict line says how many), or whether it fits depends on the file (an "
+    "Unsloth Dynamic type without --gguf or --weights-gib); 2 usage or input error")
 
 
 def run_cli(args) -> int:
@@ -108,7 +114,8 @@ def run_cli(args) -> int:
         print(format_plan(res))
     if res["vram"] is None:
         return 1 if res.get("refused") else 0  # the runtime refuses what was asked, whatever the memory
-    return 0 if res["fits"] else 1
+    # fewer requests at once than --parallel (vLLM's concurrency, parallel_held): --ctx x --parallel does not fit as asked
+    return 0 if res["fits"] and res.get("parallel_held") is None else 1
 
 
 _NAMES = RUNTIME_NAMES
@@ -392,7 +399,9 @@ def format_plan(r: dict) -> str:
             verdict += _compromise_words(r)
             limit = r.get("context_limit") if r["runtime"] == "sglang" else None
             if limit and r["ctx"] > limit and not r.get("refused"):  # a --runtime-version: the refusal not read for it
-                verdict += f" (above the model's {limit:,}: SGLang may refuse it, see the note)"
+                verdict += (f" (above the model's {limit:,}: SGLang "
+                            + ("refuses it unless SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1" if r.get("context_check")
+                               else "may refuse it") + ", see the note)")
             budget = ((f" (fixed KV pool {fmt_bytes(r['kv_capacity_bytes'])}, --kv-cache-memory)" if r.get("pool_fixed")
                        else f" (vLLM share {fmt_bytes(r['budget'])})") if r["runtime"] == "vllm" else "")
             cards = f"{len(r['devices'])} x " if r.get("per_gpu") else ""  # llama.cpp: each of N cards judged on --vram

@@ -109,20 +109,26 @@ def summary(report: dict) -> str:
         return f"{_names(targets)} already off the device: nothing to unload."
     freed = report["freed_bytes"]
     where = sorted({r["device"] for r in targets if r["freed"]})
-    in_ram = in_host_ram(report)  # "Freed" would claim memory nobody gets back
-    verb = "Unregistered" if in_ram else "Freed"
-    text = f"{verb} {fmt_bytes(freed)}" + (f" on {', '.join(where)}" if where else "") + f" ({report['mode']})"
     left = [_label(r) for r in targets if r["status"] == "left_device"]  # what a user knows it as, not the class
     reduced = [_label(r) for r in targets if r["status"] == "reduced"]
+    if in_host_ram(report):  # "Freed" would claim memory nobody gets back (ux20); "Unregistered" was jargon (web50 10)
+        what = (f"{', '.join(left)} {'is' if len(left) == 1 else 'are'} no longer in ComfyUI's list of loaded models"
+                if left else f"ComfyUI's list of loaded models counts less of {', '.join(reduced)}")
+        return (f"{what} ({_size(freed)} on the CPU, mode {report['mode']}); its weights stay in host RAM, so no memory "
+                "is freed.")
+    text = f"Freed {_size(freed)}" + (f" on {', '.join(where)}" if where else "") + f" (mode {report['mode']})"
     if left:
         text += f": {', '.join(left)} left the device"
     elif reduced:
         text += f": {', '.join(reduced)} partly left the device"
     else:
         text += ": nothing left the device"
-    if in_ram:
-        text += " (ComfyUI's loaded models); on the CPU its weights stay in host RAM, so no memory is freed"
     return text + "."
+
+
+def _size(n) -> str:
+    """fmt_bytes, with nothing as 0 MiB rather than "0 B" (web50 item 10): the unit the other figures of a report use."""
+    return "0 MiB" if n == 0 else fmt_bytes(n)
 
 
 _label = model_label  # the model as a user knows it ("text encoder (SD1 CLIP)"); a snapshot without labels: its name
@@ -138,19 +144,19 @@ def lines(report: dict) -> list[str]:
     for d in report["devices"]:
         if d["loaded_before"] == d["loaded_after"] == 0 and d["torch_allocated_before"] is None:
             continue
-        out.append(f"{d['device']}: ComfyUI loaded {fmt_bytes(d['loaded_before'])} -> {fmt_bytes(d['loaded_after'])}")
+        out.append(f"{d['device']}: ComfyUI loaded {_size(d['loaded_before'])} → {_size(d['loaded_after'])}")
         if d["torch_allocated_before"] is not None:
-            out.append(f"{d['device']}: torch allocated {fmt_bytes(d['torch_allocated_before'])} -> "
-                       f"{fmt_bytes(d['torch_allocated_after'])}, reserved {fmt_bytes(d['torch_reserved_before'])} -> "
-                       f"{fmt_bytes(d['torch_reserved_after'])}")
+            out.append(f"{d['device']}: torch allocated {_size(d['torch_allocated_before'])} → "
+                       f"{_size(d['torch_allocated_after'])}, reserved {_size(d['torch_reserved_before'])} → "
+                       f"{_size(d['torch_reserved_after'])}")
         if d["free_before"] is not None and d["free_after"] is not None:
-            out.append(f"{d['device']}: free {fmt_bytes(d['free_before'])} -> {fmt_bytes(d['free_after'])}")
+            out.append(f"{d['device']}: free {_size(d['free_before'])} → {_size(d['free_after'])}")
     for r in report["targets"]:
         if r["status"] != "not_loaded":
-            out.append(f"- {_label(r)} on {r['device']}: {fmt_bytes(r['bytes_before'])} -> {fmt_bytes(r['bytes_after'])}")
+            out.append(f"- {_label(r)} on {r['device']}: {_size(r['bytes_before'])} → {_size(r['bytes_after'])}")
     kept = [r for r in report["others"] if r["bytes_after"] > 0]
     if kept:
-        out.append("kept: " + ", ".join(f"{_label(r)} ({fmt_bytes(r['bytes_after'])} on {r['device']})" for r in kept))
+        out.append("kept: " + ", ".join(f"{_label(r)} ({_size(r['bytes_after'])} on {r['device']})" for r in kept))
     if report["others_changed"]:  # build()'s one list of the non-targets that changed, by name; shown by label
         label = {r["name"]: _label(r) for r in report["others"]}
         out.append("also changed: " + ", ".join(dict.fromkeys(label.get(n, n) for n in report["others_changed"])))

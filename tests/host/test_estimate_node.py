@@ -236,3 +236,34 @@ def test_workflow_route_answers_as_the_node_runs_on_this_cpu_host(comfy_host):
         err = json.loads(exc.read())["error"]
     assert err == ("the workflow has no latent size (EmptyLatentImage, ...): set width and height on the Footprint "
                    "Estimate node (its size when no latent is connected), or add an EmptyLatentImage node"), err
+
+
+def test_a_vae_that_cannot_decode_the_latent_is_on_the_face_and_the_route_refuses_it(comfy_host):
+    """fixR (ux50 S3): SD1.5's 4-channel latent with FLUX.1's 16-channel ae in a VAELoader, a run ComfyUI fails at VAE
+    Decode after sampling. The node says so on its face (vae_error) and in its report, warn mode runs on, stop mode ends
+    the run before sampling; the open graph's route answers the CLI's error (the face prints it as text).
+    Breaking it: families.vae_mismatch returning None, or its call out of the node or out of estimate_workflow."""
+    import urllib.error
+    from support.comfy_host import CHECKPOINT
+    layouts.write_sparse("vae_flux_ae", comfy_host.base / "models" / "vae" / "gg_flux_ae.safetensors")
+    latent = {"class_type": "EmptyLatentImage", "inputs": {"width": 64, "height": 64, "batch_size": 1}}
+    prompt = estimate_only(latent, mode="formula", vae=["6", 0])
+    prompt["6"] = {"class_type": "VAELoader", "inputs": {"vae_name": "gg_flux_ae.safetensors"}}
+    prompt["21"] = {"class_type": "PreviewAny", "inputs": {"source": ["20", 1]}}
+    words = "a 16-channel VAE cannot decode Stable Diffusion 1.x's 4-channel latent"
+    out = ok(comfy_host.run(prompt))
+    est = out["20"]["gpu_garden_estimate"][0]
+    assert words in (est["vae_error"] or ""), est["vae_error"]
+    assert out["21"]["text"][0].startswith("error: VAE: " + words)
+    prompt["20"]["inputs"]["when_it_does_not_fit"] = "stop"
+    entry = comfy_host.run(prompt)
+    err = next(m[1] for m in entry["status"]["messages"] if m[0] == "execution_error")
+    assert err["node_id"] == "20" and "stopped the run before sampling" in err["exception_message"]
+    assert words in err["exception_message"]
+    graph = {"4": {"class_type": "CheckpointLoaderSimple", "inputs": {"ckpt_name": CHECKPOINT}}, "6": prompt["6"],
+             "5": latent, "8": {"class_type": "VAEDecode", "inputs": {"samples": ["5", 0], "vae": ["6", 0]}}}
+    try:
+        comfy_host.post("/gpu_garden/estimate/workflow", {"workflow": graph, "vram_gb": 8})
+        raise AssertionError("a VAE that cannot decode the latent must be refused")
+    except urllib.error.HTTPError as exc:
+        assert exc.code == 400 and words in json.loads(exc.read())["error"]

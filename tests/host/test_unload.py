@@ -82,12 +82,12 @@ def test_encoder_leaves_diffusion_model_stays_pixels_identical(comfy_host):
     (t,) = r["targets"]
     assert t["status"] == "left_device" and t["device"] == "cpu" and t["registered_after"] is False
     # --cpu: the offload device is the CPU too, so nothing is freed and the summary says so
-    assert r["summary"].startswith("Unregistered ") and "text encoder (SD1 CLIP) left the device" in r["summary"]
+    assert r["summary"].startswith("text encoder (SD1 CLIP) is no longer in ComfyUI's list of loaded models ("), r["summary"]
     assert "its weights stay in host RAM" in r["summary"]
     assert any("BaseModel" in o["name"] and o["bytes_after"] == o["bytes_before"] > 0 for o in r["others"])
     (d,) = r["devices"]
     assert d["device"] == "cpu" and d["freed"] == r["freed_bytes"] and d["torch_allocated_before"] is None
-    assert "[GPU Garden] Unload Text Encoders (node 20): Unregistered" in comfy_host.log_text()
+    assert "[GPU Garden] Unload Text Encoders (node 20): text encoder (SD1 CLIP) is no longer in ComfyUI's list" in comfy_host.log_text()
 
 
 def test_requeue_unchanged_uses_cache_changed_prompt_reloads(comfy_host):
@@ -156,7 +156,7 @@ def test_auto_mode_unloads_before_sampler_without_the_node(comfy_host, auto_mode
     assert "SD1ClipModel" not in names and "BaseModel" in names
     last = comfy_host.get("/gpu_garden/auto_unload")["last"]
     assert last["origin"] == "auto" and last["left_device"] == ["SD1ClipModel"] and last["freed_bytes"] > 0
-    assert "[GPU Garden] auto-unload before sampling: Unregistered" in comfy_host.log_text()
+    assert "[GPU Garden] auto-unload before sampling: text encoder (SD1 CLIP) is no longer in ComfyUI's list" in comfy_host.log_text()
 
     # A changed prompt reloads the encoder, and auto mode unloads it again before the sampler.
     outputs = ok(comfy_host.run(with_probe(sd15_prompt(fresh_text(), seed=15))))

@@ -115,3 +115,23 @@ def test_names_stay_inside_the_models_folder(models, tmp_path):
     # a sub-folder inside the models folder is still found, and '..' that stays inside resolves like ComfyUI's
     assert workflow.find_file(models, ["vae"], "x/../ae.safetensors") == models / "vae" / "ae.safetensors"
     assert workflow.find_file(models, ["vae"], "/ae.safetensors") == models / "vae" / "ae.safetensors"
+
+
+# fixR (ux50 S3 on the --workflow path): FLUX.1's 16-channel latent with SDXL's 4-channel VAE in the VAELoader is the
+# run ComfyUI fails at VAE Decode after sampling; `estimate FILE...` refused it, `--workflow` printed a decode figure.
+# Breaking it: the families.check_vae_channels call out of workflow.estimate_workflow
+def test_a_workflow_whose_vae_cannot_decode_the_latent_is_refused(models, tmp_path, capsys):
+    layouts.write_sparse("vae_sdxl_vae", models / "vae" / "sdxl_vae.safetensors")
+    wf = ui_flux()
+    wf["nodes"][2]["widgets_values"] = ["sdxl_vae.safetensors"]
+    p = tmp_path / "wf.json"
+    p.write_text(json.dumps(wf))
+    rc = cli.main(["estimate", "--workflow", str(p), "--models-dir", str(models), "--vram", "24"])
+    out, err = capsys.readouterr()
+    assert rc == 2 and not out
+    assert "sdxl_vae.safetensors: a 4-channel VAE cannot decode FLUX.1's 16-channel latent" in err, err
+    # the open graph's route (the node's face) goes through the same estimate_workflow: the same words
+    with pytest.raises(Exception, match="a 4-channel VAE cannot decode FLUX.1's 16-channel latent"):
+        workflow.estimate_workflow(wf, None, resolve=lambda folders, name: str(
+            next((models / f / name for f in folders if (models / f / name).exists()), None) or "") or None,
+            width=1024, height=1024)

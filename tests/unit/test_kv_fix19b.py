@@ -116,3 +116,8 @@ def test_each_exit_status_says_what_the_run_that_gets_it_prints(capsys):
     assert (rc, "capped at 4,772 tokens" in out) == (0, True)
     assert "SGLang" in zero and "caps a request below --ctx" in zero
     assert "depends on the file" in one and two.startswith("usage or input error")
+    # vLLM holding 6.61 of 8 requests of 16,384 tokens: the verdict line says so and it exits 1 (it exited 0)
+    rc, out = _kv(["--model", "neuralmagic/Meta-Llama-3.1-8B-Instruct-FP8-dynamic", "--vram", "24", "--parallel", "8",
+                   "--ctx", "16384"], capsys)
+    assert (rc, "holds only 6.61 of the 8 requests" in out) == (1, True)
+    assert "fewer than --parallel requests" in one and "fewer than --parallel" not in zero

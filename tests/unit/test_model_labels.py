@@ -40,10 +40,11 @@ def test_unload_report_reads_labels_and_keeps_class_names_as_identity():
     r = unload_report.build({"models": [clip, vae], "devices": {"cpu": dev}, "host_available": None},
                             {"models": [vae], "devices": {"cpu": dev}, "host_available": None}, targets={"1"})
     assert r["left_device"] == ["SD1ClipModel"]
-    assert r["summary"].startswith("Unregistered 235.00 MiB on cpu (offload): text encoder (SD1 CLIP) left the device"), r["summary"]
+    assert r["summary"].startswith("text encoder (SD1 CLIP) is no longer in ComfyUI's list of loaded models (235.00 MiB on "
+                                    "the CPU, mode offload)"), r["summary"]
     assert "SD1ClipModel" not in r["summary"]
     text = unload_report.text(r)
-    assert "- text encoder (SD1 CLIP) on cpu: 235.00 MiB -> 0 B" in text and "kept: VAE (160.00 MiB on cpu)" in text, text
+    assert "- text encoder (SD1 CLIP) on cpu: 235.00 MiB → 0 MiB" in text and "kept: VAE (160.00 MiB on cpu)" in text, text
 
 
 def test_cli_budget_table_names_models_by_the_same_label_as_the_web():

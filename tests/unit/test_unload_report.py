@@ -28,11 +28,11 @@ def test_encoder_leaving_the_list_counts_as_freed_and_others_are_kept():
     assert d["loaded_before"] == 2035 * MiB and d["loaded_after"] == 1800 * MiB and d["freed"] == 235 * MiB
     assert d["torch_allocated_freed"] == 235 * MiB and d["torch_reserved_freed"] == 235 * MiB
     assert d["free_gained"] == 235 * MiB
-    assert r["summary"] == "Freed 235.00 MiB on cuda:0 (offload): SD1ClipModel left the device."
+    assert r["summary"] == "Freed 235.00 MiB on cuda:0 (mode offload): SD1ClipModel left the device."
     assert r["in_host_ram"] is False  # memory came back: the face shows the summary as a success
     text = unload_report.text(r)
-    assert "cuda:0: ComfyUI loaded 1.99 GiB -> 1.76 GiB" in text
-    assert "torch allocated 2.05 GiB -> 1.82 GiB" in text
+    assert "cuda:0: ComfyUI loaded 1.99 GiB → 1.76 GiB" in text
+    assert "torch allocated 2.05 GiB → 1.82 GiB" in text
     assert "kept: SD15 (BaseModel) (1.60 GiB on cuda:0), AutoencoderKL (160.00 MiB on cuda:0)" in text
 
 
@@ -81,7 +81,7 @@ def test_multiple_devices_and_encoders():
     r = unload_report.build(before, after, targets={"1", "4"}, mode="free")
     assert [d["device"] for d in r["devices"]] == ["cuda:0", "cuda:1"]
     assert r["freed_bytes"] == 235 * MiB + 9 * 1024 * MiB
-    assert r["summary"] == "Freed 9.23 GiB on cuda:0, cuda:1 (free): SD1ClipModel, FluxClipModel_ left the device."
+    assert r["summary"] == "Freed 9.23 GiB on cuda:0, cuda:1 (mode free): SD1ClipModel, FluxClipModel_ left the device."
     assert r["host_available_before"] == 10 and r["host_available_after"] == 5
 
 
@@ -94,5 +94,8 @@ def test_an_encoder_on_the_cpu_is_not_reported_as_freed_memory():
     r = unload_report.build(before, after, targets={"1"})
     assert r["left_device"] == ["SD1ClipModel"] and r["freed_bytes"] == 235 * MiB  # ComfyUI's count, as measured
     assert r["in_host_ram"] is True  # the face must not colour it as freed memory (web/unload.js)
-    assert r["summary"] == ("Unregistered 235.00 MiB on cpu (offload): SD1ClipModel left the device (ComfyUI's loaded "
-                            "models); on the CPU its weights stay in host RAM, so no memory is freed.")
+    # web50 item 10: "Unregistered 235.84 MiB on cpu (offload)" read as jargon; the same figure, in words
+    assert r["summary"] == ("SD1ClipModel is no longer in ComfyUI's list of loaded models (235.00 MiB on the CPU, mode "
+                            "offload); its weights stay in host RAM, so no memory is freed.")
+    assert "->" not in unload_report.text(r) and " 0 B" not in unload_report.text(r)
+    assert "- SD1ClipModel on cpu: 235.00 MiB → 0 MiB" in unload_report.text(r)

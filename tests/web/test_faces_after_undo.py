@@ -14,7 +14,7 @@ MODES = [pytest.param(False, id="classic"), pytest.param(True, id="nodes2")]
 FACES = {
     "10": ("GPUGardenVRAMBudget", "gpu_garden_budget", "at run"),
     "11": ("GPUGardenFootprintEstimate", "gg_estimate", "peak"),
-    "12": ("GPUGardenUnloadTextEncoders", "gg_unload_report", "left the device"),
+    "12": ("GPUGardenUnloadTextEncoders", "gg_unload_report", "ComfyUI's list of loaded models"),  # --cpu's words
     "13": ("GPUGardenFitToCard", "gg_fit", "memory_required"),
 }
 

@@ -38,11 +38,12 @@ def test_report_on_node_face_classic(comfy_page, comfy_host, output_dir):
     assert page.evaluate(f"() => window.app.extensionManager.setting.get({json.dumps(SETTING)})") is False
     node_id = run_and_wait_for_report(page)
     text = page.evaluate("(id) => window.app.graph.getNodeById(id).__ggUnloadReport.innerText", node_id)
-    assert "Unregistered" in text and "text encoder (SD1 CLIP) left the device" in text  # --cpu: nothing freed, it says so
+    assert "text encoder (SD1 CLIP) is no longer in ComfyUI's list of loaded models" in text and "no memory is freed" in text
     assert "SD1ClipModel" not in text, text  # the class is the report's identity, not what a user reads (ux20b)
-    # a number and its unit never part at a wrap ("-> 0" / "B" on the CPU line, ux21): joined by a no-break space
+    # a number and its unit never part at a wrap ("-> 0" / "B" on the CPU line, ux21): joined by a no-break space; the
+    # arrow is the pack's own and nothing is 0 MiB, not "0 B" (web50 item 10)
     raw = page.evaluate("(id) => window.app.graph.getNodeById(id).__ggUnloadReport.textContent", node_id)
-    assert "-> 0\u00a0B" in raw and " MiB" not in raw, raw
+    assert "→ 0\u00a0MiB" in raw and " MiB" not in raw and "->" not in raw, raw
     # ... and is not coloured as freed memory (it was green, the colour of memory given back: ux20's first hour)
     colors = page.evaluate("""(id) => { const face = window.app.graph.getNodeById(id).__ggUnloadReport;
         return [getComputedStyle(face.querySelector('.gg-unload-summary')).color, getComputedStyle(face).color]; }""", node_id)
@@ -72,7 +73,7 @@ def test_report_on_node_face_vue_nodes(browser, comfy_host, output_dir):
         node_id = run_and_wait_for_report(page)
         report = page.locator("[data-testid='gg-unload-report']").first
         report.wait_for(state="visible", timeout=30000)
-        assert "left the device" in report.inner_text()
+        assert "is no longer in ComfyUI's list of loaded models" in report.inner_text()  # --cpu (web50 item 10)
         comfy_host.wait_idle()
         show_node(page, node_id, top=180)
         box = report.bounding_box()

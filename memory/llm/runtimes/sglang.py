@@ -465,8 +465,13 @@ def plan(spec, ctx, kv, roles, vram, knobs, notes) -> dict:
 # context_length (N) is greater than the derived context_length (M). ... To allow overriding this maximum, set the env
 # var SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1"; with the variable set it logs that text as a warning and runs. With a
 # --runtime-version the refusal is a note, not the verdict: batch 17's 0.4.3.post4 row started QwQ-32B at
-# context_len=131072 above its 40,960 (whether that run set the variable, or that release lacked the check, is unknown)
+# context_len=131072 above its 40,960. The check came with sgl-project/sglang#1778 ("check user-specified model_max_len
+# with hf derived max_model_len", BBuf, opened 2024-10-24, merged; read in its thread, not its diff): before it SGLang
+# took a longer --context-length as given. Every release from 0.4.0 (December 2024) is later, so that run had the
+# variable set (kv cannot see the environment); which 0.3.x release first carried the check was not read.
 OVERRIDE_ENV = "SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN"
+CHECK_PR = "sgl-project/sglang#1778, merged after 2024-10-24"
+CHECK_BY = (0, 4, 0)  # the first release certainly after CHECK_PR; 0.3.x releases of late 2024 may carry it too
 
 
 def _context_limit(out, spec, ctx, version, notes) -> None:
@@ -487,10 +492,15 @@ def _context_limit(out, spec, ctx, version, notes) -> None:
              f"{OVERRIDE_ENV}=1 is set")
     tail = (f"positions past {limit:,} may then give wrong output or CUDA errors (SGLang's own warning); --ctx {limit} or "
             "less starts without it, and a rope_scaling (YaRN) in config.json raises the limit")
-    if version is not None:  # not read for a release: said, not the verdict
+    if version is not None:  # a release: said, not the verdict (a run that started there had the variable set)
+        v = ".".join(map(str, version))
+        out["context_check"] = at_least(version, *CHECK_BY)  # the release has it: the verdict line says so
+        has = (f"{v} has the check ({CHECK_PR}, before {'.'.join(map(str, CHECK_BY))}): it refuses to start {quote} "
+               "(a run that starts there has the variable set)" if at_least(version, *CHECK_BY) else
+               f"since {CHECK_PR} SGLang refuses to start {quote}; whether {v} has that check was not read (before "
+               "it SGLang took the length as given)")
         notes.append(f"--context-length {ctx} is above the {limit:,} tokens SGLang derives from the model's config.json: "
-                     f"SGLang's 2026 main refuses to start {quote}; whether {'.'.join(map(str, version))} does was not "
-                     f"read; {tail}")
+                     f"{has}; {tail}")
         return
     refused = (f"--context-length {ctx} is above the {limit:,} tokens SGLang derives from the model's config.json: it "
                f"refuses to start {quote}, as the command above does; {tail}")
