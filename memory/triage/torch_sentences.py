@@ -88,9 +88,10 @@ def torch_sentences(line):
           "device_kind": None, "numbers": nums, "runtime": "pytorch", "complete": False, "no_prefix": True, "sentences": True}
     if procs:
         nums["other_processes"] = sum(s for _, s in procs)
-        ev["others_largest"] = max(s for _, s in procs)
         if "this_process" not in nums:
             split_listed(nums, procs)
+        if "other_processes" in nums:     # (rev51) a lone entry is this process's: no other's largest (as torch_readers)
+            ev["others_largest"] = max(s for _, s in procs)
     if head:
         ev["device_kind"] = {"CUDA": "cuda", "HIP": "rocm", "XPU": "xpu"}[head.group("dev")]
     return ev
