@@ -76,6 +76,8 @@ def linear_bits(fmt: str, group: int | None = None, sym: bool | None = None, bit
 # modules_to_not_convert, compressed-tensors' ignore. Entries naming the head, the vision tower or the projector
 # change nothing here (those are counted in 16 bits already); decoder entries move their matmuls to 16 bits.
 _LAYER_TAIL = re.compile(r"(?:^|\.)(layers\.\d+(?:\.|$))")
+# the dotted parts a wildcard entry may put before "layers.N" and still name the decoder's layer (skip_matcher)
+_DECODER_ROOT = {"", "*", "model", "language_model", "text_model", "backbone", "transformer"}
 _ATTN_PROJ = ("q_proj", "k_proj", "v_proj", "o_proj")
 _MLP_PROJ = ("gate_proj", "up_proj", "down_proj")
 # a gated-DeltaNet layer's matmuls as transformers' Qwen3.5 names them (vLLM fuses qkv+z and b+a on load)
@@ -101,7 +103,9 @@ def skip_matcher(entries):
                 raise UserError(f"quantization ignore entry {e!r} is not a valid regex: {err}") from None
         elif any(c in e for c in "*?["):  # a ModelOpt wildcard: from the layer index on when it names one (_glob)
             m = _LAYER_TAIL.search(e.replace("*", "0"))
-            globs.append(e[m.start(1):] if m and "layers." in e else e)
+            root = set(e[:m.start(1)].split(".")) if m else {"?"}
+            # ((rev51) only a language model's root: a vision tower's or an MTP head's own layers.* are not the decoder's)
+            globs.append(e[m.start(1):] if root <= _DECODER_ROOT else e)
         elif (m := _LAYER_TAIL.search(e)):
             tails.add(e[m.start(1):])
         elif e:

@@ -54,6 +54,7 @@ class LLMSpec:
     quant_skip: tuple = ()          # modules the checkpoint leaves in 16 bits (llm_int8_skip_modules / modules_to_not_convert)
     fp8_channel: bool = False       # FP8 weights scaled per output row (compressed-tensors "channel", an -FP8-dynamic name)
     fp8_ct: bool = False            # FP8 weights in a compressed-tensors checkpoint (llm-compressor's; vllm_rocm_fp8.py)
+    fp8_block: bool | None = None   # FP8 weights block-scaled (quantization_config weight_block_size); None: no config read
     recurrent_state_per_seq: int = 0  # bytes of fixed recurrent state per sequence (mamba / linear-attention layers)
     layer_kv_elems: list | None = None  # per-layer K+V elements per token when layers differ (GGUF per-layer heads)
     mla_qk_nope: int = 0           # MLA per-head dims: builds that stored full K/V keep heads x (nope + rope) + heads x v
@@ -429,6 +430,7 @@ def from_config(cfg: dict, name: str = "config.json") -> LLMSpec:
         spec.quant_bits = _quant_bits(q)
         spec.fp8_channel = spec.quant == "fp8" and _fp8_channel(q)
         spec.fp8_ct = spec.quant == "fp8" and str(q.get("quant_method") or "").lower() == "compressed-tensors"
+        spec.fp8_block = bool(q.get("weight_block_size")) if spec.quant == "fp8" else None
         spec.quant_skip = _quant_skip(q)
         blocks = q.get("block_name_to_quantize")  # AutoRound: the blocks it quantized (vLLM's INC: a prefix match)
         if spec.quant == "auto_round" and isinstance(blocks, (str, list, tuple)) and blocks:

@@ -15,6 +15,7 @@ from . import error_patterns as RX
 from .prefilter import _gate
 from .processes import split_listed
 from .text import size
+from .torch_readers import _of_alloc
 
 _N = r"(\d{1,20})"
 # one row per sentence: (name, pattern read at the sentence's start). A quote may stop a sentence early, so every part
@@ -79,18 +80,15 @@ def torch_sentences(line):
         elif name == "self":
             nums["this_process"] = size(m.group(1))
         else:
-            nums["allocated"] = size(m.group(1))
-            if m.group(2):
-                nums["private_pools"] = size(m.group(2))
-            if m.group(3):
-                nums["reserved_unallocated"] = size(m.group(3))
+            _of_alloc(nums, m)     # the allocated sentence's figures as every reader takes them
     ev = {"kind": {"HIP": "torch.hip", "XPU": "torch.xpu"}.get(head and head.group("dev"), "torch.cuda"), "form": "partial",
           "device_kind": None, "numbers": nums, "runtime": "pytorch", "complete": False, "no_prefix": True, "sentences": True}
     if procs:
         nums["other_processes"] = sum(s for _, s in procs)
-        ev["others_largest"] = max(s for _, s in procs)
         if "this_process" not in nums:
             split_listed(nums, procs)
+        if "other_processes" in nums:     # (rev51) a lone entry is this process's: no other's largest (as torch_readers)
+            ev["others_largest"] = max(s for _, s in procs)
     if head:
         ev["device_kind"] = {"CUDA": "cuda", "HIP": "rocm", "XPU": "xpu"}[head.group("dev")]
     return ev

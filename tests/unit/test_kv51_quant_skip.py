@@ -67,3 +67,11 @@ def test_a_wildcard_that_names_no_decoder_matmul_changes_nothing():
     s = _spec({"quant_method": "modelopt", "quant_algo": "NVFP4", "ignore": ["lm_head", "*mtp*", "*visual*",
                                                                              "model.layers.*.mlp.gate"]})
     assert W.skipped_linear_params(s) == 0
+
+
+def test_a_wildcard_on_a_vision_tower_or_mtp_layers_leaves_the_decoder_quantized():
+    # (rev51) a ModelOpt wildcard under another module's own "layers." (a vision tower's encoder, an MTP head) names no
+    # decoder matmul; read from its layer index on, it matched every decoder layer (36 x (ATTN + MLP) counted 16-bit)
+    s = _spec({"quant_method": "modelopt", "quant_algo": "NVFP4",
+               "ignore": ["model.vision_tower.encoder.layers.*", "mtp.layers.0*", "model.language_model.layers.4.mlp*"]})
+    assert W.skipped_linear_params(s) == MLP

@@ -87,3 +87,17 @@ def test_marlin_row_weights():
     row = next(r for r in json.loads(b.DATA.read_text())["rows"] if r["id"] == MARLIN_ROW)
     ours, printed = b.score(row)["weights_gib"]
     assert printed == 54.58 and abs(ours - printed) / printed < 0.005
+
+
+def test_a_per_tensor_fp8_checkpoint_adds_no_group_scales(tmp_path):
+    # (rev51) vLLM's Fp8Config without weight_block_size (per-tensor scales, e.g. {"quant_method": "fp8",
+    # "activation_scheme": "static"}) and ModelOpt's FP8 keep one scale a tensor; Marlin makes it a value a row
+    # (negligible), not K x N / 128 values: the block-scaled checkpoint's 475,136 B must not be counted for them
+    from gpu_garden.memory.llm import kv as K
+    VL = _loader()
+    for q in ({"quant_method": "fp8", "activation_scheme": "static"}, {"quant_method": "modelopt", "quant_algo": "FP8"}):
+        path = tmp_path / "config.json"
+        path.write_text(json.dumps(dict(CONFIG, quantization_config=q)))
+        s = K.describe(config=str(path))
+        assert s.quant == "fp8"
+        assert VL.marlin_fp8_block_scales(s, "fp8", 1, A100, V020) == 0, q

@@ -90,3 +90,25 @@ def test_vllm_rocm_switch_names_the_card():
 def test_sentence_reader_is_linear():
     assert_each_fast([(torch_sentences, ["Tried to allocate 1.00 MiB. " * 4000, "Process 1 has " * 20000,
                                          "CUDA out of memory ... " + ". " * 50000])])
+
+
+def test_lone_process_sentence_does_not_crash_the_ranking():
+    # (rev51) one "Process N has M memory in use." line alone: split_listed makes the lone entry this process's and drops
+    # other_processes; the reader still set others_largest, so rules_process's cut-message row (listed_others_cut) matched and
+    # its evidence read n["other_processes"]: KeyError out of triage_text (the CLI's crash; the OOM panel logs it and shows
+    # nothing). Expected figure read by hand: 30.00 GiB
+    res = engine.triage_text("Process 777 has 30.00 GiB memory in use.\n")
+    assert [e["numbers"] for e in res["events"]] == [{"this_process": 30 * GiB}]
+    assert "others_largest" not in torch_sentences("Process 777 has 30.00 GiB memory in use.")
+
+
+def test_sentences_inside_an_open_failure_add_no_figure():
+    # (rev51) scan._place drops a sentences-only line inside an open failure. Here the quote opens with its request line
+    # (no wrappable head, so no join): without that guard the next line's listed process, another program's 3.00 GiB,
+    # became this process's figure (split_listed's lone-entry rule), though the quote's own sentence gives 19.00 GiB
+    text = ("Tried to allocate 2.00 GiB.\nProcess 7 has 3.00 GiB memory in use.\n"
+            "Including non-PyTorch memory, this process has 19.00 GiB memory in use.\n")
+    res = engine.triage_text(text)
+    assert len(res["events"]) == 1
+    numbers = res["events"][0]["numbers"]
+    assert numbers["requested"] == 2 * GiB and numbers.get("this_process") != 3 * GiB, numbers

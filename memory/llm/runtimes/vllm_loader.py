@@ -146,11 +146,12 @@ def marlin_fp8_card(gpu_name) -> bool:
 
 def marlin_fp8_block_scales(spec, fmt, tp: int, gpu_name, version, rocm: bool = False) -> int:
     """Bytes a GPU's group scales take where vLLM runs a block-scaled FP8 checkpoint through Marlin (MARLIN_FP8_BLOCK):
-    the quantized matmul parameters (spec: the whole model) / tp / 64; 0 where that path is not taken."""
+    the quantized matmul parameters (spec: the whole model) / tp / 64; 0 where that path is not taken, and where the
+    quantization_config names no weight_block_size (per-tensor or per-channel scales: a value a row, negligible)."""
     from ..weights import skipped_linear_params
     from .vllm_rocm_fp8 import fp8_checkpoint
     if (fmt != "fp8" or rocm or not marlin_fp8_card(gpu_name) or not at_least(version, *MARLIN_FP8_BLOCK)
-            or not fp8_checkpoint(spec) or spec.fp8_channel or spec.fp8_ct):
+            or not fp8_checkpoint(spec) or spec.fp8_channel or spec.fp8_ct or spec.fp8_block is False):
         return 0
     q = max((spec.linear_params or spec.params or 0) - skipped_linear_params(spec), 0)
     return int(q * 2 / FP8_BLOCK_K / max(tp, 1))
