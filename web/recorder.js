@@ -268,9 +268,11 @@ function compareView(c) {
   }
   const ch = c.changed || {};
   for (const v of ch.versions || []) list.append(el("li", null, `version ${v.key}: ${v.before ?? "—"} → ${v.after ?? "—"}`));
-  for (const key of ["args", "models", "model_files", "devices"]) {
+  for (const w of c.models_words || []) list.append(el("li", null, w));
+  for (const key of ["args", "model_files", "devices"]) {
     const d = ch[key] || {};
-    if (d.added?.length || d.removed?.length) list.append(el("li", null, `${key}: +${(d.added || []).join(", ") || "—"} / −${(d.removed || []).join(", ") || "—"}`));
+    const sides = ["added", "removed"].filter((s) => d[s]?.length).map((s) => `${s} ${d[s].join(", ")}`);
+    if (sides.length) list.append(el("li", null, `${key}: ${sides.join("; ")}`));
   }
   for (const key of ["latent", "dynamic_vram", "comfy_compiler"]) {
     if (ch[key]) list.append(el("li", null, `${key}: ${changeValue(key, ch[key].before)} → ${changeValue(key, ch[key].after)}`));

@@ -122,6 +122,8 @@ def test_badges_timeline_compare_and_report(page, comfy_host, output_dir):
     cmp.wait_for(state="visible", timeout=20000)
     text = cmp.text_content()
     assert "latent: 64x64 → 256x256" in text and "{" not in text and "VAEDecode #8: time" in text, text
+    # the models in words, no empty side as a dash nor a missing dtype as [None] (fixW2 walk: "models: +— / −SD1ClipModel [None]")
+    assert ("no model change" in text or "this run" in text) and "—" not in text and "[None]" not in text, text
     page.wait_for_timeout(300)
     page.screenshot(path=str(output_dir / f"recorder_sidebar_{tag}.png"), clip={"x": 0, "y": 0, "width": 760, "height": 900})
 
