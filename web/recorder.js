@@ -295,9 +295,17 @@ function renderSection(root) {
   const run = selectedRun();
   const parts = [el("h3", null, "Runs (flight recorder)")];
   for (const w of state.warnings.slice(0, 1)) {
-    const warn = el("div", "gg-rec-warn");
+    // a run that went on to succeed was slow, not hung: say so in one line and drop the hang guide
+    const done = state.runs.find((r) => r.prompt_id === w.prompt_id && r.status === "success");
+    const warn = el("div", done ? "gg-rec-note" : "gg-rec-warn");
     warn.dataset.testid = "gpu-garden-watchdog";
-    warn.append(el("div", null, w.message), el("h4", null, w.guide?.title || ""), renderMarkdown(w.guide?.markdown || ""));
+    warn.dataset.resolved = done ? "true" : "false";
+    if (done) {
+      warn.append(el("div", null, `Resolved: ${w.node?.type} #${w.node?.id} looked hung after ${fmtS(w.elapsed_s || 0)}`
+        + ` with no progress, but its run finished (success in ${fmtS(done.duration_s || 0)}): it was slow, not hung.`));
+    } else {
+      warn.append(el("div", null, w.message), el("h4", null, w.guide?.title || ""), renderMarkdown(w.guide?.markdown || ""));
+    }
     parts.push(warn);
   }
   if (!run) {
