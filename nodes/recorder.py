@@ -156,7 +156,8 @@ def _model_info(lm) -> dict:
     from . import host_models
 
     patcher = lm.model
-    info = {"name": host_models.model_name(patcher), "device": str(getattr(lm, "device", ""))}
+    info = {"name": host_models.model_name(patcher), "label": host_models.model_label(patcher),
+            "device": str(getattr(lm, "device", ""))}
     info["dtype"] = host_models.patcher_dtype(patcher)  # the Footprint Estimate matches runs on this
     try:
         info["bytes"] = int(lm.model_memory())

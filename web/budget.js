@@ -13,6 +13,7 @@ import { createBar, deviceLabel, el, ensureStyles, exposeForTests, fmtBytes, fmt
 import { clientId, getSetting, showSidebarTab } from "./lib/frontend.js";
 import { canvasArea, canvasControlsRect, canvasElement, overNode, watchFace } from "./lib/graph_adapter.js";
 import { keepOnScreen } from "./lib/node_face.js";
+import { onOverlayChange, overlayRects } from "./lib/overlays.js";
 import { registerSidebarSection, SIDEBAR_TAB_ID } from "./lib/sidebar.js";
 
 const NODE = "GPUGardenVRAMBudget";
@@ -94,6 +95,7 @@ const CSS = `
   background:var(--comfy-menu-bg, #202020);border:1px solid var(--border-color, #4e4e4e);color:var(--fg-color, #ddd);
   font:11px/1.3 var(--comfy-font, Inter, system-ui, sans-serif);box-shadow:0 2px 8px rgba(0,0,0,.35);user-select:none;transition:opacity .15s}
 .gg-meter.gg-meter-under{opacity:.3;pointer-events:none}
+.gg-meter.gg-meter-yield{visibility:hidden}
 .gg-meter[hidden]{display:none}
 .gg-meter-dev{display:flex;align-items:center;gap:7px;white-space:nowrap}
 .gg-meter-dev .gg-bar{width:120px;height:9px}
@@ -245,15 +247,19 @@ function createMeter() {
     const w = meter.offsetWidth, h = meter.offsetHeight;
     const box = (d) => ({ left: d.left, top: d.top, right: d.left + w, bottom: d.top + h });
     const first = { name: "bottom-right", left: Math.max(8, right - w), top: bottom - h };
-    let free = overNode(box(first)) ? null : first;
-    if (!free) {  // the left dock, past a side panel open over the canvas (1.35), short of the controls
-      const left = { name: "bottom-left", left: Math.max(8, r.left + INFO_CLEAR, canvasArea({ quiet: true }).left + 12), top: first.top };
-      if (left.left + w <= right && !overNode(box(left))) free = left;
-    }
-    const dock = free || first;
+    const left = { name: "bottom-left", left: Math.max(8, r.left + INFO_CLEAR, canvasArea({ quiet: true }).left + 12), top: first.top };
+    // the pack's own panels (the OOM panel): a dock under one is not used at all; with both under one the meter
+    // yields (hidden) until the panel moves or closes, so neither covers the other's figures (fixW2 walk)
+    const panels = overlayRects();
+    const clear = (d) => !panels.some((p) => d.left < p.right && p.left < d.left + w && d.top < p.bottom && p.top < d.top + h);
+    const docks = [first, ...(left.left + w <= right ? [left] : [])].filter(clear);  // left: past a side panel, short of the controls
+    const free = docks.find((d) => !overNode(box(d))) || null;
+    const dock = free || docks[0];
+    meter.classList.toggle("gg-meter-yield", !dock);
+    meter.dataset.dock = dock ? dock.name : "none";
+    if (!dock) return;
     meter.style.left = `${dock.left}px`;
     meter.style.top = `${dock.top}px`;
-    meter.dataset.dock = dock.name;
     meter.classList.toggle("gg-meter-under", !free);
   };
   let queued = false;
@@ -263,6 +269,7 @@ function createMeter() {
     requestAnimationFrame(() => { queued = false; if (!meter.hidden) place(); });
   };
   window.addEventListener("resize", place);
+  onOverlayChange(placeSoon);
   // panning, zooming and dragging move nodes under the meter
   for (const type of ["pointerup", "wheel"]) window.addEventListener(type, placeSoon, { passive: true });
   meter.addEventListener("click", () => showSidebarTab(SIDEBAR_TAB_ID, { toggle: true }));

@@ -10,6 +10,7 @@
 import { app } from "../../scripts/app.js";
 import { api } from "../../scripts/api.js";
 import { el, exposeForTests, fmtBytes, modelLabel } from "./lib/format.js";
+import { setOverlay } from "./lib/overlays.js";
 import { getSetting } from "./lib/frontend.js";
 import { applySwap, undoSwap, visibleNode } from "./lib/oom_graph.js";
 import { fetchReports, renderHistory } from "./lib/oom_history.js";
@@ -67,6 +68,8 @@ class OOMPanel {
     this.raf = 0;
     this.root?.remove();
     this.root = null;
+    this._placed = null;
+    setOverlay("oom", null);
   }
 
   header(where) {
@@ -220,6 +223,7 @@ class OOMPanel {
     root.classList.add(side);
     const arrow = root.querySelector(".gg-oom-arrow");
     if (arrow instanceof HTMLElement && arrowY != null) arrow.style.top = `${Math.round(arrowY)}px`;
+    setOverlay("oom", root); // the memory meter docks clear of it
   }
 }
 

@@ -268,9 +268,11 @@ function compareView(c) {
   }
   const ch = c.changed || {};
   for (const v of ch.versions || []) list.append(el("li", null, `version ${v.key}: ${v.before ?? "—"} → ${v.after ?? "—"}`));
-  for (const key of ["args", "models", "model_files", "devices"]) {
+  for (const w of c.models_words || []) list.append(el("li", null, w));
+  for (const key of ["args", "model_files", "devices"]) {
     const d = ch[key] || {};
-    if (d.added?.length || d.removed?.length) list.append(el("li", null, `${key}: +${(d.added || []).join(", ") || "—"} / −${(d.removed || []).join(", ") || "—"}`));
+    const sides = ["added", "removed"].filter((s) => d[s]?.length).map((s) => `${s} ${d[s].join(", ")}`);
+    if (sides.length) list.append(el("li", null, `${key}: ${sides.join("; ")}`));
   }
   for (const key of ["latent", "dynamic_vram", "comfy_compiler"]) {
     if (ch[key]) list.append(el("li", null, `${key}: ${changeValue(key, ch[key].before)} → ${changeValue(key, ch[key].after)}`));
@@ -293,9 +295,17 @@ function renderSection(root) {
   const run = selectedRun();
   const parts = [el("h3", null, "Runs (flight recorder)")];
   for (const w of state.warnings.slice(0, 1)) {
-    const warn = el("div", "gg-rec-warn");
+    // a run that went on to succeed was slow, not hung: say so in one line and drop the hang guide
+    const done = state.runs.find((r) => r.prompt_id === w.prompt_id && r.status === "success");
+    const warn = el("div", done ? "gg-rec-note" : "gg-rec-warn");
     warn.dataset.testid = "gpu-garden-watchdog";
-    warn.append(el("div", null, w.message), el("h4", null, w.guide?.title || ""), renderMarkdown(w.guide?.markdown || ""));
+    warn.dataset.resolved = done ? "true" : "false";
+    if (done) {
+      warn.append(el("div", null, `Resolved: ${w.node?.type} #${w.node?.id} looked hung after ${fmtS(w.elapsed_s || 0)}`
+        + ` with no progress, but its run finished (success in ${fmtS(done.duration_s || 0)}): it was slow, not hung.`));
+    } else {
+      warn.append(el("div", null, w.message), el("h4", null, w.guide?.title || ""), renderMarkdown(w.guide?.markdown || ""));
+    }
     parts.push(warn);
   }
   if (!run) {

@@ -85,6 +85,16 @@ registerFaceNode({
     });
     node.__ggUnloadReport = face;
   },
+  configured(node) {
+    // a loaded workflow, or Ctrl+Z, brings back the size the node grew to for a report, but not the report (the face
+    // never serializes): the face is idle text again, so the node shrinks to it (fixW2 walk: an empty box 150 px tall)
+    node.__ggUnloadFitted = 0;
+    const height = node.computeSize?.()[1];
+    if (height && node.size?.[1] > height) {
+      node.setSize([node.size[0], height]);
+      node.setDirtyCanvas?.(true, true);
+    }
+  },
   executed(node, output) {
     const report = output?.gpu_garden_unload?.[0];
     if (!report || !node.__ggUnloadReport) return;

@@ -81,6 +81,37 @@ def _model_keys(run: dict) -> list[str]:
     return [f"{m.get('name')} [{m.get('dtype')}]" for m in run.get("models") or () if isinstance(m, dict)]
 
 
+def _model_what(m: dict) -> str:
+    """A recorded model as a user reads it: its label ("text encoder (SD1 CLIP)") and class name, or the name alone
+    (runs recorded before the label existed)."""
+    name, label = m.get("name") or "a model", m.get("label")
+    return f"{label}, {name}" if label and label != name else name
+
+
+def model_words(prev: dict, cur: dict) -> list[str]:
+    """What changed in the models between two runs, one sentence each, or ["no model change"]. A run's models are
+    those loaded at any time during it (the recorder notes them at its start and end and at each node), so one
+    missing from this run was unloaded before it started and stayed out."""
+    def by_name(run):
+        return {m.get("name"): m for m in run.get("models") or () if isinstance(m, dict)}
+    a, b = by_name(prev), by_name(cur)
+    out = [f"{_model_what(b[n])} loaded in this run, not in the previous one" for n in sorted(set(b) - set(a), key=str)]
+    out += [f"{_model_what(a[n])} unloaded before this run (it was loaded in the previous one)"
+            for n in sorted(set(a) - set(b), key=str)]
+    for n in sorted(set(a) & set(b), key=str):
+        d0, d1 = a[n].get("dtype"), b[n].get("dtype")
+        if d0 != d1 and d0 and d1:
+            out.append(f"{_model_what(b[n])} now in {d1} (it was {d0})")
+    return out or ["no model change"]
+
+
+def set_words(key: str, d: dict | None) -> str | None:
+    """A set change as words: "args: added --lowvram; removed --cpu", naming only the sides that hold something."""
+    d = d or {}
+    parts = [f"{side} {', '.join(map(str, d[side]))}" for side in ("added", "removed") if d.get(side)]
+    return f"{key}: " + "; ".join(parts) if parts else None
+
+
 def what_changed(prev: dict, cur: dict) -> dict:
     changed = {
         "versions": _dict_diff(_flat_versions(prev.get("versions")), _flat_versions(cur.get("versions"))),
@@ -125,4 +156,4 @@ def compare(prev: dict | None, cur: dict) -> dict:
                                                            or "before" in v)]
         summary += "; in between: " + ", ".join(parts) + " changed"
     return {"previous": prev.get("prompt_id"), "current": cur.get("prompt_id"), "nodes": nodes, "changed": changed,
-            "summary": summary}
+            "models_words": model_words(prev, cur), "summary": summary}

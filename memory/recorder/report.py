@@ -12,6 +12,7 @@ import os
 import re
 
 from ..units import fmt_bytes
+from .compare import set_words
 from .record import basename, is_model_file, run_peak
 
 # POSIX: a slash not preceded by a word character or dot, then at least one segment; Windows: drive or UNC.
@@ -182,10 +183,11 @@ def markdown(rep: dict) -> str:
         ch = c.get("changed") or {}
         for item in ch.get("versions") or []:
             lines.append(f"- version {item['key']}: {item['before']} → {item['after']}")
-        for key in ("args", "models", "model_files", "devices"):
-            d = ch.get(key) or {}
-            if d.get("added") or d.get("removed"):
-                lines.append(f"- {key}: added {d.get('added') or '—'}, removed {d.get('removed') or '—'}")
+        lines += [f"- {w}" for w in c.get("models_words") or []]
+        for key in ("args", "model_files", "devices"):
+            words = set_words(key, ch.get(key))
+            if words:
+                lines.append(f"- {words}")
         for key in ("latent", "dynamic_vram", "comfy_compiler"):
             if ch.get(key):
                 lines.append(f"- {key}: {ch[key]['before']} → {ch[key]['after']}")

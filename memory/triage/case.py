@@ -358,6 +358,8 @@ def _snapshot(x, ctx, ev):
     dev = snapshot_device(ctx, ev)
     if dev and dev.get("other_processes") and dev.get("total"):
         x.snap_others, x.snap_total = dev["other_processes"], dev["total"]
+        # what the figures are of, and which library read them: host RAM (psutil or /proc) on a CPU device
+        x.snap_of = {"cpu": "of host RAM", "rocm": "card (AMD SMI)"}.get(dev.get("backend"), "card (NVML)")
 
 
 def _phase(x, scan, inc, ctx):

@@ -401,7 +401,7 @@ RULES = [
     # what the host measured at the failure (the OOM panel's probe snapshot), when the message said nothing
     R("other-process", 2.8, lambda x: x.snap_others and "other-process" not in x.scored
       and x.snap_others >= max(1.5 * GiB, 0.1 * x.snap_total),
-      "at the failure other processes held {snap_others:b} of the {snap_total:b} card (NVML)"),
+      "at the failure other processes held {snap_others:b} of the {snap_total:b} {snap_of}"),
 
     # --- kv-cache --------------------------------------------------------------------------------------
     R("kv-cache", 3.0, lambda x: x.frame_cause == "kv-cache",

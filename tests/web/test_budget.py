@@ -395,3 +395,40 @@ def test_meter_is_readable_at_the_default_view(browser, comfy_host, output_dir):
         assert console.from_pack() == [], console.from_pack()
     finally:
         page.context.close()
+
+
+def test_meter_and_oom_panel_never_cover_each_other(browser, comfy_host, output_dir):
+    """fixW2 walk: the OOM panel (640 px tall, docked at the canvas's right edge) sat over the meter's left half at the
+    bottom: the meter's docks avoided nodes, not the pack's own panel. With the panel open the meter docks clear of it
+    (or yields, hidden, when both docks are under it); once the panel closes it goes back to its first dock."""
+    from web.test_oom_panel import vae_report
+
+    page, console = _open(browser, comfy_host, False)
+    meter, panel = "[data-testid=gpu-garden-meter]", "[data-testid=gg-oom-panel]"
+    try:
+        page.wait_for_selector(meter, state="visible", timeout=20000)
+        # the failing node low at the right, as in the walk: the panel opens on its left, down to the window's bottom
+        node_id = page.evaluate("""() => { app.graph.clear(); const n = LiteGraph.createNode("VAEDecode"); n.pos = [0, 0];
+            app.graph.add(n); const ds = app.canvas.ds, c = app.canvas.canvas.getBoundingClientRect(); ds.scale = 1;
+            ds.offset[0] = innerWidth - 250 - c.left; ds.offset[1] = innerHeight - 180 - c.top; app.canvas.setDirty(true, true);
+            window.dispatchEvent(new Event('resize')); return n.id; }""")
+        page.wait_for_function(f"() => document.querySelector('{meter}').dataset.dock === 'bottom-right'", timeout=10000)
+        before = page.locator(meter).bounding_box()
+        report = vae_report(str(node_id))
+        report["id"] = "meter-vs-panel"
+        page.evaluate("(r) => window.comfyAPI.api.api.dispatchCustomEvent('gpu_garden.oom', r)", report)
+        page.locator(panel).wait_for(state="visible")
+        page.wait_for_timeout(2500)  # a sample or two: the meter places itself again on each
+        got = page.evaluate(OVERLAP, [meter, panel])
+        hidden = page.evaluate(f"() => getComputedStyle(document.querySelector('{meter}')).visibility === 'hidden'")
+        page.screenshot(path=str(output_dir / "budget_meter_beside_oom_panel.png"))
+        box = page.locator(panel).bounding_box()  # the panel is where the meter was: the test sets up the walk's overlap
+        assert box["x"] < before["x"] + before["width"] and before["x"] < box["x"] + box["width"] \
+            and box["y"] < before["y"] + before["height"] and before["y"] < box["y"] + box["height"], (box, before)
+        assert hidden or not got["overlap"], got
+        page.click("[data-testid=gg-oom-close]")
+        page.wait_for_function(f"""() => {{ const e = document.querySelector('{meter}');
+            return e.dataset.dock === 'bottom-right' && getComputedStyle(e).visibility === 'visible'; }}""", timeout=10000)
+        assert console.from_pack() == [], console.from_pack()
+    finally:
+        page.context.close()

@@ -522,3 +522,27 @@ def test_panel_follows_the_light_and_the_dark_palette(browser, comfy_host, outpu
             assert console.from_pack() == [], console.from_pack()
         finally:
             page.context.close()
+
+
+def test_a_cpu_oom_says_ram_and_names_no_nvml_card(page):
+    """fixW2 walk, ComfyUI --cpu: the panel read "Another process holds VRAM this run needed: at the failure other
+    processes held 10.71 GiB of the 23.54 GiB card (NVML)". There is no card here: the host's snapshot of a CPU
+    device is host RAM. The causes come from the real triage of that message and snapshot (the walk's figures)."""
+    from gpu_garden.memory.triage import engine
+    from support.cpu_oom import CPU_OOM, CPU_SNAP
+
+    ev = engine.triage_text(CPU_OOM, {"snapshot": CPU_SNAP, "platform": "linux"})["events"][-1]
+    load_api(page, sd15_prompt())
+    frame_node(page, 8, x=360, y=200)
+    report = vae_report("8")
+    report.update(cause=ev["causes"][0]["id"], causes=ev["causes"], uncertain=ev["uncertain"], alternatives=ev["alternatives"],
+                  device_kind="cpu", exception_type="RuntimeError", message=CPU_OOM, summary=None, actions=[],
+                  numbers={"requested": 40000000000000, "free": CPU_SNAP["devices"][0]["free"], "total": CPU_SNAP["devices"][0]["total"]})
+    page.evaluate("(r) => window.comfyAPI.api.api.dispatchCustomEvent('gpu_garden.oom', r)", report)
+    panel = page.locator("[data-testid=gg-oom-panel]")
+    panel.wait_for(state="visible")
+    page.wait_for_timeout(200)
+    text = panel.text_content()
+    assert "Another process holds RAM this run needed" in text, text
+    assert "other processes held 10.71 GiB of the 23.54 GiB of host RAM" in text, text
+    assert "holds VRAM" not in text and "NVML" not in text and "GiB card" not in text, text

@@ -122,6 +122,8 @@ def test_badges_timeline_compare_and_report(page, comfy_host, output_dir):
     cmp.wait_for(state="visible", timeout=20000)
     text = cmp.text_content()
     assert "latent: 64x64 → 256x256" in text and "{" not in text and "VAEDecode #8: time" in text, text
+    # the models in words, no empty side as a dash nor a missing dtype as [None] (fixW2 walk: "models: +— / −SD1ClipModel [None]")
+    assert ("no model change" in text or "this run" in text) and "—" not in text and "[None]" not in text, text
     page.wait_for_timeout(300)
     page.screenshot(path=str(output_dir / f"recorder_sidebar_{tag}.png"), clip={"x": 0, "y": 0, "width": 760, "height": 900})
 
@@ -196,3 +198,27 @@ def test_badges_only_on_nodes_of_the_run_s_type_and_a_failed_copy_is_not_a_repor
     page.get_by_text("Memory report not copied").first.wait_for(state="visible", timeout=10000)
     assert page.evaluate("() => window.__gpuGarden.recorder.copied") is None
     assert page.get_by_text("Memory report copied", exact=True).count() == 0
+
+
+def test_a_hang_warning_of_a_run_that_then_succeeded_is_marked_resolved(page, comfy_host):
+    """fixW2 walk: "KSampler #3 ... may be hung" with the whole hang guide stayed at the top of Runs after that
+    slow CPU run succeeded, and after later runs too. Once the run's record says success, the warning is one
+    resolved line with no guide; a warning of a run that did not finish keeps the guide."""
+    page.wait_for_function("() => window.__gpuGarden?.recorder", timeout=20000)
+    page.evaluate(f"() => app.extensionManager.command.execute('Workspace.ToggleSidebarTab.{SIDEBAR}')")
+    page.evaluate("(ev) => window.comfyAPI.api.api.dispatchCustomEvent('gpu_garden.recorder.watchdog', ev)", WATCHDOG)
+    warn = page.locator("[data-testid=gpu-garden-watchdog]")
+    warn.wait_for(state="visible", timeout=20000)
+    assert "it may be hung" in warn.text_content() and "--disable-dynamic-vram" in warn.text_content()
+    done = dict(OTHER_WORKFLOW_RUN, prompt_id=WATCHDOG["prompt_id"], duration_s=161.0)
+    page.evaluate("(run) => window.comfyAPI.api.api.dispatchCustomEvent('gpu_garden.recorder.run', run)", done)
+    page.wait_for_function("() => document.querySelector('[data-testid=gpu-garden-watchdog]')?.dataset.resolved === 'true'",
+                           timeout=20000)
+    text = warn.text_content()
+    assert text.startswith("Resolved: VAEDecode #8 looked hung after 312 s") and "success in 161 s" in text, text
+    assert "--disable-dynamic-vram" not in text and warn.locator("h4").count() == 0, text
+    other = dict(WATCHDOG, prompt_id="p-still-running", message="KSampler #3 has run 99 s: it may be hung.")
+    page.evaluate("(ev) => window.comfyAPI.api.api.dispatchCustomEvent('gpu_garden.recorder.watchdog', ev)", other)
+    page.wait_for_function("() => document.querySelector('[data-testid=gpu-garden-watchdog]')?.dataset.resolved === 'false'",
+                           timeout=20000)
+    assert "KSampler #3 has run 99 s" in warn.text_content() and "--disable-dynamic-vram" in warn.text_content()

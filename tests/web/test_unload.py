@@ -83,3 +83,24 @@ def test_report_on_node_face_vue_nodes(browser, comfy_host, output_dir):
         assert console.from_pack() == [], console.from_pack()
     finally:
         page.context.close()
+
+
+def test_a_loaded_node_with_an_idle_face_shrinks_to_it(comfy_page):
+    """fixW2 walk: after Ctrl+Z or a reload the face is the idle text again (it never serializes), but the node kept
+    the height it grew to for the report: an empty box about 150 px tall under two lines. A workflow saved at that
+    height now loads at the face's own height."""
+    page, console = comfy_page
+    page.evaluate("async (wf) => { await window.app.loadApiJson(wf, 'unload.json'); }", workflow())
+    size = page.evaluate(f"""async () => {{
+        const g = window.app.rootGraph ?? window.app.graph;
+        const data = g.serialize();
+        const saved = data.nodes.find(n => n.type === {json.dumps(NODE)});
+        saved.size = [400, 420];  // as saved after a run grew it for the report
+        await window.app.loadGraphData(data, false, false, 'unload-tall');
+        const n = (window.app.rootGraph ?? window.app.graph).nodes.find(n => n.type === {json.dumps(NODE)});
+        return [n.size[0], n.size[1], n.computeSize()[1], n.__ggUnloadReport.innerText];
+    }}""")
+    width, height, needed, text = size
+    assert text.startswith("Runs after encoding"), text
+    assert width == 400 and height == needed and height < 200, size  # the width the user chose is kept
+    assert console.from_pack() == [], console.from_pack()

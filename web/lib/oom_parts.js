@@ -20,6 +20,14 @@ export const CAUSES = {
   other: "Out of memory",
 };
 
+/** A cause's name for this report: on a CPU device (ComfyUI --cpu, or an allocation in host RAM) the memory is RAM,
+ *  not VRAM ("Another process holds RAM this run needed"). */
+export function causeName(id, report, fallback) {
+  const name = CAUSES[id];
+  if (!name) return fallback || id;
+  return report?.device_kind === "cpu" ? name.replace(/\bVRAM\b/g, "RAM") : name;
+}
+
 export function button(label, cls, onClick, testid) {
   const b = el("button", `gg-oom-btn ${cls || ""}`.trim(), label);
   b.type = "button";
@@ -78,7 +86,7 @@ export function latentText(l) {
 export function causeLine(report) {
   const top = (report.causes || [])[0];
   const label = report.uncertain ? uncertainLabel(report)
-    : CAUSES[report.cause] || (report.cause ? `Cause: ${report.cause}` : "Out of memory");
+    : causeName(report.cause, report, report.cause ? `Cause: ${report.cause}` : "Out of memory");
   const evidence = top?.evidence?.[0] || (report.cause ? "" : String(report.message || "").split("\n")[0]);
   return { label, evidence };
 }
@@ -196,7 +204,7 @@ export function otherCauses(report) {
   const ul = el("ul");
   for (const c of rest) {
     const li = el("li");
-    li.append(el("strong", null, CAUSES[c.id] || c.id));
+    li.append(el("strong", null, causeName(c.id, report)));
     if (c.confidence != null) li.append(el("span", "gg-oom-conf", `${Math.round(c.confidence * 100)}%`));
     if (c.evidence?.length) li.append(el("div", "gg-oom-evidence", c.evidence.join(" · ")));
     ul.append(li);
@@ -225,11 +233,11 @@ function uncertainLabel(report) {
   const alts = uncertainPair(report);
   if (alts.length >= 2) {
     if (isPair(alts, report)) return "Out of memory: two causes fit the evidence about equally";
-    const [a, b] = alts.map((c) => CAUSES[c.id] || c.id);
+    const [a, b] = alts.map((c) => causeName(c.id, report));
     return `Out of memory, cause uncertain: ${a}? (${b} also possible)`;
   }
   const top = (report.causes || [])[0];
-  const name = top ? CAUSES[top.id] || top.id : null;
+  const name = top ? causeName(top.id, report) : null;
   return name ? `Out of memory, cause uncertain (one weak sign): ${name}?` : "Out of memory: cause not determined";
 }
 
@@ -256,7 +264,7 @@ export function uncertainty(report) {
       const card = el("div", "gg-oom-alt");
       card.dataset.testid = "gg-oom-alt";
       card.dataset.cause = String(c.id);
-      card.append(el("strong", null, CAUSES[c.id] || c.label || c.id));
+      card.append(el("strong", null, causeName(c.id, report, c.label || c.id)));
       if (c.confidence != null) card.append(el("span", "gg-oom-conf", `${Math.round(c.confidence * 100)}%`));
       if (c.evidence?.length) card.append(el("div", "gg-oom-evidence", c.evidence.join(" · ")));
       if (c.guide?.title) card.append(el("div", "gg-oom-evidence", `Fix: ${c.guide.title}`));
