@@ -29,16 +29,23 @@ def join(scan, lineno, text, ev, more):
     """(event, text) of the line at lineno (ev: what it reads alone) joined with the lines after it (more(n)) where they
     continue its message; scan.consumed_until then skips the lines joined."""
     wrap = (ev is None or not ev.get("complete") or ev.get("wrapper")) and WRAPPABLE.search(text)
-    following = more() if wrap else ()
+    # (fixT) a quote that opens with PyTorch's sentences alone ("Tried to allocate 2.00 GiB."): the sentence lines after it
+    # are the quote's rest, joined while each adds figures; one that repeats the request or the capacity (sentences a message
+    # has once) opens a new quote. Only where no failure is open: inside one, scan._place drops sentences alone, joined or not
+    quote = not wrap and ev is not None and ev.get("sentences") and scan.cur is None
+    following = more() if wrap or quote else ()
     if wrap and wrap.group().startswith("Allocation on device") and not (
             following and following[0].lstrip().startswith("would exceed")):
         following = ()  # only cudaMallocAsync's own second half continues this line (no join loop per such line)
-    if wrap:
+    if wrap or quote:
         # a message wrapped over several lines (pasted logs, narrow terminals): join and look again, up to the
         # next line that repeats this message unfinished (a new message, not the rest of this one)
         grown = None     # (event, k): the longest join whose every added line added figures to the message
         for k in range(1, len(following) + 1):
             nxt = scan._recognise(following[k - 1])
+            if quote and (nxt is None or not (nxt.get("sentences") or nxt.get("cap_open"))
+                          or {"requested", "total"} & set(nxt["numbers"]) & set((grown[0] if grown else ev)["numbers"])):
+                break
             if ev is not None and nxt is not None and nxt["kind"] == ev["kind"] and not nxt.get("complete") and not (
                     (nxt.get("cap_open") or nxt.get("bracket_open") or nxt.get("sentences")) and "OutOfMemoryError" not in following[k - 1]):
                 # ((round 97) PyTorch's second sentence (or (none51) any of its sentences alone) opening the next line continues
@@ -63,7 +70,7 @@ def join(scan, lineno, text, ev, more):
             # after it reach the card's capacity in PyTorch's words: the rest of the message follows)
             # ((round 97) or the first sentence with its request, "CUDA out of memory. Tried to allocate 490.00 MiB." after a
             # program's own words rather than the exception's type, the capacity on the line after it)
-            if ev2 is not None and ev2["kind"] in SENTENCED and (ev is None or ev.get("wrapper") or ev.get("type_request") or ev.get("cap_open") or (
+            if ev2 is not None and ev2["kind"] in SENTENCED and (ev is None or quote or ev.get("wrapper") or ev.get("type_request") or ev.get("cap_open") or (
                     ev.get("form") == "partial" and set(ev["numbers"]) <= {"requested"} and "total" in ev2["numbers"])) and len(
                     ev2["numbers"]) > (len(grown[0]["numbers"]) if grown else len(ev["numbers"]) if ev else 0):
                 grown = (ev2, joined, k)
