@@ -76,7 +76,9 @@ def unified_by_total(total_bytes) -> str | None:
 # wins: the Pascal Titans ("NVIDIA TITAN X (Pascal)", "NVIDIA TITAN Xp", 6.1) before GM200's "GeForce GTX TITAN X"
 # (5.2), and that before GK110's "GeForce GTX TITAN" (and its Black and Z, 3.5). Minor None: a family whose cards
 # differ in it (Kepler 3.0-3.7, Maxwell 5.0-5.2). NVIDIA's CUDA GPU table. Every card below 8.0 that vLLM's rules
-# name (runtimes/vllm.pre_ampere) is a row here: Volta (7.0) and Turing (7.5) rows only by name, none above 7.5.
+# name (runtimes/vllm.pre_ampere) is a row here: Volta (7.0) and Turing (7.5) rows only by name; (fixT) and Ampere
+# (8.0-8.7), which vLLM's Marlin FP8 rule reads (runtimes/vllm_loader.marlin_fp8_card: 7.5 to below 8.9). Ada, Hopper and
+# Blackwell (8.9 and up) are no rows: a card the table lacks is taken for none of those rules' cards.
 COMPUTE_CAPABILITY = (
     (r"xavier", (7, 2)),
     (r"jetson (nano|tx1)", (5, 3)),
@@ -97,6 +99,12 @@ COMPUTE_CAPABILITY = (
     (r"gtx ?9[5-8]0", (5, 2)),
     (r"\b(tesla )?p100\b|quadro gp100", (6, 0)),
     (r"\b(tesla )?p(40|4|6)\b|quadro p\d{3,4}|gtx ?10[5-8]0", (6, 1)),
+    # (fixT) Ampere: GA100 (A100 and its A100X converged card, the A800, A30); GA10x (A40, A10, A10G, A16, A2, the RTX
+    # A-series workstation and laptop cards from the A500 to the A6000, GeForce RTX 3050-3090 and the laptop RTX 2050);
+    # GA10B (Jetson Orin)
+    (r"\ba(100|800)x?\b|\ba30\b", (8, 0)),
+    (r"\ba(40|10g?|16|2)\b|\brtx ?a\d{3,4}\b|\brtx ?(30[5-9]0|2050)\b", (8, 6)),
+    (r"\borin\b", (8, 7)),
 )
 
 

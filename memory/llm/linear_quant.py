@@ -76,7 +76,7 @@ def linear_bits(fmt: str, group: int | None = None, sym: bool | None = None, bit
 # modules_to_not_convert, compressed-tensors' ignore. Entries naming the head, the vision tower or the projector
 # change nothing here (those are counted in 16 bits already); decoder entries move their matmuls to 16 bits.
 _LAYER_TAIL = re.compile(r"(?:^|\.)(layers\.\d+(?:\.|$))")
-# the dotted parts a wildcard entry may put before "layers.N" and still name the decoder's layer (skip_matcher)
+# the dotted parts an entry may put before "layers.N" and still name the decoder's layer (_decoder_tail)
 _DECODER_ROOT = {"", "*", "model", "language_model", "text_model", "backbone", "transformer"}
 _ATTN_PROJ = ("q_proj", "k_proj", "v_proj", "o_proj")
 _MLP_PROJ = ("gate_proj", "up_proj", "down_proj")
@@ -84,15 +84,23 @@ _MLP_PROJ = ("gate_proj", "up_proj", "down_proj")
 _LIN_PROJ = ("in_proj_qkv", "in_proj_z", "in_proj_b", "in_proj_a", "conv1d", "out_proj")
 
 
+def _decoder_tail(entry: str, m) -> str | None:
+    """The entry from its "layers.N" on (m: _LAYER_TAIL's match) when what stands before is a language model's root
+    (_DECODER_ROOT: model., language_model., ...); None when it names no layer index or another module's own layers
+    ((rev51) a wildcard, (fixT) a plain entry: vision_tower.encoder.layers.3 is not decoder layer 3)."""
+    return entry[m.start(1):] if m and set(entry[:m.start(1)].split(".")) <= _DECODER_ROOT else None
+
+
 def skip_matcher(entries):
     """A test: does one of a quantization_config's skip/ignore entries leave this module (model.layers.3.self_attn.q_proj)
     unquantized? `re:` entries are regexes matched from the name's start (vLLM's compressed-tensors
     should_ignore_layer: _is_equal_or_regex_match, re.match); other entries name the module or a dotted parent of it
-    from any root (model., language_model.model.: bitsandbytes' and unsloth's prefix rule), or, without a layer index,
-    a run of its dotted parts ('kv_b_proj', 'self_attn.o_proj': vLLM's AWQ and bitsandbytes skip those in every layer).
+    from a language model's root (model., language_model.model.: bitsandbytes' and unsloth's prefix rule), or, without
+    a layer index or under another module's layers (vision_tower.encoder.layers.3), a run of its dotted parts
+    ('kv_b_proj', 'self_attn.o_proj': vLLM's AWQ and bitsandbytes skip those in every layer).
     Entries with a shell wildcard are ModelOpt's (modelopt.py is_layer_excluded: fnmatch, 'model.layers.*.self_attn*',
-    'model.language_model.layers.3.mlp*', '*mtp*'): matched from the layer index on where they name one, so any root
-    before it (language_model.) matches, else against the whole name."""
+    'model.language_model.layers.3.mlp*', '*mtp*'): matched from the layer index on where they name one under a
+    language model's root (language_model.), else against the whole name."""
     tails, runs, pats, globs = set(), set(), [], []
     for e in entries or ():
         e = str(e).strip()
@@ -102,14 +110,11 @@ def skip_matcher(entries):
             except re.error as err:
                 raise UserError(f"quantization ignore entry {e!r} is not a valid regex: {err}") from None
         elif any(c in e for c in "*?["):  # a ModelOpt wildcard: from the layer index on when it names one (_glob)
-            m = _LAYER_TAIL.search(e.replace("*", "0"))
-            root = set(e[:m.start(1)].split(".")) if m else {"?"}
-            # ((rev51) only a language model's root: a vision tower's or an MTP head's own layers.* are not the decoder's)
-            globs.append(e[m.start(1):] if root <= _DECODER_ROOT else e)
-        elif (m := _LAYER_TAIL.search(e)):
-            tails.add(e[m.start(1):])
+            globs.append(_decoder_tail(e, _LAYER_TAIL.search(e.replace("*", "0"))) or e)
+        elif (m := _LAYER_TAIL.search(e)) and (tail := _decoder_tail(e, m)):
+            tails.add(tail)
         elif e:
-            runs.add(e)
+            runs.add(e)     # (fixT) and a vision tower's or MTP head's own layers.N: a run no decoder name holds
 
     def skipped(module: str) -> bool:
         parts = module.split(".")

@@ -63,7 +63,9 @@ def infer(scan, inc, context: dict) -> dict:
     if not backend:
         # the event that carries the failure names its device first (comfy-aimdo's VBAR error raises a Python MemoryError)
         dk = ev.get("device_kind") or next((e["device_kind"] for e in inc.events if e.get("device_kind")), None)
-        backend = "rocm" if (dk == "rocm" or f["rocm"] and dk in (None, "cuda")) else dk
+        # (fixT) a VLLM_ROCM_* switch set on names a ROCm card only where no line names an NVIDIA one
+        rocm = f["rocm"] or f["vllm_rocm_on"] and not f["cuda_device"]
+        backend = "rocm" if (dk == "rocm" or rocm and dk in (None, "cuda")) else dk
         if backend is None and f["ggml_sycl_fn"]:
             backend = "xpu"     # ggml's SYCL check named the function that threw: an Intel GPU (round 61)
     runtime = ctx.get("runtime") or ("comfyui" if ctx.get("node_type") or ctx.get("loaded_models") is not None

@@ -36,6 +36,11 @@ VLLM_WEIGHT_FLAGS = re.compile(r"(?:--quantization[ =]|\bquantization=|\s-q[ =])
                                r"(?:--cpu-offload-gb[ =]|\bcpu_offload_gb=)(\d{1,6}(?:\.\d{1,4})?)|"
                                r"(?:--data-parallel-size[ =]|\bdata_parallel_size=|\s-dp[ =])(\d{1,4})|"
                                r"(--enable-expert-parallel\b|\benable_expert_parallel=True)")
+# (fixT) a VLLM_ROCM_* switch set on as a shell sets it (facts "vllm_rocm_on"): what may stand before it on its line
+_SHELL_HEAD = (r"^[ \t]{0,8}(?:\([\w.-]{1,40}\)[ \t]{1,4})?(?:[^\s$#>%]{0,80}[$#>%][ \t]{0,4})?"
+               r"(?:(?:export|env|ENV|set|sudo(?:[ \t]{1,4}-E)?)[ \t]{1,4})?(?:[A-Za-z_]\w{0,60}=\S{0,200}[ \t]{1,4}){0,16}")
+VLLM_ROCM_ON = re.compile(r"(?:" + _SHELL_HEAD + r"|(?<!\S)(?:-e|--env)[ =])VLLM_ROCM_[A-Z][A-Z0-9_]{1,60}=([\"']?)(?:1|[Tt]rue|TRUE)\1"
+                          r"(?=[ \t;&|\\]|$)")
 FACTS = [
     # ComfyUI startup and execution (comfy/model_management.py, main.py, server.py, model_patcher.py)
     # ((round 100) not a program's own settings line, its fields split by bars: "Device: cuda | Batch Size: 64 | Epochs: 50")
@@ -330,8 +335,16 @@ FACTS = [
     # ((round 102) and PyTorch's ROCm build's own allocator source in its warnings, the hipified c10/hip/HIPCachingAllocator.cpp:
     # "[W727 06:25:44.59 HIPCachingAllocator.cpp:3934] memory allocation failed with OOM on device 0 while trying to allocate N
     # bytes": a ROCm card, though the error that follows keeps CUDA's words)
-    # ((none51) and vLLM's ROCm-only switches, vllm/envs.py VLLM_ROCM_USE_AITER and the VLLM_ROCM_* around it, set on its command line)
-    ("rocm", re.compile(r"\+rocm|ROCm|\bHIP\b|hipMalloc|gfx\d{3,4}|\bHIPCachingAllocator\.cpp\b|\bVLLM_ROCM_[A-Z][A-Z0-9_]{1,60}=")),
+    ("rocm", re.compile(r"\+rocm|ROCm|\bHIP\b|hipMalloc|gfx\d{3,4}|\bHIPCachingAllocator\.cpp\b")),
+    # ((none51, fixT) vLLM's ROCm-only switches, vllm/envs.py VLLM_ROCM_USE_AITER and the VLLM_ROCM_* around it, set on
+    # (1/true) on a command line or an env line: a shell prompt, export/env/ENV/set/sudo, other NAME=VALUE settings or
+    # docker's -e/--env before it. Not "=0"/"False", not a logged dump of envs.py's defaults (some of which are True), and
+    # env.infer reads it only where no CUDA device line below says the card is NVIDIA's
+    ("vllm_rocm_on", VLLM_ROCM_ON),
+    # (fixT) a line naming an NVIDIA card: ComfyUI's "Device: cuda:0 NVIDIA ...", vLLM's "Automatically detected platform
+    # cuda.", nvidia-smi -L's and collect_env's "GPU 0: NVIDIA ..."; ROCm's PyTorch names its card cuda:0 too, but AMD's
+    ("cuda_device", re.compile(r"\bDevice: cuda:\d{1,3} (?:NVIDIA|GeForce|Tesla|Quadro|TITAN)\b|\bdetected platform cuda\b|"
+                               r"\bGPU \d{1,3}: NVIDIA\b")),
     # the OS a log shows: a drive-letter path (C:\..., also as a repr's C:\\...), the portable ComfyUI, an .exe, Python's
     # WinError; Linux's paths (Debian/Ubuntu's dist-packages, the CUDA toolkit's /usr/local/cuda, a home or root directory, a
     # container's /workspace; not /opt or /usr/local alone, where macOS keeps Homebrew and conda too)
@@ -419,7 +432,8 @@ FACT_KEYS = {
     "ollama_marker": ("ollama", "OLLAMA_", 'msg="', "sha256-", "llama runner process", "% CPU/GPU") + OLLAMA_SERVER_SAYS, "ollama_env": ("OLLAMA_",), "ollama_evict": ("evicting a model",),
     "ggml_header": ("llama.cpp: loading model from", "llama_model_load_internal: "),
     "ggml_load_start": ("starting runner", "starting llama server", "load request", "loaded meta data", "loading model tensors"),
-    "rocm": ("rocm", "ROCm", "HIP", "hipMalloc", "gfx", "VLLM_ROCM_"),
+    "rocm": ("rocm", "ROCm", "HIP", "hipMalloc", "gfx"),
+    "vllm_rocm_on": ("VLLM_ROCM_",), "cuda_device": ("Device: cuda", "detected platform cuda", ": NVIDIA"),     # (fixT)
     "windows": (":\\", "Windows", ".exe", "WDDM", "windows_portable", "WinError"),
     "darwin": ("/Users/", "macOS", "Darwin", "MPS", "Apple M"),
     "linux": ("/home/", "/usr/lib", "/opt/conda", "/workspace/", "Linux", "/root/", "/dist-packages/", "/usr/local/cuda"),

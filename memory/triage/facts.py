@@ -29,7 +29,7 @@ _GGML_ARGS_RE = dict(L.FACTS)["ggml_args"]
 
 def new_facts() -> dict:
     return {"os_votes": collections.Counter(), "args": set(), "device": None, "allocator": None, "torch_version": None,
-            "total_vram": None, "vram_state": None, "rocm": False, "dynamic_vram": False, "compiler": None, "vllm": False, "ggml": False, "ollama": False,
+            "total_vram": None, "vram_state": None, "rocm": False, "vllm_rocm_on": False, "cuda_device": False, "dynamic_vram": False, "compiler": None, "vllm": False, "ggml": False, "ollama": False,
             "vllm_kv_mem": None, "vllm_kv_tokens": None, "vllm_model_mem": None, "vllm_util": None, "vllm_maxlen": None, "vllm_util_at": {}, "vllm_total_at": {}, "vllm_maxlen_at": {}, "vllm_kv_dtype": None, "vllm_dtype": None, "vllm_tp": 1, "vllm_wflags": {},
             "ggml_n_ctx": None, "ggml_n_seq_max": None, "ggml_ctx_per_seq": None, "ggml_offloaded": None, "ggml_device_free": None, "ggml_devices": {}, "ggml_fa": None, "ggml_bufs": collections.OrderedDict(),
             "ollama_env": {}, "comfy": False, "ggml_args": {}, "ggml_spec_mtp": False, "ggml_spec_cpu_sampling": False, "graph_capture": False, "own_pool": False, "pinned_host": None,
@@ -573,6 +573,7 @@ HANDLERS = {
     "ollama_marker": _ollama_marker,
     "ollama_env": _ollama_env,
     "rocm": _set("rocm", True),
+    "vllm_rocm_on": _set("vllm_rocm_on", True), "cuda_device": _set("cuda_device", True),     # (fixT) env.infer weighs the two
     "windows": _vote("windows"),
     "darwin": _vote("darwin"),
     "linux": _vote("linux"),

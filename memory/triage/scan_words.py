@@ -304,7 +304,10 @@ WINDOW_KEYS = (b" -m ", b"Failed to initialize NVML", b"ECC", b"fallen off the b
                b"OLLAMA_", b"rocm", b"ROCm", b"Windows", b"WinError", b"gpu_memory_utilization", b"max_model_len", b"max_seq_len",
                b"dynamic VRAM", b"llama-server", b"llama-cli", b"vllm", b"VLLM::", b"EngineCore", b"ollama", b"Error occurred when executing",
                b"Node Type", b"Exception in node", b"Error Report") + tuple(w.encode() for w in OLLAMA_SERVER_SAYS + RUNTIME_WORDS) + LOAD_KEYS
-WINDOW_KEYS += (b"VLLM_ROCM_",)           # (vLLM's ROCm-only switches on its command line, facts "rocm": none51)
+WINDOW_KEYS += (b"VLLM_ROCM_",)           # (vLLM's ROCm-only switches on its command line, facts "vllm_rocm_on": none51)
+# (fixT) the lines that name an NVIDIA card beside them (facts "cuda_device"; ComfyUI's "Device: " is read already)
+CUDA_DEVICE_KEYS = (b"detected platform cuda", b": NVIDIA")
+WINDOW_KEYS += CUDA_DEVICE_KEYS
 WINDOW_KEYS += (b"ggml-cuda.cu:",)         # (ggml's CUDA check's source line, as OPEN_ANCHORS: round 68)
 WINDOW_KEYS += (b"pinned models is",)     # (mmgp's partial-pinning line, as OPEN_ANCHORS)
 WINDOW_KEYS += (b"Prompt Cache: ",)       # (mlx_lm.server's prompt-cache line, facts "mlx_prompt_cache": round 63)
@@ -345,3 +348,6 @@ WINDOW_KEYS += (b"atch size ", b"atch_size")
 # APU's Radeon NNNM): Unsloth Studio's host-RAM guard then reads other
 HEAD_ANCHORS += (b"uma: 1", b"ntegrated GPU", b"ntegrated graphics", b"ntegrated Graphics", b"iGPU", b"unified memory", b"Radeon")
 OPEN_ANCHORS += (b"uma: 1", b"ntegrated GPU", b"ntegrated graphics", b"ntegrated Graphics", b"iGPU", b"unified memory", b"Radeon")
+# (fixT) a VLLM_ROCM_* switch and a line naming an NVIDIA card (facts "vllm_rocm_on", "cuda_device"), in the head too
+HEAD_ANCHORS += (b"VLLM_ROCM_",) + CUDA_DEVICE_KEYS
+OPEN_ANCHORS += CUDA_DEVICE_KEYS

@@ -75,3 +75,15 @@ def test_a_wildcard_on_a_vision_tower_or_mtp_layers_leaves_the_decoder_quantized
     s = _spec({"quant_method": "modelopt", "quant_algo": "NVFP4",
                "ignore": ["model.vision_tower.encoder.layers.*", "mtp.layers.0*", "model.language_model.layers.4.mlp*"]})
     assert W.skipped_linear_params(s) == MLP
+
+
+def test_a_plain_entry_under_a_vision_tower_or_mtp_layer_leaves_the_decoder_quantized():
+    # (fixT) a plain entry under another module's own "layers.N" (a vision tower's encoder, an MTP head) names no decoder
+    # matmul; read from its layer index on, 'vision_tower.encoder.layers.3' skipped decoder layer 3 (ATTN + MLP counted 16-bit)
+    s = _spec({"quant_method": "awq", "bits": 4, "group_size": 128, "zero_point": True,
+               "modules_to_not_convert": ["vision_tower.encoder.layers.3", "model.mtp.layers.0",
+                                          "language_model.model.layers.5.mlp"]})
+    assert W.skipped_linear_params(s) == MLP
+    # bitsandbytes' prefix rule from a language model's root still names the decoder's layer
+    s = _spec({"quant_method": "bitsandbytes", "load_in_4bit": True, "llm_int8_skip_modules": ["model.layers.3.self_attn"]})
+    assert W.skipped_linear_params(s) == ATTN

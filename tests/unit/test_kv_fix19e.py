@@ -11,7 +11,8 @@ import pytest
     ("GeForce GTX TITAN X", (5, 2), False, False),
     ("Tesla P40", (6, 1), False, True),
     ("NVIDIA Jetson AGX Xavier", (7, 2), False, False),
-    ("NVIDIA GeForce RTX 3090", None, True, True),
+    ("NVIDIA GeForce RTX 3090", (8, 6), True, True),     # (fixT: an Ampere row for vLLM's Marlin FP8 rule)
+    ("NVIDIA GeForce RTX 4090", None, True, True),       # a card the table lacks: taken as one that supports it
 ])
 def test_ollama_flash_by_compute_capability(gpu, cc, at_0307, at_0312):
     from gpu_garden.memory.llm import cards

@@ -101,3 +101,37 @@ def test_a_per_tensor_fp8_checkpoint_adds_no_group_scales(tmp_path):
         s = K.describe(config=str(path))
         assert s.quant == "fp8"
         assert VL.marlin_fp8_block_scales(s, "fp8", 1, A100, V020) == 0, q
+
+
+@pytest.mark.parametrize("card, cc", [
+    # (fixT) Ampere names as nvidia-smi prints them, with NVIDIA's compute capability (CUDA GPU table): the former name
+    # pattern missed the A500 (its 'rtx a' took four digits), the A100X (a100 then a word character) and the laptop RTX 2050
+    ("NVIDIA RTX A500 Laptop GPU", (8, 6)),
+    ("NVIDIA A100X", (8, 0)),
+    ("NVIDIA A800-SXM4-80GB", (8, 0)),
+    ("NVIDIA RTX A2000 12GB", (8, 6)),
+    ("NVIDIA GeForce RTX 2050", (8, 6)),
+    ("NVIDIA Jetson AGX Orin", (8, 7)),
+])
+def test_ampere_cards_by_compute_capability(spec, card, cc):
+    from gpu_garden.memory.llm import cards
+    assert cards.compute_capability(card) == cc
+    assert _loader().marlin_fp8_block_scales(spec, "fp8", 1, card, V020) == SCALES_TP1
+
+
+def test_a_card_without_a_compute_capability_is_not_taken_for_marlin(spec):
+    # the table has no row above 8.7: an Ada card, and a name it does not know, read as no Marlin card
+    from gpu_garden.memory.llm import cards
+    for card in ("NVIDIA RTX 4000 SFF Ada Generation", "Some Future GPU"):
+        assert cards.compute_capability(card) is None
+        assert _loader().marlin_fp8_block_scales(spec, "fp8", 1, card, V020) == 0, card
+
+
+def test_the_scales_are_block_bytes_in_the_plan(spec):
+    # (fixT) the group scales sit with the decoder's matmuls (weights_by_role "blocks"), not the embedding or the head
+    from gpu_garden.memory.llm import kv as K
+    kw = dict(runtime="vllm", ctx=8192, vram=79.25 * 2**30, weights_dtype="fp8", runtime_version="0.20.0")
+    ampere = K.plan(spec, gpu_name=A100, **kw)["weights_by_role"]
+    ada = K.plan(spec, gpu_name="NVIDIA L40S", **kw)["weights_by_role"]
+    assert (ampere["blocks"] - ada["blocks"], ampere["embedding"], ampere["output"]) == (SCALES_TP1, ada["embedding"],
+                                                                                          ada["output"])

@@ -103,9 +103,10 @@ def test_lone_process_sentence_does_not_crash_the_ranking():
 
 
 def test_sentences_inside_an_open_failure_add_no_figure():
-    # (rev51) scan._place drops a sentences-only line inside an open failure. Here the quote opens with its request line
-    # (no wrappable head, so no join): without that guard the next line's listed process, another program's 3.00 GiB,
-    # became this process's figure (split_listed's lone-entry rule), though the quote's own sentence gives 19.00 GiB
+    # (rev51) scan._place drops a sentences-only line inside an open failure: without that guard the next line's listed
+    # process, another program's 3.00 GiB, became this process's figure (split_listed's lone-entry rule), though the quote's
+    # own sentence gives 19.00 GiB. (fixT) The quote's sentence lines are now joined to its request line (wrapped.join), so
+    # this text reads all three; the guard itself is pinned by test_triage_fixt's second quote
     text = ("Tried to allocate 2.00 GiB.\nProcess 7 has 3.00 GiB memory in use.\n"
             "Including non-PyTorch memory, this process has 19.00 GiB memory in use.\n")
     res = engine.triage_text(text)

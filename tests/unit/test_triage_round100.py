@@ -14,7 +14,7 @@ The sizes and the lines around them are made up in the messages' layout; the exp
 from gpu_garden.memory.triage import error_patterns as RX
 from gpu_garden.memory.triage import fact_patterns as FP
 from gpu_garden.memory.triage import paste as PASTE
-from gpu_garden.memory.triage import scan as SCAN
+from gpu_garden.memory.triage import wrapped as WRAPPED
 from gpu_garden.memory.triage import torch_readers as TR
 
 from support.triage_event import kinds as _kinds, read as _read, top as _top  # (cause, kind, runtime, device kind, numbers)
@@ -124,7 +124,7 @@ def test_round_100_patterns_stay_linear():
         (TR._RU_ANY.search, ("1.00 MiB " * (mb // 9), "9" * mb + " reserved by PyTorch")),
         (RX.PROC.search, ("Process 1 has " + "1.00 GiB " * (mb // 9), "Process " + "1" * mb, "Process 1 has 1.00 GiB memory" + " " * mb + "x")),
         (RX.TORCH_CAP_OPEN.search, ("torch.OutOfMemoryError: CUDA out of memory. " + " " * mb, "torch.OutOfMemoryError: " + "CUDA out of memory. ..." * (mb // 23))),
-        (SCAN._WRAPPABLE.search, ("Tried to allocate 1" + "." * mb, "Tried to allocate " * (mb // 18))),
+        (WRAPPED.WRAPPABLE.search, ("Tried to allocate 1" + "." * mb, "Tried to allocate " * (mb // 18))),
         (PASTE._TORCH_MORE.match, (b"1." * (mb // 2), b"1.00 MiB " + b" " * mb)),
         (_fact_rx("device").search, ("Device: cuda " + " \t" * (mb // 2) + "x", "Device: cuda:0 " + "|" * mb)),
         (_fact_rx("vllm_marker").search, ("Failed to load model - " * (mb // 23), "not enough GPU memory " * (mb // 22))),

@@ -132,16 +132,17 @@ def mxfp4_expert_padding(spec, tp: int, gpu_name, version=None) -> tuple:
 # scales become one value a row (negligible); compressed-tensors block checkpoints reached Marlin only with
 # vllm#52966 (2026-08-19), not counted. A gate by reading: 0.20.2 (earlier releases not read).
 MARLIN_FP8_BLOCK = (0, 20)
-MARLIN_FP8_CARD = re.compile(r"\b(a100|a800|a10g?|a16|a30|a40|a2)\b|\brtx ?a\d{4}\b|\brtx ?30[5-9]0\b|\borin\b", re.I)
+MARLIN_FP8_CC = ((7, 5), (8, 9))       # [from, below): Turing and Ampere
 FP8_BLOCK_K = 128
 
 
 def marlin_fp8_card(gpu_name) -> bool:
-    """A CUDA card vLLM runs FP8 weights on through Marlin: Ampere by name (MARLIN_FP8_CARD), Turing by its compute
-    capability (cards.COMPUTE_CAPABILITY, 7.5); Ada, Hopper, Blackwell have FP8 arithmetic, Volta and older no Marlin."""
+    """A CUDA card vLLM runs FP8 weights on through Marlin: compute capability 7.5 to below 8.9 (MARLIN_FP8_CC; Turing,
+    Ampere) by cards.COMPUTE_CAPABILITY; Ada, Hopper, Blackwell have FP8 arithmetic, Volta and older no Marlin. A card
+    the table lacks is not taken for one."""
     from ..cards import compute_capability
     cc = compute_capability(gpu_name)
-    return bool(MARLIN_FP8_CARD.search(str(gpu_name or ""))) or cc == (7, 5)
+    return cc is not None and MARLIN_FP8_CC[0] <= cc < MARLIN_FP8_CC[1]
 
 
 def marlin_fp8_block_scales(spec, fmt, tp: int, gpu_name, version, rocm: bool = False) -> int:
