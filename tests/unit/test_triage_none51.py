@@ -55,15 +55,19 @@ def test_prose_and_a_lone_capacity_are_not_read():
     assert torch_sentences("total capacity of 24.00 GiB") is None        # a subject-less capacity only after an ellipsis
 
 
+def _one_event_numbers(text):
+    res = engine.triage_text(text)
+    assert len(res["events"]) == 1, res["events"]
+    return res["events"][0]["numbers"]
+
+
 def test_a_message_broken_at_its_sentences_stays_one():
     # PyTorch's message quoted a sentence a line: the process sentences continue the message before them (scan.py's joins),
     # so the listed process is another program's and "this process" is this one's; read as a message of its own, the listed
     # process became this process's figure (30.00 GiB)
     text = ("torch.OutOfMemoryError: Tried to allocate 2.00 GiB.\nGPU 0 has a total capacity of 47.50 GiB of which 1.50 GiB is free.\n"
             "Process 777 has 30.00 GiB memory in use.\n  \u2026 this process has 15.25 GiB memory in use.\n")
-    res = engine.triage_text(text)
-    assert len(res["events"]) == 1
-    numbers = res["events"][0]["numbers"]
+    numbers = _one_event_numbers(text)
     assert (numbers["this_process"], numbers["other_processes"]) == (int(15.25 * GiB), 30 * GiB)
 
 
@@ -109,7 +113,5 @@ def test_sentences_inside_an_open_failure_add_no_figure():
     # this text reads all three; the guard itself is pinned by test_triage_fixt's second quote
     text = ("Tried to allocate 2.00 GiB.\nProcess 7 has 3.00 GiB memory in use.\n"
             "Including non-PyTorch memory, this process has 19.00 GiB memory in use.\n")
-    res = engine.triage_text(text)
-    assert len(res["events"]) == 1
-    numbers = res["events"][0]["numbers"]
+    numbers = _one_event_numbers(text)
     assert numbers["requested"] == 2 * GiB and numbers.get("this_process") != 3 * GiB, numbers
