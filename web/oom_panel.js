@@ -14,7 +14,7 @@ import { setOverlay } from "./lib/overlays.js";
 import { getSetting } from "./lib/frontend.js";
 import { applySwap, undoSwap, visibleNode } from "./lib/oom_graph.js";
 import { fetchReports, renderHistory } from "./lib/oom_history.js";
-import { button, causeLine, guideSection, latentText, memoryBar, otherCauses, uncertainty } from "./lib/oom_parts.js";
+import { button, causeLine, guideSection, latentText, memoryBar, otherCauses, ramWords, uncertainty } from "./lib/oom_parts.js";
 import { placePanel } from "./lib/oom_place.js";
 import { ensureStyle } from "./lib/oom_style.js";
 
@@ -123,12 +123,13 @@ class OOMPanel {
         b.disabled = false;
       }
     };
-    const free = button("Free VRAM", "", (b) => run(b, "Free VRAM", async () => {
+    const freeLabel = ramWords("Free VRAM", r);  // ComfyUI's /free unloads models and empties caches, wherever they live
+    const free = button(freeLabel, "", (b) => run(b, freeLabel, async () => {
       await freeVram();
       return "Models unloaded and caches freed";
     })(), "gg-oom-free");
     free.title = "Unload all models and free cached memory (ComfyUI /free)";
-    const requeue = button("Free VRAM and re-queue", "primary", (b) => run(b, "Re-queue", async () => {
+    const requeue = button(ramWords("Free VRAM and re-queue", r), "primary", (b) => run(b, "Re-queue", async () => {
       await freeVram();
       await app.queuePrompt(0, 1);
       return "Freed and queued the open workflow again";

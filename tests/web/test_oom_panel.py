@@ -546,3 +546,6 @@ def test_a_cpu_oom_says_ram_and_names_no_nvml_card(page):
     assert "Another process holds RAM this run needed" in text, text
     assert "other processes held 10.71 GiB of the 23.54 GiB of host RAM" in text, text
     assert "holds VRAM" not in text and "NVML" not in text and "GiB card" not in text, text
+    # the panel's buttons say RAM too: "Free VRAM" on a machine without a card sent users looking for one
+    assert page.locator("[data-testid=gg-oom-free]").text_content() == "Free RAM"
+    assert page.locator("[data-testid=gg-oom-requeue]").text_content() == "Free RAM and re-queue"

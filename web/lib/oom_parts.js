@@ -25,7 +25,12 @@ export const CAUSES = {
 export function causeName(id, report, fallback) {
   const name = CAUSES[id];
   if (!name) return fallback || id;
-  return report?.device_kind === "cpu" ? name.replace(/\bVRAM\b/g, "RAM") : name;
+  return ramWords(name, report);
+}
+
+/** The panel's own words ("Free VRAM") for this report's device: RAM on a CPU device. */
+export function ramWords(text, report) {
+  return report?.device_kind === "cpu" ? text.replace(/\bVRAM\b/g, "RAM") : text;
 }
 
 export function button(label, cls, onClick, testid) {
