@@ -268,28 +268,12 @@ function compareView(c) {
   }
   const ch = c.changed || {};
   for (const v of ch.versions || []) list.append(el("li", null, `version ${v.key}: ${v.before ?? "—"} → ${v.after ?? "—"}`));
-  for (const w of c.models_words || []) list.append(el("li", null, w));
-  for (const key of ["args", "model_files", "devices"]) {
-    const d = ch[key] || {};
-    const sides = ["added", "removed"].filter((s) => d[s]?.length).map((s) => `${s} ${d[s].join(", ")}`);
-    if (sides.length) list.append(el("li", null, `${key}: ${sides.join("; ")}`));
-  }
-  for (const key of ["latent", "dynamic_vram", "comfy_compiler"]) {
-    if (ch[key]) list.append(el("li", null, `${key}: ${changeValue(key, ch[key].before)} → ${changeValue(key, ch[key].after)}`));
-  }
+  // the server words the changes once (memory/recorder/compare.py), for this list and the exported report alike
+  for (const w of [...(c.models_words || []), ...(c.change_words || [])]) list.append(el("li", null, w));
   box.append(list);
   return box;
 }
 
-/** A compared setting as words: a latent "64x64" (frames, batch when more than one), an object "k v, k v". */
-export function changeValue(key, v) {
-  if (v === null || v === undefined) return "—";
-  if (key === "latent" && typeof v === "object" && v.width && v.height) {
-    return `${v.width}x${v.height}` + (v.frames > 1 ? `, ${v.frames} frames` : "") + (v.batch > 1 ? `, batch ${v.batch}` : "");
-  }
-  if (typeof v === "object") return Object.entries(v).map(([k, x]) => `${k} ${x}`).join(", ") || "—";
-  return String(v);
-}
 
 function renderSection(root) {
   const run = selectedRun();

@@ -112,6 +112,25 @@ def set_words(key: str, d: dict | None) -> str | None:
     return f"{key}: " + "; ".join(parts) if parts else None
 
 
+def value_words(key: str, v) -> str:
+    """A compared setting as words: a latent "64x64" (frames, batch when more than one), an object "k v, k v"."""
+    if v is None:
+        return "—"
+    if key == "latent" and isinstance(v, dict) and v.get("width") and v.get("height"):
+        frames, batch = v.get("frames") or 1, v.get("batch") or 1
+        return f"{v['width']}x{v['height']}" + (f", {frames} frames" if frames > 1 else "") + (f", batch {batch}" if batch > 1 else "")
+    if isinstance(v, dict):
+        return ", ".join(f"{k} {x}" for k, x in v.items()) or "—"
+    return str(v)
+
+
+def change_words(changed: dict) -> list[str]:
+    """The set and setting changes as lines, one wording for the sidebar (web/recorder.js) and the exported report."""
+    lines = [w for w in (set_words(key, changed.get(key)) for key in ("args", "model_files", "devices")) if w]
+    return lines + [f"{key}: {value_words(key, changed[key]['before'])} → {value_words(key, changed[key]['after'])}"
+                    for key in ("latent", "dynamic_vram", "comfy_compiler") if changed.get(key)]
+
+
 def what_changed(prev: dict, cur: dict) -> dict:
     changed = {
         "versions": _dict_diff(_flat_versions(prev.get("versions")), _flat_versions(cur.get("versions"))),
@@ -156,4 +175,4 @@ def compare(prev: dict | None, cur: dict) -> dict:
                                                            or "before" in v)]
         summary += "; in between: " + ", ".join(parts) + " changed"
     return {"previous": prev.get("prompt_id"), "current": cur.get("prompt_id"), "nodes": nodes, "changed": changed,
-            "models_words": model_words(prev, cur), "summary": summary}
+            "models_words": model_words(prev, cur), "change_words": change_words(changed), "summary": summary}

@@ -12,7 +12,6 @@ import os
 import re
 
 from ..units import fmt_bytes
-from .compare import set_words
 from .record import basename, is_model_file, run_peak
 
 # POSIX: a slash not preceded by a word character or dot, then at least one segment; Windows: drive or UNC.
@@ -183,14 +182,7 @@ def markdown(rep: dict) -> str:
         ch = c.get("changed") or {}
         for item in ch.get("versions") or []:
             lines.append(f"- version {item['key']}: {item['before']} → {item['after']}")
-        lines += [f"- {w}" for w in c.get("models_words") or []]
-        for key in ("args", "model_files", "devices"):
-            words = set_words(key, ch.get(key))
-            if words:
-                lines.append(f"- {words}")
-        for key in ("latent", "dynamic_vram", "comfy_compiler"):
-            if ch.get(key):
-                lines.append(f"- {key}: {ch[key]['before']} → {ch[key]['after']}")
+        lines += [f"- {w}" for w in (c.get("models_words") or []) + (c.get("change_words") or [])]
         for item in ch.get("allocator") or []:
             lines.append(f"- allocator {item['key']}: {item['before']} → {item['after']}")
     for w in rep.get("watchdog") or []:

@@ -40,3 +40,15 @@ def test_a_set_names_only_its_non_empty_sides():
     md = report.markdown(report.build(run("b", 2000, [SD15], args=("--cpu", "--lowvram")),
                                       compare.compare(run("a", 1000, [SD15]), run("b", 2000, [SD15], args=("--cpu", "--lowvram")))))
     assert "- args: added --lowvram\n" in md and "removed --" not in md, md
+
+
+def test_the_report_and_the_sidebar_word_a_latent_change_alike():
+    # (final read) the sidebar printed "latent: 64x64 → 256x256" from its own JS while the exported report printed the
+    # raw dicts ("{'width': 64, ...}"): the words are now made once, in compare.change_words, for both
+    first, second = run("a", 1000, [SD15]), run("b", 2000, [SD15])
+    first["latent"] = {"width": 64, "height": 64, "frames": 1, "batch": 1}
+    second["latent"] = {"width": 256, "height": 256, "frames": 9, "batch": 2}
+    c = compare.compare(first, second)
+    assert c["change_words"] == ["latent: 64x64 → 256x256, 9 frames, batch 2"]
+    md = report.markdown(report.build(second, c))
+    assert "- latent: 64x64 → 256x256, 9 frames, batch 2\n" in md and "{" not in md.split("**Compared with")[1], md
