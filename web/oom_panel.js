@@ -52,6 +52,11 @@ class OOMPanel {
       this.root.setAttribute("aria-label", "Out of memory");
       // Keep pointer and wheel events here so the canvas underneath does not pan or zoom.
       for (const t of ["pointerdown", "mousedown", "wheel", "keydown"]) this.root.addEventListener(t, (e) => e.stopPropagation());
+      // Escape closes it once the user is in it (a click anywhere on it focuses it); Escape elsewhere stays the page's
+      this.root.tabIndex = -1;
+      this.root.addEventListener("keydown", (e) => {
+        if (e.key === "Escape") this.close();
+      });
       document.body.append(this.root);
     }
     this.render();

@@ -549,3 +549,31 @@ def test_a_cpu_oom_says_ram_and_names_no_nvml_card(page):
     # the panel's buttons say RAM too: "Free VRAM" on a machine without a card sent users looking for one
     assert page.locator("[data-testid=gg-oom-free]").text_content() == "Free RAM"
     assert page.locator("[data-testid=gg-oom-requeue]").text_content() == "Free RAM and re-queue"
+
+
+def test_escape_closes_the_panel_once_the_user_is_in_it(comfy_page):
+    """walk52: the panel is a dialog (role=dialog) with a close button, but Escape did nothing. Escape now closes it
+    when focus is in it (a click anywhere on it, or a button); Escape on the canvas (closing the node search, say)
+    leaves it open."""
+    page, console = comfy_page
+    load_api(page, sd15_prompt())
+    frame_node(page, 8, x=360, y=200)
+    panel = page.locator("[data-testid=gg-oom-panel]")
+
+    def show():
+        page.evaluate("(r) => window.comfyAPI.api.api.dispatchCustomEvent('gpu_garden.oom', r)", vae_report("8"))
+        panel.wait_for(state="visible")
+
+    show()
+    page.mouse.click(150, 700)  # the canvas has focus
+    page.keyboard.press("Escape")
+    page.wait_for_timeout(200)
+    assert panel.count() == 1, "Escape on the canvas closed the panel"
+    page.locator("[data-testid=gg-oom-cause]").click()  # plain text in the panel
+    page.keyboard.press("Escape")
+    panel.wait_for(state="detached", timeout=2000)
+    show()
+    page.locator("[data-testid=gg-oom-free]").focus()
+    page.keyboard.press("Escape")
+    panel.wait_for(state="detached", timeout=2000)
+    assert console.from_pack() == [], console.from_pack()

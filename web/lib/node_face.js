@@ -81,12 +81,26 @@ function after(proto, method, fn) {
 }
 
 /**
+ * A workflow loaded, or Ctrl+Z restored, the height a run grew `node` to, but not the run's face (faces never
+ * serialize): the face is its idle text again, so the node shrinks to what its widgets need; the width is kept.
+ * Nodes 2.0 stretches a face to fill its node (walk52: one idle line in a 231 px box). @param {any} node
+ */
+function shrinkToIdleFace(node) {
+  const height = node.computeSize?.()[1];
+  if (height && node.size?.[1] > height) {
+    node.setSize([node.size[0], height]);
+    node.setDirtyCanvas?.(true, true);
+  }
+}
+
+/**
  * @typedef {object} FaceNode
  * @property {string} extension the frontend extension's name
  * @property {string} node the node type (its V3 node_id)
  * @property {(node: any) => void} created after onNodeCreated: add the face (addFace)
  * @property {(node: any, output: any) => void} executed after onExecuted: draw what the node sent
- * @property {(node: any) => void} [configured] after onConfigure (a workflow loaded)
+ * @property {(node: any) => void} [configured] after onConfigure (a workflow loaded), once the node has shrunk to
+ *   its idle face (shrinkToIdleFace)
  * @property {any[]} [settings] the extension's settings (ComfyUI's settings dialog)
  * @property {() => Promise<void> | void} [setup] the extension's setup hook
  */
@@ -103,7 +117,10 @@ export function registerFaceNode({ extension, node, created, executed, configure
     async beforeRegisterNodeDef(nodeType, nodeData) {
       if (nodeData?.name !== node) return;
       after(nodeType.prototype, "onNodeCreated", created);
-      after(nodeType.prototype, "onConfigure", configured);
+      after(nodeType.prototype, "onConfigure", (n) => {
+        shrinkToIdleFace(n);
+        configured?.(n);
+      });
       after(nodeType.prototype, "onExecuted", (n, output) => {
         remountFaces(n);
         executed(n, output);

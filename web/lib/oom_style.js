@@ -18,7 +18,7 @@ export const CSS_TEXT = `
 .gg-oom-panel{position:fixed;z-index:1000;width:380px;max-height:min(72vh,640px);display:flex;flex-direction:column;
   background:${BG};color:${FG};border:1px solid ${LINE};border-left:3px solid #e5484d;border-radius:10px;
   box-shadow:0 12px 32px rgba(0,0,0,.45);font:13px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;pointer-events:auto}
-.gg-oom-panel *{box-sizing:border-box}
+.gg-oom-panel *{box-sizing:border-box}.gg-oom-panel:focus{outline:none}
 .gg-oom-arrow{position:absolute;width:0;height:0;border:7px solid transparent}
 .gg-oom-panel.gg-right .gg-oom-arrow{left:-17px;border-right:10px solid #e5484d}
 .gg-oom-panel.gg-left .gg-oom-arrow{right:-17px;border-left:10px solid ${LINE}}
