@@ -352,6 +352,7 @@ RECOGNISERS = [
     _ggml_sycl,
     _ggml_ctx_pool,
     _simple(RX.GGML_KV, "ggml.kv_cache", None, "llama.cpp"),
+    _simple(RX.GGML_KV_INIT, "ggml.kv_cache", None, "llama.cpp", keys=("kv_cache_init",)),     # whisper.cpp's (runtime by its marker)
     _simple(RX.GGML_COMPUTE, "ggml.compute", None, "llama.cpp"),
     _ggml_load,
     _libplacebo,

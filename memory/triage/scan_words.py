@@ -183,6 +183,9 @@ _ADDED_WORDS = (
     # (none51) PyTorch's message quoted as its sentences alone, no "out of memory" in them ("Process N has M memory in use.",
     # "Of the allocated memory A is allocated by PyTorch", torch_sentences.SENTENCES)
     ("W", "memory in use", "Of the allocated memory "),
+    # (fixV) whisper.cpp's state init naming the KV cache that failed ("whisper_kv_cache_init() failed for self-attention
+    # cache", error_patterns.GGML_KV_INIT): no memory word in it
+    ("KW", "kv_cache_init() failed for"),
 )
 ERROR_KEYS += tuple(w for lists, *words in _ADDED_WORDS if "K" in lists for w in words)
 ERROR_WORDS += tuple(w for lists, *words in _ADDED_WORDS if "W" in lists for w in words)
