@@ -343,8 +343,11 @@ FACTS = [
     ("vllm_rocm_on", VLLM_ROCM_ON),
     # (fixT) a line naming an NVIDIA card: ComfyUI's "Device: cuda:0 NVIDIA ...", vLLM's "Automatically detected platform
     # cuda.", nvidia-smi -L's and collect_env's "GPU 0: NVIDIA ..."; ROCm's PyTorch names its card cuda:0 too, but AMD's
+    # (fixV) and nvidia-smi's table pasted: its header ("| NVIDIA-SMI 550.54.15   Driver Version: ...") and a GPU row ("|   0
+    # NVIDIA GeForce RTX 4090   On  | ...", before 2021 "|   0  GeForce GTX 1080    Off  |"); rocm-smi's own tables name neither
     ("cuda_device", re.compile(r"\bDevice: cuda:\d{1,3} (?:NVIDIA|GeForce|Tesla|Quadro|TITAN)\b|\bdetected platform cuda\b|"
-                               r"\bGPU \d{1,3}: NVIDIA\b")),
+                               r"\bGPU \d{1,3}: NVIDIA\b|\bNVIDIA-SMI \d{1,4}\.\d|"
+                               r"(?<![^\s|])\|[ \t]{1,8}\d{1,2}[ \t]{1,8}(?:NVIDIA|GeForce|Tesla|Quadro|TITAN)[ \t]")),
     # the OS a log shows: a drive-letter path (C:\..., also as a repr's C:\\...), the portable ComfyUI, an .exe, Python's
     # WinError; Linux's paths (Debian/Ubuntu's dist-packages, the CUDA toolkit's /usr/local/cuda, a home or root directory, a
     # container's /workspace; not /opt or /usr/local alone, where macOS keeps Homebrew and conda too)
@@ -433,7 +436,7 @@ FACT_KEYS = {
     "ggml_header": ("llama.cpp: loading model from", "llama_model_load_internal: "),
     "ggml_load_start": ("starting runner", "starting llama server", "load request", "loaded meta data", "loading model tensors"),
     "rocm": ("rocm", "ROCm", "HIP", "hipMalloc", "gfx"),
-    "vllm_rocm_on": ("VLLM_ROCM_",), "cuda_device": ("Device: cuda", "detected platform cuda", ": NVIDIA"),     # (fixT)
+    "vllm_rocm_on": ("VLLM_ROCM_",), "cuda_device": ("Device: cuda", "detected platform cuda", ": NVIDIA", "NVIDIA-SMI", "  NVIDIA ", "  GeForce ", "  Tesla ", "  Quadro ", "  TITAN "),     # (fixT)
     "windows": (":\\", "Windows", ".exe", "WDDM", "windows_portable", "WinError"),
     "darwin": ("/Users/", "macOS", "Darwin", "MPS", "Apple M"),
     "linux": ("/home/", "/usr/lib", "/opt/conda", "/workspace/", "Linux", "/root/", "/dist-packages/", "/usr/local/cuda"),
