@@ -304,6 +304,9 @@ FACTS = [
     # ggml-vulkan's pinned (host-visible) buffer refused as out of DEVICE memory: a host allocation the driver should not count
     # against the card (ggml goes on with pageable memory; the warning alone is no failure, parse.GGML_PINNED_WARN)
     ("vk_pinned_device", re.compile(r"ggml_vulkan: [Ff]ailed to allocate pinned memory.{0,80}?ErrorOutOfDeviceMemory")),
+    # (fixV) ggml's names for its Vulkan devices and their host buffers ("Vulkan0 model buffer size", "on Vulkan_Host", "to
+    # Vulkan1"): a ggml program (llama.cpp, stable-diffusion.cpp) whatever its other lines say; env.guess_runtime weighs it
+    ("ggml_vk_names", re.compile(r"\bVulkan(?:\d{1,2}|_Host)\b")),
     # (round 74) the RKNPU kernel driver's boot line when the board's firmware runs the NPU without its IOMMU
     # ("RKNPU fde40000.npu: RKNPU: rknpu iommu is disabled, using non-iommu mode"): the NPU then gets only memory reserved
     # for it (CMA or a reserved region), not system RAM (rockchip-linux/rknn-toolkit2#44)
@@ -430,7 +433,7 @@ FACT_KEYS = {
     "stage_said": ("cache alloc", "pass failed", "prefill failed", "forward failed", "ould not start", "ould not create",
                    "session alloc", " table upload"),
     "trt_kv_sizing": ("calculating max tokens in paged kv cache",),
-    "vk_pinned_device": ("allocate pinned memory",),
+    "vk_pinned_device": ("allocate pinned memory",), "ggml_vk_names": ("Vulkan",),
     "rknpu_no_iommu": ("iommu is disabled",), "pinned_src": ("pin_memory",),
     "ollama_marker": ("ollama", "OLLAMA_", 'msg="', "sha256-", "llama runner process", "% CPU/GPU") + OLLAMA_SERVER_SAYS, "ollama_env": ("OLLAMA_",), "ollama_evict": ("evicting a model",),
     "ggml_header": ("llama.cpp: loading model from", "llama_model_load_internal: "),

@@ -312,6 +312,10 @@ WINDOW_KEYS += (b"VLLM_ROCM_",)           # (vLLM's ROCm-only switches on its co
 # (fixV) and nvidia-smi's table: its header, and a GPU row's name after the index's spaces
 CUDA_DEVICE_KEYS = (b"detected platform cuda", b": NVIDIA", b"NVIDIA-SMI", b"  NVIDIA ", b"  GeForce ", b"  Tesla ", b"  Quadro ", b"  TITAN ")
 WINDOW_KEYS += CUDA_DEVICE_KEYS
+# (fixV) ggml's Vulkan device and host-buffer names (facts "ggml_vk_names"), its Vulkan backend's lines and stable-diffusion.cpp's
+# runner's ("[DEBUG  ] ggml_runner.cpp:929  - clip executing segment"; facts "ggml"), in the head and the failure's window
+GGML_VK_KEYS = (b"Vulkan0", b"Vulkan1", b"Vulkan_Host", b"ggml_vulkan: ", b"ggml_runner.cpp:")
+WINDOW_KEYS += GGML_VK_KEYS
 WINDOW_KEYS += (b"ggml-cuda.cu:",)         # (ggml's CUDA check's source line, as OPEN_ANCHORS: round 68)
 WINDOW_KEYS += (b"pinned models is",)     # (mmgp's partial-pinning line, as OPEN_ANCHORS)
 WINDOW_KEYS += (b"Prompt Cache: ",)       # (mlx_lm.server's prompt-cache line, facts "mlx_prompt_cache": round 63)
@@ -354,4 +358,5 @@ HEAD_ANCHORS += (b"uma: 1", b"ntegrated GPU", b"ntegrated graphics", b"ntegrated
 OPEN_ANCHORS += (b"uma: 1", b"ntegrated GPU", b"ntegrated graphics", b"ntegrated Graphics", b"iGPU", b"unified memory", b"Radeon")
 # (fixT) a VLLM_ROCM_* switch and a line naming an NVIDIA card (facts "vllm_rocm_on", "cuda_device"), in the head too
 HEAD_ANCHORS += (b"VLLM_ROCM_",) + CUDA_DEVICE_KEYS
+HEAD_ANCHORS += GGML_VK_KEYS     # (fixV)
 OPEN_ANCHORS += CUDA_DEVICE_KEYS
