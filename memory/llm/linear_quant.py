@@ -76,8 +76,10 @@ def linear_bits(fmt: str, group: int | None = None, sym: bool | None = None, bit
 # modules_to_not_convert, compressed-tensors' ignore. Entries naming the head, the vision tower or the projector
 # change nothing here (those are counted in 16 bits already); decoder entries move their matmuls to 16 bits.
 _LAYER_TAIL = re.compile(r"(?:^|\.)(layers\.\d+(?:\.|$))")
-# the dotted parts an entry may put before "layers.N" and still name the decoder's layer (_decoder_tail)
-_DECODER_ROOT = {"", "*", "model", "language_model", "text_model", "backbone", "transformer"}
+# the dotted parts an entry may put before "layers.N" and still name the decoder's layer (_decoder_tail); (fixV) an omni
+# model's thinker (Qwen2.5-Omni, Qwen3-Omni: thinker.model.layers.N, the decoder spec.py plans; its talker's layers are
+# another decoder's and stay a run no decoder name holds)
+_DECODER_ROOT = {"", "*", "model", "language_model", "text_model", "backbone", "transformer", "thinker"}
 _ATTN_PROJ = ("q_proj", "k_proj", "v_proj", "o_proj")
 _MLP_PROJ = ("gate_proj", "up_proj", "down_proj")
 # a gated-DeltaNet layer's matmuls as transformers' Qwen3.5 names them (vLLM fuses qkv+z and b+a on load)
@@ -91,6 +93,11 @@ def _decoder_tail(entry: str, m) -> str | None:
     return entry[m.start(1):] if m and set(entry[:m.start(1)].split(".")) <= _DECODER_ROOT else None
 
 
+def _shared(name: str) -> str:
+    """A MoE block's shared experts under one spelling (DeepSeek's mlp.shared_experts, Qwen MoE's mlp.shared_expert)."""
+    return name.replace("shared_experts.", "shared_expert.")
+
+
 def skip_matcher(entries):
     """A test: does one of a quantization_config's skip/ignore entries leave this module (model.layers.3.self_attn.q_proj)
     unquantized? `re:` entries are regexes matched from the name's start (vLLM's compressed-tensors
@@ -100,11 +107,17 @@ def skip_matcher(entries):
     ('kv_b_proj', 'self_attn.o_proj': vLLM's AWQ and bitsandbytes skip those in every layer).
     Entries with a shell wildcard are ModelOpt's (modelopt.py is_layer_excluded: fnmatch, 'model.layers.*.self_attn*',
     'model.language_model.layers.3.mlp*', '*mtp*'): matched from the layer index on where they name one under a
-    language model's root (language_model.), else against the whole name."""
-    tails, runs, pats, globs = set(), set(), [], []
+    language model's root (language_model.), else against the whole name.
+    (fixV) `only:` entries are GPTQ's modules_in_block_to_quantize (quant_config._quant_skip): the block's modules that ARE
+    quantized; where any is given, a decoder module none of them names (itself or a dotted parent, from its layer index
+    on; shared_experts and shared_expert alike) is left in 16 bits."""
+    tails, runs, pats, globs, only = set(), set(), [], [], set()
     for e in entries or ():
         e = str(e).strip()
-        if e.startswith("re:"):
+        if e.startswith("only:"):
+            m = _LAYER_TAIL.search(e[5:])
+            only.add(_shared(e[5:][m.end(1):] if m else e[5:]))
+        elif e.startswith("re:"):
             try:
                 pats.append(re.compile(e[3:]))
             except re.error as err:
@@ -120,6 +133,8 @@ def skip_matcher(entries):
         parts = module.split(".")
         i = parts.index("layers") if "layers" in parts else len(parts)
         tail = parts[i:]
+        if only and len(tail) > 2 and not any(_shared(".".join(tail[2:k])) in only for k in range(3, len(tail) + 1)):
+            return True
         if any(".".join(tail[:k]) in tails for k in range(2, len(tail) + 1)):
             return True
         if runs and any(".".join(parts[a:b]) in runs for a in range(len(parts)) for b in range(a + 1, len(parts) + 1)):

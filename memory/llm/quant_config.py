@@ -100,6 +100,12 @@ def _quant_skip(q: dict) -> tuple:
     dynamic = q.get("dynamic")
     if isinstance(dynamic, dict):
         lists.append(["re:" + k[2:] for k in dynamic if isinstance(k, str) and k.startswith("-:")])
+    # (fixV) GPTQ's modules_in_block_to_quantize (transformers' GPTQConfig, AutoGPTQ/GPTQModel): the block's modules that
+    # ARE quantized, a list of lists ([["self_attn.k_proj", "self_attn.v_proj", "self_attn.q_proj"], ["self_attn.o_proj"],
+    # ...]); the others stay 16-bit. Read as "only:" entries (linear_quant.skip_matcher)
+    inside = q.get("modules_in_block_to_quantize")
+    if isinstance(inside, (list, tuple)):
+        lists.append(["only:" + m for g in inside for m in (g if isinstance(g, (list, tuple)) else [g]) if isinstance(m, str)])
     out = [str(m) for lst in lists if isinstance(lst, (list, tuple)) for m in lst if isinstance(m, str)]
     return tuple(dict.fromkeys(out))[:4096]
 

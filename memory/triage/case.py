@@ -18,7 +18,7 @@ SIMPLE = ("torch.cpu", "python.memory_error", "ollama.system_memory", "ggml.host
           "os.enomem", "os.system_memory", "comfy.vhs_ram", "opencl.alloc", "triton.shared_memory", "mps.ndarray_limit",
           "sglang.pool", "sglang.kv_pool", "trtllm.executor", "mlx.buffer_limit", "mlx.resource_limit", "mlx.ceiling", "mlx.admission", "vllmrs.kv_admit", "tensorrt.oom",
           "transformers.dispatch", "exllama.split", "sglang.unbalanced", "tgi.prefill", "cpp.bad_alloc", "ggml.ctx_pool", "paddle.oom", "cupy.oom", "rmm.oom", "vllm.warmup", "openvino.buffer_limit",
-          "lmstudio.guardrail", "wgpu.oom", "ollama.fit", "ollama.load_failed", "mlx.malloc", "vulkan.alloc", "vulkan.max_buffer", "dotnet.oom", "libplacebo.alloc", "vllm.cumem", "enoki.malloc",
+          "lmstudio.guardrail", "wgpu.oom", "ollama.fit", "ollama.load_failed", "mlx.malloc", "vulkan.alloc", "kit.vulkan", "vulkan.max_buffer", "dotnet.oom", "libplacebo.alloc", "vllm.cumem", "enoki.malloc",
           "catboost.pool", "faiss.alloc", "physx.capacity", "kmcuda.alloc", "xla.remat")
 # (round 106) Ollama's offload record: its compute graph's estimate over the GPU's available memory
 SIMPLE += ("ollama.graph_over",)
@@ -51,7 +51,7 @@ EXPLAINING = ("trtllm.executor", "tgi.prefill", "vllm.warmup")
 
 # runtimes whose own allocators print ggml-like lines ("cudaMalloc failed: out of memory" is MXNet's too); a llama.cpp
 # node inside ComfyUI keeps the ggml reading
-NOT_GGML = ("mxnet", "sglang", "mlx", "tensorrt-llm", "tinygrad")
+NOT_GGML = ("mxnet", "sglang", "mlx", "tensorrt-llm", "tinygrad", "vulkan")     # (fixV) vulkan: a program not recognised
 
 
 class Case:

@@ -134,6 +134,8 @@ LIBRARIES = ("tensorrt", "cupy", "rapids", "openvino", "wgpu")
 
 
 _COMFY_PATH = re.compile(r"(?:^|[\s/])comfy/")
+# (fixV) ggml-vulkan's own wording of a refused allocation (ggml-vulkan.cpp: "Device memory allocation of size N failed.")
+_GGML_VK_OWN = re.compile(r"Device memory allocation of size \d")
 _NAMED_FRAMES = {rt: re.compile(rx) for rt, rx in NAMED_FRAMES}
 
 
@@ -187,6 +189,12 @@ def guess_runtime(scan, inc) -> str:
     if f["runtime_marker"] and not (f["runtime_marker"] in MARKERS_UNDER_COMFYUI and _comfy_seen(f, inc)) \
             and not (f["runtime_marker"] in MARKERS_NOT_OVER_TORCH and any(k.startswith("torch.") for k in kinds)):
         return f["runtime_marker"]
+    # (fixV) a Vulkan refusal in the driver's words alone (VK_ERROR_OUT_OF_DEVICE_MEMORY, vk::...: ErrorOutOfDeviceMemory) with
+    # nothing of ggml's around it (no ggml_/llama_ line, none of its other messages) names no program: any Vulkan
+    # renderer or engine prints it
+    if kinds and all(k == "ggml.vulkan" and not _GGML_VK_OWN.search(e.get("text", "")) for k, e in zip(kinds, inc.events)) \
+            and not f["ggml"] and not f["ggml_vk_names"] and not any("error loading model" in t for t in inc.texts):
+        return "vulkan"
     if any(k.startswith("ggml") for k in kinds):
         return "llama.cpp"
     if any(k.startswith("vllm") for k in kinds):

@@ -286,6 +286,12 @@ GGML_BUFFER = re.compile(r"failed to allocate (?:(\S+) )?buffer of size (\d{1,20
 # "%s: error: failed to allocate buffer, size = %8.2f MiB"
 GGML_METAL_BUF = re.compile(r"\bggml_(?:backend_)?metal_\w{0,60}: error: failed to allocate buffer, size =\s{0,12}([\d.]+) MiB")
 GGML_KV = re.compile(r"failed to allocate buffer for kv cache")
+# whisper.cpp (src/whisper.cpp whisper_kv_cache_init, whisper_init_state): "whisper_kv_cache_init: failed to allocate memory
+# for the kv cache" when ggml_backend_alloc_ctx_tensors refuses the cache's buffer, then "whisper_init_state:
+# whisper_kv_cache_init() failed for self-attention cache" (or cross-attention); builds before the rename (and 2023's
+# llama.cpp) print "kv_cache_init: failed to allocate memory for the KV cache" / "kv_cache_init() failed for self-attention cache"
+GGML_KV_INIT = re.compile(r"kv_cache_init: failed to allocate memory for the kv cache\b"
+                          r"|kv_cache_init\(\) failed for (?:self|cross)-attention cache", re.I)
 GGML_COMPUTE = re.compile(r"failed to allocate compute (?:pp )?buffers")
 GGML_LOAD = re.compile(r"unable to allocate (\S+?) buffer|unable to allocate backend buffer")
 GGML_VULKAN = re.compile(r"Device memory allocation of size (\d{1,20}) failed|ErrorOutOfDeviceMemory|VK_ERROR_OUT_OF_DEVICE_MEMORY")

@@ -304,6 +304,9 @@ FACTS = [
     # ggml-vulkan's pinned (host-visible) buffer refused as out of DEVICE memory: a host allocation the driver should not count
     # against the card (ggml goes on with pageable memory; the warning alone is no failure, parse.GGML_PINNED_WARN)
     ("vk_pinned_device", re.compile(r"ggml_vulkan: [Ff]ailed to allocate pinned memory.{0,80}?ErrorOutOfDeviceMemory")),
+    # (fixV) ggml's names for its Vulkan devices and their host buffers ("Vulkan0 model buffer size", "on Vulkan_Host", "to
+    # Vulkan1"): a ggml program (llama.cpp, stable-diffusion.cpp) whatever its other lines say; env.guess_runtime weighs it
+    ("ggml_vk_names", re.compile(r"\bVulkan(?:\d{1,2}|_Host)\b")),
     # (round 74) the RKNPU kernel driver's boot line when the board's firmware runs the NPU without its IOMMU
     # ("RKNPU fde40000.npu: RKNPU: rknpu iommu is disabled, using non-iommu mode"): the NPU then gets only memory reserved
     # for it (CMA or a reserved region), not system RAM (rockchip-linux/rknn-toolkit2#44)
@@ -343,8 +346,11 @@ FACTS = [
     ("vllm_rocm_on", VLLM_ROCM_ON),
     # (fixT) a line naming an NVIDIA card: ComfyUI's "Device: cuda:0 NVIDIA ...", vLLM's "Automatically detected platform
     # cuda.", nvidia-smi -L's and collect_env's "GPU 0: NVIDIA ..."; ROCm's PyTorch names its card cuda:0 too, but AMD's
+    # (fixV) and nvidia-smi's table pasted: its header ("| NVIDIA-SMI 550.54.15   Driver Version: ...") and a GPU row ("|   0
+    # NVIDIA GeForce RTX 4090   On  | ...", before 2021 "|   0  GeForce GTX 1080    Off  |"); rocm-smi's own tables name neither
     ("cuda_device", re.compile(r"\bDevice: cuda:\d{1,3} (?:NVIDIA|GeForce|Tesla|Quadro|TITAN)\b|\bdetected platform cuda\b|"
-                               r"\bGPU \d{1,3}: NVIDIA\b")),
+                               r"\bGPU \d{1,3}: NVIDIA\b|\bNVIDIA-SMI \d{1,4}\.\d|"
+                               r"(?<![^\s|])\|[ \t]{1,8}\d{1,2}[ \t]{1,8}(?:NVIDIA|GeForce|Tesla|Quadro|TITAN)[ \t]")),
     # the OS a log shows: a drive-letter path (C:\..., also as a repr's C:\\...), the portable ComfyUI, an .exe, Python's
     # WinError; Linux's paths (Debian/Ubuntu's dist-packages, the CUDA toolkit's /usr/local/cuda, a home or root directory, a
     # container's /workspace; not /opt or /usr/local alone, where macOS keeps Homebrew and conda too)
@@ -427,13 +433,13 @@ FACT_KEYS = {
     "stage_said": ("cache alloc", "pass failed", "prefill failed", "forward failed", "ould not start", "ould not create",
                    "session alloc", " table upload"),
     "trt_kv_sizing": ("calculating max tokens in paged kv cache",),
-    "vk_pinned_device": ("allocate pinned memory",),
+    "vk_pinned_device": ("allocate pinned memory",), "ggml_vk_names": ("Vulkan",),
     "rknpu_no_iommu": ("iommu is disabled",), "pinned_src": ("pin_memory",),
     "ollama_marker": ("ollama", "OLLAMA_", 'msg="', "sha256-", "llama runner process", "% CPU/GPU") + OLLAMA_SERVER_SAYS, "ollama_env": ("OLLAMA_",), "ollama_evict": ("evicting a model",),
     "ggml_header": ("llama.cpp: loading model from", "llama_model_load_internal: "),
     "ggml_load_start": ("starting runner", "starting llama server", "load request", "loaded meta data", "loading model tensors"),
     "rocm": ("rocm", "ROCm", "HIP", "hipMalloc", "gfx"),
-    "vllm_rocm_on": ("VLLM_ROCM_",), "cuda_device": ("Device: cuda", "detected platform cuda", ": NVIDIA"),     # (fixT)
+    "vllm_rocm_on": ("VLLM_ROCM_",), "cuda_device": ("Device: cuda", "detected platform cuda", ": NVIDIA", "NVIDIA-SMI", "  NVIDIA ", "  GeForce ", "  Tesla ", "  Quadro ", "  TITAN "),     # (fixT)
     "windows": (":\\", "Windows", ".exe", "WDDM", "windows_portable", "WinError"),
     "darwin": ("/Users/", "macOS", "Darwin", "MPS", "Apple M"),
     "linux": ("/home/", "/usr/lib", "/opt/conda", "/workspace/", "Linux", "/root/", "/dist-packages/", "/usr/local/cuda"),

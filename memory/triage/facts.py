@@ -33,7 +33,7 @@ def new_facts() -> dict:
             "vllm_kv_mem": None, "vllm_kv_tokens": None, "vllm_model_mem": None, "vllm_util": None, "vllm_maxlen": None, "vllm_util_at": {}, "vllm_total_at": {}, "vllm_maxlen_at": {}, "vllm_kv_dtype": None, "vllm_dtype": None, "vllm_tp": 1, "vllm_wflags": {},
             "ggml_n_ctx": None, "ggml_n_seq_max": None, "ggml_ctx_per_seq": None, "ggml_offloaded": None, "ggml_device_free": None, "ggml_devices": {}, "ggml_fa": None, "ggml_bufs": collections.OrderedDict(),
             "ollama_env": {}, "comfy": False, "ggml_args": {}, "ggml_spec_mtp": False, "ggml_spec_cpu_sampling": False, "graph_capture": False, "own_pool": False, "pinned_host": None,
-            "ollama_available": None, "ollama_gpus": None, "ollama_required": None, "ollama_kv": None, "ollama_layers": None, "ollama_requested": None, "ggml_cuda_fn": None, "ggml_sycl_fn": None, "mem_query_oom": {}, "stage_said": {}, "trt_kv_sizing": {}, "vk_pinned_device": False, "ollama_evict": [], "ollama_slog_common": frozenset(), "ggml_load_start": {}, "ggml_header": {},
+            "ollama_available": None, "ollama_gpus": None, "ollama_required": None, "ollama_kv": None, "ollama_layers": None, "ollama_requested": None, "ggml_cuda_fn": None, "ggml_sycl_fn": None, "mem_query_oom": {}, "stage_said": {}, "trt_kv_sizing": {}, "vk_pinned_device": False, "ggml_vk_names": False, "ollama_evict": [], "ollama_slog_common": frozenset(), "ggml_load_start": {}, "ggml_header": {},
             "vllm_serving": False, "training_log": None, "forge": False, "comfy_node": False, "runtime_marker": None, "load_failed": None,
             "sdcpp_part": None, "ggml_pool_req": None, "tf_device_mem": {}, "tf_mem_lines": {}, "bfc_stats": {}, "bfc_fail_lines": {}, "conv3d_workaround": False, "tf_own": False, "jax_own": False, "monai_gpu_free": {}, "trt_tactic_skip": {}, "fsdp_clone": {}, "cpu_fallback": False, "yolox_occupy": False, "mlx_prompt_cache": None, "nvml_init": None, "gpu_fault": None,
             "runtime_version": {}, "llm_model": None, "gguf_type": None, "gguf_params": None, "gguf_size": None, "ollama_total": None,
@@ -553,7 +553,7 @@ HANDLERS = {
     "trt_kv_sizing": lambda s, f, m, text, lineno, *_: _kept(f["trt_kv_sizing"], lineno,
                                                              {"total": P.size(m.group(1) + " GiB"), "free": P.size(m.group(2) + " GiB")}
                                                              if num(m.group(2)) >= 0 else {"total": P.size(m.group(1) + " GiB"), "short": True}),
-    "vk_pinned_device": _set("vk_pinned_device", True),
+    "vk_pinned_device": _set("vk_pinned_device", True), "ggml_vk_names": _set("ggml_vk_names", True),
     "rknpu_no_iommu": _set("rknpu_no_iommu", True),     # (round 74)
     "pinned_src": lambda s, f, m, text, *_: f.__setitem__("pinned_src", text.strip()[:120]),     # (round 74)
     "ollama_evict": _ollama_evict,

@@ -10,7 +10,7 @@ from ..units import parse_size
 # the XLA family (JAX, TensorFlow, TPU runtime, BFC allocator, stream executor): xla_runtimes.py, re-exported
 from .xla_runtimes import BFC, STREAM_EXECUTOR, XLA, XLA_TPU, bfc, stream_executor, xla, xla_remat, xla_tpu, xla_tpu_exceed, xla_tpu_hbm, xla_fft_plan, tf_recv_alloc  # noqa: F401
 # the patterns the readers below use (and parse.py, servers.py import from here): other_patterns.py, re-exported
-from .other_patterns import (DRIVER_API, CUDA_CALL, CAFFE_CUDA, ENOKI_MALLOC, LEVEL_ZERO, OLLAMA_LAYOUT, ONNX, MLX_MALLOC, TENSORRT, HF_DISPATCH, OLLAMA_TOO_LARGE, EXL_SPLIT, SGLANG_UNBALANCED, TGI_PREFILL, BAD_ALLOC, DML_HRESULT, _NSZ, NPU, _PSZ, PADDLE, CUPY, RMM, OPENVINO, LMSTUDIO, WGPU, _OSZ, OLLAMA_FIT, GGML_SYCL, METAL, MPS_BUFFER, PAGING, LOW_VIRTUAL_MEMORY, KILLED, KILL_WORDS, ENOMEM, TRITON_SMEM, MPS_NDARRAY, MPSGRAPH_INT_MAX, NCCL_SHM, ARROW_ALLOC, TRITON_PB_SHM, VULKAN_LIMIT, VULKAN_MAX_BUFFER, AMDGPU_CS, GGML_CUDA_OLD, FLASHINFER_WS, VLLM_CUMEM, TURBOMIND, GGML_CUDA_CODE, ELECTRON_OOM, _OMLX_SIZE, OMLX_CEILING, OMLX_PREFLIGHT, OMLX_ADMIT, MLX_LOAD_PREFLIGHT, APP_VRAM_PREFLIGHT, IREE_ALLOC, VLLMRS_KV, VHS_RAM, SWARM_RAM, OPENCL, GGML_OPENCL, ONNX_CPU, _LOWER_FIX, NCNN_VK, LIBPLACEBO, LIBPLACEBO_HEAP, DOTNET, DOTNET_OBJECT, DS4, DS4_CHUNK, TT_METAL, METAL_VALIDATION, WSL_RESIDENT, CUDA_NOT_READY, HAMI_OOM, XGB_ALLOC, XGB_FIGURE)  # noqa: F401
+from .other_patterns import (DRIVER_API, CUDA_CALL, CAFFE_CUDA, ENOKI_MALLOC, LEVEL_ZERO, OLLAMA_LAYOUT, ONNX, MLX_MALLOC, TENSORRT, HF_DISPATCH, OLLAMA_TOO_LARGE, EXL_SPLIT, SGLANG_UNBALANCED, TGI_PREFILL, BAD_ALLOC, DML_HRESULT, _NSZ, NPU, _PSZ, PADDLE, CUPY, RMM, OPENVINO, LMSTUDIO, WGPU, _OSZ, OLLAMA_FIT, GGML_SYCL, METAL, MPS_BUFFER, PAGING, LOW_VIRTUAL_MEMORY, KILLED, KILL_WORDS, ENOMEM, TRITON_SMEM, MPS_NDARRAY, MPSGRAPH_INT_MAX, NCCL_SHM, ARROW_ALLOC, TRITON_PB_SHM, VULKAN_LIMIT, VULKAN_MAX_BUFFER, AMDGPU_CS, GGML_CUDA_OLD, FLASHINFER_WS, VLLM_CUMEM, TURBOMIND, GGML_CUDA_CODE, ELECTRON_OOM, _OMLX_SIZE, OMLX_CEILING, OMLX_PREFLIGHT, OMLX_ADMIT, MLX_LOAD_PREFLIGHT, APP_VRAM_PREFLIGHT, IREE_ALLOC, VLLMRS_KV, VHS_RAM, SWARM_RAM, OPENCL, GGML_OPENCL, ONNX_CPU, _LOWER_FIX, NCNN_VK, LIBPLACEBO, LIBPLACEBO_HEAP, KIT_VK, DOTNET, DOTNET_OBJECT, DS4, DS4_CHUNK, TT_METAL, METAL_VALIDATION, WSL_RESIDENT, CUDA_NOT_READY, HAMI_OOM, XGB_ALLOC, XGB_FIGURE)  # noqa: F401
 from .other_patterns import OLLAMA_GRAPH_FULL, OLLAMA_AVAILABLE, OLLAMA_LIBRARY, OLLAMA_SIZES  # noqa: F401 (round 106)
 
 
@@ -190,6 +190,13 @@ def cuda_call(line):
     host = (m.group(1) or m.group(2) or m.group(3)) in ("cudaMallocHost", "cudaHostAlloc")
     return {"kind": "cuda.driver", "device_kind": "cuda", "numbers": {}, "runtime": None, "complete": True,
             "form": "runtime_host" if host else "runtime_call"}
+
+
+def kit_vk(line):
+    """(fixV) Omniverse Kit's renderer refused device memory (other_patterns.KIT_VK): Isaac Sim's run, as the corpus names Kit's."""
+    if "Result: ERROR_OUT_OF_DEVICE_MEMORY" not in line or not KIT_VK.search(line):
+        return None
+    return {"kind": "kit.vulkan", "device_kind": "vulkan", "numbers": {}, "runtime": "isaacsim", "complete": True}
 
 
 def ncnn_vk(line):

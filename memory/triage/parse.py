@@ -25,7 +25,7 @@ from .other_runtimes import (DRIVER_API as _DRIVER_API, GGML_CUDA_OLD as _GGML_C
                              npu as _npu, paddle as _paddle, cupy as _cupy, rmm as _rmm,
                              OPENVINO as _OPENVINO, stream_executor as _stream_executor, cuda_call as _cuda_call, ds4 as _ds4, tt_metal as _tt_metal,
                              lmstudio as _lmstudio, mlx_load_preflight as _mlx_load_preflight, app_vram_preflight as _app_vram_preflight, studio_host_guard as _studio_host_guard, iree_alloc as _iree_alloc, WGPU as _WGPU, ollama_fit as _ollama_fit,
-                             ggml_sycl as _ggml_sycl, ncnn_vk as _ncnn_vk, dotnet as _dotnet, libplacebo as _libplacebo)
+                             ggml_sycl as _ggml_sycl, ncnn_vk as _ncnn_vk, kit_vk as _kit_vk, dotnet as _dotnet, libplacebo as _libplacebo)
 from .other_runtimes import ollama_graph_over as _ollama_graph_over     # (round 106)
 from .xla_runtimes import xla_constant as _xla_constant     # (round 110)
 from .torch_sentences import torch_sentences as _torch_sentences     # (none51)
@@ -352,6 +352,7 @@ RECOGNISERS = [
     _ggml_sycl,
     _ggml_ctx_pool,
     _simple(RX.GGML_KV, "ggml.kv_cache", None, "llama.cpp"),
+    _simple(RX.GGML_KV_INIT, "ggml.kv_cache", None, "llama.cpp", keys=("kv_cache_init",)),     # whisper.cpp's (runtime by its marker)
     _simple(RX.GGML_COMPUTE, "ggml.compute", None, "llama.cpp"),
     _ggml_load,
     _libplacebo,
@@ -430,6 +431,7 @@ RECOGNISERS = [
     _simple(_BAD_ALLOC, "cpp.bad_alloc", "cpu", "pytorch", keys=("bad_alloc", "bad allocation")),
     _onnx,
     _ncnn_vk,
+    _kit_vk,     # (fixV) Omniverse Kit's Vulkan renderer
     _dotnet,
     _level_zero,
     _simple(_OLLAMA_LAYOUT, "ollama.layout", None, "ollama", lambda m: {"num_gpu_layers": int(m.group(1))} if m.group(1) else {},
@@ -471,7 +473,7 @@ PRIORITY = {
     "tensorrt.oom": 7, "cpp.bad_alloc": 5, "ggml.ctx_pool": 8, "paddle.oom": 9, "cupy.oom": 8, "rmm.oom": 8, "openvino.buffer_limit": 8, "lmstudio.guardrail": 6, "wgpu.oom": 7, "ollama.fit": 9, "mlx.malloc": 8, "transformers.dispatch": 8, "tgi.prefill": 8,
     "sglang.pool": 8, "exllama.split": 8, "sglang.unbalanced": 8, "sglang.kv_pool": 8, "trtllm.executor": 8.5, "mlx.buffer_limit": 8, "mlx.resource_limit": 8,
     "flashinfer.workspace": 8, "vllm.cumem": 8, "enoki.malloc": 7, "catboost.pool": 8, "rapids.rmm_init": 8, "faiss.alloc": 7, "physx.capacity": 8, "kmcuda.alloc": 8.5, "xgboost.alloc": 8, "vllm.profile_cut": 2, "xla.remat": 6, "lmdeploy.turbomind": 7, "ds4.alloc": 7, "ds4.memory_guard": 8, "ttmetal.oom": 8, "mlx.ceiling": 8, "mlx.admission": 8, "mlx.load_preflight": 8, "app.vram_preflight": 8, "app.host_offload_guard": 8, "vllm_metal.kv_budget": 8, "iree.alloc": 7, "vllmrs.kv_admit": 8, "electron.renderer_oom": 7,
-    "vulkan.alloc": 7, "vulkan.max_buffer": 9, "metal.max_buffer": 9, "wsl.make_resident": 8, "cuda.vmm_not_ready": 7, "hami.oom": 8, "mlc.insufficient": 8, "ggml.hip_vmm": 7, "jvm.heap": 7, "npu.apusys": 7, "tfjs.texture_size": 7, "mnn.acquire": 7, "js.array_buffer": 6, "webgpu.device_lost": 5, "webgpu.max_buffer": 9, "os.shm": 8, "nccl.shm": 8, "tritonserver.shm_pool": 8, "dotnet.oom": 7, "libplacebo.alloc": 8,
+    "vulkan.alloc": 7, "kit.vulkan": 7, "vulkan.max_buffer": 9, "metal.max_buffer": 9, "wsl.make_resident": 8, "cuda.vmm_not_ready": 7, "hami.oom": 8, "mlc.insufficient": 8, "ggml.hip_vmm": 7, "jvm.heap": 7, "npu.apusys": 7, "tfjs.texture_size": 7, "mnn.acquire": 7, "js.array_buffer": 6, "webgpu.device_lost": 5, "webgpu.max_buffer": 9, "os.shm": 8, "nccl.shm": 8, "tritonserver.shm_pool": 8, "dotnet.oom": 7, "libplacebo.alloc": 8,
     "npu.rknn": 7, "lmcache.pool": 6, "cuda.invalid_arg": 3,     # (round 74)
     "npu.cann_malloc": 7,     # (round 84)
     "colmap.sift_match": 7,     # (round 91)

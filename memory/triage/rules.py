@@ -490,7 +490,13 @@ RULES = [
     # the traceback's source line passes the KV cache through a decoding step (not training, where no cache grows)
     R("kv-cache", 3.0, lambda x: x.src_cause == "kv-cache" and not x.training and not host(x),
       "traceback source line: {src_line} (a KV cache extended token by token: batch x length sets it)", hint=True),
-    R("kv-cache", 4.0, stage("kv-cache-failed"), "llama.cpp: failed to allocate buffer for kv cache{n_ctx_note}"),
+    # (fixV) whisper.cpp's own cache (whisper_kv_cache_init): the decoder's self-attention cache (its 448-token text context,
+    # times beam size + 2 under beam search) and the cross-attention cache over the audio, after the weights; no -c to cut
+    R("kv-cache", 4.0, lambda x: x.ggml_stage == "kv-cache-failed" and x.env["runtime"] == "whisper.cpp",
+      "whisper.cpp could not allocate its decoder's KV cache (whisper_kv_cache_init): the self-attention cache (grown for each "
+      "beam-search or best-of decoder) and the cross-attention cache over the audio did not fit beside the model's weights"),
+    R("kv-cache", 4.0, lambda x: x.ggml_stage == "kv-cache-failed" and x.env["runtime"] != "whisper.cpp",
+      "llama.cpp: failed to allocate buffer for kv cache{n_ctx_note}"),
     R("kv-cache", 1.0, lambda x: x.ggml_stage == "compute-failed" and x.n_ctx and x.n_ctx >= 32768, "context of {n_ctx} tokens"),
     # the KV buffers the log shows outweigh the weights: the context (times Ollama's parallel slots) is what to cut
     R("kv-cache", 3.0, lambda x: x.ggml_stage in ("after-kv-buffers", "compute-failed") and x.kv_bytes >= 4 * GiB and x.kv_bytes >= 2 * x.model_bytes,

@@ -528,5 +528,15 @@ OTHER = [
       lambda x: f"libplacebo could not allocate {fmt_bytes(x.req)}" + (f" of the {fmt_bytes(x.total_heap)} device heap" if x.total_heap else "")
       + ": it does not say what holds the rest (another Vulkan user in the process, the decoder, or the driver refusing); "
         "retry with another input codec or a smaller output to see which"),
-    R("other", 1.0, lambda x: x.branch is None, "an out-of-memory error without numbers"),
+    # (fixV) Vulkan's refusal in the driver's words with no program named (env.guess_runtime: runtime "vulkan"): nothing says
+    # what the memory held, and no one program's advice (llama.cpp's -ngl, PyTorch's allocator) applies
+    R("other", 1.0, lambda x: x.branch is None and x.env["runtime"] == "vulkan",
+      "Vulkan refused a device-memory allocation (VK_ERROR_OUT_OF_DEVICE_MEMORY), and the log names no program this triage "
+      "recognises (runtime not recognised): the card's memory, or one allocation past what the driver gives at once"),
+    # (fixV) Omniverse Kit's Vulkan renderer (Isaac Sim, Isaac Lab): what it allocates is the scene's and the cameras'
+    R("other", 3.0, kind("kit.vulkan"),
+      "Omniverse Kit's Vulkan renderer (carb.graphics-vulkan) ran out of device memory: the scene's geometry and textures "
+      "and each render product (viewport, camera: times its resolution) are its allocations, beside the simulation's own "
+      "CUDA memory on the same card; the renderer's load is what to cut, not a PyTorch or llama.cpp setting"),
+    R("other", 1.0, lambda x: x.branch is None and x.env["runtime"] != "vulkan", "an out-of-memory error without numbers"),
 ]

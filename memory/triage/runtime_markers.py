@@ -106,8 +106,9 @@ RUNTIME_MARKERS = (
     ("stable-diffusion.cpp", ("stable-diffusion.cpp:", "ggml_extend.hpp:"), r"\bstable-diffusion\.cpp:\d|\bggml_extend\.hpp:\d"),
     # whisper.cpp's own functions name its lines ("whisper_init_from_file_with_params_no_state:", "whisper_model_load:",
     # "whisper_backend_init:", "whisper_init_state:"): a ggml program that is not llama.cpp
-    ("whisper.cpp", ("whisper_init", "whisper_model_load", "whisper_backend_init"),
-     r"\bwhisper_(?:init_from_file|init_state|init_with_params|model_load|backend_init)\w{0,40}:"),
+    # (fixV) and its KV cache's allocator, quoted bare ("whisper_kv_cache_init() failed for self-attention cache")
+    ("whisper.cpp", ("whisper_init", "whisper_model_load", "whisper_backend_init", "whisper_kv_cache_init"),
+     r"\bwhisper_(?:init_from_file|init_state|init_with_params|model_load|backend_init)\w{0,40}:|\bwhisper_kv_cache_init\b"),
     # (round 107) and its programs by their own names (examples/cli, examples/server: "whisper-cli -m ggml-tiny.bin -f a.wav",
     # "whisper-server"), run by hand or from an app's bundled copy: a ggml Metal/CUDA failure under them is whisper.cpp's
     ("whisper.cpp", ("whisper-cli", "whisper-server"), r"(?<![\w.-])whisper-(?:cli|server)(?![\w-])"),

@@ -183,6 +183,9 @@ _ADDED_WORDS = (
     # (none51) PyTorch's message quoted as its sentences alone, no "out of memory" in them ("Process N has M memory in use.",
     # "Of the allocated memory A is allocated by PyTorch", torch_sentences.SENTENCES)
     ("W", "memory in use", "Of the allocated memory "),
+    # (fixV) whisper.cpp's state init naming the KV cache that failed ("whisper_kv_cache_init() failed for self-attention
+    # cache", error_patterns.GGML_KV_INIT): no memory word in it
+    ("KW", "kv_cache_init() failed for"),
 )
 ERROR_KEYS += tuple(w for lists, *words in _ADDED_WORDS if "K" in lists for w in words)
 ERROR_WORDS += tuple(w for lists, *words in _ADDED_WORDS if "W" in lists for w in words)
@@ -306,8 +309,13 @@ WINDOW_KEYS = (b" -m ", b"Failed to initialize NVML", b"ECC", b"fallen off the b
                b"Node Type", b"Exception in node", b"Error Report") + tuple(w.encode() for w in OLLAMA_SERVER_SAYS + RUNTIME_WORDS) + LOAD_KEYS
 WINDOW_KEYS += (b"VLLM_ROCM_",)           # (vLLM's ROCm-only switches on its command line, facts "vllm_rocm_on": none51)
 # (fixT) the lines that name an NVIDIA card beside them (facts "cuda_device"; ComfyUI's "Device: " is read already)
-CUDA_DEVICE_KEYS = (b"detected platform cuda", b": NVIDIA")
+# (fixV) and nvidia-smi's table: its header, and a GPU row's name after the index's spaces
+CUDA_DEVICE_KEYS = (b"detected platform cuda", b": NVIDIA", b"NVIDIA-SMI", b"  NVIDIA ", b"  GeForce ", b"  Tesla ", b"  Quadro ", b"  TITAN ")
 WINDOW_KEYS += CUDA_DEVICE_KEYS
+# (fixV) ggml's Vulkan device and host-buffer names (facts "ggml_vk_names"), its Vulkan backend's lines and stable-diffusion.cpp's
+# runner's ("[DEBUG  ] ggml_runner.cpp:929  - clip executing segment"; facts "ggml"), in the head and the failure's window
+GGML_VK_KEYS = (b"Vulkan0", b"Vulkan1", b"Vulkan_Host", b"ggml_vulkan: ", b"ggml_runner.cpp:")
+WINDOW_KEYS += GGML_VK_KEYS
 WINDOW_KEYS += (b"ggml-cuda.cu:",)         # (ggml's CUDA check's source line, as OPEN_ANCHORS: round 68)
 WINDOW_KEYS += (b"pinned models is",)     # (mmgp's partial-pinning line, as OPEN_ANCHORS)
 WINDOW_KEYS += (b"Prompt Cache: ",)       # (mlx_lm.server's prompt-cache line, facts "mlx_prompt_cache": round 63)
@@ -350,4 +358,5 @@ HEAD_ANCHORS += (b"uma: 1", b"ntegrated GPU", b"ntegrated graphics", b"ntegrated
 OPEN_ANCHORS += (b"uma: 1", b"ntegrated GPU", b"ntegrated graphics", b"ntegrated Graphics", b"iGPU", b"unified memory", b"Radeon")
 # (fixT) a VLLM_ROCM_* switch and a line naming an NVIDIA card (facts "vllm_rocm_on", "cuda_device"), in the head too
 HEAD_ANCHORS += (b"VLLM_ROCM_",) + CUDA_DEVICE_KEYS
+HEAD_ANCHORS += GGML_VK_KEYS     # (fixV)
 OPEN_ANCHORS += CUDA_DEVICE_KEYS
