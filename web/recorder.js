@@ -266,9 +266,8 @@ function compareView(c) {
       : `${n.type} #${n.id}: peak on ${n.device} ${fmtBytes(n.before)} → ${fmtBytes(n.after)}`;
     list.append(el("li", null, txt));
   }
-  const ch = c.changed || {};
-  for (const v of ch.versions || []) list.append(el("li", null, `version ${v.key}: ${v.before ?? "—"} → ${v.after ?? "—"}`));
-  // the server words the changes once (memory/recorder/compare.py), for this list and the exported report alike
+  // the server words the changes once (memory/recorder/compare.py: models_words, change_words with the version and
+  // allocator lines), for this list and the exported report alike
   for (const w of [...(c.models_words || []), ...(c.change_words || [])]) list.append(el("li", null, w));
   box.append(list);
   return box;

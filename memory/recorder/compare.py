@@ -125,10 +125,13 @@ def value_words(key: str, v) -> str:
 
 
 def change_words(changed: dict) -> list[str]:
-    """The set and setting changes as lines, one wording for the sidebar (web/recorder.js) and the exported report."""
-    lines = [w for w in (set_words(key, changed.get(key)) for key in ("args", "model_files", "devices")) if w]
-    return lines + [f"{key}: {value_words(key, changed[key]['before'])} → {value_words(key, changed[key]['after'])}"
-                    for key in ("latent", "dynamic_vram", "comfy_compiler") if changed.get(key)]
+    """The version, set, setting and allocator changes as lines, one wording for the sidebar (web/recorder.js) and the
+    exported report: "version torch: 2.9.0 → 2.10.0", "allocator backend: — → cudaMallocAsync" (a side not recorded: —)."""
+    both = lambda key, d: f"{value_words(key, d['before'])} → {value_words(key, d['after'])}"
+    lines = [f"version {d['key']}: {both(d['key'], d)}" for d in changed.get("versions") or ()]
+    lines += [w for w in (set_words(key, changed.get(key)) for key in ("args", "model_files", "devices")) if w]
+    lines += [f"{key}: {both(key, changed[key])}" for key in ("latent", "dynamic_vram", "comfy_compiler") if changed.get(key)]
+    return lines + [f"allocator {d['key']}: {both(d['key'], d)}" for d in changed.get("allocator") or ()]
 
 
 def what_changed(prev: dict, cur: dict) -> dict:

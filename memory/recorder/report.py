@@ -179,12 +179,7 @@ def markdown(rep: dict) -> str:
                 lines.append(f"- {n['type']} #{n['id']}: time {n['before']:.3f} s → {n['after']:.3f} s")
             else:
                 lines.append(f"- {n['type']} #{n['id']}: peak on {n['device']} {_b(n['before'])} → {_b(n['after'])}")
-        ch = c.get("changed") or {}
-        for item in ch.get("versions") or []:
-            lines.append(f"- version {item['key']}: {item['before']} → {item['after']}")
-        lines += [f"- {w}" for w in (c.get("models_words") or []) + (c.get("change_words") or [])]
-        for item in ch.get("allocator") or []:
-            lines.append(f"- allocator {item['key']}: {item['before']} → {item['after']}")
+        lines += [f"- {w}" for w in (c.get("models_words") or []) + (c.get("change_words") or [])]  # compare.change_words
     for w in rep.get("watchdog") or []:
         lines += ["", f"**Watchdog:** {w.get('message')}"]
     lines += ["", f"<sub>{'Redacted: paths, user names and non-model file names removed.' if rep.get('redacted') else 'Full report (not redacted).'}"

@@ -52,3 +52,22 @@ def test_the_report_and_the_sidebar_word_a_latent_change_alike():
     assert c["change_words"] == ["latent: 64x64 → 256x256, 9 frames, batch 2"]
     md = report.markdown(report.build(second, c))
     assert "- latent: 64x64 → 256x256, 9 frames, batch 2\n" in md and "{" not in md.split("**Compared with")[1], md
+
+
+def test_version_and_allocator_changes_are_worded_once_for_both():
+    # (fixU) web/recorder.js and report.py each formatted the version lines (the report printed a side not recorded as
+    # "None", the sidebar as "—"), and only the report listed allocator changes: compare.change_words words them for both
+    first, second = run("a", 1000, [SD15]), run("b", 2000, [SD15])
+    first["versions"] = {"torch": "2.9.0", "custom_nodes": {"ComfyUI-GGUF": "1.2"}}
+    second["versions"] = {"torch": "2.10.0", "comfyui": "0.8.0", "custom_nodes": {"ComfyUI-GGUF": "1.3"}}
+    first["allocator"] = {"backend": "native", "expandable_segments": False}
+    second["allocator"] = {"backend": "cudaMallocAsync"}
+    c = compare.compare(first, second)
+    assert c["change_words"] == ["version comfyui: — → 0.8.0", "version custom_nodes/ComfyUI-GGUF: 1.2 → 1.3",
+                                 "version torch: 2.9.0 → 2.10.0", "allocator backend: native → cudaMallocAsync",
+                                 "allocator expandable_segments: False → —"]
+    md = report.markdown(report.build(second, c))
+    section = md.split("**Compared with the previous run**")[1]
+    for line in c["change_words"]:
+        assert f"- {line}\n" in section, section
+    assert "None" not in section, section

@@ -5,6 +5,8 @@ names (1.58.1 in the brief)."""
 import json
 import time
 
+import pytest
+
 from support.comfy_host import sd15_prompt
 from support.web import show_node
 
@@ -203,6 +205,42 @@ def test_automatic_mode_plan_and_offers_in_the_sidebar(comfy_page, comfy_host):
         m.renderAutoPlan(box, status);
         return box.textContent; }""", dict(real, enabled=True, last_auto=last))
     assert "offer (not applied): smaller batch: 1 instead of 2" in plain and "blocks_to_swap" not in plain, plain
+    assert console.from_pack() == [], console.from_pack()
+
+
+BLOCK_SWAP_INFO = {"id": "block_swap", "label": "for wrapper loaders that take a block-swap count (WanVideoWrapper style): "
+                   "blocks_to_swap = 5 of 12", "without_widget": "info",
+                   "apply": {"from": "model", "through": "any", "targets": [{"widgets": {"blocks_to_swap": 5}}]}}
+
+
+def test_block_swap_count_shows_for_a_loader_inside_a_subgraph(comfy_page, comfy_host):
+    """fixU: the block-swap count is shown only where a node takes one (graphTakes), and a wrapper loader inside a
+    subgraph (frontend subgraphs: node.subgraph, graph.subgraphs) was not seen, so the plan dropped the count. The
+    stand-in loader: the open graph's first node, converted to a subgraph, with a blocks_to_swap widget inside."""
+    page, console = comfy_page
+    if not page.evaluate("() => typeof (window.app.rootGraph ?? window.app.graph).convertToSubgraph === 'function'"):
+        pytest.skip("this frontend has no subgraphs")
+    status = dict(comfy_host.get("/gpu_garden/fit"), enabled=True, last_auto={
+        "origin": "auto", "latent_shape": [1, 4, 64, 64], "memory_required": 3 * 1024 ** 3,
+        "stock_memory_required": 2 * 1024 ** 3, "summary": "kept 1.20 GiB of weights on the GPU", "steps": [],
+        "offers": [BLOCK_SWAP_INFO]})
+    seen = page.evaluate("""async ([status, offer]) => {
+        const offers = await import('/extensions/comfyui-gpu-garden/lib/fit_offers.js');
+        const auto = await import('/extensions/comfyui-gpu-garden/lib/fit_auto.js');
+        const g = window.app.rootGraph ?? window.app.graph;
+        const plan = () => { const box = document.createElement('div'); auto.renderAutoPlan(box, status); return box.textContent; };
+        const { node } = g.convertToSubgraph(new Set([g.nodes[0]]));
+        const inner = node.subgraph.nodes[0];
+        const before = [offers.graphTakes(g, offer), plan()];
+        inner.addWidget('number', 'blocks_to_swap', 0, () => {}, { min: 0, max: 40, step: 1, precision: 0, serialize: false });
+        return { before, after: [offers.graphTakes(g, offer), plan(), offers.graphTakes(node.subgraph, offer)],
+                 top: g.nodes.some(n => (n.widgets || []).some(w => w.name === 'blocks_to_swap')) };
+    }""", [status, BLOCK_SWAP_INFO])
+    assert seen["top"] is False  # the widget is only inside the subgraph
+    assert seen["before"][0] is False and "blocks_to_swap" not in seen["before"][1], seen
+    assert seen["after"][0] is True and seen["after"][2] is True, seen  # from the root graph and from inside the subgraph
+    assert "info: for wrapper loaders that take a block-swap count (WanVideoWrapper style): blocks_to_swap = 5 of 12" \
+        in seen["after"][1], seen
     assert console.from_pack() == [], console.from_pack()
 
 

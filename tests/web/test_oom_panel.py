@@ -527,15 +527,19 @@ def test_panel_follows_the_light_and_the_dark_palette(browser, comfy_host, outpu
 def test_a_cpu_oom_says_ram_and_names_no_nvml_card(page):
     """fixW2 walk, ComfyUI --cpu: the panel read "Another process holds VRAM this run needed: at the failure other
     processes held 10.71 GiB of the 23.54 GiB card (NVML)". There is no card here: the host's snapshot of a CPU
-    device is host RAM. The causes come from the real triage of that message and snapshot (the walk's figures)."""
+    device is host RAM. The causes and guides come from the real triage of that message and snapshot (the walk's figures),
+    read as the server reads it (nodes/oom_build: ComfyUI's log lines around the message, the host's backend)."""
     from gpu_garden.memory.triage import engine
+    from gpu_garden.nodes.oom_build import log_excerpt
     from support.cpu_oom import CPU_OOM, CPU_SNAP
 
-    ev = engine.triage_text(CPU_OOM, {"snapshot": CPU_SNAP, "platform": "linux"})["events"][-1]
+    text = log_excerpt("RuntimeError", CPU_OOM.split(": ", 1)[1].strip())
+    ev = engine.triage_text(text, {"snapshot": CPU_SNAP, "platform": "linux", "backend": "cpu"})["events"][-1]
     load_api(page, sd15_prompt())
     frame_node(page, 8, x=360, y=200)
     report = vae_report("8")
     report.update(cause=ev["causes"][0]["id"], causes=ev["causes"], uncertain=ev["uncertain"], alternatives=ev["alternatives"],
+                  guide=ev["guide"], runtime=ev["runtime"],
                   device_kind="cpu", exception_type="RuntimeError", message=CPU_OOM, summary=None, actions=[],
                   numbers={"requested": 40000000000000, "free": CPU_SNAP["devices"][0]["free"], "total": CPU_SNAP["devices"][0]["total"]})
     page.evaluate("(r) => window.comfyAPI.api.api.dispatchCustomEvent('gpu_garden.oom', r)", report)
@@ -549,6 +553,14 @@ def test_a_cpu_oom_says_ram_and_names_no_nvml_card(page):
     # the panel's buttons say RAM too: "Free VRAM" on a machine without a card sent users looking for one
     assert page.locator("[data-testid=gg-oom-free]").text_content() == "Free RAM"
     assert page.locator("[data-testid=gg-oom-requeue]").text_content() == "Free RAM and re-queue"
+    # (fixU) the runner-up's guide is the host-RAM one: "Another program holds the GPU's memory (ComfyUI)" was offered
+    # for RAM on a machine without a card
+    alts = page.locator("[data-testid=gg-oom-alt]").all_text_contents()
+    other = next(a for a in alts if "Another process holds RAM" in a)
+    assert "Fix: Other programs hold the system RAM (ComfyUI)" in other, alts
+    assert "GPU's memory" not in text, text
+    guide = page.locator("[data-testid=gg-oom-guide]").text_content()
+    assert "Out of memory in system RAM: general checklist" in guide and "nvidia-smi" not in guide, guide
 
 
 def test_escape_closes_the_panel_once_the_user_is_in_it(comfy_page):

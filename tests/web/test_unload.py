@@ -85,22 +85,48 @@ def test_report_on_node_face_vue_nodes(browser, comfy_host, output_dir):
         page.context.close()
 
 
+# a report long enough to grow the node (the CPU summary wraps; six rows)
+LONG_REPORT = {"summary": "text encoder (SD1 CLIP) is no longer in ComfyUI's list of loaded models; it stays in host RAM, "
+                          "so no memory is freed", "freed_bytes": 0, "in_host_ram": True,
+               "lines": ["text encoder (SD1 CLIP) is no longer in ComfyUI's list of loaded models"]
+               + [f"cpu line {k}: 235.84 MiB -> 0 MiB, kept in host RAM for the next prompt" for k in range(5)]}
+# save the open graph and load it again (what a reload or Ctrl+Z does: graph.configure), then read the node
+RELOAD = f"""async (name) => {{
+    const g = window.app.rootGraph ?? window.app.graph;
+    await window.app.loadGraphData(g.serialize(), false, false, name);
+    const n = (window.app.rootGraph ?? window.app.graph).nodes.find(n => n.type === {json.dumps(NODE)});
+    return [n.size[0], n.size[1], n.computeSize()[1], n.__ggUnloadReport.innerText];
+}}"""
+OURS = f"(window.app.rootGraph ?? window.app.graph).nodes.find(n => n.type === {json.dumps(NODE)})"
+
+
 def test_a_loaded_node_with_an_idle_face_shrinks_to_it(comfy_page):
     """fixW2 walk: after Ctrl+Z or a reload the face is the idle text again (it never serializes), but the node kept
-    the height it grew to for the report: an empty box about 150 px tall under two lines. A workflow saved at that
-    height now loads at the face's own height."""
+    the height it grew to for the report: an empty box about 150 px tall under two lines. A workflow saved at the
+    height a report grew it to now loads at the face's own height (the report: onExecuted with the server's payload)."""
     page, console = comfy_page
     page.evaluate("async (wf) => { await window.app.loadApiJson(wf, 'unload.json'); }", workflow())
-    size = page.evaluate(f"""async () => {{
-        const g = window.app.rootGraph ?? window.app.graph;
-        const data = g.serialize();
-        const saved = data.nodes.find(n => n.type === {json.dumps(NODE)});
-        saved.size = [400, 420];  // as saved after a run grew it for the report
-        await window.app.loadGraphData(data, false, false, 'unload-tall');
-        const n = (window.app.rootGraph ?? window.app.graph).nodes.find(n => n.type === {json.dumps(NODE)});
-        return [n.size[0], n.size[1], n.computeSize()[1], n.__ggUnloadReport.innerText];
-    }}""")
-    width, height, needed, text = size
+    grown = page.evaluate(f"""(r) => {{ const n = {OURS}; const idle = n.size[1];
+        n.setSize([400, n.size[1]]); n.onExecuted({{ gpu_garden_unload: [r] }}); return [idle, n.size[1]]; }}""", LONG_REPORT)
+    assert grown[1] > grown[0] + 40, grown  # the report grew it
+    width, height, needed, text = page.evaluate(RELOAD, "unload-tall")
     assert text.startswith("Runs after encoding"), text
-    assert width == 400 and height == needed and height < 200, size  # the width the user chose is kept
+    assert width == 400 and height == needed and height < grown[1], (width, height, needed, grown)  # the width is kept
+    assert console.from_pack() == [], console.from_pack()
+
+
+def test_a_hand_set_height_is_kept_on_reload(comfy_page):
+    """fixU: the shrink on load (fixW3) also took away a height the user set by hand, larger than the idle face needs.
+    Only the height a report grew the node to is ours to take back; a hand-set one is kept, before a run and after."""
+    page, console = comfy_page
+    page.evaluate("async (wf) => { await window.app.loadApiJson(wf, 'unload.json'); }", workflow())
+    page.evaluate(f"() => {{ {OURS}.setSize([400, 420]); }}")  # as the user's drag of the corner leaves it
+    width, height, needed, text = page.evaluate(RELOAD, "unload-hand")
+    assert text.startswith("Runs after encoding"), text
+    assert (width, height) == (400, 420) and needed < 420, (width, height, needed)
+    # a report grows it, then the user makes it taller still: that height is the user's too
+    grown = page.evaluate(f"""(r) => {{ const n = {OURS}; n.setSize([400, 100]); n.onExecuted({{ gpu_garden_unload: [r] }});
+        const g = n.size[1]; n.setSize([400, g + 60]); return g; }}""", LONG_REPORT)
+    width, height, needed, text = page.evaluate(RELOAD, "unload-hand-after")
+    assert height == grown + 60 and needed < height, (height, grown, needed)
     assert console.from_pack() == [], console.from_pack()

@@ -4,7 +4,7 @@
 // exactly. Public frontend API only (node.inputs / outputs / widgets, widget.value, widget.callback); link and
 // node lookups go through graph_adapter.js. Nothing here runs without a click.
 import { app } from "../../../scripts/app.js";
-import { inputLink, linkById, nodeById, sameNodeId } from "./graph_adapter.js";
+import { allNodes, inputLink, linkById, nodeById, sameNodeId } from "./graph_adapter.js";
 
 const MAX_NODES = 64; // a walk never visits more nodes than this
 
@@ -103,13 +103,14 @@ function targetNames(offer) {
  * Does `graph` hold a node with a widget or an input named as one of `offer`'s targets? An offer shown only as
  * information where no widget takes it (without_widget "info": the wrapper loaders' block-swap count) is shown
  * only then: a plain SD graph has no loader that takes a block-swap count. The server sees only the queued prompt,
- * and some loaders keep the widget client-side, so this is decided here. An offer with no targets: true.
+ * and some loaders keep the widget client-side, so this is decided here. A node inside a subgraph counts (fixU:
+ * graph_adapter.allNodes walks them). An offer with no targets: true.
  */
 export function graphTakes(graph, offer) {
   const names = targetNames(offer);
   if (!names.size) return true;
   const named = (list) => (list || []).some((x) => names.has(x?.name));
-  return (graph?.nodes || []).some((n) => named(n.widgets) || named(n.inputs));
+  return allNodes(graph).some((n) => named(n.widgets) || named(n.inputs));
 }
 
 /**

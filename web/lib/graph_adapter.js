@@ -20,6 +20,7 @@
 //   (inside an element marked data-gg-face) are not such a change.
 // - canvasArea: the graph's visible part, from the frontend's graph panel (.graph-canvas-panel), cached.
 // - inputLink: a node input's link through LGraphNode.getInputLink (1.58 deprecates reading input.link).
+// - allNodes: the nodes of a graph and of its subgraphs (node.subgraph, graph.subgraphs on 1.58), feature-detected.
 // - canvasControlsRect / overNode: where the frontend's canvas controls are (the zoom button's bar, 1.35 and
 //   1.58: [data-testid=zoom-controls-button], not an API) and which shown nodes a rectangle covers, so the
 //   memory meter docks beside the one and stays out of the other's way.
@@ -52,6 +53,32 @@ export function sameNodeId(a, b) {
 /** The root graph (app.rootGraph on current frontends, app.graph before). */
 export function rootGraph() {
   return app.rootGraph ?? app.graph;
+}
+
+/**
+ * Every node of `graph` and of the subgraphs in it, each once. Frontends with subgraphs (1.58: a subgraph node's
+ * node.subgraph, and graph.subgraphs, the root's Map of every subgraph definition) are walked from the root graph, so
+ * a node inside a subgraph counts wherever `graph` is; a frontend without them gives graph.nodes (feature-detected).
+ * @param {any} graph
+ * @returns {any[]}
+ */
+export function allNodes(graph) {
+  /** @type {any[]} */
+  const out = [];
+  const seen = new Set();
+  const walk = (g) => {
+    if (!g || seen.has(g)) return;
+    seen.add(g);
+    for (const n of g.nodes || []) {
+      out.push(n);
+      if (n?.subgraph) walk(n.subgraph);
+    }
+  };
+  const root = graph?.rootGraph ?? graph;
+  walk(root);
+  const defs = root?.subgraphs;
+  if (defs && typeof defs.values === "function") for (const g of defs.values()) walk(g);
+  return out;
 }
 
 /** The node for an id in `graph`, whichever type the frontend keys its ids by. */
