@@ -94,8 +94,9 @@ def add_cli_arguments(s: argparse.ArgumentParser):
                    help="Wan 2.1 image-to-video: counts the CLIP-H image encoder (clip_vision_h, fp16) when no image "
                         "encoder file is given (default: on for an I2V model file, whose img_emb tells it)")
     s.add_argument("--json", action="store_true")
-    s.epilog = ("exit status: 0 it runs on the budget (fits, tight, or with weights offloaded to RAM or streamed), 1 it does "
-                "not fit even so, or the estimate is incomplete (workflow files not found), 2 usage or input error")
+    s.epilog = ("exit status: 0 it runs on the budget (fits, tight, with weights offloaded to RAM or streamed, or with the "
+                "VAE decode tiled after ComfyUI's out-of-memory retry), 1 it does not fit even so, or the estimate is "
+                "incomplete (workflow files not found), 2 usage or input error")
     s.set_defaults(estimate_parser=s)
 
 

@@ -27,3 +27,35 @@ def test_a_mistyped_gguf_type_on_ollama_is_named_as_a_typo(capsys, typed, meant)
     assert "checkpoint's type" not in err
     rc, _, err = run(["kv", "--model", "qwen3:8b", "--weights-dtype", "awq"], capsys)
     assert rc == 2 and "awq is a vLLM or SGLang checkpoint's type: kv --model REPO --runtime vllm" in err, err
+
+
+def test_trace_help_names_the_families_and_estimate_help_the_tiled_exit(capsys):
+    """trace --help gave `--family FAMILY` with no list (the README has it, an unknown one is refused with it), and
+    --width/--frames/--batch no word; estimate --help's exit status left out a decode tiled after ComfyUI's retry,
+    which exits 0 as the README says (`estimate wan22 --vram 10`: runs with offload, decode tiled, exit 0)."""
+    from gpu_garden.memory import cli
+    from gpu_garden.memory.trace.comfy_checkout import family_names
+    helps = {}
+    for sub in ("trace", "estimate"):
+        with pytest.raises(SystemExit):
+            cli.main([sub, "--help"])
+        helps[sub] = " ".join(capsys.readouterr().out.split())
+    assert "--family FAMILY the model family: " + ", ".join(family_names()) in helps["trace"]
+    for opt in ("--width PX image or video width", "--frames FRAMES video frames (default 1)", "--batch BATCH latent batch"):
+        assert opt in helps["trace"], opt
+    assert "or with the VAE decode tiled after ComfyUI's out-of-memory retry), 1 it does not fit" in helps["estimate"]
+
+
+def test_readme_estimate_synopsis_names_every_estimate_option():
+    """README's `gpu-garden estimate` synopsis lacked --gpu-arch (in --help and docs/estimate.md only), as kv's once
+    lacked six options (test_review24 keeps kv's)."""
+    import re
+    from pathlib import Path
+
+    from gpu_garden.memory import cli
+    text = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    block = re.search(r"```\ngpu-garden estimate FILE.*?```", text, re.S).group(0)
+    named = set(re.findall(r"--[a-z][a-z0-9-]+", block))
+    sub = cli.build_parser()._subparsers._group_actions[0].choices["estimate"]
+    options = {o for a in sub._actions for o in a.option_strings if o.startswith("--") and o != "--help"}
+    assert options - named == set() and named - options == set()
