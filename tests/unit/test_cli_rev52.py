@@ -59,3 +59,13 @@ def test_readme_estimate_synopsis_names_every_estimate_option():
     sub = cli.build_parser()._subparsers._group_actions[0].choices["estimate"]
     options = {o for a in sub._actions for o in a.option_strings if o.startswith("--") and o != "--help"}
     assert options - named == set() and named - options == set()
+
+
+def test_estimate_of_a_log_names_triage(tmp_path, capsys):
+    """`estimate comfyui.log` said only "give a .safetensors or .gguf model file"; triage given a model file already names
+    estimate, so the log's own command is named the other way too."""
+    log = tmp_path / "comfyui.log"
+    log.write_text("got prompt\ntorch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.\n")
+    rc, _, err = estimate(capsys, str(log), "--vram", "12")
+    assert rc == 2 and "not a safetensors file (it starts with text 'got prom'" in err, err
+    assert "is read by gpu-garden triage FILE)" in err
