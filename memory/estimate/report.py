@@ -410,6 +410,6 @@ def demo_section(as_json: bool = False):
     for name, file in (("flux_flux1-dev", "flux1-dev.safetensors"), ("te_t5xxl_fp16", "t5xxl_fp16.safetensors"),
                        ("te_clip_l", "clip_l.safetensors"), ("vae_flux_ae", "ae.safetensors")):
         comps.extend(families.split_components(layouts.table(name), file))
-    est = formula.judge(formula.estimate(comps, 1024, 1024, cfg=None, policy={"dynamic_vram": "off"}), 24 * GiB)
+    est = formula.judge(formula.estimate(comps, 1024, 1024, cfg=None, policy={"dynamic_vram": "off"}), spec.card_bytes(24))
     return formula.public(est) if as_json else format_text(est, "a 24 GB card")
 

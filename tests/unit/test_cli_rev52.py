@@ -69,3 +69,15 @@ def test_estimate_of_a_log_names_triage(tmp_path, capsys):
     rc, _, err = estimate(capsys, str(log), "--vram", "12")
     assert rc == 2 and "not a safetensors file (it starts with text 'got prom'" in err, err
     assert "is read by gpu-garden triage FILE)" in err
+
+
+def test_the_demo_judges_a_24_gb_card_on_its_torch_total(capsys):
+    """The demo printed "verdict: TIGHT in 24.00 GiB (a 24 GB card), headroom 636.55 MiB", the one place left judging a
+    "24 GB card" on 24 GiB: since ux50 (B4) a 24 GB card is the RTX 4090's 23.55 GiB as torch reports it, for the
+    estimate's tiers, --gpu-name and kv alike (spec.CARD_MEASURED); on it the headroom is 175.75 MiB."""
+    from gpu_garden.memory import cli
+    cli.main(["demo"])
+    out = capsys.readouterr().out
+    assert "verdict: TIGHT in 23.55 GiB (a 24 GB card), headroom 175.75 MiB" in out, out
+    rc, out, _ = estimate(capsys, "flux1-dev", "--gpu-name", "RTX 4090", "--dynamic-vram", "off", "--ram", "64")
+    assert rc == 0 and "verdict: TIGHT in 23.55 GiB (RTX 4090: 23.55 GiB as torch reports it), headroom 175.75 MiB" in out
