@@ -81,3 +81,10 @@ def test_the_demo_judges_a_24_gb_card_on_its_torch_total(capsys):
     assert "verdict: TIGHT in 23.55 GiB (a 24 GB card), headroom 175.75 MiB" in out, out
     rc, out, _ = estimate(capsys, "flux1-dev", "--gpu-name", "RTX 4090", "--dynamic-vram", "off", "--ram", "64")
     assert rc == 0 and "verdict: TIGHT in 23.55 GiB (RTX 4090: 23.55 GiB as torch reports it), headroom 175.75 MiB" in out
+
+
+@pytest.mark.parametrize("typed", ["0", "86401", "-0.5"])
+def test_budget_watch_refusal_echoes_the_number_typed(capsys, typed):
+    """`budget --watch 0` said "got 0.0" (the float argparse made of it), not what was typed."""
+    rc, _, err = run(["budget", "--watch", typed], capsys)
+    assert rc == 2 and err.strip().endswith(f"up to 86400 (a day), got {typed}"), err
