@@ -317,18 +317,20 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("trace", help="exact peak memory of ComfyUI's real model forward, traced on fake tensors")
     s.add_argument("--comfyui", metavar="DIR", required=True, help="ComfyUI checkout")
-    s.add_argument("--family", required=True)
+    from .trace.comfy_checkout import family_names  # light: no torch, no comfy (the families' one table)
+    s.add_argument("--family", required=True, help="the model family: " + ", ".join(family_names()))
     s.add_argument("--checkpoint", metavar="FILE", help="build the model from this .safetensors file's header instead of the "
                    "family's standard config: a path, or a file name in the checkout's models/ folders as ComfyUI's "
                    "loaders find it (sample: checkpoints, unet, diffusion_models; decode/encode: vae; text: "
                    "text_encoders, clip)")
-    s.add_argument("--width", type=int, required=True)
-    s.add_argument("--height", type=int, required=True)
-    s.add_argument("--frames", type=int, default=1)
-    s.add_argument("--batch", type=int, default=1)
-    s.add_argument("--attention", choices=["flash", "math"], default="flash")
+    s.add_argument("--width", type=int, required=True, metavar="PX", help="image or video width in pixels")
+    s.add_argument("--height", type=int, required=True, metavar="PX", help="height in pixels")
+    s.add_argument("--frames", type=int, default=1, help="video frames (default 1)")
+    s.add_argument("--batch", type=int, default=1, help="latent batch (default 1)")
+    s.add_argument("--attention", choices=["flash", "math"], default="flash",
+                   help="the attention kernel the trace runs (default flash); both kernels' peaks are reported")
     s.add_argument("--phase", choices=["sample", "decode", "encode", "text"], default="sample",
-                   help="sample: one diffusion step; decode/encode: the VAE; text: the text encoders on one prompt")
+                   help="sample (default): one diffusion step; decode/encode: the VAE; text: the text encoders on one prompt")
     s.add_argument("--cfg", action=OnOff, default=None,
                    help="cond+uncond batched in one forward (default: as the family's usual workflow)")
     s.add_argument("--dtype", choices=["float16", "bfloat16", "float32"],

@@ -160,7 +160,7 @@ MAX_WATCH_S = 86400
 def run_cli(args) -> int:
     watch = getattr(args, "watch", None)
     if watch is not None and not 0 < watch <= MAX_WATCH_S:  # nan and inf too: time.sleep(inf) overflows
-        raise UserError(f"--watch needs a positive number of seconds up to {MAX_WATCH_S} (a day), got {watch}")
+        raise UserError(f"--watch needs a positive number of seconds up to {MAX_WATCH_S} (a day), got {watch:g}")
     as_json = getattr(args, "json", False)
     clear = watch is not None and not as_json and sys.stdout.isatty()
     while True:

@@ -185,7 +185,8 @@ def read_safetensors_header(path) -> dict:
             raise UserError(f"{path}: not a safetensors file (it starts with text {head.decode('ascii')!r}; "
                             + ("a JSON file: a ComfyUI workflow goes to gpu-garden estimate --workflow WF.json --models-dir "
                                "DIR, an LLM's config.json to gpu-garden kv --config FILE)" if json_file else
-                               "give a .safetensors or .gguf model file)"))
+                               "give a .safetensors or .gguf model file; a log of a run that ran out of memory is "
+                               "read by gpu-garden triage FILE)"))
         if n < 2 or n > MAX_HEADER:
             raise UserError(f"{path}: not a safetensors file (header length {n} bytes is impossible)")
         if n > size - 8:

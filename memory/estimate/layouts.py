@@ -36,8 +36,10 @@ ALIASES = {"sd15": "sd1", "sd1.5": "sd1", "flux": "flux1", "flux-dev": "flux1", 
 
 
 def _norm(name: str) -> str:
+    """Case, '_' / ' ' / '-' and dots do not tell names apart: FLUX.1-dev (the Hub's spelling, and the family name the
+    report prints) is flux1-dev, Wan2.1-T2V-1.3B is wan21-t2v-13b, as the layouts and the aliases are read too."""
     n = str(name).strip().lower().replace("_", "-").replace(" ", "-")
-    return n.removesuffix(".safetensors").removesuffix(".sft")
+    return n.removesuffix(".safetensors").removesuffix(".sft").replace(".", "")
 
 
 def resolve(name: str):

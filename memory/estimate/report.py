@@ -94,8 +94,9 @@ def add_cli_arguments(s: argparse.ArgumentParser):
                    help="Wan 2.1 image-to-video: counts the CLIP-H image encoder (clip_vision_h, fp16) when no image "
                         "encoder file is given (default: on for an I2V model file, whose img_emb tells it)")
     s.add_argument("--json", action="store_true")
-    s.epilog = ("exit status: 0 it runs on the budget (fits, tight, or with weights offloaded to RAM or streamed), 1 it does "
-                "not fit even so, or the estimate is incomplete (workflow files not found), 2 usage or input error")
+    s.epilog = ("exit status: 0 it runs on the budget (fits, tight, with weights offloaded to RAM or streamed, or with the "
+                "VAE decode tiled after ComfyUI's out-of-memory retry), 1 it does not fit even so, or the estimate is "
+                "incomplete (workflow files not found), 2 usage or input error")
     s.set_defaults(estimate_parser=s)
 
 
@@ -409,6 +410,6 @@ def demo_section(as_json: bool = False):
     for name, file in (("flux_flux1-dev", "flux1-dev.safetensors"), ("te_t5xxl_fp16", "t5xxl_fp16.safetensors"),
                        ("te_clip_l", "clip_l.safetensors"), ("vae_flux_ae", "ae.safetensors")):
         comps.extend(families.split_components(layouts.table(name), file))
-    est = formula.judge(formula.estimate(comps, 1024, 1024, cfg=None, policy={"dynamic_vram": "off"}), 24 * GiB)
+    est = formula.judge(formula.estimate(comps, 1024, 1024, cfg=None, policy={"dynamic_vram": "off"}), spec.card_bytes(24))
     return formula.public(est) if as_json else format_text(est, "a 24 GB card")
 

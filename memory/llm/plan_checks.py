@@ -156,9 +156,16 @@ def refuse_non_gguf_dtype(spec, runtime, weights_dtype) -> None:
     t = str(weights_dtype).strip()
     if GR.tag_type(t) or t.upper() in W.IK_TYPES:
         return
+    from .linear_quant import DENSE_BITS, FORMAT_ALIASES, LINEAR_BITS
+    low = FORMAT_ALIASES.get(t.lower(), t.lower())
+    if low in DENSE_BITS or low in LINEAR_BITS:  # a checkpoint's format: the user meant vLLM or SGLang
+        why = f"{weights_dtype} is a vLLM or SGLang checkpoint's type: kv --model REPO --runtime vllm"
+    else:  # a typo of a GGUF type (q4km, Q4-K-M) names no format at all: say which type it spells, if one
+        key = lambda s: "".join(c for c in s.upper() if c.isalnum())
+        same = sorted(g for g in GR._gguf_types() if key(g) == key(t))
+        why = f"{weights_dtype} is no type kv knows" + (f"; did you mean {' or '.join(same)}?" if same else "")
     raise UserError(f"--weights-dtype {weights_dtype}: {RUNTIME_NAMES[runtime]} loads GGUF files only, whose types are "
-                    "Q4_K_M, Q5_K_M, Q6_K, Q8_0, IQ4_XS, F16, BF16 ...; give one of those or drop --weights-dtype "
-                    f"({weights_dtype} is a vLLM or SGLang checkpoint's type: kv --model REPO --runtime vllm)")
+                    f"Q4_K_M, Q5_K_M, Q6_K, Q8_0, IQ4_XS, F16, BF16 ...; give one of those or drop --weights-dtype ({why})")
 
 
 def refuse_unmodelled(spec, runtime) -> None:
