@@ -30,7 +30,7 @@ GGUF_ARCH = {"gemma3_text": "gemma3", "gemma3n_text": "gemma3n", "mllama_text_mo
              "qwen3_vl_moe": "qwen3vlmoe", "llama4_text": "llama4", "deepseek_v2": "deepseek2", "deepseek_v3": "deepseek2",
              "qwen3_next": "qwen3next", "gemma4_text": "gemma4", "qwen3_5": "qwen35", "qwen3_5_text": "qwen35",
              "qwen3_5_moe": "qwen35moe", "qwen3_5_moe_text": "qwen35moe", "lfm2_moe": "lfm2moe",
-             "glm4_moe_lite": "glm4moelite", "glm4_moe": "glm4moe", "glm": "chatglm"}
+             "glm4_moe_lite": "glm4moelite", "glm4_moe": "glm4moe", "glm": "chatglm", "nemotron-nas": "deci"}
 
 
 def gguf_arch(spec) -> str:
@@ -135,6 +135,10 @@ def from_gguf_metadata(meta: dict, tensors: dict | None = None, name: str = "mod
         if arch.startswith("nemotron_h") and int(kv[i]) == 0 and int(ffs[i]):
             # llama.cpp LLM_ARCH_NEMOTRON_H: a layer is recurrent when n_head_kv and n_ff are both 0; an MLP/MoE layer
             # has n_ff > 0 and neither a KV cache nor a state
+            kinds.append(FFN)
+        elif arch == "deci" and int(kv[i]) == 0:
+            # llama.cpp LLM_ARCH_DECI (convert_hf_to_gguf DeciModel): head_count_kv 0 is a block without attention
+            # (head_count 0) or with a linear one (head_count > 0); neither keeps a cache or a state
             kinds.append(FFN)
         elif int(kv[i]) == 0 or int(heads[i]) == 0 or (interval and (i + 1) % interval):
             kinds.append(MAMBA if g("ssm.state_size") else LINEAR)

@@ -54,12 +54,12 @@ UNDESCRIBED = (
     # sizes (Nemotron-H 8B/47B/56B, Nemotron Nano v2 9B/12B, Nemotron 3 Super / Ultra) only from their config.json.
     # Not NVIDIA's 2023 Nemotron-3 8B (nemotron-3-8b-base-4k: a dense decoder, transformers' NemotronConfig), nor
     # Nemotron-4, Nemotron-Mini or the Llama-3.1-Nemotron fine-tunes
-    # NVIDIA Nemotron 3 Super (120B-A12B): nemotron_h whose MoE layers are latent-projected (moe_latent_size; Ollama's
-    # converter maps fc1_latent_proj / fc2_latent_proj), which kv's expert count does not read (task arch25)
+    # Nemotron 3 Super (120B-A12B): latent-projected experts (moe_latent_size), read from a config.json since task kv54
+    # (params.nemotron_h_params); no built-in: its config.json was not read (a Megatron-Bridge test gives its MoE alone)
     (r"^(?:nvidia-)?nemotron-?3-super(?:$|-)", "NVIDIA Nemotron-H / Nemotron 3",
-     "not modelled: Nemotron 3 Super's experts work in a latent space (moe_latent_size, with fc1/fc2 latent "
-     "projections) that kv's expert sizes do not read, so its weights would be guessed; a config.json given with "
-     "--config is refused the same way"),
+     "no built-in description (its config.json was not read; built in: NVIDIA-Nemotron-3-Nano-30B-A3B); a config.json "
+     "given with --config is read with its latent-projected experts (moe_latent_size: routed experts at the latent "
+     "width, fc1/fc2 latent projections), Mamba-2 and attention layers"),
     (r"^(?:nvidia-)?nemotron-?(?:h(?![a-z\d])|3-(?:nano|super|ultra)|nano-?(?:3(?!\d)|\d+b-v2))",
      "NVIDIA Nemotron-H / Nemotron 3",
      "no built-in description of this size (built in: NVIDIA-Nemotron-3-Nano-30B-A3B); a config.json given with "
@@ -80,8 +80,8 @@ UNDESCRIBED = (
      "own block size, a sliding-window latent and the Lightning Indexer's keys, all in fp8_ds_mla records), which kv's "
      "single MLA pool does not hold; a config.json given with --config is refused the same way"),
     # architectures whose layers kv's rules do not read (spec.UNMODELLED_CONFIGS refuses their config.json): Moonshot's
-    # Kimi-Linear (Kimi Delta Attention), poolside's Laguna (per-layer query heads, sinks on sliding layers) and
-    # NVIDIA's NAS-derived Llama-Nemotron (DeciLM block_configs) (task arch25)
+    # Kimi-Linear (Kimi Delta Attention) and poolside's Laguna (per-layer query heads, sinks on sliding layers) (arch25).
+    # Llama-Nemotron NAS (DeciLM block_configs) is read since kv54 (nemotron_nas.py); no 51B config.json was read
     (r"^kimi-linear(?:$|-)", "Kimi-Linear (kimi_linear)",
      "not modelled: its Kimi Delta Attention layers keep recurrent and convolution states that are not gated "
      "DeltaNet's, beside MLA layers; kv sizes neither its cache nor its state; a config.json given with --config is "
@@ -91,9 +91,9 @@ UNDESCRIBED = (
      "attention sinks and per-head gates; its config.json was not read; a config.json given with --config is refused "
      "the same way"),
     (r"^llama-3[-.]\d-nemotron-(?:super|ultra)|^llama-3[-.]1-nemotron-51b", "NVIDIA Llama-Nemotron NAS (nemotron-nas)",
-     "not modelled: a neural-architecture-searched DeciLM whose block_configs give each layer its own KV heads (some "
-     "layers no attention) and FFN width, while kv reads one geometry for every layer; a config.json given with "
-     "--config is refused the same way"),
+     "no built-in description of this checkpoint (built in: Llama-3_3-Nemotron-Super-49B (v1, v1_5), "
+     "Llama-3_1-Nemotron-Ultra-253B); a config.json given with --config is read with its block_configs (each layer's "
+     "KV heads, or none, and FFN width)"),
     (r"^llama-?4(?![.\d])", "Llama 4",
      "no built-in description of this size (built in: Llama-4-Scout-17B-16E); a config.json given with --config is "
      "read with its chunked local-attention layers and each MoE layer's shared expert"),

@@ -12,6 +12,9 @@ def count_params(cfg: dict, s: LLMSpec) -> tuple:
     experts' matmuls."""
     if s.arch.startswith("nemotron_h"):
         return nemotron_h_params(cfg, s)
+    from .nemotron_nas import is_nas, nas_params, read_blocks
+    if is_nas(cfg):  # Llama-Nemotron NAS: each layer's own attention and FFN (block_configs)
+        return nas_params(cfg, s, read_blocks(cfg, s.n_layers, s.n_heads, s.hidden, s.name))
     d, H, V = s.hidden, s.n_heads, s.vocab
     tied = bool(cfg.get("tie_word_embeddings", False))
     embed = V * d
@@ -164,13 +167,21 @@ def mamba2_params(cfg: dict, d: int) -> tuple:
 
 def nemotron_h_params(cfg: dict, s: LLMSpec) -> tuple:
     """Nemotron-H: each layer is one block, a Mamba-2 mixer, attention, an MLP (up and down, relu2) or a MoE block
-    (routed experts of up and down, shared experts, a router with its correction bias), behind one norm."""
+    (routed experts of up and down, shared experts, a router with its correction bias), behind one norm.
+    Nemotron 3 Super's latent MoE (moe_latent_size; vLLM nemotron_h.py NemotronHMoE use_latent_moe, llama.cpp
+    LLM_ARCH_NEMOTRON_H_MOE moe_n_embd): the routed experts work at moe_latent_size instead of hidden_size, behind
+    fc1_latent_proj (hidden -> latent) and fc2_latent_proj (latent -> hidden); the router and the shared experts stay
+    at hidden_size."""
     d, V = s.hidden, s.vocab
     mamba_lin, mamba_other = mamba2_params(cfg, d)
     attn = d * s.n_heads * s.head_dim_k + 2 * d * s.n_kv_heads * s.head_dim_k + s.n_heads * s.head_dim_k * d
     s.shared_intermediate = _int(cfg, "n_shared_experts", default=1) * _int(cfg, "moe_shared_expert_intermediate_size",
                                                                               default=0)
-    routed = s.n_experts * 2 * d * s.moe_intermediate
+    latent = _int(cfg, "moe_latent_size")
+    if latent is not None and not 1 <= latent <= d:
+        raise UserError(f"config moe_latent_size = {latent} is not a plausible latent width (1..hidden_size {d})")
+    routed = s.n_experts * 2 * (latent or d) * s.moe_intermediate
+    latent_proj = 2 * d * latent if latent else 0
     pattern = cfg["hybrid_override_pattern"]
     linear = other = experts = 0
     s.layer_params, moe = [], []
@@ -185,7 +196,7 @@ def nemotron_h_params(cfg: dict, s: LLMSpec) -> tuple:
         else:  # "E"
             if not s.n_experts:
                 raise UserError("config hybrid_override_pattern has MoE layers ('E') but no n_routed_experts")
-            linear += routed + 2 * d * s.shared_intermediate
+            linear += routed + 2 * d * s.shared_intermediate + latent_proj
             experts += routed
             other += s.n_experts * d + s.n_experts
         other += d

@@ -151,6 +151,7 @@ KNOWN_ARCHS = frozenset((
     "gemma", "gemma2", "gemma3", "gemma3n", "gemma4", "phi", "phi3", "cohere", "cohere2", "starcoder2",
     "deepseek_v2", "deepseek_v3", "deepseek_v32", "glm_moe_dsa", "glm4", "glm4_moe", "glm4_moe_lite", "mistral4", "gpt_oss", "granitemoehybrid", "jamba",
     "minimax_m2", "olmo2", "nemotron_h",
+    "nemotron-nas",  # Llama-Nemotron NAS (DeciLMForCausalLM): block_configs read per layer (nemotron_nas.py)
     "gemma4_unified",  # Gemma 4 12B (Gemma4UnifiedForConditionalGeneration): the gemma4 text decoder, an encoder-free front end
     "kimi_k2",  # Moonshot's Kimi K2 config: DeepseekV3ForCausalLM's layout (MLA, DeepSeek MoE) under its own model_type
     "smollm3",  # SmolLM3: a Llama decoder whose every 4th layer has no RoPE; each layer still caches K and V
@@ -237,16 +238,6 @@ UNMODELLED_CONFIGS = (
     (lambda c: str(c.get("model_type", "")).startswith("laguna"),
      "model_type 'laguna' is not modelled: its query heads vary by layer (num_attention_heads_per_layer) and its "
      "sliding-window layers carry attention sinks and per-head gates, none of which kv's layer rules read"),
-    # NVIDIA's NAS-derived Llama-Nemotron (DeciLMForCausalLM, model_type nemotron-nas: Llama-3_3-Nemotron-Super-49B,
-    # -Ultra-253B, Llama-3_1-Nemotron-51B): block_configs give each layer its own attention (KV heads, or none) and FFN
-    (lambda c: str(c.get("model_type", "")) in ("nemotron-nas", "deci", "decilm") or "block_configs" in c,
-     "model_type 'nemotron-nas' (DeciLM, NAS-varied layers) is not modelled: block_configs give each layer its own "
-     "KV heads (some layers no attention at all) and FFN width, while kv reads one geometry for every layer"),
-    # Nemotron 3 Super's latent MoE (moe_latent_size: experts work in a projected latent space, fc1/fc2_latent_proj in
-    # ollama/ollama convert_nemotron_h.go's tensor names): kv's expert count reads each expert at hidden_size
-    (lambda c: str(c.get("model_type", "")).startswith("nemotron_h") and c.get("moe_latent_size") is not None,
-     "a nemotron_h config with moe_latent_size (latent-projected experts, Nemotron 3 Super) is not modelled: kv "
-     "sizes each expert at hidden_size and has no latent projections, so its weights would be guessed"),
 )
 _ARCH_SUFFIX = re.compile(r"_(?:text(?:_model)?|thinker)$")
 GENERIC_NOTE = ("model_type {mt!r} has no layer rules in kv: sized with a generic decoder's (every layer full attention "
@@ -400,6 +391,9 @@ def from_config(cfg: dict, name: str = "config.json") -> LLMSpec:
                    max_ctx=_int(cfg, "max_position_embeddings", "n_positions", "seq_length", "max_seq_len"),
                    sliding_window=_int(cfg, "sliding_window", "attention_chunk_size") if SLIDING in kinds else None)
     _per_kind_heads(cfg, spec)
+    from .nemotron_nas import apply_blocks, is_nas, read_blocks   # it imports this module
+    if is_nas(cfg):  # Llama-Nemotron NAS (DeciLM): each layer's attention and FFN from its block_configs
+        apply_blocks(spec, read_blocks(cfg, L, H, d, name))
     if _int(cfg, "kv_lora_rank"):
         spec.kv_lora_rank = _need(cfg, "MLA kv_lora_rank", "kv_lora_rank", hi=65536)
         spec.qk_rope_head_dim = _need(cfg, "MLA rope dim", "qk_rope_head_dim", hi=4096)
