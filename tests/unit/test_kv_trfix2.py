@@ -86,8 +86,9 @@ def test_pp_min_check_versions():
 
 
 def test_pp_refusal_smallest_stage_only_where_the_check_took_it():
-    # vllm#32105's January 2026 nightly: the heaviest stage's 28.545 GiB against the printed 28.57 (round 83)
-    assert _score_pp_refusal() == (28.545, 28.57)
+    # vllm#32105's January 2026 nightly: the heaviest stage's 28.545 GiB against the printed 28.57 (round 83); 28.530
+    # since task kv53 (its MoE forward at least the held expert workspace: a nightly without a release reads as current)
+    assert _score_pp_refusal() == (28.53, 28.57)
     # K16: a row without vLLM's "estimated maximum model length" is no refusal of that check: rank 0's memory (40.856)
     assert _score_pp_refusal(drop="estimated_max_len")[0] > 40
     # B4: 0.19.0 checks each worker against its own layers: rank 0's memory again (not the smallest stage's)

@@ -32,6 +32,17 @@ SAMPLER_COPIES_TRITON = 3.85
 # Qwen3-30B-A3B 2.68 GiB = the sampler's 2.23 + 0.5; DeepSeek-V2-Lite 1.93 = 1.50 + 0.45 (llm-d-planner). MXFP4
 # experts run other kernels (gpt-oss-20b's 2.87 GiB is the sampler alone). First seen in 0.19.
 MOE_WORKSPACE_HELD = (0, 19)
+# FORWARD_IN_WORKSPACE: the same buffers are the profile forward's MoE intermediates. TritonExperts.apply (fused_moe.py
+# at 0.20.2) writes the gate/up output (M, top-k, 2I) into workspace2, the activation (M x top-k, I) into workspace13
+# and the down output (M, top-k, hidden) into workspace2 again, and the modular kernel reuses workspace13 for the summed
+# output (modular_kernel._allocate_buffers: "Reuse workspace13 for the output"), so the forward holds the workspace's
+# top-k x (max(I, hidden) + max(2I, hidden)) values a token, not top-k x (3I + hidden): more where I < hidden / 3 (a
+# tensor-parallel rank's share of the experts, fine-grained experts). The layer's 5 hidden-size tensors (input,
+# residual, quantized input, router output, the reduced output) stay on top. Qwen3-235B-A22B-FP8 at TP 4 (0.20.0,
+# batch 117, Triton experts): the printed pools at 8192 / 32768 / 65536 batched tokens grow by 155-169 KB a batched
+# token, the workspace alone by 131 KB. A floor under the old term, not a replacement: where the old term is larger
+# the experts may not be Triton's (NVFP4, FlashInfer TRTLLM: the backend is vLLM's pick, no input here) and
+# Nemotron-3-Nano's NVFP4 starts print peaks above even the old term. Gated with MOE_WORKSPACE_HELD, as that term.
 # V1 before its sampler was profiled (vllm#13507: "V1 model runner does not consider (or run) sampler during the initial
 # memory profiling"; fixed by vllm#13594 after 0.7.3, so from 0.8): profile_run ran the forward, then compute_logits, in
 # the model dtype, with the forward's hidden states still held. Its first form took the logits of every one of the
@@ -136,16 +147,20 @@ def activation(spec, max_batched: int, max_seqs: int, version=(0, 6), v1: bool |
     (encoder_peak). aux_hidden: values a token of the target's tapped hidden states an EAGLE-3 / DFlash drafter
     reads, held beside the forward's last layers (vllm_drafter.AUX_METHODS), 16-bit."""
     d = spec.hidden
+    if v1 is None:
+        from .vllm import V1
+        v1 = at_least(version, *V1)
+    held = (bool(spec.n_experts) and v1 and at_least(version, *MOE_WORKSPACE_HELD)
+            and str(weights_format or "").lower() != "mxfp4")
     if spec.n_experts:  # fused MoE keeps top_k copies of the gate/up (2N), act (N) and down outputs per token
         per_token = (spec.n_experts_per_tok * (3 * spec.moe_intermediate + d) + 5 * d) * 2
         if cutlass_fp4(spec, weights_format, moe_backend):
             per_token = cutlass_fp4_per_token(spec)
+        elif held:  # at least the workspace's two buffers and the layer's hidden-size tensors (FORWARD_IN_WORKSPACE)
+            per_token = max(per_token, moe_workspace(spec, 1) + 5 * d * 2)
     else:
         per_token = (3 * spec.intermediate + 2 * d) * 2 * FORWARD_FACTOR
     forward = max_batched * (per_token + aux_hidden * 2)
-    if v1 is None:
-        from .vllm import V1
-        v1 = at_least(version, *V1)
     sampler_name = sampler
     if sampler == "flashinfer":
         copies = SAMPLER_COPIES_FLASHINFER
@@ -158,8 +173,7 @@ def activation(spec, max_batched: int, max_seqs: int, version=(0, 6), v1: bool |
         # no sampler in the profile: the logits in the model dtype, next to the forward's hidden states
         rows = max_seqs if at_least(version, *V1_LOGITS_LAST_ROWS) else max_batched
         sampler = (rows * spec.vocab + max_batched * d) * 2 if last_stage else 0
-    if (sampler and spec.n_experts and v1 and at_least(version, *MOE_WORKSPACE_HELD)
-            and str(weights_format or "").lower() != "mxfp4"):
+    if sampler and held:
         sampler += moe_workspace(spec, max_batched)  # held from the forward (MOE_WORKSPACE_HELD)
     enc = encoder_peak(spec, max_model_len if v1 else None) if first_stage else 0
     return int(max(forward, sampler, enc))
