@@ -225,6 +225,9 @@ ANCHORS += (b"pass failed", b"prefill failed", b"forward failed", b"cache alloc"
 ANCHORS += (b"session alloc", b" table upload")    # (round 114: stage_said's new words, as "cache alloc")
 # CatBoost's pool sentence quoted from "Requested" on (round 59): neither "emory" nor "llocat" is in it
 ANCHORS += (b"MB; Free ",)
+# (rev53) whisper.cpp's and 2023 llama.cpp's "kv_cache_init() failed for self-attention cache" (error_patterns.GGML_KV_INIT):
+# neither "emory" nor "llocat" is in it, so the head and an open failure's window look for it by name
+ANCHORS += (b"kv_cache_init() failed",)
 ANCHORS += (b"HipVMM Failure",)
 ANCHORS += (b"Device lost during", b"GPUDevice was lost")      # WebGPU's device loss (round 67)
 ANCHORS += (b"dispatched on the CPU",)    # (round 68: the bitsandbytes refusal cut after its first sentence)
