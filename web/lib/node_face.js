@@ -106,7 +106,9 @@ export function setFaceSize(node, size) {
 /**
  * The user resized `node` (onResize, where the frontend calls it for a drag of the corner): its height is theirs
  * now, so the record of the height we grew it to goes. Our own setSize (setFaceSize, shrinkToIdleFace) and a resize
- * to the recorded height (a load restoring it) leave the record. @param {any} node @param {number[]} [size]
+ * to the recorded height (a load restoring it) leave the record.
+ * @param {any} node
+ * @param {number[]} [size]
  */
 function forgetHandSet(node, size) {
   const grown = node.properties?.[GROWN_PROP];
