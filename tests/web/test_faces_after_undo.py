@@ -234,6 +234,8 @@ def test_a_hand_set_face_height_is_kept_on_reload(browser, comfy_host, vue):
     user makes the grown node taller still, and that height is theirs."""
     page, console = open_comfy(browser, comfy_host, vue_nodes=vue)
     size_now = f"() => {{ const n = {FIT}; return [[...n.size].map(Math.round), n.computeSize()[1]]; }}"
+    # 1.35's Nodes 2.0 preview sizes nodes from its own layout (wider and taller than set): there, not shrunk is the claim
+    kept = (lambda size, hand: size[1] >= hand[1]) if vue else (lambda size, hand: size == hand)
     try:
         if vue and not page.evaluate("() => !!window.LiteGraph.vueNodesMode"):
             pytest.skip(f"no Nodes 2.0 renderer on frontend {comfy_host.frontend}")
@@ -242,14 +244,14 @@ def test_a_hand_set_face_height_is_kept_on_reload(browser, comfy_host, vue):
         page.evaluate(f"() => {{ {FIT}.setSize([440, 420]); }}")  # as the user's drag of the corner leaves it
         page.evaluate(JS_RELOAD)
         size, needed = page.evaluate(size_now)
-        assert size == [440, 420] and needed < 420, (size, needed)
+        assert kept(size, [440, 420]) and needed < 420, (size, needed)
         page.evaluate(f"() => {{ {FIT}.setSize([440, 100]); }}")
         grown = page.evaluate(JS_RESULT, FIT_RESULT)
         assert grown[1] > 100 + 40, grown  # the result grew it
         page.evaluate(f"(h) => {{ {FIT}.setSize([440, h]); }}", grown[1] + 60)  # the user, taller still
         page.evaluate(JS_RELOAD)
         size, needed = page.evaluate(size_now)
-        assert size == [440, grown[1] + 60] and needed < size[1], (size, grown, needed)
+        assert kept(size, [440, grown[1] + 60]) and needed < size[1], (size, grown, needed)
         assert console.from_pack() == [], console.from_pack()
     finally:
         page.context.close()
