@@ -4,7 +4,7 @@
 // estimates the open graph before it runs (lib/estimate_graph.js). A DOM widget that never serializes; every
 // string goes in through textContent.
 import { el, exposeForTests, fmtBytes } from "./lib/format.js";
-import { addFace, registerFaceNode } from "./lib/node_face.js";
+import { addFace, registerFaceNode, setFaceSize } from "./lib/node_face.js";
 import { OUTCOME_TEXT, tiersLine } from "./lib/estimate_tiers.js";
 import { graphSection } from "./lib/estimate_graph.js";
 
@@ -227,7 +227,7 @@ function fitToContent(node, root, state) {
   if (!height) return;
   const ours = state.setTo !== undefined && Math.abs(node.size[1] - state.setTo) < 1;
   if (height > node.size[1] || (ours && height < node.size[1])) {
-    node.setSize([Math.max(node.size[0], WIDTH), height]);
+    setFaceSize(node, [Math.max(node.size[0], WIDTH), height]);
     state.setTo = node.size[1];
   }
   node.setDirtyCanvas(true, true);

@@ -6,7 +6,7 @@
 import { api } from "../../scripts/api.js";
 import { el, exposeForTests, keepUnits, TEXT_TONES } from "./lib/format.js";
 import { clientId, toast } from "./lib/frontend.js";
-import { addFace, registerFaceNode } from "./lib/node_face.js";
+import { addFace, registerFaceNode, setFaceSize } from "./lib/node_face.js";
 
 const NODE = "GPUGardenUnloadTextEncoders";
 const SETTING = "GPUGarden.AutoUnloadTextEncoders";
@@ -14,9 +14,6 @@ const LINE_HEIGHT = 15;
 const MAX_HEIGHT = 260;
 const WIDTH = 360;
 const IDLE_TEXT = "Runs after encoding, before the sampler: the memory it frees, measured, shows here.";
-// the height the node was grown to for a report, kept in its properties (saved with the workflow, as Fit to Card keeps
-// its applied offers): a loaded node at that height was ours to shrink; at any other height the user set it
-const GROWN_PROP = "gg_unload_grown_to";
 
 function render(face, report) {
   face.replaceChildren();
@@ -89,17 +86,9 @@ registerFaceNode({
     node.__ggUnloadReport = face;
   },
   configured(node) {
-    // a loaded workflow, or Ctrl+Z, brings back the size the node grew to for a report, but not the report (the face
-    // never serializes): the face is idle text again, so the node shrinks to it (fixW2 walk: an empty box 150 px tall).
-    // A height the user set by hand (any other than the one a report grew it to) is kept (fixU).
+    // the report is gone (the face never serializes); node_face.js has shrunk the node if a report grew it (fixW2 walk:
+    // an empty box 150 px tall) and kept a height the user set (fixU)
     node.__ggUnloadFitted = 0;
-    const grown = node.properties?.[GROWN_PROP];
-    if (node.properties) delete node.properties[GROWN_PROP];
-    const height = node.computeSize?.()[1];
-    if (height && node.size?.[1] > height && typeof grown === "number" && Math.abs(node.size[1] - grown) < 1) {
-      node.setSize([node.size[0], height]);
-      node.setDirtyCanvas?.(true, true);
-    }
   },
   executed(node, output) {
     const report = output?.gpu_garden_unload?.[0];
@@ -110,9 +99,8 @@ registerFaceNode({
     const last = /** @type {HTMLElement | null} */ (face.lastElementChild);
     node.__ggUnloadFitted = face.isConnected && last ? last.offsetTop + last.offsetHeight + 7 + 10 : 0;
     const height = node.computeSize()[1];
-    const before = node.size[1];
-    node.setSize([Math.max(node.size[0], WIDTH), Math.max(before, height)]);
-    if (node.properties && node.size[1] > before) node.properties[GROWN_PROP] = node.size[1];  // ours, not the user's
+    // never shorter than the user made it; a height this grows it to is recorded as ours (setFaceSize)
+    setFaceSize(node, [Math.max(node.size[0], WIDTH), Math.max(node.size[1], height)]);
     node.setDirtyCanvas(true, true);
   },
 });

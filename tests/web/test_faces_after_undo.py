@@ -169,50 +169,89 @@ def test_a_second_face_on_screen_does_not_cost_the_waiting_one_a_query_per_push(
         page.context.close()
 
 
-# The sizes a run grew these nodes to (the walk52 graph after a 2 GiB plan): saved with the workflow, as Ctrl+Z and a
-# reload restore them, while the faces come back as their idle text.
-GROWN = {"11": [430, 936], "13": [420, 429]}
-JS_LOAD_GROWN = """async (grown) => {
-  const data = (app.rootGraph ?? app.graph).serialize();
-  for (const n of data.nodes) if (grown[String(n.id)]) n.size = grown[String(n.id)];
-  await app.loadGraphData(data, false, false, 'grown'); }"""
-# Each node's size against what its widgets need, and how much of its face the idle text leaves empty.
-JS_IDLE_FACES = """(grown) => Object.fromEntries(Object.keys(grown).map((id) => {
-  const g = app.rootGraph ?? app.graph, n = g.getNodeById(id) ?? g.getNodeById(Number(id));
+# Fit to Card's result as the server sends it (nodes/fit_to_card.py; test_fit_to_card.py's advise case): many lines
+MIB = 1024 ** 2
+FIT_RESULT = {"mode": "advise", "summary": "text encoders off the GPU, kept 316.80 MiB of weights: does NOT fit",
+              "memory_required": round(1.45 * 1024 * MIB), "stock_memory_required": 5590 * MIB, "cond_batch": 2,
+              "steps": [{"label": f"step {k}: text encoders off the GPU during sampling, decode in 512 px tiles"}
+                        for k in range(12)], "offers": [], "fits": False}
+FIT = "((app.rootGraph ?? app.graph).getNodeById(13) ?? (app.rootGraph ?? app.graph).getNodeById('13'))"
+# save the open graph and load it again: what a reload or Ctrl+Z does (graph.configure), the faces idle again
+JS_RELOAD = "async () => { await app.loadGraphData((app.rootGraph ?? app.graph).serialize(), false, false, 'reload'); }"
+# the node's size against what its widgets need, and how much of its face the idle text leaves empty
+JS_IDLE_FACE = f"""() => {{ const n = {FIT};
   const face = n.widgets.find(w => w.element && w.element.dataset.testid).element, last = face.lastElementChild;
-  const dom = window.LiteGraph.vueNodesMode ? document.querySelector(`.lg-node[data-node-id="${id}"]`) : null;
-  return [id, {size: [...n.size].map(Math.round), needed: Math.round(n.computeSize()[1]), text: face.innerText,
-               face: face.clientHeight, empty: face.clientHeight - (last.offsetTop + last.offsetHeight),
-               below: dom ? Math.round(dom.getBoundingClientRect().bottom - face.getBoundingClientRect().bottom) : null}]; }))"""
+  const dom = window.LiteGraph.vueNodesMode ? document.querySelector(`.lg-node[data-node-id="${{n.id}}"]`) : null;
+  return {{size: [...n.size].map(Math.round), needed: Math.round(n.computeSize()[1]), text: face.innerText,
+          face: face.clientHeight, empty: face.clientHeight - (last.offsetTop + last.offsetHeight),
+          below: dom ? Math.round(dom.getBoundingClientRect().bottom - face.getBoundingClientRect().bottom) : null}}; }}"""
+# the result arrives (onExecuted with the server's payload), and the frame after it fits the node to the face
+JS_RESULT = f"async (r) => {{ {FIT}.onExecuted({{ gpu_garden_fit: [r] }}); await new Promise(requestAnimationFrame);" \
+            f" await new Promise(requestAnimationFrame); return [...{FIT}.size].map(Math.round); }}"
+
+
+def fit_workflow() -> dict:
+    return {k: v for k, v in workflow().items() if k in ("4", "10", "13")}
 
 
 @pytest.mark.parametrize("vue", MODES)
 def test_a_grown_node_loaded_with_its_idle_face_shrinks_to_it(browser, comfy_host, vue):
     """walk52: after Ctrl+Z or a reload in Nodes 2.0 the Footprint Estimate and Fit to Card faces are their idle text
     again (faces never serialize) but the nodes kept the height a run grew them to, and Nodes 2.0 stretches the face
-    to fill it: Fit to Card showed one line in a 231 px box, the estimate three lines in 458 px. The Unload node
-    shrinks since the fixW2 walk (test_unload.py); these two now do as well, in both renderers. The width is kept."""
+    to fill it: Fit to Card showed one line in a 231 px box, the estimate three lines in 458 px. A height a result
+    grew the node to (recorded by node_face.setFaceSize) now shrinks back, in both renderers; the width is kept."""
     page, console = open_comfy(browser, comfy_host, vue_nodes=vue)
     try:
         if vue and not page.evaluate("() => !!window.LiteGraph.vueNodesMode"):
             print(f"frontend {comfy_host.frontend}: Comfy.VueNodes.Enabled does not turn Nodes 2.0 on here; skipped")
             pytest.skip(f"no Nodes 2.0 renderer on frontend {comfy_host.frontend}")
-        wf = {k: v for k, v in workflow().items() if k in ("4", "10", "11", "13")}
-        page.evaluate("async (wf) => { await app.loadApiJson(wf, 'grown.json'); }", wf)
-        page.evaluate(JS_LOAD_GROWN, GROWN)
+        page.evaluate("async (wf) => { await app.loadApiJson(wf, 'grown.json'); }", fit_workflow())
         page.evaluate(JS_FIT_VIEW)  # the frontend lays a DOM widget out only while its node is in view
-        page.wait_for_function(f"(g) => Object.values(({JS_IDLE_FACES})(g)).every(f => f.face > 0)", arg=GROWN,
-                               timeout=20000)
+        page.evaluate(f"() => {{ {FIT}.setSize([440, {FIT}.size[1]]); }}")
+        grown = page.evaluate(JS_RESULT, FIT_RESULT)
+        page.evaluate(JS_RELOAD)
+        page.evaluate(JS_FIT_VIEW)
+        page.wait_for_function(f"() => ({JS_IDLE_FACE})().face > 0", timeout=20000)
         page.wait_for_timeout(500)
-        faces = page.evaluate(JS_IDLE_FACES, GROWN)
-        for node_id, f in faces.items():
-            assert f["text"].startswith("Runs before the sampler"), (node_id, f)  # idle: nothing ran
-            assert f["empty"] < 40, (node_id, "the face is an empty box under its idle text", f)
-            if vue:  # the node ends at its face (and the pack's badge row under it: about 30 px)
-                assert f["below"] < 60, (node_id, "the node runs on below its face", f)
-            else:  # 1.35's Nodes 2.0 preview sizes nodes from its own layout, so these hold on the canvas only
-                assert f["size"][0] == GROWN[node_id][0], (node_id, f)  # the width is kept
-                assert abs(f["size"][1] - f["needed"]) <= 1, (node_id, "the node kept its grown height", f)
+        f = page.evaluate(JS_IDLE_FACE)
+        assert grown[1] > f["needed"] + 40, ("the result did not grow the node", grown, f)  # else the test is vacuous
+        assert f["text"].startswith("Runs before the sampler"), f  # idle: the result is gone
+        assert f["empty"] < 40, ("the face is an empty box under its idle text", f)
+        if vue:  # the node ends at its face (and the pack's badge row under it: about 30 px)
+            assert f["below"] < 60, ("the node runs on below its face", f)
+        else:  # 1.35's Nodes 2.0 preview sizes nodes from its own layout, so these hold on the canvas only
+            assert f["size"][0] == grown[0] == 440, (f, grown)  # the width is kept
+            assert abs(f["size"][1] - f["needed"]) <= 1, ("the node kept its grown height", f, grown)
+        assert console.from_pack() == [], console.from_pack()
+    finally:
+        page.context.close()
+
+
+@pytest.mark.parametrize("vue", MODES)
+def test_a_hand_set_face_height_is_kept_on_reload(browser, comfy_host, vue):
+    """faceU: a height the user gave Fit to Card by hand, taller than its idle face needs, survives a reload (as
+    Ctrl+Z restores it): only a height the pack grew the node to for a result is taken back. Also after a result: the
+    user makes the grown node taller still, and that height is theirs."""
+    page, console = open_comfy(browser, comfy_host, vue_nodes=vue)
+    size_now = f"() => {{ const n = {FIT}; return [[...n.size].map(Math.round), n.computeSize()[1]]; }}"
+    # 1.35's Nodes 2.0 preview sizes nodes from its own layout (wider and taller than set): there, not shrunk is the claim
+    kept = (lambda size, hand: size[1] >= hand[1]) if vue else (lambda size, hand: size == hand)
+    try:
+        if vue and not page.evaluate("() => !!window.LiteGraph.vueNodesMode"):
+            pytest.skip(f"no Nodes 2.0 renderer on frontend {comfy_host.frontend}")
+        page.evaluate("async (wf) => { await app.loadApiJson(wf, 'hand.json'); }", fit_workflow())
+        page.evaluate(JS_FIT_VIEW)
+        page.evaluate(f"() => {{ {FIT}.setSize([440, 420]); }}")  # as the user's drag of the corner leaves it
+        page.evaluate(JS_RELOAD)
+        size, needed = page.evaluate(size_now)
+        assert kept(size, [440, 420]) and needed < 420, (size, needed)
+        page.evaluate(f"() => {{ {FIT}.setSize([440, 100]); }}")
+        grown = page.evaluate(JS_RESULT, FIT_RESULT)
+        assert grown[1] > 100 + 40, grown  # the result grew it
+        page.evaluate(f"(h) => {{ {FIT}.setSize([440, h]); }}", grown[1] + 60)  # the user, taller still
+        page.evaluate(JS_RELOAD)
+        size, needed = page.evaluate(size_now)
+        assert kept(size, [440, grown[1] + 60]) and needed < size[1], (size, grown, needed)
         assert console.from_pack() == [], console.from_pack()
     finally:
         page.context.close()

@@ -117,6 +117,7 @@ def test_a_loaded_node_with_an_idle_face_shrinks_to_it(comfy_page):
 
 def test_a_hand_set_height_is_kept_on_reload(comfy_page):
     """fixU: the shrink on load (fixW3) also took away a height the user set by hand, larger than the idle face needs.
+    One rule for every face node now (faceU: node_face.js records the height a result grew the node to).
     Only the height a report grew the node to is ours to take back; a hand-set one is kept, before a run and after."""
     page, console = comfy_page
     page.evaluate("async (wf) => { await window.app.loadApiJson(wf, 'unload.json'); }", workflow())

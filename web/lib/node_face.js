@@ -80,17 +80,63 @@ function after(proto, method, fn) {
   };
 }
 
+/** node.properties key of the height the pack grew the node to for a result (saved with the workflow, as Fit to
+ *  Card keeps its Undo records): a node loaded at that height was ours to shrink; at any other the user set it. */
+const GROWN_PROP = "gg_grown_to";
+
+/**
+ * Size `node` to `size` for what its face shows (a result, or the idle text). A height this changes is recorded
+ * (GROWN_PROP) as the pack's, so a load or Ctrl+Z that brings it back without the result shrinks it again
+ * (shrinkToIdleFace); a height it leaves as it was (the user's, taller than the face needs) stays unrecorded.
+ * @param {any} node
+ * @param {[number, number]} size
+ */
+export function setFaceSize(node, size) {
+  const before = node.size?.[1];
+  node.__ggSizing = true;  // our own resize: not the user's (forgetHandSet)
+  try {
+    node.setSize(size);
+  } finally {
+    node.__ggSizing = false;
+  }
+  const now = node.size?.[1];
+  if (node.properties && typeof now === "number" && !(Math.abs(now - before) < 1)) node.properties[GROWN_PROP] = now;
+}
+
+/**
+ * The user resized `node` (onResize, where the frontend calls it for a drag of the corner): its height is theirs
+ * now, so the record of the height we grew it to goes. Our own setSize (setFaceSize, shrinkToIdleFace) and a resize
+ * to the recorded height (a load restoring it) leave the record.
+ * @param {any} node
+ * @param {number[]} [size]
+ */
+function forgetHandSet(node, size) {
+  const grown = node.properties?.[GROWN_PROP];
+  if (node.__ggSizing || typeof grown !== "number" || !size || Math.abs(size[1] - grown) < 1) return;
+  delete node.properties[GROWN_PROP];
+}
+
 /**
  * A workflow loaded, or Ctrl+Z restored, the height a run grew `node` to, but not the run's face (faces never
  * serialize): the face is its idle text again, so the node shrinks to what its widgets need; the width is kept.
- * Nodes 2.0 stretches a face to fill its node (walk52: one idle line in a 231 px box). @param {any} node
+ * Nodes 2.0 stretches a face to fill its node (walk52: one idle line in a 231 px box). Only a height equal to the
+ * one recorded when the pack grew the node (setFaceSize) shrinks: any other is the user's and is kept (fixU). A
+ * workflow saved before the record existed has none, so it keeps its height: we cannot tell whose it was.
+ * @param {any} node
  */
 function shrinkToIdleFace(node) {
+  const grown = node.properties?.[GROWN_PROP];
   const height = node.computeSize?.()[1];
-  if (height && node.size?.[1] > height) {
+  if (!height || typeof grown !== "number" || Math.abs(node.size?.[1] - grown) >= 1) return;
+  delete node.properties[GROWN_PROP];
+  if (node.size[1] <= height) return;
+  node.__ggSizing = true;
+  try {
     node.setSize([node.size[0], height]);
-    node.setDirtyCanvas?.(true, true);
+  } finally {
+    node.__ggSizing = false;
   }
+  node.setDirtyCanvas?.(true, true);
 }
 
 /**
@@ -125,6 +171,9 @@ export function registerFaceNode({ extension, node, created, executed, configure
         remountFaces(n);
         executed(n, output);
       });
+      // feature-detected: a frontend that does not call onResize for a drag leaves the record, and the height the
+      // user set differs from it anyway (shrinkToIdleFace compares)
+      after(nodeType.prototype, "onResize", forgetHandSet);
     },
   });
 }
