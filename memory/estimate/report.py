@@ -300,8 +300,8 @@ def _budget(args):
                             + ", ".join(f"{n!r} ({g:.2f} GiB)" for n, g in ambiguous_card(args.gpu_name))
                             + ": give one of them, or --vram GIB")
         gib = visible_gib(args.gpu_name)
-        if gib is None:
-            raise UserError(f"--gpu-name {args.gpu_name}: no total known for this card (memory/llm/cards.py): give --vram GIB")
+        if gib is None:  # (fixX) as kv (docs/kv.md): a note and no verdict, not this machine's card nor an error
+            return None, f"--gpu-name {args.gpu_name!r}: no total known for this card (memory/llm/cards.py)"
         return int(gib * GiB), f"{args.gpu_name}: {gib:.2f} GiB as torch reports it"
     try:
         from ..budget import probe
