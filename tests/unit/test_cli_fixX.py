@@ -47,3 +47,22 @@ def test_article_before_the_card(name, said, capsys):
     for runtime in ("ollama", "vllm"):
         rc, out, err = run(["kv", "--model", "Qwen/Qwen3-8B", "--runtime", runtime, "--gpu-name", name], capsys)
         assert f"the total torch reports for {said}" in out, (runtime, out[-600:])
+
+
+# A: a repo sized at a GGUF type under vLLM printed `vllm serve REPO` (its 16-bit weights, ~54 GB for the 27B), not the
+# GGUF file that was sized. Breaking it: run_model.with_model without its gguf_file_of_repo branch.
+@pytest.mark.parametrize("wd", ["UD-Q4_K_XL", "Q4_K_M"])
+def test_vllm_serves_the_gguf_file_that_was_sized(wd, capsys):
+    rc, out, err = run(["kv", "--model", "Qwen/Qwen3-8B", "--runtime", "vllm", "--weights-dtype", wd, "--vram", "12"], capsys)
+    assert f"  vllm serve ./Qwen3-8B-{wd}.gguf --tokenizer Qwen/Qwen3-8B " in out, out[-800:]
+    assert "vllm serve Qwen/Qwen3-8B " not in out.replace("`vllm serve Qwen/Qwen3-8B`", "")
+
+
+# A: what is no GGUF type keeps the repo (16-bit, FP8) and a GGUF repo keeps its repo:TYPE form
+@pytest.mark.parametrize("argv, serve", [
+    (["--model", "Qwen/Qwen3-8B", "--weights-dtype", "bf16"], "vllm serve Qwen/Qwen3-8B "),
+    (["--model", "Qwen/Qwen3-8B", "--weights-dtype", "fp8"], "vllm serve Qwen/Qwen3-8B "),
+    (["--model", "unsloth/Qwen3-8B-GGUF:Q4_K_M"], "vllm serve unsloth/Qwen3-8B-GGUF:Q4_K_M --tokenizer Qwen/Qwen3-8B ")])
+def test_vllm_serve_of_other_weights_unchanged(argv, serve, capsys):
+    _, out, _ = run(["kv", "--runtime", "vllm", "--vram", "24"] + argv, capsys)
+    assert serve in out and ".gguf --tokenizer" not in out
