@@ -83,3 +83,20 @@ def test_a_mistyped_option_is_named_first(argv, said, capsys):
         cli.main(argv)
     err = capsys.readouterr().err
     assert e.value.code == 2 and said in err and "is required" not in err, err
+
+
+# B: triage --json printed "limit": 18446744073709551616 (PyTorch's no-limit sentinel, 2^64) where the text says "no
+# limit"; a JSON reader loses precision on it. Breaking it: print json.dumps(res) again in triage's run_cli (or return
+# dict(res, ...) in demo_section).
+def test_triage_json_no_limit_is_null(capsys):
+    from pathlib import Path
+    log = Path(cli.__file__).parent / "triage" / "samples" / "comfyui_vae_decode_oom.log"
+    cli.main(["triage", str(log), "--json"])
+    out = capsys.readouterr().out
+    assert "18446744073709551616" not in out and '"limit": null' in out
+    nums = json.loads(out)["events"][0]["numbers"]
+    assert nums["limit"] is None and nums["device_limit"] == 6 * GiB  # a real cap stays a number
+    cli.main(["triage", str(log)])
+    assert "PyTorch limit: no limit (no memory fraction set)" in capsys.readouterr().out
+    cli.main(["demo", "--json"])
+    assert "18446744073709551616" not in capsys.readouterr().out
