@@ -215,6 +215,15 @@ def format_text(est: dict, budget_label: str = "") -> str:
         lines.append(f"verdict: {o['status'].upper()} in {fmt_bytes(est['budget'])}" + (f" ({budget_label})" if budget_label else "")
                      + f": {o['reason']}; " + (f"untiled it would need {fmt_bytes(est['peak_untiled'])}" if o["status"] == "runs tiled"
                                                 else f"all on the GPU it would need {fmt_bytes(est['peak'])}"))
+    elif est["budget"] and (est.get("dynamic_vram") or {}).get("host_ram_short_by") and est.get("host_ram") \
+            and str(o.get("reason", "")).startswith("Dynamic VRAM fits in VRAM"):  # (fixX, rev52 I) RAM is what is short
+        d, r = est["dynamic_vram"], est["host_ram"]
+        lines.append(f"verdict: {est['verdict'].upper()} in host RAM ({fmt_bytes(r['available'])} available), short by "
+                     f"{fmt_bytes(d['host_ram_short_by'])}: the run needs {fmt_bytes(r['needed'])} of it (the running "
+                     f"model's CPU copy {fmt_bytes(r['cpu_copy'])}, pinned copies of the streamed layers "
+                     f"{fmt_bytes(r['pinned'])}, kept for reload {fmt_bytes(r['kept_for_reload'])}); in VRAM it fits: "
+                     f"{fmt_bytes(est['budget'])}" + (f" ({budget_label})" if budget_label else "")
+                     + f" with Dynamic VRAM streaming {fmt_bytes(d['streamed_per_step'])} of weights from RAM each step")
     elif est["budget"]:
         lines.append(f"verdict: {est['verdict'].upper()} in {fmt_bytes(est['budget'])}" + (f" ({budget_label})" if budget_label else "")
                      + f", headroom {fmt_bytes(est['headroom'])}" + (f" ({o['reason']})" if o.get("reason") else ""))

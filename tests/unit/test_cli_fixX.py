@@ -100,3 +100,16 @@ def test_triage_json_no_limit_is_null(capsys):
     assert "PyTorch limit: no limit (no memory fraction set)" in capsys.readouterr().out
     cli.main(["demo", "--json"])
     assert "18446744073709551616" not in capsys.readouterr().out
+
+
+# I: Dynamic VRAM that fits in VRAM but is short of host RAM headlined "DOES NOT FIT in 12.00 GiB (--vram), headroom
+# -11.38 GiB", a VRAM failure. Breaking it: drop report.py's host-RAM headline branch (the old line comes back).
+def test_dynamic_vram_short_of_ram_headlines_host_ram(capsys):
+    files = ["t5xxl_fp16.safetensors", "flux1-dev.safetensors", "clip_l.safetensors", "ae.safetensors"]
+    rc, out, err = run(["estimate", *files, "--vram", "12", "--ram", "32", "--dynamic-vram", "on", "--weights-mmap", "off"],
+                       capsys)
+    line = next(x for x in out.splitlines() if x.startswith("verdict:"))
+    assert rc == 1, err  # exit status as docs/estimate.md states: does not fit
+    assert line.startswith("verdict: DOES NOT FIT in host RAM (32.00 GiB available), short by 10.80 GiB: the run needs "
+                           "42.80 GiB of it"), line
+    assert "in VRAM it fits: 12.00 GiB (--vram) with Dynamic VRAM streaming 11.38 GiB" in line and "headroom" not in line
