@@ -168,7 +168,7 @@ def format_text(est: dict, budget_label: str = "") -> str:
     fam = est["family"] + (f" {est['variant']}" if est.get("variant") else "")
     size = f"{est['width']}x{est['height']}" + (f"x{est['frames']}f" if est["frames"] > 1 else "")
     lines = _missing_lines(est) + [f"{est['family_name']} ({fam}) at {size}, batch {est['batch']}, "
-             f"CFG {'batched' if est['cfg'] else 'off / separate passes'}"
+             f"CFG {'batched' if est['cfg'] else 'on, separate passes' if est.get('cfg_separate') else 'off / separate passes'}"
              + ("   [UNKNOWN family: generic figures]" if est["unknown"] else ""), ""]
     held = "in RAM" if verdict.on_cpu(est["policy"]) else "in VRAM"  # --device cpu: ComfyUI holds the weights in host RAM
     kw = max([16] + [len(str(c["kind"] or "-")) for c in est["components"]])  # "unused buffers (not loaded)" was cut at 16

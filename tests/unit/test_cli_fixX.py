@@ -113,3 +113,14 @@ def test_dynamic_vram_short_of_ram_headlines_host_ram(capsys):
     assert line.startswith("verdict: DOES NOT FIT in host RAM (32.00 GiB available), short by 10.80 GiB: the run needs "
                            "42.80 GiB of it"), line
     assert "in VRAM it fits: 12.00 GiB (--vram) with Dynamic VRAM streaming 11.38 GiB" in line and "headroom" not in line
+
+
+# J: qwen-image's header said "CFG off / separate passes" while its assumption says CFG on, as separate passes.
+# Breaking it: formula.py leaving cfg_separate False in the CFG-on-separate branch (the header reads "CFG off").
+def test_cfg_on_in_separate_passes_is_said_so(capsys):
+    _, out, _ = run(["estimate", "qwen-image"], capsys)
+    assert out.splitlines()[0].endswith("CFG on, separate passes") and "CFG on as Qwen-Image" in out, out[:400]
+    _, out, _ = run(["estimate", "qwen-image", "--no-cfg"], capsys)
+    assert out.splitlines()[0].endswith("CFG off / separate passes")
+    _, out, _ = run(["estimate", "sdxl"], capsys)
+    assert out.splitlines()[0].endswith("CFG batched")
