@@ -117,6 +117,8 @@ def check_args(args):
     g = lambda k: getattr(args, k, None)  # noqa: E731
     if g("text_tokens") is not None and not 0 <= g("text_tokens") <= TEXT_TOKENS_MAX:
         _usage_error(args, f"--text-tokens needs 0 (the encoder's own count) to {TEXT_TOKENS_MAX} tokens, got {args.text_tokens}")
+    if g("batch") is not None and g("batch") < 1:  # (fixX, rev52 K) it said "(got 1024x1024, 1 frames, batch 0)"
+        _usage_error(args, f"--batch needs a whole number of 1 or more (images at once), got {args.batch}")
     if g("ram") is not None and not 0 < g("ram") <= RAM_MAX_GIB:
         _usage_error(args, f"--ram needs a positive number of GiB up to {RAM_MAX_GIB} (leave it out for this machine's "
                            f"available RAM), got {args.ram}")
