@@ -2,6 +2,7 @@
 `gpu-garden --help` stays instant; exit codes: 0 ok, 1 nothing found / does not fit, 2 usage or input error.
 An error is one line on stderr; under --json it is also one JSON object on stdout (_report_error)."""
 import argparse
+import difflib
 import importlib
 import json
 import math
@@ -155,7 +156,7 @@ _CTX_AUTO = ("'auto' (the runtime fits the context itself) is not a length kv ca
              "--vram, and read the 'largest context' line")
 
 
-def _unrecognized(command, extras) -> str:
+def _unrecognized(command, extras, options=()) -> str:
     """The error for arguments no option of `command` reads, with the option to type for a runtime's own spelling."""
     hints = []
     table = RUNTIME_SPELLINGS.get(command, {})
@@ -170,7 +171,36 @@ def _unrecognized(command, extras) -> str:
         if instead.split()[0] == "--ctx" and value.strip().lower() == "auto":  # a row that means --ctx
             hint += "; " + _CTX_AUTO
         hints.append(hint)
+    known = [o for o in (options or ()) if o.startswith("--")]
+    for arg in extras:  # (fixX, rev52 D) a close match for a mistyped option: --modle -> --model
+        name = arg.partition("=")[0]
+        close = difflib.get_close_matches(name, known, n=1, cutoff=0.75) if name.startswith("--") else []
+        if close and name not in table:
+            hints.append(f"did you mean {close[0]}?")
     return "unrecognized arguments: " + " ".join(extras) + "".join("; " + h for h in hints)
+
+
+def _unknown_first(parser, argv) -> None:
+    """An option the subcommand does not know, named before argparse's required-option error hides it (`kv --modle
+    qwen3:8b` said only "one of the arguments --config --gguf --model is required", rev52 D): the command line is read
+    once more with nothing required, and any unrecognized argument is the usage error (exit 2)."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    subs = next((a.choices for a in parser._actions if isinstance(a, argparse._SubParsersAction)), {})
+    command = next((a for a in argv if not a.startswith("-")), None)
+    sub = subs.get(command)
+    if sub is None or "-h" in argv or "--help" in argv:
+        return
+    rest = argv[argv.index(command) + 1:]
+    rest = rest[:rest.index("--")] if "--" in rest else rest
+    if all(a.partition("=")[0] in sub._option_string_actions for a in rest if a.startswith("--")):
+        return  # every long option is one it knows (or an abbreviation argparse takes: read below)
+    for action in sub._actions:
+        action.required = False
+    for group in sub._mutually_exclusive_groups:
+        group.required = False
+    _, extras = sub.parse_known_args(rest)  # a bad value is the same usage error the full read would give
+    if extras:
+        _usage_error(f"gpu-garden {command}", _unrecognized(command, extras, sub._option_string_actions))
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -400,11 +430,13 @@ def main(argv=None) -> int:
 
 
 def _main(argv) -> int:
+    _unknown_first(build_parser(), argv)
     parser = build_parser()
     args, extras = parser.parse_known_args(argv)
     if extras:  # named with the subcommand's help, and what to type for a runtime's own spelling of an option
         prog = "gpu-garden" + (f" {args.command}" if getattr(args, "command", None) else "")
-        _usage_error(prog, _unrecognized(getattr(args, "command", None), extras))
+        sub = parser._subparsers._group_actions[0].choices.get(args.command) if args.command else parser
+        _usage_error(prog, _unrecognized(getattr(args, "command", None), extras, sub._option_string_actions))
     if not args.command:
         parser.print_help()
         return 2

@@ -266,11 +266,12 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
         assumptions.append(f"{sp['name']} is an image model: frames={frames} ignored")
         frames = 1
     separate = sp.get("cfg_separate") in (True, pol["runner"])  # CFG on, the conds not concatenated (spec.FAMILY)
+    cfg_separate = False
     if cfg == "on" and not separate:  # CFG on (a workflow's cfg > 1): batched where the conds concatenate
         cfg = True
     if (cfg is None and sp["cfg"] or cfg == "on") and separate:
         how = "as " + sp["name"] + " workflows usually run it" if cfg is None else "(the workflow's cfg)"
-        cfg = False
+        cfg, cfg_separate = False, True  # the header says CFG on, separate passes (rev52 J)
         assumptions.append(f"CFG on {how}, cond and uncond as separate passes: ComfyUI concatenates their text contexts "
                            "only when both prompts have the same token count (--cfg: batched)")
     elif cfg is None:
@@ -457,7 +458,7 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
     est = {
         "family": family, "variant": variant, "family_name": sp["name"] if dm else "no diffusion model",
         "unknown": bool(dm) and family == "unknown",
-        "width": width, "height": height, "frames": frames, "batch": batch, "cfg": bool(cfg),
+        "width": width, "height": height, "frames": frames, "batch": batch, "cfg": bool(cfg), "cfg_separate": cfg_separate,
         "latent": {"shape": lat["shape"], "image_tokens": lat["image_tokens"], "text_tokens": lat["text_tokens"],
                    "tokens": lat["tokens"], "batch_in_model": b_eff},
         "components": [{"source": c["source"], "role": c["role"], "kind": c.get("kind") or c.get("family"),

@@ -188,6 +188,11 @@ def read_safetensors_header(path) -> dict:
                                "give a .safetensors or .gguf model file; a log of a run that ran out of memory is "
                                "read by gpu-garden triage FILE)"))
         if n < 2 or n > MAX_HEADER:
+            from ..triage.engine import COMPRESSED  # light: read only on this error path (rev52 K: name gzip as triage does)
+            kind = next((k for magic, k, _r in COMPRESSED if head.startswith(magic)), None)
+            if kind:
+                raise UserError(f"{path}: not a safetensors file ({kind}-compressed: decompress it first; a log of a run "
+                                "that ran out of memory is read by gpu-garden triage FILE, which names the command)")
             raise UserError(f"{path}: not a safetensors file (header length {n} bytes is impossible)")
         if n > size - 8:
             raise UserError(f"{path}: truncated safetensors header (says {n} bytes, file has {size - 8} after the length)")

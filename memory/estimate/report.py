@@ -117,6 +117,8 @@ def check_args(args):
     g = lambda k: getattr(args, k, None)  # noqa: E731
     if g("text_tokens") is not None and not 0 <= g("text_tokens") <= TEXT_TOKENS_MAX:
         _usage_error(args, f"--text-tokens needs 0 (the encoder's own count) to {TEXT_TOKENS_MAX} tokens, got {args.text_tokens}")
+    if g("batch") is not None and g("batch") < 1:  # (fixX, rev52 K) it said "(got 1024x1024, 1 frames, batch 0)"
+        _usage_error(args, f"--batch needs a whole number of 1 or more (images at once), got {args.batch}")
     if g("ram") is not None and not 0 < g("ram") <= RAM_MAX_GIB:
         _usage_error(args, f"--ram needs a positive number of GiB up to {RAM_MAX_GIB} (leave it out for this machine's "
                            f"available RAM), got {args.ram}")
@@ -168,7 +170,7 @@ def format_text(est: dict, budget_label: str = "") -> str:
     fam = est["family"] + (f" {est['variant']}" if est.get("variant") else "")
     size = f"{est['width']}x{est['height']}" + (f"x{est['frames']}f" if est["frames"] > 1 else "")
     lines = _missing_lines(est) + [f"{est['family_name']} ({fam}) at {size}, batch {est['batch']}, "
-             f"CFG {'batched' if est['cfg'] else 'off / separate passes'}"
+             f"CFG {'batched' if est['cfg'] else 'on, separate passes' if est.get('cfg_separate') else 'off / separate passes'}"
              + ("   [UNKNOWN family: generic figures]" if est["unknown"] else ""), ""]
     held = "in RAM" if verdict.on_cpu(est["policy"]) else "in VRAM"  # --device cpu: ComfyUI holds the weights in host RAM
     kw = max([16] + [len(str(c["kind"] or "-")) for c in est["components"]])  # "unused buffers (not loaded)" was cut at 16
@@ -215,6 +217,15 @@ def format_text(est: dict, budget_label: str = "") -> str:
         lines.append(f"verdict: {o['status'].upper()} in {fmt_bytes(est['budget'])}" + (f" ({budget_label})" if budget_label else "")
                      + f": {o['reason']}; " + (f"untiled it would need {fmt_bytes(est['peak_untiled'])}" if o["status"] == "runs tiled"
                                                 else f"all on the GPU it would need {fmt_bytes(est['peak'])}"))
+    elif est["budget"] and (est.get("dynamic_vram") or {}).get("host_ram_short_by") and est.get("host_ram") \
+            and str(o.get("reason", "")).startswith("Dynamic VRAM fits in VRAM"):  # (fixX, rev52 I) RAM is what is short
+        d, r = est["dynamic_vram"], est["host_ram"]
+        lines.append(f"verdict: {est['verdict'].upper()} in host RAM ({fmt_bytes(r['available'])} available), short by "
+                     f"{fmt_bytes(d['host_ram_short_by'])}: the run needs {fmt_bytes(r['needed'])} of it (the running "
+                     f"model's CPU copy {fmt_bytes(r['cpu_copy'])}, pinned copies of the streamed layers "
+                     f"{fmt_bytes(r['pinned'])}, kept for reload {fmt_bytes(r['kept_for_reload'])}); in VRAM it fits: "
+                     f"{fmt_bytes(est['budget'])}" + (f" ({budget_label})" if budget_label else "")
+                     + f" with Dynamic VRAM streaming {fmt_bytes(d['streamed_per_step'])} of weights from RAM each step")
     elif est["budget"]:
         lines.append(f"verdict: {est['verdict'].upper()} in {fmt_bytes(est['budget'])}" + (f" ({budget_label})" if budget_label else "")
                      + f", headroom {fmt_bytes(est['headroom'])}" + (f" ({o['reason']})" if o.get("reason") else ""))
@@ -300,8 +311,8 @@ def _budget(args):
                             + ", ".join(f"{n!r} ({g:.2f} GiB)" for n, g in ambiguous_card(args.gpu_name))
                             + ": give one of them, or --vram GIB")
         gib = visible_gib(args.gpu_name)
-        if gib is None:
-            raise UserError(f"--gpu-name {args.gpu_name}: no total known for this card (memory/llm/cards.py): give --vram GIB")
+        if gib is None:  # (fixX) as kv (docs/kv.md): a note and no verdict, not this machine's card nor an error
+            return None, f"--gpu-name {args.gpu_name!r}: no total known for this card (memory/llm/cards.py)"
         return int(gib * GiB), f"{args.gpu_name}: {gib:.2f} GiB as torch reports it"
     try:
         from ..budget import probe

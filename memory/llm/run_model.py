@@ -60,6 +60,10 @@ def with_model(command: str, args, spec=None) -> str:
                       + (f" --tokenizer {shlex.quote(tok)}" if tok else ""), command, 1)
     if hub:  # SGLang: MODEL kept, gguf_serve_note says why
         return command
+    local = gguf_file_of_repo(args)
+    if local and "vllm serve MODEL" in command:  # (fixX, rev52 A) the GGUF file that was sized, not the 16-bit repo
+        return re.sub(r"vllm serve MODEL(?= |$)", lambda m: f"vllm serve {shlex.quote(local)} --tokenizer "
+                      f"{shlex.quote(args.model.strip())}", command, 1)
     if args.model and re.fullmatch(r"[\w.-]+/[\w.-]+", args.model.strip()):
         model = args.model.strip()
     elif args.config:
@@ -70,6 +74,20 @@ def with_model(command: str, args, spec=None) -> str:
 
 
 _SERVE = r"(vllm serve|--model-path) MODEL(?= |$)"
+
+
+def gguf_file_of_repo(args) -> str | None:
+    """For a Hugging Face repo id (not a GGUF repo) sized on vLLM at a quantized GGUF --weights-dtype (UD-Q4_K_XL,
+    Q4_K_M): the local GGUF file vLLM would load, ./NAME-TYPE.gguf, a placeholder path (vLLM loads one GGUF file given
+    by its path, with --tokenizer the original repo: vLLM's GGUF docs); None otherwise. The repo itself holds 16-bit
+    weights: `vllm serve REPO` loads those, not what was sized (rev52 A)."""
+    model, wd = (getattr(args, "model", None) or "").strip(), getattr(args, "weights_dtype", None)
+    if getattr(args, "runtime", None) != "vllm" or not wd or not re.fullmatch(r"[\w.-]+/[\w.-]+", model) or GR.split(model):
+        return None
+    t = GR.tag_type(str(wd))
+    if not t or t in ("F16", "BF16", "F32"):  # a 16-bit type under vLLM is the repo's own weights
+        return None
+    return f"./{model.split('/')[-1]}-{t}.gguf"
 # llama.cpp's -hf fetches a repo's projector from ggml-org/llama.cpp#12694 (2025-04-01), and --no-mmproj stands in
 # common/arg.cpp by #13093 (2025-04-24; its diff's context); neither PR's build number is pinned here (rev26 S1: two
 # searches found no release tag for either). b4881 (the llama_context refactor, e0dbec0bc, March 2025) is the latest
@@ -119,6 +137,13 @@ def gguf_serve_note(res, args, spec) -> None:
     """A GGUF repo named on vLLM or SGLang, which load a repo by its config.json, which a GGUF repo lacks (rev23 B5):
     vLLM's repo:TYPE form and what it needs, or for SGLang why MODEL is left in place."""
     if args.runtime not in ("vllm", "sglang") or not res.get("command"):
+        return
+    local = gguf_file_of_repo(args)
+    if local and args.runtime == "vllm":
+        res["notes"].append(f"{args.weights_dtype} is a GGUF type: the command loads that GGUF file (download it and give "
+                            f"its path in place of {local}) with {args.model.strip()}'s tokenizer; vLLM loads a single-file "
+                            f"GGUF only (a split file must be merged first); `vllm serve {args.model.strip()}` would load "
+                            "the repo's own 16-bit weights, not what was sized")
         return
     pull = gguf_pull(args, spec)
     if not pull:

@@ -26,7 +26,7 @@ from . import parse as P
 from . import rank
 from .native_runtimes import WEBGPU_DEVICE_BY_OS
 from .predicates import compiler_flood, fraction_cap, sysmem_fallback, trt_kv_sizing, wddm_refused
-from .render import render_human, render_numbers, NUMBER_LABELS  # noqa: F401  (re-exported)
+from .render import NO_LIMIT, render_human, render_numbers, NUMBER_LABELS  # noqa: F401  (re-exported)
 from .rules import CAUSES  # noqa: F401  (re-exported: the fixed cause vocabulary)
 from .scan import Scan
 from .servers import ggml_host_backend     # (round 112)
@@ -377,6 +377,16 @@ def _read_log(stream, name: str) -> dict:
     return res
 
 
+def for_json(obj):
+    """The result as --json prints it: a "limit" at PyTorch's no-limit sentinel (2^64, "no memory fraction set"; the
+    text says "no limit") is null, which a JSON reader keeps exact where 18446744073709551616 loses precision (rev52 B)."""
+    if isinstance(obj, dict):
+        return {k: (None if k == "limit" and isinstance(v, int) and v >= NO_LIMIT else for_json(v)) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [for_json(v) for v in obj]
+    return obj
+
+
 def run_cli(args) -> int:
     path = getattr(args, "file", "-") or "-"
     if path == "-":
@@ -396,7 +406,7 @@ def run_cli(args) -> int:
         with fh:
             res = _read_log(fh, path)
     if getattr(args, "json", False):
-        print(json.dumps(res, indent=2))
+        print(json.dumps(for_json(res), indent=2))
     else:
         print(render_human(res))
     return 0 if res["found"] else 1
@@ -411,6 +421,6 @@ def demo_section(as_json: bool = False):
         return {"error": f"sample log missing: {exc}"} if as_json else f"sample log missing: {exc}"
     res = triage_text(text)
     if as_json:
-        return dict(res, sample=sample.name)
+        return dict(for_json(res), sample=sample.name)
     head = f"Triage of a bundled ComfyUI log ({sample.name}, modelled on a public report):\n"
     return head + render_human(res)

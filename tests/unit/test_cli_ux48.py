@@ -175,9 +175,9 @@ def test_an_ollama_tag_note_says_weights_dtype_overrode_the_tag(capsys):
 # kv --gpu-name with a card the table has no figure for, without --vram: no verdict, and no word that the name was not
 # known (ux48 used '4090', which ux50 S6 made the RTX 4090's spelling)
 def test_an_unknown_gpu_name_says_so(capsys):
-    rc, res, err = run(["kv", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--gpu-name", "RTX 3060 12GB", "--json"], capsys)
+    rc, res, err = run(["kv", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--gpu-name", "RTX 3080 12GB", "--json"], capsys)
     assert rc in (0, 1), err
-    assert any(n.endswith("--gpu-name 'RTX 3060 12GB': kv does not know this card's total memory: give --vram GIB") for n in res["notes"])
+    assert any(n.endswith("--gpu-name 'RTX 3080 12GB': kv does not know this card's total memory: give --vram GIB") for n in res["notes"])
     _, known, _ = run(["kv", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--gpu-name", "RTX 4090", "--json"], capsys)
     assert not any("does not know this card" in n for n in known["notes"]) and known["vram"] == int(23.55 * (1 << 30))
 

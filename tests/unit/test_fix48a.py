@@ -93,9 +93,9 @@ def test_a_family_named_by_the_policy_keeps_its_default_arch(family, size, expec
 @pytest.mark.parametrize("runtime", ["ollama", "llama.cpp", "vllm"])
 def test_an_unknown_gpu_name_is_noted_for_every_runtime(runtime, capsys):
     base = ["kv", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--runtime", runtime, "--json", "--gpu-name"]
-    rc, res, err = run(base + ["RTX 3060 12GB"], capsys)
+    rc, res, err = run(base + ["RTX 3080 12GB"], capsys)
     assert rc in (0, 1), err
-    assert any(n.endswith("--gpu-name 'RTX 3060 12GB': kv does not know this card's total memory: give --vram GIB")
+    assert any(n.endswith("--gpu-name 'RTX 3080 12GB': kv does not know this card's total memory: give --vram GIB")
                for n in res["notes"])
     _, known, _ = run(base + ["RTX 4090"], capsys)
     assert not any("does not know this card" in n for n in known["notes"])

@@ -73,7 +73,8 @@ def test_verdict_only_where_both_ends_agree(capsys):
     assert "depends on the file: give --gguf or --weights-gib" in out and rc == 1
     # "fits with the flags below" at the low end only: the flags printed are the low end's (the top end has none)
     assert "fits with the flags below at 14.12 GiB of weights" in out
-    assert "\n  vllm serve Qwen/Qwen3.6-27B --max-model-len 32768" in out
+    # fixX (rev52 A): the GGUF file that was sized, not the repo's 16-bit weights
+    assert "\n  vllm serve ./Qwen3.6-27B-UD-Q4_K_XL.gguf --tokenizer Qwen/Qwen3.6-27B --max-model-len 32768" in out
 
 
 @pytest.mark.parametrize("flag, value, expect", [("--weights-gib", "33.31", int(33.31 * GiB)),
