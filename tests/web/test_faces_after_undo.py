@@ -234,11 +234,16 @@ def test_a_hand_set_face_height_is_kept_on_reload(browser, comfy_host, vue):
     user makes the grown node taller still, and that height is theirs."""
     page, console = open_comfy(browser, comfy_host, vue_nodes=vue)
     size_now = f"() => {{ const n = {FIT}; return [[...n.size].map(Math.round), n.computeSize()[1]]; }}"
-    # 1.35's Nodes 2.0 preview sizes nodes from its own layout (wider and taller than set): there, not shrunk is the claim
+    # 1.58's Nodes 2.0 may lay a node out taller than set (its header and slots): there, not shrunk is the claim
     kept = (lambda size, hand: size[1] >= hand[1]) if vue else (lambda size, hand: size == hand)
     try:
         if vue and not page.evaluate("() => !!window.LiteGraph.vueNodesMode"):
             pytest.skip(f"no Nodes 2.0 renderer on frontend {comfy_host.frontend}")
+        if vue and comfy_host.frontend == "bundled":
+            # 1.35.9's Nodes 2.0 preview lays nodes out itself: a 440x420 node came back 528x564 in one run and
+            # 504x403 in another, a 440x715 one 420x285, whatever setSize said; no size claim holds there
+            print("frontend bundled (1.35.9): its Nodes 2.0 preview sizes nodes from its own layout; skipped")
+            pytest.skip("1.35.9's Nodes 2.0 preview ignores a node's set size across a reload")
         page.evaluate("async (wf) => { await app.loadApiJson(wf, 'hand.json'); }", fit_workflow())
         page.evaluate(JS_FIT_VIEW)
         page.evaluate(f"() => {{ {FIT}.setSize([440, 420]); }}")  # as the user's drag of the corner leaves it
