@@ -15,15 +15,6 @@ from .runtimes.sglang import OVERRIDE_ENV as SG_OVERRIDE_ENV
 IDLE_CARD = {"ollama": "Ollama schedules on", "llama.cpp": "llama.cpp allocates in"}
 
 
-def _a(name) -> str:
-    """'a' or 'an' before a card name as it is spoken: an NVIDIA, an RTX 4090, an H100, an Apple; a GeForce, a 4090."""
-    word = str(name).split()[0] if str(name).split() else ""
-    spelled = word.isupper() or any(ch.isdigit() for ch in word)  # NVIDIA, RTX, H100: read letter by letter
-    first = word[:1].upper()
-    vowel = first in "AEFHILMNORSX" if spelled and first.isalpha() else first in "AEIOU"
-    return ("an " if vowel else "a ") + str(name)
-
-
 def _vram_bytes(args):
     """(bytes, how) of the memory to fit in: --vram; else the card --gpu-name names (every runtime: its total as torch
     reports it, cards.VISIBLE_GIB, the one table of card totals; Ollama and llama.cpp: a note that the verdict is for an
@@ -38,11 +29,11 @@ def _vram_bytes(args):
                         + ": give one of them, or --vram GIB")
     gib = visible_gib(name)
     if gib and args.runtime in IDLE_CARD:  # ux50 S6: they fit in the free memory, not the total (llama.cpp: fixR)
-        return int(gib * GiB), (f"no --vram: {gib:.2f} GiB, the total torch reports for {_a(name)}; {IDLE_CARD[args.runtime]} "
+        return int(gib * GiB), (f"no --vram: {gib:.2f} GiB, the total torch reports for {RM._a(name)}; {IDLE_CARD[args.runtime]} "
                                 "the free memory, so the verdict assumes an idle card (give --vram with the free memory "
                                 "for another figure)")
     if gib:
-        return int(gib * GiB), (f"no --vram: {gib:.2f} GiB, the total torch reports for {_a(args.gpu_name)} "
+        return int(gib * GiB), (f"no --vram: {gib:.2f} GiB, the total torch reports for {RM._a(args.gpu_name)} "
                                 "(give --vram for another figure)")
     # a card name the table does not hold ('4090' for 'RTX 4090', a typo) was passed over without a word
     unknown = (f"--gpu-name {args.gpu_name!r}: kv does not know this card's total memory: give --vram GIB"

@@ -233,9 +233,15 @@ def _ollama_spelling(t: str) -> str | None:
                                                       else None)
 
 
-def _a(t: str) -> str:
-    """'a Q8_0', 'an IQ4_XS', 'an F16': the article as the type's first letter is read out (rev23 S3)."""
-    return f"{'an' if t[:1].upper() in set('AEFHILMNORSX') else 'a'} {t}"
+def _a(name) -> str:
+    """'a' or 'an' before a name as it is spoken: a GGUF type or a card name spelled letter by letter (an IQ4_XS, an F16,
+    a Q8_0, an NVIDIA, an RTX 4090, an H100; rev23 S3) or read as a word (a GeForce, an Apple); the one helper, report.py
+    calls it too."""
+    word = str(name).split()[0] if str(name).split() else ""
+    spelled = word.isupper() or any(ch.isdigit() for ch in word)  # NVIDIA, RTX, H100, Q8_0: read letter by letter
+    first = word[:1].upper()
+    vowel = first in "AEFHILMNORSX" if spelled and first.isalpha() else first in "AEIOU"
+    return ("an " if vowel else "a ") + str(name)
 
 
 def ollama_run_line(res, args, spec) -> None:
