@@ -28,11 +28,25 @@ FAMILY_FILES = {
                       "te": ("te_clip_l",), "te_missing": "LLaVA-Llama 3 8B"},
     "ltxv": {"model": "ltxv_ltx_video_2b_v0.9_bf16", "vae": "vae_ltxv_v0.9", "te": ("te_t5xxl_fp16",)},
     "flux2": {"model": "flux2_flux2_dev_bf16", "vae": "vae_flux2_vae", "te": (), "te_missing": "Mistral Small 3.1 24B"},
+    # lay53 (layouts/README.md). Chroma: T5-XXL (supported_models.Chroma's pixart_t5) and the FLUX.1 ae (latent_formats.Flux)
+    "chroma": {"model": "chroma_chroma-unlocked-v2", "vae": "vae_flux_ae", "te": ("te_t5xxl_fp16",)},
+    # the files Comfy-Org/HiDream-I1_ComfyUI lists beside the model: ae, T5-XXL, Llama 3.1 8B and its own two CLIPs
+    "hidream": {"model": "hidream_hidream_i1_full_fp16", "vae": "vae_flux_ae", "te": ("te_t5xxl_fp16",),
+                "te_missing": "Llama 3.1 8B Instruct, clip_l_hidream and clip_g_hidream"},
+    # an entry that is not a family id names its family; its text encoders as Comfy-Org/HunyuanVideo_1.5_repackaged lists
+    "hunyuan-video-1.5": {"family": "hunyuan-video", "model": "hunyuan_video_hunyuanvideo1.5_720p_t2v_fp16",
+                          "vae": "vae_hunyuan_video_1.5_vae", "te": (), "te_missing": "Qwen2.5-VL 7B and byT5 small (glyph)"},
 }
 ALIASES = {"sd15": "sd1", "sd1.5": "sd1", "flux": "flux1", "flux-dev": "flux1", "wan": "wan21", "wan2.1": "wan21",
            "wan2.2": "wan22", "sd35": "sd3", "sd3.5": "sd3", "qwen_image": "qwen-image", "qwen": "qwen-image",
            "z_image": "z-image", "zimage": "z-image", "hunyuan_video": "hunyuan-video", "hunyuanvideo": "hunyuan-video",
-           "ltx": "ltxv", "ltx-video": "ltxv", "flux.2": "flux2"}
+           "ltx": "ltxv", "ltx-video": "ltxv", "flux.2": "flux2", "hunyuanvideo1.5": "hunyuan-video-1.5",
+           "hidream-i1": "hidream", "hidream_i1_dev_bf16": "hidream", "hidream_i1_fast_bf16": "hidream"}
+
+
+def family_of(entry: str) -> str:
+    """The family id (families.FAMILIES) of a FAMILY_FILES entry: its key, or the family a variant's entry names."""
+    return FAMILY_FILES[entry].get("family", entry)
 
 
 def _norm(name: str) -> str:
