@@ -12,9 +12,9 @@ def count_params(cfg: dict, s: LLMSpec) -> tuple:
     experts' matmuls."""
     if s.arch.startswith("nemotron_h"):
         return nemotron_h_params(cfg, s)
-    from .nemotron_nas import is_nas, nas_params, read_blocks
-    if is_nas(cfg):  # Llama-Nemotron NAS: each layer's own attention and FFN (block_configs)
-        return nas_params(cfg, s, read_blocks(cfg, s.n_layers, s.n_heads, s.hidden, s.name))
+    if s.nas_blocks is not None:  # Llama-Nemotron NAS: each layer's own attention and FFN, as from_config read them
+        from .nemotron_nas import nas_params
+        return nas_params(cfg, s, s.nas_blocks)
     d, H, V = s.hidden, s.n_heads, s.vocab
     tied = bool(cfg.get("tie_word_embeddings", False))
     embed = V * d
