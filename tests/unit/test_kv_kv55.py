@@ -33,3 +33,34 @@ def test_users_ngl_is_kept_and_the_layers_that_fit_are_named():
     back = llm.plan(llm.describe(model="Qwen/Qwen3-8B"), "llama.cpp", ctx=40960, vram=8 * GiB, weights_dtype="Q8_0",
                     ngl=n, kv_dtype="q8_0")
     assert back["fits_as_requested"] and f" -ngl {n} " in back["command"]
+
+
+def _exl3_config(folder, total_size=None):
+    # Qwen3-8B's built-in config.json as an EXL3 checkpoint's: quantization_config as exllamav3's converter writes it
+    # (quant_method, bits, head_bits), "bits": 4 as malaiwah's mixed K5/K6 builds write it
+    import json
+    from gpu_garden.memory.llm.spec import MODELS_DIR
+    with open(f"{MODELS_DIR}/Qwen3-8B.json") as f:
+        cfg = json.load(f)
+    cfg["quantization_config"] = {"quant_method": "exl3", "bits": 4, "head_bits": 6}
+    (folder / "config.json").write_text(json.dumps(cfg))
+    if total_size:
+        (folder / "model.safetensors.index.json").write_text(json.dumps(
+            {"metadata": {"total_size": total_size}, "weight_map": {"lm_head.weight": "model.safetensors"}}))
+    return str(folder / "config.json")
+
+
+def test_exl3_checkpoint_folder_is_sized_from_its_files_not_its_bits(tmp_path):
+    # 6,000,000,000 bytes in the index (5.588 GiB): taken as the weights, whatever "bits" says; 4 bits over
+    # Qwen3-8B's matmuls would be about 4.3 GiB
+    r = llm.plan(llm.describe(config=_exl3_config(tmp_path, 6_000_000_000)), "vllm", ctx=8192)
+    assert "total_size" in r["weights_how"] and 6_000_000_000 <= r["weights"] < 6_000_000_000 + 16 * (1 << 20)
+
+
+def test_exl3_config_alone_is_refused_naming_the_folder_route(tmp_path):
+    # kv55: config.json's "bits" is no size (a mixed build says 4 over 5- and 6-bit layers): without the checkpoint's
+    # files kv refuses, and names --config DIR (exact from its safetensors) beside --weights-gib
+    import pytest
+    from gpu_garden.memory.errors import UserError
+    with pytest.raises(UserError, match=r"'exl3'.*config.json's 'bits'.*--config DIR.*--weights-gib"):
+        llm.plan(llm.describe(config=_exl3_config(tmp_path)), "vllm", ctx=8192)
