@@ -15,7 +15,8 @@ def _sizes_only(out, spec, runtime, ctx, parallel, kv, weights_dtype, model_max,
                 notes) -> dict:
     """No --vram: sizes and the command, no verdict."""
     c_ctx = min(ctx, model_max) if refused else ctx  # the command vLLM starts, as with --vram (review16c R6)
-    out["flags"] = (runtime_flags(runtime, c_ctx, parallel, kv, s, spec) + lora_flags(runtime, knobs, rank, loras)
+    out["flags"] = (runtime_flags(runtime, c_ctx, parallel, kv, s, spec, asked_util=knobs.get("gpu_memory_utilization"))
+                    + lora_flags(runtime, knobs, rank, loras)
                     + mtp_flags(knobs, runtime) + lmo_flags(runtime, knobs) + ssm_flags(runtime, knobs)
                     + offload_flags(runtime, knobs)
                     + quant_flags(runtime, weights_dtype))

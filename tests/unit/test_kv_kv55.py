@@ -64,3 +64,9 @@ def test_exl3_config_alone_is_refused_naming_the_folder_route(tmp_path):
     from gpu_garden.memory.errors import UserError
     with pytest.raises(UserError, match=r"'exl3'.*config.json's 'bits'.*--config DIR.*--weights-gib"):
         llm.plan(llm.describe(config=_exl3_config(tmp_path)), "vllm", ctx=8192)
+
+
+def test_users_share_is_echoed_without_vram():
+    # sizes only (no --vram): the command dropped a given --gpu-memory-utilization 0.80
+    r = llm.plan(llm.describe(model="Qwen/Qwen3-8B"), "vllm", ctx=40960, gpu_memory_utilization=0.8)
+    assert r["command"].endswith(" --kv-cache-dtype auto --gpu-memory-utilization 0.80")
