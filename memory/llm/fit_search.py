@@ -43,13 +43,10 @@ def choose(spec, runtime, ctx, parallel, kv, roles, vram, s, s_max, cap, proj):
 
     ladder = [kv] + [k for k in KV_LADDER[runtime] if KV_BYTES[k] < KV_BYTES[kv]]
     tries = []
-    if runtime == "vllm":
+    if runtime == "vllm":  # the user's --max-num-seqs and --kv-cache-memory are kept: no try lowers them (kv55)
         for k in ladder:
-            tries += [(k, s), (k, dict(s, seqs_to_blocks=True)), (k, s_max), (k, dict(s_max, enforce_eager=True))]
-        fit = ev(ctx, kv, s).get("pool_fit") if s.get("kv_cache_memory") else None
-        if fit and fit < s["kv_cache_memory"]:  # a fixed pool that does not fit: the largest that does, last
-            s, s_max = (dict(x, kv_cache_memory=fit, pool_lowered=True) for x in (s, s_max))
-            tries += [(k, s) for k in ladder]
+            tries += [(k, s)] + ([] if s.get("seqs_asked") else [(k, dict(s, seqs_to_blocks=True))])
+            tries += [(k, s_max), (k, dict(s_max, enforce_eager=True))]
     else:
         for k in ladder:
             base = dict(s, flash=s["flash"] or KV_BYTES[s.get("kv_v") or k] < 2)
@@ -60,16 +57,8 @@ def choose(spec, runtime, ctx, parallel, kv, roles, vram, s, s_max, cap, proj):
         e = ev(ctx, k, st)
         if e["fits"]:
             return ctx, k, st, e
-    if runtime != "vllm":  # keep the context, move layers to the CPU: the cache type that keeps most layers on the GPU
-        best = None
-        for k in [x for x in ladder if KV_BYTES[x] >= KV_BYTES["q8_0"]] or ladder[:1]:  # q4_0 only when asked
-            st = dict(s, flash=s["flash"] or KV_BYTES[k] < 2)
-            for ngl in range(spec.n_layers, 0, -1):
-                e = ev(ctx, k, dict(st, ngl=ngl))
-                if e["fits"]:
-                    if best is None or e["ngl"] > best[3]["ngl"]:
-                        best = (ctx, k, dict(st, ngl=ngl), e)
-                    break
+    if runtime != "vllm" and s.get("ngl") is None:  # keep the context, move layers to the CPU (not the user's -ngl)
+        best = most_layers(spec, runtime, ctx, parallel, ladder, roles, vram, s, proj)
         if best:
             return best
     k = ladder[-1]
@@ -78,6 +67,21 @@ def choose(spec, runtime, ctx, parallel, kv, roles, vram, s, s_max, cap, proj):
     if best:
         return best, k, st, ev(best, k, st)
     return None
+
+
+def most_layers(spec, runtime, ctx, parallel, ladder, roles, vram, s, proj):
+    """llama.cpp, Ollama: ctx with layers moved to the CPU, at the cache type of the ladder that keeps most on the GPU
+    (q4_0 only when asked); None if not even one layer fits."""
+    best = None
+    for k in [x for x in ladder if KV_BYTES[x] >= KV_BYTES["q8_0"]] or ladder[:1]:
+        st = dict(s, flash=s["flash"] or KV_BYTES[k] < 2)
+        for ngl in range(spec.n_layers, 0, -1):
+            e = evaluate(spec, runtime, ctx, parallel, k, roles, vram, dict(st, ngl=ngl), proj)
+            if e["fits"]:
+                if best is None or e["ngl"] > best[3]["ngl"]:
+                    best = (ctx, k, dict(st, ngl=ngl), e)
+                break
+    return best
 
 
 def share_too_small(spec, runtime, ctx, parallel, kv, roles, vram, s, cap, proj, knobs, choice) -> str | None:

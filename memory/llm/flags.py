@@ -68,26 +68,24 @@ def runtime_flags(runtime, ctx, parallel, kv, s, spec, util=None, ngl=None, aske
             f.append(flag("flag", "--max-num-seqs", parallel, "requests decoded together"))
         f.append(flag("flag", "--kv-cache-dtype", "auto" if kv in ("f16", "bf16") else kv,
                        "model dtype cache" if kv in ("f16", "bf16") else "halves the KV cache (one byte per element)"))
+        # a flag the user set is printed as given (kv55): the search keeps it (fit_search.choose), a plan that needs
+        # another value does not fit and its note names the value that would
         if s.get("kv_cache_memory"):
             # vLLM sizes the pool from it and no longer from the share (CacheConfig.kv_cache_memory_bytes: "ignores
             # gpu_memory_utilization"); the user's share, if any, is kept as given
             f.append(flag("flag", "--kv-cache-memory", int(s["kv_cache_memory"]),
-                          "the largest KV pool that fits (yours does not), in bytes, one GPU's" if s.get("pool_lowered")
-                          else "yours: the KV pool in bytes, one GPU's (vLLM's --kv-cache-memory-bytes)"))
-            share = V.default_util(s.get("version")) if asked_util is None else asked_util
+                          "yours: the KV pool in bytes, one GPU's (vLLM's --kv-cache-memory-bytes)"))
             top = V.free_cap(s, vram)
-            if top is not None and V.free_refused(dict(s, util=share), vram):
+            if asked_util is not None:
+                f.append(flag("flag", "--gpu-memory-utilization", f"{asked_util:.2f}", "yours, kept"))
+            elif top is not None and V.free_refused(dict(s, util=V.default_util(s.get("version"))), vram):
                 # Worker.init_device compares total x the share with the free memory whether or not the pool is fixed
                 f.append(flag("flag", "--gpu-memory-utilization", f"{top:.2f}", "the most the free memory takes: vLLM's "
-                              "startup check weighs the share with --kv-cache-memory too" + (
-                                  f" (replaces your {asked_util:.2f})" if asked_util is not None else "")))
-            elif asked_util is not None:
-                f.append(flag("flag", "--gpu-memory-utilization", f"{asked_util:.2f}", "yours, kept"))
-        elif (util is not None and asked_util is not None and asked_util + 1e-9 >= util
-              and not V.free_refused(dict(s, util=asked_util), vram)):
+                              "startup check weighs the share with --kv-cache-memory too"))
+        elif asked_util is not None:
             f.append(flag("flag", "--gpu-memory-utilization", f"{asked_util:.2f}",
                            f"yours, kept: it holds this plan (the least that does is {util:.2f}); the rest of the "
-                           "share becomes KV cache for more requests at once"))
+                           "share becomes KV cache for more requests at once" if util is not None else "yours, kept"))
         elif util is not None:
             default = V.default_util(s.get("version"))  # vLLM's own: 0.92 with the graph estimate
             u = max(util, default) if util <= default else util
@@ -95,10 +93,8 @@ def runtime_flags(runtime, ctx, parallel, kv, s, spec, util=None, ngl=None, aske
             top = V.free_cap(s, vram)
             if top is not None and u > top:  # vLLM's startup check: no more than the free memory (--free-gib)
                 u, why = top, why + f", the free memory takes at most {top:.2f}"
-            if asked_util is not None:
-                why += f" (your {asked_util:.2f} is " + ("too small)" if asked_util < util else "more than is free)")
             f.append(flag("flag", "--gpu-memory-utilization", f"{u:.2f}", why))
-        if s.get("max_batched") and s["max_batched"] not in (2048, 8192):
+        if s.get("max_batched") and (s.get("batched_asked") or s["max_batched"] not in (2048, 8192)):
             f.append(flag("flag", "--max-num-batched-tokens", s["max_batched"], "profile batch: sets the activation peak"))
         if s.get("enforce_eager"):
             f.append(flag("flag", "--enforce-eager", "", "skip CUDA graph capture to free its memory", text="--enforce-eager"))

@@ -1,7 +1,7 @@
 """NVIDIA's NAS-derived Llama-Nemotron (DeciLMForCausalLM, model_type nemotron-nas: Llama-3_3-Nemotron-Super-49B,
 Llama-3_1-Nemotron-Ultra-253B, Llama-3_1-Nemotron-51B): a Llama decoder whose config.json block_configs give each layer
-its own attention and FFN. spec.from_config calls read_blocks for the layer kinds and KV heads, params.count_params
-calls nas_params for the weights.
+its own attention and FFN. spec.from_config calls read_blocks once and apply_blocks for the layer kinds and KV heads
+(the blocks kept on the spec), params.count_params calls nas_params on those blocks for the weights.
 
 Each block, as the runtimes build it:
   - attention: n_heads_in_group g -> num_attention_heads // g KV heads (vLLM nemotron_nas.py DeciLMDecoderLayer);
@@ -83,6 +83,7 @@ def read_blocks(cfg: dict, n_layers: int, n_heads: int, d: int, name: str) -> li
 def apply_blocks(spec: LLMSpec, blocks: list) -> None:
     """Layer kinds (a layer without KV heads keeps no cache and no state: FFN) and KV heads; per-layer K+V widths only
     where attention layers differ in KV heads (the published checkpoints keep 8 in every attention layer)."""
+    spec.nas_blocks = blocks  # params.count_params reads them, not block_configs again
     heads = [kvh for attn, kvh, _, _ in blocks if attn == "attn"]
     spec.layer_kinds = [FULL if attn == "attn" else FFN for attn, *_ in blocks]
     spec.n_kv_heads = max(heads)

@@ -15,7 +15,8 @@ def _sizes_only(out, spec, runtime, ctx, parallel, kv, weights_dtype, model_max,
                 notes) -> dict:
     """No --vram: sizes and the command, no verdict."""
     c_ctx = min(ctx, model_max) if refused else ctx  # the command vLLM starts, as with --vram (review16c R6)
-    out["flags"] = (runtime_flags(runtime, c_ctx, parallel, kv, s, spec) + lora_flags(runtime, knobs, rank, loras)
+    out["flags"] = (runtime_flags(runtime, c_ctx, parallel, kv, s, spec, asked_util=knobs.get("gpu_memory_utilization"))
+                    + lora_flags(runtime, knobs, rank, loras)
                     + mtp_flags(knobs, runtime) + lmo_flags(runtime, knobs) + ssm_flags(runtime, knobs)
                     + offload_flags(runtime, knobs)
                     + quant_flags(runtime, weights_dtype))
@@ -35,9 +36,10 @@ def _search(out, spec, runtime, ctx, parallel, kv, weights_dtype, roles, vram, m
     if runtime == "vllm" and knobs.get("gpu_memory_utilization"):
         s_max = s  # the user's share is a decision, not a starting point
     free_cap = V.free_cap(s, vram) if runtime == "vllm" else None
-    if free_cap is not None and (s_max["util"] > free_cap or V.free_refused(s_max, vram)):
-        s_max = dict(s_max, util=free_cap)  # the most the free memory takes (the user's share too, when above it)
-    if runtime == "vllm":  # with the flags, max_num_seqs never exceeds a hybrid model's Mamba cache blocks
+    if free_cap is not None and not knobs.get("gpu_memory_utilization") and (s_max["util"] > free_cap
+                                                                             or V.free_refused(s_max, vram)):
+        s_max = dict(s_max, util=free_cap)  # the most the free memory takes (not the user's share: kept, kv55)
+    if runtime == "vllm" and not s.get("seqs_asked"):  # the flags keep max_num_seqs within a hybrid's Mamba blocks
         s_max = dict(s_max, seqs_to_blocks=True)
     choice = FS.choose(spec, runtime, min(ctx, model_max) if refused else ctx, parallel, kv, roles, vram, s, s_max, cap,
                      proj)
@@ -55,6 +57,19 @@ def _search(out, spec, runtime, ctx, parallel, kv, weights_dtype, roles, vram, m
     share_note = FS.share_too_small(spec, runtime, ctx, parallel, kv, roles, vram, s, cap, proj, knobs, choice)
     if share_note:
         notes.append(share_note)
+    if choice is None and runtime != "vllm" and s.get("ngl") is not None:  # the user's -ngl is kept (kv55)
+        ladder = [kv] + [k for k in KV_LADDER[runtime] if KV_BYTES[k] < KV_BYTES[kv]]
+        fewer = FS.most_layers(spec, runtime, ctx, parallel, ladder, roles, vram, s, proj)
+        if fewer:
+            name = "-ngl" if runtime == "llama.cpp" else "num_gpu"
+            asked = f"{name} {s['ngl']}" if s["ngl"] <= spec.n_layers else "every layer on the GPU"  # -ngl all, 99
+            out["no_fit_reason"] = (f"{asked} does not fit {fmt_bytes(vram)}; {name} {fewer[2]['ngl']} does "
+                                    f"({gpu_layers_words(fewer[2]['ngl'], spec.n_layers, runtime, s.get('output_first'))}"
+                                    f" on the GPU, the rest in RAM" + (f", KV cache {fewer[1]}" if fewer[1] != kv else "")
+                                    + ")")
+            notes.append(out["no_fit_reason"])
+            out.update(fits=False, max_ctx=0)
+            return out
     if choice is None:
         return _no_fit(out, spec, runtime, weights_dtype, roles, vram, ev, free_cap, share_note, knobs, notes)
     return _chosen(out, spec, runtime, ctx, parallel, weights_dtype, roles, vram, cap, proj, choice, refused, rank,
@@ -83,7 +98,16 @@ def _no_fit(out, spec, runtime, weights_dtype, roles, vram, ev, free_cap, share_
     free = knobs.get("free_memory")
     out["fits"] = False
     out["max_ctx"] = 0
-    if not share_note and free_cap is not None and roles["total"] < V.MAX_UTIL * vram:
+    pool, fit = ev.get("pool"), ev.get("pool_fit")
+    if runtime == "vllm" and knobs.get("kv_cache_memory") and fit and pool > fit and not ev.get("free_refused"):
+        # the user's pool is kept (kv55): the largest that fits is named, not put in a command
+        out["no_fit_reason"] = (f"your --kv-cache-memory {fmt_bytes(pool)} does not fit beside what vLLM holds (the "
+                                f"weights, its CUDA context, workspaces and graphs): the largest pool that does is "
+                                f"{fmt_bytes(fit)} (--kv-cache-memory {fit})")
+        notes.append(out["no_fit_reason"])
+    elif runtime == "vllm" and ev.get("free_refused") and knobs.get("gpu_memory_utilization"):
+        pass  # the user's share asks more than is free: _search's note says so and names the share that starts
+    elif not share_note and free_cap is not None and roles["total"] < V.MAX_UTIL * vram:
         out["no_fit_reason"] = (f"the {fmt_bytes(free)} free at startup takes a share of at most {free_cap:.2f}: "
                                 f"too little for the weights and a {MIN_CTX}-token cache; free memory on the GPU")
         notes.append(out["no_fit_reason"])

@@ -67,6 +67,7 @@ class LLMSpec:
     gguf_nextn_blocks: int = 0     # nextn (MTP) blocks a GGUF keeps after the layers that llama.cpp places as blocks but
     #                                does not load (GGUF_NEXTN_PLACED: glm-dsa's TENSOR_SKIP), no cache in them
     layer_params: list | None = None  # parameters of each decoder block (differ for MoE models with dense first blocks)
+    nas_blocks: list | None = None  # Llama-Nemotron NAS: each layer's (attention, KV heads, ffn, width), read once
     moe_layers: tuple = ()         # per decoder layer: does its MLP hold the routed experts (a dense block's does not)
     shared_intermediate: int = 0   # a MoE layer's shared expert(s) as one MLP of this width (n_shared x moe width, ...)
     vision: dict | None = None     # vision tower geometry (config's vision_config), for the projector Ollama loads

@@ -233,11 +233,19 @@ def _mxfp4_split(spec, emb_params, q, per, how):
 # shape[-1] // 16, listed per tensor in quantization_config.json's tensor_storage), beside its suh / svh sign vectors;
 # the converter spreads a fractional target over the layers (conversion/allocation.py: base floor(bpw), then more
 # bits where they help most) and writes the average to config.json's quantization_config "bits", the head's to
-# "head_bits" (6 by default, convert_model.py). Neither is in the name 'exl3': kv does not guess them
+# "head_bits" (6 by default, convert_model.py). Neither is in the name 'exl3': kv does not guess them. (kv55) Nor is
+# 'bits' a size: it is what the converter was asked for, and a tool that mixes widths writes what it likes - the four
+# malaiwah Qwen3.8-27B EXL3 checkpoints (K4, K5K6, -hydrated, -context; their Hugging Face listings in that repo's
+# receipts/chat-templates/raw) all say "bits": 4 over K4-K6 layers: sized from it the -context build is 14.60 GiB, its
+# safetensors hold 19.25 GiB and vLLM printed 18.19. A checkpoint folder (--config DIR) is sized exactly from its
+# safetensors index or headers (files.py), as any other format; what a fork changes at load is not in the files (the
+# K5K6 and K4 builds keep attention in BF16 on disk, 28.47 / 26.37 GiB, that the fork re-quantizes at load,
+# VLLM_EXL3_ONLINE_TRELLIS_BITS: 20.32 / 17.89 GiB resident by their model cards)
 EXL3_REFUSAL = ("weights dtype {dt!r}: an EXL3 (exllamav3) checkpoint stores each layer at its own bits per weight "
-                "(quantization_config.json tensor_storage bits_per_weight; config.json quantization_config 'bits', "
-                "their average, and 'head_bits' for the head), which the name does not give: kv does not size it; give "
-                "the checkpoint's size with --weights-gib (its safetensors files together)")
+                "(quantization_config.json tensor_storage bits_per_weight), which neither the name nor config.json's "
+                "'bits' gives (a mixed build may say 4 over 5- and 6-bit layers): kv does not size it; give the "
+                "checkpoint's folder with --config DIR (its safetensors sizes, exact) or its size with --weights-gib "
+                "(its safetensors files together)")
 
 
 def weights_by_role(spec: LLMSpec, weights_dtype: str | None = None, dense_experts: bool = False,

@@ -77,7 +77,8 @@ def test_exl3_refused_naming_the_bits_it_needs():
     'head_bits' into config.json. The name 'exl3' gives none of them: refused, naming them and --weights-gib (which
     sizes the checkpoint: 17 GiB given is 17 GiB placed). Before the change: 'unknown weights dtype' listing others."""
     spec = llm.describe(model="Qwen/Qwen3.8-27B")
-    with pytest.raises(UserError, match="EXL3 .*bits_per_weight.*'head_bits'.*--weights-gib"):
+    # kv55: the message names config.json's 'bits' as no size and the checkpoint folder (--config DIR) as exact
+    with pytest.raises(UserError, match="EXL3 .*bits_per_weight.*config.json's 'bits'.*--config DIR.*--weights-gib"):
         llm.plan(spec, "vllm", ctx=8192, weights_dtype="exl3", vram=96 << 30)
     r = llm.plan(spec, "vllm", ctx=8192, weights_bytes=17 << 30, vram=96 << 30)
     assert r["weights"] >= 17 << 30

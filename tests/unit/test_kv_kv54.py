@@ -144,3 +144,15 @@ def test_ultra_253b_builtin_params_and_cache():
     s = llm.describe(model="nvidia/Llama-3_1-Nemotron-Ultra-253B-v1")
     assert s.attn_layers == 64 and round(s.params / 1e9, 3) == 253.401
     assert 64 * 8 * 128 * 12288 * 34 // 32 == 816 * MiB
+
+
+def test_nas_block_configs_are_parsed_once(monkeypatch):
+    # kv55: spec.from_config and params.count_params each called read_blocks on the same config (parsed twice a run);
+    # from_config's blocks now ride on the spec and the parameter count reads them
+    from gpu_garden.memory.llm import nemotron_nas
+    calls, real = [], nemotron_nas.read_blocks
+    monkeypatch.setattr(nemotron_nas, "read_blocks", lambda *a: calls.append(a) or real(*a))
+    s = from_config(NAS_3, "config.json")
+    assert len(calls) == 1
+    assert s.nas_blocks == [("attn", 16, "mlp", 1024), ("attn", 2, "mlp", 768), (None, 0, "mlp", 1536)]
+    assert s.params == 18_831_360  # as test_nas_params_follow_each_layer_by_hand works it

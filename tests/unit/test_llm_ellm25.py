@@ -203,18 +203,32 @@ def test_fixed_pool_row_states_the_blocks_one_request_needs(capsys):
     assert "one request 4.26 GiB" in line
 
 
-def test_a_fixed_pool_that_does_not_fit_is_lowered_to_the_largest_that_does():
+def test_a_fixed_pool_that_does_not_fit_names_the_largest_that_does():
     # review16b F3: Llama-3.1-8B on 20 GiB with --kv-cache-memory 6 does not fit (14.99 GiB of weights + 6 + the rest).
     # The pool skips the profile, so what vLLM holds beside it is the weights (8,030,261,248 x 2 B + 32 MiB of rotary
     # tables), its 512 MiB CUDA context and 61.44 MiB outside PyTorch: 20 GiB less those is 4,779,464,131 B, 4558 MiB
-    # whole. Before, the advice was "largest context 0", the same 6 GiB pool, and "weights alone leave no room"
+    # whole. Before F3 the advice was the same 6 GiB pool and "weights alone leave no room"; F3 put the 4558 MiB in
+    # the command; kv55: the user's pool is printed as given or not at all, so the plan does not fit and the reason
+    # and the runtime-fit line name the pool that does
     r = llm.plan(llm.describe(model="meta-llama/Llama-3.1-8B-Instruct"), "vllm", ctx=8192, vram=20 * GiB,
                  runtime_version="0.10.1", kv_cache_memory=6 * GiB, max_num_seqs=1, enforce_eager=True)
     held = 8_030_261_248 * 2 + 32 * MiB + 512 * MiB + int(61.44 * MiB)
-    assert not r["fits_as_requested"] and r["fits"]
-    assert f"--kv-cache-memory {(20 * GiB - held) // MiB * MiB}" in r["command"]
-    assert r["max_ctx"] > 8192 and not any("leave no room" in n for n in r["notes"])
-    assert r["autofit"][-1]["flag"] == f"--kv-cache-memory {(20 * GiB - held) // MiB * MiB}"
+    fit = (20 * GiB - held) // MiB * MiB
+    assert not r["fits_as_requested"] and not r["fits"] and r["command"] == ""
+    assert f"--kv-cache-memory 6.00 GiB does not fit" in r["no_fit_reason"]
+    assert f"(--kv-cache-memory {fit})" in r["no_fit_reason"] and not any("leave no room" in n for n in r["notes"])
+    assert r["autofit"][-1]["flag"] == f"--kv-cache-memory {fit}"
+
+
+def test_a_fixed_pool_the_user_gave_is_printed_as_given():
+    # kv55: Qwen3-8B, --ctx 40960 --kv-cache-memory 9 printed "--kv-cache-memory 8238661632" (7.67 GiB, the largest
+    # pool beside the weights on 24 GiB) in a command after "fits with the flags below"; the user's flag is printed as
+    # given (9 GiB = 9,663,676,416 bytes) where the plan fits, and no command where it does not
+    q = llm.describe(model="Qwen/Qwen3-8B")
+    big = llm.plan(q, "vllm", ctx=40960, vram=32 * GiB, kv_cache_memory=9 * GiB)
+    assert big["fits"] and "--kv-cache-memory 9663676416" in big["command"]
+    small = llm.plan(q, "vllm", ctx=40960, vram=24 * GiB, kv_cache_memory=9 * GiB)
+    assert not small["fits"] and small["command"] == "" and "9.00 GiB does not fit" in small["no_fit_reason"]
 
 
 def test_experts_int8_only_where_vllm_can_apply_it():

@@ -90,12 +90,13 @@ def test_oom_advice_fa_by_build():
     assert unknown["text"] == "-fa on" and "bare -fa before b6325" in unknown["reason"]
 
 
-# R2: a fixed pool lowered to what fits: vLLM OOMs allocating the asked 6 GiB and prints no "GPU KV cache size" line for
-# it (gpu_worker allocates kv_cache_memory_bytes as given).
+# R2: a fixed pool that does not fit: vLLM OOMs allocating the asked 6 GiB and prints no "GPU KV cache size" line for
+# it (gpu_worker allocates kv_cache_memory_bytes as given). kv55: the user's pool is not lowered in a command; the
+# reason names the largest that fits
 def test_lowered_pool_prints_no_line_for_the_refused_pool(capsys):
     rc, res, _ = _run(FIXED + ["--free-gib", "18", "--json"], capsys)
-    pool = re.search(r"--kv-cache-memory (\d+)", res["command"]).group(1)
-    assert int(pool) < 6 * GiB and "vllm_would_print" not in res
+    pool = re.search(r"\(--kv-cache-memory (\d+)\)", res["no_fit_reason"]).group(1)
+    assert int(pool) < 6 * GiB and "vllm_would_print" not in res and res["command"] == ""
 
 
 # R11: options another runtime reads are refused with the runtime that reads them, before any range check.

@@ -305,7 +305,7 @@ def settings(version, vram, ctx, knobs) -> dict:
     prefix = knobs.get("prefix_caching")
     return {"sampler": sampler, "util": knobs.get("gpu_memory_utilization") or default_util(version),
             "max_batched": batched, "max_seqs": seqs,
-            "seqs_asked": knobs.get("max_num_seqs"), "free": knobs.get("free_memory"),
+            "seqs_asked": knobs.get("max_num_seqs"), "batched_asked": knobs.get("max_num_batched_tokens"), "free": knobs.get("free_memory"),
             "prefix_caching": None if prefix is None else bool(prefix),
             "enforce_eager": bool(knobs.get("enforce_eager")), "kv_cache_memory": knobs.get("kv_cache_memory"),
             "version": version, "v1": v1, "v0_fallback": fallback, "tp": knobs.get("tensor_parallel_size") or 1,
