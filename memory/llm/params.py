@@ -15,9 +15,9 @@ def count_params(cfg: dict, s: LLMSpec) -> tuple:
     if s.nas_blocks is not None:  # Llama-Nemotron NAS: each layer's own attention and FFN, as from_config read them
         from .nemotron_nas import nas_params
         return nas_params(cfg, s, s.nas_blocks)
-    from .laguna import is_laguna, laguna_params, read_layers
-    if is_laguna(cfg):  # poolside's Laguna: per-layer query heads, output gates and sinks (vLLM laguna.py)
-        return laguna_params(cfg, s, read_layers(cfg, s.n_layers, s.n_heads, s.n_kv_heads, s.n_experts, s.name))
+    if s.laguna_layers is not None:  # poolside's Laguna: per-layer query heads, gates and sinks, as from_config read them
+        from .laguna import laguna_params
+        return laguna_params(cfg, s, s.laguna_layers)
     d, H, V = s.hidden, s.n_heads, s.vocab
     tied = bool(cfg.get("tie_word_embeddings", False))
     embed = V * d

@@ -68,6 +68,7 @@ class LLMSpec:
     #                                does not load (GGUF_NEXTN_PLACED: glm-dsa's TENSOR_SKIP), no cache in them
     layer_params: list | None = None  # parameters of each decoder block (differ for MoE models with dense first blocks)
     nas_blocks: list | None = None  # Llama-Nemotron NAS: each layer's (attention, KV heads, ffn, width), read once
+    laguna_layers: list | None = None  # poolside Laguna: each layer's (query heads, is_moe), read once
     moe_layers: tuple = ()         # per decoder layer: does its MLP hold the routed experts (a dense block's does not)
     shared_intermediate: int = 0   # a MoE layer's shared expert(s) as one MLP of this width (n_shared x moe width, ...)
     vision: dict | None = None     # vision tower geometry (config's vision_config), for the projector Ollama loads
@@ -416,7 +417,8 @@ def from_config(cfg: dict, name: str = "config.json") -> LLMSpec:
     spec.dtype = {"bfloat16": "bf16", "float16": "fp16", "float32": "fp32"}.get(dtype, dtype)
     from .laguna import apply_layers, is_laguna, read_layers   # it imports this module
     if is_laguna(cfg):  # poolside's Laguna: each layer's query heads and MLP kind (vLLM laguna.py)
-        apply_layers(spec, cfg, read_layers(cfg, L, H, KV, spec.n_experts, name))
+        spec.laguna_layers = read_layers(cfg, L, H, KV, spec.n_experts, name)
+        apply_layers(spec, cfg, spec.laguna_layers)
     q = cfg.get("quantization_config")
     if isinstance(q, dict):
         spec.quant = _quant_name(q)
