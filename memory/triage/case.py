@@ -34,6 +34,7 @@ SIMPLE += ("mlc.insufficient",)
 # (round 63) ggml's HIP VMM pool, the JVM's heap, MediaTek's APUSys command memory, a DataLoader worker's shared memory
 SIMPLE += ("ggml.hip_vmm", "jvm.heap", "npu.apusys", "os.shm")
 SIMPLE += ("tfjs.texture_size",)      # (round 64)
+SIMPLE += ("vllm.cpu_node",)      # (fixZ) vLLM's CPU worker: the NUMA node's RAM
 SIMPLE += ("mnn.acquire", "js.array_buffer", "webgpu.device_lost")      # (round 67)
 SIMPLE += ("torch.alloc_warn",)       # (round 68) the caching allocator's cudaMalloc warning: the device's figures, no cache's
 SIMPLE += ("metal.max_buffer",)       # (round 69) Metal validation's per-buffer cap

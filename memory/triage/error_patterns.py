@@ -228,6 +228,15 @@ VLLM_V1_LEN_SHORT = re.compile(r"(?<![\d.])\(?(\d{1,12}(?:\.\d{1,12})? Gi?B) KV 
 VLLM_MAMBA = re.compile(r"max_num_seqs \((\d{1,20})\) exceeds available Mamba cache blocks \((\d{1,20})\)")
 # (round 83) the device it names is torch's device string ("cuda:0", "xpu:0" on Intel's XPU build): group 1, its type
 VLLM_STARTUP = re.compile(r"[Ff]ree memory on device(?: ([a-z]{1,12})?\S{0,12})? \(([\d.]+)/([\d.]+) GiB\) on startup is less than desired GPU memory utilization \(([\d.]+), ([\d.]+) GiB\)")
+# (fixZ) vLLM's CPU worker (v1/worker/cpu_worker.py, 0.20.2) checks the NUMA node's RAM three times, each a ValueError with
+# format_gib's figures (round(b / 2**30, 2)): "Available memory on node N (avail/total GiB) on startup is less than desired CPU
+# memory utilization (util, requested GiB)", and at the KV cache's allocation "... on kv cache allocation is less than requested
+# memory for kv (kv GiB)" (--kv-cache-memory-bytes given) or "(kv/requested GiB)" (kv = the worker's share less its own RSS,
+# negative when the RSS passed the share). Groups: node, available, total, "startup"/"kv cache", util, requested, kv, share
+_G = r"(-?\d{1,9}(?:\.\d{1,9})?)"
+VLLM_CPU_NODE = re.compile(r"Available memory on node (\d{1,4}) \(" + _G + "/" + _G + r" GiB\) on (startup|kv cache) ?(?:allocation )?is less "
+                           r"than (?:desired CPU memory utilization \(" + _G + ", " + _G + r" GiB\)|requested memory for kv \(" + _G
+                           + "(?:/" + _G + r")? GiB\))")
 # the same check quoted with its numbers elided ("ValueError: Free memory ... less than desired"): no numbers
 VLLM_STARTUP_CUT = re.compile(r"\b[Ff]ree memory (?:\.\.\.|\u2026) ?(?:on startup )?(?:is )?less than desired")
 # (round 116) the same check's head alone, a quote that stops after the figures ("Free memory on device xpu:0 (5.0/31.89 GiB)"

@@ -52,7 +52,7 @@ from .other_patterns import (ONNX_ARENA_LIMIT as _ONNX_ARENA_LIMIT, PADDLE_HOST 
                              LLAMA_KV_SLOT as _LLAMA_KV_SLOT)     # (round 95)
 from . import error_patterns as RX
 from .servers import (BLOCK_KINDS, add_block_fields, vllm_metal_kv as _vllm_metal_kv, _ds4_guard, _ggml_buffer, _ggml_load, _ggml_ctx_pool, _ollama_runner, _sglang_kv, _trtllm,
-                      _vllm_startup, _vllm_v1)
+                      _vllm_startup, _vllm_v1, _vllm_cpu_node)
 from .text import attempt, clean, num, size  # noqa: F401  (re-exported: scan, window and facts read P.clean and P.size)
 from .lines import ERROR_KEYS, RECOGNISE_WORDS
 from .host_readers import _earlyoom, _killed, _py_memory, _vhs_ram
@@ -303,6 +303,7 @@ RECOGNISERS = [
     _simple(_TURBOMIND, "lmdeploy.turbomind", "cuda", "lmdeploy", keys=("[TM][",)),
     _simple(_ELECTRON_OOM, "electron.renderer_oom", "cpu", "comfyui", keys=("render-process-gone",)),
     _vllm_startup,
+    _vllm_cpu_node,
     _simple(RX.SGLANG_POOL, "sglang.pool", None, "sglang",
             lambda m: {"mem_fraction_static_ratio": num(m.group(1))} if m.group(1) else {},
             keys=("mem-fraction-static",)),
@@ -463,7 +464,7 @@ RECOGNISERS = [
 # Which error kinds carry the numbers; a wrapper (Got an OOM, a runner dying) joins the event it wraps.
 PRIORITY = {
     "torch.cuda": 10, "torch.hip": 10, "torch.xpu": 10, "torch.cuda_async": 10, "torch.mps": 10, "torch.npu": 10, "torch.cpu": 9, "python.memory_error": 8,
-    "vllm.kv_max_len": 9, "vllm.startup_free": 9, "vllm.no_kv_blocks": 8, "vllm.mamba_blocks": 9, "vllm.profile_race": 8, "vllm.warmup": 8,
+    "vllm.kv_max_len": 9, "vllm.startup_free": 9, "vllm.cpu_node": 9, "vllm.no_kv_blocks": 8, "vllm.mamba_blocks": 9, "vllm.profile_race": 8, "vllm.warmup": 8,
     "ggml.malloc": 7, "ggml.buffer": 7.5, "ggml.vulkan": 7, "ggml.host": 7, "ggml.kv_cache": 8, "ggml.compute": 8,
     "ggml.model_load": 8, "ggml.metal_max": 8, "ollama.system_memory": 9, "ollama.insufficient": 5,
     "cuda.driver": 6, "cublas.alloc": 6, "cudnn.alloc": 5, "torch.nvml_assert": 6, "comfy.dynamic_vram": 8.5, "comfy.compiler": 8.5, "comfy.aimdo_cuda": 8,

@@ -11,6 +11,22 @@ HOST_RAM = [
     # --- host-ram: system memory, not the GPU ----------------------------------------------------------
     R("host-ram", 8.0, lambda x: x.kind == "torch.cpu" and (x.n.get("requested") or 0) < ABSURD_HOST,
       lambda x: "the CPU allocator could not get " + (f"{fmt_bytes(x.n['requested'])} of " if x.n.get("requested") else "") + "system RAM"),
+    # (fixZ) vLLM's CPU worker (error_patterns.VLLM_CPU_NODE): the NUMA node's RAM, in any of its three checks; the rows
+    # below and rules_process's other-process rows read which part of it was short
+    R("host-ram", 3.0, kind("vllm.cpu_node"),
+      lambda x: f"vLLM's CPU worker found {fmt_bytes(x.n['available'])} of the node's {fmt_bytes(x.n['total'])} RAM available, "
+                "less than it asks for: system RAM, not a GPU"),
+    # (fixZ) --kv-cache-memory-bytes asks for a KV cache larger than the RAM available after the weights loaded
+    R("host-ram", 4.0, lambda x: x.kind == "vllm.cpu_node" and x.ev.get("form") == "kv_explicit",
+      lambda x: f"the KV cache asked for (--kv-cache-memory-bytes or VLLM_CPU_KVCACHE_SPACE: "
+                + (fmt_bytes(x.n["kv_needed"]) if x.n.get("kv_needed") else "its size") + ") is more than the "
+                f"{fmt_bytes(x.n['available'])} of RAM available after the model loaded; a smaller KV cache or a smaller model"),
+    # (fixZ) the worker's own RSS already passed its share (format_gib printed the KV cache's size as zero or negative): the
+    # model itself does not fit --gpu-memory-utilization of the node's RAM; other processes are not the cause
+    R("host-ram", 4.0, lambda x: x.kind == "vllm.cpu_node" and x.ev.get("form") == "kv_auto" and "kv_needed" not in x.n,
+      lambda x: f"vLLM's CPU worker already holds {fmt_bytes(x.n['this_process'])}, more than its "
+                f"{fmt_bytes(x.n['requested'])} share of the node's RAM (--gpu-memory-utilization): nothing is left for the KV "
+                "cache; a larger share or a smaller model"),
     R("host-ram", 2.0, kind("cpp.bad_alloc"),
       "a native library could not get memory from the system (std::bad_alloc): most often RAM while a model or tokenizer is "
       "loaded; a size computed wrong reads the same"),

@@ -8,6 +8,28 @@ from .server_predicates import ollama_discovery_cpu
 
 R = Rule
 RUNTIME_HELD = [
+    # (fixZ) vLLM's CPU worker (v1/worker/cpu_worker.py, 0.20.2) at start-up, before it loaded anything: the node's RAM not
+    # available (total less available) is held outside the worker, and freeing it would cover the share it asks for; its
+    # message says "reduce CPU memory used by other processes"
+    R("other-process", 4.0, lambda x: x.kind == "vllm.cpu_node" and x.ev.get("form") == "startup"
+      and (x.n.get("other_processes") or 0) >= x.n["requested"] - x.n["available"],
+      lambda x: f"vLLM's CPU worker found {fmt_bytes(x.n['available'])} of the node's {fmt_bytes(x.n['total'])} RAM available at "
+                f"start-up, before loading anything, and asks for {fmt_bytes(x.n['requested'])} (--gpu-memory-utilization "
+                f"{x.n['gpu_memory_utilization_ratio']} of the total): the {fmt_bytes(x.n['other_processes'])} not available is held "
+                "by other processes (and the system's own); stop them or ask for a smaller share"),
+    # (fixZ) the same worker at the KV cache's allocation (no --kv-cache-memory-bytes): its share less its own RSS (this_process,
+    # as determine_available_memory subtracts it) is the KV cache, and what is neither available nor the worker's is other
+    # processes' (other_processes), enough to cover the KV cache's shortfall
+    R("other-process", 4.0, lambda x: x.kind == "vllm.cpu_node" and x.ev.get("form") == "kv_auto" and "kv_needed" in x.n
+      and (x.n.get("other_processes") or 0) >= x.n["kv_needed"] - x.n["available"],
+      lambda x: f"vLLM's CPU worker needs {fmt_bytes(x.n['kv_needed'])} of RAM for its KV cache ({fmt_bytes(x.n['requested'])} share "
+                f"less the {fmt_bytes(x.n['this_process'])} it holds) and found {fmt_bytes(x.n['available'])} of the node's "
+                f"{fmt_bytes(x.n['total'])} available: {fmt_bytes(x.n['other_processes'])} is held outside the worker, by other processes"),
+    # (fixZ) with --kv-cache-memory-bytes the message's figures do not tell the worker's own RAM (its weights) from other
+    # processes', which the message names: runner-up to host-ram (rules_host)
+    R("other-process", 1.0, lambda x: x.kind == "vllm.cpu_node" and x.ev.get("form") == "kv_explicit",
+      "vLLM's CPU worker names other processes' RAM as a cause (\"reduce CPU memory used by other processes\"); its figures "
+      "do not tell the worker's own use from theirs"),
     # vLLM woke from sleep mode and could not map back the memory its sleep released: it fitted before, so another user of
     # the card took it meanwhile (a colocated trainer in RL); over the sleep-mode budget row (other 2.5), which reads the
     # start-up sizing the run already got past

@@ -57,6 +57,7 @@ ERROR_WORDS = ("out of memory", "out-of-memory", "Allocation on device", "not en
 # tried only with one of them), W = ERROR_WORDS (the scanner's anchors and recognise()'s cover). A new recogniser whose
 # line holds none of the words above adds its row here, once.
 _ADDED_WORDS = (
+    ("KW", "Available memory on node"),     # vLLM's CPU worker: the NUMA node's RAM at start-up or KV allocation (fixZ)
     # CatBoost's pool sentence quoted without its lead-in (native_runtimes.CATBOOST_QUOTED, round 59)
     ("W", "MB; Free ", "larger than free memory"),
     # MLC LLM's memory plan and Spark RAPIDS' RMM event handler (native_runtimes, round 61)

@@ -51,6 +51,40 @@ def _vllm_startup(line):
             "complete": True}
 
 
+
+def _gib(text):
+    """format_gib's figure (may be negative: vLLM's KV share less the worker's RSS) in bytes"""
+    return -size(text[1:] + " GiB") if text.startswith("-") else size(text + " GiB")
+
+
+def _vllm_cpu_node(line):
+    """(fixZ) vLLM's CPU worker refused to start or to allocate its KV cache for lack of the NUMA node's RAM
+    (error_patterns.VLLM_CPU_NODE). Form "startup" (the share of the node's total, nothing loaded yet: what is not available is
+    held outside the worker), "kv_explicit" (--kv-cache-memory-bytes) or "kv_auto" (the share less the worker's RSS, which
+    cpu_worker.determine_available_memory subtracted: this_process = share - kv, exactly that RSS to format_gib's rounding)."""
+    if "Available memory on node" not in line:
+        return None
+    m = RX.VLLM_CPU_NODE.search(line)
+    if not m:
+        return None
+    avail, total = _gib(m.group(2)), _gib(m.group(3))
+    nums = {"available": avail, "total": total}
+    if m.group(4) == "startup":
+        nums.update({"gpu_memory_utilization_ratio": num(m.group(5)), "requested": _gib(m.group(6))})
+        nums["other_processes"] = max(total - avail, 0)
+        form = "startup"
+    else:
+        kv = _gib(m.group(7))
+        if kv > 0:
+            nums["kv_needed"] = kv
+        form = "kv_explicit" if m.group(8) is None else "kv_auto"
+        if form == "kv_auto":
+            nums["requested"] = _gib(m.group(8))
+            nums["this_process"] = nums["requested"] - kv
+            if total - avail - nums["this_process"] > 0:
+                nums["other_processes"] = total - avail - nums["this_process"]
+    return {"kind": "vllm.cpu_node", "device_kind": "cpu", "numbers": nums, "runtime": "vllm", "complete": True, "form": form}
+
 # ggml buffer names: "CPU", "CPU_Mapped" and any backend's pinned "<name>_Host" (CUDA_Host, ROCm_Host, Vulkan_Host,
 # SYCL_Host) are system RAM; "CUDA0", "ROCm0", "Vulkan0", "Metal" a device. The backend by the name's prefix (one table)
 _GGML_BUF_KIND = (("CPU", "cpu"), ("CUDA", "cuda"), ("ROCm", "rocm"), ("HIP", "rocm"), ("Vulkan", "vulkan"),
