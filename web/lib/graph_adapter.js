@@ -26,6 +26,8 @@
 // - canvasControlsRect / overNode: where the frontend's canvas controls are (the zoom button's bar, 1.35 and
 //   1.58: [data-testid=zoom-controls-button], not an API) and which shown nodes a rectangle covers, so the
 //   memory meter docks beside the one and stays out of the other's way.
+// - minimapRect: where the frontend's minimap shows (.litegraph-minimap, not an API), so the docked OOM panel
+//   keeps clear of it.
 import { app } from "../../../scripts/app.js";
 import { exposeForTests } from "./format.js";
 
@@ -377,6 +379,26 @@ export function faceWatchStats() {
   return { waiting: waiting.size, observing: !!watch.observer, timer: !!watch.timer, frame: !!watch.frame };
 }
 exposeForTests({ faceWatch: { stats: faceWatchStats } });
+
+// The frontend's minimap (1.35 and 1.58: a .litegraph-minimap box over the canvas's bottom-right corner; 1.58 also
+// marks it data-testid=minimap-container). Not an API: a frontend without it, or with it closed, has no such box.
+const MINIMAP = ".litegraph-minimap, [data-testid=minimap-container]";
+
+/** @type {Element | null} the minimap's box, kept while it is in the document (minimapRect) */
+let minimap = null;
+
+/**
+ * Where the frontend's minimap shows, as a client rectangle, or null where it is not shown (closed, hidden, or a
+ * frontend without one). The box is found once and queried again only when it has left the document, so the OOM
+ * panel asking each animation frame costs no query while the minimap stays.
+ * @returns {{ left: number, top: number, right: number, bottom: number } | null}
+ */
+export function minimapRect() {
+  if (!minimap?.isConnected) minimap = document.querySelector(MINIMAP);
+  const r = minimap?.getBoundingClientRect();
+  if (!r || !(r.width > 0 && r.height > 0) || getComputedStyle(/** @type {Element} */ (minimap)).visibility === "hidden") return null;
+  return { left: r.left, top: r.top, right: r.right, bottom: r.bottom };
+}
 
 /** Selectors of the frontend's own error UI, per version (none of them is an API). */
 const ERROR_UI = [
