@@ -200,3 +200,4 @@ def test_the_faded_meter_over_a_node_reads_on_the_light_palette(browser, comfy_h
         assert console.from_pack() == [], console.from_pack()
     finally:
         page.context.close()
+        comfy_host.post("/settings/Comfy.ColorPalette", "dark")  # the server keeps it: the next file's tests expect dark
