@@ -94,7 +94,9 @@ const CSS = `
 .gg-meter{position:fixed;z-index:900;display:flex;gap:14px;align-items:center;padding:5px 12px;border-radius:8px;cursor:pointer;
   background:var(--comfy-menu-bg, #202020);border:1px solid var(--border-color, #4e4e4e);color:var(--fg-color, #ddd);
   font:11px/1.3 var(--comfy-font, Inter, system-ui, sans-serif);box-shadow:0 2px 8px rgba(0,0,0,.35);user-select:none;transition:opacity .15s}
-.gg-meter.gg-meter-under{opacity:.3;pointer-events:none}
+.gg-meter.gg-meter-under{pointer-events:none;background:color-mix(in srgb, var(--comfy-menu-bg, #202020) 45%, transparent);
+  border-color:transparent;box-shadow:none}
+.gg-meter.gg-meter-under .gg-bar{opacity:.35}
 .gg-meter.gg-meter-yield{visibility:hidden}
 .gg-meter[hidden]{display:none}
 .gg-meter-dev{display:flex;align-items:center;gap:7px;white-space:nowrap}
@@ -235,7 +237,8 @@ function createMeter() {
   // bottom-right corner just left of the frontend's own canvas controls (zoom, fit, minimap toggle: 1.35 and 1.58
   // alike), then its bottom-left corner past the canvas info text (on 1.58.1's default graph a node reaches the
   // first). Over a node in both (the user panned one there), it stays in the first, fades and lets the click
-  // through to the node (gg-meter-under).
+  // through to the node (gg-meter-under): its background and bar fade so the node shows through, its text does not
+  // (walk52: the whole meter at 30 % read 1.6:1 over a light-palette node; now 4.5:1 or better).
   const place = () => {
     const canvas = canvasElement();
     if (!canvas) return;

@@ -4,7 +4,7 @@
 // estimates the open graph before it runs (lib/estimate_graph.js). A DOM widget that never serializes; every
 // string goes in through textContent.
 import { el, exposeForTests, fmtBytes } from "./lib/format.js";
-import { addFace, registerFaceNode, setFaceSize } from "./lib/node_face.js";
+import { addFace, followFace, registerFaceNode } from "./lib/node_face.js";
 import { OUTCOME_TEXT, tiersLine } from "./lib/estimate_tiers.js";
 import { graphSection } from "./lib/estimate_graph.js";
 
@@ -210,8 +210,8 @@ function renderExact(root, est, scale) {
 }
 
 /** Size the node to the whole face (like the VRAM Budget node): measure the laid-out content (layout px, not
- *  the canvas zoom). Grows the node when the face needs more; shrinks it back only while the user has not
- *  resized it since our last fit. A face the frontend hides (its node off-screen) lays nothing out: it is measured
+ *  the canvas zoom). Grows the node when the face needs more; shrinks it back only while its height is the one we
+ *  last grew it to (node_face.followFace, the rule of every face node; not a hand-set one). A face the frontend hides (its node off-screen) lays nothing out: it is measured
  *  when it shows again (a ResizeObserver in created), not sized from a 0 px measure (the walk: three lines and a scroll bar). */
 function fitToContent(node, root, state) {
   if (!root.getClientRects().length) {
@@ -223,13 +223,7 @@ function fitToContent(node, root, state) {
   const measured = last ? last.offsetTop + last.offsetHeight + 7 : 0; // + the bottom padding and border
   const lines = (root.innerText || "").split("\n").length;
   state.fitted = Math.min(MAX_HEIGHT, measured > 7 ? measured : 14 + LINE * lines);
-  const height = node.computeSize()[1];
-  if (!height) return;
-  const ours = state.setTo !== undefined && Math.abs(node.size[1] - state.setTo) < 1;
-  if (height > node.size[1] || (ours && height < node.size[1])) {
-    setFaceSize(node, [Math.max(node.size[0], WIDTH), height]);
-    state.setTo = node.size[1];
-  }
+  followFace(node, node.computeSize()[1], WIDTH);
   node.setDirtyCanvas(true, true);
 }
 

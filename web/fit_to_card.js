@@ -8,7 +8,7 @@
 // save/load, and never overwrites a value changed by hand since (it says so). Nothing is applied without a click.
 import { api } from "../../scripts/api.js";
 import { el, exposeForTests, fmtBytes, TEXT_TONES } from "./lib/format.js";
-import { addFace, registerFaceNode, setFaceSize } from "./lib/node_face.js";
+import { addFace, followFace, registerFaceNode } from "./lib/node_face.js";
 import { nodeById, rootGraph } from "./lib/graph_adapter.js";
 import { appliedRecords, applyOffer, describeChange, findTarget, graphTakes, undoApplied } from "./lib/fit_offers.js";
 import { toast } from "./lib/frontend.js";
@@ -150,7 +150,8 @@ function fitFace(node) {
     const last = root.lastElementChild;
     if (last) node.__ggFitHeight = last.offsetTop + last.offsetHeight + 12; // + the bottom padding and widget margin
   }
-  if (node.setSize) setFaceSize(node, [Math.max(WIDTH, node.size?.[0] || 0), node.computeSize?.()[1] ?? node.size?.[1]]);
+  // a height we grew it to follows the plan (shorter too); a hand-set one is kept (followFace)
+  if (node.setSize && node.computeSize) followFace(node, node.computeSize()[1], WIDTH);
   node.setDirtyCanvas?.(true, true);
 }
 

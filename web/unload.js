@@ -6,7 +6,7 @@
 import { api } from "../../scripts/api.js";
 import { el, exposeForTests, keepUnits, TEXT_TONES } from "./lib/format.js";
 import { clientId, toast } from "./lib/frontend.js";
-import { addFace, registerFaceNode, setFaceSize } from "./lib/node_face.js";
+import { addFace, followFace, registerFaceNode } from "./lib/node_face.js";
 
 const NODE = "GPUGardenUnloadTextEncoders";
 const SETTING = "GPUGarden.AutoUnloadTextEncoders";
@@ -98,9 +98,8 @@ registerFaceNode({
     // the rows as laid out at the node's width (a long summary wraps to several), + the padding and widget margin
     const last = /** @type {HTMLElement | null} */ (face.lastElementChild);
     node.__ggUnloadFitted = face.isConnected && last ? last.offsetTop + last.offsetHeight + 7 + 10 : 0;
-    const height = node.computeSize()[1];
-    // never shorter than the user made it; a height this grows it to is recorded as ours (setFaceSize)
-    setFaceSize(node, [Math.max(node.size[0], WIDTH), Math.max(node.size[1], height)]);
+    // a height we grew it to follows this report (a shorter one shrinks it); a hand-set one is kept (followFace)
+    followFace(node, node.computeSize()[1], WIDTH);
     node.setDirtyCanvas(true, true);
   },
 });

@@ -244,6 +244,49 @@ def test_block_swap_count_shows_for_a_loader_inside_a_subgraph(comfy_page, comfy
     assert console.from_pack() == [], console.from_pack()
 
 
+FIT = f"(window.app.rootGraph ?? window.app.graph).nodes.find(n => n.type === {json.dumps(NODE)})"
+# the loader inside the subgraph: the first node of the first subgraph definition (graph.subgraphs, 1.58)
+INNER = "[...(window.app.rootGraph ?? window.app.graph).subgraphs.values()][0].nodes.find(n => n.type === 'CheckpointLoaderSimple')"
+ADD_COUNT = "(v) => { " + INNER + ".addWidget('number', 'blocks_to_swap', v, () => {}, { min: 0, max: 40, step: 1, precision: 0, serialize: false }); }"
+INNER_COUNT = "() => " + INNER + ".widgets.find(w => w.name === 'blocks_to_swap').value"
+
+
+def test_apply_reaches_a_loader_inside_a_subgraph_and_undo_finds_it_after_a_reload(comfy_page, comfy_host):
+    """webY (walk52's subgraph item): with the loader inside a subgraph, the block-swap count showed as info and Apply
+    was not offered: the walk upstream from the Fit to Card node stopped at the subgraph node. Now it follows the
+    subgraph's output to the loader inside (graph_adapter.upstream), Apply sets its widget, the applied row names the
+    subgraph, and the Undo record keeps the subgraph's id, so Undo finds the loader after a reload too.
+    Breaks with fit_offers.reached back on inputLink + nodeById (no Apply button: the row reads 'info: ...')."""
+    page, console = comfy_page
+    if not page.evaluate("() => typeof (window.app.rootGraph ?? window.app.graph).convertToSubgraph === 'function'"):
+        pytest.skip("this frontend has no subgraphs")
+    page.evaluate("async (wf) => { await window.app.loadApiJson(wf, 'fit.json'); }", workflow())
+    fit_id = page.evaluate(f"""() => {{ const g = window.app.rootGraph ?? window.app.graph;
+        g.convertToSubgraph(new Set([g.nodes.find(n => n.type === 'CheckpointLoaderSimple')])); return {FIT}.id; }}""")
+    page.evaluate(ADD_COUNT, 0)  # the stand-in wrapper loader: a checkpoint loader with a block-swap count
+    plan = {"mode": "apply", "summary": "kept 1.20 GiB of weights on the GPU, offloaded 2.00 GiB", "fits": True,
+            "steps": [], "offers": [BLOCK_SWAP_INFO]}
+    page.evaluate(f"(fit) => {{ {FIT}.onExecuted({{ gpu_garden_fit: [fit] }}); }}", plan)
+    show_node(page, fit_id, top=140, scale=1.0)
+    row = page.locator("[data-testid='gg-fit-offer-row-block_swap']")
+    assert row.inner_text().startswith("offer (not applied): for wrapper loaders"), row.inner_text()
+    click(page, "gg-fit-offer-block_swap")
+    assert page.evaluate(INNER_COUNT) == 5
+    rec = page.evaluate(f"() => {FIT}.properties.gg_fit_applied.block_swap")
+    assert rec["graphId"] and rec["changes"] == [{"name": "blocks_to_swap", "before": 0, "after": 5}], rec
+    assert "(in subgraph " in row.inner_text() and "blocks_to_swap 0 → 5" in row.inner_text(), row.inner_text()
+    # saved and loaded again (the count's widget is client-side here, so the stand-in loader gets it back at 5)
+    page.evaluate("async () => { const g = window.app.rootGraph ?? window.app.graph;"
+                  " await window.app.loadGraphData(g.serialize(), false, false, 'fit-subgraph'); }")
+    page.evaluate(ADD_COUNT, 5)
+    show_node(page, fit_id, top=140, scale=1.0)
+    click(page, "gg-fit-undo-block_swap")
+    undo = page.evaluate("() => window.__gpuGarden.lastFitUndo")
+    assert [c["name"] for c in undo["restored"]] == ["blocks_to_swap"] and not undo["missed"], undo
+    assert page.evaluate(INNER_COUNT) == 0
+    assert console.from_pack() == [], console.from_pack()
+
+
 def test_apply_and_undo_in_nodes_2_vue(browser, comfy_host):
     """The same click and Undo with the Nodes 2.0 (Vue) renderer; on the bundled 1.35 frontend it is an early
     preview, so this runs on frontends from 1.5x on."""

@@ -589,3 +589,41 @@ def test_escape_closes_the_panel_once_the_user_is_in_it(comfy_page):
     page.keyboard.press("Escape")
     panel.wait_for(state="detached", timeout=2000)
     assert console.from_pack() == [], console.from_pack()
+
+
+MINIMAP_RECT = """() => { const e = document.querySelector('.litegraph-minimap, [data-testid=minimap-container]');
+  const r = e && e.getBoundingClientRect();
+  return r && r.width > 0 ? {x: r.x, y: r.y, width: r.width, height: r.height} : null; }"""
+
+
+def apart(a, b):
+    return a["x"] + a["width"] <= b["x"] or b["x"] + b["width"] <= a["x"] or a["y"] + a["height"] <= b["y"] \
+        or b["y"] + b["height"] <= a["y"]
+
+
+def test_the_docked_panel_keeps_clear_of_the_minimap(page):
+    """walk52 left-open 4: with the failing node off-screen the panel docks at the canvas's right edge, and at up to
+    640 px tall it covered the minimap's left part. Docked, it now sits left of a shown minimap (graph_adapter.minimapRect);
+    with the minimap closed it docks at the right edge as before. Breaks with oom_place.js's minimap step removed
+    (the panel's box and the minimap's overlap)."""
+    page.evaluate("() => app.extensionManager.setting.set('Comfy.Minimap.Visible', true)")
+    load_api(page, sd15_prompt())
+    page.wait_for_timeout(300)
+    minimap = page.evaluate(MINIMAP_RECT)
+    if minimap is None:
+        pytest.skip("this frontend shows no minimap")
+    # node 3 is the KSampler here, not the report's VAEDecode: the panel docks (as for a node off-screen)
+    page.evaluate("(r) => window.comfyAPI.api.api.dispatchCustomEvent('gpu_garden.oom', r)", vae_report("3"))
+    page.locator("[data-testid=gg-oom-panel]").wait_for(state="visible")
+    page.evaluate("() => document.querySelectorAll('[data-testid=gg-oom-panel] details').forEach(d => d.open = true)")
+    page.wait_for_timeout(300)  # placed again each frame at its full height
+    box = panel_box(page)
+    assert page.evaluate(PANEL_SIDE) == "gg-docked"
+    assert box["y"] + box["height"] > minimap["y"], (box, minimap)  # tall enough to reach the minimap's rows
+    assert apart(box, minimap), ("the docked panel covers the minimap", box, minimap)
+    assert minimap["x"] - (box["x"] + box["width"]) <= 30, (box, minimap)  # beside it, not thrown across the canvas
+    page.evaluate("() => app.extensionManager.setting.set('Comfy.Minimap.Visible', false)")
+    page.wait_for_timeout(500)
+    assert page.evaluate(MINIMAP_RECT) is None
+    closed = panel_box(page)
+    assert closed["x"] > box["x"] + 100, (closed, box)  # the right edge again

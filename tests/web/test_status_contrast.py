@@ -122,3 +122,82 @@ def test_status_words_of_every_face_read_on_the_palette(browser, comfy_host, pal
         assert console.from_pack() == [], console.from_pack()
     finally:
         page.context.close()
+
+
+# Every text of the meter with what makes up its look: [text, its colour, the opacity inside the meter, the meter's
+# background (alpha kept), the meter's own opacity, the body colour of the node under it].
+METER_TEXTS = """(nodeId) => {
+  const m = document.querySelector('[data-testid=gpu-garden-meter]');
+  const css = (c) => { const p = document.createElement('i'); p.style.color = c; document.body.append(p);
+                       const v = getComputedStyle(p).color; p.remove(); return v; };
+  const node = (app.rootGraph ?? app.graph).getNodeById(nodeId);
+  const under = css(node.bgcolor || LiteGraph.NODE_DEFAULT_BGCOLOR);
+  const out = [];
+  for (const e of m.querySelectorAll('*')) {
+    const own = [...e.childNodes].filter(n => n.nodeType === 3).map(n => n.textContent).join('').trim();
+    if (!own || !e.getClientRects().length) continue;
+    let op = 1;
+    for (let a = e; a && a !== m; a = a.parentElement) op *= parseFloat(getComputedStyle(a).opacity);
+    out.push([own.slice(0, 40), getComputedStyle(e).color, op, getComputedStyle(m).backgroundColor,
+              parseFloat(getComputedStyle(m).opacity), under]);
+  }
+  return out;
+}"""
+
+
+def _rgba(css: str):
+    """'rgb(1, 2, 3)', 'rgba(1, 2, 3, 0.4)' or 'color(srgb 0.1 0.2 0.3 / 0.4)' -> (r, g, b, a) in 0..1."""
+    import re
+    nums = [float(x) for x in re.findall(r"[\d.]+", css)]
+    if css.startswith("color("):
+        return tuple(nums[:3]) + ((nums[3],) if len(nums) > 3 else (1.0,))
+    return tuple(x / 255 for x in nums[:3]) + ((nums[3],) if len(nums) > 3 else (1.0,))
+
+
+def _over(top, alpha, bottom):
+    """`top` at `alpha` over opaque `bottom` (both (r, g, b) in 0..1), as the page blends them in sRGB."""
+    return tuple(alpha * t + (1 - alpha) * b for t, b in zip(top, bottom))
+
+
+def _css(rgb) -> str:
+    return "rgb({}, {}, {})".format(*(round(255 * x, 2) for x in rgb))
+
+
+def test_the_faded_meter_over_a_node_reads_on_the_light_palette(browser, comfy_host):
+    """walk52 left-open 2: with a node under every dock the meter fades (gg-meter-under) and lets clicks through to
+    the node; on the light palette "RAM 16.4 / 23.5 GiB free" was faint over the node (the whole meter at 30 %
+    opacity: its texts read 1.6:1 over the node's #F5F5F5). Each text of the faded meter reads at 4.5:1 or better
+    against what is behind it, composited: its colour through the meter's background (its alpha) and the meter's
+    opacity over the node's body. Breaks with budget.js's `.gg-meter-under{opacity:.3}` back."""
+    page, console = open_comfy(browser, comfy_host, settings={"Comfy.ColorPalette": "light", "GPUGarden.Meter.Enabled": True})
+    meter = "[data-testid=gpu-garden-meter]"
+    try:
+        page.wait_for_function("() => window.app.extensions.some(e => e.name === 'GPUGarden.Budget')", timeout=30000)
+        ids = page.evaluate(GRAPH)
+        node_id = ids["GPUGardenVRAMBudget"]
+        page.wait_for_selector(f"{meter} .gg-meter-dev", timeout=20000)
+        page.evaluate("() => { window.__gpuGarden.budget.paused = true; }")
+        page.evaluate("(snap) => window.__gpuGarden.budget.show(snap)", snapshot(12))
+        # a node under every dock (stretched over the canvas): the meter stays in the first and fades
+        page.evaluate("""(id) => { const ds = app.canvas.ds, n = app.graph.getNodeById(id);
+            ds.offset[0] = 10 / ds.scale - n.pos[0]; ds.offset[1] = 60 / ds.scale - n.pos[1]; n.size[0] = 6000; n.size[1] = 6000;
+            app.canvas.setDirty(true, true); }""", node_id)
+        page.mouse.up()
+        page.wait_for_function(f"() => document.querySelector('{meter}').classList.contains('gg-meter-under')", timeout=5000)
+        page.wait_for_timeout(400)  # the fade's transition ends
+        texts = page.evaluate(METER_TEXTS, node_id)
+        assert any("GiB free" in t[0] for t in texts), texts
+        low = []
+        for text, fg, op, bg, meter_op, under in texts:
+            r, g, b, a = _rgba(bg)
+            face = _over((r, g, b), a, _rgba(under)[:3])            # the meter's background over the node
+            ink = _over(_rgba(fg)[:3], op * _rgba(fg)[3], face)      # the text on it
+            seen_bg, seen_fg = _over(face, meter_op, _rgba(under)[:3]), _over(ink, meter_op, _rgba(under)[:3])
+            ratio = contrast(_css(seen_fg), _css(seen_bg))
+            if ratio < 4.5:
+                low.append((text, fg, op, bg, meter_op, under, round(ratio, 2)))
+        assert low == [], low
+        assert console.from_pack() == [], console.from_pack()
+    finally:
+        page.context.close()
+        comfy_host.post("/settings/Comfy.ColorPalette", "dark")  # the server keeps it: the next file's tests expect dark

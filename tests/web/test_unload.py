@@ -131,3 +131,31 @@ def test_a_hand_set_height_is_kept_on_reload(comfy_page):
     width, height, needed, text = page.evaluate(RELOAD, "unload-hand-after")
     assert height == grown + 60 and needed < height, (height, grown, needed)
     assert console.from_pack() == [], console.from_pack()
+
+
+# a report of two rows: an encoder on the GPU whose memory is given back
+SHORT_REPORT = {"summary": "text encoder (SD1 CLIP) offloaded: 235.84 MiB freed", "freed_bytes": 247291904,
+                "in_host_ram": False, "lines": ["text encoder (SD1 CLIP) offloaded"]}
+# the node's height after the report r arrives (onExecuted with the server's payload), and what its face needs then
+REPORT = f"""(r) => {{ const n = {OURS}; n.onExecuted({{ gpu_garden_unload: [r] }}); return [n.size[1], n.computeSize()[1]]; }}"""
+
+
+def test_a_grown_node_follows_a_shorter_report_and_a_hand_set_height_is_kept(comfy_page):
+    """walk52 left-open 1: executed() kept max(size, needed), so a shorter report in the same session left the node
+    at the longer one's height (run 2: 3½ lines in a 133 px face). The height a report grew the node to follows the
+    newest report, shorter too; a height the user set by hand is kept (node_face.followFace, every face node's rule).
+    Breaks with unload.js's max(node.size[1], height) back (the shorter report's height stays the long one's)."""
+    page, console = comfy_page
+    page.evaluate("async (wf) => { await window.app.loadApiJson(wf, 'unload.json'); }", workflow())
+    idle = page.evaluate(f"() => {{ const n = {OURS}; n.setSize([400, n.size[1]]); return n.size[1]; }}")
+    long_h, long_need = page.evaluate(REPORT, LONG_REPORT)
+    assert long_h == long_need and long_h > idle + 40, (idle, long_h, long_need)  # the long report grew it
+    short_h, short_need = page.evaluate(REPORT, SHORT_REPORT)
+    assert short_h == short_need and short_h < long_h - 40, (long_h, short_h, short_need)  # and the short one shrank it
+    again_h, _ = page.evaluate(REPORT, LONG_REPORT)
+    assert again_h == long_h, (again_h, long_h)  # grows again for the long one
+    # the user makes it taller by hand: a shorter report keeps that height
+    hand = page.evaluate(f"() => {{ const n = {OURS}; n.setSize([400, {long_h} + 80]); return n.size[1]; }}")
+    kept_h, kept_need = page.evaluate(REPORT, SHORT_REPORT)
+    assert kept_h == hand and kept_need < hand, (hand, kept_h, kept_need)
+    assert console.from_pack() == [], console.from_pack()

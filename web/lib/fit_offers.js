@@ -4,7 +4,7 @@
 // exactly. Public frontend API only (node.inputs / outputs / widgets, widget.value, widget.callback); link and
 // node lookups go through graph_adapter.js. Nothing here runs without a click.
 import { app } from "../../../scripts/app.js";
-import { allNodes, inputLink, linkById, nodeById, sameNodeId } from "./graph_adapter.js";
+import { allNodes, linkById, nodeAt, nodeById, nodePlace, sameNodeId, upstream } from "./graph_adapter.js";
 
 const MAX_NODES = 64; // a walk never visits more nodes than this
 
@@ -45,35 +45,36 @@ function matches(node, target) {
   return Object.entries(target.widgets || {}).every(([name, v]) => accepts(widgetNamed(node, name), v));
 }
 
-/** Nodes reached from the Fit to Card node as `apply` says: upstream from an input, or the nodes its vae output feeds. */
+/** Nodes reached from the Fit to Card node as `apply` says: upstream from an input (through subgraphs:
+ *  graph_adapter.upstream, so a loader inside one is reached), or the nodes its vae output feeds. */
 function reached(node, apply) {
   const graph = node.graph;
+  /** @type {any[]} */
   const out = [];
-  const seen = new Set([String(node.id)]);
-  /** @type {{node: any, type: string}[]} */
+  const seen = new Set([node]);  // the node objects: ids repeat from one subgraph to the next
+  /** @type {{node: any, type: string, outer: any[]}[]} */
   const queue = [];
   if (apply.from === "vae_out") {
     const slot = (node.outputs || []).findIndex((o) => o.type === "VAE");
     for (const id of node.outputs?.[slot]?.links || []) {
       const l = linkById(graph, id);
       const t = l && nodeById(graph, l.target_id);
-      if (t) queue.push({ node: t, type: "VAE" });
+      if (t) out.push(t);
     }
-    return queue.map((q) => q.node);
+    return out;
   }
   const at = (node.inputs || []).findIndex((i) => i.name === apply.from);
-  const inp = at >= 0 ? node.inputs[at] : null;
-  const first = inp ? inputLink(node, at) : null;
-  if (first) queue.push({ node: nodeById(graph, first.origin_id), type: String(inp.type) });
+  const first = at >= 0 ? upstream(node, at) : null;
+  if (first) queue.push({ ...first, type: String(node.inputs[at].type) });
   while (queue.length && out.length < MAX_NODES) {
-    const { node: n, type } = /** @type {{node: any, type: string}} */ (queue.shift());
-    if (!n || seen.has(String(n.id))) continue;
-    seen.add(String(n.id));
+    const { node: n, type, outer } = /** @type {{node: any, type: string, outer: any[]}} */ (queue.shift());
+    if (!n || seen.has(n)) continue;
+    seen.add(n);
     out.push(n);
     for (const [slot, i] of (n.inputs || []).entries()) {
       if (apply.through === "same" && !(String(i.type) === type || i.type === "*")) continue;
-      const l = inputLink(n, slot);
-      if (l) queue.push({ node: nodeById(graph, l.origin_id), type });
+      const up = upstream(n, slot, outer);
+      if (up) queue.push({ ...up, type });
     }
   }
   return out;
@@ -161,7 +162,10 @@ export function applyOffer(fitNode, offer) {
     const w = widgetNamed(t.node, name);
     return { name, before: w.value, after };
   });
-  const rec = { id: offer.id, label: offer.label, nodeId: t.node.id, nodeTitle: t.node.title || t.node.type, changes };
+  // a loader inside a subgraph: the record keeps its subgraph's id (nodePlace) and its title says where it is
+  const where = t.node.graph !== fitNode.graph && t.node.graph?.name ? ` (in subgraph ${t.node.graph.name})` : "";
+  const rec = { id: offer.id, label: offer.label, ...nodePlace(t.node, fitNode.graph),
+                nodeTitle: (t.node.title || t.node.type) + where, changes };
   asOneChange(() => {
     for (const c of changes) setWidget(t.node, widgetNamed(t.node, c.name), c.after);
     keepRecords(fitNode, { ...appliedRecords(fitNode), [offer.id]: rec });
@@ -181,7 +185,7 @@ export function undoApplied(fitNode, offerId) {
   const records = appliedRecords(fitNode);
   const record = records[offerId];
   if (!record) return null;
-  const node = nodeById(fitNode.graph, record.nodeId);
+  const node = nodeAt(fitNode.graph, record);
   const out = { record, restored: [], byHand: [], missed: [] };
   asOneChange(() => {
     for (const c of record.changes || []) {

@@ -21,9 +21,13 @@
 // - canvasArea: the graph's visible part, from the frontend's graph panel (.graph-canvas-panel), cached.
 // - inputLink: a node input's link through LGraphNode.getInputLink (1.58 deprecates reading input.link).
 // - allNodes: the nodes of a graph and of its subgraphs (node.subgraph, graph.subgraphs on 1.58), feature-detected.
+//   upstream / nodePlace / nodeAt: a link followed into and out of a subgraph (subgraph.outputs[i].linkIds, the
+//   subgraph's inputNode), and a node found again inside one by its subgraph's id (Fit to Card's Apply and Undo).
 // - canvasControlsRect / overNode: where the frontend's canvas controls are (the zoom button's bar, 1.35 and
 //   1.58: [data-testid=zoom-controls-button], not an API) and which shown nodes a rectangle covers, so the
 //   memory meter docks beside the one and stays out of the other's way.
+// - minimapRect: where the frontend's minimap shows (.litegraph-minimap, not an API), so the docked OOM panel
+//   keeps clear of it.
 import { app } from "../../../scripts/app.js";
 import { exposeForTests } from "./format.js";
 
@@ -112,6 +116,68 @@ export function inputLink(node, slot) {
   warnOnce("LGraphNode.getInputLink");
   const id = node.inputs[slot]?.link;
   return id != null ? linkById(node.graph, id) : null;
+}
+
+/**
+ * The node that feeds input `slot` of `node`, looking through subgraphs (1.58; feature-detected, so a frontend without
+ * them gives the link's origin node): a subgraph node's output leads to the inner node feeding it (the subgraph's
+ * outputs[i].linkIds), and an inner link from the subgraph's input node to what feeds that input of the subgraph node.
+ * `outer` is the subgraph nodes entered on the way, innermost last; a walk that starts inside a subgraph leaves it
+ * through the first node of the graph that holds that subgraph. Returns { node, outer } or null.
+ * @param {any} node
+ * @param {number} slot
+ * @param {any[]} [outer]
+ * @returns {{ node: any, outer: any[] } | null}
+ */
+export function upstream(node, slot, outer = []) {
+  const link = inputLink(node, slot);
+  return link ? linkOrigin(node.graph, link, outer, 0) : null;
+}
+
+const MAX_DEPTH = 16; // subgraphs inside subgraphs followed at most this deep
+
+function linkOrigin(graph, link, outer, depth) {
+  if (depth > MAX_DEPTH) return null;
+  const inputNode = graph?.inputNode;
+  if (inputNode && inputNode.id != null && sameNodeId(link.origin_id, inputNode.id)) {
+    const holder = outer.length ? outer[outer.length - 1] : allNodes(graph).find((n) => n?.subgraph === graph);
+    const l = holder ? inputLink(holder, link.origin_slot) : null;
+    return l ? linkOrigin(holder.graph, l, outer.slice(0, -1), depth + 1) : null;
+  }
+  const n = nodeById(graph, link.origin_id);
+  const ids = n?.subgraph?.outputs?.[link.origin_slot]?.linkIds;
+  if (Array.isArray(ids) && ids.length) {
+    const inner = linkById(n.subgraph, ids[0]);
+    if (inner) return linkOrigin(n.subgraph, inner, [...outer, n], depth + 1);
+  }
+  return n ? { node: n, outer } : null;
+}
+
+/**
+ * Where `node` sits, to find it again after a reload: its id, and the id of the subgraph holding it where that is
+ * not `from` (the graph the finder starts from); see nodeAt.
+ * @param {any} node
+ * @param {any} from
+ */
+export function nodePlace(node, from) {
+  const place = { nodeId: node.id };
+  if (node.graph && node.graph !== from && node.graph.id != null) place.graphId = String(node.graph.id);
+  return place;
+}
+
+/**
+ * The node nodePlace described, from `from`: in `from` itself, or in the root graph or the subgraph definition whose
+ * id it kept (graph.subgraphs, 1.58's Map of them by id). Null when it is gone.
+ * @param {any} from
+ * @param {{ nodeId: any, graphId?: string }} place
+ */
+export function nodeAt(from, place) {
+  if (!place?.graphId) return nodeById(from, place?.nodeId);
+  const root = from?.rootGraph ?? from;
+  if (root && String(root.id) === place.graphId) return nodeById(root, place.nodeId);
+  const defs = root?.subgraphs;
+  const graph = defs && typeof defs.get === "function" ? defs.get(place.graphId) : null;
+  return graph ? nodeById(graph, place.nodeId) : null;
 }
 
 /** Is the Nodes 2.0 (Vue) renderer on? */
@@ -313,6 +379,26 @@ export function faceWatchStats() {
   return { waiting: waiting.size, observing: !!watch.observer, timer: !!watch.timer, frame: !!watch.frame };
 }
 exposeForTests({ faceWatch: { stats: faceWatchStats } });
+
+// The frontend's minimap (1.35 and 1.58: a .litegraph-minimap box over the canvas's bottom-right corner; 1.58 also
+// marks it data-testid=minimap-container). Not an API: a frontend without it, or with it closed, has no such box.
+const MINIMAP = ".litegraph-minimap, [data-testid=minimap-container]";
+
+/** @type {Element | null} the minimap's box, kept while it is in the document (minimapRect) */
+let minimap = null;
+
+/**
+ * Where the frontend's minimap shows, as a client rectangle, or null where it is not shown (closed, hidden, or a
+ * frontend without one). The box is found once and queried again only when it has left the document, so the OOM
+ * panel asking each animation frame costs no query while the minimap stays.
+ * @returns {{ left: number, top: number, right: number, bottom: number } | null}
+ */
+export function minimapRect() {
+  if (!minimap?.isConnected) minimap = document.querySelector(MINIMAP);
+  const r = minimap?.getBoundingClientRect();
+  if (!r || !(r.width > 0 && r.height > 0) || getComputedStyle(/** @type {Element} */ (minimap)).visibility === "hidden") return null;
+  return { left: r.left, top: r.top, right: r.right, bottom: r.bottom };
+}
 
 /** Selectors of the frontend's own error UI, per version (none of them is an API). */
 const ERROR_UI = [

@@ -104,6 +104,23 @@ export function setFaceSize(node, size) {
 }
 
 /**
+ * Size `node` for the newest result its face shows: `height` is what the face needs now, `width` the least width.
+ * The one rule of every face node: a height the pack grew the node to (GROWN_PROP) follows the newest result, taller
+ * or shorter; a height the user set by hand is kept unless the face needs more (then the new height is ours).
+ * walk52 left-open 1: Unload Text Encoders kept max(size, needed), so a shorter report left an empty box.
+ * @param {any} node
+ * @param {number} height
+ * @param {number} width
+ */
+export function followFace(node, height, width) {
+  if (!node.size || !height) return;
+  const grown = node.properties?.[GROWN_PROP];
+  const ours = typeof grown === "number" && Math.abs(node.size[1] - grown) < 1;
+  const keep = height < node.size[1] && !ours;  // the user's height, room to spare
+  setFaceSize(node, [Math.max(node.size[0], width), keep ? node.size[1] : height]);
+}
+
+/**
  * The user resized `node` (onResize, where the frontend calls it for a drag of the corner): its height is theirs
  * now, so the record of the height we grew it to goes. Our own setSize (setFaceSize, shrinkToIdleFace) and a resize
  * to the recorded height (a load restoring it) leave the record.

@@ -1,9 +1,9 @@
 // @ts-check
 // Where the OOM panel goes: beside the failing node (right, else left), never over the frontend's own
 // error UI (1.35: the modal; 1.58: the "Generation failed" card and the right side panel), never over an open
-// sidebar, docked at the canvas's right edge when the node is not on screen or has no room beside it. Pure
-// geometry over rectangles from graph_adapter.js.
-import { canvasArea, frontendErrorRects, nodeClientRect } from "./graph_adapter.js";
+// sidebar, docked at the canvas's right edge (left of a shown minimap) when the node is not on screen or has no
+// room beside it. Pure geometry over rectangles from graph_adapter.js.
+import { canvasArea, frontendErrorRects, minimapRect, nodeClientRect } from "./graph_adapter.js";
 
 const GAP = 14;
 const MARGIN = 8;
@@ -65,6 +65,14 @@ export function placePanel(node, panel) {
   const panelRight = avoid.filter((a) => a.right >= area.right - 4 && a.bottom - a.top > vh * 0.6);
   if (panelRight.length) left = Math.min(...panelRight.map((a) => a.left)) - pw - 16;
   left = Math.max(minLeft, left);
-  const top = clearTop(left, DOCK_TOP, pw, ph, avoid, Math.max(DOCK_TOP, vh - ph - MARGIN)) ?? DOCK_TOP;
+  const dockTop = (x) => clearTop(x, DOCK_TOP, pw, ph, avoid, Math.max(DOCK_TOP, vh - ph - MARGIN)) ?? DOCK_TOP;
+  let top = dockTop(left);
+  // the minimap in the canvas's bottom-right corner (walk52: the docked panel, up to 640 px tall, covered its left
+  // part): left of it where the canvas has room, so both show
+  const map = minimapRect();
+  if (map && overlaps({ left, top, right: left + pw, bottom: top + ph }, map) && map.left - GAP - pw >= minLeft) {
+    left = Math.min(left, map.left - GAP - pw);
+    top = dockTop(left);
+  }
   return { left, top, side: "gg-docked", arrowY: null };
 }
