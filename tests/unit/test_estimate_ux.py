@@ -47,11 +47,12 @@ def test_missing_main_model_is_incomplete_not_fits(comfy, tmp_path, capsys):
     rc, out, err = est(tmp_path, capsys, wf, "--models-dir", str(models), "--vram", "12")
     lines = out.splitlines()
     assert rc == 1
-    assert lines[0] == f"INCOMPLETE: 2 model files named by the workflow not found under {models}:"
+    assert lines[0] == f"INCOMPLETE: 1 model file named by the workflow not found under {models}:"
     assert "flux1-dev-fp8.safetensors" in lines[1] and "diffusion_models/, unet/" in lines[1]
-    assert "my_lora.safetensors" in lines[2] and "LoraLoaderModelOnly.lora_name" in lines[2] and "loras/" in lines[2]
+    # cliZ H: the LoRA, never counted, is a note, not a second reason for INCOMPLETE
+    assert "my_lora.safetensors (LoraLoaderModelOnly; looked in loras/)" in out and "my_lora" not in lines[2]
     v = next(x for x in lines if x.startswith("verdict:"))
-    assert "FITS" not in v and "INCOMPLETE: 2 model files not found" in v
+    assert "FITS" not in v and "INCOMPLETE: 1 model file not found" in v
     assert "12 GB fits" not in out and "knobs" not in out
     # --write refuses: a shared workflow must not carry "fits" for a graph we could not see whole
     o = tmp_path / "shared.json"
@@ -60,7 +61,8 @@ def test_missing_main_model_is_incomplete_not_fits(comfy, tmp_path, capsys):
     rc, out, _ = est(tmp_path, capsys, wf, "--models-dir", str(models), "--vram", "12", "--json")
     j = json.loads(out)
     assert rc == 1 and j["outcome"]["status"] == "incomplete"
-    assert j["workflow"]["missing"] == ["flux1-dev-fp8.safetensors", "my_lora.safetensors"]
+    assert j["workflow"]["missing"] == ["flux1-dev-fp8.safetensors"]
+    assert j["workflow"]["missing_not_counted"] == ["my_lora.safetensors"]
     assert {t["outcome"] for t in j["tiers"]} == {"incomplete"}
 
 

@@ -139,12 +139,12 @@ def test_the_button_estimates_the_open_graph_before_it_runs(comfy_page, comfy_ho
     page.screenshot(path=str(output_dir / "estimate_node_open_graph.png"))
 
     wf = estimate_only(512, 768, vram_gb=8.0, mode="formula")
-    wf["10"] = {"class_type": "LoraLoader", "inputs": {"lora_name": "gg_absent_lora.safetensors", "strength_model": 1.0,
-                                                       "strength_clip": 1.0, "model": ["4", 0], "clip": ["4", 1]}}
+    # a counted file the folders do not hold (a LoRA, never counted, is only a note: cliZ H)
+    wf["10"] = {"class_type": "VAELoader", "inputs": {"vae_name": "gg_absent_vae.safetensors"}}
     node_id = load(page, wf)
     click_estimate(page, node_id, "gg-estimate-graph-missing")
     assert face(page, node_id, "gg-estimate-graph-verdict") == "INCOMPLETE"
-    assert face(page, node_id, "gg-estimate-graph-missing") == "incomplete: gg_absent_lora.safetensors not found"
+    assert face(page, node_id, "gg-estimate-graph-missing") == "incomplete: gg_absent_vae.safetensors not found"
     assert face(page, node_id, "gg-estimate-graph-tiers") == "per card tier: not judged (the estimate is incomplete)"
     assert console.from_pack() == [], console.from_pack()
     assert console.unexpected() == [], console.unexpected()
@@ -160,7 +160,7 @@ def test_a_route_error_is_shown_as_text(comfy_page, comfy_host):
     click_estimate(page, node_id, "gg-estimate-graph-error")
     err = face(page, node_id, "gg-estimate-graph-error")
     assert err == ("open graph: estimate failed: none of the workflow's model files was found under ComfyUI's model "
-                   "folders: <b>gone</b>.safetensors"), err
+                   "folders: <b>gone</b>.safetensors (looked in checkpoints/)"), err
     html = page.evaluate(f"(id) => {ROOT}.querySelector('[data-testid=gg-estimate-graph-error]').innerHTML", node_id)
     assert "<b>" not in html
     assert page.locator("[data-testid='gg-estimate-graph-button']").first.is_enabled()  # ready for another try

@@ -1,0 +1,93 @@
+"""cliZ: the CLI defects rev52's newcomer walk left open (notes /work/tools/s52/out/rev52.md "Left open", part 2):
+H (a LoRA never counted cannot make a workflow's estimate incomplete; the folders searched; --write and the API
+format), E (Hub repo ids to bundled layouts), G (one per-card-tier wording), C (prose wrapped to the terminal), K."""
+import json
+
+import pytest
+
+from gpu_garden.memory.estimate import layouts
+from support.cli_run import estimate
+
+
+@pytest.fixture(scope="module")
+def comfy(tmp_path_factory):
+    """models/ with FLUX.1-dev, its text encoders and VAE; no LoRA."""
+    d = tmp_path_factory.mktemp("ComfyUI") / "models"
+    layouts.write_sparse("flux_flux1-dev", d / "diffusion_models" / "flux1-dev.safetensors")
+    layouts.write_sparse("te_t5xxl_fp16", d / "text_encoders" / "t5xxl_fp16.safetensors")
+    layouts.write_sparse("te_clip_l", d / "text_encoders" / "clip_l.safetensors")
+    layouts.write_sparse("vae_flux_ae", d / "vae" / "ae.safetensors")
+    (d / "loras").mkdir()
+    return d
+
+
+def flux_ui(unet="flux1-dev.safetensors", lora=None):
+    n = [{"id": 1, "type": "UNETLoader", "widgets_values": [unet, "default"]},
+         {"id": 2, "type": "DualCLIPLoader", "widgets_values": ["t5xxl_fp16.safetensors", "clip_l.safetensors", "flux", "default"]},
+         {"id": 3, "type": "VAELoader", "widgets_values": ["ae.safetensors"]},
+         {"id": 4, "type": "EmptySD3LatentImage", "widgets_values": [1024, 1024, 1]}]
+    if lora:
+        n.append({"id": 7, "type": "LoraLoaderModelOnly", "widgets_values": [lora, 1.0]})
+    return {"last_node_id": len(n), "nodes": n, "links": [], "extra": {}, "version": 0.4}
+
+
+def wf_est(tmp_path, capsys, wf, *args):
+    p = tmp_path / "wf.json"
+    p.write_text(json.dumps(wf))
+    return estimate(capsys, "--workflow", str(p), "--ram", "64", *args)
+
+
+# --- H -------------------------------------------------------------------------------------------------------------
+def test_h_only_a_lora_missing_is_a_note_not_incomplete(comfy, tmp_path, capsys):
+    # breaks if read() files a missing LoRA under "missing" again (rev52 H: INCOMPLETE, exit 1)
+    rc, out, _ = wf_est(tmp_path, capsys, flux_ui(lora="my_lora.safetensors"), "--models-dir", str(comfy), "--vram", "24")
+    assert rc == 0 and "INCOMPLETE" not in out
+    assert "not found, and not counted if found (a LoRA is merged into the weights it patches): " \
+           "my_lora.safetensors (LoraLoaderModelOnly; looked in loras/)" in out
+    assert "per card tier: not judged" not in out
+    rc, out, _ = wf_est(tmp_path, capsys, flux_ui(lora="my_lora.safetensors"), "--models-dir", str(comfy), "--vram", "24",
+                        "--json")
+    j = json.loads(out)
+    assert j["outcome"]["status"] != "incomplete" and j["workflow"]["missing"] == []
+    assert j["workflow"]["missing_not_counted"] == ["my_lora.safetensors"]
+
+
+def test_h_lora_and_counted_file_missing_counts_only_the_counted(comfy, tmp_path, capsys):
+    rc, out, _ = wf_est(tmp_path, capsys, flux_ui(unet="flux1-dev-fp8.safetensors", lora="my_lora.safetensors"),
+                        "--models-dir", str(comfy), "--vram", "12")
+    assert rc == 1
+    assert out.splitlines()[0] == f"INCOMPLETE: 1 model file named by the workflow not found under {comfy}:"
+    assert "verdict: INCOMPLETE: 1 model file not found" in out
+
+
+def test_h_lora_missing_still_writes(comfy, tmp_path, capsys):
+    # a LoRA is not counted: the requirement written is the one a found LoRA would give
+    o = tmp_path / "shared.json"
+    rc, out, err = wf_est(tmp_path, capsys, flux_ui(lora="my_lora.safetensors"), "--models-dir", str(comfy),
+                          "--vram", "24", "--write", str(o))
+    assert rc == 0 and o.exists() and "nothing written" not in err
+    assert json.loads(o.read_text())["extra"]["gpu_garden"]["memory"]["files"] == \
+        ["flux1-dev.safetensors", "t5xxl_fp16.safetensors", "clip_l.safetensors", "ae.safetensors"]
+
+
+def test_h_none_found_names_the_folders_searched(comfy, tmp_path, capsys):
+    # breaks if the error lists the names alone (rev52 H: "... under models: sd_xl_base_1.0.safetensors")
+    wf = {"last_node_id": 2, "links": [], "nodes": [
+        {"id": 1, "type": "CheckpointLoaderSimple", "widgets_values": ["sd_xl_base_1.0.safetensors"]},
+        {"id": 2, "type": "LoraLoader", "widgets_values": ["style.safetensors", 1.0, 1.0]}]}
+    rc, _, err = wf_est(tmp_path, capsys, wf, "--models-dir", str(comfy))
+    assert rc == 2
+    assert err.strip() == (f"gpu-garden estimate: error: none of the workflow's model files was found under {comfy}: "
+                           "sd_xl_base_1.0.safetensors (looked in checkpoints/); style.safetensors (looked in loras/)")
+
+
+def test_h_api_format_write_says_which_format_and_how(comfy, tmp_path, capsys):
+    # breaks if the refusal is the old "an API-format workflow has no metadata field; save the workflow (UI format)"
+    # or comes after the estimate (it is checked before anything is estimated: stdout stays empty)
+    api = {"1": {"class_type": "UNETLoader", "inputs": {"unet_name": "flux1-dev.safetensors", "weight_dtype": "default"}},
+           "2": {"class_type": "EmptySD3LatentImage", "inputs": {"width": 1024, "height": 1024, "batch_size": 1}}}
+    o = tmp_path / "o.json"
+    rc, out, err = wf_est(tmp_path, capsys, api, "--models-dir", str(comfy), "--vram", "24", "--write", str(o))
+    assert rc == 2 and out == "" and not o.exists()
+    assert "--write needs the workflow in UI format (the .json of ComfyUI's Workflow > Save or Export, not Export (API))" in err
+    assert "--workflow reads either format" in err
