@@ -16,8 +16,11 @@ ROLE_LABELS = {"diffusion_model": "diffusion model", "text_encoder": "text encod
 def add_cli_arguments(s: argparse.ArgumentParser):
     """The `gpu-garden estimate` options (memory/cli.py calls this)."""
     s.add_argument("files", nargs="*", metavar="FILE", help="checkpoint, diffusion model, text encoder or VAE files (.safetensors, .gguf), "
-                   "or a name for the bundled header layouts, before a download: a family (sdxl, flux1, wan22, qwen-image, ...) "
-                   "or a file (flux1-dev, wan2.2-ti2v-5b, t5xxl, ae, ...): its model, text encoders and VAE unless given")
+                   "or a name for the bundled header layouts, before a download: a family (sdxl, flux1, wan22, qwen-image, ...), "
+                   "a Hub repo id (black-forest-labs/FLUX.1-dev, ...) or a file (flux1-dev, wan2.2-ti2v-5b, t5xxl, ae, ...): "
+                   "its model, text encoders and VAE unless given (all names: --layouts)")
+    s.add_argument("--layouts", action="store_true", help="list the names FILE takes for bundled layouts (families, "
+                   "their Hub repos, files) and exit")
     s.add_argument("--workflow", metavar="WF.json", help="a ComfyUI workflow (UI or API format): estimate every phase at the sizes set in the graph")
     s.add_argument("--models-dir", metavar="DIR", help="ComfyUI's models folder, where the workflow's files are found")
     s.add_argument("--write", metavar="OUT.json", help="with --workflow: write the workflow with extra.gpu_garden.memory (per card tier) to OUT.json")
@@ -333,15 +336,18 @@ def components(files) -> tuple:
     for f in files:
         hit = None if os.path.exists(f) else layouts.resolve(str(f))
         if hit is None:
-            if not os.path.exists(f) and os.sep not in str(f) and "/" not in str(f):
-                raise UserError(f"{f}: no such file, and no bundled layout has that name ({layouts.known_names()})")
+            if not os.path.exists(f) and (os.sep not in str(f) and "/" not in str(f) or _hub_like(str(f))):
+                raise UserError(f"{f}: no such file, and no bundled layout has that name (closest: "
+                                f"{', '.join(layouts.closest(f))}; all: {layouts.LIST_COMMAND})")
             comps.extend(formula.from_files([f]))
             continue
         kind, name = hit
         fam = name if kind == "family" else next((k for k, v in layouts.FAMILY_FILES.items() if v["model"] == name), None)
         lay = layouts.FAMILY_FILES[fam]["model"] if fam else name
         comps.extend(families.split_components(layouts.table(lay), f"{lay} (bundled)"))
-        notes.append(f"{f}: sized from the bundled layout of {lay}, not a file")
+        repo = layouts.hub_repo(str(f)) if kind == "family" else None
+        notes.append(f"{f}: sized from the bundled layout of {lay}"
+                     + (f" (the model of the Hub repo {repo}; nothing downloaded)" if repo else ", not a file"))
         if fam:
             families_named.append(fam)
     for fam in families_named:  # the family's usual text encoders and VAE, where no argument gave one
@@ -355,6 +361,13 @@ def components(files) -> tuple:
             notes.append(f"{fam}'s text encoder ({ff['te_missing']}) has no bundled layout: the text encode phase leaves "
                          "it out (give its file to count it)")
     return comps, notes
+
+
+def _hub_like(name: str) -> bool:
+    """OWNER/NAME with no model extension: a Hub repo id, not a path to a file."""
+    from .host_ram import MODEL_FILE_EXT
+    parts = name.split("/")
+    return len(parts) == 2 and all(parts) and os.path.splitext(name)[1].lower() not in MODEL_FILE_EXT
 
 
 def native_size(args, comps):
@@ -383,6 +396,10 @@ def run_cli(args) -> int:
     if getattr(args, "workflow", None):
         from . import workflow
         return workflow.run_cli(args)
+    if getattr(args, "layouts", False):
+        from . import layouts
+        print(layouts.listing())
+        return 0
     if not args.files:
         _usage_error(args, "give model files, or --workflow WF.json --models-dir DIR")
     if (args.width is None) != (args.height is None):

@@ -91,3 +91,58 @@ def test_h_api_format_write_says_which_format_and_how(comfy, tmp_path, capsys):
     assert rc == 2 and out == "" and not o.exists()
     assert "--write needs the workflow in UI format (the .json of ComfyUI's Workflow > Save or Export, not Export (API))" in err
     assert "--workflow reads either format" in err
+
+
+# --- E -------------------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("name, layout", [("black-forest-labs/FLUX.1-dev", "flux_flux1-dev"),
+                                          ("stabilityai/stable-diffusion-xl-base-1.0", "sdxl_sd_xl_base_1.0"),
+                                          ("stable-diffusion-xl-base-1.0", "sdxl_sd_xl_base_1.0"),
+                                          ("Qwen/Qwen-Image", "qwen_image_qwen_image_bf16"),
+                                          ("Wan2.2-TI2V-5B", "wan_wan2.2_ti2v_5B_fp16")])
+def test_e_hub_repo_ids_size_the_bundled_layout_and_name_it(tmp_path, monkeypatch, capsys, name, layout):
+    # breaks if FAMILY_FILES' hub entries are dropped or resolve() stops reading them (rev52 E: "no such file" /
+    # "no bundled layout has that name")
+    monkeypatch.chdir(tmp_path)  # no file of that name here
+    rc, out, err = estimate(capsys, name, "--vram", "80", "--ram", "64")
+    assert rc == 0, err
+    assert f"{name}: sized from the bundled layout of {layout}" in out
+    assert f"{layout} (bundled)" in out
+
+
+def test_e_hub_note_says_nothing_is_downloaded(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    _, out, _ = estimate(capsys, "black-forest-labs/FLUX.1-dev", "--vram", "24", "--ram", "64")
+    assert ("black-forest-labs/FLUX.1-dev: sized from the bundled layout of flux_flux1-dev (the model of the Hub repo "
+            "black-forest-labs/FLUX.1-dev; nothing downloaded)") in " ".join(out.split())
+
+
+def test_e_hub_ids_live_in_the_family_table_only():
+    # one source of truth: every Hub id is in FAMILY_FILES; a name no entry lists is not taken
+    from gpu_garden.memory.estimate import layouts as L
+    assert L.resolve("black-forest-labs/FLUX.1-dev") == ("family", "flux1")
+    assert L.resolve("stable-diffusion-v1-5") == ("family", "sd1")
+    assert L.resolve("black-forest-labs/FLUX.1-schnell") is None  # schnell has no bundled layout (no guidance_in)
+    assert L.hub_repo("FLUX.1-dev") == "black-forest-labs/FLUX.1-dev" and L.hub_repo("sdxl") is None
+
+
+@pytest.mark.parametrize("name, closest", [
+    ("sd_xl_turbo.safetensors", "sdxl, sdxl_sd_xl_base_1.0, vae_sdxl_vae"),
+    ("black-forest-labs/FLUX.1-schnell", "flux-dev, flux1, flux_flux1-dev")])
+def test_e_unknown_name_gives_three_close_names_and_the_listing_command(tmp_path, monkeypatch, capsys, name, closest):
+    # breaks if the error lists every layout again (rev52 E: a 700-character line) or names no listing command
+    monkeypatch.chdir(tmp_path)
+    rc, _, err = estimate(capsys, name)
+    assert rc == 2
+    assert err.strip() == (f"gpu-garden estimate: error: {name}: no such file, and no bundled layout has that name "
+                           f"(closest: {closest}; all: gpu-garden estimate --layouts)")
+    assert len(err) < 250
+
+
+def test_e_layouts_lists_every_name(capsys):
+    rc, out, _ = estimate(capsys, "--layouts")
+    assert rc == 0
+    lines = out.splitlines()
+    assert "  sdxl           sdxl_sd_xl_base_1.0  (also: stabilityai/stable-diffusion-xl-base-1.0)" in lines
+    assert "  te_t5xxl_fp16" in lines and "  vae_flux_ae" in lines
+    from gpu_garden.memory.estimate.layouts import LAYOUT_DIR
+    assert sum(1 for x in lines if x.startswith("  ") and len(x.split()) == 1) == len(list(LAYOUT_DIR.glob("*.json.gz"))) == 23
