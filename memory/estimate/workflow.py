@@ -297,6 +297,7 @@ def tiers(est: dict) -> list[dict]:
     the host RAM the estimate was given (host_ram_assumed); vram_outcome judges VRAM alone, as on a host whose RAM holds
     ram_needed (what the run keeps in RAM on that tier; ram_hard_need of it when the model files' pages may be dropped),
     so a shared workflow's requirement can be judged again on another machine."""
+    from .verdict import label
     out = []
     for gb in spec.CARD_TIERS_GB:
         budget = spec.card_bytes(gb)
@@ -306,7 +307,8 @@ def tiers(est: dict) -> list[dict]:
         out.append({"gb": gb, "verdict": e["verdict"], "outcome": e["outcome"]["status"], "offloaded": e["outcome"]["offloaded"], "peak": e["peak"], "peak_phase": e["peak_phase"],
                     "decode": (e.get("vae") or {}).get("how"), "vram_outcome": v["outcome"]["status"],
                     "vram_offloaded": v["outcome"]["offloaded"], "ram_needed": r.get("needed"), "ram_hard_need": r.get("hard_need"),
-                    "ram_verdict": r.get("verdict")})
+                    "ram_verdict": r.get("verdict"), "label": label(e["outcome"]["status"], e["outcome"]["offloaded"]),
+                    "vram_label": label(v["outcome"]["status"], v["outcome"]["offloaded"])})
     return out
 
 
@@ -462,12 +464,12 @@ def run_cli(args) -> int:
             print("per card tier: not judged (the estimate is incomplete)")
         else:
             ts, ram = tiers(est), host_ram_assumed(est)
-            print("per card tier: " + ", ".join(f"{t['gb']} GB {verdict.label(t['outcome'], t['offloaded'])}" for t in ts)
+            print("per card tier: " + verdict.tier_line(ts)
                   + (f" (host RAM {fmt_bytes(ram['available'])}, {ram['source']})" if ram["available"] else ""))
-            short = [t for t in ts if t["vram_outcome"] != t["outcome"]]
+            short = [dict(t, vram_label=f"{t['vram_label']} (needs {fmt_bytes(t['ram_hard_need'])} of RAM)")
+                     for t in ts if t["vram_outcome"] != t["outcome"]]
             if short:
-                print("  with enough host RAM: " + ", ".join(f"{t['gb']} GB {verdict.label(t['vram_outcome'], t['vram_offloaded'])} "
-                                                            f"(needs {fmt_bytes(t['ram_hard_need'])} of RAM)" for t in short))
+                print("  with enough host RAM: " + verdict.tier_line(short, "vram_label"))
     if refused:
         print(f"gpu-garden estimate: {refused}", file=sys.stderr)
     return verdict.exit_code(est)
