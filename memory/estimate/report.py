@@ -4,6 +4,7 @@ import json
 import os
 
 from . import families, formula, spec
+from .. import term
 from ..cli_args import OnOff  # --x / --no-x, refused together
 from ..errors import UserError
 from ..units import GiB, fmt_bytes, gib_arg, gpu_size_problem
@@ -191,6 +192,7 @@ def format_text(est: dict, budget_label: str = "") -> str:
         mark = "  <- peak" if k == est["peak_phase"] else ""
         lines.append(f"{PHASE_LABELS.get(k, k):22} {g(bd['weights']):>8} {g(bd['activations']):>8} {g(bd['allocator_margin']):>7} "
                      f"{g(bd['fixed']):>7} {g(v):>8}{mark}")
+    notes_at = len(lines)  # the notes under the phase table: prose, wrapped
     if "sample_naive_attention" in est["phases"]:
         lines.append("* naive attention: only without SDPA / xformers (ComfyUI's attention_basic); not counted in the peak"
                      if est["policy"].get("attention") != "math" else "* naive attention: --attention math, the sample row's figure")
@@ -201,6 +203,7 @@ def format_text(est: dict, budget_label: str = "") -> str:
     if est.get("comfyui_memory_required") is not None:
         lines.append(f"ComfyUI's own memory_required (factor {est['comfyui_factor']:.2f}): {fmt_bytes(est['comfyui_memory_required'])} "
                      f"for sampling activations (ours: {fmt_bytes(est['breakdown']['sample']['activations'])})")
+    lines[notes_at:] = term.wrap_lines(lines[notes_at:])
     lines.append("")
     o = est.get("outcome") or {}
     cpu = verdict.on_cpu(est["policy"]) and not est["budget"]
@@ -259,7 +262,7 @@ def format_text(est: dict, budget_label: str = "") -> str:
             note = "; ".join(x for x in (k.get("note"), moved[2:]) if x)
             lines.append(f"  {'saves ' + fmt_bytes(k['saving']):>16}  {k['label']}{fits}" + (f" ({note})" if note else ""))
     lines.append("assumptions:")
-    lines += [f"  - {a}" for a in est["assumptions"]]
+    lines += term.wrap_lines([f"  - {a}" for a in est["assumptions"]])
     return "\n".join(lines)
 
 

@@ -2,6 +2,7 @@
 message's numbers, the evidence, earlier events, and the guide. The JSON form is the result dict itself."""
 import re
 
+from .. import term
 from ..units import fmt_bytes
 from . import rank
 
@@ -88,7 +89,7 @@ def _render_recovered(res: dict, events: list, max_events: int) -> str:
         out.append("")
         out.append(f"To avoid the event next time, the guide for {events[-1]['causes'][0]['id']}:")
         out.append(f"== {g['title']} ==")
-        out.append(g["markdown"].strip())
+        out.append(term.reflow(g["markdown"].strip()))
     return "\n".join(out)
 
 
@@ -159,10 +160,10 @@ def render_human(res: dict, max_events: int = 3) -> str:
     if g:
         out.append("")
         out.append(f"== {g['title']} ==")
-        out.append(g["markdown"].strip())
+        out.append(term.reflow(g["markdown"].strip()))
         for faq in g.get("faqs", []):
             out.append("")
             out.append(f"-- {faq['title']}")
-            out.append(faq["markdown"].strip())
+            out.append(term.reflow(faq["markdown"].strip()))
     return "\n".join(out)
 

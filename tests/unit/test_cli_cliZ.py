@@ -43,7 +43,7 @@ def test_h_only_a_lora_missing_is_a_note_not_incomplete(comfy, tmp_path, capsys)
     rc, out, _ = wf_est(tmp_path, capsys, flux_ui(lora="my_lora.safetensors"), "--models-dir", str(comfy), "--vram", "24")
     assert rc == 0 and "INCOMPLETE" not in out
     assert "not found, and not counted if found (a LoRA is merged into the weights it patches): " \
-           "my_lora.safetensors (LoraLoaderModelOnly; looked in loras/)" in out
+           "my_lora.safetensors (LoraLoaderModelOnly; looked in loras/)" in " ".join(out.split())
     assert "per card tier: not judged" not in out
     rc, out, _ = wf_est(tmp_path, capsys, flux_ui(lora="my_lora.safetensors"), "--models-dir", str(comfy), "--vram", "24",
                         "--json")
@@ -105,7 +105,7 @@ def test_e_hub_repo_ids_size_the_bundled_layout_and_name_it(tmp_path, monkeypatc
     monkeypatch.chdir(tmp_path)  # no file of that name here
     rc, out, err = estimate(capsys, name, "--vram", "80", "--ram", "64")
     assert rc == 0, err
-    assert f"{name}: sized from the bundled layout of {layout}" in out
+    assert f"{name}: sized from the bundled layout of {layout}" in " ".join(out.split())
     assert f"{layout} (bundled)" in out
 
 
@@ -179,3 +179,56 @@ def test_g_with_enough_ram_line_uses_vram_label(comfy, tmp_path, capsys):
     line = next(x for x in out.splitlines() if x.startswith("  with enough host RAM:"))
     assert line.startswith("  with enough host RAM: 8 GB: runs with 15.5 GiB offloaded (needs ")
     assert " · 12 GB: runs with 11.6 GiB offloaded (needs " in line
+
+
+# --- C -------------------------------------------------------------------------------------------------------------
+def test_c_width_is_80_off_a_terminal_and_never_below_60(monkeypatch):
+    import shutil
+    import sys
+    from gpu_garden.memory import term
+
+    class Tty:
+        def isatty(self):
+            return True
+    assert term.width() == 80  # pytest's captured stdout is no terminal
+    monkeypatch.setattr(sys, "stdout", Tty())
+    monkeypatch.setattr(shutil, "get_terminal_size", lambda fallback=None: type("S", (), {"columns": 40})())
+    assert term.width() == 60
+    monkeypatch.setattr(shutil, "get_terminal_size", lambda fallback=None: type("S", (), {"columns": 132})())
+    assert term.width() == 132
+
+
+def test_c_wrap_keeps_tables_and_commands_and_hangs_prose():
+    # breaks if keep() stops telling table rows or commands apart (a wrapped command is a broken command)
+    from gpu_garden.memory import term
+    cmd = "python main.py --windows-standalone-build --disable-smart-memory --reserve-vram 1.5 --use-pytorch-cross-attention"
+    row = "  vae-decode           73%  traceback: forward() in modules/diffusionmodules/model.py; traceback source line"
+    note = "  - " + "word " * 30
+    out = term.wrap("\n".join([cmd, row, note]), 60).split("\n")
+    assert out[:2] == [cmd, row]
+    assert out[2].startswith("  - word") and all(x.startswith("    word") for x in out[3:]) and len(out) == 5
+    assert all(len(x) <= 60 for x in out[2:])
+    md = "para one " * 12 + "\nstill para\n\n```bash\n" + cmd + "\n```\n- item " + "x " * 40
+    flowed = term.reflow(md, 60).split("\n")
+    assert flowed[0].startswith("para one") and not flowed[1].startswith(" ")  # a paragraph: no hanging indent
+    assert cmd in flowed and "```bash" in flowed
+    assert max(len(x) for x in flowed if x != cmd) <= 60
+
+
+def test_c_demo_lines_over_80_are_table_rows_and_commands_only(capsys):
+    # breaks if the estimate's notes/assumptions or the triage guide stop wrapping (rev52 C: 46 of 106 lines over 80)
+    from gpu_garden.memory import cli, term
+    cli.main(["demo"])
+    out = capsys.readouterr().out.splitlines()
+    long = [x for x in out if len(x) > 80]
+    rest = [x for x in long if not term.keep(x) and not x.startswith(("peak ", "Numbers: ", "Triage of a bundled",
+                                                                      "latent ["))]
+    assert rest == [], rest
+    assert sum(term.keep(x) for x in long) >= 10  # the budget, component, knob and cause tables and the guide's commands
+
+
+def test_c_json_is_not_wrapped(capsys):
+    from gpu_garden.memory import cli
+    cli.main(["estimate", "flux1", "--vram", "24", "--ram", "64", "--json"])
+    j = json.loads(capsys.readouterr().out)
+    assert any(len(a) > 80 for a in j["assumptions"])  # one string each, as before
