@@ -147,7 +147,9 @@ def render_human(res: dict, max_events: int = 3) -> str:
     else:
         rest = last["causes"][:3]
     for c in rest:
-        out.append(f"  {c['id']:<20} {c['confidence']:.0%}  " + "; ".join(distinct(c["evidence"])[:2]))
+        ev = distinct(c["evidence"])
+        out.append(f"  {c['id']:<20} {c['confidence']:.0%}  " + "; ".join(ev[:2]))
+        out += term.wrap_lines([f"  {'':<20}      also: {e}" for e in ev[2:]])  # all --json has (rev52 K: the 3rd was JSON-only)
     if res["count"] > 1:
         out.append(f"{res['count']} out-of-memory events in this log; this is the last one that failed.")
         earlier = [e for e in events if e is not last][-max_events:]

@@ -232,3 +232,42 @@ def test_c_json_is_not_wrapped(capsys):
     cli.main(["estimate", "flux1", "--vram", "24", "--ram", "64", "--json"])
     j = json.loads(capsys.readouterr().out)
     assert any(len(a) > 80 for a in j["assumptions"])  # one string each, as before
+
+
+# --- K (the rest) ----------------------------------------------------------------------------------------------------
+def test_k_platform_has_help_text():
+    # breaks if --platform's help= is dropped again (rev52 K: the one estimate option with none)
+    from gpu_garden.memory import cli
+    sub = cli.build_parser()._subparsers._group_actions[0].choices["estimate"]
+    act = next(a for a in sub._actions if "--platform" in a.option_strings)
+    assert act.help and "windows" in act.help and "600 MiB" in act.help
+
+
+def test_k_kv_llamacpp_from_a_16bit_repo_says_how_to_size_a_quantized_gguf(capsys):
+    # breaks if run_model.llamacpp_16bit_note is not called (rev52 K: a 16-bit GGUF sized with no word on Q4_K_M)
+    from support.cli_run import flat, run
+    note = ("note: sized as a 16-bit GGUF (bf16, the checkpoint's own dtype); for a quantized GGUF give its type: "
+            "--weights-dtype Q4_K_M (or Q8_0, ...), or the GGUF repo itself as --model")
+    _, out, _ = run(["kv", "--model", "Qwen/Qwen3-8B", "--runtime", "llama.cpp", "--vram", "12"], capsys)
+    assert note in flat(out)
+    for argv in (["--weights-dtype", "Q4_K_M"], ["--runtime", "vllm"]):  # a type given, or another runtime: no note
+        _, out, _ = run(["kv", "--model", "Qwen/Qwen3-8B", "--runtime", "llama.cpp", "--vram", "12", *argv], capsys)
+        assert "16-bit GGUF" not in out
+    _, out, _ = run(["kv", "--model", "unsloth/Qwen3-8B-GGUF:Q4_K_M", "--runtime", "llama.cpp", "--vram", "12"], capsys)
+    assert "16-bit GGUF" not in out
+
+
+def test_k_triage_text_shows_every_evidence_line_json_has(capsys):
+    # breaks if the text keeps cutting each cause's evidence at 2 (the ComfyUI tiled-retry warning was JSON-only)
+    from support.cli_run import flat, run
+    log = "memory/triage/samples/comfyui_vae_decode_oom.log"
+    from pathlib import Path
+    log = str(Path(__file__).resolve().parents[2] / log)
+    _, j, _ = run(["triage", log, "--json"], capsys)
+    _, text, _ = run(["triage", log], capsys)
+    top = j["events"][-1]["causes"][0]
+    assert top["id"] == "vae-decode" and len(top["evidence"]) == 3
+    for e in top["evidence"]:
+        assert e in flat(text), e
+    assert "also: ComfyUI: Warning: Ran out of memory when regular VAE decoding, retrying with tiled VAE decoding." \
+        in flat(text)
