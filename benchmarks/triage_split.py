@@ -27,6 +27,10 @@ STUDIES = {
                          "after": "f4dbaf24de9534a868a3b2e4c495b45926b5f9b2"},    # predicates.slack_freed (reverted)
              "corpus": "after", "pairs": [("before", "after")],
              "confusion": ("weights-exceed-vram", "activations")},
+    "op53": {"commits": {"before": "dbc822daa0d4a6606f5cb5080d8678ee228c24a7",    # main before the change
+                         "after": "a16eaf835142162f731b10fc94a0221cd68e07e7"},    # predicates.listed_several_cut (kept)
+             "corpus": "after", "pairs": [("before", "after")],
+             "confusion": ("other-process", "activations")},
 }
 HALVES = ("even", "odd", "all")
 MOVES = ("fixed", "broken", "wrong_to_wrong", "top2_only")

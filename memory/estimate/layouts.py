@@ -37,11 +37,26 @@ FAMILY_FILES = {
     "ltxv": {"model": "ltxv_ltx_video_2b_v0.9_bf16", "vae": "vae_ltxv_v0.9", "te": ("te_t5xxl_fp16",), "hub": ()},
     "flux2": {"model": "flux2_flux2_dev_bf16", "vae": "vae_flux2_vae", "te": (), "te_missing": "Mistral Small 3.1 24B",
               "hub": ("black-forest-labs/FLUX.2-dev",)},
+    # lay53 (layouts/README.md). Chroma: T5-XXL (supported_models.Chroma's pixart_t5) and the FLUX.1 ae (latent_formats.Flux)
+    "chroma": {"model": "chroma_chroma-unlocked-v2", "vae": "vae_flux_ae", "te": ("te_t5xxl_fp16",), "hub": ()},
+    # the files Comfy-Org/HiDream-I1_ComfyUI lists beside the model: ae, T5-XXL, Llama 3.1 8B and its own two CLIPs
+    "hidream": {"model": "hidream_hidream_i1_full_fp16", "vae": "vae_flux_ae", "te": ("te_t5xxl_fp16",),
+                "te_missing": "Llama 3.1 8B Instruct, clip_l_hidream and clip_g_hidream", "hub": ()},
+    # an entry that is not a family id names its family; its text encoders as Comfy-Org/HunyuanVideo_1.5_repackaged lists
+    "hunyuan-video-1.5": {"family": "hunyuan-video", "model": "hunyuan_video_hunyuanvideo1.5_720p_t2v_fp16",
+                          "vae": "vae_hunyuan_video_1.5_vae", "te": (), "te_missing": "Qwen2.5-VL 7B and byT5 small (glyph)",
+                          "hub": ()},
 }
 ALIASES = {"sd15": "sd1", "sd1.5": "sd1", "flux": "flux1", "flux-dev": "flux1", "wan": "wan21", "wan2.1": "wan21",
            "wan2.2": "wan22", "sd35": "sd3", "sd3.5": "sd3", "qwen_image": "qwen-image", "qwen": "qwen-image",
            "z_image": "z-image", "zimage": "z-image", "hunyuan_video": "hunyuan-video", "hunyuanvideo": "hunyuan-video",
-           "ltx": "ltxv", "ltx-video": "ltxv", "flux.2": "flux2"}
+           "ltx": "ltxv", "ltx-video": "ltxv", "flux.2": "flux2", "hunyuanvideo1.5": "hunyuan-video-1.5",
+           "hidream-i1": "hidream", "hidream_i1_dev_bf16": "hidream", "hidream_i1_fast_bf16": "hidream"}
+
+
+def family_of(entry: str) -> str:
+    """The family id (families.FAMILIES) of a FAMILY_FILES entry: its key, or the family a variant's entry names."""
+    return FAMILY_FILES[entry].get("family", entry)
 
 
 def _norm(name: str) -> str:
@@ -73,13 +88,13 @@ def resolve(name: str):
 
 def _hub_names() -> dict:
     """{normalized Hub repo id or its last part: family}, from FAMILY_FILES' hub entries."""
-    return {_norm(n): f for f, v in FAMILY_FILES.items() for h in v["hub"] for n in (h, h.split("/")[-1])}
+    return {_norm(n): f for f, v in FAMILY_FILES.items() for h in v.get("hub", ()) for n in (h, h.split("/")[-1])}
 
 
 def hub_repo(name: str):
     """The Hub repo id FAMILY_FILES lists that `name` spells (whole or its last part), else None."""
     n = _norm(name)
-    return next((h for v in FAMILY_FILES.values() for h in v["hub"] if n in (_norm(h), _norm(h.split("/")[-1]))), None)
+    return next((h for v in FAMILY_FILES.values() for h in v.get("hub", ()) if n in (_norm(h), _norm(h.split("/")[-1]))), None)
 
 
 LIST_COMMAND = "gpu-garden estimate --layouts"
@@ -92,7 +107,7 @@ def closest(name: str, n: int = 3) -> list[str]:
     stem = str(name).rsplit("/", 1)[-1]
     base, ext = os.path.splitext(stem)
     stem = base if ext.lower() in MODEL_FILE_EXT else stem
-    cands = sorted(FAMILY_FILES) + sorted(ALIASES) + names() + [h for v in FAMILY_FILES.values() for h in v["hub"]]
+    cands = sorted(FAMILY_FILES) + sorted(ALIASES) + names() + [h for v in FAMILY_FILES.values() for h in v.get("hub", ())]
     low = {c.lower(): c for c in cands}
     return [low[c] for c in difflib.get_close_matches(stem.lower(), list(low), n=n, cutoff=0.0)]
 
@@ -104,7 +119,7 @@ def listing() -> str:
         inv.setdefault(f, []).append(a)
     lines = ["families (the model, its usual text encoders and VAE):"]
     for f, v in sorted(FAMILY_FILES.items()):
-        also = inv.get(f, []) + list(v["hub"])
+        also = inv.get(f, []) + list(v.get("hub", ()))
         lines.append(f"  {f:<14} {v['model']}" + (f"  (also: {', '.join(also)})" if also else ""))
     lines.append("layouts (one file each; a trailing part of the name also works, with or without -fp16/-bf16: t5xxl, ae, flux1-dev):")
     lines += [f"  {n}" for n in names()]

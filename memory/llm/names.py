@@ -80,16 +80,16 @@ UNDESCRIBED = (
      "own block size, a sliding-window latent and the Lightning Indexer's keys, all in fp8_ds_mla records), which kv's "
      "single MLA pool does not hold; a config.json given with --config is refused the same way"),
     # architectures whose layers kv's rules do not read (spec.UNMODELLED_CONFIGS refuses their config.json): Moonshot's
-    # Kimi-Linear (Kimi Delta Attention) and poolside's Laguna (per-layer query heads, sinks on sliding layers) (arch25).
+    # Kimi-Linear (Kimi Delta Attention) (arch25). Laguna: its config.json is read since kv56 (laguna.py), no built-in.
     # Llama-Nemotron NAS (DeciLM block_configs) is read since kv54 (nemotron_nas.py); no 51B config.json was read
     (r"^kimi-linear(?:$|-)", "Kimi-Linear (kimi_linear)",
      "not modelled: its Kimi Delta Attention layers keep recurrent and convolution states that are not gated "
      "DeltaNet's, beside MLA layers; kv sizes neither its cache nor its state; a config.json given with --config is "
      "refused the same way"),
     (r"^laguna(?:$|-)", "poolside Laguna (laguna)",
-     "not modelled: its query heads vary by layer (num_attention_heads_per_layer) and its sliding-window layers carry "
-     "attention sinks and per-head gates; its config.json was not read; a config.json given with --config is refused "
-     "the same way"),
+     "no built-in description (its config.json was not read); a config.json given with --config is read with its "
+     "query heads by layer (num_attention_heads_per_layer), output gates and sliding-layer sinks as weights, and its "
+     "sliding-window and full-attention layers' K and V (vLLM's laguna.py); a DFlash drafter is not sized"),
     (r"^llama-3[-.]\d-nemotron-(?:super|ultra)|^llama-3[-.]1-nemotron-51b", "NVIDIA Llama-Nemotron NAS (nemotron-nas)",
      "no built-in description of this checkpoint (built in: Llama-3_3-Nemotron-Super-49B (v1, v1_5), "
      "Llama-3_1-Nemotron-Ultra-253B); a config.json given with --config is read with its block_configs (each layer's "

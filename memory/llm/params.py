@@ -15,6 +15,9 @@ def count_params(cfg: dict, s: LLMSpec) -> tuple:
     from .nemotron_nas import is_nas, nas_params, read_blocks
     if is_nas(cfg):  # Llama-Nemotron NAS: each layer's own attention and FFN (block_configs)
         return nas_params(cfg, s, read_blocks(cfg, s.n_layers, s.n_heads, s.hidden, s.name))
+    from .laguna import is_laguna, laguna_params, read_layers
+    if is_laguna(cfg):  # poolside's Laguna: per-layer query heads, output gates and sinks (vLLM laguna.py)
+        return laguna_params(cfg, s, read_layers(cfg, s.n_layers, s.n_heads, s.n_kv_heads, s.n_experts, s.name))
     d, H, V = s.hidden, s.n_heads, s.vocab
     tied = bool(cfg.get("tie_word_embeddings", False))
     embed = V * d

@@ -152,6 +152,7 @@ KNOWN_ARCHS = frozenset((
     "deepseek_v2", "deepseek_v3", "deepseek_v32", "glm_moe_dsa", "glm4", "glm4_moe", "glm4_moe_lite", "mistral4", "gpt_oss", "granitemoehybrid", "jamba",
     "minimax_m2", "olmo2", "nemotron_h",
     "nemotron-nas",  # Llama-Nemotron NAS (DeciLMForCausalLM): block_configs read per layer (nemotron_nas.py)
+    "laguna",  # poolside's Laguna (LagunaForCausalLM): per-layer query heads, gates, sinks, MoE layers (laguna.py)
     "gemma4_unified",  # Gemma 4 12B (Gemma4UnifiedForConditionalGeneration): the gemma4 text decoder, an encoder-free front end
     "kimi_k2",  # Moonshot's Kimi K2 config: DeepseekV3ForCausalLM's layout (MLA, DeepSeek MoE) under its own model_type
     "smollm3",  # SmolLM3: a Llama decoder whose every 4th layer has no RoPE; each layer still caches K and V
@@ -233,11 +234,7 @@ UNMODELLED_CONFIGS = (
     (lambda c: str(c.get("model_type", "")).startswith("kimi_linear"),
      "model_type 'kimi_linear' (Kimi Delta Attention) is not modelled: its KDA layers' recurrent and convolution "
      "states are not gated DeltaNet's, which is the only linear-attention state kv sizes"),
-    # poolside's Laguna (LagunaForCausalLM; ollama/ollama convert/convert_laguna.go reads num_attention_heads_per_layer,
-    # layer_types with sliding_window, swa_attention_sink_enabled and per-head gating)
-    (lambda c: str(c.get("model_type", "")).startswith("laguna"),
-     "model_type 'laguna' is not modelled: its query heads vary by layer (num_attention_heads_per_layer) and its "
-     "sliding-window layers carry attention sinks and per-head gates, none of which kv's layer rules read"),
+    # poolside's Laguna is read since kv56 (laguna.py: per-layer query heads, gates and sinks as weights)
 )
 _ARCH_SUFFIX = re.compile(r"_(?:text(?:_model)?|thinker)$")
 GENERIC_NOTE = ("model_type {mt!r} has no layer rules in kv: sized with a generic decoder's (every layer full attention "
@@ -416,6 +413,9 @@ def from_config(cfg: dict, name: str = "config.json") -> LLMSpec:
         spec.moe_intermediate = _int(cfg, "moe_intermediate_size", "expert_intermediate_size", default=ff)
     dtype = str(cfg.get("torch_dtype") or cfg.get("dtype") or "bfloat16")
     spec.dtype = {"bfloat16": "bf16", "float16": "fp16", "float32": "fp32"}.get(dtype, dtype)
+    from .laguna import apply_layers, is_laguna, read_layers   # it imports this module
+    if is_laguna(cfg):  # poolside's Laguna: each layer's query heads and MLP kind (vLLM laguna.py)
+        apply_layers(spec, cfg, read_layers(cfg, L, H, KV, spec.n_experts, name))
     q = cfg.get("quantization_config")
     if isinstance(q, dict):
         spec.quant = _quant_name(q)

@@ -95,9 +95,37 @@ CLASS_LAYOUTS = {
                               "hidden_size": 6144, "context_in_dim": 15360, "vec_in_dim": None, "depth": 8,
                               "depth_single_blocks": 48, "guidance_embed": True, "yak_mlp": False, "txt_norm": False},
               "source": "Comfy-Org/flux2-dev split_files/diffusion_models/flux2_dev_bf16.safetensors"},
+    # lay53: the unet_config model_detection gives keys and shapes the file is checked against (layouts/README.md)
+    "chroma": {"file": "chroma-unlocked-v2.safetensors", "dtype": "BF16",
+               "unet_config": {"image_model": "chroma", "axes_dim": [16, 56, 56], "num_heads": 24, "mlp_ratio": 4.0,
+                               "theta": 10000, "out_channels": 64, "qkv_bias": True, "txt_ids_dims": [], "in_channels": 64,
+                               "hidden_size": 3072, "context_in_dim": 4096, "patch_size": 2, "vec_in_dim": None, "depth": 19,
+                               "depth_single_blocks": 38, "in_dim": 64, "out_dim": 3072, "hidden_dim": 5120, "n_layers": 5},
+               "source": "lodestones/chroma-debug-development-only chroma-unlocked-v2.safetensors"},
+    # model_detection's HiDream branch reads no shape: this config is every I1 file's (full, dev, fast)
+    "hidream": {"file": "hidream_i1_full_fp16.safetensors", "dtype": "F16",
+                "unet_config": {"image_model": "hidream", "attention_head_dim": 128, "axes_dims_rope": [64, 32, 32],
+                                "caption_channels": [4096, 4096], "max_resolution": [128, 128], "in_channels": 16,
+                                "llama_layers": list(range(32)) + [31] * 16, "num_attention_heads": 20,
+                                "num_routed_experts": 4, "num_activated_experts": 2, "num_layers": 16,
+                                "num_single_layers": 32, "out_channels": 16, "patch_size": 2, "text_emb_dim": 2048},
+                "source": "Comfy-Org/HiDream-I1_ComfyUI split_files/diffusion_models/hidream_i1_full_fp16.safetensors"},
+    # shapes from diffusers' HunyuanVideo15Transformer3DModel defaults (0687a40): 16 heads x 128, 54 double blocks, 65 in
+    "hunyuan-video-1.5": {"family": "hunyuan-video", "file": "hunyuanvideo1.5_720p_t2v_fp16.safetensors", "dtype": "F16",
+                          "unet_config": {"image_model": "hunyuan_video", "in_channels": 65, "patch_size": [1, 1, 1],
+                                          "out_channels": 32, "vec_in_dim": None, "axes_dim": [16, 56, 56], "meanflow": False,
+                                          "context_in_dim": 3584, "hidden_size": 2048, "mlp_ratio": 4.0, "num_heads": 16,
+                                          "depth": 54, "depth_single_blocks": 0, "theta": 256, "qkv_bias": True,
+                                          "byt5": True, "guidance_embed": False, "use_cond_type_embedding": True,
+                                          "vision_in_dim": 1152, "meanflow_sum": True},
+                          "source": "Comfy-Org/HunyuanVideo_1.5_repackaged split_files/diffusion_models/"
+                                    "hunyuanvideo1.5_720p_t2v_fp16.safetensors"},
 }
 # VAE layouts built from the class comfy/sd.py's VAE.__init__ picks for each file, with the config that branch gives
 # (ComfyUI 0.8.0): (class path, keyword arguments). Keys as that class names them.
+_HV15_VAE = {"block_out_channels": [128, 256, 512, 1024, 1024], "in_channels": 3, "out_channels": 3, "num_res_blocks": 2,
+             "ffactor_spatial": 16, "ffactor_temporal": 4, "downsample_match_channel": True,
+             "upsample_match_channel": True, "z_channels": 32}
 VAE_CLASS_LAYOUTS = {
     # sd.py: "decoder.conv_in.conv.weight" with 16 latent channels -> AutoencoderKL(conv3d, time_compress 4)
     "hunyuan-video": {"file": "hunyuan_video_vae_bf16.safetensors", "dtype": "BF16",
@@ -119,6 +147,16 @@ VAE_CLASS_LAYOUTS = {
                                       "ch": 128, "ch_mult": [1, 2, 4, 4], "num_res_blocks": 2, "attn_resolutions": [],
                                       "dropout": 0.0, "batch_norm_latent": True}, "embed_dim": 32},
               "source": "Comfy-Org/flux2-dev split_files/vae/flux2-vae.safetensors"},
+    # sd.py: "decoder.conv_in.conv.weight" with 32 latent channels -> AutoencodingEngine of hunyuan_video.vae_refiner
+    # (16x, 4 frames), the whole config written in that branch
+    "hunyuan-video-1.5": {"file": "HunyuanVideo 1.5 VAE", "dtype": "BF16",
+                          "class": "comfy.ldm.models.autoencoder.AutoencodingEngine",
+                          "kwargs": {"regularizer_config": {"target": "comfy.ldm.models.autoencoder.EmptyRegularizer"},
+                                     "encoder_config": {"target": "comfy.ldm.hunyuan_video.vae_refiner.Encoder",
+                                                        "params": _HV15_VAE},
+                                     "decoder_config": {"target": "comfy.ldm.hunyuan_video.vae_refiner.Decoder",
+                                                        "params": _HV15_VAE}},
+                          "source": "Comfy-Org/HunyuanVideo_1.5_repackaged split_files/vae (filename not looked up)"},
 }
 _DTYPES = {"F64": "float64", "F32": "float32", "F16": "float16", "BF16": "bfloat16", "I64": "int64", "I32": "int32",
            "I16": "int16", "I8": "int8", "U8": "uint8", "BOOL": "bool", "F8_E4M3": "float8_e4m3fn",
@@ -279,7 +317,7 @@ def class_layout(comfyui_dir, family) -> dict:
             f"{type(model.diffusion_model).__module__}.{type(model.diffusion_model).__name__} built on the meta device "
             f"with the unet_config comfy/model_detection.py gives this file ({c['unet_config']}); not read from a "
             "downloaded header", "dtype_note": f"all {c['dtype']} (the file's name says so)", "__metadata__": {},
-            "family": family, "components": ["diffusion_model"], "comfy_model_config": type(mcfg).__name__,
+            "family": c.get("family", family), "components": ["diffusion_model"], "comfy_model_config": type(mcfg).__name__,
             "parameters": n, "comfyui_version": getattr(__import__("comfyui_version"), "__version__", None)
             if (Path(comfyui_dir) / "comfyui_version.py").is_file() else None, "tensors": tensors}
 
@@ -303,7 +341,7 @@ def vae_class_layout(comfyui_dir, family) -> dict:
     n = sum(math.prod(t["shape"]) for t in tensors.values())
     return {"file": c["file"], "source_note": f"{c['source']}: keys and shapes of ComfyUI's {c['class']} built on the "
             f"meta device with the config comfy/sd.py VAE.__init__ gives this file ({c['kwargs']}); not read from a "
-            "downloaded header", "dtype_note": f"all {c['dtype']}", "__metadata__": {}, "vae_of": family,
+            "downloaded header", "dtype_note": f"all {c['dtype']}", "__metadata__": {}, "vae_of": c.get("family", family),
             "components": ["vae"], "parameters": n,
             "comfyui_version": getattr(__import__("comfyui_version"), "__version__", None)
             if (Path(comfyui_dir) / "comfyui_version.py").is_file() else None, "tensors": tensors}

@@ -510,9 +510,9 @@ _LOWER_FIX = re.compile(r"\b(cuda|hip|xpu) out of memory\. tried|(?<=\d )([kmgt]
 NCNN_VK = re.compile(r"(?:^|\]\s*|:\s*)vkAllocateMemory failed (-[12])\b")
 
 # (fixV) NVIDIA Omniverse Kit (Isaac Sim, Isaac Lab): its Vulkan graphics plugin logs the driver's VkResult by its name without
-# the VK_ prefix ("[Error] [carb.graphics-vulkan.plugin] VkResult: ERROR_OUT_OF_DEVICE_MEMORY"; the host form, quoted in
-# unitreerobotics/unitree_sim_isaaclab#33 as "VKResult: ERROR_OUT_OF_HOST_MEMORY", is system RAM and not read here)
-KIT_VK = re.compile(r"\bV[Kk]Result: ERROR_OUT_OF_DEVICE_MEMORY\b")
+# the VK_ prefix ("[Error] [carb.graphics-vulkan.plugin] VkResult: ERROR_OUT_OF_DEVICE_MEMORY"). (fixY) The host form is the
+# Vulkan spec's VK_ERROR_OUT_OF_HOST_MEMORY (-1, "a host memory allocation has failed") in the same words: system RAM
+KIT_VK = re.compile(r"\bV[Kk]Result: ERROR_OUT_OF_(DEVICE|HOST)_MEMORY\b")
 
 # libplacebo's Vulkan allocator (src/vulkan/malloc.c, FFmpeg's libplacebo filter, mpv, video2x): "Allocation of size  126M failed:
 # VK_ERROR_OUT_OF_DEVICE_MEMORY!", then "Memory heaps supported by device:" and one "    0: flags 0x1 size 7956M" line per heap

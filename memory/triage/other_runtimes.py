@@ -193,9 +193,15 @@ def cuda_call(line):
 
 
 def kit_vk(line):
-    """(fixV) Omniverse Kit's renderer refused device memory (other_patterns.KIT_VK): Isaac Sim's run, as the corpus names Kit's."""
-    if "Result: ERROR_OUT_OF_DEVICE_MEMORY" not in line or not KIT_VK.search(line):
+    """(fixV) Omniverse Kit's renderer refused device memory (other_patterns.KIT_VK): Isaac Sim's run, as the corpus names Kit's.
+    (fixY) Its host form (ERROR_OUT_OF_HOST_MEMORY) is system RAM: device cpu, form "host"."""
+    if "Result: ERROR_OUT_OF_" not in line:
         return None
+    m = KIT_VK.search(line)
+    if not m:
+        return None
+    if m.group(1) == "HOST":
+        return {"kind": "kit.vulkan", "device_kind": "cpu", "numbers": {}, "runtime": "isaacsim", "complete": True, "form": "host"}
     return {"kind": "kit.vulkan", "device_kind": "vulkan", "numbers": {}, "runtime": "isaacsim", "complete": True}
 
 

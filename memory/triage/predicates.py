@@ -492,6 +492,22 @@ def listed_others_cut(x) -> bool:
             and (n.get("other_processes") or 0) >= x.req and (x.ev.get("others_largest") or 0) >= 1.5 * GiB)
 
 
+def listed_several_cut(x) -> bool:
+    """(op53) PyTorch's message cut before the card's figures and before "Of the allocated memory" that lists two or more
+    processes ("Process 947712 has 4.17 GiB memory in use. Process 947858 has 4.01 GiB memory in use.") and none as this
+    process. PyTorch writes that list from NVML's compute processes on the card, one entry per process, and names its own
+    pid "Including non-PyTorch memory, this process" (c10/cuda/CUDACachingAllocator.cpp, reportProcessMemoryInfo: `if
+    (self_pid == proc.pid)`): where none is so named, at most one entry is this process (a container, whose pid NVML gives
+    from the host), so every entry but the largest is another process's at least. Read where those cover the request and
+    one of them (the second largest entry) holds past a desktop's 1.5 GiB, as listed_others_cut's floor (rev2 B2: several
+    small entries are the CUDA contexts of a job's own ranks or workers, not another program)."""
+    n = x.n
+    largest, listed = x.ev.get("others_largest"), n.get("other_processes")
+    return (x.kind in ("torch.cuda", "torch.hip") and x.branch is None and n.get("this_process") is None
+            and "reserved" not in n and largest is not None and listed is not None
+            and listed - largest >= (x.req or 0) and (x.ev.get("others_second") or 0) >= 1.5 * GiB)
+
+
 FSDP_CLONE_SPAN = 8     # lines from FSDP's clone warning to the error it carries at its end (the warning wraps over a few)
 
 

@@ -49,6 +49,11 @@ HOST_RAM = [
         else f"{fmt_bytes(x.n['requested'])} of host memory" if x.n.get("requested") else "pinned (page-locked) host memory")),
     R("host-ram", 4.0, lambda x: x.kind == "vulkan.alloc" and x.ev.get("form") == "host",
       "Vulkan refused a host-memory allocation (vkAllocateMemory -1, VK_ERROR_OUT_OF_HOST_MEMORY): system RAM, not the GPU"),
+    # (fixY) Omniverse Kit's renderer logging the same VkResult by its name ("VkResult: ERROR_OUT_OF_HOST_MEMORY"): the driver's
+    # host-side allocation for the renderer (staging copies, the stage's assets while they load) found no system RAM
+    R("host-ram", 4.0, lambda x: x.kind == "kit.vulkan" and x.ev.get("form") == "host",
+      "Omniverse Kit's Vulkan renderer (carb.graphics-vulkan) was refused host memory (VkResult ERROR_OUT_OF_HOST_MEMORY, "
+      "Vulkan's -1): system RAM, not the GPU; the stage's assets and the simulation's host buffers share it"),
     # mmgp (Wan2GP's offloader) printed that its models' pinning did not fit the RAM it may page-lock (perc_reserved_mem_max),
     # and a CUDA call then failed without the caching allocator's numbers: page-locked host memory ran short, not the card
     # (deepbeepmeep/Wan2GP, round 61: a profile that pins fewer models ran)

@@ -534,7 +534,7 @@ OTHER = [
       "Vulkan refused a device-memory allocation (VK_ERROR_OUT_OF_DEVICE_MEMORY), and the log names no program this triage "
       "recognises (runtime not recognised): the card's memory, or one allocation past what the driver gives at once"),
     # (fixV) Omniverse Kit's Vulkan renderer (Isaac Sim, Isaac Lab): what it allocates is the scene's and the cameras'
-    R("other", 3.0, kind("kit.vulkan"),
+    R("other", 3.0, lambda x: x.kind == "kit.vulkan" and x.ev.get("form") != "host",
       "Omniverse Kit's Vulkan renderer (carb.graphics-vulkan) ran out of device memory: the scene's geometry and textures "
       "and each render product (viewport, camera: times its resolution) are its allocations, beside the simulation's own "
       "CUDA memory on the same card; the renderer's load is what to cut, not a PyTorch or llama.cpp setting"),

@@ -1,7 +1,7 @@
 """Triage's rule rows for *other-process* that a runtime's own line decides (rows, not code: the row format is in rules.py's
 docstring). rules.py puts them at their place in the other-process section, after Ollama's eviction row."""
 from ..units import fmt_bytes
-from .predicates import cumem_wake_up, kind, listed_others_cut, placing_taken, pool_worker_prealloc
+from .predicates import cumem_wake_up, kind, listed_others_cut, listed_several_cut, placing_taken, pool_worker_prealloc
 from .processes import SMI_APPS_MIN, smi_apps_after
 from .rule_row import Rule
 from .server_predicates import ollama_discovery_cpu
@@ -47,6 +47,14 @@ RUNTIME_HELD = [
       lambda x: "another process on the card holds " + fmt_bytes(x.n["other_processes"]) + " (PyTorch's message lists it "
       "beside this process's " + fmt_bytes(x.n["this_process"]) + "; the card's figures are cut): stop or move that program "
       "(nvidia-smi lists it), or offload part of this one"),
+    # (op53) the same cut message listing two or more processes and none as this process: PyTorch names its own pid "this
+    # process" (reportProcessMemoryInfo), so at most one entry is this one (a container's host pid) and the rest are others';
+    # over the cut message's activations row (1.2), as the row above
+    R("other-process", 2.0, listed_several_cut,
+      lambda x: "PyTorch's message lists processes on the card holding " + fmt_bytes(x.n["other_processes"]) + " and names none "
+      "as this process (it prints its own as \"this process\"): at most one entry, the largest " + fmt_bytes(x.ev["others_largest"])
+      + ", can be this one in a container, so other processes hold at least " + fmt_bytes(x.n["other_processes"] - x.ev["others_largest"])
+      + "; stop or move them (nvidia-smi lists them), or run the jobs one after another"),
     # (round 104) a model's placement (a loading frame or source line) fails with PyTorch's own reserved memory a small share of the
     # card and more than half of it held outside PyTorch: the load did not fill the card, another program had; over the loading
     # frame and source rows (weights-exceed-vram 3.0 + 2.0) with the outside-PyTorch row (3.0), as the 0-bytes row reads it

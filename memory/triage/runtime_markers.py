@@ -112,6 +112,10 @@ RUNTIME_MARKERS = (
     # (round 107) and its programs by their own names (examples/cli, examples/server: "whisper-cli -m ggml-tiny.bin -f a.wav",
     # "whisper-server"), run by hand or from an app's bundled copy: a ggml Metal/CUDA failure under them is whisper.cpp's
     ("whisper.cpp", ("whisper-cli", "whisper-server"), r"(?<![\w.-])whisper-(?:cli|server)(?![\w-])"),
+    # (fixY) and a Rust program on it (whisper-rs) by the binary cargo builds or runs ("cargo build -p server --features
+    # macos-metal --bin transcription_benchmark_whisper", batch-560): a ggml Metal/CUDA failure under it is whisper.cpp's, not
+    # llama.cpp's (the default for ggml's kinds). Only cargo's --bin names: a path ("whisper-src\ggml\src", batch-76) is not one
+    ("whisper.cpp", ("--bin",), r"(?<![\w-])--bin[ =][\w.-]{0,80}?[Ww]hisper"),
     # (round 63) SKaiNET (Kotlin/JVM deep learning): its classes' package, in a JVM stack trace's frames ("at sk.ainet.lang...")
     ("skainet", ("sk.ainet.",), r"\bsk\.ainet\.(?:lang|io|backend|apps|core)\b"),
     # (round 79) EXLA (Elixir Nx's XLA backend): Elixir prints a stack frame as "(<application> <version>) <file>:<line>:

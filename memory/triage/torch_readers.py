@@ -306,7 +306,7 @@ def _torch_bare(line):
     if not m:
         return None
     nums = {"requested": size(m.group("req"))} if m.group("req") else {}
-    largest = None
+    largest = second = None
     if m.group("req") and not m.group("total"):
         rest = line[m.end():]
         f = _FREE_AFTER_REQ.match(rest)
@@ -320,6 +320,7 @@ def _torch_bare(line):
         if procs:
             nums["other_processes"] = sum(size(s) for _, s in procs)
             largest = max(size(s) for _, s in procs)    # (rev2 B2) the largest listed entry, for rules_process's cut row
+            second = sorted((size(s) for _, s in procs), reverse=True)[1] if len(procs) > 1 else 0    # (op53) the next one
         if me:
             nums["this_process"] = size(me)
         elif procs:     # (rev2 B1) as _torch_new: a lone listed entry, no "this process" sentence, is this process (a container)
@@ -340,7 +341,7 @@ def _torch_bare(line):
     ev = {"kind": kind, "form": "partial", "device_kind": _dev_kind(m.group("dev")), "numbers": nums,
           "runtime": "pytorch", "complete": False, "over_1eb": bool(m.group("eb"))}    # (the size check: no figure)
     if "other_processes" in nums:
-        ev["others_largest"] = largest
+        ev["others_largest"], ev["others_second"] = largest, second
     return ev
 
 

@@ -89,6 +89,7 @@ def torch_sentences(line):
             split_listed(nums, procs)
         if "other_processes" in nums:     # (rev51) a lone entry is this process's: no other's largest (as torch_readers)
             ev["others_largest"] = max(s for _, s in procs)
+            ev["others_second"] = sorted((s for _, s in procs), reverse=True)[1] if len(procs) > 1 else 0    # (op53)
     if head:
         ev["device_kind"] = {"CUDA": "cuda", "HIP": "rocm", "XPU": "xpu"}[head.group("dev")]
     return ev

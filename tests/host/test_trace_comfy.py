@@ -380,3 +380,26 @@ def test_video_family_layouts_are_comfyuis_classes_and_frames_need_video(video_f
     _, same, err = video_family_results
     assert same == {"hunyuan-video": [True, True], "ltxv": [True, True], "flux2": [True, True]}
     assert err and "--frames is for video families" in err and "hunyuan-video, ltxv" in err
+
+
+# Chroma, HiDream I1 and HunyuanVideo 1.5 (lay53): the classes still build the exact bundled layouts, and ComfyUI's
+# model_detection, handed each layout as a file's state dict, picks the model config the recipe was built with
+# (comfy/supported_models.py) and comfy.sd.VAE the branch of HunyuanVideo 1.5's VAE (memory/estimate/layouts/README.md)
+def test_lay53_layouts_are_comfyuis_classes():
+    code = ("import json, torch\nfrom gpu_garden.memory.trace import comfy_checkout as cc\n"
+            "from gpu_garden.memory.estimate import layouts\n"
+            "comfy = cc.import_comfy(sys.argv[1])\nfrom comfy import model_detection\nout = {}\n"
+            "for rec, name in (('chroma', 'chroma_chroma-unlocked-v2'), ('hidream', 'hidream_hidream_i1_full_fp16'),\n"
+            "                  ('hunyuan-video-1.5', 'hunyuan_video_hunyuanvideo1.5_720p_t2v_fp16')):\n"
+            "    built = cc.class_layout(sys.argv[1], rec)\n"
+            "    mc = model_detection.model_config_from_unet(cc.meta_state_dict(layouts.load(name)['tensors']), '')\n"
+            "    out[rec] = [built['tensors'] == layouts.load(name)['tensors'], built['family'], type(mc).__name__]\n"
+            "vae = layouts.load('vae_hunyuan_video_1.5_vae')\n"
+            "with torch.device('meta'):\n"
+            "    v = comfy.sd.VAE(sd=cc.meta_state_dict(vae['tensors']))\n"
+            "out['vae'] = [cc.vae_class_layout(sys.argv[1], 'hunyuan-video-1.5')['tensors'] == vae['tensors'],\n"
+            "              type(v.first_stage_model.decoder).__module__, v.latent_channels]\n"
+            "print(json.dumps(out))")
+    assert _host_json(code) == {"chroma": [True, "chroma", "Chroma"], "hidream": [True, "hidream", "HiDream"],
+                                "hunyuan-video-1.5": [True, "hunyuan-video", "HunyuanVideo15"],
+                                "vae": [True, "comfy.ldm.hunyuan_video.vae_refiner", 32]}

@@ -119,7 +119,10 @@ def test_every_comfyui_flag_exists_and_a_new_one_says_from_which_version(gid):
 LLAMA_FLAGS = {"-m", "--model", "-ngl", "--gpu-layers", "--n-gpu-layers", "-c", "--ctx-size", "-b", "--batch-size",
                "-ub", "--ubatch-size", "-fa", "--flash-attn", "-ctk", "--cache-type-k", "-ctv", "--cache-type-v",
                "--no-mmap", "--mlock", "-fit", "--fit", "-ts", "--tensor-split", "-ot", "--override-tensor",
-               "-ncmoe", "--n-cpu-moe", "-np", "--parallel"}
+               "-ncmoe", "--n-cpu-moe", "-np", "--parallel",
+               # (fixY) tools/server/README.md at ggml-org/llama.cpp 00dc8057: "-cram, --cache-ram N" (the prompt cache, MiB)
+               # and "-lm, --load-mode MODE" (auto, none, mmap, mlock, mmap+mlock, dio), which replaced --mlock / --no-mmap
+               "-cram", "--cache-ram", "-lm", "--load-mode", "--help"}
 LLAMA_CACHE_TYPES = {"f32", "f16", "bf16", "q8_0", "q4_0", "q4_1", "iq4_nl", "q5_0", "q5_1"}
 
 
@@ -202,7 +205,8 @@ OLLAMA_VARS = {"OLLAMA_NUM_PARALLEL", "OLLAMA_MAX_LOADED_MODELS", "OLLAMA_FLASH_
 SERVER_FLAGS = {
     "vllm serve": {"--gpu-memory-utilization", "--dtype", "--kv-cache-dtype", "--max-model-len", "--max-num-seqs",
                    "--enforce-eager", "--max-num-batched-tokens", "--compilation-config", "--quantization",
-                   "--tensor-parallel-size", "--cpu-offload-gb", "--kv-cache-memory-bytes", "--enable-sleep-mode"},
+                   "--tensor-parallel-size", "--cpu-offload-gb", "--kv-cache-memory-bytes", "--enable-sleep-mode",
+                   "--kv-offloading-size"},     # (fixY) vLLM 0.20.2 arg_utils.py (CacheConfig.kv_offloading_size, GiB)
     "sglang.launch_server": {"--model-path", "--max-running-requests", "--chunked-prefill-size",
                              "--mem-fraction-static", "--context-length", "--kv-cache-dtype", "--quantization", "--tp",
                              "--tp-size", "--attention-backend", "--page-size"},

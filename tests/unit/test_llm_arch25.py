@@ -52,7 +52,6 @@ def test_granite_1b_a400m_cache():
 
 @pytest.mark.parametrize("name, reason", [
     ("moonshotai/Kimi-Linear-48B-A3B-Instruct", "Kimi Delta Attention"),
-    ("poolside/Laguna-S-2.1", "num_attention_heads_per_layer"),
 ])
 def test_unmodelled_architectures_are_refused_by_name_with_what_is_not_read(name, reason):
     with pytest.raises(UserError, match=reason) as e:
@@ -68,7 +67,6 @@ _BASE = {"num_hidden_layers": 4, "hidden_size": 1024, "num_attention_heads": 8, 
 
 @pytest.mark.parametrize("extra, reason", [
     ({"model_type": "kimi_linear"}, "Kimi Delta Attention"),
-    ({"model_type": "laguna"}, "num_attention_heads_per_layer"),
     ({"model_type": "nemotron-nas"}, "block_configs"),
     ({"model_type": "llama", "block_configs": [{}] * 4}, "block_configs"),
 ])

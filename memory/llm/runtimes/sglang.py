@@ -188,8 +188,12 @@ def default_mfs(tp: int, gpu_mib: float | None = None, version=None, pp: int = 1
 # sliding layer of any other model is sized like a full one. Gemma 4 12B (gemma4_unified,
 # Gemma4UnifiedForConditionalGeneration) is one: batch 55's 0.5.12 runs of it (mattbucci's 3090 A1 ladder) print "Use
 # sliding window memory pool. full_layer_tokens=102094, swa_layer_tokens=81675" at ratio 0.8, its 40 sliding layers'
-# 8 KV heads x 256 in the smaller pool and its 8 global layers' one 512-wide head in the larger (kv-accuracy round 48)
-HYBRID_SWA_ARCHS = ("llama4", "llama4_text", "gpt_oss", "gemma4", "gemma4_text", "gemma4_unified", "gemma4_unified_text")
+# 8 KV heads x 256 in the smaller pool and its 8 global layers' one 512-wide head in the larger (kv-accuracy round 48).
+# poolside's Laguna is one too: SGLang 0.5.16 on Laguna-S-2.1 prints 'Hybrid swa model' and "Use sliding window memory
+# pool. full_layer_tokens=185897, swa_layer_tokens=148717", as llm_measured.json's row
+# sglang-spark-laguna-s21-int4-dflash-gb10-64k-mf085 quotes sostrowsk/dgx-spark-local-llm sglang-int4.log at a30decd7
+HYBRID_SWA_ARCHS = ("llama4", "llama4_text", "gpt_oss", "gemma4", "gemma4_text", "gemma4_unified", "gemma4_unified_text",
+                    "laguna")
 SWA_FULL_TOKENS_RATIO = 0.8  # server_args swa_full_tokens_ratio
 
 
