@@ -12,6 +12,7 @@ import os
 import sys
 import time
 
+from .. import term
 from ..errors import UserError
 from ..units import fmt_bytes
 from .common import NUMBERS, Host, _why, cpu_device, device_entry, model_label  # noqa: F401 - the probe's public names
@@ -143,7 +144,7 @@ def format_table(snap: dict) -> str:
             flag = " (partially loaded)" if m.get("partial") else ""
             out.append(f"     model {model_label(m)}: {fmt_bytes(m['bytes'])}{flag}")
         for n in d["notes"]:
-            out.append(f"     note: {n}")
+            out += term.wrap_lines([f"     note: {n}"])
     ram = snap["host_ram"]
     out.append(f"host RAM: {fmt_bytes(ram.get('available'))} available of {fmt_bytes(ram.get('total'))}")
     return "\n".join(out)

@@ -13,29 +13,39 @@ DTYPE_BYTES = {"F64": 8, "I64": 8, "U64": 8, "F32": 4, "I32": 4, "U32": 4, "F16"
 # The standard files of a family as bundled layouts, the one table: `gpu-garden estimate NAME` sizes a run from it
 # before anything is downloaded, and `trace --family` builds ComfyUI's class from it (memory/trace/comfy_checkout.py).
 # model: the diffusion model (a checkpoint's layout holds its text encoders and VAE too); vae; te: the text encoders
-# the usual workflow loads that have a bundled layout; te_missing: the usual text encoder that has none.
+# the usual workflow loads that have a bundled layout; te_missing: the usual text encoder that has none; hub: the
+# Hugging Face repos whose model is that layout (`estimate black-forest-labs/FLUX.1-dev`, or its last part).
 FAMILY_FILES = {
-    "sd1": {"model": "sd15_v1-5-pruned-emaonly-fp16", "vae": "vae_sd15_vae-ft-mse-840000-ema-pruned", "te": ("te_clip_l",)},
-    "sdxl": {"model": "sdxl_sd_xl_base_1.0", "vae": "vae_sdxl_vae", "te": ("te_clip_l", "te_clip_g")},
-    "sd3": {"model": "sd3_sd3.5_medium", "vae": "vae_flux_ae", "te": ("te_clip_l", "te_clip_g", "te_t5xxl_fp16")},
-    "flux1": {"model": "flux_flux1-dev", "vae": "vae_flux_ae", "te": ("te_clip_l", "te_t5xxl_fp16")},
-    "wan21": {"model": "wan_wan2.1_t2v_1.3B_fp16", "vae": "vae_wan_2.1_vae", "te": ("te_umt5_xxl_fp16",)},
-    "wan22": {"model": "wan_wan2.2_ti2v_5B_fp16", "vae": "vae_wan2.2_vae", "te": ("te_umt5_xxl_fp16",)},
+    "sd1": {"model": "sd15_v1-5-pruned-emaonly-fp16", "vae": "vae_sd15_vae-ft-mse-840000-ema-pruned", "te": ("te_clip_l",),
+            "hub": ("stable-diffusion-v1-5/stable-diffusion-v1-5", "runwayml/stable-diffusion-v1-5")},
+    "sdxl": {"model": "sdxl_sd_xl_base_1.0", "vae": "vae_sdxl_vae", "te": ("te_clip_l", "te_clip_g"),
+             "hub": ("stabilityai/stable-diffusion-xl-base-1.0",)},
+    "sd3": {"model": "sd3_sd3.5_medium", "vae": "vae_flux_ae", "te": ("te_clip_l", "te_clip_g", "te_t5xxl_fp16"),
+            "hub": ("stabilityai/stable-diffusion-3.5-medium",)},
+    "flux1": {"model": "flux_flux1-dev", "vae": "vae_flux_ae", "te": ("te_clip_l", "te_t5xxl_fp16"),
+              "hub": ("black-forest-labs/FLUX.1-dev",)},
+    "wan21": {"model": "wan_wan2.1_t2v_1.3B_fp16", "vae": "vae_wan_2.1_vae", "te": ("te_umt5_xxl_fp16",),
+              "hub": ("Wan-AI/Wan2.1-T2V-1.3B",)},
+    "wan22": {"model": "wan_wan2.2_ti2v_5B_fp16", "vae": "vae_wan2.2_vae", "te": ("te_umt5_xxl_fp16",),
+              "hub": ("Wan-AI/Wan2.2-TI2V-5B",)},
     "qwen-image": {"model": "qwen_image_qwen_image_bf16", "vae": "vae_wan_2.1_vae", "te": (),
-                   "te_missing": "Qwen2.5-VL 7B"},
-    "z-image": {"model": "z_image_z_image_turbo_bf16", "vae": "vae_flux_ae", "te": (), "te_missing": "Qwen3 4B"},
+                   "te_missing": "Qwen2.5-VL 7B", "hub": ("Qwen/Qwen-Image",)},
+    "z-image": {"model": "z_image_z_image_turbo_bf16", "vae": "vae_flux_ae", "te": (), "te_missing": "Qwen3 4B",
+                "hub": ("Tongyi-MAI/Z-Image-Turbo",)},
     "hunyuan-video": {"model": "hunyuan_video_hunyuan_video_t2v_720p_bf16", "vae": "vae_hunyuan_video_vae_bf16",
-                      "te": ("te_clip_l",), "te_missing": "LLaVA-Llama 3 8B"},
-    "ltxv": {"model": "ltxv_ltx_video_2b_v0.9_bf16", "vae": "vae_ltxv_v0.9", "te": ("te_t5xxl_fp16",)},
-    "flux2": {"model": "flux2_flux2_dev_bf16", "vae": "vae_flux2_vae", "te": (), "te_missing": "Mistral Small 3.1 24B"},
+                      "te": ("te_clip_l",), "te_missing": "LLaVA-Llama 3 8B", "hub": ("tencent/HunyuanVideo",)},
+    "ltxv": {"model": "ltxv_ltx_video_2b_v0.9_bf16", "vae": "vae_ltxv_v0.9", "te": ("te_t5xxl_fp16",), "hub": ()},
+    "flux2": {"model": "flux2_flux2_dev_bf16", "vae": "vae_flux2_vae", "te": (), "te_missing": "Mistral Small 3.1 24B",
+              "hub": ("black-forest-labs/FLUX.2-dev",)},
     # lay53 (layouts/README.md). Chroma: T5-XXL (supported_models.Chroma's pixart_t5) and the FLUX.1 ae (latent_formats.Flux)
-    "chroma": {"model": "chroma_chroma-unlocked-v2", "vae": "vae_flux_ae", "te": ("te_t5xxl_fp16",)},
+    "chroma": {"model": "chroma_chroma-unlocked-v2", "vae": "vae_flux_ae", "te": ("te_t5xxl_fp16",), "hub": ()},
     # the files Comfy-Org/HiDream-I1_ComfyUI lists beside the model: ae, T5-XXL, Llama 3.1 8B and its own two CLIPs
     "hidream": {"model": "hidream_hidream_i1_full_fp16", "vae": "vae_flux_ae", "te": ("te_t5xxl_fp16",),
-                "te_missing": "Llama 3.1 8B Instruct, clip_l_hidream and clip_g_hidream"},
+                "te_missing": "Llama 3.1 8B Instruct, clip_l_hidream and clip_g_hidream", "hub": ()},
     # an entry that is not a family id names its family; its text encoders as Comfy-Org/HunyuanVideo_1.5_repackaged lists
     "hunyuan-video-1.5": {"family": "hunyuan-video", "model": "hunyuan_video_hunyuanvideo1.5_720p_t2v_fp16",
-                          "vae": "vae_hunyuan_video_1.5_vae", "te": (), "te_missing": "Qwen2.5-VL 7B and byT5 small (glyph)"},
+                          "vae": "vae_hunyuan_video_1.5_vae", "te": (), "te_missing": "Qwen2.5-VL 7B and byT5 small (glyph)",
+                          "hub": ()},
 }
 ALIASES = {"sd15": "sd1", "sd1.5": "sd1", "flux": "flux1", "flux-dev": "flux1", "wan": "wan21", "wan2.1": "wan21",
            "wan2.2": "wan22", "sd35": "sd3", "sd3.5": "sd3", "qwen_image": "qwen-image", "qwen": "qwen-image",
@@ -61,7 +71,7 @@ def resolve(name: str):
     name or the file part of it, with or without the dtype suffix ("flux1-dev", "wan2.2-ti2v-5b", "t5xxl", "ae":
     ("layout", name)); None for no match. Two layouts that match equally are refused by name."""
     n = _norm(name)
-    fams = {_norm(f): f for f in FAMILY_FILES} | {_norm(a): f for a, f in ALIASES.items()}
+    fams = {_norm(f): f for f in FAMILY_FILES} | {_norm(a): f for a, f in ALIASES.items()} | _hub_names()
     if n in fams:
         return "family", fams[n]
     hits = []
@@ -76,9 +86,44 @@ def resolve(name: str):
     return ("layout", hits[0]) if hits else None
 
 
-def known_names() -> str:
-    """The names `estimate` takes for bundled layouts, for an error message."""
-    return "families " + ", ".join(sorted(FAMILY_FILES)) + "; layouts " + ", ".join(names())
+def _hub_names() -> dict:
+    """{normalized Hub repo id or its last part: family}, from FAMILY_FILES' hub entries."""
+    return {_norm(n): f for f, v in FAMILY_FILES.items() for h in v.get("hub", ()) for n in (h, h.split("/")[-1])}
+
+
+def hub_repo(name: str):
+    """The Hub repo id FAMILY_FILES lists that `name` spells (whole or its last part), else None."""
+    n = _norm(name)
+    return next((h for v in FAMILY_FILES.values() for h in v.get("hub", ()) if n in (_norm(h), _norm(h.split("/")[-1]))), None)
+
+
+LIST_COMMAND = "gpu-garden estimate --layouts"
+
+
+def closest(name: str, n: int = 3) -> list[str]:
+    """The n names `estimate` takes for bundled layouts closest to `name` (difflib, a model extension left out)."""
+    import difflib
+    from .host_ram import MODEL_FILE_EXT
+    stem = str(name).rsplit("/", 1)[-1]
+    base, ext = os.path.splitext(stem)
+    stem = base if ext.lower() in MODEL_FILE_EXT else stem
+    cands = sorted(FAMILY_FILES) + sorted(ALIASES) + names() + [h for v in FAMILY_FILES.values() for h in v.get("hub", ())]
+    low = {c.lower(): c for c in cands}
+    return [low[c] for c in difflib.get_close_matches(stem.lower(), list(low), n=n, cutoff=0.0)]
+
+
+def listing() -> str:
+    """Every name `estimate` takes for bundled layouts, one a line: what LIST_COMMAND prints."""
+    inv = {}
+    for a, f in ALIASES.items():
+        inv.setdefault(f, []).append(a)
+    lines = ["families (the model, its usual text encoders and VAE):"]
+    for f, v in sorted(FAMILY_FILES.items()):
+        also = inv.get(f, []) + list(v.get("hub", ()))
+        lines.append(f"  {f:<14} {v['model']}" + (f"  (also: {', '.join(also)})" if also else ""))
+    lines.append("layouts (one file each; a trailing part of the name also works, with or without -fp16/-bf16: t5xxl, ae, flux1-dev):")
+    lines += [f"  {n}" for n in names()]
+    return "\n".join(lines)
 
 
 def names() -> list[str]:

@@ -4,6 +4,7 @@ import json
 import os
 
 from . import families, formula, spec
+from .. import term
 from ..cli_args import OnOff  # --x / --no-x, refused together
 from ..errors import UserError
 from ..units import GiB, fmt_bytes, gib_arg, gpu_size_problem
@@ -16,8 +17,11 @@ ROLE_LABELS = {"diffusion_model": "diffusion model", "text_encoder": "text encod
 def add_cli_arguments(s: argparse.ArgumentParser):
     """The `gpu-garden estimate` options (memory/cli.py calls this)."""
     s.add_argument("files", nargs="*", metavar="FILE", help="checkpoint, diffusion model, text encoder or VAE files (.safetensors, .gguf), "
-                   "or a name for the bundled header layouts, before a download: a family (sdxl, flux1, wan22, qwen-image, ...) "
-                   "or a file (flux1-dev, wan2.2-ti2v-5b, t5xxl, ae, ...): its model, text encoders and VAE unless given")
+                   "or a name for the bundled header layouts, before a download: a family (sdxl, flux1, wan22, qwen-image, ...), "
+                   "a Hub repo id (black-forest-labs/FLUX.1-dev, ...) or a file (flux1-dev, wan2.2-ti2v-5b, t5xxl, ae, ...): "
+                   "its model, text encoders and VAE unless given (all names: --layouts)")
+    s.add_argument("--layouts", action="store_true", help="list the names FILE takes for bundled layouts (families, "
+                   "their Hub repos, files) and exit")
     s.add_argument("--workflow", metavar="WF.json", help="a ComfyUI workflow (UI or API format): estimate every phase at the sizes set in the graph")
     s.add_argument("--models-dir", metavar="DIR", help="ComfyUI's models folder, where the workflow's files are found")
     s.add_argument("--write", metavar="OUT.json", help="with --workflow: write the workflow with extra.gpu_garden.memory (per card tier) to OUT.json")
@@ -76,7 +80,10 @@ def add_cli_arguments(s: argparse.ArgumentParser):
                    help="flash: a fused attention kernel (SDPA, xformers, sage; default); math: the n x n attention scores "
                         "held whole (ComfyUI's attention_basic, SDPA's math backend, diffusers on torch 1.x)")
     s.add_argument("--reserve-vram", type=gib_arg, metavar="GIB", help="ComfyUI's --reserve-vram (default: its 0.4 GiB; Windows 0.6-0.7)")
-    s.add_argument("--platform", choices=["linux", "windows", "darwin"], default="linux")
+    s.add_argument("--platform", choices=["linux", "windows", "darwin"], default="linux",
+                   help="the OS ComfyUI runs on (default linux): windows raises ComfyUI's own VRAM reserve from 400 MiB "
+                        "to 600 MiB (700 MiB on cards over 15 GiB) and caps the pinned host memory; darwin makes the "
+                        "device mps")
     s.add_argument("--device", choices=["cuda", "rocm", "mps", "xpu", "cpu"], default=None,
                    help="the GPU's kind: cuda (default; darwin: mps) counts the CUDA context and cuDNN's convolution "
                         "workspace in VAE decode; the others count neither")
@@ -188,6 +195,7 @@ def format_text(est: dict, budget_label: str = "") -> str:
         mark = "  <- peak" if k == est["peak_phase"] else ""
         lines.append(f"{PHASE_LABELS.get(k, k):22} {g(bd['weights']):>8} {g(bd['activations']):>8} {g(bd['allocator_margin']):>7} "
                      f"{g(bd['fixed']):>7} {g(v):>8}{mark}")
+    notes_at = len(lines)  # the notes under the phase table: prose, wrapped
     if "sample_naive_attention" in est["phases"]:
         lines.append("* naive attention: only without SDPA / xformers (ComfyUI's attention_basic); not counted in the peak"
                      if est["policy"].get("attention") != "math" else "* naive attention: --attention math, the sample row's figure")
@@ -198,6 +206,7 @@ def format_text(est: dict, budget_label: str = "") -> str:
     if est.get("comfyui_memory_required") is not None:
         lines.append(f"ComfyUI's own memory_required (factor {est['comfyui_factor']:.2f}): {fmt_bytes(est['comfyui_memory_required'])} "
                      f"for sampling activations (ours: {fmt_bytes(est['breakdown']['sample']['activations'])})")
+    lines[notes_at:] = term.wrap_lines(lines[notes_at:])
     lines.append("")
     o = est.get("outcome") or {}
     cpu = verdict.on_cpu(est["policy"]) and not est["budget"]
@@ -256,7 +265,7 @@ def format_text(est: dict, budget_label: str = "") -> str:
             note = "; ".join(x for x in (k.get("note"), moved[2:]) if x)
             lines.append(f"  {'saves ' + fmt_bytes(k['saving']):>16}  {k['label']}{fits}" + (f" ({note})" if note else ""))
     lines.append("assumptions:")
-    lines += [f"  - {a}" for a in est["assumptions"]]
+    lines += term.wrap_lines([f"  - {a}" for a in est["assumptions"]])
     return "\n".join(lines)
 
 
@@ -333,15 +342,18 @@ def components(files) -> tuple:
     for f in files:
         hit = None if os.path.exists(f) else layouts.resolve(str(f))
         if hit is None:
-            if not os.path.exists(f) and os.sep not in str(f) and "/" not in str(f):
-                raise UserError(f"{f}: no such file, and no bundled layout has that name ({layouts.known_names()})")
+            if not os.path.exists(f) and (os.sep not in str(f) and "/" not in str(f) or _hub_like(str(f))):
+                raise UserError(f"{f}: no such file, and no bundled layout has that name (closest: "
+                                f"{', '.join(layouts.closest(f))}; all: {layouts.LIST_COMMAND})")
             comps.extend(formula.from_files([f]))
             continue
         kind, name = hit
         fam = name if kind == "family" else next((k for k, v in layouts.FAMILY_FILES.items() if v["model"] == name), None)
         lay = layouts.FAMILY_FILES[fam]["model"] if fam else name
         comps.extend(families.split_components(layouts.table(lay), f"{lay} (bundled)"))
-        notes.append(f"{f}: sized from the bundled layout of {lay}, not a file")
+        repo = layouts.hub_repo(str(f)) if kind == "family" else None
+        notes.append(f"{f}: sized from the bundled layout of {lay}"
+                     + (f" (the model of the Hub repo {repo}; nothing downloaded)" if repo else ", not a file"))
         if fam:
             families_named.append(fam)
     for fam in families_named:  # the family's usual text encoders and VAE, where no argument gave one
@@ -355,6 +367,13 @@ def components(files) -> tuple:
             notes.append(f"{fam}'s text encoder ({ff['te_missing']}) has no bundled layout: the text encode phase leaves "
                          "it out (give its file to count it)")
     return comps, notes
+
+
+def _hub_like(name: str) -> bool:
+    """OWNER/NAME with no model extension: a Hub repo id, not a path to a file."""
+    from .host_ram import MODEL_FILE_EXT
+    parts = name.split("/")
+    return len(parts) == 2 and all(parts) and os.path.splitext(name)[1].lower() not in MODEL_FILE_EXT
 
 
 def native_size(args, comps):
@@ -383,6 +402,10 @@ def run_cli(args) -> int:
     if getattr(args, "workflow", None):
         from . import workflow
         return workflow.run_cli(args)
+    if getattr(args, "layouts", False):
+        from . import layouts
+        print(layouts.listing())
+        return 0
     if not args.files:
         _usage_error(args, "give model files, or --workflow WF.json --models-dir DIR")
     if (args.width is None) != (args.height is None):

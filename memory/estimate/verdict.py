@@ -267,8 +267,18 @@ def partial_floor(bd: dict) -> int:
 
 
 def label(status: str, offloaded: int) -> str:
-    """An outcome in a few words (per card tier)."""
-    return f"runs ({offloaded / GiB:.1f} GiB offloaded)" if status == "runs with offload" else status
+    """An outcome in a few words (per card tier): the one wording of the CLI's tier line and the node's, which reads it
+    from the tiers' label / vram_label (workflow.tiers; web/lib/estimate_tiers.js)."""
+    return f"runs with {offloaded / GiB:.1f} GiB offloaded" if status == "runs with offload" else status
+
+
+TIER_SEP = " · "  # between tiers, in the CLI's line as between the node's tier chips
+
+
+def tier_line(tiers: list, key: str = "label") -> str:
+    """"8 GB: runs with 5.2 GiB offloaded · 12 GB: fits · ...": each tier's size and its label (key: vram_label for
+    the outcome on VRAM alone)."""
+    return TIER_SEP.join(f"{t['gb']} GB: {t[key]}" for t in tiers)
 
 
 def exit_code(est: dict) -> int:

@@ -188,10 +188,11 @@ def files_feeding(prompt: dict, node_id, inputs=("model", "clip", "vae")) -> dic
 
 
 def read(wf: dict, models_dir, resolve=None) -> dict:
-    """{files: [(path, loader, widget)], missing: [(name, loader, widget, folders)], checked: [found LoRA paths],
+    """{files: [(path, loader, widget)], missing: [(name, loader, widget, folders)] of the counted loaders (LOADERS),
+    missing_checked: the same for the loaders never counted (CHECKED: a LoRA), checked: [found LoRA paths],
     size: (w, h, frames, batch), cfg, tiled, weights_dtype, notes}.
     resolve(folders, name) -> path or None replaces the models_dir lookup (inside ComfyUI: folder_paths)."""
-    files, missing, checked, sizes, cfgs, notes = [], [], [], [], [], []
+    files, missing, missing_checked, checked, sizes, cfgs, notes = [], [], [], [], [], [], []
     tiled, wdt = None, None
     for t, w in nodes(wf):
         if t in LOADERS or t in CHECKED:
@@ -200,7 +201,7 @@ def read(wf: dict, models_dir, resolve=None) -> dict:
                     continue
                 p = resolve(folders, w[name]) if resolve else find_file(models_dir, folders, w[name]) if models_dir else None
                 if not p:
-                    missing.append((w[name], t, name, folders))
+                    (missing if t in LOADERS else missing_checked).append((w[name], t, name, folders))
                 else:
                     (files if t in LOADERS else checked).append((str(p), t, name))
             if t == "UNETLoader" and isinstance(w.get("weight_dtype"), str) and w["weight_dtype"] in WEIGHT_DTYPE:
@@ -229,8 +230,15 @@ def read(wf: dict, models_dir, resolve=None) -> dict:
     if checked:
         notes.append("LoRA files found, not counted (merged into the weights they patch): "
                      + ", ".join(os.path.basename(p) for p, _, _ in checked))
-    return {"files": files, "missing": missing, "checked": checked, "size": size, "cfg": (max(cfgs) > 1.0) if cfgs else None,
+    if missing_checked:  # a file never counted cannot make the estimate incomplete
+        notes.append("not found, and not counted if found (a LoRA is merged into the weights it patches): "
+                     + ", ".join(f"{m[0]} ({m[1]}; looked in {_looked(m[3])})" for m in missing_checked))
+    return {"files": files, "missing": missing, "missing_checked": missing_checked, "checked": checked, "size": size, "cfg": (max(cfgs) > 1.0) if cfgs else None,
             "tiled": tiled, "weights_dtype": wdt, "notes": notes, "cpu_te": any("CPU" in n for n in notes)}
+
+
+def _looked(folders) -> str:
+    return ", ".join(f + "/" for f in folders)
 
 
 NO_SIZE = "the workflow has no latent size (EmptyLatentImage, ...): {}"
@@ -249,7 +257,8 @@ def estimate_workflow(wf: dict, models_dir, width=None, height=None, frames=None
     if note:
         info["notes"].insert(0, note)
     if not info["files"]:
-        miss = ", ".join(m[0] for m in info["missing"]) or "no loader nodes"
+        miss = "; ".join(f"{m[0]} (looked in {_looked(m[3])})" for m in info["missing"] + info["missing_checked"]) \
+            or "no loader nodes"
         where = str(models_dir) if models_dir else "ComfyUI's model folders" if resolve else "(no --models-dir)"
         hint = "" if not models_dir or has_model_folders(models_dir) else \
             " (it has none of checkpoints/, diffusion_models/, text_encoders/, vae/: give your ComfyUI/models folder)"
@@ -276,6 +285,7 @@ def estimate_workflow(wf: dict, models_dir, width=None, height=None, frames=None
     est["assumptions"] += info["notes"] + [f"not found under the models folder: {m[0]} ({m[1]}.{m[2]})" for m in info["missing"]]
     est["workflow"] = {"files": [os.path.basename(p) for p, _, _ in info["files"]], "missing": [m[0] for m in info["missing"]],
                        "missing_where": [{"name": m[0], "loader": f"{m[1]}.{m[2]}", "folders": list(m[3])} for m in info["missing"]],
+                       "missing_not_counted": [m[0] for m in info["missing_checked"]],
                        "models_dir": str(models_dir) if models_dir else None,
                        "size_from_graph": list(info["size"]) if info["size"] else None, "cfg_from_graph": info["cfg"],
                        "tiled_decode": info["tiled"]}
@@ -287,6 +297,7 @@ def tiers(est: dict) -> list[dict]:
     the host RAM the estimate was given (host_ram_assumed); vram_outcome judges VRAM alone, as on a host whose RAM holds
     ram_needed (what the run keeps in RAM on that tier; ram_hard_need of it when the model files' pages may be dropped),
     so a shared workflow's requirement can be judged again on another machine."""
+    from .verdict import label
     out = []
     for gb in spec.CARD_TIERS_GB:
         budget = spec.card_bytes(gb)
@@ -296,7 +307,8 @@ def tiers(est: dict) -> list[dict]:
         out.append({"gb": gb, "verdict": e["verdict"], "outcome": e["outcome"]["status"], "offloaded": e["outcome"]["offloaded"], "peak": e["peak"], "peak_phase": e["peak_phase"],
                     "decode": (e.get("vae") or {}).get("how"), "vram_outcome": v["outcome"]["status"],
                     "vram_offloaded": v["outcome"]["offloaded"], "ram_needed": r.get("needed"), "ram_hard_need": r.get("hard_need"),
-                    "ram_verdict": r.get("verdict")})
+                    "ram_verdict": r.get("verdict"), "label": label(e["outcome"]["status"], e["outcome"]["offloaded"]),
+                    "vram_label": label(v["outcome"]["status"], v["outcome"]["offloaded"])})
     return out
 
 
@@ -323,6 +335,12 @@ def metadata(est: dict) -> dict:
             "width": est["width"], "height": est["height"], "frames": est["frames"], "batch": est["batch"],
             "phases": est["phases"], "tiers": tiers(est), "files": est["workflow"]["files"],
             "host_ram_assumed": host_ram_assumed(est), "estimated_by": "gpu-garden estimate --workflow"}
+
+
+# ComfyUI's prompt format is node id -> node, with no other key its loader accepts: the estimate has nowhere to go
+API_WRITE = ("--write: nothing written: --write needs the workflow in UI format (the .json of ComfyUI's Workflow > Save "
+             "or Export, not Export (API)): an API-format prompt has no field to carry the estimate; --workflow reads "
+             "either format")
 
 
 class _Incomplete(UserError):
@@ -377,7 +395,7 @@ def check_write_target(out_path) -> Path:
 def write(wf: dict, est: dict, p: Path) -> Path:
     """Write wf with est's requirement to p, a target check_write_target has passed."""
     if not isinstance(wf.get("nodes"), list):
-        raise UserError("an API-format workflow has no metadata field; save the workflow (UI format) to carry the estimate")
+        raise UserError(API_WRITE)
     if est["workflow"]["missing"]:  # a shared workflow must not carry "fits" for a graph we could not see whole
         raise _Incomplete(f"--write: nothing written: the estimate is incomplete ({est['outcome']['reason']})")
     wf.setdefault("extra", {}).setdefault("gpu_garden", {})["memory"] = metadata(est)
@@ -415,6 +433,8 @@ def run_cli(args) -> int:
         report._usage_error(args, "--models-dir is required with --workflow (your ComfyUI/models folder)")
     wf = load(args.workflow)
     target = check_write_target(args.write) if getattr(args, "write", None) else None
+    if target is not None and not isinstance(wf.get("nodes"), list):
+        raise UserError(API_WRITE)  # before anything is estimated
     pol = report.policy_from_args(args)
     budget, label = report._budget(args)
     pol["budget"] = budget
@@ -444,12 +464,12 @@ def run_cli(args) -> int:
             print("per card tier: not judged (the estimate is incomplete)")
         else:
             ts, ram = tiers(est), host_ram_assumed(est)
-            print("per card tier: " + ", ".join(f"{t['gb']} GB {verdict.label(t['outcome'], t['offloaded'])}" for t in ts)
+            print("per card tier: " + verdict.tier_line(ts)
                   + (f" (host RAM {fmt_bytes(ram['available'])}, {ram['source']})" if ram["available"] else ""))
-            short = [t for t in ts if t["vram_outcome"] != t["outcome"]]
+            short = [dict(t, vram_label=f"{t['vram_label']} (needs {fmt_bytes(t['ram_hard_need'])} of RAM)")
+                     for t in ts if t["vram_outcome"] != t["outcome"]]
             if short:
-                print("  with enough host RAM: " + ", ".join(f"{t['gb']} GB {verdict.label(t['vram_outcome'], t['vram_offloaded'])} "
-                                                            f"(needs {fmt_bytes(t['ram_hard_need'])} of RAM)" for t in short))
+                print("  with enough host RAM: " + verdict.tier_line(short, "vram_label"))
     if refused:
         print(f"gpu-garden estimate: {refused}", file=sys.stderr)
     return verdict.exit_code(est)

@@ -104,6 +104,7 @@ def run_cli(args) -> int:
     RM.ollama_run_line(res, args, spec)
     RM.ollama_tag_note(res, args, spec)
     RM.gguf_serve_note(res, args, spec)
+    RM.llamacpp_16bit_note(res, args)
     RM.mmproj_flag_note(res, args, spec)
     if args.runtime == "ollama":  # a Modelfile's FROM where the name given is what runs (rev25 D6)
         res["modelfile_from"], why = RM.modelfile_from(args, spec)  # a Hub checkpoint's id is none (rev26 B1)

@@ -133,6 +133,16 @@ def source_repo(spec) -> str | None:
     return m.group(1) if m else None
 
 
+def llamacpp_16bit_note(res, args) -> None:
+    """llama.cpp sized from a Hub checkpoint's config.json with no --weights-dtype: a 16-bit GGUF (rev52 K), with no word
+    that a quantized GGUF, the usual llama.cpp file, is another size; say how to size one."""
+    if args.runtime != "llama.cpp" or args.gguf or getattr(args, "weights_dtype", None) \
+            or res.get("weights_dtype") not in ("bf16", "fp16", "f16") or "-m MODEL.gguf" not in (res.get("command") or ""):
+        return
+    res["notes"].append(f"sized as a 16-bit GGUF ({res['weights_dtype']}, the checkpoint's own dtype); for a quantized "
+                        "GGUF give its type: --weights-dtype Q4_K_M (or Q8_0, ...), or the GGUF repo itself as --model")
+
+
 def gguf_serve_note(res, args, spec) -> None:
     """A GGUF repo named on vLLM or SGLang, which load a repo by its config.json, which a GGUF repo lacks (rev23 B5):
     vLLM's repo:TYPE form and what it needs, or for SGLang why MODEL is left in place."""

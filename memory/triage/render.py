@@ -2,6 +2,7 @@
 message's numbers, the evidence, earlier events, and the guide. The JSON form is the result dict itself."""
 import re
 
+from .. import term
 from ..units import fmt_bytes
 from . import rank
 
@@ -88,7 +89,7 @@ def _render_recovered(res: dict, events: list, max_events: int) -> str:
         out.append("")
         out.append(f"To avoid the event next time, the guide for {events[-1]['causes'][0]['id']}:")
         out.append(f"== {g['title']} ==")
-        out.append(g["markdown"].strip())
+        out.append(term.reflow(g["markdown"].strip()))
     return "\n".join(out)
 
 
@@ -146,7 +147,9 @@ def render_human(res: dict, max_events: int = 3) -> str:
     else:
         rest = last["causes"][:3]
     for c in rest:
-        out.append(f"  {c['id']:<20} {c['confidence']:.0%}  " + "; ".join(distinct(c["evidence"])[:2]))
+        ev = distinct(c["evidence"])
+        out.append(f"  {c['id']:<20} {c['confidence']:.0%}  " + "; ".join(ev[:2]))
+        out += term.wrap_lines([f"  {'':<20}      also: {e}" for e in ev[2:]])  # all --json has (rev52 K: the 3rd was JSON-only)
     if res["count"] > 1:
         out.append(f"{res['count']} out-of-memory events in this log; this is the last one that failed.")
         earlier = [e for e in events if e is not last][-max_events:]
@@ -159,10 +162,10 @@ def render_human(res: dict, max_events: int = 3) -> str:
     if g:
         out.append("")
         out.append(f"== {g['title']} ==")
-        out.append(g["markdown"].strip())
+        out.append(term.reflow(g["markdown"].strip()))
         for faq in g.get("faqs", []):
             out.append("")
             out.append(f"-- {faq['title']}")
-            out.append(faq["markdown"].strip())
+            out.append(term.reflow(faq["markdown"].strip()))
     return "\n".join(out)
 

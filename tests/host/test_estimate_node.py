@@ -164,11 +164,15 @@ def test_workflow_route_estimates_the_open_graph(comfy_host):
     assert out["files"] == [CHECKPOINT] and out["missing"] == [] and out["verdict"] == "fits"
     assert [t["gb"] for t in out["tiers"]] == [8, 12, 16, 24, 32, 48, 80] and out["min_vram_gb"] == 6  # the --cpu host plans in fp32: over 4 GB
     assert out["outcome"] == {"status": "fits", "offloaded": 0, "reason": ""}
-    # a LoRA the graph names that ComfyUI's folders do not hold: the answer is incomplete, as the CLI says
+    # a LoRA the graph names that ComfyUI's folders do not hold: never counted, so a note and the same verdict (cliZ H)
     graph["6"] = {"class_type": "LoraLoader", "inputs": {"lora_name": "gg_absent_lora.safetensors", "model": ["4", 0]}}
     out = comfy_host.post("/gpu_garden/estimate/workflow", {"workflow": graph, "vram_gb": 8})
-    # the verdict says incomplete as the CLI's text and JSON do (06d772c), not the verdict of the files found
-    assert out["missing"] == ["gg_absent_lora.safetensors"] and out["verdict"] == "incomplete"
+    assert out["missing"] == [] and out["verdict"] == "fits"
+    assert any("gg_absent_lora.safetensors" in a for a in out["assumptions"])
+    # a VAE the folders do not hold is counted: the answer is incomplete, as the CLI's text and JSON say (06d772c)
+    graph["7"] = {"class_type": "VAELoader", "inputs": {"vae_name": "gg_absent_vae.safetensors"}}
+    out = comfy_host.post("/gpu_garden/estimate/workflow", {"workflow": graph, "vram_gb": 8})
+    assert out["missing"] == ["gg_absent_vae.safetensors"] and out["verdict"] == "incomplete"
     assert out["outcome"] == {"status": "incomplete", "offloaded": 0, "reason": "1 model file not found"}
     import urllib.error
     try:

@@ -4,6 +4,11 @@ import json
 from gpu_garden.memory import cli
 
 
+def flat(text: str) -> str:
+    """The text with its wrapping undone: runs of spaces and newlines as one space (memory/term.py wraps prose)."""
+    return " ".join(text.split())
+
+
 def estimate(capsys, *argv):
     try:
         rc = cli.main(["estimate", *argv])

@@ -183,5 +183,10 @@ def test_the_workflow_route_carries_the_outcome(routes, tmp_path, monkeypatch):
     assert round(out["outcome"]["offloaded"] / GiB, 2) == 11.38
     graph["5"] = {"class_type": "LoraLoaderModelOnly", "inputs": {"lora_name": "my_lora.safetensors", "strength_model": 1.0}}
     out = routes.estimate_graph({"workflow": graph, "vram_gb": 12})
-    assert out["missing"] == ["my_lora.safetensors"]
+    # cliZ H: a LoRA is never counted, so its absence leaves the outcome as it was (a note says it is missing)
+    assert out["missing"] == [] and out["outcome"]["status"] == "runs with offload"
+    assert any("my_lora.safetensors (LoraLoaderModelOnly; looked in loras/)" in a for a in out["assumptions"])
+    graph["3"]["inputs"]["vae_name"] = "other_ae.safetensors"  # a counted file not found: incomplete
+    out = routes.estimate_graph({"workflow": graph, "vram_gb": 12})
+    assert out["missing"] == ["other_ae.safetensors"]
     assert out["outcome"] == {"status": "incomplete", "offloaded": 0, "reason": "1 model file not found"}

@@ -48,7 +48,7 @@ def test_tiers_on_the_face_after_a_run(comfy_page, comfy_host, output_dir):
 
 
 def test_tier_line_labels_offload_and_reads_the_tiers_own_host_ram(comfy_page):
-    """The compact form of the issue: "8 GB: offload 5.2 GiB · 12 GB: fits · 16 GB"; a tier's own host_ram (with its
+    """The compact form of the issue: "8 GB: runs with 5.2 GiB offloaded · 12 GB: fits · 16 GB"; a tier's own host_ram (with its
     source) wins over the estimate's; an incomplete graph is not judged per tier; data is text, never markup."""
     page, _ = comfy_page
     out = page.evaluate("""async () => {
@@ -63,18 +63,23 @@ def test_tier_line_labels_offload_and_reads_the_tiers_own_host_ram(comfy_page):
         const e = m.tiersLine({tiers, host_ram_assumed: {available: null, source: 'none: RAM not judged'}});
         const f = m.tiersLine({tiers: [{gb: 8, outcome: 'does not fit', vram_outcome: 'runs with offload', vram_offloaded: 3 * G,
                                         ram_needed: 40 * G}]});
-        const extra = [d.textContent, d.firstChild.title, e.textContent, f.querySelector('[data-gb]').title];
+        // cliZ G: the server's label (memory/estimate/verdict.label, the CLI's words) is what a chip shows
+        const g = m.tiersLine({tiers: [{gb: 8, outcome: 'runs with offload', offloaded: 5.2 * G, label: 'server words',
+                                        vram_outcome: 'fits', vram_label: 'vram words'}]});
+        const extra = [d.textContent, d.firstChild.title, e.textContent, f.querySelector('[data-gb]').title,
+                       g.textContent, g.querySelector('[data-gb]').title];
         return [a.textContent, b.textContent, b.firstChild.title, c.textContent, a.innerHTML.includes('<b>'),
                 m.tiersLine({tiers: []}), m.tiersLine({}), ...extra];
     }""")
-    assert out[0] == "per card tier, host RAM 30.0 GiB: 8 GB: offload 5.2 GiB · 12 GB: fits · 16 GB: fits · 24 GB: <b>x</b>"  # every tier its verdict (web50 item 4)
-    assert out[1].startswith("per card tier, host RAM 64.0 GiB: 8 GB: offload 5.2 GiB") and out[2].endswith("(--ram 64)")
+    assert out[0] == "per card tier, host RAM 30.0 GiB: 8 GB: runs with 5.2 GiB offloaded · 12 GB: fits · 16 GB: fits · 24 GB: <b>x</b>"  # every tier its verdict (web50 item 4)
+    assert out[1].startswith("per card tier, host RAM 64.0 GiB: 8 GB: runs with 5.2 GiB offloaded") and out[2].endswith("(--ram 64)")
     assert out[3] == "per card tier: not judged (the estimate is incomplete)"
     assert out[4] is False and out[5] is None and out[6] is None
     # the answer's host_ram_assumed (gpu-garden estimate --workflow's metadata) wins, with its source
-    assert out[7].startswith("per card tier, host RAM 16.0 GiB: 8 GB: offload") and out[8].endswith("(--ram 16)")
-    assert out[9].startswith("per card tier, host RAM not judged: 8 GB: offload")
-    assert out[10] == "8 GB card: does not fit; on VRAM alone: offload 3.0 GiB; keeps 40.0 GiB in host RAM", out[10]
+    assert out[7].startswith("per card tier, host RAM 16.0 GiB: 8 GB: runs with") and out[8].endswith("(--ram 16)")
+    assert out[9].startswith("per card tier, host RAM not judged: 8 GB: runs with")
+    assert out[10] == "8 GB card: does not fit; on VRAM alone: runs with 3.0 GiB offloaded; keeps 40.0 GiB in host RAM", out[10]
+    assert out[11] == "per card tier: 8 GB: server words" and out[12] == "8 GB card: server words; on VRAM alone: vram words"
 
 
 def test_an_answer_without_a_card_or_with_a_missing_file(comfy_page):
@@ -139,12 +144,12 @@ def test_the_button_estimates_the_open_graph_before_it_runs(comfy_page, comfy_ho
     page.screenshot(path=str(output_dir / "estimate_node_open_graph.png"))
 
     wf = estimate_only(512, 768, vram_gb=8.0, mode="formula")
-    wf["10"] = {"class_type": "LoraLoader", "inputs": {"lora_name": "gg_absent_lora.safetensors", "strength_model": 1.0,
-                                                       "strength_clip": 1.0, "model": ["4", 0], "clip": ["4", 1]}}
+    # a counted file the folders do not hold (a LoRA, never counted, is only a note: cliZ H)
+    wf["10"] = {"class_type": "VAELoader", "inputs": {"vae_name": "gg_absent_vae.safetensors"}}
     node_id = load(page, wf)
     click_estimate(page, node_id, "gg-estimate-graph-missing")
     assert face(page, node_id, "gg-estimate-graph-verdict") == "INCOMPLETE"
-    assert face(page, node_id, "gg-estimate-graph-missing") == "incomplete: gg_absent_lora.safetensors not found"
+    assert face(page, node_id, "gg-estimate-graph-missing") == "incomplete: gg_absent_vae.safetensors not found"
     assert face(page, node_id, "gg-estimate-graph-tiers") == "per card tier: not judged (the estimate is incomplete)"
     assert console.from_pack() == [], console.from_pack()
     assert console.unexpected() == [], console.unexpected()
@@ -160,7 +165,7 @@ def test_a_route_error_is_shown_as_text(comfy_page, comfy_host):
     click_estimate(page, node_id, "gg-estimate-graph-error")
     err = face(page, node_id, "gg-estimate-graph-error")
     assert err == ("open graph: estimate failed: none of the workflow's model files was found under ComfyUI's model "
-                   "folders: <b>gone</b>.safetensors"), err
+                   "folders: <b>gone</b>.safetensors (looked in checkpoints/)"), err
     html = page.evaluate(f"(id) => {ROOT}.querySelector('[data-testid=gg-estimate-graph-error]').innerHTML", node_id)
     assert "<b>" not in html
     assert page.locator("[data-testid='gg-estimate-graph-button']").first.is_enabled()  # ready for another try

@@ -1,6 +1,7 @@
 // @ts-check
-// The outcome colours of the Footprint Estimate and its per-card-tier line ("8 GB: offload 5.2 GiB · 12 GB: fits ·
-// 16 GB · 24 GB"), as `gpu-garden estimate --workflow` prints them and extra.gpu_garden.memory carries them.
+// The outcome colours of the Footprint Estimate and its per-card-tier line ("8 GB: runs with 5.2 GiB offloaded ·
+// 12 GB: fits · 16 GB: fits"), as `gpu-garden estimate --workflow` prints it: each tier's words are the server's
+// (memory/estimate/verdict.label, carried as the tiers' label / vram_label in extra.gpu_garden.memory).
 // Shared by the node's executed output (web/estimate.js) and the open graph's answer (lib/estimate_graph.js).
 import { el, fmtBytes, TEXT_TONES } from "./format.js";
 
@@ -25,15 +26,19 @@ export const OUTCOME_TEXT = {
  * @property {number} [peak]
  * @property {string} [peak_phase]
  * @property {string | null} [decode]
+ * @property {string} [label] the outcome in words (memory/estimate/verdict.label)
  * @property {string} [vram_outcome] the outcome on VRAM alone (any host RAM)
+ * @property {string} [vram_label] vram_outcome in words
  * @property {number} [vram_offloaded]
  * @property {number | null} [ram_needed] what the run keeps in host RAM on this tier
  * @property {any} [host_ram] the host RAM the verdict assumed, where a tier carries it (bytes or {available|bytes, source})
  */
 
-/** An outcome in a few words, as memory/estimate/verdict.label() (the CLI's per-card-tier line). */
+/** An outcome in a few words: the server's label (memory/estimate/verdict.label, the CLI's per-card-tier words);
+ * tiers written before it carried one get the same words here. */
 export function tierLabel(/** @type {Tier} */ t) {
-  return t.outcome === "runs with offload" ? `offload ${fmtBytes(t.offloaded || 0, 1)}` : String(t.outcome);
+  if (typeof t.label === "string") return t.label;
+  return t.outcome === "runs with offload" ? `runs with ${fmtBytes(t.offloaded || 0, 1)} offloaded` : String(t.outcome);
 }
 
 /** Bytes from a host RAM field: a number, or an object's available / bytes. */
@@ -86,7 +91,7 @@ export function tiersLine(est, { incomplete = false, testid = "gg-estimate-tiers
     chip.dataset.gb = String(t.gb);
     chip.dataset.outcome = String(t.outcome);
     chip.title = `${t.gb} GB card: ${label}` + (t.peak ? `; peak ${fmtBytes(t.peak, 2)} (${String(t.peak_phase || "").replace(/_/g, " ")})` : "")
-      + (t.vram_outcome && t.vram_outcome !== t.outcome ? `; on VRAM alone: ${tierLabel({ ...t, outcome: t.vram_outcome, offloaded: t.vram_offloaded })}` : "")
+      + (t.vram_outcome && t.vram_outcome !== t.outcome ? `; on VRAM alone: ${tierLabel({ ...t, outcome: t.vram_outcome, offloaded: t.vram_offloaded, label: t.vram_label })}` : "")
       + (t.ram_needed ? `; keeps ${fmtBytes(t.ram_needed, 1)} in host RAM` : "")
       + (t.decode ? `; ${t.decode}` : "");
     if (i) line.append(el("span", null, " · ", { opacity: ".6" }));
