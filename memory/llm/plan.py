@@ -496,6 +496,8 @@ def _vllm_pool_fields(out, runtime, ctx, parallel, vram, s, ev, refused, notes) 
         lowered = ev.get("pool_fit") is not None and ev["pool"] > ev["pool_fit"]  # OOMs allocating it: prints no line
         if not ev.get("free_refused") and not refused and not lowered:  # refused before it profiles: no pool line
             out["vllm_would_print"] = V.would_print(ev, ctx, s)
+        if VO.compiles_in_profile(s) and not s["kv_cache_memory"] and ev["pool"] > 0:
+            notes.append(VO.COLD_COMPILE_NOTE)
         if ev.get("mamba_blocks") is not None:
             notes.append(f"max_num_seqs ({s['max_seqs']}) exceeds the pool's {ev['mamba_blocks']} Mamba cache blocks: "
                          "vLLM refuses to capture its CUDA graphs (one state block per decode sequence); "

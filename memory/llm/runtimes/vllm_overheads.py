@@ -165,3 +165,29 @@ def graph_profile_bytes(kv_spec, kv, layout, s, per_token: int) -> int:
     blocks = graph_profile_blocks(s)
     lay = vllm_layout(kv_spec, kv, layout, XPU_GDN_BLOCK if s.get("xpu") else BLOCK) if blocks else None
     return blocks * (lay["size"] * lay["page"] if lay else BLOCK * per_token)
+
+
+# Which start the pool is: a later one, whose torch.compile graphs come from the cache. V1 compiles the model on its
+# first forward, which is the profile run inside memory_profiling (vLLM 0.20.2 gpu_worker.determine_available_memory;
+# its --kv-cache-memory branch: "still need a profile run which compiles the model for max_num_batched_tokens").
+# CompilerManager.compile (compilation/backends.py) loads each graph from VLLM_CACHE_ROOT/torch_compile_cache/<hash>
+# ("Directly load the compiled graph(s) ... from the cache") and compiles only on a miss ("Compiling a graph for
+# compile range ... takes"), in the same process (env_override.py: TORCHINDUCTOR_COMPILE_THREADS=1); Inductor's and
+# Triton's caches sit in that folder (compiler_interface.py initialize_cache), Triton's autotuning results too
+# (env_override.py: TRITON_CACHE_AUTOTUNING=1). So on a first start what compiling and autotuning hold counts as
+# activation peak (allocated_bytes.all.peak) and as non-torch memory (mem_get_info's used - torch reserved), and the
+# pool is smaller. --enforce-eager turns torch.compile off (config/vllm.py: "Enforce eager set, disabling
+# torch.compile and CUDAGraphs"); VLLM_DISABLE_COMPILE_CACHE=1 makes every start a first one. No source line sizes the
+# difference; the pairs of starts read (first, later, of one command on one card): Qwen2.5-7B on a 3090, 5.82 / 6.28
+# GiB (rows ...-coldcompile / ...-warmcache); glyd's 0.30.0 rows, 0.79-1.63 GiB by their token counts; gpt-oss-20b on
+# an RTX PRO 4000 Blackwell, 285,284 / 399,082 tokens (1.39 GiB) on 0.28.0 and 264,060 / 379,778 (1.41) on 0.29.0;
+# Qwen3-32B-AWQ's cold and warm boots 2.55 GiB (docs/kv-accuracy.md round 73). V0 is not noted (its compile not read).
+COLD_COMPILE_NOTE = ("the KV pool is a later start's: a first start of this configuration compiles the model "
+                     "(torch.compile, Triton's autotuning) inside vLLM's memory profile and leaves less for the cache "
+                     "(0.5-2.6 GiB in the runs read); later starts load it from ~/.cache/vllm/torch_compile_cache "
+                     "(VLLM_CACHE_ROOT): keep that folder across container restarts")
+
+
+def compiles_in_profile(s) -> bool:
+    """V1 with torch.compile on (no --enforce-eager): its first start compiles inside the memory profile."""
+    return s["v1"] and not s["enforce_eager"]
