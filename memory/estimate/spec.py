@@ -109,7 +109,7 @@ FAMILY = {
     # kernel, [1, 1, 1] in the 720p t2v file); txt joint (ldm/hunyuan_video/model.py:416 cat((img, txt)); Qwen2.5-VL
     # 7B + byT5 per supported_models.py:1470-1473, template cropped, pads nothing: 256 is an allowance as for
     # hunyuan-image); cfg: no guidance_in in the file (model_detection.py:174 guidance_embed False), and c_crossattn a
-    # CONDRegular (model_base.py:1644) of unpadded Qwen tokens; factor 4.0, marked "#TODO" in supported_models.py:1461
+    # CONDRegular (model_base.py:1647) of unpadded Qwen tokens; factor 4.0, marked "#TODO" in supported_models.py:1461
     "hunyuan-video-15": dict(ch=32, s=16, t=4, p=1, txt=256, ctx=0, cfg=True, cfg_separate="comfyui", factor=4.0,
                              vae="hunyuan-video-15", name="HunyuanVideo 1.5"),
     "hunyuan-image": dict(ch=64, s=32, t=None, p=1, txt=256, ctx=0, cfg=True, cfg_separate="comfyui", factor=8.7, vae="kl",
