@@ -26,7 +26,7 @@ OTHER_KEYS = re.compile(r"^(alphas_cumprod|alphas_cumprod_prev|betas|log_one_min
 
 # Family ids, the one list (hyphenated; every module, node and report uses these); "unknown" when nothing matches.
 FAMILIES = ("sd1", "sd2", "sdxl", "sd3", "flux1", "flux2", "chroma", "qwen-image", "hidream", "lumina2", "z-image",
-            "wan21", "wan22", "hunyuan-video", "hunyuan-image", "ltxv", "mochi", "cosmos", "pixart", "auraflow",
+            "wan21", "wan22", "hunyuan-video", "hunyuan-video-15", "hunyuan-image", "ltxv", "mochi", "cosmos", "pixart", "auraflow",
             "hunyuan-dit", "unknown")
 
 # ComfyUI model config classes (comfy/supported_models.py, 0.8.0) -> family id: the one table. Used where the
@@ -39,7 +39,7 @@ CONFIG_FAMILY = {
     "ZImage": "z-image", "WAN21_T2V": "wan21", "WAN21_I2V": "wan21", "WAN21_Vace": "wan21",
     "WAN21_FunControl2V": "wan21", "WAN21_Camera": "wan21", "WAN21_HuMo": "wan21", "WAN22_T2V": "wan22",
     "WAN22_Camera": "wan21", "WAN22_S2V": "wan21", "WAN22_Animate": "wan21", "HunyuanVideo": "hunyuan-video",
-    "HunyuanVideoI2V": "hunyuan-video", "HunyuanVideoSkyreelsI2V": "hunyuan-video", "HunyuanVideo15": "hunyuan-video",
+    "HunyuanVideoI2V": "hunyuan-video", "HunyuanVideoSkyreelsI2V": "hunyuan-video", "HunyuanVideo15": "hunyuan-video-15",
     "HunyuanImage21": "hunyuan-image", "LTXV": "ltxv", "LTXAV": "ltxv", "GenmoMochi": "mochi", "CosmosT2V": "cosmos",
     "CosmosI2V": "cosmos", "CosmosT2IPredict2": "cosmos", "CosmosI2VPredict2": "cosmos", "PixArtAlpha": "pixart",
     "PixArtSigma": "pixart", "AuraFlow": "auraflow", "HunyuanDiT": "hunyuan-dit", "HunyuanDiT1": "hunyuan-dit",
@@ -234,7 +234,8 @@ def vae_mismatch(comps, family=None) -> str | None:
     for c in comps:
         have = vae_latent_channels(c.get("kind") or vae_kind(c["table"])) if c["role"] == "vae" else None
         if have is not None and have != want:
-            usual = (layouts.FAMILY_FILES.get(fam) or {}).get("vae")
+            usual = next((v["vae"] for k, v in layouts.FAMILY_FILES.items() if layouts.family_of(k) == fam and v.get("vae")),
+                         None)  # the family's standard VAE (its own FAMILY_FILES entry, or the variant entry naming it)
             return (f"{c.get('source') or 'VAE'}: a {have}-channel VAE cannot decode {spec.family(fam)['name']}'s {want}-channel "
                     f"latent: ComfyUI's VAE Decode raises a RuntimeError at the decoder's first convolution "
                     f"('expected input ... to have {have} channels, but got {want}'; comfy/sd.py VAE.decode), "
@@ -301,8 +302,8 @@ def detect_family(t: dict) -> dict:
                 "heads": d // 128, "ffn": 4 * d, "block": "flux", "in_channels": w[1]}
         if len(w) == 4:
             return {"family": "hunyuan-image", "variant": "2.1", "arch": arch}
-        if w[1] >= 64 or d == 2048:
-            return {"family": "hunyuan-video", "variant": "1.5", "arch": arch}
+        if w[1] >= 64 or d == 2048:  # 1.5: 65 in (32 noise + 32 image + mask; SR distilled 98), 2048 wide
+            return {"family": "hunyuan-video-15", "variant": "", "arch": arch}
         return {"family": "hunyuan-video", "variant": "i2v" if w[1] > 16 else "t2v", "arch": arch}
     if has("double_blocks.0.img_attn.norm.key_norm.scale"):
         img_in = s("img_in.weight")

@@ -43,7 +43,7 @@ FAMILY_FILES = {
     "hidream": {"model": "hidream_hidream_i1_full_fp16", "vae": "vae_flux_ae", "te": ("te_t5xxl_fp16",),
                 "te_missing": "Llama 3.1 8B Instruct, clip_l_hidream and clip_g_hidream", "hub": ()},
     # an entry that is not a family id names its family; its text encoders as Comfy-Org/HunyuanVideo_1.5_repackaged lists
-    "hunyuan-video-1.5": {"family": "hunyuan-video", "model": "hunyuan_video_hunyuanvideo1.5_720p_t2v_fp16",
+    "hunyuan-video-1.5": {"family": "hunyuan-video-15", "model": "hunyuan_video_hunyuanvideo1.5_720p_t2v_fp16",
                           "vae": "vae_hunyuan_video_1.5_vae", "te": (), "te_missing": "Qwen2.5-VL 7B and byT5 small (glyph)",
                           "hub": ()},
 }

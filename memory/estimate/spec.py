@@ -103,6 +103,15 @@ FAMILY = {
     "wan22": dict(ch=48, s=16, t=4, p=2, txt=0, ctx=512, cfg=True, factor=lambda a: a.get("hidden", 2000) / 2222, vae="wan22",
                   name="Wan 2.2"),
     "hunyuan-video": dict(ch=16, s=8, t=4, p=2, txt=256, ctx=0, cfg=False, factor=1.8, vae="hunyuan-video", name="HunyuanVideo"),
+    # HunyuanVideo 1.5 (ComfyUI 0.8.0; its own id: a 32-channel latent at 16x no 13B VAE decodes): ch 32 and s 16, t 4
+    # (latent_formats.py:726 latent_channels 32; comfy_extras/nodes_hunyuan.py:75 EmptyHunyuanVideo15Latent
+    # [B, 32, (length - 1) // 4 + 1, height // 16, width // 16]); p 1 (model_detection.py:143 patch_size = img_in's
+    # kernel, [1, 1, 1] in the 720p t2v file); txt joint (ldm/hunyuan_video/model.py:416 cat((img, txt)); Qwen2.5-VL
+    # 7B + byT5 per supported_models.py:1470-1473, template cropped, pads nothing: 256 is an allowance as for
+    # hunyuan-image); cfg: no guidance_in in the file (model_detection.py:174 guidance_embed False), and c_crossattn a
+    # CONDRegular (model_base.py:1647) of unpadded Qwen tokens; factor 4.0, marked "#TODO" in supported_models.py:1461
+    "hunyuan-video-15": dict(ch=32, s=16, t=4, p=1, txt=256, ctx=0, cfg=True, cfg_separate="comfyui", factor=4.0,
+                             vae="hunyuan-video-15", name="HunyuanVideo 1.5"),
     "hunyuan-image": dict(ch=64, s=32, t=None, p=1, txt=256, ctx=0, cfg=True, cfg_separate="comfyui", factor=8.7, vae="kl",
                           name="HunyuanImage 2.1"),
     "ltxv": dict(ch=128, s=32, t=8, p=1, txt=0, ctx=128, cfg=True, factor=lambda a: a.get("cross_attention_dim", 2048) / 2048 * 5.5,
@@ -137,6 +146,7 @@ NATIVE_SIZE = {
     "wan21": (832, 480, 81),          # nodes_wan.py WanImageToVideo (and every Wan*ToVideo node) 832x480, length 81
     "wan22": (1280, 704, 49),         # nodes_wan.py Wan22ImageToVideoLatent 1280x704, length 49 (Wan 2.2 TI2V-5B)
     "hunyuan-video": (848, 480, 25),  # nodes_hunyuan.py EmptyHunyuanLatentVideo 848x480, length 25
+    "hunyuan-video-15": (848, 480, 25),  # nodes_hunyuan.py:64 EmptyHunyuanVideo15Latent keeps l.46-48's 848x480, 25
     "ltxv": (768, 512, 97),           # nodes_lt.py EmptyLTXVLatentVideo 768x512, length 97
     "mochi": (848, 480, 25),          # nodes_mochi.py EmptyMochiLatentVideo 848x480, length 25
     "cosmos": (1280, 704, 121),       # nodes_cosmos.py EmptyCosmosLatentVideo 1280x704, length 121
@@ -144,6 +154,7 @@ NATIVE_SIZE = {
 # Families whose file layout is fixed and whose defaults apply when only a family name is known (bench, node fallbacks).
 DEFAULT_ARCH = {
     "hunyuan-video": {"hidden": 3072, "depth": 60, "heads": 24, "ffn": 12288, "block": "flux"},
+    "hunyuan-video-15": {"hidden": 2048, "depth": 54, "heads": 16, "ffn": 8192, "block": "flux"},  # the 720p t2v layout
     "mochi": {"hidden": 3072, "depth": 48, "heads": 24, "ffn": 8192, "block": "mmdit", "gated_mlp": True},
     "hidream": {"hidden": 2560, "depth": 48, "heads": 20, "ffn": 6912, "block": "moe"},
 }
@@ -172,12 +183,16 @@ VAE = {
     "wan22": dict(s=16, t=4, dtypes=("bf16", "fp16", "fp32"), comfy=lambda sh: 8000 * sh[-2] * sh[-1] * 256),
     "hunyuan-video": dict(s=8, t=4, dtypes=("bf16", "fp16", "fp32"),
                           comfy=lambda sh: 2800 * min(8, (sh[2] - 1) * 4 + 1) * sh[-2] * sh[-1] * 64),
+    # HunyuanVideo 1.5's VAE: comfy/sd.py:486-502 (the vae_refiner branch: 32 channels, 16x, 4 frames; fp16 first)
+    "hunyuan-video-15": dict(s=16, t=4, dtypes=("fp16", "bf16", "fp32"),
+                             comfy=lambda sh: 3600 * 4 * sh[-2] * sh[-1] * 16 * 16),
     "ltxv": dict(s=32, t=8, dtypes=("bf16", "fp32"), comfy=lambda sh: 900 * sh[2] * sh[-2] * sh[-1] * 512),
     "mochi": dict(s=8, t=6, dtypes=("fp16", "fp32"), comfy=lambda sh: 1000 * sh[2] * sh[-2] * sh[-1] * 384),
     "cosmos": dict(s=8, t=8, dtypes=("bf16", "fp32"), comfy=lambda sh: 50 * sh[2] * sh[-2] * sh[-1] * 512),
     "video": dict(s=8, t=4, dtypes=("bf16", "fp32"), comfy=lambda sh: 2800 * sh[-3] * sh[-2] * sh[-1] * 64),
 }
-VAE_FAMILY = {"wan21": "wan21", "wan22": "wan22", "hunyuan-video": "hunyuan-video", "ltxv": "ltxv", "mochi": "mochi"}
+VAE_FAMILY = {"wan21": "wan21", "wan22": "wan22", "hunyuan-video": "hunyuan-video", "hunyuan-video-15": "hunyuan-video-15",
+              "ltxv": "ltxv", "mochi": "mochi"}
 DTYPE_BYTES = {"fp32": 4, "bf16": 2, "fp16": 2, "fp8": 1}
 
 

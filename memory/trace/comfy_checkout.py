@@ -111,7 +111,7 @@ CLASS_LAYOUTS = {
                                 "num_single_layers": 32, "out_channels": 16, "patch_size": 2, "text_emb_dim": 2048},
                 "source": "Comfy-Org/HiDream-I1_ComfyUI split_files/diffusion_models/hidream_i1_full_fp16.safetensors"},
     # shapes from diffusers' HunyuanVideo15Transformer3DModel defaults (0687a40): 16 heads x 128, 54 double blocks, 65 in
-    "hunyuan-video-1.5": {"family": "hunyuan-video", "file": "hunyuanvideo1.5_720p_t2v_fp16.safetensors", "dtype": "F16",
+    "hunyuan-video-1.5": {"family": "hunyuan-video-15", "file": "hunyuanvideo1.5_720p_t2v_fp16.safetensors", "dtype": "F16",
                           "unet_config": {"image_model": "hunyuan_video", "in_channels": 65, "patch_size": [1, 1, 1],
                                           "out_channels": 32, "vec_in_dim": None, "axes_dim": [16, 56, 56], "meanflow": False,
                                           "context_in_dim": 3584, "hidden_size": 2048, "mlp_ratio": 4.0, "num_heads": 16,

@@ -401,5 +401,5 @@ def test_lay53_layouts_are_comfyuis_classes():
             "              type(v.first_stage_model.decoder).__module__, v.latent_channels]\n"
             "print(json.dumps(out))")
     assert _host_json(code) == {"chroma": [True, "chroma", "Chroma"], "hidream": [True, "hidream", "HiDream"],
-                                "hunyuan-video-1.5": [True, "hunyuan-video", "HunyuanVideo15"],
+                                "hunyuan-video-1.5": [True, "hunyuan-video-15", "HunyuanVideo15"],
                                 "vae": [True, "comfy.ldm.hunyuan_video.vae_refiner", 32]}

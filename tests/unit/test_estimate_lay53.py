@@ -12,7 +12,7 @@ from gpu_garden.memory.estimate import families, layouts, report
 NEW = {  # layout -> (family families.detect_family gives it, FAMILY_FILES entry)
     "chroma_chroma-unlocked-v2": ("chroma", "chroma"),
     "hidream_hidream_i1_full_fp16": ("hidream", "hidream"),
-    "hunyuan_video_hunyuanvideo1.5_720p_t2v_fp16": ("hunyuan-video", "hunyuan-video-1.5"),
+    "hunyuan_video_hunyuanvideo1.5_720p_t2v_fp16": ("hunyuan-video-15", "hunyuan-video-1.5"),
 }
 
 
