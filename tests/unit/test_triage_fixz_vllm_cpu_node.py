@@ -73,3 +73,15 @@ def test_the_cpu_node_regex_is_linear_on_1_mb():
         t = cpu_now()
         VLLM_CPU_NODE.search(text)
         assert cpu_now() - t < cpu_limit(1.0), text[:40]
+
+
+@pytest.mark.parametrize("text", [
+    "ValueError: Available memory on node 0 (1.0/2.0 GiB) on startup is less than requested memory for kv (3.0 GiB).",
+    "ValueError: Available memory on node 0 (1.0/2.0 GiB) on kv cache allocation is less than desired CPU memory "
+    "utilization (0.9, 1.8 GiB).",
+])
+def test_a_sentence_spliced_from_two_checks_is_not_read_and_does_not_raise(text):
+    # (rev54) the pattern's "startup|kv cache" and its two tails are separate alternatives: a line pairing one check's head
+    # with the other's tail matched, and the reader took None for a figure (TypeError / AttributeError out of triage_text)
+    ev = engine.triage_text(text)["events"]
+    assert not ev or ev[-1]["kind"] != "vllm.cpu_node", ev
