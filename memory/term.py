@@ -1,6 +1,7 @@
 """The CLI's text to the terminal's width: prose lines (notes, assumptions, guides) wrap, table rows and commands the
-user copies never do (a wrapped command is a broken command). Every subcommand's text renderer ends in wrap(); --json
-never comes here. Width: the terminal's (shutil.get_terminal_size), 80 when stdout is not a terminal, never below 60."""
+user copies never do (a wrapped command is a broken command). estimate's notes and assumptions, budget's notes and
+triage's evidence and guides come here; kv's text does not (its notes print whole); --json never comes here.
+Width: the terminal's (shutil.get_terminal_size), 80 when stdout is not a terminal, never below 60."""
 import re
 import shutil
 import sys
@@ -14,6 +15,10 @@ _COMMAND = re.compile(r"^(\$ |[A-Z][A-Z0-9_]*=|\.{0,2}[\\/]|[A-Za-z]:\\|(sudo|py
                       r"vllm|ollama|llama-server|llama-cli|python_embeded|export|set|setx|\$env:|nvidia-smi|docker|git|"
                       r"conda|hf|huggingface-cli|comfy|cd|torchrun|accelerate|sglang|CUDA_VISIBLE_DEVICES)(\s|$))")
 _BULLET = re.compile(r"^(\s*)([-*•] |\d+[.)] )")
+# a figure and its unit ("22.45 GiB", "5 %") stay on one line: the space between them is held by a private-use character
+# (not whitespace to textwrap) while the line wraps
+_UNIT = re.compile(r"(?<=\d) (?=(?:[KMGTP]i?B|B|%|GB/s|tokens?)(?![\w]))")
+_HOLD = "\ue000"
 
 
 def width() -> int:
@@ -34,8 +39,9 @@ def _fill(line: str, cols: int, indent: int = 2) -> list[str]:
     m = _BULLET.match(line)
     lead = len(line) - len(line.lstrip())
     hang = " " * (len(m.group(0)) if m else lead + indent)
-    return textwrap.wrap(line, cols, initial_indent="", subsequent_indent=hang, break_long_words=False,
-                         break_on_hyphens=False, drop_whitespace=True) or [line]
+    lines = textwrap.wrap(_UNIT.sub(_HOLD, line), cols, initial_indent="", subsequent_indent=hang, break_long_words=False,
+                          break_on_hyphens=False, drop_whitespace=True)
+    return [x.replace(_HOLD, " ") for x in lines] or [line]
 
 
 def wrap(text: str, cols: int | None = None) -> str:

@@ -65,7 +65,7 @@ def _vllm_cpu_node(line):
     if "Available memory on node" not in line:
         return None
     m = RX.VLLM_CPU_NODE.search(line)
-    if not m:
+    if not m or (m.group(5) is None) == (m.group(4) == "startup"):  # (rev54) halves of two checks: not vLLM's sentence
         return None
     avail, total = _gib(m.group(2)), _gib(m.group(3))
     nums = {"available": avail, "total": total}

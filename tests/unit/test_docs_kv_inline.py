@@ -45,7 +45,10 @@ QUOTES = [
      '("vLLM takes 21.55 GiB once started"', ["vLLM takes 21.55 GiB once started"]),
     ("kv --model Llama-3.1-8B --runtime-version 0.10.1 --kv-cache-memory 6 --ctx 8192 --vram 20 "
      "--max-num-batched-tokens 20000 --max-num-seqs 1 --enforce-eager",
-     "becomes `--kv-cache-memory 4779409408`", ["--kv-cache-memory 4779409408"]),
+     "is kept as given: the plan does not fit, no command is printed, and the note and the runtime-fit line name the "
+     "largest pool that does: the same 6 GiB pool on `--vram 20` gets `--kv-cache-memory 4779409408` there",
+     ["(fixed KV pool 6.00 GiB, --kv-cache-memory): does NOT fit", "the largest pool that does is 4.45 GiB "
+      "(--kv-cache-memory 4779409408)"]),
     ("kv --model Qwen3.5-9B --runtime vllm --runtime-version 0.18.0 --vram 26 --parallel 256 --ctx 1024",
      "prints `--max-num-seqs 244`", ["--max-num-seqs 244 "]),
     ("kv --model qwen3.6:27b --runtime ollama --runtime-version 0.24.0 --ctx 32768 --vram 23.6",
@@ -72,3 +75,14 @@ def test_kv_doc_quote_is_what_kv_prints(command, quote, printed):
     got = _one_space(out.getvalue())
     for line in printed:
         assert _one_space(line) in got, f"{command} no longer prints {line!r}"
+
+
+def test_a_pool_that_does_not_fit_prints_no_command():
+    # (rev54) docs/kv.md's "no command is printed" for the 6 GiB pool on --vram 20 (kv55's rule): the page said "the
+    # command prints" the lowered pool after kv55 stopped printing one (fails on the page before this change's wording
+    # through the quote above, and here where a `vllm serve` line comes back)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        cli.main(shlex.split("kv --model Llama-3.1-8B --runtime-version 0.10.1 --kv-cache-memory 6 --ctx 8192 --vram 20 "
+                             "--max-num-batched-tokens 20000 --max-num-seqs 1 --enforce-eager"))
+    assert "does NOT fit" in out.getvalue() and "vllm serve" not in out.getvalue(), out.getvalue()

@@ -55,11 +55,21 @@ def test_laguna_params_by_hand():
     # decoder_sparse_step 2: MoE where (i + 1) % 2 == 0 and i not in [0]: layers 1 and 3; layer 2 dense:
     # 3 x 256 x 512 - (786,432 + 49,152 + 2056) = 393,216 - 837,640 = -444,424
     ({"decoder_sparse_step": 2}, [0, 0, -444_424, 0]),
+    # (rev54) qkv_proj's bias: (heads + 2 KV heads) x head_dim, (4 + 4) x 64 = 512 on layers 0, 3, (8 + 4) x 64 = 768 on 1, 2
+    ({"qkv_bias": True}, [512, 768, 768, 512]),
+    ({"attention_bias": True}, [256, 256, 256, 256]),              # o_proj's bias: hidden 256 a layer
 ])
 def test_laguna_gate_sink_and_moe_variants(change, layer_deltas):
     base = from_config(LAG, "config.json").layer_params
     got = from_config(dict(LAG, **change), "config.json").layer_params
     assert [g - b for g, b in zip(got, base)] == layer_deltas
+
+
+
+def test_laguna_tied_embeddings_drop_the_head():
+    # (rev54) tie_word_embeddings: the lm_head is the token table, 1000 x 256 = 256,000 fewer, no layer changes
+    base, tied = from_config(LAG, "config.json"), from_config(dict(LAG, tie_word_embeddings=True), "config.json")
+    assert tied.layer_params == base.layer_params and base.params - tied.params == 256_000
 
 
 def test_laguna_vllm_pool_holds_the_sliding_layers_window():

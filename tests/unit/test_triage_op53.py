@@ -1,6 +1,7 @@
 """Task op53: PyTorch's message cut before the card's figures, listing two or more processes and none as "this process"
 (predicates.listed_several_cut, rules_process.py). PyTorch names its own pid "this process", so at most one listed entry is
 this one and the rest are other processes'. Sizes made up in PyTorch's layout; expected values by hand."""
+from gpu_garden.memory.triage import engine
 from support.triage_event import read as _read
 
 _GIB = 1024 ** 3
@@ -52,3 +53,23 @@ def test_one_line_quote_read_as_well():
     line = ("RuntimeError: CUDA out of memory. Tried to allocate 150.00 MiB. Process 7208 has 6.51 GiB memory in use. "
             "Process 7311 has 5.02 GiB memory in use.\n")
     assert _read(line)[0] == "other-process"
+
+
+def test_a_quote_of_the_sentences_alone_reads_the_second_largest():
+    # (rev54) the request's and processes' sentences alone on a line (torch_sentences): sorted 9.00, 1.60, 0.80 GiB, the
+    # second largest 1.60 GiB is past the 1.5 GiB floor and 2.40 GiB beside the largest covers 150 MiB
+    # (fails where torch_sentences takes the smallest entry, 0.80 GiB, for the second largest)
+    line = ("Tried to allocate 150.00 MiB. Process 947700 has 9.00 GiB memory in use. Process 947701 has 0.80 GiB memory "
+            "in use. Process 947702 has 1.60 GiB memory in use.\n")
+    assert _read(line)[0] == "other-process"
+
+
+def test_a_named_this_process_leaves_the_row_out():
+    # (rev54) "this process" named: the op53 row's "names none as this process" must not be among the evidence
+    # (fails without listed_several_cut's this_process guard: the row adds its evidence beside listed_others_cut's)
+    text = ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 150.00 MiB.\nProcess 947700 has 4.17 GiB memory "
+            "in use. Process 947701 has 4.01 GiB memory in use.\nIncluding non-PyTorch memory, this process has 3.00 GiB "
+            "memory in use.\n")
+    ev = engine.triage_text(text)["events"][-1]
+    assert ev["causes"][0]["id"] == "other-process"
+    assert not any("names none as this process" in e for e in ev["causes"][0]["evidence"]), ev["causes"][0]["evidence"]
