@@ -452,6 +452,8 @@ def format_plan(r: dict) -> str:
                 parts.append(f"{k} {v:,}" + (f" with only {words} on the GPU (partial offload)" if ngl else ""))
             if r.get("max_ctx_util"):  # computed at another share than the run's (plan_verdict._max_ctx_table)
                 per = per[:-1] + f", at --gpu-memory-utilization {r['max_ctx_util']:.2f})"
+            if not any(r["max_ctx_by_kv_dtype"].values()) and r.get("no_fit_reason"):  # "f16 0, q8_0 0" read as if
+                parts = ["none at these settings (the note names what would fit)"]  # no context fits (rev54)
             lines.append(f"largest context{per}: " + ", ".join(parts))
     if r["flags"]:
         lines.append("")
