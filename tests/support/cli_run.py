@@ -37,3 +37,10 @@ def text(argv, capsys):
 def json_out(argv, capsys):
     """The parsed --json output of any subcommand (argv without --json)."""
     return run(argv + ["--json"], capsys)[1]
+
+
+def estimate_workflow(tmp_path, capsys, wf, *args):
+    """`estimate --workflow` on a workflow dict written to tmp_path, with --ram 64 so host RAM decides nothing."""
+    p = tmp_path / "wf.json"
+    p.write_text(json.dumps(wf))
+    return estimate(capsys, "--workflow", str(p), "--ram", "64", *args)

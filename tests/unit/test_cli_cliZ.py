@@ -6,7 +6,7 @@ import json
 import pytest
 
 from gpu_garden.memory.estimate import layouts
-from support.cli_run import estimate
+from support.cli_run import estimate, estimate_workflow as wf_est
 
 
 @pytest.fixture(scope="module")
@@ -29,12 +29,6 @@ def flux_ui(unet="flux1-dev.safetensors", lora=None):
     if lora:
         n.append({"id": 7, "type": "LoraLoaderModelOnly", "widgets_values": [lora, 1.0]})
     return {"last_node_id": len(n), "nodes": n, "links": [], "extra": {}, "version": 0.4}
-
-
-def wf_est(tmp_path, capsys, wf, *args):
-    p = tmp_path / "wf.json"
-    p.write_text(json.dumps(wf))
-    return estimate(capsys, "--workflow", str(p), "--ram", "64", *args)
 
 
 # --- H -------------------------------------------------------------------------------------------------------------

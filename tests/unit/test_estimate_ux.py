@@ -7,7 +7,7 @@ import pytest
 from gpu_garden.memory import cli
 from gpu_garden.memory.estimate import layouts
 from gpu_garden.memory.units import GiB
-from support.cli_run import estimate
+from support.cli_run import estimate, estimate_workflow as est
 
 
 @pytest.fixture(scope="module")
@@ -33,12 +33,6 @@ def flux(unet="flux1-dev.safetensors", lora=None):
     if lora:
         n.append({"id": 7, "type": "LoraLoaderModelOnly", "widgets_values": [lora, 1.0]})
     return {"last_node_id": len(n), "nodes": n, "links": [], "extra": {}, "version": 0.4}
-
-
-def est(tmp_path, capsys, wf, *args):
-    p = tmp_path / "wf.json"
-    p.write_text(json.dumps(wf))
-    return estimate(capsys, "--workflow", str(p), "--ram", "64", *args)
 
 
 def test_missing_main_model_is_incomplete_not_fits(comfy, tmp_path, capsys):
