@@ -10,9 +10,9 @@ R = Rule
 RUNTIME_HELD = [
     # (fixZ) vLLM's CPU worker (v1/worker/cpu_worker.py, 0.20.2) at start-up, before it loaded anything: the node's RAM not
     # available (total less available) is held outside the worker, and freeing it would cover the share it asks for; its
-    # message says "reduce CPU memory used by other processes"
-    R("other-process", 4.0, lambda x: x.kind == "vllm.cpu_node" and x.ev.get("form") == "startup"
-      and (x.n.get("other_processes") or 0) >= x.n["requested"] - x.n["available"],
+    # message says "reduce CPU memory used by other processes". Keyed on the form alone: the share is at most the total, so
+    # what is not available (total - available) always covers the shortfall (requested - available) (rev54)
+    R("other-process", 4.0, lambda x: x.kind == "vllm.cpu_node" and x.ev.get("form") == "startup",
       lambda x: f"vLLM's CPU worker found {fmt_bytes(x.n['available'])} of the node's {fmt_bytes(x.n['total'])} RAM available at "
                 f"start-up, before loading anything, and asks for {fmt_bytes(x.n['requested'])} (--gpu-memory-utilization "
                 f"{x.n['gpu_memory_utilization_ratio']} of the total): the {fmt_bytes(x.n['other_processes'])} not available is held "
