@@ -99,6 +99,9 @@ def floor_ctx(tokens) -> int:
 def norm_kv(kv: str | None, runtime: str, spec: LLMSpec | None = None, fp32_model: bool = False) -> str:
     """The cache type asked for, or the runtime's default: vLLM's and SGLang's auto is the model's dtype (an fp32
     model keeps an fp32 cache), else 16-bit."""
+    if spec is not None and spec.dsv4 and runtime == "vllm":  # fp8_ds_mla only (deepseek_v4.check_kv)
+        from .deepseek_v4 import check_kv
+        return check_kv(kv, runtime)
     if kv is None or str(kv).lower() in ("auto", "default"):
         return "f32" if fp32_model and runtime in ("vllm", "sglang") else "f16"
     k = _KV_ALIASES.get(str(kv).lower(), str(kv).lower())
@@ -260,6 +263,9 @@ def kv_cache(spec: LLMSpec, ctx: int, parallel: int, kv: str, runtime: str, *, u
     (memory.required.kv: a quantized cache at OLLAMA_ESTIMATE_BYTES, which is what decides its layer placement before
     0.12; the runner then allocates llama.cpp's block sizes). ctx: vLLM max_model_len (one sequence); llama.cpp -c (all
     slots together); Ollama num_ctx (per request, x parallel)."""
+    if spec.dsv4:  # DeepSeek-V4: vLLM's start check for one request (deepseek_v4.py); other runtimes refused before
+        from .deepseek_v4 import kv_detail
+        return kv_detail(spec, ctx, max_batched)
     # llama.cpp's DeepSeek sparse attention (llama_kv_cache_dsa): the MLA cache as any MLA model's, the indexer apart
     dsa = bool(spec.index_head_dim) and runtime == "llama.cpp"
     main = replace(spec, index_head_dim=0) if dsa else spec
@@ -510,6 +516,9 @@ def vllm_pool(spec: LLMSpec, available: float, kv: str, ctx: int, *, mla_cache: 
     (with_draft_layers); spec_tokens: its num_speculative_tokens, each a state page more a request (MambaSpec
     num_speculative_blocks) and a wider conv state; gdn_block: vllm_layout's; drafter: a separate drafter's layers
     (vllm_layout DRAFT)."""
+    if spec.dsv4:  # DeepSeek-V4's own groups (deepseek_v4.py), MTP layers included
+        from .deepseek_v4 import pool
+        return pool(spec, available, ctx, max_batched, draft_layers)
     spec = with_draft_layers(spec, draft_layers, spec_tokens)
     lay = vllm_layout(spec, kv, mla_cache, gdn_block, drafter) if hybrid else None
     if not lay:
@@ -560,6 +569,9 @@ def vllm_estimated_max_len(spec: LLMSpec, available: float, kv: str, ctx: int, *
     state layer (MambaSpec) one page, two with prefix caching ("align"), one more per speculative token. It is not
     the pool's token count, which divides the blocks among the groups (Qwen3.6-35B-A3B at fp8, 0.47 GiB: 10 full
     and 30 DeltaNet layers of 2096-token pages, 17 x 2096 = 35,632 against a pool of 5 x 2096)."""
+    if spec.dsv4:
+        from .deepseek_v4 import estimated_max_len
+        return estimated_max_len(spec, available, ctx, max_batched, draft_layers)
     spec = with_draft_layers(spec, draft_layers, spec_tokens)
     lay = vllm_layout(spec, kv, mla_cache, gdn_block, drafter) if hybrid else None
     if not lay:
