@@ -108,6 +108,20 @@ def test_checkpoint_bytes_match_the_published_totals():
     assert abs(D.checkpoint_bytes(pro, ratios, 61, 1)[0] / GiB - 805.32) < 0.005
 
 
+# A deepseek_v4 config.json without a ratio for each layer is refused with what is missing, never read as a generic
+# decoder (the test_llm_batch30 config of another model_type). Breaks if read_ratios' length check is dropped.
+def test_config_without_ratios_is_refused():
+    cfg = json.loads((Path(D.__file__).with_name("models") / "DeepSeek-V4-Flash.json").read_text())
+    cfg["compress_ratios"] = cfg["compress_ratios"][:40]
+    with pytest.raises(UserError, match="compress_ratios, one entry for each of its 43 layers"):
+        llm_spec_from_config(cfg)
+
+
+def llm_spec_from_config(cfg):
+    from gpu_garden.memory.llm.spec import from_config
+    return from_config(cfg, "config.json")
+
+
 def test_kv_types_and_runtimes():
     spec = _flash()
     # not given: fp8 (fp8_ds_mla); bf16 refused with the assert's reason. Breaks if check_kv is not called by norm_kv
