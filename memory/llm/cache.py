@@ -23,6 +23,8 @@ from dataclasses import replace
 
 from ..errors import UserError
 from .spec import FFN, FULL, LINEAR, MAMBA, SHARED, SLIDING, LLMSpec
+from . import deepseek_v4 as DSV4  # DeepSeek-V4's own groups: kv_cache, vllm_pool, vllm_estimated_max_len hand it over
+from .ssm_cache import SSM_CACHE_DTYPE_FROM, SSM_CACHE_DTYPES, with_ssm_cache_dtype  # noqa: F401  (--mamba-ssm-cache-dtype)
 
 # bytes per cache element; ggml block types carry a per-block scale (q8_0: 32 int8 + fp16 scale = 34 bytes)
 KV_BYTES = {"f32": 4, "f16": 2, "bf16": 2, "fp8": 1, "fp8_e4m3": 1, "fp8_e5m2": 1,
@@ -99,6 +101,8 @@ def floor_ctx(tokens) -> int:
 def norm_kv(kv: str | None, runtime: str, spec: LLMSpec | None = None, fp32_model: bool = False) -> str:
     """The cache type asked for, or the runtime's default: vLLM's and SGLang's auto is the model's dtype (an fp32
     model keeps an fp32 cache), else 16-bit."""
+    if spec is not None and spec.dsv4 and runtime == "vllm":  # fp8_ds_mla only (deepseek_v4.check_kv)
+        return DSV4.check_kv(kv, runtime)
     if kv is None or str(kv).lower() in ("auto", "default"):
         return "f32" if fp32_model and runtime in ("vllm", "sglang") else "f16"
     k = _KV_ALIASES.get(str(kv).lower(), str(kv).lower())
@@ -260,6 +264,8 @@ def kv_cache(spec: LLMSpec, ctx: int, parallel: int, kv: str, runtime: str, *, u
     (memory.required.kv: a quantized cache at OLLAMA_ESTIMATE_BYTES, which is what decides its layer placement before
     0.12; the runner then allocates llama.cpp's block sizes). ctx: vLLM max_model_len (one sequence); llama.cpp -c (all
     slots together); Ollama num_ctx (per request, x parallel)."""
+    if spec.dsv4:  # DeepSeek-V4: vLLM's start check for one request (deepseek_v4.py); other runtimes refused before
+        return DSV4.kv_detail(spec, ctx, max_batched)
     # llama.cpp's DeepSeek sparse attention (llama_kv_cache_dsa): the MLA cache as any MLA model's, the indexer apart
     dsa = bool(spec.index_head_dim) and runtime == "llama.cpp"
     main = replace(spec, index_head_dim=0) if dsa else spec
@@ -447,35 +453,6 @@ def vllm_request_blocks(lay: dict, ctx: int, max_batched: int, window: int | Non
     return out
 
 
-# vLLM --mamba-ssm-cache-dtype (CacheConfig.mamba_ssm_cache_dtype; MambaDType "auto", "float32", later also "float16",
-# then "bfloat16", vllm/config/cache.py): the element of a gated-DeltaNet / Mamba-2 layer's temporal (ssm) state. "auto"
-# keeps the config's (params.recurrent_state: Qwen 3.5+ mamba_ssm_dtype float32, Nemotron-H's mamba_ssm_cache_dtype);
-# the conv state keeps the model's dtype (--mamba-cache-dtype, not modelled). The state page sets the unified attention
-# block (vllm_layout): Qwen3.8-27B at fp8 KV takes 1568 tokens with a float32 state and 800 with float16, as
-# alpharomercoma/qwen3.8-27b-rtx4090-vllm docs/benchmarks/FINDINGS.md (6) prints for its --mamba-ssm-cache-dtype float16
-# runs ("Attention blocks are stretched to the size of one GDN state page: 800 tokens at fp8 KV")
-SSM_CACHE_DTYPES = {"auto": None, "float32": 4, "float16": 2, "bfloat16": 2}
-# the first vLLM whose MambaDType accepts each value (vllm/config/cache.py in the PyPI sdists: 0.10.0 has no flag; 0.10.1
-# to 0.12.0 Literal["auto", "float32"]; "float16" from 0.13.0 (0.12.0 without, 0.13.0 / 0.14.0 / 0.17.1 / 0.20.0 /
-# 0.21.0 with); "bfloat16" from 0.22.0 (0.21.0 without, 0.22.0 / 0.24.0 with))
-SSM_CACHE_DTYPE_FROM = {"float32": (0, 10, 1), "float16": (0, 13, 0), "bfloat16": (0, 22, 0)}
-
-
-def with_ssm_cache_dtype(spec: LLMSpec, name: str | None) -> LLMSpec:
-    """The spec with its state layers' ssm element as vLLM's --mamba-ssm-cache-dtype `name` sets it (None / "auto": as
-    the config says)."""
-    key = str(name or "auto").lower()
-    if key not in SSM_CACHE_DTYPES:
-        raise UserError(f"--mamba-ssm-cache-dtype must be one of {', '.join(SSM_CACHE_DTYPES)}, got {name!r}")
-    if SSM_CACHE_DTYPES[key] is None:
-        return spec
-    if not spec.linear_state:
-        raise UserError(f"--mamba-ssm-cache-dtype: {spec.name} has no gated-DeltaNet or Mamba-2 state layer whose "
-                        "state vLLM pages")
-    conv, cb, ssm, _ = spec.linear_state
-    return replace(spec, linear_state=(conv, cb, ssm, SSM_CACHE_DTYPES[key]))
-
-
 def with_draft_layers(spec: LLMSpec, n: int, spec_tokens: int = 0) -> LLMSpec:
     """The spec with a drafter's n full-attention layers after its own: vLLM gives a speculative drafter's layers (Qwen
     3.5+'s MTP module) KV cache specs next to the model's, so they share its pool and its layer groups (17 full
@@ -510,6 +487,8 @@ def vllm_pool(spec: LLMSpec, available: float, kv: str, ctx: int, *, mla_cache: 
     (with_draft_layers); spec_tokens: its num_speculative_tokens, each a state page more a request (MambaSpec
     num_speculative_blocks) and a wider conv state; gdn_block: vllm_layout's; drafter: a separate drafter's layers
     (vllm_layout DRAFT)."""
+    if spec.dsv4:  # DeepSeek-V4's own groups (deepseek_v4.py), MTP layers included
+        return DSV4.pool(spec, available, ctx, max_batched, draft_layers)
     spec = with_draft_layers(spec, draft_layers, spec_tokens)
     lay = vllm_layout(spec, kv, mla_cache, gdn_block, drafter) if hybrid else None
     if not lay:
@@ -560,6 +539,8 @@ def vllm_estimated_max_len(spec: LLMSpec, available: float, kv: str, ctx: int, *
     state layer (MambaSpec) one page, two with prefix caching ("align"), one more per speculative token. It is not
     the pool's token count, which divides the blocks among the groups (Qwen3.6-35B-A3B at fp8, 0.47 GiB: 10 full
     and 30 DeltaNet layers of 2096-token pages, 17 x 2096 = 35,632 against a pool of 5 x 2096)."""
+    if spec.dsv4:
+        return DSV4.estimated_max_len(spec, available, ctx, max_batched, draft_layers)
     spec = with_draft_layers(spec, draft_layers, spec_tokens)
     lay = vllm_layout(spec, kv, mla_cache, gdn_block, drafter) if hybrid else None
     if not lay:

@@ -70,15 +70,15 @@ UNDESCRIBED = (
     # Indexer's key), GLM-5.1 (models/GLM-5.1.json: GLM-5's config, task ellm55) and GLM-5.2 (models/GLM-5.2.json: 21
     # indexer layers, as llama.cpp's indexer_types and vLLM's index_topk_freq give them). DeepSeek-V3.2's config.json
     # was not read; given with --config it is read the same way. DeepSeek-V4's compressed attention (compress_ratio 4 /
-    # 128, their own SlidingWindowMLASpec block sizes 4 / 8, a sliding window) is refused
+    # 128, their own SlidingWindowMLASpec block sizes 4 / 8, a sliding window) is read for vLLM (deepseek_v4.py, task
+    # dsv4): built in DeepSeek-V4-Flash (the -0731 config) and DeepSeek-V4-Pro
     (r"^(?:deepseek-v3\.2|glm-?5(?![\d]))", "DeepSeek sparse attention (DeepSeek-V3.2, GLM-5.x)",
      "no built-in description of this version (built in: GLM-5, GLM-5.1, GLM-5.2; GLM-5 sized for vLLM: each layer's latent "
      "in fp8_ds_mla records, 656 bytes a token with an fp8 cache, and the Lightning Indexer's fp8 key, 132 bytes a "
      "token); a config.json given with --config is read the same way"),
     (r"^deepseek-v4(?![.\d])", "DeepSeek-V4",
-     "not modelled: its compressed attention keeps several cache groups (layers compressed 4x and 128x, each with its "
-     "own block size, a sliding-window latent and the Lightning Indexer's keys, all in fp8_ds_mla records), which kv's "
-     "single MLA pool does not hold; a config.json given with --config is refused the same way"),
+     "no built-in description of this variant (built in: DeepSeek-V4-Flash, DeepSeek-V4-Pro, their cache groups as "
+     "vLLM keeps them, deepseek_v4.py); a config.json given with --config is read the same way"),
     # architectures whose layers kv's rules do not read (spec.UNMODELLED_CONFIGS refuses their config.json): Moonshot's
     # Kimi-Linear (Kimi Delta Attention) (arch25). Laguna: its config.json is read since kv56 (laguna.py), no built-in.
     # Llama-Nemotron NAS (DeciLM block_configs) is read since kv54 (nemotron_nas.py); no 51B config.json was read

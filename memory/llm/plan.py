@@ -200,6 +200,9 @@ def _given_weights(spec, weights_dtype, knobs) -> tuple:
         weights_dtype = None
     elif ud:  # an Unsloth Dynamic name alone: the weights are a range (unsloth.py)
         return spec, weights_dtype, ud
+    if spec.dsv4 and weights_dtype is not None:  # DeepSeek-V4: its checkpoint's own fp8 / MXFP4 mix (deepseek_v4.py)
+        from .deepseek_v4 import own_format
+        weights_dtype = own_format(spec, weights_dtype)
     return spec, weights_dtype, None
 
 

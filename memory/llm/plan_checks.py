@@ -170,6 +170,8 @@ def refuse_non_gguf_dtype(spec, runtime, weights_dtype) -> None:
 
 def refuse_unmodelled(spec, runtime) -> None:
     """Hybrid models whose state pool this runtime's plan does not hold."""
+    from .deepseek_v4 import refuse_runtime
+    refuse_runtime(spec, runtime)  # DeepSeek-V4: vLLM's cache groups only
     if spec.arch.startswith("nemotron_h") and runtime in ("ollama", "sglang"):
         raise UserError(f"{spec.name}: Nemotron-H's Mamba-2 state is modelled for vLLM (MambaSpec pages) and llama.cpp "
                         f"(its recurrent-state buffer) only; {runtime}'s estimate and state pool for it were not read")

@@ -79,6 +79,8 @@ def _search(out, spec, runtime, ctx, parallel, kv, weights_dtype, roles, vram, m
 def _max_ctx_table(out, spec, runtime, parallel, roles, vram, s, s_max, cap, proj, choice) -> None:
     """The largest context at each cache type (max_ctx_by_kv_dtype) and the layers it needs off the GPU."""
     for k in KV_LADDER[runtime]:  # all layers on the GPU when that holds any context, else the answer's layer count
+        if spec.dsv4 and k != "fp8":  # DeepSeek-V4's cache is fp8 alone (deepseek_v4.check_kv)
+            continue
         s_k = dict(choice[2] if choice is not None else s_max, ngl=s.get("ngl"))
         if runtime != "vllm" and KV_BYTES[k] < 2:
             s_k = dict(s_k, flash=True)

@@ -163,6 +163,10 @@ def towers_and_shards(spec, runtime, weights_dtype, fmt, tp, skip, entry, fp32, 
                         * (tp - 1) / tp)
             roles = dict(roles, blocks=roles["blocks"] + extra, total=roles["total"] + extra,
                          how=roles["how"] + f" + {fmt_bytes(extra)} of MLA down-projections whole on every GPU")
+        if spec.dsv4 and runtime == "vllm":  # DeepSeek-V4's replicated tensors whole on each GPU (deepseek_v4.py)
+            extra = spec.dsv4["replicated"] * (tp - 1) // tp
+            roles = dict(roles, blocks=roles["blocks"] + extra, total=roles["total"] + extra,
+                         how=roles["how"] + f" + {fmt_bytes(extra)} of tensors whole on every GPU")
         spec = V.per_rank(spec, tp)
         if runtime == "vllm" and whole_tower and not spec.weights_bytes:
             roles = dict(roles, total=roles["total"] + proj["weights"])

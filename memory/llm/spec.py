@@ -69,6 +69,7 @@ class LLMSpec:
     layer_params: list | None = None  # parameters of each decoder block (differ for MoE models with dense first blocks)
     nas_blocks: list | None = None  # Llama-Nemotron NAS: each layer's (attention, KV heads, ffn, width), read once
     laguna_layers: list | None = None  # poolside Laguna: each layer's (query heads, is_moe), read once
+    dsv4: dict | None = None       # DeepSeek-V4: each layer's compress ratio, the MTP layers', the indexer width (deepseek_v4.py)
     moe_layers: tuple = ()         # per decoder layer: does its MLP hold the routed experts (a dense block's does not)
     shared_intermediate: int = 0   # a MoE layer's shared expert(s) as one MLP of this width (n_shared x moe width, ...)
     vision: dict | None = None     # vision tower geometry (config's vision_config), for the projector Ollama loads
@@ -224,8 +225,7 @@ def _indexer_layers(cfg: dict, n_layers: int, name: str) -> tuple:
     return () if len(full) == n_layers else full
 
 
-# DeepSeek-V4's compressed attention: layers compressed 4x / 128x with their own block sizes (names.py UNDESCRIBED
-# says why); refused
+# DeepSeek-V4's compressed attention: layers compressed 4x / 128x with their own block sizes, read by deepseek_v4.py
 COMPRESSED_MLA_TYPES = frozenset(("deepseek_v4",))
 # architectures whose cache or weights kv's rules do not read, refused from a config.json rather than sized as a generic
 # decoder (names.py UNDESCRIBED refuses their names the same way): (predicate on the decoder's config, what is not
@@ -347,10 +347,9 @@ def from_config(cfg: dict, name: str = "config.json") -> LLMSpec:
         raise UserError(f"{name}: not a JSON object")
     cfg = _text_config(cfg)
     mt = str(cfg.get("model_type", "unknown"))
-    if mt in COMPRESSED_MLA_TYPES:  # read as a generic decoder or as dense MLA its cache would be a guess: refused
-        raise UserError(f"{name}: model_type {mt!r} (DeepSeek-V4 compressed attention) is not modelled: its layers "
-                        "compressed 4x and 128x keep their own cache groups and block sizes beside a sliding-window "
-                        "latent and the Lightning Indexer's keys, none of which kv's MLA pool holds")
+    if mt in COMPRESSED_MLA_TYPES:  # DeepSeek-V4: its cache groups and checkpoint as vLLM reads them (deepseek_v4.py)
+        from .deepseek_v4 import from_config as dsv4_spec   # it imports this module
+        return dsv4_spec(cfg, name)
     if mt in DSA_TYPES and (not _int(cfg, "index_head_dim") or not _int(cfg, "index_n_heads")
                             or not _int(cfg, "kv_lora_rank")):
         raise UserError(f"{name}: model_type {mt!r} (DeepSeek sparse attention) without kv_lora_rank, index_head_dim "

@@ -89,14 +89,14 @@ def test_recipes810_fp8_checkpoint_count_is_491_blocks_of_a_two_byte_cache():
 @pytest.mark.parametrize("name, why", [
     # zai-org/GLM-5.1 is built in since round 77 (test_kv_ellm55.py); a repo id kv does not read as it stays refused
     ("lukealonso/GLM-5.1-NVFP4-MTP", "Indexer"),
-    ("deepseek-ai/DeepSeek-V3.2-Exp", "656 bytes"), ("deepseek-ai/DeepSeek-V4-Flash", "compressed 4x and 128x")])
+    ("deepseek-ai/DeepSeek-V3.2-Exp", "656 bytes")])  # DeepSeek-V4 is read since task dsv4 (test_kv_dsv4.py)
 def test_sparse_and_compressed_deepseek_attention_is_refused_with_why(name, why):
     # vLLM FlashMLASparseBackend.get_kv_cache_shape: fp8_ds_mla is 656 bytes a token a layer, not the latent's 576
     with pytest.raises(UserError, match=why):
         llm.describe(model=name)
 
 
-@pytest.mark.parametrize("model_type", ["glm_moe_dsa", "deepseek_v32", "deepseek_v4"])
+@pytest.mark.parametrize("model_type", ["glm_moe_dsa", "deepseek_v32"])  # deepseek_v4: test_kv_dsv4.py
 def test_a_sparse_attention_config_is_refused_not_read_as_a_generic_decoder(model_type):
     from gpu_garden.memory.llm.spec import from_config
     cfg = {"model_type": model_type, "num_hidden_layers": 78, "hidden_size": 6144, "num_attention_heads": 64,

@@ -85,9 +85,10 @@ def parse_version(v, runtime: str | None = None) -> tuple | None:
                         f"b{BUILD_INFO_SINCE} on, so {m.group(1)} is a fork's or shallow clone's own count, not a llama.cpp "
                         "build (give the upstream build it follows, e.g. b6500, or latest)")
     m = _RELEASE.match(first)
-    if (not m or len(first) > 64 or runtime == "llama.cpp") and _FORK.search(s[:200]):
+    long = len(first) > 128  # a custom image's local tag may be long (0.26.1rc0+infernal.invocation.r2...: 82 characters)
+    if (not m or long or runtime == "llama.cpp") and _FORK.search(s[:200]):
         return None
-    if not m or len(first) > 64:
+    if not m or long:
         from ...errors import UserError
         raise UserError(f"cannot read a version from {str(v)[:60]!r} (e.g. 0.11.0 for vLLM, b6500 for llama.cpp, 0.12.3 "
                         "for Ollama; a fork's own number: the upstream build it follows, or latest)")

@@ -459,6 +459,8 @@ def evaluate(spec, ctx, kv, w_bytes, vram, s, roles=None) -> dict:
         # attention and DeltaNet state share the pool's pages: one request needs its blocks of every group
         starts, conc = grouped["concurrency"] >= 1, grouped["concurrency"]
         starts = mamba_check(out, grouped["blocks"], s) and starts
+    elif grouped and spec.dsv4:  # DeepSeek-V4's groups (deepseek_v4.py): the start check and vLLM's concurrency
+        starts, conc = pool >= check, grouped["concurrency"]
     elif grouped and sep:  # a separate drafter's kind in the pool: vLLM's blocks per request, its groups included
         starts, conc = grouped["concurrency"] >= 1, grouped["concurrency"]
     elif s["v1"]:

@@ -212,8 +212,11 @@ def mtp_drafter(spec, tokens, tp, nbytes, roles, s, notes, fmt=None) -> dict:
     bits = mtp_bits(spec, fmt)
     quant = spec.mtp_linear if bits else 0
     extra = int(quant * bits / 8 + (spec.mtp_params - quant) * nbytes) // tp
+    if spec.dsv4:  # DeepSeek-V4's MTP layer as its checkpoint stores it (deepseek_v4.checkpoint_bytes)
+        extra, bits = spec.dsv4["mtp_bytes"] // tp, 0
     s.update(draft_layers=spec.mtp_layers, spec_tokens=tokens)
-    how = (f"its layers' matmuls at {bits:.2f} bits ({fmt}), fc and norms 16-bit" if bits else "16-bit")
+    how = (f"its layers' matmuls at {bits:.2f} bits ({fmt}), fc and norms 16-bit" if bits else
+           "as its checkpoint stores it" if spec.dsv4 else "16-bit")
     from ..checkpoints import mtp_build
     build = mtp_build(spec, fmt) if bits else None
     if build:

@@ -1,0 +1,153 @@
+"""Task dsv4: DeepSeek-V4 (deepseek_v4) as vLLM allocates its cache groups (memory/llm/deepseek_v4.py).
+
+The figures are worked by hand from the built-in configs (DeepSeek-V4-Flash: 43 layers, compress_ratios [0, 0] + [4, 128]
+x 20 + [4], head_dim 512, index_head_dim 128, sliding_window 128; DeepSeek-V4-Pro: 61 layers, [128, 128] + [4, 128] x 29
++ [4]) and vLLM's source as the module's docstring cites it; each test names the deliberate error that breaks it (each
+checked by reverting it).
+"""
+import json
+from pathlib import Path
+
+import pytest
+
+from gpu_garden.memory.errors import UserError
+from gpu_garden.memory.llm import deepseek_v4 as D
+from gpu_garden.memory.llm import kv as llm
+from gpu_garden.memory.units import GiB
+
+FLASH = "deepseek-ai/DeepSeek-V4-Flash"
+PRO = "deepseek-ai/DeepSeek-V4-Pro"
+
+
+def _flash():
+    return llm.describe(model=FLASH)
+
+
+# One layer's pages (bytes), each padded up to a multiple of 576:
+#   sliding latent 64 x 584 = 37,376 -> 65 x 576 = 37,440; c 4 latent 256 / 4 = 64 x 584 -> 37,440;
+#   c 128 latent 2 x 584 = 1,168 -> 3 x 576 = 1,728; indexer key 64 x (128 + 4) = 8,448 -> 15 x 576 = 8,640;
+#   c 4 latent state 4 x (2 x 2 x 512) x 4 = 32,768 -> 57 x 576 = 32,832 (window 2 x 4 = 8);
+#   c 4 indexer state 4 x (2 x 2 x 128) x 4 = 8,192 -> 8,640; c 128 state 8 x (2 x 1 x 512) x 4 = 32,768 -> 32,832
+#   (window 128). Breaks with SLOT = 576 (the V3.2 latent's 656-byte record's NoPE + RoPE alone) or ALIGN = 512.
+def test_pages_of_each_layer_kind():
+    assert D.layer_caches(1, 512, 128, 128) == [((64, 128), 37440, 64, 128)]
+    assert D.layer_caches(4, 512, 128, 128) == [((64, 128), 37440, 64, 128), ("mla", 37440, 256, None),
+                                                ((4, 8), 32832, 4, 8), ("mla", 8640, 256, None),
+                                                ((4, 8), 8640, 4, 8)]
+    assert D.layer_caches(128, 512, 128, 128) == [((64, 128), 37440, 64, 128), ("mla", 1728, 256, None),
+                                                  ((8, 128), 32832, 8, 128)]
+
+
+# Flash's groups: the full-MLA group holds 21 c 4 latents (37,440), 21 indexer keys (8,640), 20 c 128 latents (1,728):
+# 21 tuples; the sliding latents 43 (every layer), the c 4 states 21 of each page, the c 128 states 20. _approximate_gcd
+# of [21, 43, 21, 20] from 21: d = 21 pads 0 + 20 + 0 + 1 = 21, d = 22 pads 1 + 1 + 1 + 2 = 5, d = 23 pads 2 + 3 + 2 + 3
+# = 10, larger d pad more: 22. The sliding latents split in cdiv(43, 22) = 2 groups (22 and 21), the states stay one
+# group each (their 32,832 pages padded to 37,440). Tuple bytes 37,440 + 8,640 + 1,728 = 47,808; the longest bucket 22
+# (the first sliding group): 47,808 x 22 = 1,051,776 bytes a block. Breaks if approximate_gcd returns the lower bound
+# (21: three sliding groups, 1,003,968 bytes a block) or the padding goes to the page below.
+def test_flash_groups_and_block_bytes():
+    lay = D.layout(_flash())
+    assert D.approximate_gcd([21, 43, 21, 20], 21) == 22
+    assert lay["tuples"] == 22 and lay["tuple_bytes"] == 47808 and lay["block_bytes"] == 1051776
+    assert [(g["block"], g["window"], g["pages"]) for g in lay["groups"]] == [
+        (256, None, {37440: 21, 8640: 21, 1728: 20}), (64, 128, {37440: 22}), (64, 128, {37440: 21}),
+        (4, 8, {37440: 21, 8640: 21}), (8, 128, {37440: 20})]
+
+
+# Pro: 30 c 4 and 31 c 128 layers (layers 0, 1 compress 128x), none sliding only. Counts [31, 61, 30, 31] from 31:
+# d = 31 pads 0 + 1 + 1 + 0 = 2, d = 32 pads 1 + 3 + 2 + 1 = 7: 31; the 61 sliding latents in 2 groups (31, 30);
+# 47,808 x 31 = 1,482,048 bytes a block. Breaks with compress_ratios read one entry off (layer i taking entry i + 1)
+# or the built-in's list altered.
+def test_pro_groups():
+    lay = D.layout(llm.describe(model=PRO))
+    assert lay["tuples"] == 31 and lay["block_bytes"] == 1482048
+    # in the layers' order, as vLLM's dict keeps it: layer 0 (128x) brings its sliding latent, then its state
+    assert [g["pages"] for g in lay["groups"]] == [{37440: 30, 8640: 30, 1728: 31}, {37440: 31}, {37440: 30},
+                                                   {37440: 31}, {37440: 30, 8640: 30}]
+
+
+# vllm-project/vllm#44376 (a comment's LLM() run, 2 GH200, max_model_len 30000, fp8): "6.66 GiB KV cache is needed ...
+# the estimated maximum model length is 13528", with 5.44 GiB available. LLM() on a card of >= 70 GiB schedules 16384
+# tokens a step: a request's pages = cdiv(30000, 256) = 118 (full MLA) + 2 x (cdiv(min(127 + 16384, 30000), 64) + 1 =
+# 259) (the two sliding groups) + cdiv(7 + 16384, 4) + 1 = 4099 (c 4 states) + cdiv(16511, 8) + 1 = 2065 (c 128
+# states) = 6800; x 1,051,776 = 7,152,076,800 bytes = 6.661 GiB. At 13528 tokens: cdiv(13528, 256) = 53 + 2 x
+# (cdiv(13528, 64) + 1 = 213) + (13528 / 4 + 1 = 3383) + (13528 / 8 + 1 = 1692) = 5554 pages, 5,841,563,904 bytes
+# (5.4404 GiB, printed 5.44); 13529 takes a 3384th c 4 state page. So 5554 pages' bytes give 13528, one byte less
+# 13524 (5553 pages: 3382 + 1692 + 2 x 213 + 53). Breaks with the sliding slack left out (window - 1 alone) or the
+# tuples' 22 replaced by 21.
+def test_refusal_row_44376():
+    spec = _flash()
+    assert D.request_bytes(spec, 30000, 16384) == 6800 * 1051776
+    assert round(6800 * 1051776 / GiB, 2) == 6.66
+    assert D.estimated_max_len(spec, 5554 * 1051776, 30000, 16384) == 13528
+    assert D.estimated_max_len(spec, 5554 * 1051776 - 1, 30000, 16384) == 13524
+
+
+# The pool of the offload1g row's printed 49.66 GiB (53,322,023,075 bytes) at max_model_len 131072, 8192 tokens a
+# step, two in flight (vLLM 0.26's async scheduling): 50,697 blocks of 1,051,776; a request 512 + 2 x 259 + 4099 +
+# 2065 = 7194 pages; 50,697 / 7194 = 7.0471x, x 131072 = 923,680 tokens (the run printed 969,193: kv-accuracy's
+# round says why this stays open). Breaks if the in-flight slack counts one batch (8192: 3866 pages, 1,718,819 tokens).
+def test_pool_tokens_at_49_66_gib():
+    got = D.pool(_flash(), int(49.66 * GiB), 131072, 16384)
+    assert got["blocks"] == 50697
+    assert got["tokens"] == 923680
+    assert got["concurrency"] == pytest.approx(50697 / 7194)
+
+
+# The checkpoints' sizes, from their tensor tables: DeepSeek-V4-Flash (base: 43 layers + the MTP layer, compress_ratios
+# [0, 0] + [4, 128] x 20 + [4, 0]) totals 159,609,485,896 bytes (a DSV4 inventory test's safetensors index,
+# total_size; vLLM prints 'Checkpoint size: 148.66 GiB' for it, batch 90); the Pro report lists 805.32 GB (GiB) of
+# tensors. Breaks with an MXFP4 scale a 16 weights, the compressor's ape in bf16, or the hash layers' tid2eid dropped.
+def test_checkpoint_bytes_match_the_published_totals():
+    flash = json.loads((Path(D.__file__).with_name("models") / "DeepSeek-V4-Flash.json").read_text())
+    base = [0, 0] + [4, 128] * 20 + [4, 0]
+    ratios = tuple(max(1, r) for r in base)
+    assert D.checkpoint_bytes(flash, ratios, 43, 1)[0] == 159609485896
+    pro = json.loads((Path(D.__file__).with_name("models") / "DeepSeek-V4-Pro.json").read_text())
+    ratios = tuple(max(1, r) for r in pro["compress_ratios"])
+    assert abs(D.checkpoint_bytes(pro, ratios, 61, 1)[0] / GiB - 805.32) < 0.005
+
+
+# A deepseek_v4 config.json without a ratio for each layer is refused with what is missing, never read as a generic
+# decoder (the test_llm_batch30 config of another model_type). Breaks if read_ratios' length check is dropped.
+def test_config_without_ratios_is_refused():
+    cfg = json.loads((Path(D.__file__).with_name("models") / "DeepSeek-V4-Flash.json").read_text())
+    cfg["compress_ratios"] = cfg["compress_ratios"][:40]
+    with pytest.raises(UserError, match="compress_ratios, one entry for each of its 43 layers"):
+        llm_spec_from_config(cfg)
+
+
+def llm_spec_from_config(cfg):
+    from gpu_garden.memory.llm.spec import from_config
+    return from_config(cfg, "config.json")
+
+
+def test_kv_types_and_runtimes():
+    spec = _flash()
+    # not given: fp8 (fp8_ds_mla); bf16 refused with the assert's reason. Breaks if check_kv is not called by norm_kv
+    assert llm.norm_kv(None, "vllm", spec) == "fp8"
+    with pytest.raises(UserError, match="asserts an fp8 cache"):
+        llm.plan(spec, "vllm", ctx=8192, kv_dtype="bf16")
+    for rt in ("llama.cpp", "sglang", "ollama"):  # breaks without plan_checks' refuse_runtime call
+        with pytest.raises(UserError, match="modelled for vLLM only"):
+            llm.plan(spec, rt, ctx=8192)
+
+
+# One GPU of TP 4: the decoder's 156,015,698,140 bytes (159,609,485,896 less the MTP layer's 3,593,787,756), the split
+# part / 4 and the replicated part whole. Replicated, a layer: fused_wqa_wkv fp8 4,194,304 + 256 scales + 2,097,152 +
+# 128 = 6,291,840; sinks 4 x 64 = 256; q / kv / attn / ffn norms 2 x (1024 + 512 + 2 x 4096) = 19,456; the mixers
+# 2 x 4 x (24 x 16384 + 24 + 3) = 3,145,944; the router 256 x 4096 x 2 = 2,097,152 + its bias 1,024: 11,555,672,
+# x 43 = 496,893,896, + 3 hash layers' tid2eid 129280 x 6 x 8 less the bias (6,204,416 each) = 515,507,144. A c 4
+# layer: compressor 2 x 1024 x 4096 x 2 + 4 x 1024 x 4 + 1024 = 16,794,624, indexer 8,388,608 + 512 + 524,288 +
+# 4,194,304 + 4,096 + 256 = 13,112,064: 29,906,688 x 21 = 628,040,448. A c 128 layer 8,388,608 + 262,144 + 1,024 =
+# 8,651,776 x 20 = 173,035,520. The final norm and the head mixer 8,192 + 262,144 + 16 + 4 = 270,356. Replicated
+# 1,316,853,468; one GPU 156,015,698,140 // 4 + 1,316,853,468 x 3 // 4 = 39,003,924,535 + 987,640,101 =
+# 39,991,564,636 (the run printed 38.1 GiB = 40.9e9: kv 2.2 % under). Breaks if the MTP layer is counted with the
+# decoder, --weights-dtype fp8 re-sizes the weights at a byte a parameter (plan._given_weights' own_format call), or
+# plan_weights' replicated share is left out.
+def test_plan_weights_tp4():
+    spec = _flash()
+    assert spec.dsv4["replicated"] == 1316853468
+    out = llm.plan(spec, "vllm", ctx=131072, kv_dtype="fp8", weights_dtype="fp8", tensor_parallel_size=4,
+                   vram=94.97 * GiB, gpu_memory_utilization=0.95, runtime_version="0.26.1")
+    assert out["weights"] == 39991564636
