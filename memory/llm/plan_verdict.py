@@ -15,7 +15,8 @@ def _sizes_only(out, spec, runtime, ctx, parallel, kv, weights_dtype, model_max,
                 notes) -> dict:
     """No --vram: sizes and the command, no verdict."""
     c_ctx = min(ctx, model_max) if refused else ctx  # the command vLLM starts, as with --vram (review16c R6)
-    out["flags"] = (runtime_flags(runtime, c_ctx, parallel, kv, s, spec, asked_util=knobs.get("gpu_memory_utilization"))
+    out["flags"] = (runtime_flags(runtime, c_ctx, parallel, kv, s, spec, asked_util=knobs.get("gpu_memory_utilization"),
+                                  asked_ngl=knobs.get("ngl"))
                     + lora_flags(runtime, knobs, rank, loras)
                     + mtp_flags(knobs, runtime) + lmo_flags(runtime, knobs) + ssm_flags(runtime, knobs)
                     + offload_flags(runtime, knobs)
@@ -165,7 +166,8 @@ def _chosen(out, spec, runtime, ctx, parallel, weights_dtype, roles, vram, cap, 
         out["chosen"]["kv_gpu"] = c_ev["gpu_kv"]
     out["flags"] = (runtime_flags(runtime, c_ctx, parallel, c_kv, c_s, spec,
                            util=V.util_for(c_ev, vram) if runtime == "vllm" else None, ngl=c_ev.get("ngl"),
-                           asked_util=knobs.get("gpu_memory_utilization"), vram=vram) + lora_flags(runtime, knobs, rank, loras)
+                           asked_util=knobs.get("gpu_memory_utilization"), vram=vram, asked_ngl=knobs.get("ngl"))
+                    + lora_flags(runtime, knobs, rank, loras)
                     + mtp_flags(knobs, runtime) + lmo_flags(runtime, knobs) + ssm_flags(runtime, knobs)
                     + offload_flags(runtime, knobs)
                         + quant_flags(runtime, weights_dtype))
