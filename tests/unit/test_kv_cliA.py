@@ -35,3 +35,26 @@ def test_users_num_gpu_above_the_layers_is_printed_as_given():
     assert _ngl_flag(_llama8b("ollama", vram=24 * GiB, ngl=33)) == ["PARAMETER num_gpu 33"]
     assert _ngl_flag(_llama8b("ollama", vram=24 * GiB)) == []
     assert _ngl_flag(_llama8b("ollama", vram=24 * GiB, ngl=12)) == ["PARAMETER num_gpu 12"]
+
+
+def _qwen8b_q8(**kw):
+    # Qwen3-8B Q8_0 (8.11 GiB of weights, 36 layers) with 40,960 cells on 8 GiB: not every layer fits (kv55's case)
+    return llm.plan(llm.describe(model="Qwen/Qwen3-8B"), "llama.cpp", ctx=40960, vram=8 * GiB, weights_dtype="Q8_0", **kw)
+
+
+def test_users_ngl_note_names_the_cache_type_on_both_sides():
+    # review: "every layer on the GPU does not fit 8.00 GiB; -ngl 24 does (..., KV cache q8_0)" named the cache type
+    # that changed only in a trailing parenthesis; now each half says its own, and what the user's count was tried at
+    r = _qwen8b_q8(ngl=99)
+    head, tail = r["no_fit_reason"].split("; ", 1)
+    assert head == "-ngl 99 (every layer on the GPU) does not fit 8.00 GiB with the KV cache at f16, q8_0 or q4_0"
+    n = int(tail.split()[1])
+    assert tail.startswith(f"-ngl {n} with the KV cache at q8_0 does (the output layer and {n - 1} of 36 repeating ")
+    assert r["no_fit_reason"] in r["notes"] and not r["fits"] and r["command"] == ""
+    # what the note names holds: that count at q8_0 fits as asked, one layer more does not (at q8_0 or narrower, the
+    # search's own answer for -ngl n+1 is then another context)
+    assert _qwen8b_q8(ngl=n, kv_dtype="q8_0")["fits_as_requested"]
+    assert not _qwen8b_q8(ngl=n + 1, kv_dtype="q8_0")["fits_as_requested"]
+    # the user's q8_0: the ladder tried starts there
+    assert _qwen8b_q8(ngl=99, kv_dtype="q8_0")["no_fit_reason"].startswith(
+        "-ngl 99 (every layer on the GPU) does not fit 8.00 GiB with the KV cache at q8_0 or q4_0; ")

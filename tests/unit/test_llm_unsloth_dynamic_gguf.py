@@ -65,7 +65,7 @@ def test_verdict_only_where_both_ends_agree(capsys):
                    "--ctx", "32768", "--vram", "40", "--ngl", "all"])
     out = capsys.readouterr().out  # llama.cpp: a partial offload would fit the top end, but -ngl all is the user's
     assert "fits as asked at 26.61 GiB of weights, not at 50.10 GiB: depends on the file" in out  # kept (kv55)
-    assert "note: every layer on the GPU does not fit 40.00 GiB; -ngl " in out
+    assert "note: every layer on the GPU does not fit 40.00 GiB with the KV cache at f16, q8_0 or q4_0; -ngl " in out
     assert rc == 1
     # vLLM has no offload: 26.9 B parameters x 4.5 bits (Q4_K) fit a 23.5 GiB card, x 8.5 bits (Q8_0) do not
     rc = cli.main(["kv", "--model", "Qwen/Qwen3.6-27B", "--runtime", "vllm", "--weights-dtype", "UD-Q4_K_XL",
