@@ -1,6 +1,7 @@
 """The CLI's text to the terminal's width: prose lines (notes, assumptions, guides) wrap, table rows and commands the
-user copies never do (a wrapped command is a broken command). estimate's notes and assumptions, budget's notes and
-triage's evidence and guides come here; kv's text does not (its notes print whole); --json never comes here.
+user copies never do (a wrapped command is a broken command), nor does a figure leave its unit or a flag its value.
+estimate's notes and assumptions, budget's notes, triage's evidence and guides and kv's whole text (llm/report.py
+run_cli) come here; --json never comes here.
 Width: the terminal's (shutil.get_terminal_size), 80 when stdout is not a terminal, never below 60."""
 import re
 import shutil
@@ -18,7 +19,17 @@ _BULLET = re.compile(r"^(\s*)([-*•] |\d+[.)] )")
 # a figure and its unit ("22.45 GiB", "5 %") stay on one line: the space between them is held by a private-use character
 # (not whitespace to textwrap) while the line wraps
 _UNIT = re.compile(r"(?<=\d) (?=(?:[KMGTP]i?B|B|%|GB/s|tokens?)(?![\w]))")
+# a flag and its value ("--gpu-memory-utilization 0.83", "-ngl 24", "--fit on"), kv's cache type and size ("KV cache
+# q8_0", "KV 1.00 GiB") and a `quoted command` are held the same way: a prose line that names a setting must not leave
+# its value on the next line
+_FLAG = re.compile(r"(?<![\w-])(--?[A-Za-z][\w-]*) (?=[^\s(\-])|(?<=\bKV cache) (?=\w)|(?<=\bKV) (?=cache \w|\d)")
+_TICKS = re.compile(r"`[^`\n]+`")
 _HOLD = "\ue000"
+
+
+def _hold(line: str) -> str:
+    line = _TICKS.sub(lambda m: m.group(0).replace(" ", _HOLD), line)
+    return _FLAG.sub(lambda m: (m.group(1) or "") + _HOLD, _UNIT.sub(_HOLD, line))
 
 
 def width() -> int:
@@ -39,7 +50,7 @@ def _fill(line: str, cols: int, indent: int = 2) -> list[str]:
     m = _BULLET.match(line)
     lead = len(line) - len(line.lstrip())
     hang = " " * (len(m.group(0)) if m else lead + indent)
-    lines = textwrap.wrap(_UNIT.sub(_HOLD, line), cols, initial_indent="", subsequent_indent=hang, break_long_words=False,
+    lines = textwrap.wrap(_hold(line), cols, initial_indent="", subsequent_indent=hang, break_long_words=False,
                           break_on_hyphens=False, drop_whitespace=True)
     return [x.replace(_HOLD, " ") for x in lines] or [line]
 

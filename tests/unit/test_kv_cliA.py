@@ -58,3 +58,62 @@ def test_users_ngl_note_names_the_cache_type_on_both_sides():
     # the user's q8_0: the ladder tried starts there
     assert _qwen8b_q8(ngl=99, kv_dtype="q8_0")["no_fit_reason"].startswith(
         "-ngl 99 (every layer on the GPU) does not fit 8.00 GiB with the KV cache at q8_0 or q4_0; ")
+
+
+# ---- kv's text through memory/term.py (80 columns in a pipe, as capsys is)
+LLAMA_FREE = ["kv", "--model", "Llama-3.1-8B", "--weights-dtype", "awq", "--runtime", "vllm", "--ctx", "8192", "--vram",
+              "15.99", "--free-gib", "13.88", "--runtime-version", "0.10.1"]
+
+
+def test_kv_prose_wraps_to_80_columns_and_commands_stay_whole(capsys):
+    from gpu_garden.memory import term
+    from support.cli_run import flat, text
+    rc, out = text(LLAMA_FREE, capsys)
+    lines = out.splitlines()
+    # review: kv's notes printed whole (a 231-character note here); now only table rows and commands pass 80
+    assert [x for x in lines if len(x) > 80 and not term.keep(x)] == []
+    assert "  vllm serve MODEL --max-model-len 8192 --kv-cache-dtype auto --gpu-memory-utilization 0.83 --enforce-eager" \
+        in lines
+    assert ("note: vLLM refuses to start: --gpu-memory-utilization 0.90 asks 14.39 GiB, more than the 13.38 GiB its "
+            "startup check finds free (--free-gib less its own CUDA context); --gpu-memory-utilization 0.83 or less, or "
+            "free memory on the GPU") in flat(out)
+    # a flag keeps its value and a figure its unit across a break
+    assert not [x for x in lines if x.rstrip().endswith(("--gpu-memory-utilization", "--free-gib"))]
+    assert not [x for x in lines if x.split()[:1] in (["GiB"], ["MiB"], ["0.83"], ["0.90"])]
+
+
+def test_the_runtime_fit_flag_is_a_line_of_its_own(capsys):
+    from support.cli_run import text
+    rc, out = text(["kv", "--model", "Qwen/Qwen2.5-7B-Instruct", "--ctx", "131072", "--vram", "23.55"], capsys)
+    lines = out.splitlines()
+    i = lines.index("  or let the runtime fit itself: --max-model-len auto")  # was '... auto  (vLLM >= 0.12 ...)' whole
+    assert lines[i + 1] == "    (vLLM >= 0.12 picks the largest context its own profile leaves room for)"
+    assert "  or let the runtime fit itself: --kv-cache-memory 6823276193" in lines
+
+
+def test_term_holds_a_flag_with_its_value_a_quoted_command_and_kv_cache_type():
+    from gpu_garden.memory import term
+    # at 60 columns each break below would fall inside the held pair without the holds
+    assert term.wrap("note: " + "a" * 44 + " then -ngl 24 with more words after it", 60).split("\n") == [
+        "note: " + "a" * 44 + " then", "  -ngl 24 with more words after it"]
+    assert term.wrap("note: " + "b" * 40 + " run `ollama create NAME -f Modelfile` now", 60).split("\n") == [
+        "note: " + "b" * 40 + " run", "  `ollama create NAME -f Modelfile` now"]
+    assert term.wrap("runtime vllm " + "c" * 38 + ", 1 request(s), KV cache f16", 60).split("\n") == [
+        "runtime vllm " + "c" * 38 + ", 1", "  request(s), KV cache f16"]
+
+
+def test_unwrap_gives_back_what_kv_wrote():
+    # the helper the line-pinning kv tests read through (support.cli_run.unwrap): wrapped at 60, 80 and 100 columns,
+    # each plan's text comes back line for line (table rows and commands over the width included)
+    from gpu_garden.memory import term
+    from gpu_garden.memory.llm.report import format_plan
+    from support.cli_run import unwrap
+    plans = [_qwen8b_q8(ngl=99), llm.plan(llm.describe(model="Qwen/Qwen2.5-7B-Instruct"), "sglang", ctx=131072,
+                                          vram=24 * GiB, runtime_version="0.3.2"),
+             llm.plan(llm.describe(model="Qwen/Qwen3-32B"), "vllm", ctx=4096, vram=24 * GiB, pipeline_parallel_size=2)]
+    for r in plans:
+        r["total_all_layers"] = r["total"]
+        t = format_plan(r)
+        assert max(len(x) for x in t.split("\n")) > 100  # something to wrap
+        for cols in (60, 80, 100):
+            assert unwrap(term.wrap(t, cols), cols) == t
