@@ -55,9 +55,10 @@ def _fill(line: str, cols: int, indent: int = 2) -> list[str]:
     return [x.replace(_HOLD, " ") for x in lines] or [line]
 
 
-def wrap(text: str, cols: int | None = None) -> str:
+def wrap(text: str, cols: int | None = None, indent: int = 2) -> str:
     """Wrap each prose line of a renderer's text over `cols` (default width()); fenced ``` blocks, table rows and
-    commands stay whole. Lines are not joined: each is one item of the renderer's."""
+    commands stay whole. Lines are not joined: each is one item of the renderer's, its continuation lines `indent`
+    past its own indent."""
     cols = cols or width()
     out, fenced = [], False
     for line in text.split("\n"):
@@ -66,13 +67,13 @@ def wrap(text: str, cols: int | None = None) -> str:
         if fenced or line.lstrip().startswith("```") or len(line) <= cols or keep(line):
             out.append(line)
         else:
-            out += _fill(line, cols)
+            out += _fill(line, cols, indent)
     return "\n".join(out)
 
 
-def wrap_lines(lines: list, cols: int | None = None) -> list:
+def wrap_lines(lines: list, cols: int | None = None, indent: int = 2) -> list:
     """wrap() for a renderer's list of prose lines (its notes, assumptions): the lines they become."""
-    return wrap("\n".join(lines), cols).split("\n") if lines else []
+    return wrap("\n".join(lines), cols, indent).split("\n") if lines else []
 
 
 def reflow(markdown: str, cols: int | None = None) -> str:
