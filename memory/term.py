@@ -1,7 +1,7 @@
 """The CLI's text to the terminal's width: prose lines (notes, assumptions, guides) wrap, table rows and commands the
 user copies never do (a wrapped command is a broken command), nor does a figure leave its unit or a flag its value.
-estimate's notes and assumptions, budget's notes, triage's evidence and guides and kv's whole text (llm/report.py
-run_cli) come here; --json never comes here.
+estimate's notes and assumptions, budget's notes, triage's evidence and guides, kv's whole text (llm/report.py
+run_cli) and trace's prose rows (trace/tracer.py format_result) come here; --json never comes here.
 Width: the terminal's (shutil.get_terminal_size), 80 when stdout is not a terminal, never below 60."""
 import re
 import shutil
@@ -20,9 +20,10 @@ _BULLET = re.compile(r"^(\s*)([-*•] |\d+[.)] )")
 # (not whitespace to textwrap) while the line wraps
 _UNIT = re.compile(r"(?<=\d) (?=(?:[KMGTP]i?B|B|%|GB/s|tokens?)(?![\w]))")
 # a flag and its value ("--gpu-memory-utilization 0.83", "-ngl 24", "--fit on"), kv's cache type and size ("KV cache
-# q8_0", "KV 1.00 GiB") and a `quoted command` are held the same way: a prose line that names a setting must not leave
-# its value on the next line
-_FLAG = re.compile(r"(?<![\w-])(--?[A-Za-z][\w-]*) (?=[^\s(\-])|(?<=\bKV cache) (?=\w)|(?<=\bKV) (?=cache \w|\d)")
+# q8_0", "KV 1.00 GiB"), "reserved ~ 24.10 GiB" and a `quoted command` are held the same way: a prose line that names
+# a setting must not leave its value on the next line
+_FLAG = re.compile(r"(?<![\w-])(--?[A-Za-z][\w-]*) (?=[^\s(\-])|(?<=\bKV cache) (?=\w)|(?<=\bKV) (?=cache \w|\d)"
+                   r"|(?<=~) (?=\d)|(?<=\w) (?=~ \d)")
 _TICKS = re.compile(r"`[^`\n]+`")
 _HOLD = "\ue000"
 
@@ -69,6 +70,14 @@ def wrap(text: str, cols: int | None = None, indent: int = 2) -> str:
         else:
             out += _fill(line, cols, indent)
     return "\n".join(out)
+
+
+def hang(head: str, text: str, cols: int | None = None) -> list:
+    """A row whose value is prose (trace's "attention       12 calls, ..."): `head`, the label padded to the value's
+    column, then `text` wrapped over `cols` (default width()) with its continuation lines under that column."""
+    lines = textwrap.wrap(_hold(text), cols or width(), initial_indent=head, subsequent_indent=" " * len(head),
+                          break_long_words=False, break_on_hyphens=False)
+    return [x.replace(_HOLD, " ") for x in lines] or [head.rstrip()]
 
 
 def wrap_lines(lines: list, cols: int | None = None, indent: int = 2) -> list:
