@@ -111,13 +111,15 @@ def runtime_flags(runtime, ctx, parallel, kv, s, spec, util=None, ngl=None, aske
     ngl = s.get("ngl") if ngl is None else ngl
     all_on = ngl is None or ngl > L
     given = asked_ngl is not None and asked_ngl != LC.ALL_LAYERS  # the user's count: printed as given, even above L
+    # kv's every-layer count: 99 by custom, 999 where 99 would leave layers in RAM (Llama-3.1-405B's 126 + the output)
+    every = 99 if L + spec.gguf_nextn_blocks + 1 <= 99 else 999
     if runtime == "llama.cpp":
         f.append(flag("flag", "-c", ctx, f"cache cells, shared by the {parallel} slot(s)" if parallel > 1 else "cache cells"))
         if parallel > 1:
             f.append(flag("flag", "-np", parallel, "parallel slots"))
             if s.get("unified") and at_least(s.get("version"), *LC.UNIFIED_SPLIT):  # older builds: one cache, no flag
                 f.append(flag("flag", "-kvu", "", "one unified cache: a slot may use all of -c", text="-kvu"))
-        f.append(flag("flag", "-ngl", asked_ngl if given else 99 if all_on else ngl, "all layers on the GPU" if all_on else
+        f.append(flag("flag", "-ngl", asked_ngl if given else every if all_on else ngl, "all layers on the GPU" if all_on else
                        f"{gpu_layers_words(ngl, L, runtime, s.get('output_first'))} on the GPU, the rest in RAM"))
         kv_v = s.get("kv_v") or kv
         if kv != "f16":

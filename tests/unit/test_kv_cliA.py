@@ -117,3 +117,11 @@ def test_unwrap_gives_back_what_kv_wrote():
         assert max(len(x) for x in t.split("\n")) > 100  # something to wrap
         for cols in (60, 80, 100):
             assert unwrap(term.wrap(t, cols), cols) == t
+
+
+def test_every_layer_on_a_model_of_more_than_98_layers_is_not_ngl_99():
+    # found here: Llama-3.1-405B (126 layers) with every layer on the GPU printed -ngl 99, which llama.cpp reads as 99
+    # layers (the rest in RAM), not every layer; 999 holds them all
+    r = llm.plan(llm.describe(model="Llama-3.1-405B"), "llama.cpp", ctx=4096, weights_dtype="Q4_K_M")
+    assert _ngl_flag(r) == ["-ngl 999"]
+    assert _ngl_flag(_llama8b("llama.cpp")) == ["-ngl 99"]  # 32 layers: as before
