@@ -1,6 +1,7 @@
 """The CLI's text to the terminal's width: prose lines (notes, assumptions, guides) wrap, table rows and commands the
-user copies never do (a wrapped command is a broken command). estimate's notes and assumptions, budget's notes and
-triage's evidence and guides come here; kv's text does not (its notes print whole); --json never comes here.
+user copies never do (a wrapped command is a broken command), nor does a figure leave its unit or a flag its value.
+estimate's notes and assumptions, budget's notes, triage's evidence and guides, kv's whole text (llm/report.py
+run_cli) and trace's prose rows (trace/tracer.py format_result) come here; --json never comes here.
 Width: the terminal's (shutil.get_terminal_size), 80 when stdout is not a terminal, never below 60."""
 import re
 import shutil
@@ -18,7 +19,18 @@ _BULLET = re.compile(r"^(\s*)([-*•] |\d+[.)] )")
 # a figure and its unit ("22.45 GiB", "5 %") stay on one line: the space between them is held by a private-use character
 # (not whitespace to textwrap) while the line wraps
 _UNIT = re.compile(r"(?<=\d) (?=(?:[KMGTP]i?B|B|%|GB/s|tokens?)(?![\w]))")
+# a flag and its value ("--gpu-memory-utilization 0.83", "-ngl 24", "--fit on"), kv's cache type and size ("KV cache
+# q8_0", "KV 1.00 GiB"), "reserved ~ 24.10 GiB" and a `quoted command` are held the same way: a prose line that names
+# a setting must not leave its value on the next line
+_FLAG = re.compile(r"(?<![\w-])(--?[A-Za-z][\w-]*) (?=[^\s(\-])|(?<=\bKV cache) (?=\w)|(?<=\bKV) (?=cache \w|\d)"
+                   r"|(?<=~) (?=\d)|(?<=\w) (?=~ \d)")
+_TICKS = re.compile(r"`[^`\n]+`")
 _HOLD = "\ue000"
+
+
+def _hold(line: str) -> str:
+    line = _TICKS.sub(lambda m: m.group(0).replace(" ", _HOLD), line)
+    return _FLAG.sub(lambda m: (m.group(1) or "") + _HOLD, _UNIT.sub(_HOLD, line))
 
 
 def width() -> int:
@@ -39,14 +51,15 @@ def _fill(line: str, cols: int, indent: int = 2) -> list[str]:
     m = _BULLET.match(line)
     lead = len(line) - len(line.lstrip())
     hang = " " * (len(m.group(0)) if m else lead + indent)
-    lines = textwrap.wrap(_UNIT.sub(_HOLD, line), cols, initial_indent="", subsequent_indent=hang, break_long_words=False,
+    lines = textwrap.wrap(_hold(line), cols, initial_indent="", subsequent_indent=hang, break_long_words=False,
                           break_on_hyphens=False, drop_whitespace=True)
     return [x.replace(_HOLD, " ") for x in lines] or [line]
 
 
-def wrap(text: str, cols: int | None = None) -> str:
+def wrap(text: str, cols: int | None = None, indent: int = 2) -> str:
     """Wrap each prose line of a renderer's text over `cols` (default width()); fenced ``` blocks, table rows and
-    commands stay whole. Lines are not joined: each is one item of the renderer's."""
+    commands stay whole. Lines are not joined: each is one item of the renderer's, its continuation lines `indent`
+    past its own indent."""
     cols = cols or width()
     out, fenced = [], False
     for line in text.split("\n"):
@@ -55,13 +68,21 @@ def wrap(text: str, cols: int | None = None) -> str:
         if fenced or line.lstrip().startswith("```") or len(line) <= cols or keep(line):
             out.append(line)
         else:
-            out += _fill(line, cols)
+            out += _fill(line, cols, indent)
     return "\n".join(out)
 
 
-def wrap_lines(lines: list, cols: int | None = None) -> list:
+def hang(head: str, text: str, cols: int | None = None) -> list:
+    """A row whose value is prose (trace's "attention       12 calls, ..."): `head`, the label padded to the value's
+    column, then `text` wrapped over `cols` (default width()) with its continuation lines under that column."""
+    lines = textwrap.wrap(_hold(text), cols or width(), initial_indent=head, subsequent_indent=" " * len(head),
+                          break_long_words=False, break_on_hyphens=False)
+    return [x.replace(_HOLD, " ") for x in lines] or [head.rstrip()]
+
+
+def wrap_lines(lines: list, cols: int | None = None, indent: int = 2) -> list:
     """wrap() for a renderer's list of prose lines (its notes, assumptions): the lines they become."""
-    return wrap("\n".join(lines), cols).split("\n") if lines else []
+    return wrap("\n".join(lines), cols, indent).split("\n") if lines else []
 
 
 def reflow(markdown: str, cols: int | None = None) -> str:

@@ -35,9 +35,12 @@ def flag(kind, name, value, reason, text=None):
     return {"kind": kind, "name": name, "value": str(value), "text": text, "reason": reason}
 
 
-def runtime_flags(runtime, ctx, parallel, kv, s, spec, util=None, ngl=None, asked_util=None, vram=None) -> list:
+def runtime_flags(runtime, ctx, parallel, kv, s, spec, util=None, ngl=None, asked_util=None, vram=None,
+                  asked_ngl=None) -> list:
     """util: the smallest vLLM share that holds the plan; asked_util: the user's --gpu-memory-utilization, kept
-    (and said so) whenever it holds the plan, since a larger share only adds KV cache (concurrency)."""
+    (and said so) whenever it holds the plan, since a larger share only adds KV cache (concurrency). ngl: the layers
+    the plan evaluated (every layer: more than the model has); asked_ngl: the user's -ngl / num_gpu as the runtime reads
+    it (plan_checks: -ngl all is LC.ALL_LAYERS), printed as given (kv55), where kv's own every-layer choice is -ngl 99."""
     f = []
     if runtime == "vllm":
         if s.get("engine_env"):
@@ -107,13 +110,16 @@ def runtime_flags(runtime, ctx, parallel, kv, s, spec, util=None, ngl=None, aske
     L = spec.n_layers
     ngl = s.get("ngl") if ngl is None else ngl
     all_on = ngl is None or ngl > L
+    given = asked_ngl is not None and asked_ngl != LC.ALL_LAYERS  # the user's count: printed as given, even above L
+    # kv's every-layer count: 99 by custom, 999 where 99 would leave layers in RAM (Llama-3.1-405B's 126 + the output)
+    every = 99 if L + spec.gguf_nextn_blocks + 1 <= 99 else 999
     if runtime == "llama.cpp":
         f.append(flag("flag", "-c", ctx, f"cache cells, shared by the {parallel} slot(s)" if parallel > 1 else "cache cells"))
         if parallel > 1:
             f.append(flag("flag", "-np", parallel, "parallel slots"))
             if s.get("unified") and at_least(s.get("version"), *LC.UNIFIED_SPLIT):  # older builds: one cache, no flag
                 f.append(flag("flag", "-kvu", "", "one unified cache: a slot may use all of -c", text="-kvu"))
-        f.append(flag("flag", "-ngl", 99 if all_on else ngl, "all layers on the GPU" if all_on else
+        f.append(flag("flag", "-ngl", asked_ngl if given else every if all_on else ngl, "all layers on the GPU" if all_on else
                        f"{gpu_layers_words(ngl, L, runtime, s.get('output_first'))} on the GPU, the rest in RAM"))
         kv_v = s.get("kv_v") or kv
         if kv != "f16":
@@ -148,8 +154,9 @@ def runtime_flags(runtime, ctx, parallel, kv, s, spec, util=None, ngl=None, aske
     if s.get("ubatch_asked"):  # Ollama >= 0.30 hands it to llama-server as -b and -ub
         f.append(flag("param", "num_batch", s["ubatch_asked"], "llama-server's -b/-ub (the micro-batch these figures are for)",
                       text=f"PARAMETER num_batch {s['ubatch_asked']}"))
-    if not all_on:
-        f.append(flag("param", "num_gpu", ngl, "layers on the GPU", text=f"PARAMETER num_gpu {ngl}"))
+    if given or not all_on:
+        n = asked_ngl if given else ngl
+        f.append(flag("param", "num_gpu", n, "layers on the GPU", text=f"PARAMETER num_gpu {n}"))
     return f
 
 

@@ -6,7 +6,7 @@ import math
 from ..units import fmt_bytes
 from . import fit_search as FS
 from .cache import KV_BYTES, KV_LADDER, MIN_CTX
-from .runtimes import vllm as V, vllm_pipeline as VP
+from .runtimes import llamacpp as LC, vllm as V, vllm_pipeline as VP
 from .flags import (command, gpu_layers_words, lmo_flags, lora_flags, mtp_flags, offload_flags, quant_flags, runtime_flags,
                     ssm_flags)
 
@@ -15,7 +15,8 @@ def _sizes_only(out, spec, runtime, ctx, parallel, kv, weights_dtype, model_max,
                 notes) -> dict:
     """No --vram: sizes and the command, no verdict."""
     c_ctx = min(ctx, model_max) if refused else ctx  # the command vLLM starts, as with --vram (review16c R6)
-    out["flags"] = (runtime_flags(runtime, c_ctx, parallel, kv, s, spec, asked_util=knobs.get("gpu_memory_utilization"))
+    out["flags"] = (runtime_flags(runtime, c_ctx, parallel, kv, s, spec, asked_util=knobs.get("gpu_memory_utilization"),
+                                  asked_ngl=knobs.get("ngl"))
                     + lora_flags(runtime, knobs, rank, loras)
                     + mtp_flags(knobs, runtime) + lmo_flags(runtime, knobs) + ssm_flags(runtime, knobs)
                     + offload_flags(runtime, knobs)
@@ -62,11 +63,16 @@ def _search(out, spec, runtime, ctx, parallel, kv, weights_dtype, roles, vram, m
         fewer = FS.most_layers(spec, runtime, ctx, parallel, ladder, roles, vram, s, proj)
         if fewer:
             name = "-ngl" if runtime == "llama.cpp" else "num_gpu"
-            asked = f"{name} {s['ngl']}" if s["ngl"] <= spec.n_layers else "every layer on the GPU"  # -ngl all, 99
-            out["no_fit_reason"] = (f"{asked} does not fit {fmt_bytes(vram)}; {name} {fewer[2]['ngl']} does "
+            asked = (f"{name} {s['ngl']}" if s["ngl"] <= spec.n_layers else "every layer on the GPU"  # -ngl all
+                     if s["ngl"] == LC.ALL_LAYERS else f"{name} {s['ngl']} (every layer on the GPU)")
+            # both halves name their cache type: the user's count was tried at every type of the ladder (FS.choose),
+            # the count that fits may need a narrower one (review: '-ngl 10 does not fit; -ngl 8 does (KV cache
+            # q8_0)' read as if the count alone changed)
+            tried = ", ".join(ladder[:-1]) + (" or " if len(ladder) > 1 else "") + ladder[-1]
+            out["no_fit_reason"] = (f"{asked} does not fit {fmt_bytes(vram)} with the KV cache at {tried}; {name} "
+                                    f"{fewer[2]['ngl']} with the KV cache at {fewer[1]} does "
                                     f"({gpu_layers_words(fewer[2]['ngl'], spec.n_layers, runtime, s.get('output_first'))}"
-                                    f" on the GPU, the rest in RAM" + (f", KV cache {fewer[1]}" if fewer[1] != kv else "")
-                                    + ")")
+                                    f" on the GPU, the rest in RAM)")
             notes.append(out["no_fit_reason"])
             out.update(fits=False, max_ctx=0)
             return out
@@ -167,7 +173,8 @@ def _chosen(out, spec, runtime, ctx, parallel, weights_dtype, roles, vram, cap, 
         out["chosen"]["kv_gpu"] = c_ev["gpu_kv"]
     out["flags"] = (runtime_flags(runtime, c_ctx, parallel, c_kv, c_s, spec,
                            util=V.util_for(c_ev, vram) if runtime == "vllm" else None, ngl=c_ev.get("ngl"),
-                           asked_util=knobs.get("gpu_memory_utilization"), vram=vram) + lora_flags(runtime, knobs, rank, loras)
+                           asked_util=knobs.get("gpu_memory_utilization"), vram=vram, asked_ngl=knobs.get("ngl"))
+                    + lora_flags(runtime, knobs, rank, loras)
                     + mtp_flags(knobs, runtime) + lmo_flags(runtime, knobs) + ssm_flags(runtime, knobs)
                     + offload_flags(runtime, knobs)
                         + quant_flags(runtime, weights_dtype))

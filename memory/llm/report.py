@@ -1,6 +1,7 @@
 """`gpu-garden kv`: the command line and the plan as text."""
 import json
 
+from .. import term
 from ..errors import UserError
 from ..units import GiB, fmt_bytes, parse_size
 from . import run_model as RM, spec as llm_spec
@@ -114,7 +115,7 @@ def run_cli(args) -> int:
     if args.json:
         print(json.dumps(res, indent=2))
     else:
-        print(format_plan(res))
+        print(term.wrap(format_plan(res)))  # prose to the terminal's width; table rows and commands whole (term.py)
     if res["vram"] is None:
         return 1 if res.get("refused") else 0  # the runtime refuses what was asked, whatever the memory
     # fewer requests at once than --parallel (vLLM's concurrency, parallel_held): --ctx x --parallel does not fit as asked
@@ -471,14 +472,15 @@ def format_plan(r: dict) -> str:
         if src and params:
             lines.append(f"  FROM {src[0]}  ({src[1]})")
             lines += [f"  {p}" for p in params]
-            lines.append(f"  (the FROM and PARAMETER lines are a Modelfile: ollama create NAME -f Modelfile, then "
-                         f"ollama run NAME; {src[2]} alone applies no PARAMETER line)")
+            lines.append(f"  (the FROM and PARAMETER lines are a Modelfile: `ollama create NAME -f Modelfile`, then "
+                         f"`ollama run NAME`; `{src[2]}` alone applies no PARAMETER line)")  # `...`: whole when wrapped
         elif run:
             lines.append(f"  {run['command']}  ({run['why']})" if run["command"] else f"  (no tag to run: {run['why']})")
         elif r.get("modelfile_none"):
             lines.append(f"  (no Modelfile or ollama run line: {r['modelfile_none']})")
     for a in r.get("autofit") or []:
-        lines.append(f"  or let the runtime fit itself: {a['flag']}  ({a['reason']})")
+        # the flag on a line of its own, its reason as prose under it (term.wrap wraps that, never the flag's line)
+        lines += [f"  or let the runtime fit itself: {a['flag']}", f"    ({a['reason']})"]
     for n in r["notes"]:
         if n != advice or not r["vram"] or not share_full:
             lines.append(f"note: {n}")

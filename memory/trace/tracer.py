@@ -10,6 +10,7 @@ torch is imported only when a trace runs (trace_mode.py); this module stays impo
 import json
 import sys
 
+from .. import term
 from ..errors import UserError
 from ..units import fmt_bytes
 
@@ -77,32 +78,35 @@ def trace_family(comfyui_dir, family, width, height, frames=1, batch=1, attentio
 
 
 def format_result(r: dict) -> str:
+    """The trace as text: its prose (the head line, the rows whose value is a sentence) wrapped to the terminal by
+    term.py under the value's column; the figure rows and the table of live tensors whole."""
     lines = []
     head = r.get("model")
     if head:
         dtype = head["dtype"] + (f" weights, {head['manual_cast']} compute" if head.get("manual_cast") else "")
         latent = f"latent {head['latent']}, " if head.get("latent") else ""
-        lines.append(f"{head['family']} {head['phase']}: {head['class']} ({dtype}), {latent}{head['note']}")
+        lines += term.wrap_lines([f"{head['family']} {head['phase']}: {head['class']} ({dtype}), {latent}{head['note']}"])
     lines.append(f"peak            {fmt_bytes(r['peak'])}")
     lines.append(f"  weights       {fmt_bytes(r['weights'])}")
     lines.append(f"  activations   {fmt_bytes(r['activations_peak'])}   (inputs {fmt_bytes(r['inputs'])})")
     cast = (r.get("live_at_peak") or {}).get("weight cast")
     if cast:
-        lines.append(f"  weight casts  {fmt_bytes(cast)} live at the peak (per-layer copies, freed after each op)")
+        lines += term.hang("  weight casts  ", f"{fmt_bytes(cast)} live at the peak (per-layer copies, freed after each op)")
     at = r.get("at") or {}
-    lines.append(f"at              {at.get('op', '-')} in {at.get('module', '-')}")
+    lines += term.hang("at              ", f"{at.get('op', '-')} in {at.get('module', '-')}")
     a = r["attention"]
     if a.get("calls"):
         peaks = ", ".join(f"{k} {fmt_bytes(v)}" for k, v in a["peak"].items())
-        lines.append(f"attention       {a['calls']} calls, traced with {a['kernel']}; peak by kernel: {peaks}; "
-                     f"largest n^2 scores {fmt_bytes(a['largest_scores'])}")
+        lines += term.hang("attention       ", f"{a['calls']} calls, traced with {a['kernel']}; peak by kernel: {peaks}; "
+                                                f"largest n^2 scores {fmt_bytes(a['largest_scores'])}")
     host = r.get("host_attention")
     if host:
-        lines.append(f"host would use  {host['function']} ({host['kernel']}): {host['why']}")
+        lines += term.hang("host would use  ", f"{host['function']} ({host['kernel']}): {host['why']}")
     al = r["allocator"]
-    lines.append(f"CUDA allocator  max_memory_allocated ~ {fmt_bytes(al['allocated_peak'])}, "
-                 f"max_memory_reserved ~ {fmt_bytes(al['reserved_peak'])} ({al['segments']} segments); "
-                 f"the forward's own cache beyond the weights' packing {fmt_bytes(al.get('forward_excess', 0))}")
+    lines += term.hang("CUDA allocator  ", f"max_memory_allocated ~ {fmt_bytes(al['allocated_peak'])}, "
+                                           f"max_memory_reserved ~ {fmt_bytes(al['reserved_peak'])} ({al['segments']} "
+                                           f"segments); the forward's own cache beyond the weights' packing "
+                                           f"{fmt_bytes(al.get('forward_excess', 0))}")
     lines.append("largest live at the peak:")
     for t in r["top"][:8]:
         lines.append(f"  {fmt_bytes(t['bytes']):>11}  {t['kind']:<12} {t['op']:<28} {t['module']}  "

@@ -149,7 +149,9 @@ def render_human(res: dict, max_events: int = 3) -> str:
     for c in rest:
         ev = distinct(c["evidence"])
         out.append(f"  {c['id']:<20} {c['confidence']:.0%}  " + "; ".join(ev[:2]))
-        out += term.wrap_lines([f"  {'':<20}      also: {e}" for e in ev[2:]])  # all --json has (rev52 K: the 3rd was JSON-only)
+        # all --json has (rev52 K: the 3rd was JSON-only), under the row at the full width, hanging under the text (at the
+        # evidence column they wrapped into 30 columns on a 60-column terminal)
+        out += term.wrap_lines([f"    also: {e}" for e in ev[2:]], indent=len("also: "))
     if res["count"] > 1:
         out.append(f"{res['count']} out-of-memory events in this log; this is the last one that failed.")
         earlier = [e for e in events if e is not last][-max_events:]

@@ -9,6 +9,28 @@ def flat(text: str) -> str:
     return " ".join(text.split())
 
 
+def unwrap(text: str, cols: int = 80) -> str:
+    """The text with term.wrap's line breaks undone, line structure kept (flat() drops it): a line continues the one
+    above when it hangs where term._fill hangs it (2 past the first line's indent, or past its bullet) and its first
+    unbreakable chunk did not fit on the line above (textwrap's greedy rule). For tests that find a line by its start;
+    the text as printed in a pipe (80 columns)."""
+    from gpu_garden.memory import term
+    out, hang, last, prose = [], None, "", False
+    for line in text.split("\n"):
+        body = line.lstrip()
+        chunk = term._hold(body).split()[0] if body else ""
+        if (prose and body and len(line) - len(body) == hang and len(last) + 1 + len(chunk) > cols
+                and not term._TABLE.search(body)):
+            out[-1] += " " + body
+        else:
+            out.append(line)
+            prose = not term.keep(line)  # a table row or a command is never wrapped: nothing continues it
+            m = term._BULLET.match(line)
+            hang = len(m.group(0)) if m else len(line) - len(body) + 2
+        last = line
+    return "\n".join(out)
+
+
 def estimate(capsys, *argv):
     try:
         rc = cli.main(["estimate", *argv])

@@ -4,6 +4,7 @@ import json
 import pytest
 
 from gpu_garden.memory import cli
+from support.cli_run import unwrap
 from gpu_garden.memory.llm.cards import visible_gib
 
 GiB = 1 << 30
@@ -12,7 +13,7 @@ GiB = 1 << 30
 def run(argv, capsys):
     rc = cli.main(argv)
     c = capsys.readouterr()
-    return rc, c.out, c.err
+    return rc, unwrap(c.out), c.err  # term.py's wrapping undone: these pin whole lines
 
 
 # F: consumer cards with a total, each the figure a corpus log's OOM message prints (the case file is named beside the

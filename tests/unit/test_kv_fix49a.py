@@ -7,8 +7,15 @@ to run is the Modelfile's FROM beside its PARAMETER lines, 'an IQ4_XS'; S4 docs:
 D5 --json gives the deciding stage's pool."""
 from pathlib import Path
 
-from support.cli_run import json_out, text as _text
+from support.cli_run import json_out, text, unwrap
 from gpu_garden.memory.llm import run_model as RM
+
+
+def _text(argv, capsys):
+    """kv's text with term.py's wrapping undone (support.cli_run.unwrap): these pin whole lines."""
+    rc, out = text(argv, capsys)
+    return rc, unwrap(out)
+
 
 QWEN32 = ["kv", "--model", "Qwen/Qwen3-32B", "--pipeline-parallel-size", "2", "--pp-layer-partition", "20,44"]
 BART = "bartowski/Qwen2.5-7B-Instruct-GGUF"
@@ -94,7 +101,7 @@ def test_ollama_hub_name_needs_hf_co_and_is_the_modelfiles_from(capsys):
     _, text = _text(argv, capsys)
     assert (f"\n  FROM hf.co/{BART}:Q8_0  (the Q8_0 file these figures are for; Ollama pulls a Hub repo only as "
             f"hf.co/USER/REPO[:TYPE], not as {BART}:Q4_K_M)\n  PARAMETER num_ctx 8192\n  (the FROM and PARAMETER lines "
-            f"are a Modelfile: ollama create NAME -f Modelfile, then ollama run NAME; ollama run hf.co/{BART}:Q8_0 alone "
+            f"are a Modelfile: `ollama create NAME -f Modelfile`, then `ollama run NAME`; `ollama run hf.co/{BART}:Q8_0` alone "
             "applies no PARAMETER line)\n") in text
     # no --weights-dtype: the name given still pulls nothing (before: no line at all)
     r = json_out(["kv", "--model", BART, "--runtime", "ollama"], capsys)

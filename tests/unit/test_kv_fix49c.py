@@ -3,8 +3,13 @@ heaviest stage only for a 'weights alone' verdict; S5 the PP 'KV pool' line is o
 tokens, named; further findings below their own comments."""
 import json
 
-from support.cli_run import json_out, text as _text
+from support.cli_run import json_out, text, unwrap
 
+
+def _text(argv, capsys):
+    """kv's text with term.py's wrapping undone (support.cli_run.unwrap): these pin whole lines."""
+    rc, out = text(argv, capsys)
+    return rc, unwrap(out)
 
 
 # S4. Gemma-3-1B at 14,12 (weights worked out in test_kv_fix49a B1): stage 0 1.29 GiB, stage 1 (12 layers + the head)
@@ -131,4 +136,4 @@ def test_parameter_lines_only_in_a_whole_modelfile(capsys):
     lines = text.splitlines()
     i = lines.index("  PARAMETER num_ctx 32768")
     assert lines[i - 1] == "  FROM qwen2.5:7b  (the name given)"
-    assert lines[i + 1].startswith("  (the FROM and PARAMETER lines are a Modelfile: ollama create NAME -f Modelfile")
+    assert lines[i + 1].startswith("  (the FROM and PARAMETER lines are a Modelfile: `ollama create NAME -f Modelfile`")

@@ -5,7 +5,14 @@ import json
 
 import pytest
 
-from support.cli_run import json_out, text as _text
+from support.cli_run import json_out, text, unwrap
+
+
+def _text(argv, capsys):
+    """kv's text with term.py's wrapping undone (support.cli_run.unwrap): these pin whole lines."""
+    rc, out = text(argv, capsys)
+    return rc, unwrap(out)
+
 
 WHY = ("Ollama needs a GGUF: a library tag or hf.co/USER/REPO-GGUF:TYPE (or a GGUF file with --gguf); {name!r} is "
        "neither")

@@ -28,7 +28,8 @@ def test_users_ngl_is_kept_and_the_layers_that_fit_are_named():
     r = llm.plan(llm.describe(model="Qwen/Qwen3-8B"), "llama.cpp", ctx=40960, vram=8 * GiB, weights_dtype="Q8_0",
                  ngl=99)
     assert not r["fits"] and r["command"] == ""
-    assert r["no_fit_reason"].startswith("every layer on the GPU does not fit 8.00 GiB; -ngl ")
+    assert r["no_fit_reason"].startswith("-ngl 99 (every layer on the GPU) does not fit 8.00 GiB with the KV cache at ")
+    assert "; -ngl " in r["no_fit_reason"]
     n = int(r["no_fit_reason"].split("; -ngl ")[1].split()[0])
     back = llm.plan(llm.describe(model="Qwen/Qwen3-8B"), "llama.cpp", ctx=40960, vram=8 * GiB, weights_dtype="Q8_0",
                     ngl=n, kv_dtype="q8_0")

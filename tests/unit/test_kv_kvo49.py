@@ -7,7 +7,14 @@
    note names the repo the figures' config.json came from as the base architecture, not as the user's model."""
 import re
 
-from support.cli_run import json_out, text as _text
+from support.cli_run import json_out, text, unwrap
+
+
+def _text(argv, capsys):
+    """kv's text with term.py's wrapping undone (support.cli_run.unwrap): these pin whole lines."""
+    rc, out = text(argv, capsys)
+    return rc, unwrap(out)
+
 
 # Qwen3-32B (Qwen/Qwen3-32B config.json): hidden 5120, 64 heads x 128 (q 8192), 8 KV heads x 128 (k, v 1024 each),
 # MLP 25600, q/k norms of 128, vocab 151936, untied. One decoder layer: q 5120 x 8192 + k, v 5120 x 1024 each + o

@@ -15,7 +15,7 @@ def test_users_ngl_that_does_not_fit_points_to_the_note():
     r = llm.plan(llm.describe(model="Qwen/Qwen3-8B"), "llama.cpp", ctx=4096, vram=8 * GiB, weights_dtype="Q8_0", ngl=99)
     line = _line(format_plan(r))
     assert "none at these settings" in line and "f16 0" not in line
-    assert "-ngl 33 does" in format_plan(r)
+    assert "-ngl 33 with the KV cache at q8_0 does" in " ".join(format_plan(r).split())  # the note, however wrapped
 
 
 def test_a_context_that_fits_is_still_listed_by_cache_type():

@@ -6,6 +6,7 @@ import re
 import pytest
 
 from gpu_garden.memory import cli
+from support.cli_run import unwrap
 from gpu_garden.memory.llm import kv as llm
 from gpu_garden.memory.units import GiB, MiB
 
@@ -15,7 +16,7 @@ ROW = re.compile(r"^  (\S.{0,18}?|  \S.{0,16}?)\s+(-?[\d.]+) (B|KiB|MiB|GiB)(?:\
 
 def _kv(argv, capsys):
     rc = cli.main(["kv"] + argv)
-    return rc, capsys.readouterr().out
+    return rc, unwrap(capsys.readouterr().out)  # term.py's wrapping undone: these pin whole lines
 
 
 def _table(text):

@@ -6,6 +6,7 @@ import re
 import pytest
 
 from gpu_garden.memory import cli
+from support.cli_run import unwrap
 from support.safetensors_files import sparse_safetensors
 
 QWEN7 = ["kv", "--model", "Qwen/Qwen2.5-7B-Instruct", "--runtime", "sglang", "--vram", "24"]
@@ -14,7 +15,7 @@ LIMIT = 32768  # Qwen2.5-7B-Instruct's config.json: max_position_embeddings 3276
 
 def _text(argv, capsys):
     rc = cli.main(argv)
-    return rc, capsys.readouterr().out
+    return rc, unwrap(capsys.readouterr().out)  # term.py's wrapping undone: these pin whole lines
 
 
 def _json(argv, capsys):

@@ -202,7 +202,8 @@ def test_partial_offload_line_says_the_gpu_part_of_the_cache(capsys):
     from gpu_garden.memory import cli
     assert cli.main(["kv", "--model", "google/gemma-4-E4B-it", "--runtime", "llama.cpp", "--ctx", "4096",
                      "--weights-dtype", "Q8_0", "--runtime-version", "b8766", "--ngl", "20", "--vram", "16"]) == 0
-    line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("with the flags"))
+    from support.cli_run import unwrap  # the line as kv wrote it (term.py wraps it at 80 columns in a pipe)
+    line = next(x for x in unwrap(capsys.readouterr().out).splitlines() if x.startswith("with the flags"))
     assert line.endswith("(KV 16.00 MiB of 104.00 MiB on the GPU)")
 
 

@@ -9,6 +9,7 @@ import pytest
 
 from gpu_garden.memory import cli
 from gpu_garden.memory.llm import kv as llm, unsloth
+from support.cli_run import unwrap
 
 GiB, MiB = 1 << 30, 1 << 20
 
@@ -63,14 +64,14 @@ def test_verdict_only_where_both_ends_agree(capsys):
     assert mid["fits_as_requested"] is None and "depends on the file" in mid["depends"]
     rc = cli.main(["kv", "--model", "Qwen/Qwen3.6-27B", "--runtime", "llama.cpp", "--weights-dtype", "UD-Q8_K_XL",
                    "--ctx", "32768", "--vram", "40", "--ngl", "all"])
-    out = capsys.readouterr().out  # llama.cpp: a partial offload would fit the top end, but -ngl all is the user's
+    out = unwrap(capsys.readouterr().out)  # llama.cpp: a partial offload would fit the top end, but -ngl all is the user's
     assert "fits as asked at 26.61 GiB of weights, not at 50.10 GiB: depends on the file" in out  # kept (kv55)
-    assert "note: every layer on the GPU does not fit 40.00 GiB; -ngl " in out
+    assert "note: every layer on the GPU does not fit 40.00 GiB with the KV cache at f16, q8_0 or q4_0; -ngl " in out
     assert rc == 1
     # vLLM has no offload: 26.9 B parameters x 4.5 bits (Q4_K) fit a 23.5 GiB card, x 8.5 bits (Q8_0) do not
     rc = cli.main(["kv", "--model", "Qwen/Qwen3.6-27B", "--runtime", "vllm", "--weights-dtype", "UD-Q4_K_XL",
                    "--ctx", "32768", "--vram", "23.5"])
-    out = capsys.readouterr().out
+    out = unwrap(capsys.readouterr().out)
     assert "depends on the file: give --gguf or --weights-gib" in out and rc == 1
     # "fits with the flags below" at the low end only: the flags printed are the low end's (the top end has none)
     assert "fits with the flags below at 14.12 GiB of weights" in out
