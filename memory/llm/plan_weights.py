@@ -136,12 +136,14 @@ def towers_and_shards(spec, runtime, weights_dtype, fmt, tp, skip, entry, fp32, 
     if runtime in ("vllm", "sglang") and proj and not spec.weights_bytes and not whole_tower:
         # SGLang's multimodal models build their tower too (models/gemma3_mm.py, qwen2_5_vl.py: vision_tower/visual);
         # a tower whose encoder matmuls alone are split keeps the rest whole on every GPU (added after the share)
-        roles = dict(roles, total=roles["total"] + (tower or (2 * proj["linear"] if split == "matmuls" else
-                                                              proj["weights"])))
+        added = tower or (2 * proj["linear"] if split == "matmuls" else proj["weights"])
+        roles = dict(roles, total=roles["total"] + added, how=roles["how"] + f" + {fmt_bytes(added)} of vision tower")
         notes.append(f"vision tower counted with the weights "
                      + (f"({fmt_bytes(tower)}: vLLM quantizes its matmuls with bitsandbytes, the skip list does not "
                         "name it)" if tower else f"({fmt_bytes(proj['weights'])} in 16 bits): "
-                        f"{'vLLM' if runtime == 'vllm' else 'SGLang'} loads it"))
+                        f"{'vLLM' if runtime == 'vllm' else 'SGLang'} loads it")
+                     + ("; --language-model-only skips it (so does --limit-mm-per-prompt with image and video at 0: "
+                        "interfaces.py _mark_tower_model, vLLM 0.20.2)" if runtime == "vllm" else ""))
     if runtime == "ollama" and proj:
         notes.append(f"vision projector: {fmt_bytes(proj['weights'])} of weights + {fmt_bytes(proj['graph'])} of graph "
                      f"for one image, on the GPU before any layer"
