@@ -287,6 +287,75 @@ def test_apply_reaches_a_loader_inside_a_subgraph_and_undo_finds_it_after_a_relo
     assert console.from_pack() == [], console.from_pack()
 
 
+# One subgraph used twice: the Fit to Card node inside it, each instance fed by its own checkpoint loader (the
+# stand-in wrapper loaders: a blocks_to_swap widget added client-side, 0 on both). The second instance and loader
+# are made in the page (LiteGraph.createNode of the subgraph's id, as convertToSubgraph makes the first).
+TWO_INSTANCES = """() => {
+    const g = window.app.rootGraph ?? window.app.graph, LG = window.LiteGraph;
+    const fit = g.nodes.find(n => n.type === %s);
+    g.convertToSubgraph(new Set([fit]));
+    const first = g.nodes.find(n => n.subgraph), loader1 = g.nodes.find(n => n.type === 'CheckpointLoaderSimple');
+    const latent = g.nodes.find(n => n.type === 'EmptyLatentImage');
+    const loader2 = LG.createNode('CheckpointLoaderSimple');
+    loader2.pos = [loader1.pos[0], loader1.pos[1] + 400];
+    g.add(loader2);
+    loader2.widgets[0].value = loader1.widgets[0].value;
+    const second = LG.createNode(first.subgraph.id);
+    second.pos = [first.pos[0], first.pos[1] + 400];
+    g.add(second);
+    second.inputs.forEach((input, i) => {
+        const from = input.type === 'LATENT' ? latent : loader2;
+        from.connect(from.outputs.findIndex(o => o.type === input.type), second, i);
+    });
+    for (const l of [loader1, loader2])
+        l.addWidget('number', 'blocks_to_swap', 0, () => {}, { min: 0, max: 40, step: 1, precision: 0, serialize: false });
+    return { first: first.id, second: second.id, loader1: loader1.id, loader2: loader2.id,
+             same: first.subgraph === second.subgraph, fed: second.inputs.every(i => i.link != null) };
+}""" % json.dumps(NODE)
+# open a subgraph instance as a double click does (LGraphCanvas.openSubgraph with the instance) and put the Fit to
+# Card node inside on screen; returns its id
+OPEN_INSTANCE = f"""(id) => {{ const g = window.app.rootGraph ?? window.app.graph, c = window.app.canvas;
+    const inst = g.getNodeById(id);
+    c.openSubgraph(inst.subgraph, inst);
+    const n = c.graph.nodes.find(n => n.type === {json.dumps(NODE)});
+    c.ds.scale = 1; c.ds.offset[0] = -n.pos[0] + 420; c.ds.offset[1] = -n.pos[1] + 140; c.setDirty(true, true);
+    return n.id; }}"""
+COUNTS = """(ids) => ids.map(id => (window.app.rootGraph ?? window.app.graph).getNodeById(id)
+    .widgets.find(w => w.name === 'blocks_to_swap').value)"""
+
+
+def test_apply_in_the_second_instance_of_a_subgraph_changes_the_second_loader(comfy_page):
+    """webZ: with one subgraph used twice, the walk up from the Fit to Card node inside it left through the FIRST
+    instance, whichever one the user had opened: Apply in the second instance changed the first instance's loader.
+    It now leaves through the instance the user entered (the canvas's subgraph-opened event: subgraph_path.js).
+    Breaks with graph_adapter.upstream's default outer back on [] (loader 1 gets 5, loader 2 stays 0)."""
+    page, console = comfy_page
+    if not page.evaluate("() => typeof (window.app.rootGraph ?? window.app.graph).convertToSubgraph === 'function'"):
+        pytest.skip("this frontend has no subgraphs")
+    page.evaluate("async (wf) => { await window.app.loadApiJson(wf, 'fit.json'); }", workflow())
+    made = page.evaluate(TWO_INSTANCES)
+    assert made["same"] and made["fed"], made
+    loaders = [made["loader1"], made["loader2"]]
+    # the second instance opened, the Fit to Card node inside on screen
+    fit_id = page.evaluate(OPEN_INSTANCE, made["second"])
+    plan = {"mode": "apply", "summary": "kept 1.20 GiB of weights on the GPU, offloaded 2.00 GiB", "fits": True,
+            "steps": [], "offers": [BLOCK_SWAP_INFO]}
+    page.evaluate(f"([id, fit]) => {{ window.app.canvas.graph.getNodeById(id).onExecuted({{ gpu_garden_fit: [fit] }}); }}",
+                  [fit_id, plan])
+    page.wait_for_timeout(600)
+    click(page, "gg-fit-offer-block_swap")
+    assert page.evaluate(COUNTS, loaders) == [0, 5]
+    click(page, "gg-fit-undo-block_swap")
+    assert page.evaluate(COUNTS, loaders) == [0, 0]
+    # and from the first instance, its own loader
+    page.evaluate("() => { const c = window.app.canvas; c.setGraph(c.graph.rootGraph); }")
+    assert page.evaluate(OPEN_INSTANCE, made["first"]) == fit_id
+    page.wait_for_timeout(600)
+    click(page, "gg-fit-offer-block_swap")
+    assert page.evaluate(COUNTS, loaders) == [5, 0]
+    assert console.from_pack() == [], console.from_pack()
+
+
 def test_apply_and_undo_in_nodes_2_vue(browser, comfy_host):
     """The same click and Undo with the Nodes 2.0 (Vue) renderer; on the bundled 1.35 frontend it is an early
     preview, so this runs on frontends from 1.5x on."""

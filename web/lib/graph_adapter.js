@@ -23,6 +23,8 @@
 // - allNodes: the nodes of a graph and of its subgraphs (node.subgraph, graph.subgraphs on 1.58), feature-detected.
 //   upstream / nodePlace / nodeAt: a link followed into and out of a subgraph (subgraph.outputs[i].linkIds, the
 //   subgraph's inputNode), and a node found again inside one by its subgraph's id (Fit to Card's Apply and Undo).
+//   A walk that starts inside a subgraph leaves it through the instance the user entered (subgraph_path.js: the
+//   canvas's subgraph-opened events; followEnteredSubgraphs starts listening).
 // - canvasControlsRect / overNode: where the frontend's canvas controls are (the zoom button's bar, 1.35 and
 //   1.58: [data-testid=zoom-controls-button], not an API) and which shown nodes a rectangle covers, so the
 //   memory meter docks beside the one and stays out of the other's way.
@@ -30,6 +32,7 @@
 //   keeps clear of it.
 import { app } from "../../../scripts/app.js";
 import { exposeForTests } from "./format.js";
+import { enteredPath, followSubgraphEntries } from "./subgraph_path.js";
 
 /** @type {Set<string>} */
 const warned = new Set();
@@ -122,14 +125,15 @@ export function inputLink(node, slot) {
  * The node that feeds input `slot` of `node`, looking through subgraphs (1.58; feature-detected, so a frontend without
  * them gives the link's origin node): a subgraph node's output leads to the inner node feeding it (the subgraph's
  * outputs[i].linkIds), and an inner link from the subgraph's input node to what feeds that input of the subgraph node.
- * `outer` is the subgraph nodes entered on the way, innermost last; a walk that starts inside a subgraph leaves it
- * through the first node of the graph that holds that subgraph. Returns { node, outer } or null.
+ * `outer` is the subgraph nodes entered on the way, innermost last; by default the instances the user entered to reach
+ * node's graph (subgraph_path.enteredPath), so a walk inside a subgraph used twice leaves through the instance on
+ * screen; where that is not known, through the first instance found (allNodes). Returns { node, outer } or null.
  * @param {any} node
  * @param {number} slot
  * @param {any[]} [outer]
  * @returns {{ node: any, outer: any[] } | null}
  */
-export function upstream(node, slot, outer = []) {
+export function upstream(node, slot, outer = enteredPath(node?.graph)) {
   const link = inputLink(node, slot);
   return link ? linkOrigin(node.graph, link, outer, 0) : null;
 }
@@ -140,9 +144,10 @@ function linkOrigin(graph, link, outer, depth) {
   if (depth > MAX_DEPTH) return null;
   const inputNode = graph?.inputNode;
   if (inputNode && inputNode.id != null && sameNodeId(link.origin_id, inputNode.id)) {
-    const holder = outer.length ? outer[outer.length - 1] : allNodes(graph).find((n) => n?.subgraph === graph);
+    const last = outer[outer.length - 1];
+    const holder = last?.subgraph === graph ? last : allNodes(graph).find((n) => n?.subgraph === graph);
     const l = holder ? inputLink(holder, link.origin_slot) : null;
-    return l ? linkOrigin(holder.graph, l, outer.slice(0, -1), depth + 1) : null;
+    return l ? linkOrigin(holder.graph, l, holder === last ? outer.slice(0, -1) : [], depth + 1) : null;
   }
   const n = nodeById(graph, link.origin_id);
   const ids = n?.subgraph?.outputs?.[link.origin_slot]?.linkIds;
@@ -178,6 +183,11 @@ export function nodeAt(from, place) {
   const defs = root?.subgraphs;
   const graph = defs && typeof defs.get === "function" ? defs.get(place.graphId) : null;
   return graph ? nodeById(graph, place.nodeId) : null;
+}
+
+/** Follow which subgraph instances the user enters (subgraph_path.js; setup calls it once the canvas exists). */
+export function followEnteredSubgraphs() {
+  if (!followSubgraphEntries(app.canvas)) warnOnce("the canvas element's subgraph-opened events");
 }
 
 /** Is the Nodes 2.0 (Vue) renderer on? */
