@@ -37,7 +37,7 @@ FIT = [
     ("flux1", 1024, 1024, 1, "sample", "math", 1),
     # est18: Qwen-Image (20B, one conditioning per call: ComfyUI runs its cond and uncond as separate passes) and Z-Image
     # Turbo (cfg 1) sampling, on layouts built from ComfyUI 0.8.0's classes, conditioned as the tracer does
-    # (comfy_checkout.FAMILIES: 10 and 13 text tokens); their decodes are the wan21 1024/1328 one-frame rows above and
+    # (comfy_recipes.FAMILIES: 10 and 13 text tokens); their decodes are the wan21 1024/1328 one-frame rows above and
     # flux1 1024 (the same VAE layouts). First sight held-out at c91e3ba (qwen-image +39.1..+39.2 %, math +0.2 %; z-image
     # -20.1..-20.4 %), then the blocks "dual" and "nextdit" (phases.DUAL_*, NEXTDIT_*, read from the code and the
     # trace's live tensors at these rows' peaks) and spec cfg_separate were written on them: REGRESSION rows now
@@ -100,10 +100,10 @@ CFG = {"sd1": True, "sdxl": True, "sd3": True, "flux1": False, "wan21": True, "w
 
 
 def trace_text_tokens(fam):
-    """The text tokens the tracer conditions a family's sampling call with (comfy_checkout.FAMILIES context; for the
+    """The text tokens the tracer conditions a family's sampling call with (comfy_recipes.FAMILIES context; for the
     families with a joint text stream, ours is given the same count)."""
-    from gpu_garden.memory.trace import comfy_checkout
-    return comfy_checkout.FAMILIES[fam]["context"][0] if spec.family(fam)["txt"] else None
+    from gpu_garden.memory.trace import comfy_recipes
+    return comfy_recipes.FAMILIES[fam]["context"][0] if spec.family(fam)["txt"] else None
 
 
 def traced_in_comfy(py, script, tag, cases, *args, timeout):

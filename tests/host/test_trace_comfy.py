@@ -315,7 +315,7 @@ def test_new_family_layouts_are_comfyuis_classes_and_text_is_refused(new_family_
 
 # HunyuanVideo, LTX-Video and FLUX.2 (est18b): figures read once off `trace_family` on ComfyUI 0.8.0 (torch 2.14 CPU
 # build, meta tensors), bf16 layouts built from ComfyUI's own diffusion-model and VAE classes
-# (comfy_checkout.CLASS_LAYOUTS / VAE_CLASS_LAYOUTS, memory/estimate/layouts/README.md). The latent geometry comes from
+# (comfy_recipes.CLASS_LAYOUTS / VAE_CLASS_LAYOUTS, memory/estimate/layouts/README.md). The latent geometry comes from
 # estimate.spec.FAMILY: HunyuanVideo 8x / 4 frames, LTX-Video 32x / 8 frames, FLUX.2 16x with 128 channels.
 VIDEO_FAMILY_RUNS = [
     # family, phase, width, height, frames, latent, activations, weights, class, peak module, layout
@@ -403,3 +403,4 @@ def test_lay53_layouts_are_comfyuis_classes():
     assert _host_json(code) == {"chroma": [True, "chroma", "Chroma"], "hidream": [True, "hidream", "HiDream"],
                                 "hunyuan-video-1.5": [True, "hunyuan-video-15", "HunyuanVideo15"],
                                 "vae": [True, "comfy.ldm.hunyuan_video.vae_refiner", 32]}
+
