@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 
 from ..errors import UserError
-from ..estimate.layouts import ALIASES
+from ..estimate.layouts import ALIASES, FAMILY_FILES
 from .comfy_recipes import (CLASS_LAYOUTS, FAMILIES, FILE_ONLY_CONFIGS, TEXT_ENCODERS, TRACEABLE_CONFIGS,
                             VAE_CLASS_LAYOUTS)
 from .model_files import find_checkpoint, read_header
@@ -333,6 +333,7 @@ def _latent_frames(frames, t):
 def trace_family(comfyui_dir, family, width, height, frames=1, batch=1, attention="flash", phase="sample",
                  checkpoint=None, cfg=None, dtype=None, offload=None) -> dict:
     family = ALIASES.get(family, family)
+    family = FAMILY_FILES.get(family, {}).get("family", family)  # a FAMILY_FILES entry naming its family (hunyuan-video-1.5)
     if family not in FAMILIES:
         raise UserError(f"unknown family {family!r}; known: {', '.join(family_names())}")
     if width <= 0 or height <= 0 or frames <= 0 or batch <= 0:
@@ -407,6 +408,8 @@ def build_case(comfyui_dir, family, width, height, frames=1, batch=1, phase="sam
             kw["attention_mask"] = torch.empty((b, ctx_len), dtype=torch.int64, device=meta)
         if spec.get("frame_rate"):
             kw["frame_rate"] = spec["frame_rate"]
+        if spec.get("concat"):              # model_base concat_cond's channels, cat to the latent in _apply_model
+            kw["c_concat"] = torch.empty((b, spec["concat"]) + shape[2:], dtype=torch.float32, device=meta)
         # attention through PyTorch SDPA whatever the host picked (xformers, split and sub-quadratic do not run on
         # meta tensors); the tracer then models flash and math, and host_attention() says what the host uses
         kw["transformer_options"] = {"optimized_attention_override": _through_sdpa}

@@ -36,11 +36,21 @@ _CONDITIONING = {
     # FLUX.2 dev: Mistral 3 hidden states of layers 10, 20, 30 stacked (3 x 5120 = 15360 wide); model_base.Flux2.extra_conds
     # left-pads the context to 512 tokens whatever the prompt's length. Guidance embedded, cfg 1.
     "flux2": {"context": (512, 15360), "guidance": True, "cfg": False},
+    # HunyuanVideo 1.5 (720p t2v): Qwen2.5-VL 7B hidden states (3584 wide), sliced as Qwen-Image's (text_encoders/
+    # hunyuan_image.py:65 hands qwen_image.py:61 template_end -1: from the second <|im_start|> + "user\n", the template's
+    # "<|im_end|>\n<|im_start|>assistant\n" tail kept): "a photo of a garden" is 10 tokens, as Qwen-Image's; no quoted
+    # text, so no byT5 tokens (txt_byt5 absent). model_base.py:1647 hands c_crossattn over as a CONDRegular: cond and
+    # uncond as separate passes (cfg_separate). concat_cond (l.1607-1637) gives t2v a zero image and mask: img_in takes
+    # 65 = 32 noise + 33 concatenated channels (c_concat). guidance 6.0 is passed (l.1652), unused: no guidance_in.
+    "hunyuan-video-15": {"context": (10, 3584), "cfg": True, "cfg_separate": True, "video": True, "guidance": True,
+                         "concat": 33},
 }
 # phase "text": the family's text encoders (bundled layouts, FAMILY_FILES) and ComfyUI's CLIPType for them
 CLIP_TYPES = {"sd1": "STABLE_DIFFUSION", "sdxl": "STABLE_DIFFUSION", "sd3": "SD3", "flux1": "FLUX", "wan21": "WAN",
               "wan22": "WAN"}
-FAMILIES = {f: dict(c, layout=FAMILY_FILES[f]["model"], vae=FAMILY_FILES[f]["vae"]) for f, c in _CONDITIONING.items()}
+# FAMILY_FILES by family id (its "hunyuan-video-1.5" entry is family hunyuan-video-15)
+FILES = {v.get("family", k): v for k, v in FAMILY_FILES.items()}
+FAMILIES = {f: dict(c, layout=FILES[f]["model"], vae=FILES[f]["vae"]) for f, c in _CONDITIONING.items()}
 TEXT_ENCODERS = {f: (list(FAMILY_FILES[f]["te"]), t) for f, t in CLIP_TYPES.items()}
 # Diffusion-model layouts built from ComfyUI's own class on the meta device (class_layout), where no real file header
 # was at hand: the unet_config comfy/model_detection.py gives the standard file, and that file's name and dtype.
@@ -147,5 +157,5 @@ VAE_CLASS_LAYOUTS = {
 TRACEABLE_CONFIGS = ("SD15", "SDXL", "SSD1B", "Segmind_Vega", "KOALA_700M", "KOALA_1B", "SD3", "Flux", "FluxSchnell",
                      "WAN21_T2V", "WAN22_T2V")
 # traced from a layout or checkpoint (build_case) but not yet by the node's exact mode (nodes/estimate_exact.py), whose
-# recipe has no 5-D image latent, no separate cond/uncond passes and no num_tokens
-FILE_ONLY_CONFIGS = ("QwenImage", "ZImage", "HunyuanVideo", "LTXV", "Flux2")
+# recipe has no 5-D image latent, no separate cond/uncond passes, no num_tokens and no c_concat
+FILE_ONLY_CONFIGS = ("QwenImage", "ZImage", "HunyuanVideo", "LTXV", "Flux2", "HunyuanVideo15")
