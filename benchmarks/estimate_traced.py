@@ -15,10 +15,11 @@ LAYOUT = {"sd1": "sd15_v1-5-pruned-emaonly-fp16", "sdxl": "sdxl_sd_xl_base_1.0",
           "flux1": "flux_flux1-dev", "wan21": "wan_wan2.1_t2v_1.3B_fp16", "wan22": "wan_wan2.2_ti2v_5B_fp16",
           "qwen-image": "qwen_image_qwen_image_bf16", "z-image": "z_image_z_image_turbo_bf16",
           "hunyuan-video": "hunyuan_video_hunyuan_video_t2v_720p_bf16", "ltxv": "ltxv_ltx_video_2b_v0.9_bf16",
-          "flux2": "flux2_flux2_dev_bf16"}
+          "flux2": "flux2_flux2_dev_bf16", "hunyuan-video-15": "hunyuan_video_hunyuanvideo1.5_720p_t2v_fp16"}
 VAE = {"sd1": "vae_sd15_vae-ft-mse-840000-ema-pruned", "sdxl": "vae_sdxl_vae", "flux1": "vae_flux_ae", "sd3": "vae_flux_ae",
        "wan21": "vae_wan_2.1_vae", "wan22": "vae_wan2.2_vae", "qwen-image": "vae_wan_2.1_vae", "z-image": "vae_flux_ae",
-       "hunyuan-video": "vae_hunyuan_video_vae_bf16", "ltxv": "vae_ltxv_v0.9", "flux2": "vae_flux2_vae"}
+       "hunyuan-video": "vae_hunyuan_video_vae_bf16", "ltxv": "vae_ltxv_v0.9", "flux2": "vae_flux2_vae",
+       "hunyuan-video-15": "vae_hunyuan_video_1.5_vae"}
 # (family, width, height, frames, phase, attention, batch); cfg as the family's usual workflow.
 # FIT: the rows the coefficients are computed from. HELD_OUT: everything else, never tuned on.
 FIT = [
@@ -37,7 +38,7 @@ FIT = [
     ("flux1", 1024, 1024, 1, "sample", "math", 1),
     # est18: Qwen-Image (20B, one conditioning per call: ComfyUI runs its cond and uncond as separate passes) and Z-Image
     # Turbo (cfg 1) sampling, on layouts built from ComfyUI 0.8.0's classes, conditioned as the tracer does
-    # (comfy_checkout.FAMILIES: 10 and 13 text tokens); their decodes are the wan21 1024/1328 one-frame rows above and
+    # (comfy_recipes.FAMILIES: 10 and 13 text tokens); their decodes are the wan21 1024/1328 one-frame rows above and
     # flux1 1024 (the same VAE layouts). First sight held-out at c91e3ba (qwen-image +39.1..+39.2 %, math +0.2 %; z-image
     # -20.1..-20.4 %), then the blocks "dual" and "nextdit" (phases.DUAL_*, NEXTDIT_*, read from the code and the
     # trace's live tensors at these rows' peaks) and spec cfg_separate were written on them: REGRESSION rows now
@@ -91,19 +92,24 @@ HELD_OUT = [
     # est18b, HunyuanVideo decodes traced only after vae.HV_DECODE / HV_FRAME / HV_DECODE_SHORT were written: never tuned on
     ("hunyuan-video", 960, 544, 129, "decode", "flash", 1), ("hunyuan-video", 1280, 720, 129, "decode", "flash", 1),
     ("hunyuan-video", 720, 720, 61, "decode", "flash", 1), ("hunyuan-video", 640, 480, 9, "decode", "flash", 1),
+    # hv16: HunyuanVideo 1.5 720p t2v sampling (10 Qwen2.5-VL tokens, cond and uncond as separate passes, the 33 t2v
+    # c_concat channels) on its layout built from ComfyUI 0.8.0's class. First sight at hv16, no rule changed: +28.3 % and
+    # +28.3 % (320x192x9, traced but not listed: +28.4 %); spec.FAMILY's hunyuan-video-15 entry stays as hv15 wrote it
+    ("hunyuan-video-15", 848, 480, 25, "sample", "flash", 1), ("hunyuan-video-15", 1280, 720, 121, "sample", "flash", 1),
 ]
 TRACED = FIT + HELD_OUT
 TEXT = {"sd1": ["te_clip_l"], "sdxl": ["te_clip_l", "te_clip_g"], "sd3": ["te_clip_l", "te_clip_g", "te_t5xxl_fp16"],
         "flux1": ["te_clip_l", "te_t5xxl_fp16"], "wan21": ["te_umt5_xxl_fp16"]}
 CFG = {"sd1": True, "sdxl": True, "sd3": True, "flux1": False, "wan21": True, "wan22": True,
-       "qwen-image": False, "z-image": False, "hunyuan-video": False, "ltxv": True, "flux2": False}  # qwen-image: one conditioning per call, as the tracer runs it (cfg_separate)
+       "qwen-image": False, "z-image": False, "hunyuan-video": False, "ltxv": True, "flux2": False,
+       "hunyuan-video-15": False}  # qwen-image, hunyuan-video-15: one conditioning per call, as the tracer runs it (cfg_separate)
 
 
 def trace_text_tokens(fam):
-    """The text tokens the tracer conditions a family's sampling call with (comfy_checkout.FAMILIES context; for the
+    """The text tokens the tracer conditions a family's sampling call with (comfy_recipes.FAMILIES context; for the
     families with a joint text stream, ours is given the same count)."""
-    from gpu_garden.memory.trace import comfy_checkout
-    return comfy_checkout.FAMILIES[fam]["context"][0] if spec.family(fam)["txt"] else None
+    from gpu_garden.memory.trace import comfy_recipes
+    return comfy_recipes.FAMILIES[fam]["context"][0] if spec.family(fam)["txt"] else None
 
 
 def traced_in_comfy(py, script, tag, cases, *args, timeout):

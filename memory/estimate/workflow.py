@@ -10,6 +10,7 @@ import tempfile
 from pathlib import Path
 
 from . import families, formula, spec
+from .latent_nodes import LATENT_NODES, size_widgets, widget_names
 from .host_ram import MODEL_FILE_EXT
 from ..errors import UserError
 from ..units import GiB, fmt_bytes
@@ -35,18 +36,6 @@ LOADERS = {
 CHECKED = {
     "LoraLoaderModelOnly": [("lora_name", ("loras",))],
     "LoraLoader": [("lora_name", ("loras",))],
-}
-# latent-making nodes: their size widgets in UI order
-LATENTS = {
-    "EmptyLatentImage": ("width", "height", "batch_size"),
-    "EmptySD3LatentImage": ("width", "height", "batch_size"),
-    "EmptyHunyuanImageLatent": ("width", "height", "batch_size"),
-    "EmptyFlux2LatentImage": ("width", "height", "batch_size"),
-    "EmptyHunyuanLatentVideo": ("width", "height", "length", "batch_size"),  # Wan 2.1 workflows use it too
-    "EmptyMochiLatentVideo": ("width", "height", "length", "batch_size"),
-    "EmptyLTXVLatentVideo": ("width", "height", "length", "batch_size"),
-    "EmptyCosmosLatentVideo": ("width", "height", "length", "batch_size"),
-    "Wan22ImageToVideoLatent": ("width", "height", "length", "batch_size"),
 }
 SAMPLERS = {"KSampler": 3, "KSamplerAdvanced": 4, "SamplerCustom": 3}  # UI widget index of cfg (after seed's control widget)
 WEIGHT_DTYPE = {"fp8_e4m3fn": "fp8", "fp8_e4m3fn_fast": "fp8", "fp8_e5m2": "fp8"}
@@ -100,8 +89,8 @@ def _ui_widgets(t, values):
     values = values if isinstance(values, list) else []  # a hand-edited or foreign export: no widgets
     if t in LOADERS or t in CHECKED:
         names = [n for n, _ in LOADERS.get(t) or CHECKED[t]]
-    elif t in LATENTS:
-        names = list(LATENTS[t])
+    elif t in LATENT_NODES:
+        names = widget_names(t)
     elif t in SAMPLERS:
         return {"cfg": values[SAMPLERS[t]]} if len(values) > SAMPLERS[t] else {}
     elif t == "VAEDecodeTiled":
@@ -192,8 +181,9 @@ def read(wf: dict, models_dir, resolve=None) -> dict:
     missing_checked: the same for the loaders never counted (CHECKED: a LoRA), checked: [found LoRA paths],
     size: (w, h, frames, batch), cfg, tiled, weights_dtype, notes}.
     resolve(folders, name) -> path or None replaces the models_dir lookup (inside ComfyUI: folder_paths)."""
-    files, missing, missing_checked, checked, sizes, cfgs, notes = [], [], [], [], [], [], []
+    files, missing, missing_checked, checked, cfgs, notes = [], [], [], [], [], []
     tiled, wdt = None, None
+    graph = {"sizes": [], "resizes": [], "from_input": [], "families": {}, "notes": []}
     for t, w in nodes(wf):
         if t in LOADERS or t in CHECKED:
             for name, folders in LOADERS.get(t) or CHECKED[t]:
@@ -208,14 +198,8 @@ def read(wf: dict, models_dir, resolve=None) -> dict:
                 wdt = WEIGHT_DTYPE[w["weight_dtype"]]
             if t.startswith(("CLIPLoader", "DualCLIPLoader")) and w.get("device") == "cpu":
                 notes.append("text encoders on the CPU (loader device: cpu)")
-        elif t in LATENTS:
-            try:
-                wv, hv = int(w.get("width", 0)), int(w.get("height", 0))
-                fv, bv = int(w.get("length") or 1), int(w.get("batch_size") or 1)
-            except (TypeError, ValueError, OverflowError):
-                continue
-            if wv > 0 and hv > 0:
-                sizes.append((wv, hv, fv, bv))
+        elif t in LATENT_NODES:
+            _latent_node(t, w, graph)
         elif t in SAMPLERS and isinstance(w.get("cfg"), (int, float)):
             cfgs.append(float(w["cfg"]))
         elif t == "VAEDecodeTiled":
@@ -224,9 +208,15 @@ def read(wf: dict, models_dir, resolve=None) -> dict:
                          "frames": int(w.get("temporal_size") or spec.TILE_NODE["frames"])}
             except (TypeError, ValueError, OverflowError):
                 tiled = {"tile": spec.TILE_NODE["tile"], "frames": spec.TILE_NODE["frames"]}  # not a number: the defaults
+    sizes = graph["sizes"]
+    size = max(sizes, key=lambda s: s[0] * s[1] * s[2] * s[3]) if sizes else None
+    for wv, hv, t in graph["resizes"]:  # a resize keeps the length and batch of the latent it takes
+        sizes.append((wv, hv) + (size[2:] if size else (1, 1)))
+        notes.append(f"{t} resizes the latent to {wv}x{hv}" + ("; its length and batch are the graph's other latent's" if size else ""))
     size = max(sizes, key=lambda s: s[0] * s[1] * s[2] * s[3]) if sizes else None
     if len(sizes) > 1:
         notes.append(f"{len(sizes)} latent sizes in the graph; the largest is estimated")
+    notes += graph["notes"]
     if checked:
         notes.append("LoRA files found, not counted (merged into the weights they patch): "
                      + ", ".join(os.path.basename(p) for p, _, _ in checked))
@@ -234,7 +224,35 @@ def read(wf: dict, models_dir, resolve=None) -> dict:
         notes.append("not found, and not counted if found (a LoRA is merged into the weights it patches): "
                      + ", ".join(f"{m[0]} ({m[1]}; looked in {_looked(m[3])})" for m in missing_checked))
     return {"files": files, "missing": missing, "missing_checked": missing_checked, "checked": checked, "size": size, "cfg": (max(cfgs) > 1.0) if cfgs else None,
-            "tiled": tiled, "weights_dtype": wdt, "notes": notes, "cpu_te": any("CPU" in n for n in notes)}
+            "tiled": tiled, "weights_dtype": wdt, "notes": notes, "cpu_te": any("CPU" in n for n in notes),
+            "from_input": graph["from_input"], "latent_families": graph["families"]}
+
+
+def _latent_node(t, w, graph):
+    """One latent node's widgets (latent_nodes.LATENT_NODES) into graph: its size, or what its size comes from."""
+    row = LATENT_NODES[t]
+    if row.family:
+        graph["families"][t] = row.family
+    if row.kind == "other":
+        graph["notes"].append(f"{t} makes {row.takes}: not estimated (the estimate sizes the image or video latent)")
+        return
+    got = {}
+    for name, role in size_widgets(t).items():
+        try:
+            got[role] = int(w.get(name) or 0)
+        except (TypeError, ValueError, OverflowError):
+            got[role] = 0
+    if row.kind == "input" or (row.kind == "resize" and not (got["width"] > 0 and got["height"] > 0)):
+        graph["from_input"].append((t, row.takes or "its input latent's aspect (width or height 0)"))
+    elif got["width"] > 0 and got["height"] > 0:
+        if row.kind == "resize":
+            graph["resizes"].append((got["width"], got["height"], t))
+        else:
+            graph["sizes"].append((got["width"], got["height"], got.get("length") or 1, got.get("batch") or 1))
+    if row.takes == "layers":  # EmptyQwenImageLayeredLatentImage: [B, 16, layers + 1, H/8, W/8]
+        layers = max(0, w["layers"]) if isinstance(w.get("layers"), int) else dict(row.widgets)["layers"]
+        graph["notes"].append(f"{t}: its latent holds layers + 1 = {layers + 1} images in one sequence; the estimate "
+                              "counts one")
 
 
 def _looked(folders) -> str:
@@ -265,6 +283,15 @@ def estimate_workflow(wf: dict, models_dir, width=None, height=None, frames=None
         raise UserError(f"none of the workflow's model files was found under {where}{hint}: {miss}")
     size = info["size"] or default_size or (None, None, 1, 1)
     w, h = width or size[0], height or size[1]
+    comps, used = None, ("--width/--height" if width and height else "the graph's latent node" if info["size"] else
+                         "the size given beside the workflow")
+    if (not w or not h) and info["from_input"]:  # VAEEncode of a loaded image, ...: the family's native size
+        comps = formula.from_files([p for p, _, _ in info["files"]])
+        fam = next((c.get("family") for c in comps if c["role"] == "diffusion_model"), None)
+        if fam in spec.NATIVE_SIZE:
+            w, h = w or spec.NATIVE_SIZE[fam][0], h or spec.NATIVE_SIZE[fam][1]
+            size = (w, h, size[2] if info["size"] or default_size else spec.NATIVE_SIZE[fam][2], size[3])
+            used = f"the native size of {spec.family(fam)['name']} (--width/--height for another)"
     if not w or not h:
         raise UserError(NO_SIZE.format(no_size))
     f = frames if frames is not None else size[2] or 1  # a typed --frames 1 / --batch 1 overrides the graph
@@ -278,17 +305,23 @@ def estimate_workflow(wf: dict, models_dir, width=None, height=None, frames=None
         pol["tile"] = dict(info["tiled"], **(pol.get("tile") or {}))  # a typed --vae-tile wins over the node's tile_size
     if info["cpu_te"]:
         pol["text_encoders"] = "cpu"
-    comps = formula.from_files([p for p, _, _ in info["files"]])
+    comps = comps or formula.from_files([p for p, _, _ in info["files"]])
     families.check_vae_channels(comps)  # as `estimate FILE...`: the node's open-graph route shows it as text
     est = formula.estimate(comps, w, h, f, b,
                            cfg=("on" if info["cfg"] else info["cfg"]) if cfg is None else cfg, policy=pol)  # cfg > 1: CFG on
     est["assumptions"] += info["notes"] + [f"not found under the models folder: {m[0]} ({m[1]}.{m[2]})" for m in info["missing"]]
+    est["assumptions"] += [f"{t} takes its latent size from {takes}, not a widget: estimated at {w}x{h}"
+                           + (f", {f} frames" if f > 1 else "") + f" ({used})" for t, takes in info["from_input"]]
+    est["assumptions"] += [f"{t} makes a {spec.family(fam)['name']} latent ({fam}); the diffusion model is "
+                           f"{est['family']}: the estimate follows the model file"
+                           for t, fam in info["latent_families"].items() if fam != est["family"]]
     est["workflow"] = {"files": [os.path.basename(p) for p, _, _ in info["files"]], "missing": [m[0] for m in info["missing"]],
                        "missing_where": [{"name": m[0], "loader": f"{m[1]}.{m[2]}", "folders": list(m[3])} for m in info["missing"]],
                        "missing_not_counted": [m[0] for m in info["missing_checked"]],
                        "models_dir": str(models_dir) if models_dir else None,
                        "size_from_graph": list(info["size"]) if info["size"] else None, "cfg_from_graph": info["cfg"],
-                       "tiled_decode": info["tiled"]}
+                       "tiled_decode": info["tiled"], "latent_families": info["latent_families"],
+                       "size_from_input": [t for t, _ in info["from_input"]]}
     return est
 
 

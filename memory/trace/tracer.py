@@ -69,7 +69,7 @@ def _reparametrized(module, fn, twins):
 
 def trace_family(comfyui_dir, family, width, height, frames=1, batch=1, attention="flash", phase="sample",
                  checkpoint=None, cfg=None, dtype=None, offload=None) -> dict:
-    """Trace one step of ComfyUI's real model class for a family (see trace_comfy.FAMILIES) on the meta device.
+    """Trace one step of ComfyUI's real model class for a family (see comfy_recipes.FAMILIES) on the meta device.
     Imports ComfyUI from `comfyui_dir` (forcing --cpu); must run in ComfyUI's interpreter."""
     from . import comfy_checkout as trace_comfy
     return trace_comfy.trace_family(comfyui_dir, family, width, height, frames=frames, batch=batch,

@@ -315,7 +315,7 @@ def test_new_family_layouts_are_comfyuis_classes_and_text_is_refused(new_family_
 
 # HunyuanVideo, LTX-Video and FLUX.2 (est18b): figures read once off `trace_family` on ComfyUI 0.8.0 (torch 2.14 CPU
 # build, meta tensors), bf16 layouts built from ComfyUI's own diffusion-model and VAE classes
-# (comfy_checkout.CLASS_LAYOUTS / VAE_CLASS_LAYOUTS, memory/estimate/layouts/README.md). The latent geometry comes from
+# (comfy_recipes.CLASS_LAYOUTS / VAE_CLASS_LAYOUTS, memory/estimate/layouts/README.md). The latent geometry comes from
 # estimate.spec.FAMILY: HunyuanVideo 8x / 4 frames, LTX-Video 32x / 8 frames, FLUX.2 16x with 128 channels.
 VIDEO_FAMILY_RUNS = [
     # family, phase, width, height, frames, latent, activations, weights, class, peak module, layout
@@ -379,7 +379,7 @@ def test_hunyuan_video_ltxv_flux2_traces(video_family_results, i):
 def test_video_family_layouts_are_comfyuis_classes_and_frames_need_video(video_family_results):
     _, same, err = video_family_results
     assert same == {"hunyuan-video": [True, True], "ltxv": [True, True], "flux2": [True, True]}
-    assert err and "--frames is for video families" in err and "hunyuan-video, ltxv" in err
+    assert err and "--frames is for video families" in err and "hunyuan-video, hunyuan-video-15, ltxv" in err
 
 
 # Chroma, HiDream I1 and HunyuanVideo 1.5 (lay53): the classes still build the exact bundled layouts, and ComfyUI's
@@ -403,3 +403,23 @@ def test_lay53_layouts_are_comfyuis_classes():
     assert _host_json(code) == {"chroma": [True, "chroma", "Chroma"], "hidream": [True, "hidream", "HiDream"],
                                 "hunyuan-video-1.5": [True, "hunyuan-video-15", "HunyuanVideo15"],
                                 "vae": [True, "comfy.ldm.hunyuan_video.vae_refiner", 32]}
+
+
+# hv16: HunyuanVideo 1.5's sampling step (comfy_recipes.FAMILIES["hunyuan-video-15"]) on its bundled layout. By hand:
+# latent [1, 32, (25 - 1) // 4 + 1, 480 // 16, 848 // 16] = [1, 32, 7, 30, 53] (nodes_hunyuan.py:75); img_in takes
+# 32 noise + 33 c_concat channels = 65 (the layout's img_in.proj.weight [2048, 65, 1, 1, 1]); 54 double blocks + the
+# token refiner's 2 = 56 attention calls; weights = the layout's fp16 tensors + model_sampling's 1000 fp32 sigmas +
+# 3 x 2048 x 2 bytes: cond_type_embedding is a plain nn.Embedding (model.py:286, no dtype given), so fp32, not fp16.
+# activations_peak is pinned as traced at hv16 (first sight; the estimate is +28.3 % over it, not tuned).
+# Breaking it: the recipe without "concat" (ComfyUI's img_in convolution raises on 32 channels), or context (6, 4096).
+def test_hunyuan_video_15_sampling_trace():
+    code = ("import json; from gpu_garden.memory.trace.tracer import trace_family\n"
+            "r = trace_family(sys.argv[1], 'hunyuan-video-1.5', 848, 480, frames=25)\n"
+            "print(json.dumps({k: r[k] for k in ('weights', 'activations_peak', 'attention', 'model')}))")
+    r = _host_json(code)
+    m = r["model"]
+    assert (m["family"], m["class"], m["config"], m["dtype"]) == ("hunyuan-video-15", "HunyuanVideo", "HunyuanVideo15", "float16")
+    assert m["latent"] == [1, 32, 7, 30, 53] and m["context"] == [10, 3584] and "separate passes" in m["note"]
+    assert r["attention"]["calls"] == 56
+    assert r["weights"] == _layout_bytes("hunyuan_video_hunyuanvideo1.5_720p_t2v_fp16") + 4000 + 3 * 2048 * 2
+    assert r["activations_peak"] == 517_787_162

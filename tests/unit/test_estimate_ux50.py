@@ -95,10 +95,11 @@ def test_a_file_of_that_name_wins(sd15, tmp_path, capsys, monkeypatch):
 
 def test_the_trace_families_read_the_same_table():
     from gpu_garden.memory.estimate.layouts import FAMILY_FILES
-    from gpu_garden.memory.trace import comfy_checkout
-    for fam, spec_ in comfy_checkout.FAMILIES.items():
-        assert (spec_["layout"], spec_["vae"]) == (FAMILY_FILES[fam]["model"], FAMILY_FILES[fam]["vae"])
-    assert comfy_checkout.TEXT_ENCODERS["flux1"] == (["te_clip_l", "te_t5xxl_fp16"], "FLUX")
+    from gpu_garden.memory.trace import comfy_recipes
+    for fam, spec_ in comfy_recipes.FAMILIES.items():  # an entry may name its family (hunyuan-video-1.5)
+        files = next(v for k, v in FAMILY_FILES.items() if v.get("family", k) == fam)
+        assert (spec_["layout"], spec_["vae"]) == (files["model"], files["vae"])
+    assert comfy_recipes.TEXT_ENCODERS["flux1"] == (["te_clip_l", "te_t5xxl_fp16"], "FLUX")
 
 
 def test_gpu_name_judges_on_the_cards_total(capsys):
