@@ -5,8 +5,9 @@ left out) is scored with the package as committed at each commit (triage_rounds.
 archive` per commit and its cache, so uncommitted edits never count), split by batch number parity. Printed and written
 to benchmarks/results/triage_split.json, which docs/triage-accuracy.md's task write-ups read their figures from: per
 commit and half, the cases and the right causes; per pair of commits and half, the cases fixed (wrong -> right), broken
-(right -> wrong), moved between two wrong causes, and moved in their top two causes' confidences only, with the cases.
-Nothing is tuned here.
+(right -> wrong), moved between two wrong causes, and moved in their top two causes' confidences only, with the cases; for
+a study that names a "prefix" (a runtime's case-file names), per commit and half the cases of that runtime, the right ones and
+the wrong ones by label and answer. Nothing is tuned here.
 
     python benchmarks/triage_split.py [--no-cache]
 """
@@ -31,6 +32,9 @@ STUDIES = {
                          "after": "a16eaf835142162f731b10fc94a0221cd68e07e7"},    # predicates.listed_several_cut (kept)
              "corpus": "after", "pairs": [("before", "after")],
              "confusion": ("other-process", "activations")},
+    # llama.cpp's logs (case files named llamacpp*) read on the even half; no rule held, so no change and no pair
+    "llc54": {"commits": {"main": "ed2aa15339c889f07633f38f8126b788ac8f8d0c"},    # main when the study began (no change)
+              "corpus": "main", "pairs": [], "confusion": ("other", "activations"), "prefix": "llamacpp"},
 }
 HALVES = ("even", "odd", "all")
 MOVES = ("fixed", "broken", "wrong_to_wrong", "top2_only")
@@ -100,6 +104,23 @@ def half_counts(runs: dict, pairs: list, causes: tuple = ()) -> dict:
     return {"score": score, "pairs": out}
 
 
+def subset_counts(runs: dict, prefix: str) -> dict:
+    """{commit: {half: {"cases", "right", "misses": {"A_as_B": n}}}} over the cases whose file name starts with `prefix`:
+    "A_as_B" counts the wrong ones labelled A and answered B ("none" where no failure was found)."""
+    out = {}
+    for k, rows in runs.items():
+        out[k] = {}
+        for h, rs in split([r for r in rows if r["case"].startswith(prefix)]).items():
+            misses = {}
+            for r in rs:
+                if not r["cause_ok"]:
+                    key = f"{r['expect']}_as_{r.get('got') or 'none'}"
+                    misses[key] = misses.get(key, 0) + 1
+            out[k][h] = {"cases": len(rs), "right": sum(bool(r["cause_ok"]) for r in rs),
+                         "misses": dict(sorted(misses.items(), key=lambda kv: (-kv[1], kv[0])))}
+    return out
+
+
 def git(*args) -> str:
     return subprocess.run(["git", *args], cwd=REPO, capture_output=True, text=True, check=True).stdout
 
@@ -127,6 +148,8 @@ def main(argv=None) -> int:
         names = corpus_at(commits[st["corpus"]])
         runs = {k: scored(c, names, not a.no_cache) for k, c in commits.items()}
         res = half_counts(runs, st["pairs"], st.get("confusion", ()))
+        if st.get("prefix"):
+            res["subset"] = {"prefix": st["prefix"], "score": subset_counts(runs, st["prefix"])}
         out[name] = {"commits": commits, "corpus_commit": commits[st["corpus"]], "batches": len(names), **res}
         print(f"study {name}: {len(names)} batches as of {st['corpus']} ({commits[st['corpus']][:8]})")
         print(f"  {'commit':10} {'':8} " + " ".join(f"{h:>12}" for h in HALVES))
@@ -139,6 +162,10 @@ def main(argv=None) -> int:
         for p, hs in res["pairs"].items():
             for h, c in hs.items():
                 print(f"  {p:16} {h:5} " + " ".join(f"{c[m]:>14}" for m in MOVES) + f" {c['net']:>+4}")
+        for k, hs in res.get("subset", {}).get("score", {}).items():
+            for h, c in hs.items():
+                print(f"  {st['prefix']}* {k:10} {h:5} {c['right']:>4} of {c['cases']:<4} wrong: "
+                      + ", ".join(f"{m.replace('_', ' ')} {n}" for m, n in c["misses"].items()))
         for p, hs in res["pairs"].items():
             for m, cases in hs["all"]["cases"].items():
                 for c in cases:

@@ -76,3 +76,16 @@ def test_results_were_written_for_the_listed_studies():
     for name, st in S.STUDIES.items():
         assert res[name]["commits"] == st["commits"], f"{name}'s commits changed since its results: rerun the script"
         assert sorted(res[name]["pairs"]) == sorted(f"{x}_{y}" for x, y in st["pairs"])
+
+
+def test_a_prefix_subset_counts_its_runtime_s_cases_and_misses_by_label_and_answer():
+    # (task llc54) hand-made rows: two llama.cpp cases per half and one of another runtime that must be left out
+    rows = [row("batch-02", "llamacpp_a.log", "other", "activations"),          # even, wrong
+            row("batch-02", "llamacpp_b.log", "kv-cache", "kv-cache"),          # even, right
+            row("batch-02", "vllm_c.log", "other", "activations"),              # not llama.cpp
+            row("batch-03", "llamacpp_d.log", "other", "activations"),          # odd, wrong
+            row("batch-101", "llamacpp_e.log", "activations", None)]            # odd, none found
+    got = S.subset_counts({"main": rows}, "llamacpp")["main"]
+    assert got["even"] == {"cases": 2, "right": 1, "misses": {"other_as_activations": 1}}
+    assert got["odd"] == {"cases": 2, "right": 0, "misses": {"activations_as_none": 1, "other_as_activations": 1}}
+    assert got["all"] == {"cases": 4, "right": 1, "misses": {"other_as_activations": 2, "activations_as_none": 1}}
