@@ -285,6 +285,20 @@ def replicated_bytes(cfg: dict, ratios: tuple, n_layers: int) -> int:
     return out
 
 
+def _weights_fields(cfg: dict) -> dict:
+    """cfg with every field the weights read checked as a whole number (a missing, null, text or zero one a UserError
+    naming it, not a KeyError or a division by zero in layer_bytes); the optional ones at the released configs' values."""
+    from .spec import _need
+    out = dict(cfg)
+    for key in ("q_lora_rank", "o_groups", "o_lora_rank", "n_routed_experts", "moe_intermediate_size",
+                "num_experts_per_tok"):
+        out[key] = _need(cfg, key, key)
+    for key, default in (("n_shared_experts", 1), ("index_n_heads", 64), ("index_head_dim", 128), ("hc_mult", 4),
+                         ("num_hash_layers", 0)):
+        out[key] = _need(cfg, key, key, lo=0) if cfg.get(key) is not None else default
+    return out
+
+
 def from_config(cfg: dict, name: str) -> LLMSpec:
     """The spec of a DeepSeek-V4 config.json: the geometry, spec.dsv4 (the ratios, the indexer's width), the weights."""
     from .spec import _need
@@ -297,6 +311,7 @@ def from_config(cfg: dict, name: str) -> LLMSpec:
     if _int(cfg, "num_key_value_heads", default=1) != 1:
         raise UserError(f"{name}: DeepSeek-V4 keeps one latent head (num_key_value_heads 1)")
     ratios = read_ratios(cfg, L, name)
+    cfg = _weights_fields(cfg)
     spec = LLMSpec(name=name, arch="deepseek_v4", layer_kinds=[FULL] * L, hidden=d, n_heads=H, n_kv_heads=1,
                    head_dim_k=hd, head_dim_v=hd, vocab=V, intermediate=_int(cfg, "moe_intermediate_size", default=0),
                    max_ctx=_int(cfg, "max_position_embeddings"), sliding_window=window)

@@ -50,3 +50,11 @@ def test_the_output_names_the_tower_and_its_skip_flag():
     sg = llm.plan(s, "sglang", ctx=8192, weights_dtype="bf16")
     sg_note = next(n for n in sg["notes"] if n.startswith("vision tower counted with the weights"))
     assert "SGLang loads it" in sg_note and "--language-model-only" not in sg_note
+
+
+# Review rev55: the tower's provenance (a fine-tune's transcribed config, not Qwen's file) was in the JSON's _source and
+# docs/kv-accuracy.md only; kv's notes now say it where a user reads the figure. Breaking it: the _notes entry of
+# Qwen3.5-4B.json taken out (checked: this test fails on the vis35 merge).
+def test_the_towers_borrowed_config_is_said_in_the_notes():
+    notes = llm.plan(llm.describe(model="Qwen/Qwen3.5-4B"), "vllm", ctx=8192, weights_dtype="bf16")["notes"]
+    assert any("fine-tune's config.json" in n and "not Qwen's own file" in n for n in notes)
