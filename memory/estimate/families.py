@@ -298,14 +298,15 @@ def detect_family(t: dict) -> dict:
     if has("txt_in.individual_token_refiner.blocks.0.norm1.weight"):
         w = s("img_in.proj.weight") or (3072, 16, 1, 2, 2)
         d = w[0]
-        n_single = count_blocks(t, r"single_blocks\.(\d+)\.")
-        # no single blocks (1.5: depth_single_blocks 0): the peak is a double block's image MLP, phases' block "dual"
-        arch = {"hidden": d, "depth": count_blocks(t, r"double_blocks\.(\d+)\.") + n_single,
-                "heads": d // 128, "ffn": 4 * d, "block": "flux" if n_single else "dual", "in_channels": w[1]}
+        arch = {"hidden": d, "depth": count_blocks(t, r"double_blocks\.(\d+)\.") + count_blocks(t, r"single_blocks\.(\d+)\."),
+                "heads": d // 128, "ffn": 4 * d, "block": "flux", "in_channels": w[1]}
         if len(w) == 4:
             return {"family": "hunyuan-image", "variant": "2.1", "arch": arch}
         if w[1] >= 64 or d == 2048:  # 1.5: 65 in (32 noise + 32 image + mask; SR distilled 98), 2048 wide
-            return {"family": "hunyuan-video-15", "variant": "", "arch": arch}
+            # 1.5 has double blocks only (depth_single_blocks 0, comfy_recipes CLASS_LAYOUTS): its peak is a double
+            # block's image MLP, phases' block "dual" (hv17). By family, not by counting single_blocks keys: a
+            # synthetic 13B table (benchmarks/estimate_synth_layouts.py) names none and keeps "flux"
+            return {"family": "hunyuan-video-15", "variant": "", "arch": dict(arch, block="dual")}
         return {"family": "hunyuan-video", "variant": "i2v" if w[1] > 16 else "t2v", "arch": arch}
     if has("double_blocks.0.img_attn.norm.key_norm.scale"):
         img_in = s("img_in.weight")

@@ -4,7 +4,8 @@ not FLUX.1's single-stream block ("flux", which the 13B's 40 single blocks keep)
 from the source lines, not from the code under test.
 Deliberate errors checked to fail: families.detect_family giving 1.5 "block": "flux" again (both tests: the layout's
 arch and the estimate, 664,354,406 B); spec.DEFAULT_ARCH "hunyuan-video-15" back to "flux" (the family-only figure);
-DUAL_TEXT 1.0 (the sum misses 40,960 B)."""
+DUAL_TEXT 1.0 (the sum misses 40,960 B); "dual" chosen by counting no single_blocks keys (the synthetic 13B table,
+which names none, turns "dual": a first try did that and moved nine measured HunyuanVideo 13B rows)."""
 from gpu_garden.memory.estimate import families, layouts, phases
 
 HV15 = "hunyuan_video_hunyuanvideo1.5_720p_t2v_fp16"
@@ -20,6 +21,11 @@ def test_the_15_layout_has_no_single_block_and_the_13b_keeps_flux():
     a = _arch(HV15)
     assert (a["block"], a["hidden"], a["depth"], a["ffn"]) == ("dual", 2048, 54, 8192)
     assert _arch(HV13)["block"] == "flux"   # 20 double + 40 single blocks: FLUX.1's single-stream peak
+    # benchmarks/estimate_synth_layouts.py's synth:hunyuan-video-13B names only the refiner and img_in: still the 13B
+    synth = {"txt_in.individual_token_refiner.blocks.0.norm1.weight": ("BF16", (3072,)),
+             "img_in.proj.weight": ("BF16", (3072, 16, 1, 2, 2))}
+    assert families.detect_family(synth)["family"] == "hunyuan-video"
+    assert families.detect_family(synth)["arch"]["block"] == "flux"
 
 
 def test_sampling_step_at_848x480x25_by_hand():
