@@ -50,7 +50,7 @@ def block_units(arch: dict) -> float:
         return 28.5 if arch.get("dual_attention") else 24.0
     if b == "double":
         return max(15.0, (3.5 * d + 2 * f) / d)
-    if b == "dual":  # Qwen-Image's image tokens (DUAL_*; its text tokens: DUAL_TEXT, sample_parts)
+    if b == "dual":  # Qwen-Image's and HunyuanVideo 1.5's image tokens (DUAL_*; text tokens: DUAL_TEXT, sample_parts)
         return DUAL_HIDDEN + DUAL_MLP * f / d
     if b == "nextdit":  # Lumina 2 / Z-Image (NEXTDIT_*)
         return NEXTDIT_HIDDEN + NEXTDIT_MLP * f / d
@@ -69,6 +69,12 @@ def block_units(arch: dict) -> float:
 # modulated norm (img_modulated2). The text stream holds its input and its residual there (DUAL_TEXT per text token).
 # Read from the code; the meta trace of ComfyUI's forward (tests/host/test_trace_comfy.py, 1024x1024, one conditioning)
 # lists exactly these at its peak (img_mlp.net.0 aten.gelu: 2 x [4096, 12288] + 3 x [4096, 3072] bf16).
+# HunyuanVideo 1.5 has only double blocks (54, depth_single_blocks 0; hunyuan_video/model.py:237-254), flux/layers.py
+# DoubleStreamBlock (flipped_img_txt): its peak is the same GELU (l.257, build_mlp: Linear then GELU, f wide each) with
+# three hidden-sized tensors per image token: img (the block input, updated in place by l.255's +=), the joint
+# attention output (l.239: txt_attn, a view, keeps it whole until l.260) and the MLP's modulated input (apply_mod's
+# addcmul, the call's argument); a text token holds txt and its attention rows (DUAL_TEXT). The meta trace at 320x192x9
+# (hv17: double_blocks.0.img_mlp.1 aten.gelu) lists 2 x [720, 8192] + [720, 2048] x 2 + [730, 16, 128] fp16.
 DUAL_HIDDEN, DUAL_MLP, DUAL_TEXT = 3.0, 2.0, 2.0
 # Lumina 2 / Z-Image (comfy/ldm/lumina/model.py NextDiT, block "nextdit"): the peak is the SwiGLU product in a layer's
 # feed-forward, where _forward_silu_gating(w1(x), w3(x)) keeps both projections alive as its arguments beside silu(w1)

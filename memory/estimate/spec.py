@@ -154,7 +154,8 @@ NATIVE_SIZE = {
 # Families whose file layout is fixed and whose defaults apply when only a family name is known (bench, node fallbacks).
 DEFAULT_ARCH = {
     "hunyuan-video": {"hidden": 3072, "depth": 60, "heads": 24, "ffn": 12288, "block": "flux"},
-    "hunyuan-video-15": {"hidden": 2048, "depth": 54, "heads": 16, "ffn": 8192, "block": "flux"},  # the 720p t2v layout
+    "hunyuan-video-15": {"hidden": 2048, "depth": 54, "heads": 16, "ffn": 8192, "block": "dual"},  # the 720p t2v layout:
+    # 54 double blocks, no single block (hv17: "flux" sized FLUX.1's single block, which 1.5 does not have: +28.3 %)
     "mochi": {"hidden": 3072, "depth": 48, "heads": 24, "ffn": 8192, "block": "mmdit", "gated_mlp": True},
     "hidream": {"hidden": 2560, "depth": 48, "heads": 20, "ffn": 6912, "block": "moe"},
 }

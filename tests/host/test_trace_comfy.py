@@ -410,7 +410,8 @@ def test_lay53_layouts_are_comfyuis_classes():
 # 32 noise + 33 c_concat channels = 65 (the layout's img_in.proj.weight [2048, 65, 1, 1, 1]); 54 double blocks + the
 # token refiner's 2 = 56 attention calls; weights = the layout's fp16 tensors + model_sampling's 1000 fp32 sigmas +
 # 3 x 2048 x 2 bytes: cond_type_embedding is a plain nn.Embedding (model.py:286, no dtype given), so fp32, not fp16.
-# activations_peak is pinned as traced at hv16 (first sight; the estimate is +28.3 % over it, not tuned).
+# activations_peak is pinned as traced at hv16 (first sight: the estimate read +28.3 % over it; hv17 gave 1.5 the block
+# "dual" read from flux/layers.py, +1.3 % since, and the bench rows became regression rows).
 # Breaking it: the recipe without "concat" (ComfyUI's img_in convolution raises on 32 channels), or context (6, 4096).
 def test_hunyuan_video_15_sampling_trace():
     code = ("import json; from gpu_garden.memory.trace.tracer import trace_family\n"
