@@ -1,0 +1,35 @@
+"""Task vis36: Qwen3-VL-235B-A22B's vision tower (vLLM 0.20.2 qwen3_vl_moe.py builds self.visual =
+Qwen3_VisionTransformer from the config's vision_config under _mark_tower_model), counted from the built-in config's
+vision_config, each figure by hand."""
+from gpu_garden.memory.llm import kv as llm
+from gpu_garden.memory.llm.runtimes import ollama as OL
+
+# Qwen3-VL-235B-A22B's tower (depth 27, hidden 1152, intermediate 4304, 16 heads, patch 16, temporal 2, merge 2, out
+# 4096, 2304 positions, deepstack mergers after blocks 8, 16 and 24), vLLM 0.20.2 qwen3_vl.py's modules:
+#   a block: qkv 1152 x 3456 + 3456, proj 1152 x 1152 + 1152 (4 x 1152^2 + 4 x 1152 = 5,313,024), linear_fc1
+#     1152 x 4304 + 4304, linear_fc2 4304 x 1152 + 1152 (2 x 1152 x 4304 + 4304 + 1152 = 9,921,872), norm1 and norm2
+#     2 x 2 x 1152 = 4608: 15,239,504; 27 blocks 411,466,608
+#   patch_embed Conv3d 3 x 2 x 16 x 16 x 1152 = 1,769,472 + bias 1152; pos_embed 2304 x 1152 = 2,654,208
+#   a merger on 4 x 1152 = 4608: linear_fc1 4608 x 4608 + 4608 = 21,238,272, linear_fc2 4608 x 4096 + 4096 =
+#     18,878,464: 40,116,736, four of them (the output's and three deepstack) 160,466,944
+#   the output merger's LayerNorm(1152) 2304; each deepstack merger's LayerNorm(4608) 9216, three 27,648
+#   411,466,608 + 1,770,624 + 2,654,208 + 160,466,944 + 2304 + 27,648 = 576,388,336 values, 1,152,776,672 B in bf16
+TOWER_235B = 576_388_336
+# Deliberate errors that break it: out_hidden_size 5120 (Qwen3-VL-32B's) or deepstack_visual_indexes [] in
+# Qwen3-VL-235B-A22B.json's vision_config, or the vision_config taken out (no tower at all).
+
+
+def test_qwen3_vl_235b_tower_params_by_hand():
+    s = llm.describe(model="Qwen/Qwen3-VL-235B-A22B-Instruct")
+    assert OL.projector(s)["params"] == 27 * 15_239_504 + 1_770_624 + 2_654_208 + 4 * 40_116_736 + 2304 + 27_648 \
+        == TOWER_235B
+
+
+# vLLM's weights: the decoder's 235.09 B values (test_llm_batch30's geometry; here taken as the plan without the tower,
+# --language-model-only) plus this tower in bf16; the weights line names it.
+def test_vllm_loads_the_235b_tower():
+    s = llm.describe(model="Qwen/Qwen3-VL-235B-A22B-Instruct")
+    r = llm.plan(s, "vllm", ctx=32768, weights_dtype="bf16")
+    lmo = llm.plan(s, "vllm", ctx=32768, weights_dtype="bf16", language_model_only=True)
+    assert r["weights"] - lmo["weights"] == 2 * TOWER_235B == 1_152_776_672
+    assert "+ 1.07 GiB of vision tower" in r["weights_how"]  # 1,152,776,672 / 2^30 = 1.0736
