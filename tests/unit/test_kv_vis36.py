@@ -33,3 +33,17 @@ def test_vllm_loads_the_235b_tower():
     lmo = llm.plan(s, "vllm", ctx=32768, weights_dtype="bf16", language_model_only=True)
     assert r["weights"] - lmo["weights"] == 2 * TOWER_235B == 1_152_776_672
     assert "+ 1.07 GiB of vision tower" in r["weights_how"]  # 1,152,776,672 / 2^30 = 1.0736
+
+
+# vLLM's profile runs the tower on one dummy image of the processor's size.longest_edge pixels (qwen2_vl.py
+# get_image_size_with_most_features, via qwen3_vl.py get_dummy_mm_data): Qwen3.5-4B's preprocessor_config says
+# 16,777,216 -> 16,777,216 / (16 x 2)^2 = 16,384 merged tokens = 65,536 patches of 16 x 16; the encoder term is
+# 65,536 x 1024 (hidden) x 32 B = 2,147,483,648 B = 2.00 GiB (vLLM 0.29.0 printed a 2.20 GiB profile peak, batch 121).
+# A Qwen 3.5 config without the field keeps Qwen2-VL's 12,845,056 pixels: Qwen3.5-9B 50,176 x 1152 x 32 = 1,849,688,064.
+# Breaking it: longest_edge 12845056 in Qwen3.5-4B.json, the field taken out, or spec.from_config not carrying it
+# (the first assertion); encoder_peak reading the field for every model (the second cannot break that way: it guards
+# the default).
+def test_qwen35_4b_profile_image_is_the_preprocessors_longest_edge():
+    from gpu_garden.memory.llm.runtimes import vllm_activation as VA
+    assert VA.encoder_peak(llm.describe(model="Qwen/Qwen3.5-4B")) == 65_536 * 1024 * 32 == 2_147_483_648
+    assert VA.encoder_peak(llm.describe(model="Qwen/Qwen3.5-9B")) == 50_176 * 1152 * 32 == 1_849_688_064
