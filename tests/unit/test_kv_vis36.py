@@ -47,3 +47,31 @@ def test_qwen35_4b_profile_image_is_the_preprocessors_longest_edge():
     from gpu_garden.memory.llm.runtimes import vllm_activation as VA
     assert VA.encoder_peak(llm.describe(model="Qwen/Qwen3.5-4B")) == 65_536 * 1024 * 32 == 2_147_483_648
     assert VA.encoder_peak(llm.describe(model="Qwen/Qwen3.5-9B")) == 50_176 * 1152 * 32 == 1_849_688_064
+
+
+# Qwen3.5-2B's tower (depth 24, hidden 1024, intermediate 4096, 16 heads, patch 16, temporal 2, merge 2, out 2048,
+# 2304 positions, no deepstack; vision model_type qwen3_5_vision as transformers 5.x writes it), vLLM 0.20.2's modules:
+#   a block 12,596,224 as the 4B's (test_kv_vis35), 24 blocks 302,309,376; patch_embed 1,572,864 + 1024;
+#   pos_embed 2304 x 1024 = 2,359,296; merger LayerNorm(1024) 2048, linear_fc1 4096 x 4096 + 4096 = 16,781,312,
+#   linear_fc2 4096 x 2048 + 2048 = 8,390,656
+#   302,309,376 + 1,573,888 + 2,359,296 + 2048 + 16,781,312 + 8,390,656 = 331,416,576 values, 662,833,152 B in bf16
+TOWER_2B = 331_416_576
+# Deliberate errors that break it: out_hidden_size 2560 (the 4B's) or depth 27 in Qwen3.5-2B.json's vision_config;
+# qwen3_5_vision left out of mmproj.QWEN3VL_TOWERS (the generic ViT prices it: no merger, a 4,096-patch table).
+
+
+def test_qwen35_2b_tower_params_by_hand():
+    s = llm.describe(model="Qwen/Qwen3.5-2B")
+    p = OL.projector(s)
+    assert p["params"] == 24 * 12_596_224 + 1_573_888 + 2_359_296 + 2048 + 16_781_312 + 8_390_656 == TOWER_2B
+    assert not p["generic"]
+
+
+# vLLM 0.29.0 printed model loading 4.25 GiB for Qwen/Qwen3.5-2B bf16 without a draft (llm_measured.json row 1379):
+# the decoder as before (3.536 GiB) plus this tower, 662,833,152 B = 0.617 GiB; --language-model-only drops it.
+def test_vllm_loads_the_2b_tower_unless_language_model_only():
+    s = llm.describe(model="Qwen/Qwen3.5-2B")
+    kw = dict(ctx=262144, weights_dtype="bf16", kv_dtype="fp8", runtime_version="0.29.0")
+    r = llm.plan(s, "vllm", **kw)
+    lmo = llm.plan(s, "vllm", language_model_only=True, **kw)
+    assert r["weights"] - lmo["weights"] == 2 * TOWER_2B == 662_833_152
