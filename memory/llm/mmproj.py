@@ -12,7 +12,8 @@ Qwen3_5MoeForConditionalGeneration on Qwen3VLVisionModel)."""
 #   qwen3_vl_moe, qwen3_vl_moe_vision: Qwen3-VL-30B-A3B / 235B-A22B's vision_config as their config.json writes it
 #     (transformers Qwen3VLMoeVisionConfig, a Qwen3VLVisionConfig with its own model_type; the later name
 #     qwen3_vl_moe_vision); the bundled Qwen3-VL MoE files say qwen3_vl, a user's config.json says this (review29).
-QWEN3VL_TOWERS = ("qwen3_vl", "qwen3_5", "qwen3_5_moe", "qwen3_vl_moe", "qwen3_vl_moe_vision")
+#   qwen3_5_vision: Qwen3.5's vision_config as transformers 5.x writes it (a Qwen3.5-2B merge's config.json, task vis36).
+QWEN3VL_TOWERS = ("qwen3_vl", "qwen3_5", "qwen3_5_moe", "qwen3_5_vision", "qwen3_vl_moe", "qwen3_vl_moe_vision")
 # vision_config model_types the generic ViT of runtimes/ollama.py projector() describes (biased q k v o and fc1 fc2, two
 # LayerNorms, an (image / patch)^2 position table, a d x hidden projection), one row each; pixtral, gemma4_vision,
 # mllama_vision_model and QWEN3VL_TOWERS have their own branches. Any other family (or none named) is priced as this

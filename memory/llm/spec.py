@@ -466,6 +466,9 @@ def from_config(cfg: dict, name: str = "config.json") -> LLMSpec:
                           "speech decoder are not counted")
     if cfg.get("_vision") is not None:
         spec.vision = dict(cfg["_vision"])
+        edge = ((cfg.get("preprocessor_config") or {}).get("size") or {}).get("longest_edge")
+        if edge:  # preprocessor_config.json's size.longest_edge: the largest image (vLLM's dummy one), in pixels
+            spec.vision["_max_pixels"] = int(edge)
         spec.mm_prefix_lm = cfg.get("use_bidirectional_attention") == "vision"
         spec.notes.append("a vision-language model: the decoder as described; its vision tower is counted where the runtime "
                           "loads it (vLLM with the weights, Ollama as a projector, llama.cpp with --mmproj)")

@@ -181,16 +181,18 @@ def test_a_nemotron_h_config_without_its_pattern_is_refused_before_its_geometry_
         llm.describe(config=str(cfg))
 
 
-def test_qwen35_2b_geometry_as_megatron_arguments_state_it_and_its_tower_said_not_counted():
+def test_qwen35_2b_geometry_as_megatron_arguments_state_it_and_its_tower_counted():
     # williammtan/miles ff3c17c7 scripts/models/qwen3.5-2B.sh: --num-attention-heads 8 --num-query-groups 2
     # --kv-channels 256 --num-layers 24 --hidden-size 2048 --ffn-hidden-size 6144 --vocab-size 248320, no
     # --untie-embeddings-and-output-weights (tied)
     s = llm.describe(model="Qwen/Qwen3.5-2B")
     assert (s.n_heads, s.n_kv_heads, s.head_dim_k, s.n_layers, s.hidden, s.intermediate, s.vocab, s.tied) == (
         8, 2, 256, 24, 2048, 6144, 248320, True)
-    # hoover4 781bdffc: a 24-layer vision tower that vLLM loads; not described, so the plan must say it is left out
+    # hoover4 781bdffc: a 24-layer vision tower that vLLM loads; described since task vis36 (a 2B merge's vision_config,
+    # test_kv_vis36), so the plan counts it and names the flag that skips it
     r = llm.plan(s, "vllm", ctx=262144, vram=23.56 * GiB, gpu_memory_utilization=0.5, runtime_version="0.17.1")
-    assert any("vision tower is not described" in n and "--language-model-only" in n for n in r["notes"])
+    assert any(n.startswith("vision tower counted with the weights") and "--language-model-only skips it" in n
+               for n in r["notes"])
 
 
 def test_minimax_m2_is_read_as_the_minimax_m2_config():

@@ -201,7 +201,10 @@ def encoder_peak(spec, max_model_len: int | None = None) -> int:
     if not d:
         return 0
     patch = int(v.get("patch_size") or 14)
-    patches = (int(v["image_size"]) // patch) ** 2 if v.get("image_size") else QWEN_VL_MAX_PIXELS // (patch * patch)
+    # Qwen-VL's dummy image: the processor's size.longest_edge pixels (qwen2_vl.py get_image_size_with_most_features,
+    # max_pixels // (patch x merge)^2 merged tokens), the config's preprocessor_config where kv has it (vLLM 0.20.2)
+    pixels = int(v.get("_max_pixels") or QWEN_VL_MAX_PIXELS)
+    patches = (int(v["image_size"]) // patch) ** 2 if v.get("image_size") else pixels // (patch * patch)
     if v.get("default_output_length"):  # Gemma 4: an image is at most this many soft tokens, each pooling k x k patches
         patches = int(v["default_output_length"]) * int(v.get("pooling_kernel_size") or 1) ** 2
     if not v.get("image_size") and max_model_len and not str(v.get("model_type") or "").startswith("qwen3"):
