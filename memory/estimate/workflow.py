@@ -283,15 +283,21 @@ def estimate_workflow(wf: dict, models_dir, width=None, height=None, frames=None
         raise UserError(f"none of the workflow's model files was found under {where}{hint}: {miss}")
     size = info["size"] or default_size or (None, None, 1, 1)
     w, h = width or size[0], height or size[1]
-    comps, used = None, ("--width/--height" if width and height else "the graph's latent node" if info["size"] else
-                         "the size given beside the workflow")
+    assumed, used = None, ("--width/--height" if width and height else "the graph's latent node" if info["size"] else
+                           "the size given beside the workflow")
+    comps = None
     if (not w or not h) and info["from_input"]:  # VAEEncode of a loaded image, ...: the family's native size
         comps = formula.from_files([p for p, _, _ in info["files"]])
         fam = next((c.get("family") for c in comps if c["role"] == "diffusion_model"), None)
         if fam in spec.NATIVE_SIZE:
+            native = f"the native size of {spec.family(fam)['name']}"
+            used, assumed = f"{native}; --width/--height for another", f"assumed: {native}"
+            if w or h:  # one typed flag: say which dimension came from where
+                used = f"{'width from --width' if w else 'height from --height'}, " \
+                       f"{'height' if w else 'width'} from {native}"
+                assumed = f"{'height' if w else 'width'} assumed: {native}"
             w, h = w or spec.NATIVE_SIZE[fam][0], h or spec.NATIVE_SIZE[fam][1]
             size = (w, h, size[2] if info["size"] or default_size else spec.NATIVE_SIZE[fam][2], size[3])
-            used = f"the native size of {spec.family(fam)['name']} (--width/--height for another)"
     if not w or not h:
         raise UserError(NO_SIZE.format(no_size))
     f = frames if frames is not None else size[2] or 1  # a typed --frames 1 / --batch 1 overrides the graph
@@ -321,7 +327,8 @@ def estimate_workflow(wf: dict, models_dir, width=None, height=None, frames=None
                        "models_dir": str(models_dir) if models_dir else None,
                        "size_from_graph": list(info["size"]) if info["size"] else None, "cfg_from_graph": info["cfg"],
                        "tiled_decode": info["tiled"], "latent_families": info["latent_families"],
-                       "size_from_input": [t for t, _ in info["from_input"]]}
+                       "size_from_input": [t for t, _ in info["from_input"]],
+                       "size_assumed": assumed}  # the header's note beside the size
     return est
 
 

@@ -7,7 +7,7 @@ widgets in the order width, length, height; WanMoveTrackToVideo's strength widge
 dropped; VAEEncode's row deleted."""
 import pytest
 
-from gpu_garden.memory.estimate import latent_nodes, layouts, workflow
+from gpu_garden.memory.estimate import latent_nodes, layouts, report, workflow
 
 HV15 = "hunyuan_video_hunyuanvideo1.5_720p_t2v_fp16"
 
@@ -118,7 +118,16 @@ def test_a_size_from_an_input_image_is_an_assumption_with_the_size_used(models):
     est = workflow.estimate_workflow(wf, models, policy={"budget": None})
     assert est["latent"]["shape"] == [1, 32, 7, 30, 53]
     assert ("VAEEncode takes its latent size from its input image, not a widget: estimated at 848x480, 25 frames "
-            "(the native size of HunyuanVideo 1.5 (--width/--height for another))") in est["assumptions"]
+            "(the native size of HunyuanVideo 1.5; --width/--height for another)") in est["assumptions"]
+    # the report's header marks the size it assumed where the size is printed, not only 46 lines down
+    head = report.format_text(est).splitlines()[0]
+    assert "at 848x480x25f (assumed: the native size of HunyuanVideo 1.5), batch 1," in head, head
+    # only --width typed: the height is the native size's, and both the assumption and the header say which
+    est = workflow.estimate_workflow(wf, models, width=640, policy={"budget": None})
+    assert est["latent"]["shape"] == [1, 32, 7, 30, 40]
+    assert ("VAEEncode takes its latent size from its input image, not a widget: estimated at 640x480, 25 frames "
+            "(width from --width, height from the native size of HunyuanVideo 1.5)") in est["assumptions"]
+    assert "at 640x480x25f (height assumed: the native size of HunyuanVideo 1.5)," in report.format_text(est)
     # with a latent node beside it, that node's size is used and said
     wf["4"] = {"class_type": "EmptyMochiLatentVideo", "inputs": {"width": 640, "height": 480, "length": 25, "batch_size": 1}}
     est = workflow.estimate_workflow(wf, models, policy={"budget": None})
