@@ -250,9 +250,20 @@ def _latent_node(t, w, graph):
         else:
             graph["sizes"].append((got["width"], got["height"], got.get("length") or 1, got.get("batch") or 1))
     if row.takes == "layers":  # EmptyQwenImageLayeredLatentImage: [B, 16, layers + 1, H/8, W/8]
-        layers = max(0, w["layers"]) if isinstance(w.get("layers"), int) else dict(row.widgets)["layers"]
-        graph["notes"].append(f"{t}: its latent holds layers + 1 = {layers + 1} images in one sequence; the estimate "
-                              "counts one")
+        layers = w.get("layers")
+        if isinstance(layers, bool) or not isinstance(layers, int):  # a JSON true is no layer count
+            layers = dict(row.widgets)["layers"]
+        if not 0 <= layers <= LAYERS_MAX:
+            graph["notes"].append(f"{t}: its layers widget is outside ComfyUI's range 0 to {LAYERS_MAX}, which refuses "
+                                  "the prompt; the estimate counts one image")
+        else:
+            graph["notes"].append(f"{t}: its latent holds layers + 1 = {layers + 1} images in one sequence; the "
+                                  "estimate counts one")
+
+
+# EmptyQwenImageLayeredLatentImage's layers: io.Int.Input("layers", min=0, max=nodes.MAX_RESOLUTION)
+# (ComfyUI 0.8.0 comfy_extras/nodes_qwen.py:119; MAX_RESOLUTION=16384, nodes.py:55)
+LAYERS_MAX = 16384
 
 
 def _looked(folders) -> str:

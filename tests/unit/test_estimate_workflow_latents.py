@@ -137,3 +137,18 @@ def test_a_size_from_an_input_image_is_an_assumption_with_the_size_used(models):
     # the Mochi node implies another family than the model file's: said, and the file's family is estimated
     assert any(a.startswith("EmptyMochiLatentVideo makes a Mochi latent (mochi); the diffusion model is hunyuan-video-15")
                for a in est["assumptions"]), est["assumptions"]
+
+
+@pytest.mark.parametrize("layers, note", [
+    (5, "layers + 1 = 6 images"),
+    (True, "layers + 1 = 4 images"),  # a JSON true is not 1 layer: the node's default 3 (nodes_qwen.py:119)
+    ("x", "layers + 1 = 4 images"),
+    (16384, "layers + 1 = 16385 images"),  # ComfyUI's max, nodes.MAX_RESOLUTION
+    (16385, "outside ComfyUI's range 0 to 16384"),
+    (10**30, "outside ComfyUI's range 0 to 16384"),
+    (-1, "outside ComfyUI's range 0 to 16384"),
+])
+def test_qwen_layered_layers_widget(layers, note):
+    # deliberate errors checked: the old isinstance(.., int) test (True -> "layers + 1 = 2", 10**30 printed verbatim)
+    notes = [n for n in _read("EmptyQwenImageLayeredLatentImage", [640, 640, layers, 1])["notes"] if "layers" in n]
+    assert len(notes) == 1 and note in notes[0] and "1000000000000" not in notes[0], notes
