@@ -152,3 +152,20 @@ def test_qwen_layered_layers_widget(layers, note):
     # deliberate errors checked: the old isinstance(.., int) test (True -> "layers + 1 = 2", 10**30 printed verbatim)
     notes = [n for n in _read("EmptyQwenImageLayeredLatentImage", [640, 640, layers, 1])["notes"] if "layers" in n]
     assert len(notes) == 1 and note in notes[0] and "1000000000000" not in notes[0], notes
+
+
+# spec.NATIVE_SIZE's entries that cite a ComfyUI latent node (its comment) -> that node: pinned, not derived (the
+# other entries cite a model card or a node that makes no latent, CLIPTextEncodeSDXL, ModelSamplingFlux, ...)
+NATIVE_FROM_NODE = {"sd1": "EmptyLatentImage", "sd3": "EmptySD3LatentImage", "flux2": "EmptyFlux2LatentImage",
+                    "chroma": "EmptyChromaRadianceLatentImage", "hunyuan-image": "EmptyHunyuanImageLatent",
+                    "wan21": "WanImageToVideo", "wan22": "Wan22ImageToVideoLatent",
+                    "hunyuan-video": "EmptyHunyuanLatentVideo", "hunyuan-video-15": "EmptyHunyuanVideo15Latent",
+                    "ltxv": "EmptyLTXVLatentVideo", "mochi": "EmptyMochiLatentVideo", "cosmos": "EmptyCosmosLatentVideo"}
+
+
+@pytest.mark.parametrize("fam, node", NATIVE_FROM_NODE.items())
+def test_native_size_is_the_latent_nodes_default(fam, node):
+    # mend55: the same defaults live in two tables; deliberate error checked: wan22's NATIVE_SIZE frames 49 -> 121
+    from gpu_garden.memory.estimate import spec
+    d = dict(latent_nodes.LATENT_NODES[node].widgets)
+    assert spec.NATIVE_SIZE[fam] == (d["width"], d["height"], d.get("length", 1))
