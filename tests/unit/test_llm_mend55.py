@@ -26,3 +26,15 @@ def test_a_placement_the_plan_chose_still_says_only_what_fits():
     assert f"only the output layer and {n - 1} of 48 repeating layers fit on the GPU" in "\n".join(r["notes"])
     asked = K.plan(s, "llama.cpp", ctx=8192, weights_dtype="Q4_K_M", vram=6 * GiB, ngl=n)
     assert f"the output layer and {n - 1} of 48 repeating layers on the GPU, as asked (-ngl {n})" in "\n".join(asked["notes"])
+
+
+def test_weights_gib_on_a_built_in_deepseek_v4_is_refused_without_talking_of_gguf(capsys):
+    # DeepSeek-V4's built-ins carry their checkpoint's weights (deepseek_v4.checkpoint_bytes): the refusal said "the
+    # weights are read from the file already: give --gguf FILE or --weights-gib", but no file was given. Deliberate
+    # error checked: the old unsloth.given (its one GGUF message for every spec with weights).
+    from gpu_garden.memory import cli
+    rc = cli.main(["kv", "--model", "DeepSeek-V4-Flash", "--weights-gib", "300", "--vram", "80"])
+    err = capsys.readouterr().err
+    assert rc == 2
+    assert "DeepSeek-V4-Flash's weights are sized already, from the checkpoint's tensors" in err
+    assert "--gguf" not in err and "drop the flag" in err
