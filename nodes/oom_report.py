@@ -3,6 +3,7 @@ latent size, the model family, the numbers for the panel's bar and the safe node
 history and size bounds: oom_store.py). No ComfyUI imports, so tests/unit can drive every function."""
 
 from ..memory.estimate.families import family_for_config  # the one config-class -> family table
+from ..memory.estimate.latent_nodes import length_time_factors  # the one table of ComfyUI's latent nodes
 from ..memory.estimate.spec import TILE_NODE  # VAE Decode (Tiled) defaults, one place
 
 def _spatial_factors() -> dict:
@@ -34,16 +35,9 @@ def _temporal_factors() -> dict:
 
 
 TEMPORAL_FACTOR = _temporal_factors()
-# ComfyUI 0.8.0's video-latent nodes whose `length` input is in video frames -> the family whose temporal
-# compression turns it into latent frames ((length - 1) // t + 1; comfy_extras/nodes_{hunyuan,wan,lt,mochi,cosmos}.py).
-LENGTH_NODE_FAMILY = {
-    "EmptyHunyuanLatentVideo": "hunyuan-video", "HunyuanImageToVideo": "hunyuan-video",
-    "WanImageToVideo": "wan21", "WanFirstLastFrameToVideo": "wan21", "WanVaceToVideo": "wan21",
-    "Wan22ImageToVideoLatent": "wan22",
-    "EmptyLTXVLatentVideo": "ltxv", "LTXVImgToVideo": "ltxv",
-    "EmptyMochiLatentVideo": "mochi",
-    "EmptyCosmosLatentVideo": "cosmos", "CosmosImageToVideoLatent": "cosmos",
-}
+# ComfyUI 0.8.0's video-latent nodes whose `length` input is in video frames -> the temporal compression that turns
+# it into latent frames ((length - 1) // t + 1): one table, memory/estimate/latent_nodes.py.
+LENGTH_NODE_TIME = length_time_factors()
 
 
 def _time_factor(family: str | None) -> int | None:
@@ -134,7 +128,7 @@ def latent_from_prompt(prompt: dict, node_id: str, family: str | None = None) ->
         inputs = node.get("inputs") or {}
         if nid != str(node_id) and all(isinstance(inputs.get(k), int) for k in LATENT_SIZE_KEYS):
             length = inputs.get("length") if isinstance(inputs.get("length"), int) and inputs["length"] > 0 else None
-            t = _time_factor(LENGTH_NODE_FAMILY.get(node.get("class_type")) or family) if length else None
+            t = (LENGTH_NODE_TIME.get(node.get("class_type")) or _time_factor(family)) if length else None
             frames = 1 if length is None else ((length - 1) // t + 1) if t else None
             batch = inputs.get("batch_size") if isinstance(inputs.get("batch_size"), int) else 1
             return {"width": inputs["width"], "height": inputs["height"], "frames": frames,

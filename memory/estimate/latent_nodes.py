@@ -11,7 +11,9 @@ kind  size:   the widgets give the latent's width / height / length / batch
 roles: a widget that gives a size under another name (SVD's video_frames is the latent's batch).
 family: the family the node's latent implies (spec.FAMILY id), where only one family's model samples it; None where
 several do (EmptyLatentImage, EmptySD3LatentImage, EmptyHunyuanLatentVideo: HunyuanVideo 1.0 and Wan 2.1) or where
-no estimate family has its latent (Kandinsky 5, SVD, Stable Cascade, ...)."""
+no estimate family has its latent (Kandinsky 5, SVD, Stable Cascade, ...).
+t: with family None, the temporal compression of a video node's length, which its source fixes whatever the family
+(WanFirstLastFrameToVideo: the VAE's channels and scale, Wan 2.1's or 2.2's, but (L-1)//4+1 frames either way)."""
 from typing import NamedTuple
 
 
@@ -22,6 +24,8 @@ class Node(NamedTuple):
     src: str = ""           # ComfyUI 0.8.0 file:line of the class; the shape it makes
     takes: str = ""         # kind input / other: what the size comes from, or what the latent is
     roles: tuple = ()       # ((widget, size role), ...) beyond width / height / length / batch_size
+    t: int | None = None    # family None: the temporal compression of its length ((L-1)//t+1), the same in every
+                            # family that samples it (the node's source); a family's row takes spec.FAMILY's "t"
 
 
 WHB = (("width", 512), ("height", 512), ("batch_size", 1))
@@ -57,7 +61,7 @@ LATENT_NODES = {
                                       ("fps", 6), ("augmentation_level", 0.0)), roles=(("video_frames", "batch"),),
                                      src="comfy_extras/nodes_video_model.py:26 [frames, 4, H/8, W/8]"),
     # video
-    "EmptyHunyuanLatentVideo": Node(VIDEO(848, 480, 25), src="comfy_extras/nodes_hunyuan.py:38 [B, 16, (L-1)/4+1, H/8, W/8]"),
+    "EmptyHunyuanLatentVideo": Node(VIDEO(848, 480, 25), t=4, src="comfy_extras/nodes_hunyuan.py:38 [B, 16, (L-1)/4+1, H/8, W/8]"),
     "EmptyHunyuanVideo15Latent": Node(VIDEO(848, 480, 25), family="hunyuan-video-15",
                                       src="comfy_extras/nodes_hunyuan.py:64 (l.38's widgets) [B, 32, (L-1)/4+1, H/16, W/16]"),
     "HunyuanVideo15ImageToVideo": Node(VIDEO(848, 480, 33), family="hunyuan-video-15",
@@ -74,16 +78,16 @@ LATENT_NODES = {
                                    src="comfy_extras/nodes_cosmos.py:11 [B, 16, (L-1)/8+1, H/8, W/8]"),
     "CosmosImageToVideoLatent": Node(VIDEO(1280, 704, 121), family="cosmos",
                                      src="comfy_extras/nodes_cosmos.py:43 [1, 16, (L-1)/8+1, H/8, W/8] (batch after)"),
-    "CosmosPredict2ImageToVideoLatent": Node(VIDEO(848, 480, 93),
+    "CosmosPredict2ImageToVideoLatent": Node(VIDEO(848, 480, 93), t=4,
                                              src="comfy_extras/nodes_cosmos.py:86 [1, 16, (L-1)/4+1, H/8, W/8] (Predict2)"),
-    "Kandinsky5ImageToVideo": Node(VIDEO(768, 512, 121), src="comfy_extras/nodes_kandinsky5.py:11 [B, 16, (L-1)/4+1, H/8, W/8]"),
+    "Kandinsky5ImageToVideo": Node(VIDEO(768, 512, 121), t=4, src="comfy_extras/nodes_kandinsky5.py:11 [B, 16, (L-1)/4+1, H/8, W/8]"),
     "Wan22ImageToVideoLatent": Node(VIDEO(1280, 704, 49), family="wan22",
                                     src="comfy_extras/nodes_wan.py:1247 [1, 48, (L-1)/4+1, H/16, W/16] (batch after)"),
     "WanImageToVideo": Node(WAN, family="wan21", src="comfy_extras/nodes_wan.py:15 [B, 16, (L-1)/4+1, H/8, W/8]"),
     "WanFunControlToVideo": Node(WAN, family="wan21", src="comfy_extras/nodes_wan.py:63 [B, 16, (L-1)/4+1, H/8, W/8]"),
-    "Wan22FunControlToVideo": Node(WAN, src="comfy_extras/nodes_wan.py:116 [B, vae ch, (L-1)/4+1, H/s, W/s] (s from the VAE)"),
-    "WanFirstLastFrameToVideo": Node(WAN, src="comfy_extras/nodes_wan.py:181 [B, vae ch, (L-1)/4+1, H/s, W/s] (s from the VAE)"),
-    "WanFunInpaintToVideo": Node(WAN, src="comfy_extras/nodes_wan.py:253 (WanFirstLastFrameToVideo's latent)"),
+    "Wan22FunControlToVideo": Node(WAN, t=4, src="comfy_extras/nodes_wan.py:116 [B, vae ch, (L-1)/4+1, H/s, W/s] (s from the VAE)"),
+    "WanFirstLastFrameToVideo": Node(WAN, t=4, src="comfy_extras/nodes_wan.py:181 [B, vae ch, (L-1)/4+1, H/s, W/s] (s from the VAE)"),
+    "WanFunInpaintToVideo": Node(WAN, t=4, src="comfy_extras/nodes_wan.py:253 (WanFirstLastFrameToVideo's latent)"),
     "WanVaceToVideo": Node(WAN + (("strength", 1.0),), family="wan21",
                            src="comfy_extras/nodes_wan.py:284 [B, 16, (L-1)/4+1 + ref, H/8, W/8]"),
     "WanCameraImageToVideo": Node(WAN, family="wan21", src="comfy_extras/nodes_wan.py:394 [B, 16, (L-1)/4+1, H/8, W/8]"),
@@ -156,3 +160,12 @@ def size_widgets(node: str) -> dict:
         return {}
     names = widget_names(node)
     return {n: r for n, r in list(SIZE_ROLES.items()) + list(row.roles) if n in names}
+
+
+def length_time_factors() -> dict:
+    """Node -> the temporal compression t of its `length` widget (video frames -> (length - 1) // t + 1 latent
+    frames): the row's t, else its family's (spec.FAMILY). The OOM report reads it (nodes/oom_report.py)."""
+    from .spec import FAMILY
+
+    return {n: r.t or FAMILY[r.family]["t"] for n, r in LATENT_NODES.items()
+            if "length" in dict(r.widgets) and (r.t or r.family)}

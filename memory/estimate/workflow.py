@@ -250,9 +250,20 @@ def _latent_node(t, w, graph):
         else:
             graph["sizes"].append((got["width"], got["height"], got.get("length") or 1, got.get("batch") or 1))
     if row.takes == "layers":  # EmptyQwenImageLayeredLatentImage: [B, 16, layers + 1, H/8, W/8]
-        layers = max(0, w["layers"]) if isinstance(w.get("layers"), int) else dict(row.widgets)["layers"]
-        graph["notes"].append(f"{t}: its latent holds layers + 1 = {layers + 1} images in one sequence; the estimate "
-                              "counts one")
+        layers = w.get("layers")
+        if isinstance(layers, bool) or not isinstance(layers, int):  # a JSON true is no layer count
+            layers = dict(row.widgets)["layers"]
+        if not 0 <= layers <= LAYERS_MAX:
+            graph["notes"].append(f"{t}: its layers widget is outside ComfyUI's range 0 to {LAYERS_MAX}, which refuses "
+                                  "the prompt; the estimate counts one image")
+        else:
+            graph["notes"].append(f"{t}: its latent holds layers + 1 = {layers + 1} images in one sequence; the "
+                                  "estimate counts one")
+
+
+# EmptyQwenImageLayeredLatentImage's layers: io.Int.Input("layers", min=0, max=nodes.MAX_RESOLUTION)
+# (ComfyUI 0.8.0 comfy_extras/nodes_qwen.py:119; MAX_RESOLUTION=16384, nodes.py:55)
+LAYERS_MAX = 16384
 
 
 def _looked(folders) -> str:
@@ -283,15 +294,21 @@ def estimate_workflow(wf: dict, models_dir, width=None, height=None, frames=None
         raise UserError(f"none of the workflow's model files was found under {where}{hint}: {miss}")
     size = info["size"] or default_size or (None, None, 1, 1)
     w, h = width or size[0], height or size[1]
-    comps, used = None, ("--width/--height" if width and height else "the graph's latent node" if info["size"] else
-                         "the size given beside the workflow")
+    assumed, used = None, ("--width/--height" if width and height else "the graph's latent node" if info["size"] else
+                           "the size given beside the workflow")
+    comps = None
     if (not w or not h) and info["from_input"]:  # VAEEncode of a loaded image, ...: the family's native size
         comps = formula.from_files([p for p, _, _ in info["files"]])
         fam = next((c.get("family") for c in comps if c["role"] == "diffusion_model"), None)
         if fam in spec.NATIVE_SIZE:
+            native = f"the native size of {spec.family(fam)['name']}"
+            used, assumed = f"{native}; --width/--height for another", f"assumed: {native}"
+            if w or h:  # one typed flag: say which dimension came from where
+                used = f"{'width from --width' if w else 'height from --height'}, " \
+                       f"{'height' if w else 'width'} from {native}"
+                assumed = f"{'height' if w else 'width'} assumed: {native}"
             w, h = w or spec.NATIVE_SIZE[fam][0], h or spec.NATIVE_SIZE[fam][1]
             size = (w, h, size[2] if info["size"] or default_size else spec.NATIVE_SIZE[fam][2], size[3])
-            used = f"the native size of {spec.family(fam)['name']} (--width/--height for another)"
     if not w or not h:
         raise UserError(NO_SIZE.format(no_size))
     f = frames if frames is not None else size[2] or 1  # a typed --frames 1 / --batch 1 overrides the graph
@@ -321,7 +338,8 @@ def estimate_workflow(wf: dict, models_dir, width=None, height=None, frames=None
                        "models_dir": str(models_dir) if models_dir else None,
                        "size_from_graph": list(info["size"]) if info["size"] else None, "cfg_from_graph": info["cfg"],
                        "tiled_decode": info["tiled"], "latent_families": info["latent_families"],
-                       "size_from_input": [t for t, _ in info["from_input"]]}
+                       "size_from_input": [t for t, _ in info["from_input"]],
+                       "size_assumed": assumed}  # the header's note beside the size
     return est
 
 

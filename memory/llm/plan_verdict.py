@@ -158,8 +158,14 @@ def _chosen(out, spec, runtime, ctx, parallel, weights_dtype, roles, vram, cap, 
                              "runs from RAM on the CPU (much slower)")
             else:
                 words = gpu_layers_words(c_ev['ngl'], spec.n_layers, runtime, c_s.get('output_first'))
-                notes.append(f"{'' if words.startswith('all ') else 'only '}{words} fit on the GPU; the rest run from "
-                             "RAM on the CPU (much slower)")
+                # the user's own -ngl / num_gpu that fits: placed as asked, not all that fits (more may)
+                out["ngl_as_asked"] = knobs.get("ngl") == c_ev["ngl"]
+                if out["ngl_as_asked"]:
+                    notes.append(f"{words} on the GPU, as asked ({'-ngl' if runtime == 'llama.cpp' else 'num_gpu'} "
+                                 f"{c_ev['ngl']}); the rest run from RAM on the CPU (much slower)")
+                else:
+                    notes.append(f"{'' if words.startswith('all ') else 'only '}{words} fit on the GPU; the rest run "
+                                 "from RAM on the CPU (much slower)")
     out["fits"] = c_ctx >= ctx
     if runtime == "vllm" and out["fits"] and c_ev.get("concurrency") is not None and c_ev["concurrency"] < parallel:
         _parallel_short(out, spec, runtime, c_ctx, parallel, c_kv, roles, vram, c_s, proj, c_ev["concurrency"])

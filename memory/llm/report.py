@@ -256,7 +256,8 @@ def _compromise_words(r) -> str:
     if r["runtime"] in ("llama.cpp", "ollama") and layers is not None:
         words = gpu_layers_words(layers, r["model"]["layers"], r["runtime"], r.get("ngl_counts_output"))
         if not words.startswith("all "):
-            return (f": {'no layer' if layers <= 0 else 'only ' + words} on the GPU; ~{fmt_bytes(host)} of weights stay "
+            said = words + " on the GPU, as asked" if r.get("ngl_as_asked") else "only " + words + " on the GPU"
+            return (f": {'no layer on the GPU' if layers <= 0 else said}; ~{fmt_bytes(host)} of weights stay "
                     "in system RAM and run on the CPU (much slower; kv takes no host-RAM figure, so that is not checked)")
     held = r.get("parallel_held")
     if held is not None:

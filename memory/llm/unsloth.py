@@ -56,8 +56,11 @@ def bounds(spec, base: str) -> tuple:
 
 def given(spec, size: int, dtype=None):
     """The spec with the user's figure (a file's size as the Hub lists it) as its weights."""
-    if spec.weights_bytes:
+    if spec.weights_bytes and (not spec.weights_source or "GGUF" in spec.weights_source):
         raise UserError("the weights are read from the file already: give --gguf FILE or --weights-gib, not both")
+    if spec.weights_bytes:  # a built-in DeepSeek-V4, a config.json beside its safetensors: no file size to give
+        raise UserError(f"--weights-gib / --weights-size: {spec.name}'s weights are sized already, from "
+                        f"{spec.weights_source.split(' (')[0]}: drop the flag")
     if not 64 << 20 <= size <= 1 << 50:
         raise UserError(f"--weights-gib {size / (1 << 30):g} GiB is not a plausible weights size")
     what = f"the {dtype} file's size" if dtype else "the size"

@@ -1,7 +1,8 @@
 """hv16: memory/estimate/latent_nodes.py against the checkout in COMFYUI_DIR: each row's widgets are the node's own
 widget inputs in the order ComfyUI declares them (what a UI workflow's widgets_values lists), with its defaults, and its
 file:line is where the class is. Nodes whose file does not import on this host (audio: no torchaudio) are left out.
-Breaking it: WanMoveTrackToVideo's strength moved after batch_size, or EmptyHunyuanVideo15Latent's length default 33."""
+Breaking it: WanMoveTrackToVideo's strength moved after batch_size, or EmptyHunyuanVideo15Latent's length default 33,
+or workflow.LAYERS_MAX 4096."""
 import json
 import os
 import subprocess
@@ -41,6 +42,8 @@ for name in LATENT_NODES:
                 ws.append([k, opts.get("default", options[0] if options else None)])
     src = inspect.getsourcefile(cls)
     out[name] = [ws, os.path.relpath(src, root) + ":" + str(inspect.getsourcelines(cls)[1])]
+q = nodes.NODE_CLASS_MAPPINGS.get("EmptyQwenImageLayeredLatentImage")
+print(json.dumps({"layers_max": q.INPUT_TYPES()["required"]["layers"][1].get("max") if q else None}))
 print(json.dumps(out))
 """
 
@@ -62,3 +65,6 @@ def test_latent_node_rows_are_the_nodes_widgets_in_comfyuis_order():
         if have != want or not row.src.startswith(src):
             bad[name] = {"comfyui": [widgets, src], "table": [want, row.src.split(" ")[0]]}
     assert not bad, json.dumps(bad, indent=1)
+    # mend55: workflow.LAYERS_MAX is the layers widget's max (ComfyUI refuses a prompt above it)
+    from gpu_garden.memory.estimate.workflow import LAYERS_MAX
+    assert json.loads(p.stdout.strip().splitlines()[-2]) == {"layers_max": LAYERS_MAX}

@@ -7,7 +7,7 @@ widgets in the order width, length, height; WanMoveTrackToVideo's strength widge
 dropped; VAEEncode's row deleted."""
 import pytest
 
-from gpu_garden.memory.estimate import latent_nodes, layouts, workflow
+from gpu_garden.memory.estimate import latent_nodes, layouts, report, workflow
 
 HV15 = "hunyuan_video_hunyuanvideo1.5_720p_t2v_fp16"
 
@@ -118,7 +118,16 @@ def test_a_size_from_an_input_image_is_an_assumption_with_the_size_used(models):
     est = workflow.estimate_workflow(wf, models, policy={"budget": None})
     assert est["latent"]["shape"] == [1, 32, 7, 30, 53]
     assert ("VAEEncode takes its latent size from its input image, not a widget: estimated at 848x480, 25 frames "
-            "(the native size of HunyuanVideo 1.5 (--width/--height for another))") in est["assumptions"]
+            "(the native size of HunyuanVideo 1.5; --width/--height for another)") in est["assumptions"]
+    # the report's header marks the size it assumed where the size is printed, not only 46 lines down
+    head = report.format_text(est).splitlines()[0]
+    assert "at 848x480x25f (assumed: the native size of HunyuanVideo 1.5), batch 1," in head, head
+    # only --width typed: the height is the native size's, and both the assumption and the header say which
+    est = workflow.estimate_workflow(wf, models, width=640, policy={"budget": None})
+    assert est["latent"]["shape"] == [1, 32, 7, 30, 40]
+    assert ("VAEEncode takes its latent size from its input image, not a widget: estimated at 640x480, 25 frames "
+            "(width from --width, height from the native size of HunyuanVideo 1.5)") in est["assumptions"]
+    assert "at 640x480x25f (height assumed: the native size of HunyuanVideo 1.5)," in report.format_text(est)
     # with a latent node beside it, that node's size is used and said
     wf["4"] = {"class_type": "EmptyMochiLatentVideo", "inputs": {"width": 640, "height": 480, "length": 25, "batch_size": 1}}
     est = workflow.estimate_workflow(wf, models, policy={"budget": None})
@@ -128,3 +137,35 @@ def test_a_size_from_an_input_image_is_an_assumption_with_the_size_used(models):
     # the Mochi node implies another family than the model file's: said, and the file's family is estimated
     assert any(a.startswith("EmptyMochiLatentVideo makes a Mochi latent (mochi); the diffusion model is hunyuan-video-15")
                for a in est["assumptions"]), est["assumptions"]
+
+
+@pytest.mark.parametrize("layers, note", [
+    (5, "layers + 1 = 6 images"),
+    (True, "layers + 1 = 4 images"),  # a JSON true is not 1 layer: the node's default 3 (nodes_qwen.py:119)
+    ("x", "layers + 1 = 4 images"),
+    (16384, "layers + 1 = 16385 images"),  # ComfyUI's max, nodes.MAX_RESOLUTION
+    (16385, "outside ComfyUI's range 0 to 16384"),
+    (10**30, "outside ComfyUI's range 0 to 16384"),
+    (-1, "outside ComfyUI's range 0 to 16384"),
+])
+def test_qwen_layered_layers_widget(layers, note):
+    # deliberate errors checked: the old isinstance(.., int) test (True -> "layers + 1 = 2", 10**30 printed verbatim)
+    notes = [n for n in _read("EmptyQwenImageLayeredLatentImage", [640, 640, layers, 1])["notes"] if "layers" in n]
+    assert len(notes) == 1 and note in notes[0] and "1000000000000" not in notes[0], notes
+
+
+# spec.NATIVE_SIZE's entries that cite a ComfyUI latent node (its comment) -> that node: pinned, not derived (the
+# other entries cite a model card or a node that makes no latent, CLIPTextEncodeSDXL, ModelSamplingFlux, ...)
+NATIVE_FROM_NODE = {"sd1": "EmptyLatentImage", "sd3": "EmptySD3LatentImage", "flux2": "EmptyFlux2LatentImage",
+                    "chroma": "EmptyChromaRadianceLatentImage", "hunyuan-image": "EmptyHunyuanImageLatent",
+                    "wan21": "WanImageToVideo", "wan22": "Wan22ImageToVideoLatent",
+                    "hunyuan-video": "EmptyHunyuanLatentVideo", "hunyuan-video-15": "EmptyHunyuanVideo15Latent",
+                    "ltxv": "EmptyLTXVLatentVideo", "mochi": "EmptyMochiLatentVideo", "cosmos": "EmptyCosmosLatentVideo"}
+
+
+@pytest.mark.parametrize("fam, node", NATIVE_FROM_NODE.items())
+def test_native_size_is_the_latent_nodes_default(fam, node):
+    # mend55: the same defaults live in two tables; deliberate error checked: wan22's NATIVE_SIZE frames 49 -> 121
+    from gpu_garden.memory.estimate import spec
+    d = dict(latent_nodes.LATENT_NODES[node].widgets)
+    assert spec.NATIVE_SIZE[fam] == (d["width"], d["height"], d.get("length", 1))

@@ -46,3 +46,34 @@ def test_each_video_node_compresses_time_by_its_own_factor():
     assert oom_report.latent_from_samples([1, 16, 16, 60, 104])["video_frames"] is None  # Wan 2.1 (x4) or Cosmos (x8)
     assert oom_report.latent_from_samples([1, 16, 16, 60, 104], "cosmos")["video_frames"] == 121
     assert oom_report.latent_from_samples([2, 4, 128, 96])["video_frames"] == 1
+
+
+def test_length_nodes_take_their_time_factor_from_the_one_latent_node_table():
+    """mend55: oom_report kept its own node -> family table, which named WanFirstLastFrameToVideo wan21 (its latent
+    follows the VAE: Wan 2.1's or 2.2's) and missed Kandinsky 5; CosmosPredict2's length is // 4 while Cosmos's
+    family (Predict 1) is // 8 (ComfyUI 0.8.0 nodes_cosmos.py:106, nodes_kandinsky5.py:37, nodes_wan.py:210).
+    Deliberate error checked: the old LENGTH_NODE_FAMILY table (Kandinsky 5 -> None, CosmosPredict2 under cosmos -> 12)."""
+    def frames(class_type, length, family=None):
+        prompt = {"1": {"class_type": class_type, "inputs": {"width": 848, "height": 480, "length": length}},
+                  "2": {"class_type": "KSampler", "inputs": {"latent_image": ["1", 0]}}}
+        return oom_report.latent_from_prompt(prompt, "2", family)["frames"]
+
+    assert frames("WanFirstLastFrameToVideo", 81) == 21
+    assert frames("WanFirstLastFrameToVideo", 81, "wan22") == 21
+    assert frames("Kandinsky5ImageToVideo", 121) == 31
+    assert frames("CosmosPredict2ImageToVideoLatent", 93, "cosmos") == 24
+    assert frames("EmptyHunyuanLatentVideo", 25) == 7
+
+
+def test_every_length_nodes_time_factor_is_the_one_its_source_line_shows():
+    """Each row's src transcribes ComfyUI's shape, '(L-1)/4+1': the derived factor must be that N, for every row
+    whose src shows one (a wrong t= on a row, or a family whose FAMILY t is not the node's, fails here)."""
+    import re
+
+    from gpu_garden.memory.estimate.latent_nodes import LATENT_NODES, length_time_factors
+
+    got = length_time_factors()
+    shown = {n: int(m.group(1)) for n, r in LATENT_NODES.items() if (m := re.search(r"\(L-1\)/(\d+)\+1", r.src))}
+    assert len(shown) >= 20
+    assert {n: got.get(n) for n in shown} == shown
+    assert got["WanFunInpaintToVideo"] == 4  # nodes_wan.py:253 calls WanFirstLastFrameToVideo's execute
