@@ -6,6 +6,7 @@ from collections import Counter
 
 from . import image_encoder
 from .headers import table_bytes
+from .spec import DEFAULT_ARCH  # one place for a family's fixed block kind
 
 # checkpoint prefixes -> (role, text encoder kind or None: classify the sub-table)
 PREFIXES = (
@@ -303,10 +304,10 @@ def detect_family(t: dict) -> dict:
         if len(w) == 4:
             return {"family": "hunyuan-image", "variant": "2.1", "arch": arch}
         if w[1] >= 64 or d == 2048:  # 1.5: 65 in (32 noise + 32 image + mask; SR distilled 98), 2048 wide
-            # 1.5 has double blocks only (depth_single_blocks 0, comfy_recipes CLASS_LAYOUTS): its peak is a double
-            # block's image MLP, phases' block "dual" (hv17). By family, not by counting single_blocks keys: a
-            # synthetic 13B table (benchmarks/estimate_synth_layouts.py) names none and keeps "flux"
-            return {"family": "hunyuan-video-15", "variant": "", "arch": dict(arch, block="dual")}
+            # 1.5 has double blocks only: its block is the family's (spec.DEFAULT_ARCH, "dual", hv17), chosen by family,
+            # not by counting single_blocks keys: a synthetic 13B table (estimate_synth_layouts.py) names none
+            return {"family": "hunyuan-video-15", "variant": "",
+                    "arch": dict(arch, block=DEFAULT_ARCH["hunyuan-video-15"]["block"])}
         return {"family": "hunyuan-video", "variant": "i2v" if w[1] > 16 else "t2v", "arch": arch}
     if has("double_blocks.0.img_attn.norm.key_norm.scale"):
         img_in = s("img_in.weight")
