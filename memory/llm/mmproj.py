@@ -16,7 +16,8 @@ Qwen3_5MoeForConditionalGeneration on Qwen3VLVisionModel)."""
 QWEN3VL_TOWERS = ("qwen3_vl", "qwen3_5", "qwen3_5_moe", "qwen3_5_vision", "qwen3_vl_moe", "qwen3_vl_moe_vision")
 # vision_config model_types the generic ViT of runtimes/ollama.py projector() describes (biased q k v o and fc1 fc2, two
 # LayerNorms, an (image / patch)^2 position table, a d x hidden projection), one row each; pixtral, gemma4_vision,
-# mllama_vision_model and QWEN3VL_TOWERS have their own branches. Any other family (or none named) is priced as this
+# mllama_vision_model, llama4_vision_model (llama4_tower), dots.ocr's (dots_tower, by the config's model_type dots_ocr:
+# its vision_config names none) and QWEN3VL_TOWERS have their own branches. Any other family (or none named) is priced as this
 # generic ViT too, and the plan says so (tower_note) rather than present it as that family's tower.
 GENERIC_VIT_TOWERS = (
     ("clip_vision_model", "CLIP's ViT (LLaVA 1.5 / 1.6)"),
@@ -56,6 +57,47 @@ def qwen3vl_tower(v: dict, hidden: int, d: int, n: int, ff: int, patch: int) -> 
     linear = n * (4 * d * d + 2 * d * ff) + (1 + deep) * (m * m + m * out_d)
     f32 = n * (per_layer - 4 * d * d - 2 * d * ff) + d + pos + (1 + deep) * (m + out_d) + 2 * d + deep * 2 * m
     return params, linear, f32, patch_w
+
+
+def llama4_tower(v: dict, hidden: int, d: int, n: int, ff: int, patch: int) -> tuple:
+    """(params, linear) of the tower vLLM 0.20.2 builds for Llama 4 (models/mllama4.py, Llama4ForConditionalGeneration
+    760-772: vision_model and multi_modal_projector, quant_config=None, so 16 bits under any checkpoint quantization):
+    blocks of qkv and o (281-295, biased), fc1 / fc2 (353-360 through Llama4VisionMLP 132-146, biased) and two LayerNorms
+    (363-364); the unfolded patch projection, bias-free (440); a class embedding and (image / patch)^2 + 1 positions
+    (476-488); layernorm_pre / _post (491-492); the pixel-shuffle adapter's fc1 (intermediate_size -> projector_input_dim)
+    and fc2 (-> projector_output_dim), biased only with multi_modal_projector_bias (220-228); linear_1
+    (vision_output_dim -> the decoder's hidden size, bias-free, 168). Scout's 34 x 1408 / 5632 is 871.9 M values."""
+    per_layer = 4 * d * d + 4 * d + 2 * d * ff + ff + d + 4 * d
+    p_in = int(v.get("projector_input_dim") or 4096)
+    p_out = int(v.get("projector_output_dim") or 4096)
+    adapter = ff * p_in + p_in * p_out + (p_in + p_out if v.get("multi_modal_projector_bias") else 0)
+    to_text = int(v.get("vision_output_dim") or p_out) * hidden
+    positions = ((int(v.get("image_size") or 336) // patch) ** 2 + 1) * d
+    params = (n * per_layer + int(v.get("num_channels") or 3) * patch * patch * d + d + positions + 4 * d + adapter
+              + to_text)
+    return params, n * (4 * d * d + 2 * d * ff) + ff * p_in + p_in * p_out + to_text
+
+
+# dots.ocr's vision width when its vision_config gives no embed_dim (vLLM 0.20.2 transformers_utils/configs/dotsocr.py:14
+# DotsVisionConfig embed_dim default; the config's hidden_size is the merger's output, a separate field)
+DOTS_EMBED_DIM = 1536
+
+
+def dots_tower(v: dict, n: int, ff: int, patch: int) -> tuple:
+    """(params, linear) of dots.ocr's tower as vLLM 0.20.2 builds it (models/dots_ocr.py DotsOCRForCausalLM 664:
+    DotsVisionTransformer): a biased Conv2d patch projection (397; conv.py Conv2dLayer bias default) and its RMSNorm
+    (403); blocks of qkv and proj (247-261) and a SwiGLU fc13 / fc2 (334-347), all biased only with use_bias, and two
+    RMSNorms (450, 456); post_trunk_norm with post_norm (518); the PatchMerger (177-212: a LayerNorm on the width, then
+    4 x width -> 4 x width and -> hidden_size, both biased). dots.ocr's 42 x 1536 / 4224 is 1.262 B values."""
+    e = int(v.get("embed_dim") or DOTS_EMBED_DIM)
+    out = int(v.get("hidden_size") or e)
+    bias = bool(v.get("use_bias"))
+    per_layer = 4 * e * e + 3 * e * ff + (4 * e + 2 * ff + e if bias else 0) + 2 * e
+    m = e * int(v.get("spatial_merge_size") or 2) ** 2
+    merger = 2 * e + m * m + m + m * out + out
+    params = (n * per_layer + int(v.get("num_channels") or 3) * patch * patch * e + e + e
+              + (e if v.get("post_norm", True) else 0) + merger)
+    return params, n * (4 * e * e + 3 * e * ff) + m * m + m * out
 
 
 def tower_note(vision: dict, proj: dict) -> str | None:

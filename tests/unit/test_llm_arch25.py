@@ -107,10 +107,10 @@ def test_qwen35_4b_cache_per_token():
 # rednote-hilab/dots.ocr's decoder (Qwen2 layout, q/k/v biased): params by hand, untied: token table and output
 # 2 x 151936 x 1536 = 466,747,392; a layer q 1536^2 + 1536 = 2,360,832, k/v 2 x (1536 x 256 + 256) = 786,944, o 1536^2 =
 # 2,359,296, mlp 3 x 1536 x 8960 = 41,287,680, two norms 3072: 46,797,824; 28 layers 1,310,339,072; a final norm 1536:
-# 1,777,088,000 (its vision tower not described, not counted)
+# 1,777,088,000 (the decoder's alone: its vision tower, described since task mm56, is counted apart, test_kv_mm56)
 def test_dots_ocr_decoder_params():
     s = llm.describe(model="rednote-hilab/dots.ocr")
-    assert s.name == "dots.ocr" and not s.tied and s.vision is None
+    assert s.name == "dots.ocr" and not s.tied and s.vision["num_hidden_layers"] == 42
     assert s.params == 1_777_088_000
 
 

@@ -207,8 +207,11 @@ def encoder_peak(spec, max_model_len: int | None = None) -> int:
     patches = (int(v["image_size"]) // patch) ** 2 if v.get("image_size") else pixels // (patch * patch)
     if v.get("default_output_length"):  # Gemma 4: an image is at most this many soft tokens, each pooling k x k patches
         patches = int(v["default_output_length"]) * int(v.get("pooling_kernel_size") or 1) ** 2
-    if not v.get("image_size") and max_model_len and not str(v.get("model_type") or "").startswith("qwen3"):
+    if (not v.get("image_size") and max_model_len and not str(v.get("model_type") or "").startswith("qwen3")
+            and spec.arch != "dots_ocr"):
         # Qwen2-VL / Qwen2.5-VL's dummy video (qwen2_vl.py); Qwen 3.5+ (vision model_type qwen3_5*) taken at one image:
-        # its two vLLM 0.24/0.27 logs leave 1.8 and 2.3 GiB for the whole profile peak, far below a video's
+        # its two vLLM 0.24/0.27 logs leave 1.8 and 2.3 GiB for the whole profile peak, far below a video's. dots.ocr
+        # takes images only (vLLM 0.20.2 dots_ocr.py:138-139 get_supported_mm_limits {"image": None}; its dummy builder,
+        # 100-124, makes images at Qwen2-VL's largest size)
         patches *= qwen_vl_video_grid_t(max_model_len)
     return int(patches * d * ENCODER_BYTES_PER_HIDDEN)
