@@ -119,13 +119,6 @@ def slack_fits(x):
     return torch(x) and not x.impossible and not x.tiny and x.ru is not None and x.req and x.ru >= x.req and x.ru >= 64 * MiB
 
 
-def slack_one_request(x):
-    """(tri56) The slack would serve the request but not twice: about one freed block of the request's own size (a pass, tile
-    or batch of this size ran, and a small live block keeps its segment from being released). Allocator configuration wins
-    back that one tensor, not the step; the thread's fix in the even half's such logs was the working size."""
-    return slack_fits(x) and x.ru < 2 * x.req
-
-
 SLACK_SHARE = 0.25     # PyTorch <= 2.0: cached-but-unallocated slack that decides fragmentation, a quarter of the card
 
 

@@ -31,7 +31,7 @@ known and has a guide on every runtime (tests/unit/test_triage_guides.py).
 from ..units import GiB, MiB, fmt_bytes
 from .predicates import (ABSURD_HOST, metal_kv_profile_peak, OWN_POOLS, SLIVER, TRT_KV, TRT_WEIGHTS, async_full, async_numbers, big_request, big_slack,
                          context_call, fresh, gap_others, host, kind, mem_query, mps_full, kv_sized, ollama_kv_first, others_hold,
-                         outside_others, slack_fits, slack_one_request, slack_passed, stage, stage_said, tgi, tgi_figures, tgi_tiny, torch,
+                         outside_others, slack_fits, slack_passed, stage, stage_said, tgi, tgi_figures, tgi_tiny, torch,
                          torch_cut, torch_full, trt_component, trt_free, trt_kv_starved)
 from .rule_row import CAUSES, LEADER, Rule, evidence, requested_free  # noqa: F401  (CAUSES and evidence are read through this module)
 from .rules_host import HOST_RAM
@@ -105,9 +105,6 @@ RULES = [
       + (f" with {fmt_bytes(x.free)} free" if x.free is not None else "") + f", {fmt_bytes(x.allocated)} allocated of {fmt_bytes(x.total)}",
       first="act"),
     R("activations", 1.0, lambda x: x.branch == "async" and not x.total, "cudaMallocAsync refused an allocation", first="act"),
-    # (tri56) slack of one request's size, not more: the step's own freed tensor (predicates.slack_one_request)
-    R("activations", 2.4, slack_one_request, "the {ru:b} reserved but unallocated would hold the {req:b} request once, not twice: "
-      "a freed tensor of this size, so passes of this size ran; a smaller batch, tile or length is the fix"),
     # (round 68) the caching allocator's cudaMalloc warning read as the failure (the fragmentation row above leads): the
     # working buffer may not have fit even after the cache was freed
     R("activations", 1.0, lambda x: x.kind == "torch.alloc_warn",
