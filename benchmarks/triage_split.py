@@ -35,6 +35,10 @@ STUDIES = {
     # llama.cpp's logs (case files named llamacpp*) read on the even half; no rule held, so no change and no pair
     "llc54": {"commits": {"main": "ed2aa15339c889f07633f38f8126b788ac8f8d0c"},    # main when the study began (no change)
               "corpus": "main", "pairs": [], "confusion": ("other", "activations"), "prefix": "llamacpp"},
+    "tri56": {"commits": {"before": "0a885b0f4c83feb90262a40a36786fd6510ce5fe",    # main before the change
+                          "after": "95047f05652029c4cd7064260fd3aeb1f6a7f64e"},    # predicates.slack_one_request (reverted)
+              "corpus": "after", "pairs": [("before", "after")],
+              "confusion": ("fragmentation", "activations")},
 }
 HALVES = ("even", "odd", "all")
 MOVES = ("fixed", "broken", "wrong_to_wrong", "top2_only")
