@@ -265,7 +265,7 @@ def kv_cache(spec: LLMSpec, ctx: int, parallel: int, kv: str, runtime: str, *, u
     0.12; the runner then allocates llama.cpp's block sizes). ctx: vLLM max_model_len (one sequence); llama.cpp -c (all
     slots together); Ollama num_ctx (per request, x parallel)."""
     if spec.dsv4:  # DeepSeek-V4: vLLM's start check for one request (deepseek_v4.py); other runtimes refused before
-        return DSV4.kv_detail(spec, ctx, max_batched)
+        return DSV4.kv_detail(spec, ctx, max_batched, kind=mla_cache)  # mla_cache: its pool's form (layout_kind)
     # llama.cpp's DeepSeek sparse attention (llama_kv_cache_dsa): the MLA cache as any MLA model's, the indexer apart
     dsa = bool(spec.index_head_dim) and runtime == "llama.cpp"
     main = replace(spec, index_head_dim=0) if dsa else spec
@@ -488,7 +488,7 @@ def vllm_pool(spec: LLMSpec, available: float, kv: str, ctx: int, *, mla_cache: 
     num_speculative_blocks) and a wider conv state; gdn_block: vllm_layout's; drafter: a separate drafter's layers
     (vllm_layout DRAFT)."""
     if spec.dsv4:  # DeepSeek-V4's own groups (deepseek_v4.py), MTP layers included
-        return DSV4.pool(spec, available, ctx, max_batched, draft_layers)
+        return DSV4.pool(spec, available, ctx, max_batched, draft_layers, kind=mla_cache)
     spec = with_draft_layers(spec, draft_layers, spec_tokens)
     lay = vllm_layout(spec, kv, mla_cache, gdn_block, drafter) if hybrid else None
     if not lay:
@@ -540,7 +540,7 @@ def vllm_estimated_max_len(spec: LLMSpec, available: float, kv: str, ctx: int, *
     the pool's token count, which divides the blocks among the groups (Qwen3.6-35B-A3B at fp8, 0.47 GiB: 10 full
     and 30 DeltaNet layers of 2096-token pages, 17 x 2096 = 35,632 against a pool of 5 x 2096)."""
     if spec.dsv4:
-        return DSV4.estimated_max_len(spec, available, ctx, max_batched, draft_layers)
+        return DSV4.estimated_max_len(spec, available, ctx, max_batched, draft_layers, kind=mla_cache)
     spec = with_draft_layers(spec, draft_layers, spec_tokens)
     lay = vllm_layout(spec, kv, mla_cache, gdn_block, drafter) if hybrid else None
     if not lay:

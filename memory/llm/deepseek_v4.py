@@ -29,6 +29,16 @@ The grouping (vLLM v1/core/kv_cache_planning.py, read as file id 55240182351, lo
   cdiv(max_model_len, 256) for the full-MLA group, cdiv(min(window - 1 + in-flight tokens, max_model_len), block) + 1
   for a sliding group (SlidingWindowSpec.max_admission_blocks_per_request); the start check needs those pages x
   num_layer_tuples x the tuple's bytes.
+The pool by version (layout_kind; task dsv4b's notes hold the look-ups):
+  before PACKED_FROM (vLLM 0.20.2 v1/core/kv_cache_utils.py, the pip sdist): num_blocks = available // (num_layer_tuples
+  x the tuple's bytes) (:1174-1229, _get_kv_cache_config_deepseek_v4); "Maximum concurrency" = num_blocks /
+  cdiv(sum over groups of pages x the group's summed page bytes, the full-MLA group's summed page bytes) (:872-890,
+  get_max_concurrency_for_kv_cache_config on the workers' configs, UniformTypeKVCacheSpecs.page_size_bytes the sum of
+  its layers' pages, kv_cache_interface.py:633-642; reported after the least num_blocks over the workers, :2028-2049);
+  from PACKED_FROM, the packed layout (_get_packed_kv_cache_layout: "A block ID is owned by one cache group at a time,
+  so layouts from different groups may overlap"): a block is the largest group's summed page bytes (Flash: the
+  full-MLA group, 1,002,240), the concurrency num_blocks / the groups' pages (sum over groups of cdiv(max bytes, page)),
+  the start check those pages x the block (bytes_per_block x the groups' max_memory_usage_pages).
 What kv does not read from DeepSeek-V4: SGLang's and llama.cpp's DeepSeek-V4 caches (refused there), vLLM's bf16
 latent path of later builds (fp8 only, as DeepseekV4MLAAttention asserted at 0a291a2e), and the DSpark drafter."""
 from collections import Counter
@@ -41,6 +51,13 @@ SLOT = 584           # fp8_ds_mla, deepseek_v4: 448 fp8 NoPE + 128 RoPE + 8 scal
 MLA_BLOCK = 256      # the compressed latents' and the indexer's block (tokens of the request a page covers)
 SWA_BLOCK = 64       # the sliding latent's block: its page shares the c 4 latent's tensor, [256 // 4, 584]
 RATIOS = (1, 4, 128)
+# vLLM's packed pool for DeepSeek-V4 (a block = its largest group's pages; the concurrency over the groups' pages):
+# _get_kv_cache_config_deepseek_v4 was renamed _get_kv_cache_config_packed in v0.24.0 (vllm-ascend's patch says so;
+# v0.23.0 planned a tensor per (slot, page size)); the dense form is taken from 0.26, the first release the dataset
+# shows with it: 0.26.1's three Flash rows (infernal-invocation build on vLLM 344438d) hold 1,002,240-byte blocks and
+# 7194 pages a request, 0.21.1's row the 0.20.2 rule. 0.23-0.25 are not pinned (taken with 0.20.2's rule), and a fork
+# of 0.26.1 (dspark-vllm-gx10) still reports the older concurrency.
+PACKED_FROM = (0, 26)
 
 
 def _up(x: int, a: int) -> int:
@@ -98,9 +115,18 @@ def approximate_gcd(values: list, lower: int) -> int:
     return best_d
 
 
-def layout(spec: LLMSpec, draft_layers: int = 0) -> dict:
+def layout_kind(version, v1: bool = True) -> str:
+    """The pool's form for a vLLM version: "dsv4-packed" from PACKED_FROM, else "dsv4-tuples" (an untagged build as
+    0.20.2, as runtimes/vllm.swa_slack keeps one batch in flight for it); runtimes/vllm.mla_layout passes it on as the
+    pool's mla_cache."""
+    from .runtimes import at_least
+    return "dsv4-packed" if v1 and version is not None and at_least(version, *PACKED_FROM) else "dsv4-tuples"
+
+
+def layout(spec: LLMSpec, draft_layers: int = 0, kind: str = "dsv4-tuples") -> dict:
     """vLLM's groups for this model's layers (and draft_layers MTP layers): {"groups": [{"pages": {page: layers},
-    "block", "window"}], "tuples", "tuple_bytes", "block_bytes"}; the full-MLA group first."""
+    "block", "window", "bytes"}], "tuples", "tuple_bytes", "block_bytes", "packed"}; the full-MLA group first; a group's
+    bytes are its layers' pages summed (a sliding page padded up to the nearest full-MLA page, as vLLM pads it)."""
     d = spec.dsv4
     ratios = list(d["ratios"]) + list(d["mtp_ratios"][:draft_layers])
     ratios += [1] * (spec.n_layers + draft_layers - len(ratios))
@@ -127,50 +153,67 @@ def layout(spec: LLMSpec, draft_layers: int = 0) -> dict:
         for i in range(k):
             share = len(range(i, n, k))
             groups.append({"pages": {p: share for p in padded}, "block": block, "window": win})
+    for g in groups:
+        g["bytes"] = sum(p * n for p, n in g["pages"].items())
     longest = max(n for g in groups for n in g["pages"].values())
     tuple_bytes = sum(full_pages)
-    return {"groups": groups, "tuples": longest, "tuple_bytes": tuple_bytes, "block_bytes": tuple_bytes * longest}
+    packed = kind == "dsv4-packed"
+    block = max(g["bytes"] for g in groups) if packed else tuple_bytes * longest
+    return {"groups": groups, "tuples": longest, "tuple_bytes": tuple_bytes, "block_bytes": block, "packed": packed}
+
+
+def group_pages(g: dict, ctx: int, in_flight: int) -> int:
+    """One group's pages for a request of ctx tokens (max_memory_usage_pages): cdiv(ctx, block) for the full-MLA
+    group, the window's (SlidingWindowSpec.max_admission_blocks_per_request) for a sliding one."""
+    if g["window"] is None:
+        return -(-ctx // g["block"])
+    return -(-min(g["window"] - 1 + in_flight, ctx) // g["block"]) + 1
 
 
 def request_pages(lay: dict, ctx: int, in_flight: int) -> int:
-    """Blocks of the pool one request of ctx tokens holds: each group's pages (max_memory_usage_pages)."""
-    out = 0
-    for g in lay["groups"]:
-        if g["window"] is None:
-            out += -(-ctx // g["block"])
-        else:
-            out += -(-min(g["window"] - 1 + in_flight, ctx) // g["block"]) + 1
-    return out
+    """Blocks of the pool one request of ctx tokens holds in vLLM's start check: each group's pages, summed."""
+    return sum(group_pages(g, ctx, in_flight) for g in lay["groups"])
 
 
-def request_bytes(spec: LLMSpec, ctx: int, in_flight: int, draft_layers: int = 0) -> int:
-    """What vLLM's start check needs for one request (_max_memory_usage_bytes_from_groups): its pages x the tuples x
-    the tuple's bytes."""
-    lay = layout(spec, draft_layers)
+def concurrency_blocks(lay: dict, ctx: int, in_flight: int) -> int:
+    """The blocks a request counts in vLLM's "Maximum concurrency": packed, the groups' pages; before it (0.20.2
+    get_max_concurrency_for_kv_cache_config) each group's pages x its summed page bytes, over the full-MLA group's."""
+    if lay["packed"]:
+        return request_pages(lay, ctx, in_flight)
+    need = sum(group_pages(g, ctx, in_flight) * g["bytes"] for g in lay["groups"])
+    return -(-need // lay["groups"][0]["bytes"])
+
+
+def request_bytes(spec: LLMSpec, ctx: int, in_flight: int, draft_layers: int = 0, kind: str = "dsv4-tuples") -> int:
+    """What vLLM's start check needs for one request (_max_memory_usage_bytes_from_groups): its pages x the block
+    (0.20.2: x the tuples x the tuple's bytes, the same product)."""
+    lay = layout(spec, draft_layers, kind)
     return request_pages(lay, ctx, in_flight) * lay["block_bytes"]
 
 
-def pool(spec: LLMSpec, available: float, ctx: int, in_flight: int, draft_layers: int = 0) -> dict:
+def pool(spec: LLMSpec, available: float, ctx: int, in_flight: int, draft_layers: int = 0,
+         kind: str = "dsv4-tuples") -> dict:
     """{"blocks", "tokens", "concurrency", "request_bytes"} of `available` bytes: GPU KV cache size = concurrency x
     max_model_len (the figure of every vLLM that serves DeepSeek-V4)."""
-    lay = layout(spec, draft_layers)
+    lay = layout(spec, draft_layers, kind)
     blocks = int(max(available, 0) // lay["block_bytes"])
-    need = request_pages(lay, ctx, in_flight)
-    conc = blocks / need
-    return {"blocks": blocks, "tokens": int(conc * ctx), "concurrency": conc, "request_bytes": need * lay["block_bytes"]}
+    conc = blocks / concurrency_blocks(lay, ctx, in_flight)
+    return {"blocks": blocks, "tokens": int(conc * ctx), "concurrency": conc,
+            "request_bytes": request_pages(lay, ctx, in_flight) * lay["block_bytes"]}
 
 
-def estimated_max_len(spec: LLMSpec, available: float, ctx: int, in_flight: int, draft_layers: int = 0) -> int:
+def estimated_max_len(spec: LLMSpec, available: float, ctx: int, in_flight: int, draft_layers: int = 0,
+                      kind: str = "dsv4-tuples") -> int:
     """A refusal's "estimated maximum model length": the longest length up to ctx whose request fits (binary search)."""
     from .cache import longest_fitting
-    lay = layout(spec, draft_layers)
+    lay = layout(spec, draft_layers, kind)
     return longest_fitting(lambda n: request_pages(lay, n, in_flight) * lay["block_bytes"] <= available, ctx)
 
 
-def kv_detail(spec: LLMSpec, ctx: int, in_flight: int, draft_layers: int = 0) -> dict:
+def kv_detail(spec: LLMSpec, ctx: int, in_flight: int, draft_layers: int = 0, kind: str = "dsv4-tuples") -> dict:
     """cache.kv_cache's figures for one request on vLLM: the start check's bytes, per token the pool's bytes a block
     over its 256 tokens."""
-    lay = layout(spec, draft_layers)
+    lay = layout(spec, draft_layers, kind)
     total = request_pages(lay, ctx, in_flight) * lay["block_bytes"]
     cells = -(-ctx // MLA_BLOCK) * MLA_BLOCK
     return {"per_token": lay["block_bytes"] // MLA_BLOCK, "full_layers": int(total), "sliding_layers": 0,

@@ -61,6 +61,9 @@ def test_flash_groups_and_block_bytes():
 def test_pro_groups():
     lay = D.layout(llm.describe(model=PRO))
     assert lay["tuples"] == 31 and lay["block_bytes"] == 1482048
+    # packed (0.26): the largest group, the full-MLA one: 30 x 37,440 + 30 x 8,640 + 31 x 1,728 = 1,435,968 (the c 4
+    # states 30 x (37,440 + 8,640) = 1,382,400); breaks if the packed block takes the smallest group or the tuples'
+    assert D.layout(llm.describe(model=PRO), kind="dsv4-packed")["block_bytes"] == 1435968
     # in the layers' order, as vLLM's dict keeps it: layer 0 (128x) brings its sliding latent, then its state
     assert [g["pages"] for g in lay["groups"]] == [{37440: 30, 8640: 30, 1728: 31}, {37440: 31}, {37440: 30},
                                                    {37440: 31}, {37440: 30, 8640: 30}]
@@ -84,14 +87,52 @@ def test_refusal_row_44376():
 
 
 # The pool of the offload1g row's printed 49.66 GiB (53,322,023,075 bytes) at max_model_len 131072, 8192 tokens a
-# step, two in flight (vLLM 0.26's async scheduling): 50,697 blocks of 1,051,776; a request 512 + 2 x 259 + 4099 +
-# 2065 = 7194 pages; 50,697 / 7194 = 7.0471x, x 131072 = 923,680 tokens (the run printed 969,193: kv-accuracy's
-# round says why this stays open). Breaks if the in-flight slack counts one batch (8192: 3866 pages, 1,718,819 tokens).
+# step, two in flight (vLLM 0.26's async scheduling), packed (0.26): a block is the largest group's pages, the full-MLA
+# group's 21 x 37,440 + 21 x 8,640 + 20 x 1,728 = 1,002,240 (the others: 823,680, 786,240, 967,680, 748,800), so
+# 53,202 blocks; a request 512 + 2 x 259 + 4099 + 2065 = 7194 pages; 53,202 / 7194 = 7.3954x, x 131072 = 969,320
+# tokens (the run printed 969,193 and 7.39x). Breaks if the in-flight slack counts one batch (8192: 3866 pages), if
+# the packed block is the tuples' 1,051,776 (50,697 blocks, 923,680 tokens) or the groups' bytes summed (4,328,640).
 def test_pool_tokens_at_49_66_gib():
-    got = D.pool(_flash(), int(49.66 * GiB), 131072, 16384)
-    assert got["blocks"] == 50697
-    assert got["tokens"] == 923680
-    assert got["concurrency"] == pytest.approx(50697 / 7194)
+    got = D.pool(_flash(), int(49.66 * GiB), 131072, 16384, kind="dsv4-packed")
+    assert got["blocks"] == 53202
+    assert got["tokens"] == 969320
+    assert got["concurrency"] == pytest.approx(53202 / 7194)
+    assert got["request_bytes"] == 7194 * 1002240
+
+
+# Before the packed pool (vLLM 0.20.2 kv_cache_utils.py:872-890, the 99sono row's 0.21.1: 18.65 GiB printed,
+# max_model_len 200000, 8192 batched tokens, one batch in flight, the MTP layer a sliding-only layer: 44 sliding
+# latents, still two groups of 22): blocks of 1,051,776: 20,025,285,017 // 1,051,776 = 19,039. "Maximum concurrency"
+# counts cdiv(sum of pages x the group's bytes, the full-MLA group's 1,002,240): pages 782 (cdiv(200000, 256)), 131
+# (cdiv(127 + 8192, 64) + 1) twice, 2051 (cdiv(7 + 8192, 4) + 1), 1041 (cdiv(127 + 8192, 8) + 1); 782 x 1,002,240 +
+# 2 x 131 x 823,680 + 2051 x 967,680 + 1041 x 748,800 = 3,763,768,320 bytes = 3755.4 -> 3756 blocks (the start check's
+# 782 + 262 + 2051 + 1041 = 4136 pages). 19,039 / 3756 x 200000 = 1,013,791 tokens (printed 1,001,650, the least over
+# the two nodes' pools). Breaks if the 0.20.2 pool counts the summed pages (4136: 920,647 tokens).
+def test_pool_before_packed_counts_bytes_over_the_full_mla_group():
+    got = D.pool(_flash(), int(18.65 * GiB), 200000, 8192, draft_layers=1)
+    assert got["blocks"] == 19039
+    assert got["concurrency"] == pytest.approx(19039 / 3756)
+    assert got["tokens"] == 1013791
+    assert got["request_bytes"] == 4136 * 1051776
+
+
+# The pool's form by version: packed from 0.26 (0.26.0, 0.26.1's pre-release; 0.26.0's own pre-releases sort before
+# 0.26.0), 0.20.2's before it and for an untagged build or the V0 engine; runtimes/vllm.mla_layout hands it on and cache.vllm_pool passes it to deepseek_v4.pool (the
+# offload1g figures above through the dispatch). Breaks with PACKED_FROM = (0, 25), an untagged build read as the
+# newest, or the dispatch dropping kind (the 0.20.2 pool: 50,697 blocks, 1,033,604 tokens).
+def test_pool_form_by_version_through_the_dispatch():
+    from gpu_garden.memory.llm.cache import vllm_pool
+    from gpu_garden.memory.llm.runtimes import parse_version
+    from gpu_garden.memory.llm.runtimes.vllm import mla_layout
+    rows = {"0.26.1rc0+infernal.invocation.r2.vllm344438d": "dsv4-packed", "0.26.0": "dsv4-packed",
+            "0.26.0rc1": "dsv4-tuples", "0.25.1": "dsv4-tuples", "0.21.1rc1.dev339+g1967a5627bc3": "dsv4-tuples"}
+    assert {v: D.layout_kind(parse_version(v)) for v in rows} == rows
+    assert D.layout_kind(None) == "dsv4-tuples" and D.layout_kind((0, 26, 1), v1=False) == "dsv4-tuples"
+    spec = _flash()
+    kind = mla_layout(spec, {"version": (0, 26, 1), "v1": True})
+    assert kind == "dsv4-packed"
+    got = vllm_pool(spec, int(49.66 * GiB), "fp8", 131072, mla_cache=kind, max_batched=16384)
+    assert (got["blocks"], got["tokens"]) == (53202, 969320)
 
 
 # The checkpoints' sizes, from their tensor tables: DeepSeek-V4-Flash (base: 43 layers + the MTP layer, compress_ratios

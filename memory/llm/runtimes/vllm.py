@@ -338,7 +338,11 @@ def on_rocm(knobs) -> bool:
 
 
 def mla_layout(spec, s) -> str:
-    """The MLA cache layout of this vLLM version and engine (cache.py: latent, latent-256b, heads)."""
+    """The MLA cache layout of this vLLM version and engine (cache.py: latent, latent-256b, heads); DeepSeek-V4's pool
+    form (deepseek_v4.layout_kind: packed from 0.26)."""
+    if spec.dsv4:
+        from ..deepseek_v4 import layout_kind
+        return layout_kind(s["version"], s["v1"])
     if not spec.mla:
         return "latent"
     # VLLM_MLA_DISABLE=1 (ModelConfig.use_mla = is_deepseek_mla and not VLLM_MLA_DISABLE): deepseek_v2.py's decoder layer
