@@ -1,8 +1,12 @@
 """mend56: the lines session 54's wrapping (cliA) left whole: triage's "Numbers:" line and the estimate's latent and peak
 lines wrap through memory/term.py like the notes around them (continuation hanging by 2, a figure never apart from its
-unit), and support.cli_run.unwrap gives each back whole."""
+unit), and support.cli_run.unwrap gives each back whole. And the console script's usage errors, end to end."""
 import re
+import subprocess
+import sys
 from pathlib import Path
+
+import pytest
 
 from support.cli_run import estimate, unwrap
 from gpu_garden.memory import term
@@ -49,3 +53,29 @@ def test_estimate_latent_and_peak_lines_wrap_with_a_hanging_indent(monkeypatch, 
     assert peak.startswith("peak 23.38 GiB in sample (torch max_memory_allocated ~ 22.53 GiB, nvidia-smi ~ ") \
         and peak.endswith("); smallest common card: 24 GB"), peak
     assert "latent [1, 16, 128, 128]: 4096 image tokens + 256 joint text tokens, batch 1 in the model" in flat
+
+
+# --- the console script end to end: pip's wrapper is sys.exit(main()) (pyproject [project.scripts]) ------------------
+TESTS = Path(__file__).resolve().parents[1]
+SCRIPT = (f"import sys; sys.path.insert(0, {str(TESTS)!r}); from support.pack import load_pack; load_pack(); "
+          "from gpu_garden.memory.cli import main; sys.argv[0] = 'gpu-garden'; sys.exit(main())")
+
+
+@pytest.mark.parametrize("argv, says", [
+    ([], "gpu-garden: error: give a COMMAND: demo, budget, estimate, triage, kv, trace"),
+    (["--bogus"], "gpu-garden: error: unrecognized arguments: --bogus"),
+    (["demo", "--json=yes"], "gpu-garden demo: error: argument --json: ignored explicit argument 'yes'"),
+    (["budget", "--watch", "0"], "gpu-garden budget: error: --watch needs a positive number of seconds"),
+    (["estimate", "flux1", "--vram", "abc"], "gpu-garden estimate: error: argument --vram: not a number of GiB: 'abc'"),
+    (["triage", "{tmp}"], "gpu-garden triage: error: {tmp} is a directory, not a log file"),
+    (["kv", "--model", "Llama-3.1-8B", "--ctx", "-1"], "gpu-garden kv: error: --ctx must be 1..16777216, got -1"),
+    (["trace", "--comfyui", "{tmp}", "--family", "flux1", "--width", "0", "--height", "64"],
+     "gpu-garden trace: error: width, height, frames and batch must be positive"),
+])
+def test_console_script_usage_errors_exit_2_one_line_on_stderr_nothing_on_stdout(argv, says, tmp_path):
+    # breaks for [] on the old main (the whole help on stdout, nothing on stderr, exit 2); the others held already
+    argv = [a.format(tmp=tmp_path) for a in argv]
+    res = subprocess.run([sys.executable, "-c", SCRIPT, *argv], capture_output=True, text=True, timeout=120,
+                         stdin=subprocess.DEVNULL)
+    assert (res.returncode, res.stdout) == (2, ""), (res.returncode, res.stdout[:200], res.stderr)
+    assert len(res.stderr.splitlines()) == 1 and res.stderr.startswith(says.format(tmp=tmp_path)), res.stderr
