@@ -437,9 +437,8 @@ def _main(argv) -> int:
         prog = "gpu-garden" + (f" {args.command}" if getattr(args, "command", None) else "")
         sub = parser._subparsers._group_actions[0].choices.get(args.command) if args.command else parser
         _usage_error(prog, _unrecognized(getattr(args, "command", None), extras, sub._option_string_actions))
-    if not args.command:
-        parser.print_help()
-        return 2
+    if not args.command:  # a usage error like the others: one line on stderr, nothing on stdout (the help went to stdout)
+        _usage_error("gpu-garden", f"give a COMMAND: {', '.join(COMMANDS)}")
     for name, value in vars(args).items():  # float() takes nan and inf; no option means either
         if isinstance(value, float) and not math.isfinite(value):
             prog = f"gpu-garden {args.command}"

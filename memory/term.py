@@ -1,7 +1,8 @@
 """The CLI's text to the terminal's width: prose lines (notes, assumptions, guides) wrap, table rows and commands the
 user copies never do (a wrapped command is a broken command), nor does a figure leave its unit or a flag its value.
-estimate's notes and assumptions, budget's notes, triage's evidence and guides, kv's whole text (llm/report.py
-run_cli) and trace's prose rows (trace/tracer.py format_result) come here; --json never comes here.
+estimate's latent and peak lines, notes and assumptions, budget's notes, triage's Numbers line, evidence and guides,
+kv's whole text (llm/report.py run_cli) and trace's prose rows (trace/tracer.py format_result) come here; --json never
+does.
 Width: the terminal's (shutil.get_terminal_size), 80 when stdout is not a terminal, never below 60."""
 import re
 import shutil

@@ -189,8 +189,8 @@ def format_text(est: dict, budget_label: str = "") -> str:
         lines.append(f"{(c['source'] or '-')[:38]:38} {('image encoder' if str(c['kind'] or '').startswith('clip-vision') else ROLE_LABELS[c['role']]):15} {str(c['kind'] or '-'):{kw}} "
                      f"{g(c['bytes']):>7} {g(c['resident']):>8}  {dts}")
     lat = est["latent"]
-    lines += ["", f"latent {lat['shape']}: {lat['image_tokens']} image tokens + {lat['text_tokens']} joint text tokens, "
-                  f"batch {lat['batch_in_model']} in the model", ""]
+    lines += ["", *term.wrap_lines([f"latent {lat['shape']}: {lat['image_tokens']} image tokens + {lat['text_tokens']} joint "
+                                    f"text tokens, batch {lat['batch_in_model']} in the model"]), ""]
     lines.append(f"{'phase (GiB)':22} {'weights':>8} {'activ.':>8} {'margin':>7} {'fixed':>7} {'total':>8}")
     for k, v in est["phases"].items():
         bd = est["breakdown"][k]
@@ -212,13 +212,14 @@ def format_text(est: dict, budget_label: str = "") -> str:
     lines.append("")
     o = est.get("outcome") or {}
     cpu = verdict.on_cpu(est["policy"]) and not est["budget"]
-    lines.append(f"peak {fmt_bytes(est['peak'])} in {PHASE_LABELS[est['peak_phase']].strip()} "
-                 + ("(--device cpu: in host RAM, no card)" if cpu else
-                    f"(torch max_memory_allocated ~ {fmt_bytes(est['peak_torch'])}, {_smi(est)})")
-                 + "".join(f"; {verdict.RETRY_LABELS[k]} counted tiled, as ComfyUI runs it after its out-of-memory fallback "
-                           f"(untiled {fmt_bytes(t['untiled'])})" for k, t in (est.get("tiled_retry") or {}).items())
-                 + ("" if cpu else f"; smallest common card: {str(est['min_vram_gb']) + ' GB' if est['min_vram_gb'] else 'none up to 141 GB'}")
-                 + (" (for the files found)" if o.get("status") == "incomplete" else ""))
+    peak = (f"peak {fmt_bytes(est['peak'])} in {PHASE_LABELS[est['peak_phase']].strip()} "
+            + ("(--device cpu: in host RAM, no card)" if cpu else
+               f"(torch max_memory_allocated ~ {fmt_bytes(est['peak_torch'])}, {_smi(est)})")
+            + "".join(f"; {verdict.RETRY_LABELS[k]} counted tiled, as ComfyUI runs it after its out-of-memory fallback "
+                      f"(untiled {fmt_bytes(t['untiled'])})" for k, t in (est.get("tiled_retry") or {}).items())
+            + ("" if cpu else f"; smallest common card: {str(est['min_vram_gb']) + ' GB' if est['min_vram_gb'] else 'none up to 141 GB'}")
+            + (" (for the files found)" if o.get("status") == "incomplete" else ""))
+    lines += term.wrap_lines([peak])  # prose, as the notes above: wrapped (term.py)
     if cpu and o.get("status") != "incomplete":
         lines.append(f"verdict: {o['status'].upper()} in host RAM" + (f", headroom {fmt_bytes(est['headroom'])}"
                      if est.get("headroom") is not None else "") + f" ({o['reason']})")

@@ -177,7 +177,7 @@ def from_gguf_metadata(meta: dict, tensors: dict | None = None, name: str = "mod
     spec.dtype = spec.quant or "gguf"
     if tensors:
         spec.weights_bytes = sum(t[0] for t in tensors.values())
-        spec.weights_source = "GGUF tensor table"
+        spec.weights_source, spec.gguf_sized = "GGUF tensor table", True
         spec.embed_bytes = tensors.get("token_embd.weight", (0,))[0]
         spec.tied = "output.weight" not in tensors
         spec.output_bytes = tensors.get("output.weight", (spec.embed_bytes,))[0]

@@ -43,6 +43,7 @@ class LLMSpec:
     expert_params: int = 0          # routed MoE expert matmuls alone (what an MXFP4 checkpoint quantizes)
     weights_bytes: int | None = None  # exact, from a file
     weights_source: str = ""
+    gguf_sized: bool = False       # weights_bytes is a GGUF file's own tensor table (gguf.py): no size to give beside it
     embed_bytes: int | None = None    # token embedding (llama.cpp keeps it in host RAM)
     output_bytes: int | None = None   # lm_head / output.weight
     tied: bool = False                # output head shares the embedding (llama.cpp still puts a copy on the GPU)

@@ -56,7 +56,7 @@ def bounds(spec, base: str) -> tuple:
 
 def given(spec, size: int, dtype=None):
     """The spec with the user's figure (a file's size as the Hub lists it) as its weights."""
-    if spec.weights_bytes and (not spec.weights_source or "GGUF" in spec.weights_source):
+    if spec.weights_bytes and (spec.gguf_sized or not spec.weights_source):  # a GGUF's table, or bytes of no source
         raise UserError("the weights are read from the file already: give --gguf FILE or --weights-gib, not both")
     if spec.weights_bytes:  # a built-in DeepSeek-V4, a config.json beside its safetensors: no file size to give
         raise UserError(f"--weights-gib / --weights-size: {spec.name}'s weights are sized already, from "

@@ -130,7 +130,8 @@ def render_human(res: dict, max_events: int = 3) -> str:
     else:
         out.append(f"Cause: {top['id']} ({top['confidence']:.0%} confidence) - {where}, line {last['line']}")
     if last["numbers"]:
-        out.append("Numbers: " + render_numbers(last["numbers"], allocator_of(last), last.get("kind")))
+        # prose to the terminal's width (term.py), a figure never apart from its unit; continuation lines hang by 2
+        out += term.wrap_lines(["Numbers: " + render_numbers(last["numbers"], allocator_of(last), last.get("kind"))])
     if unsure:
         # no cause reaches rank.UNCERTAIN of the points: the two best side by side, each with the guide that fixes it
         out.append(f"No cause reaches {rank.UNCERTAIN * 100:.0f} %; the two that lead, side by side:" if pair else

@@ -16,8 +16,15 @@ def test_help_lists_every_subcommand(capsys):
         assert name in out
 
 
-def test_no_command_is_usage_error():
-    assert cli.main([]) == 2
+def test_no_command_is_usage_error(capsys):
+    # (mend56) it printed the whole help on stdout and returned 2: through the console script (sys.exit(main())) a
+    # failing run with output on stdout and nothing on stderr. Now argparse's way, as every other usage error
+    with pytest.raises(SystemExit) as e:
+        cli.main([])
+    assert e.value.code == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err == ("gpu-garden: error: give a COMMAND: demo, budget, estimate, triage, kv, trace "
+                                 "(see gpu-garden --help)\n")
 
 
 @pytest.mark.parametrize("argv", [["estimate"], ["budget", "--watch", "x"], ["nope"], ["kv"]])

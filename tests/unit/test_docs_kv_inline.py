@@ -25,8 +25,8 @@ QUOTES = [
      ["GPU KV cache size: 118,976 tokens; Maximum concurrency for 32,768 tokens per request: 3.63x"]),
     ("kv --model Llama-3.1-8B --weights-dtype awq --runtime vllm --ctx 8192 --vram 15.99 --free-gib 13.88 "
      "--runtime-version 0.10.1",
-     "vllm serve MODEL --max-model-len 8192 --kv-cache-dtype auto --gpu-memory-utilization 0.83 --enforce-eager note: "
-     "vLLM refuses to start: --gpu-memory-utilization 0.90 asks 14.39 GiB, more than the 13.38 GiB",
+     "vllm serve MODEL --max-model-len 8192 --kv-cache-dtype auto --gpu-memory-utilization 0.83 --enforce-eager ... "
+     "note: vLLM refuses to start: --gpu-memory-utilization 0.90 asks 14.39 GiB, more than the 13.38 GiB",
      ["vllm serve MODEL --max-model-len 8192 --kv-cache-dtype auto --gpu-memory-utilization 0.83 --enforce-eager",
       "note: vLLM refuses to start: --gpu-memory-utilization 0.90 asks 14.39 GiB, more than the 13.38 GiB"]),
     ("kv --model Llama-3.1-8B --weights-dtype awq --runtime vllm --ctx 8192 --vram 15.99 --free-gib 13.88 "
@@ -86,3 +86,25 @@ def test_a_pool_that_does_not_fit_prints_no_command():
         cli.main(shlex.split("kv --model Llama-3.1-8B --runtime-version 0.10.1 --kv-cache-memory 6 --ctx 8192 --vram 20 "
                              "--max-num-batched-tokens 20000 --max-num-seqs 1 --enforce-eager"))
     assert "does NOT fit" in out.getvalue() and "vllm serve" not in out.getvalue(), out.getvalue()
+
+
+# the page's indented excerpts after a `    gpu-garden kv ...` line (4 spaces: a markdown code block)
+EXCERPT = re.compile(r"^    (gpu-garden kv [^\n]*)\n((?:    [^\n]*\n)+)", re.M)
+
+
+def test_docs_kv_indented_excerpts_are_lines_kv_prints():
+    # (mend56) the quotes above collapse whitespace, so an excerpt that shows a line the CLI wraps passed as one long
+    # line (the 231-character "vLLM refuses to start" note). Here each line shown (the block's 4 spaces off, "..." aside)
+    # must be a line the command prints, in the order it prints them; fails with that note back on one line
+    blocks = EXCERPT.findall(DOC.read_text(encoding="utf-8"))
+    assert len(blocks) >= 2, "docs/kv.md no longer shows its indented kv excerpts"
+    for command, shown in blocks:
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            cli.main(shlex.split(command)[1:])
+        printed = iter(line.rstrip() for line in out.getvalue().splitlines())
+        for line in shown.splitlines():
+            line = line[4:].rstrip()
+            if line in ("...", ""):
+                continue
+            assert any(p == line for p in printed), f"{command}: docs/kv.md shows a line kv does not print: {line!r}"

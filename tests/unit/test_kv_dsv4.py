@@ -86,6 +86,20 @@ def test_refusal_row_44376():
     assert D.estimated_max_len(spec, 5554 * 1051776 - 1, 30000, 16384) == 13524
 
 
+# (mend56) The row's input carries the LLM() entry point its note quotes, so kv schedules LLM()'s chunk (vLLM
+# engine/arg_utils.py, UsageContext.LLM_CLASS: 8192 tokens on a card under 70 GiB, 16384 from 70 GiB) where `vllm serve`'s
+# 2048 was taken. The row gives no card, so it is 8192, not the 16384 that gives the printed 13528 above. Breaks on the
+# row without "vllm_entrypoint".
+def test_row_44376_carries_the_llm_entry_point():
+    from gpu_garden.memory.llm.runtimes import vllm as V
+    rows = json.loads((Path(__file__).resolve().parents[2] / "benchmarks" / "data" / "llm_measured.json").read_text())
+    row = next(r for r in rows["rows"] if r["id"] == "vllm-44376-deepseek-v4-flash-tp2-ep-2xgh200-30k-fp8-refused")
+    assert row["notes"][0].startswith("LLM(model='DeepSeek-V4-Flash'") and row["input"]["vllm_entrypoint"] == "llm"
+    assert row["vram_gib"] is None
+    assert V.settings(None, None, row["input"]["ctx"], row["input"])["max_batched"] == 8192
+    assert V.settings(None, None, row["input"]["ctx"], dict(row["input"], vllm_entrypoint="serve"))["max_batched"] == 2048
+
+
 # The pool of the offload1g row's printed 49.66 GiB (53,322,023,075 bytes) at max_model_len 131072, 8192 tokens a
 # step, two in flight (vLLM 0.26's async scheduling), packed (0.26): a block is the largest group's pages, the full-MLA
 # group's 21 x 37,440 + 21 x 8,640 + 20 x 1,728 = 1,002,240 (the others: 823,680, 786,240, 967,680, 748,800), so

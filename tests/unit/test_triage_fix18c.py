@@ -1,5 +1,6 @@
 """Session 18, task fix18c: the triage findings of review18b. Each test is written from the reviewer's example and failed
 on the commit before its mend (the commit names the deliberate break that makes it fail again)."""
+from support.cli_run import unwrap
 from gpu_garden.memory.triage import engine
 from gpu_garden.memory.triage.categories import frame_category
 
@@ -26,7 +27,7 @@ _TF_BFC = ("2021-01-02 03:04:05.000001: W tensorflow/core/common_runtime/bfc_all
 
 def test_tensorflows_bfc_figures_are_labelled_by_the_allocator_that_printed_them():
     # review18b #8: the BFC allocator's InUse printed as "allocated by PyTorch"
-    out = engine.render_human(engine.triage_text(_TF_BFC))
+    out = unwrap(engine.render_human(engine.triage_text(_TF_BFC)))  # term.py's wrapping undone
     nums = next(l for l in out.splitlines() if l.startswith("Numbers:"))
     assert "PyTorch" not in nums, nums
     assert "allocated by TensorFlow's BFC allocator 3.72 GiB" in nums, nums
@@ -36,19 +37,19 @@ def test_pytorchs_figures_keep_their_pytorch_label():
     log = ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 256.00 MiB. GPU 0 has a total capacity of 6.00 GiB "
            "of which 10.00 MiB is free. Of the allocated memory 4.58 GiB is allocated by PyTorch, and 300.00 MiB is reserved "
            "by PyTorch but unallocated.\n")
-    out = engine.render_human(engine.triage_text(log))
+    out = unwrap(engine.render_human(engine.triage_text(log)))  # term.py's wrapping undone
     assert "allocated by PyTorch 4.58 GiB" in out and "reserved by PyTorch" in out
 
 
 def test_cupy_and_tt_metal_figures_name_their_own_allocator():
     cupy = ("cupy.cuda.memory.OutOfMemoryError: Out of memory allocating 25,600,000 bytes (allocated so far: "
             "3,635,267,072 bytes).\n")
-    out = engine.render_human(engine.triage_text(cupy))
+    out = unwrap(engine.render_human(engine.triage_text(cupy)))  # term.py's wrapping undone
     assert "allocated by CuPy's memory pool 3.39 GiB" in out and "by PyTorch" not in out, out
     tt = ("RuntimeError: TT_THROW @ allocator.cpp:145: Out of Memory: Not enough space to allocate 104857600 B DRAM buffer "
           "across 12 banks, where each bank needs to store 8738133 B, but bank size is 1073741792 B (allocated: 1069547520 B, "
           "free: 4194272 B, largest free block: 4194272 B)\n")
-    out = engine.render_human(engine.triage_text(tt))
+    out = unwrap(engine.render_human(engine.triage_text(tt)))  # term.py's wrapping undone
     assert "allocated by tt-metal's bank allocator 1020.00 MiB" in out and "by PyTorch" not in out, out
 
 

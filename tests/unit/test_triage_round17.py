@@ -2,6 +2,7 @@
 keeping the device, written from the runtimes' own strings (each with a control that keeps its old reading)."""
 import pytest
 
+from support.cli_run import unwrap
 from support.triage_event import last_event
 from gpu_garden.memory.triage import engine, parse as P
 from gpu_garden.memory.units import GiB, MiB
@@ -18,7 +19,8 @@ START = "Total VRAM 3072 MB, total RAM 15934 MB\n"
 
 
 def _numbers_line(text):
-    return next(l for l in engine.render_human(engine.triage_text(text)).splitlines() if l.startswith("Numbers: "))
+    # term.py wraps the line: read it whole
+    return next(l for l in unwrap(engine.render_human(engine.triage_text(text))).splitlines() if l.startswith("Numbers: "))
 
 
 # --- "total" is the card's capacity only: the device limit is not copied into it -----------------------------------------
