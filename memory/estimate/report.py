@@ -393,9 +393,13 @@ def native_size(args, comps):
         _usage_error(args, "--width and --height are needed: " + (f"no native size known for family {fam}" if fam else
                                                                   "no diffusion model among the files"))
     w, h, f = spec.NATIVE_SIZE[fam]
-    f = f if args.frames is None else args.frames  # a typed --frames 1 is a size too
-    return (w, h, f), (f"size not given: {w}x{h}" + (f", {f} frames" if f > 1 else "") + f", the native size of "
-                       f"{spec.family(fam)['name']} (--width/--height/--frames for another)")
+    name, video = spec.family(fam)["name"], spec.family(fam)["t"] is not None
+    if args.frames is None:
+        return (w, h, f), (f"size not given: {w}x{h}" + (f", {f} frames" if f > 1 else "") + f", the native size of "
+                           f"{name} (--width/--height/--frames for another)")
+    # a typed --frames (1 too) is the user's, not the family's; an image family ignores it (formula's own note)
+    return (w, h, args.frames), (f"size not given: {w}x{h}, the native size of {name} (--width/--height for another)"
+                                 + (f"; {args.frames} frame{'s' if args.frames > 1 else ''} from --frames" if video else ""))
 
 
 def run_cli(args) -> int:

@@ -1,4 +1,6 @@
 """Task ux56 (the CLI used as a new user would): each test fails on the code before its fix."""
+import json
+
 import pytest
 
 from gpu_garden.memory import cli
@@ -21,3 +23,29 @@ def test_kv_help_gives_vllm_s_default_share_by_version(capsys):
     text = text[text.index("options:"):]  # past the usage lines
     share = text[text.index("--gpu-memory-utilization F"):text.index("--max-num-batched-tokens N")]
     assert "0.92 from vLLM 0.20.0" in share and "0.90 before" in share, share
+
+
+def _assumptions(capsys, *argv):
+    from support.cli_run import estimate
+
+    rc, out, err = estimate(capsys, *argv, "--vram", "80", "--ram", "64", "--dynamic-vram", "off", "--json")
+    assert rc == 0, err
+    j = json.loads(out)
+    j["size_note"] = next(a for a in j["assumptions"] if a.startswith("size not given"))
+    return j
+
+
+def test_a_typed_frames_is_not_called_the_family_s_native_size(capsys):
+    """`estimate wan22 --frames 41` said "size not given: 1280x704, 41 frames, the native size of Wan 2.2" (Wan 2.2's
+    native length is 49, spec.NATIVE_SIZE); `estimate sdxl --frames 81` said "1024x1024, 81 frames, the native size of
+    Stable Diffusion XL" and, two lines on, "frames=81 ignored"."""
+    j = _assumptions(capsys, "wan22", "--frames", "41")
+    assert j["frames"] == 41
+    assert j["size_note"] == ("size not given: 1280x704, the native size of Wan 2.2 (--width/--height for "
+                                   "another); 41 frames from --frames")
+    j = _assumptions(capsys, "sdxl", "--frames", "81")
+    assert j["size_note"] == "size not given: 1024x1024, the native size of Stable Diffusion XL (--width/--height for another)"
+    assert "Stable Diffusion XL is an image model: frames=81 ignored" in j["assumptions"]
+    # no --frames: the family's native length, named as such (unchanged)
+    j = _assumptions(capsys, "wan22")
+    assert j["size_note"].startswith("size not given: 1280x704, 49 frames, the native size of Wan 2.2")
