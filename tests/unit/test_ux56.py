@@ -49,3 +49,25 @@ def test_a_typed_frames_is_not_called_the_family_s_native_size(capsys):
     # no --frames: the family's native length, named as such (unchanged)
     j = _assumptions(capsys, "wan22")
     assert j["size_note"].startswith("size not given: 1280x704, 49 frames, the native size of Wan 2.2")
+
+
+def _kv(capsys, *argv):
+    try:
+        rc = cli.main(["kv", *argv])
+    except SystemExit as exc:
+        rc = exc.code
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+def test_weights_size_without_a_unit_is_refused_under_its_own_name(capsys):
+    """`kv --weights-size 17.3` (the Hub's '17.3 GB' typed without its unit: 17 bytes) said "--weights-gib 1.58325e-08
+    GiB is not a plausible weights size", a flag the user never gave and a figure they never typed."""
+    rc, _, err = _kv(capsys, "--model", "Qwen/Qwen3-8B", "--weights-size", "17.3")
+    assert rc == 2 and "--weights-gib" not in err, err
+    assert "--weights-size '17.3' is 17 B: not a plausible weights size (64 MiB to 1 PiB)" in err
+    assert "a number alone is bytes: give the unit the Hub lists, e.g. 17.3GB" in err
+    rc, _, err = _kv(capsys, "--model", "Qwen/Qwen3-8B", "--weights-size", "10MB")  # a unit, too small: no unit hint
+    assert rc == 2 and "--weights-size '10MB' is 9.54 MiB: not a plausible weights size" in err and "alone" not in err
+    rc, out, _ = _kv(capsys, "--model", "Qwen/Qwen3-8B", "--weights-size", "17.3GB", "--json")  # with its unit: taken
+    assert rc == 0 and json.loads(out)["weights_how"].startswith("as given")
