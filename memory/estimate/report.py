@@ -291,7 +291,8 @@ def _smi(est: dict) -> str:
     card = est["budget"] or (spec.card_bytes(est["min_vram_gb"]) if est.get("min_vram_gb") else None)
     if not card or est["peak_device"] <= card:
         return f"nvidia-smi ~ {fmt_bytes(est['peak_device'])}"
-    return f"nvidia-smi ~ {fmt_bytes(card)}, the card's total: {fmt_bytes(est['peak_device'])} would exceed it"
+    return (f"nvidia-smi ~ {fmt_bytes(card)}, the whole card: the {fmt_bytes(est['peak_device'])} figured is more "
+            "than it holds")
 
 
 def _missing_lines(est: dict) -> list:

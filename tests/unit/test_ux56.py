@@ -71,3 +71,17 @@ def test_weights_size_without_a_unit_is_refused_under_its_own_name(capsys):
     assert rc == 2 and "--weights-size '10MB' is 9.54 MiB: not a plausible weights size" in err and "alone" not in err
     rc, out, _ = _kv(capsys, "--model", "Qwen/Qwen3-8B", "--weights-size", "17.3GB", "--json")  # with its unit: taken
     assert rc == 0 and json.loads(out)["weights_how"].startswith("as given")
+
+
+def test_the_nvidia_smi_cap_does_not_read_as_the_card_s_total(capsys):
+    """`estimate qwen-image --gpu-name "RTX 4090"` printed "nvidia-smi ~ 23.55 GiB, the card's total: 38.97 GiB would
+    exceed it", which reads as a 38.97 GiB card two words after the verdict's 23.55 GiB (the RTX 4090 as torch
+    reports it, cards.py)."""
+    import re
+    from support.cli_run import estimate
+
+    rc, out, _ = estimate(capsys, "qwen-image", "--gpu-name", "RTX 4090", "--ram", "64", "--dynamic-vram", "off")
+    peak = next(x for x in out.splitlines() if x.startswith("peak "))
+    assert "the card's total:" not in peak, peak
+    m = re.search(r"nvidia-smi ~ 23\.55 GiB, the whole card: the ([\d.]+) GiB figured is more than it holds", peak)
+    assert m and float(m.group(1)) > 23.55, peak
