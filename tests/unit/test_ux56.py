@@ -85,3 +85,16 @@ def test_the_nvidia_smi_cap_does_not_read_as_the_card_s_total(capsys):
     assert "the card's total:" not in peak, peak
     m = re.search(r"nvidia-smi ~ 23\.55 GiB, the whole card: the ([\d.]+) GiB figured is more than it holds", peak)
     assert m and float(m.group(1)) > 23.55, peak
+
+
+def test_sequential_offload_does_not_print_its_sentinel_as_gib(capsys):
+    """`estimate flux1 --offload sequential` listed "partial offload: 4294967296.00 GiB of the diffusion model stays in
+    host RAM" (formula's 1 << 62 sentinel for 'every weight') beside the sequential note that says it right."""
+    from support.cli_run import estimate
+
+    for runner in ("comfyui", "diffusers"):
+        rc, out, _ = estimate(capsys, "flux1", "--offload", "sequential", "--runner", runner, "--vram", "8",
+                              "--ram", "64", "--dynamic-vram", "off", "--json")
+        notes = json.loads(out)["assumptions"]
+        assert not [a for a in notes if a.startswith("partial offload:") or "4294967296" in a], notes
+        assert any(a.startswith("sequential offload: every model's weights stay in host RAM") for a in notes), notes
