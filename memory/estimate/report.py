@@ -237,6 +237,10 @@ def format_text(est: dict, budget_label: str = "") -> str:
                      f"{fmt_bytes(r['pinned'])}, kept for reload {fmt_bytes(r['kept_for_reload'])}); in VRAM it fits: "
                      f"{fmt_bytes(est['budget'])}" + (f" ({budget_label})" if budget_label else "")
                      + f" with Dynamic VRAM streaming {fmt_bytes(d['streamed_per_step'])} of weights from RAM each step")
+    elif est["budget"] and o.get("status") == "does not fit" and est["verdict"] != "does not fit":  # host RAM decides
+        lines.append(f"verdict: DOES NOT FIT: {o['reason']}; in VRAM alone {est['verdict'].upper()} in "
+                     f"{fmt_bytes(est['budget'])}" + (f" ({budget_label})" if budget_label else "")
+                     + f", headroom {fmt_bytes(est['headroom'])}")
     elif est["budget"]:
         lines.append(f"verdict: {est['verdict'].upper()} in {fmt_bytes(est['budget'])}" + (f" ({budget_label})" if budget_label else "")
                      + f", headroom {fmt_bytes(est['headroom'])}" + (f" ({o['reason']})" if o.get("reason") else ""))

@@ -1,5 +1,6 @@
 """Task ux56 (the CLI used as a new user would): each test fails on the code before its fix."""
 import json
+import re
 
 import pytest
 
@@ -77,7 +78,6 @@ def test_the_nvidia_smi_cap_does_not_read_as_the_card_s_total(capsys):
     """`estimate qwen-image --gpu-name "RTX 4090"` printed "nvidia-smi ~ 23.55 GiB, the card's total: 38.97 GiB would
     exceed it", which reads as a 38.97 GiB card two words after the verdict's 23.55 GiB (the RTX 4090 as torch
     reports it, cards.py)."""
-    import re
     from support.cli_run import estimate
 
     rc, out, _ = estimate(capsys, "qwen-image", "--gpu-name", "RTX 4090", "--ram", "64", "--dynamic-vram", "off")
@@ -98,3 +98,22 @@ def test_sequential_offload_does_not_print_its_sentinel_as_gib(capsys):
         notes = json.loads(out)["assumptions"]
         assert not [a for a in notes if a.startswith("partial offload:") or "4294967296" in a], notes
         assert any(a.startswith("sequential offload: every model's weights stay in host RAM") for a in notes), notes
+
+
+def test_the_verdict_line_says_does_not_fit_when_host_ram_decides(capsys):
+    """`estimate flux1 --vram 24 --ram 4 --dynamic-vram off` printed "verdict: TIGHT in 24.00 GiB ..., headroom
+    636.55 MiB (host RAM is short: ...)" and exited 1, its JSON outcome "does not fit": the verdict line is the outcome
+    (README: the node's badge, the summary and the CLI's verdict line say the same). 9.26 GiB of text encoders kept
+    for reload (T5-XXL 8.87 + CLIP-L 0.23 + ae 0.16, the component table) do not fit in 4 GiB of RAM."""
+    from support.cli_run import estimate
+
+    argv = ("flux1", "--vram", "24", "--ram", "4", "--dynamic-vram", "off")
+    rc, out, _ = estimate(capsys, *argv)
+    v = next(x for x in out.splitlines() if x.startswith("verdict:"))
+    assert rc == 1 and v.startswith("verdict: DOES NOT FIT: host RAM is short"), v
+    assert re.search(r"; in VRAM alone TIGHT in 24\.00 GiB \(--vram\), headroom [\d.]+ MiB$", v), v  # VRAM's kept
+    rc, out, _ = estimate(capsys, *argv, "--json")
+    assert rc == 1 and json.loads(out)["outcome"]["status"] == "does not fit"
+    rc, out, _ = estimate(capsys, "flux1", "--vram", "24", "--ram", "64", "--dynamic-vram", "off")  # RAM enough: as before
+    v = next(x for x in out.splitlines() if x.startswith("verdict:"))
+    assert rc == 0 and re.fullmatch(r"verdict: TIGHT in 24\.00 GiB \(--vram\), headroom [\d.]+ MiB", v), v
