@@ -117,3 +117,28 @@ def test_the_verdict_line_says_does_not_fit_when_host_ram_decides(capsys):
     rc, out, _ = estimate(capsys, "flux1", "--vram", "24", "--ram", "64", "--dynamic-vram", "off")  # RAM enough: as before
     v = next(x for x in out.splitlines() if x.startswith("verdict:"))
     assert rc == 0 and re.fullmatch(r"verdict: TIGHT in 24\.00 GiB \(--vram\), headroom [\d.]+ MiB", v), v
+
+
+def test_write_says_so_on_its_own_line_not_in_the_budget_label(tmp_path, capsys):
+    """`estimate --workflow WF --models-dir DIR --write OUT --vram 8` printed "verdict: FITS in 8.00 GiB (--vram;
+    written to OUT (extra.gpu_garden.memory)), headroom ..." (no GPU: "verdict: no budget (no GPU found; written to
+    ...; pass --vram GIB ...)"), and its JSON budget_source read "--vram; written to OUT ...": the file written is
+    no source of the budget."""
+    from gpu_garden.memory.estimate import layouts
+    from support.cli_run import run
+
+    models = tmp_path / "models"
+    layouts.write_sparse("sd15_v1-5-pruned-emaonly-fp16", models / "checkpoints" / "sd15.safetensors")
+    n = [{"id": 1, "type": "CheckpointLoaderSimple", "widgets_values": ["sd15.safetensors"]},
+         {"id": 2, "type": "EmptyLatentImage", "widgets_values": [512, 512, 1]}]
+    wf = tmp_path / "wf.json"
+    wf.write_text(json.dumps({"last_node_id": 2, "nodes": n, "links": [], "extra": {}, "version": 0.4}))
+    target = tmp_path / "out.json"
+    argv = ["estimate", "--workflow", str(wf), "--models-dir", str(models), "--vram", "8", "--write", str(target)]
+    rc, out, err = run(argv, capsys)
+    lines = out.splitlines()
+    v = next(x for x in lines if x.startswith("verdict:"))
+    assert rc == 0 and "written" not in v and v.startswith("verdict: FITS in 8.00 GiB (--vram), headroom"), v
+    assert lines[-1] == f"written to {target} (extra.gpu_garden.memory)", lines[-3:]
+    rc, j, err = run(argv + ["--json"], capsys)  # parsed by run
+    assert rc == 0 and j["budget_source"] == "--vram" and j["written"] == str(target), err
