@@ -142,3 +142,16 @@ def test_write_says_so_on_its_own_line_not_in_the_budget_label(tmp_path, capsys)
     assert lines[-1] == f"written to {target} (extra.gpu_garden.memory)", lines[-3:]
     rc, j, err = run(argv + ["--json"], capsys)  # parsed by run
     assert rc == 0 and j["budget_source"] == "--vram" and j["written"] == str(target), err
+
+
+def test_layouts_lists_the_families_in_one_column(capsys):
+    """`estimate --layouts` padded family names to 14 characters: 'hunyuan-video-1.5' (17) pushed its layout out of
+    the column the other families' layouts start in."""
+    from support.cli_run import estimate
+
+    rc, out, _ = estimate(capsys, "--layouts")
+    lines = out.splitlines()
+    fams = lines[1:lines.index(next(x for x in lines if x.startswith("layouts ")))]
+    assert rc == 0 and "hunyuan-video-1.5" in out and len(fams) > 10
+    starts = {len(x) - len(x[2:].split(" ", 1)[1].lstrip()) for x in fams}  # where the layout name begins
+    assert len(starts) == 1, fams
