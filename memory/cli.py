@@ -263,7 +263,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "local GGUF file too: --runtime llama.cpp for llama-server -m)")
     s.add_argument("--runtime-version", metavar="V", help="e.g. 0.11.0 (vLLM), b6500 (llama.cpp), 0.12.3 (Ollama); an untagged "
                    "build with the release it is based on: '0.1.dev1+ge08a6f3ae based on 0.23.0'; default: the newest")
-    s.add_argument("--gpu-memory-utilization", type=float, metavar="F", help="vLLM's share of the GPU (default 0.90)")
+    s.add_argument("--gpu-memory-utilization", type=float, metavar="F", help="vLLM's share of the GPU (default: the version's, 0.92 from vLLM 0.20.0, 0.90 "
+                   "before)")
     s.add_argument("--max-num-batched-tokens", type=_positive(int), metavar="N", help="vLLM profile batch (sets the activation peak)")
     s.add_argument("--max-num-seqs", type=_positive(int), metavar="N", help="vLLM sequences per step (sampler part of the activation peak)")
     s.add_argument("--gpu-name", metavar="NAME", help="the card's name (vLLM keeps its small defaults on an A100)")

@@ -311,7 +311,7 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
         off, in_flight = sum(blocks[len(blocks) - n:]), (max(blocks) if n else 0)
         assumptions.append(f"block swap: {n} of {len(blocks)} blocks ({fmt_bytes(off)}) stay off the device; "
                            f"each is moved onto it as it runs, one block ({fmt_bytes(in_flight)}) in flight")
-    elif off:
+    elif off and pol["offload"] != "sequential":  # sequential's off is a 1 << 62 sentinel: its own note below
         assumptions.append(f"partial offload: {fmt_bytes(off)} of the diffusion model stays in host RAM; "
                            "the layer being run is copied onto the device")
     w_dm = max(0, w_dm - off)

@@ -118,9 +118,10 @@ def listing() -> str:
     for a, f in ALIASES.items():
         inv.setdefault(f, []).append(a)
     lines = ["families (the model, its usual text encoders and VAE):"]
+    width = max(map(len, FAMILY_FILES))  # one column for every name (hunyuan-video-1.5 is 17 long)
     for f, v in sorted(FAMILY_FILES.items()):
         also = inv.get(f, []) + list(v.get("hub", ()))
-        lines.append(f"  {f:<14} {v['model']}" + (f"  (also: {', '.join(also)})" if also else ""))
+        lines.append(f"  {f:<{width}} {v['model']}" + (f"  (also: {', '.join(also)})" if also else ""))
     lines.append("layouts (one file each; a trailing part of the name also works, with or without -fp16/-bf16: t5xxl, ae, flux1-dev):")
     lines += [f"  {n}" for n in names()]
     return "\n".join(lines)

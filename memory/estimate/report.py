@@ -238,6 +238,10 @@ def format_text(est: dict, budget_label: str = "") -> str:
                      f"{fmt_bytes(r['pinned'])}, kept for reload {fmt_bytes(r['kept_for_reload'])}); in VRAM it fits: "
                      f"{fmt_bytes(est['budget'])}" + (f" ({budget_label})" if budget_label else "")
                      + f" with Dynamic VRAM streaming {fmt_bytes(d['streamed_per_step'])} of weights from RAM each step")
+    elif est["budget"] and o.get("status") == "does not fit" and est["verdict"] != "does not fit":  # host RAM decides
+        lines.append(f"verdict: DOES NOT FIT: {o['reason']}; in VRAM alone {est['verdict'].upper()} in "
+                     f"{fmt_bytes(est['budget'])}" + (f" ({budget_label})" if budget_label else "")
+                     + f", headroom {fmt_bytes(est['headroom'])}")
     elif est["budget"]:
         lines.append(f"verdict: {est['verdict'].upper()} in {fmt_bytes(est['budget'])}" + (f" ({budget_label})" if budget_label else "")
                      + f", headroom {fmt_bytes(est['headroom'])}" + (f" ({o['reason']})" if o.get("reason") else ""))
@@ -292,7 +296,8 @@ def _smi(est: dict) -> str:
     card = est["budget"] or (spec.card_bytes(est["min_vram_gb"]) if est.get("min_vram_gb") else None)
     if not card or est["peak_device"] <= card:
         return f"nvidia-smi ~ {fmt_bytes(est['peak_device'])}"
-    return f"nvidia-smi ~ {fmt_bytes(card)}, the card's total: {fmt_bytes(est['peak_device'])} would exceed it"
+    return (f"nvidia-smi ~ {fmt_bytes(card)}, the whole card: the {fmt_bytes(est['peak_device'])} figured is more "
+            "than it holds")
 
 
 def _missing_lines(est: dict) -> list:
@@ -394,9 +399,13 @@ def native_size(args, comps):
         _usage_error(args, "--width and --height are needed: " + (f"no native size known for family {fam}" if fam else
                                                                   "no diffusion model among the files"))
     w, h, f = spec.NATIVE_SIZE[fam]
-    f = f if args.frames is None else args.frames  # a typed --frames 1 is a size too
-    return (w, h, f), (f"size not given: {w}x{h}" + (f", {f} frames" if f > 1 else "") + f", the native size of "
-                       f"{spec.family(fam)['name']} (--width/--height/--frames for another)")
+    name, video = spec.family(fam)["name"], spec.family(fam)["t"] is not None
+    if args.frames is None:
+        return (w, h, f), (f"size not given: {w}x{h}" + (f", {f} frames" if f > 1 else "") + f", the native size of "
+                           f"{name} (--width/--height/--frames for another)")
+    # a typed --frames (1 too) is the user's, not the family's; an image family ignores it (formula's own note)
+    return (w, h, args.frames), (f"size not given: {w}x{h}, the native size of {name} (--width/--height for another)"
+                                 + (f"; {args.frames} frame{'s' if args.frames > 1 else ''} from --frames" if video else ""))
 
 
 def run_cli(args) -> int:

@@ -497,17 +497,18 @@ def run_cli(args) -> int:
                             args.frames, args.batch, pol,
                             cfg=report.cfg_from_args(args))
     formula.judge(est, budget)
-    refused = None
+    refused = written = None
     if target is not None:
         try:
-            path = write(wf, est, target)
-            label += f"; written to {path} (extra.gpu_garden.memory)"
+            written = write(wf, est, target)
         except _Incomplete as exc:
             refused = exc  # the report still prints: it says what is missing
     if args.json:
         out = formula.public(est)
         out["budget_source"] = label
         out["tiers"], out["host_ram_assumed"] = tiers(est), host_ram_assumed(est)
+        if written:
+            out["written"] = str(written)
         print(json.dumps(out, indent=2, default=str))
     else:
         print(report.format_text(est, label))
@@ -521,6 +522,8 @@ def run_cli(args) -> int:
                      for t in ts if t["vram_outcome"] != t["outcome"]]
             if short:
                 print("  with enough host RAM: " + verdict.tier_line(short, "vram_label"))
+        if written:  # its own line: inside the verdict's budget label it read as the budget's source (ux56)
+            print(f"written to {written} (extra.gpu_garden.memory)")
     if refused:
         print(f"gpu-garden estimate: {refused}", file=sys.stderr)
     return verdict.exit_code(est)

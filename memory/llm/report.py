@@ -4,7 +4,7 @@ import json
 from .. import term
 from ..errors import UserError
 from ..units import GiB, fmt_bytes, parse_size
-from . import run_model as RM, spec as llm_spec
+from . import run_model as RM, spec as llm_spec, unsloth as UD
 from .cards import ambiguous_card, visible_gib
 from .flags import gpu_layers_words
 from .plan_checks import INSTEAD, READ_BY, refused_for
@@ -153,9 +153,15 @@ def _weights_size(args):
     if len(text) > 40:
         raise UserError("--weights-size takes a size such as 17.3GB, 16.1GiB or 18576000000")
     try:
-        return parse_size(text)
+        size = parse_size(text)
     except ValueError:
         raise UserError(f"--weights-size {text!r}: not a size (17.3GB as the Hub lists it, 16.1GiB, or bytes)") from None
+    if not UD.WEIGHTS_RANGE[0] <= size <= UD.WEIGHTS_RANGE[1]:  # checked here, where the flag the user gave is known
+        bare = not any(ch.isalpha() for ch in text)
+        raise UserError(f"--weights-size {text!r} is {fmt_bytes(size)}: not a plausible weights size "
+                        f"({UD.WEIGHTS_RANGE_TEXT})" + ("; a number alone is bytes: give the unit the Hub lists, e.g. "
+                                                        f"{text.strip()}GB" if bare else ""))
+    return size
 
 
 # CLI argument (same name as the plan knob) -> plan knob; flash_attn, kv_cache_memory and quant_skip are converted above

@@ -53,6 +53,10 @@ def bounds(spec, base: str) -> tuple:
     top = "BF16" if BITS[base] >= BITS["Q8_0"] else "Q8_0"
     return int(spec.params * BITS[base] / 8), int(spec.params * BITS[top] / 8), top
 
+# a weights figure the user gives (--weights-gib, --weights-size): outside it is a typo, not a model
+WEIGHTS_RANGE = (64 << 20, 1 << 50)
+WEIGHTS_RANGE_TEXT = "64 MiB to 1 PiB"
+
 
 def given(spec, size: int, dtype=None):
     """The spec with the user's figure (a file's size as the Hub lists it) as its weights."""
@@ -61,8 +65,8 @@ def given(spec, size: int, dtype=None):
     if spec.weights_bytes:  # a built-in DeepSeek-V4, a config.json beside its safetensors: no file size to give
         raise UserError(f"--weights-gib / --weights-size: {spec.name}'s weights are sized already, from "
                         f"{spec.weights_source.split(' (')[0]}: drop the flag")
-    if not 64 << 20 <= size <= 1 << 50:
-        raise UserError(f"--weights-gib {size / (1 << 30):g} GiB is not a plausible weights size")
+    if not WEIGHTS_RANGE[0] <= size <= WEIGHTS_RANGE[1]:
+        raise UserError(f"--weights-gib {size / (1 << 30):g} GiB is not a plausible weights size ({WEIGHTS_RANGE_TEXT})")
     what = f"the {dtype} file's size" if dtype else "the size"
     return replace(spec, weights_bytes=int(size), embed_bytes=None, output_bytes=None,
                    weights_source=f"as given: {what} you gave (--weights-gib / --weights-size), taken as the weights")

@@ -136,7 +136,7 @@ def test_e_layouts_lists_every_name(capsys):
     rc, out, _ = estimate(capsys, "--layouts")
     assert rc == 0
     lines = out.splitlines()
-    assert "  sdxl           sdxl_sd_xl_base_1.0  (also: stabilityai/stable-diffusion-xl-base-1.0)" in lines
+    assert "  sdxl              sdxl_sd_xl_base_1.0  (also: stabilityai/stable-diffusion-xl-base-1.0)" in lines  # ux56
     assert "  te_t5xxl_fp16" in lines and "  vae_flux_ae" in lines
     from gpu_garden.memory.estimate.layouts import LAYOUT_DIR
     assert sum(1 for x in lines if x.startswith("  ") and len(x.split()) == 1) == len(list(LAYOUT_DIR.glob("*.json.gz")))
