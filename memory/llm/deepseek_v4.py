@@ -58,6 +58,13 @@ RATIOS = (1, 4, 128)
 # 7194 pages a request, 0.21.1's row the 0.20.2 rule. 0.23-0.25 are not pinned (taken with 0.20.2's rule), and a fork
 # of 0.26.1 (dspark-vllm-gx10) still reports the older concurrency.
 PACKED_FROM = (0, 26)
+# the plan's note where no release is named (plan._request_notes): the header reads "(newest)" and version_note says the
+# newest release's start checks, but layout_kind and runtimes/vllm.swa_slack take such a build as the dataset's untagged
+# ones
+UNNAMED_NOTE = ("DeepSeek-V4 with no vLLM release named (none given, a nightly or a commit): its pool is sized by vLLM "
+                "0.20.2's rule (layer tuples, one batch in flight in the sliding groups), as the untagged builds read "
+                "so far print it; vLLM 0.26 and later pack the pool and keep two batches in flight, which holds fewer "
+                "tokens: give --runtime-version (e.g. 0.26.1) for a release's pool")
 
 
 def _up(x: int, a: int) -> int:
