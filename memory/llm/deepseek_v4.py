@@ -1,7 +1,8 @@
 """DeepSeek-V4 (DeepseekV4ForCausalLM, model_type deepseek_v4: V4-Flash, V4-Pro) as vLLM allocates it: spec.from_config
 calls from_config here; cache.py's vLLM pool, request and estimate functions call pool / request_bytes / estimated_max_len
 (the layout is this model's own, not cache.vllm_layout's); plan_checks refuses the other runtimes; params.count_params
-calls dsv4_params for the weights.
+calls dsv4_params for the weights; plan_weights.vllm_load_extras adds load_buffers, the buffers vLLM builds with the
+model (task dsv4c).
 
 Each decoder layer i has compress_ratio c = max(1, compress_ratios[i]) (vLLM deepseek_v4.py DeepseekV4Attention at
 vllm-project/vllm f1b76c19a8f7fc2f2a8ce2918533933128a3b22a; the list's tail past num_hidden_layers is the MTP layers').
@@ -240,6 +241,29 @@ def check_kv(kv: str | None, runtime: str) -> str | None:
                     "builds' bf16 latent is not modelled: give --kv-dtype fp8")
 
 
+def load_buffers(spec: LLMSpec, max_batched: int, drafter: bool = False, nbytes: int = 2) -> dict:
+    """Bytes of the GPU buffers vLLM's DeepSeek-V4 allocates while it builds the model, inside "Model loading took"
+    (gpu_model_runner.load_model measures torch's allocated memory around the load and the drafter's, vLLM 0.20.2
+    :4788-4867; platforms/cuda.py:240-245), whole on every tensor-parallel GPU:
+      - rope: each distinct rotary table, DeepseekV4Attention's get_rope(rope_dim = qk_rope_head_dim, theta =
+        compress_rope_theta where c > 1 else rope_theta) (models/deepseek_v4.py:1011-1032; get_rope keeps one object a
+        key, rope_theta in it, rotary_embedding/__init__.py:33-84), DeepseekV4ScalingRotaryEmbedding's fp32 cos_sin_cache
+        of original_max_position_embeddings x factor rows x rope_dim (deepseek_scaling_rope.py:220-238); the MTP
+        layers' theta counts where the drafter is loaded. A config without YaRN scaling: not counted (not read);
+      - mtp_hidden: DeepseekV4Model._mtp_hidden_buffer, max_num_batched_tokens x hc_mult x hidden in the model's dtype
+        (deepseek_v4.py:1300-1308; 0.20.2 allocates it with or without a drafter);
+      - topk: topk_indices_buffer, max_num_batched_tokens x index_topk int32 (deepseek_v4.py:1252-1258), and the MTP
+        predictor's own (deepseek_v4_mtp.py:161-167) where the drafter is loaded."""
+    d = spec.dsv4
+    mtp = tuple(d["mtp_ratios"][:spec.mtp_layers]) if drafter else ()
+    tables = len({d["compress_rope_theta"] if r > 1 else d["rope_theta"] for r in tuple(d["ratios"]) + mtp})
+    rope = tables * d["rope_rows"] * d["rope_dim"] * 4
+    topk = (1 + bool(mtp)) * max_batched * d["index_topk"] * 4
+    mtp_hidden = max_batched * d["hc_mult"] * spec.hidden * nbytes
+    return {"rope": rope, "rope_tables": tables, "mtp_hidden": mtp_hidden, "topk": topk,
+            "total": rope + mtp_hidden + topk}
+
+
 def own_format(spec: LLMSpec, weights_dtype: str) -> None:
     """--weights-dtype fp8 is the checkpoint's own mix (fp8 matmuls, MXFP4 experts: the dataset's rows write it so);
     another format of DeepSeek-V4 (an NVFP4 or GGUF re-quantization) is not sized."""
@@ -366,6 +390,14 @@ def from_config(cfg: dict, name: str) -> LLMSpec:
                    head_dim_k=hd, head_dim_v=hd, vocab=V, intermediate=_int(cfg, "moe_intermediate_size", default=0),
                    max_ctx=_int(cfg, "max_position_embeddings"), sliding_window=window)
     spec.dsv4 = {"ratios": ratios[:L], "mtp_ratios": ratios[L:], "index_dim": _int(cfg, "index_head_dim", default=128)}
+    rs = cfg.get("rope_scaling") if isinstance(cfg.get("rope_scaling"), dict) else {}
+    yarn = str(rs.get("type") or rs.get("rope_type") or "") in ("yarn", "deepseek_yarn")
+    factor = rs.get("factor") if yarn and isinstance(rs.get("factor"), (int, float)) else 0
+    theta = cfg.get("rope_theta", 10000)
+    spec.dsv4.update(rope_theta=theta, compress_rope_theta=cfg.get("compress_rope_theta", theta),
+                     rope_dim=_int(cfg, "qk_rope_head_dim", default=64), hc_mult=cfg["hc_mult"],
+                     index_topk=_int(cfg, "index_topk", default=0),
+                     rope_rows=int((_int(rs, "original_max_position_embeddings", default=0) or 0) * factor))
     spec.n_experts = _int(cfg, "n_routed_experts", default=0)
     spec.n_experts_per_tok = _int(cfg, "num_experts_per_tok", default=0)
     spec.moe_intermediate = _int(cfg, "moe_intermediate_size", default=0)

@@ -266,6 +266,14 @@ def vllm_load_extras(spec, runtime, fmt, tp, fp32, s, roles, knobs, notes, whole
         notes.append(f"FP8 on a card without FP8 arithmetic runs through vLLM's Marlin kernel, which turns a block-scaled "
                      f"checkpoint's 128 x 128 scales into one 16-bit scale per 128 inputs per row (+{fmt_bytes(marlin)} "
                      "a GPU, 1/64 of the FP8 weights; a per-tensor FP8 checkpoint would not add it)")
+    if runtime == "vllm" and spec.dsv4:  # DeepSeek-V4's buffers built with the model (deepseek_v4.load_buffers)
+        from .deepseek_v4 import load_buffers
+        buf = load_buffers(spec, s["max_batched"], knobs.get("mtp_tokens") is not None, 4 if fp32 else 2)
+        roles = dict(roles, total=roles["total"] + buf["total"], dsv4_buffers=buf["total"],
+                     how=roles["how"] + f" + {fmt_bytes(buf['total'])} of buffers built with the model")
+        notes.append(f"vLLM builds DeepSeek-V4 with {buf['rope_tables']} fp32 rotary table(s) ({fmt_bytes(buf['rope'])}), "
+                     f"the MTP hidden-state buffer ({fmt_bytes(buf['mtp_hidden'])}) and the indexer's top-k buffer(s) "
+                     f"({fmt_bytes(buf['topk'])}) on every GPU, inside 'Model loading took' (deepseek_v4.load_buffers)")
     rope = spec.rope_cache_elems * (4 if fp32 else 2) if runtime == "vllm" else 0  # tables in the model's dtype
     if rope:  # the rotary tables are buffers of every GPU's model ("Model loading took" counts them)
         roles = dict(roles, total=roles["total"] + rope, rope=rope,

@@ -197,12 +197,53 @@ def test_kv_types_and_runtimes():
 # 4,194,304 + 4,096 + 256 = 13,112,064: 29,906,688 x 21 = 628,040,448. A c 128 layer 8,388,608 + 262,144 + 1,024 =
 # 8,651,776 x 20 = 173,035,520. The final norm and the head mixer 8,192 + 262,144 + 16 + 4 = 270,356. Replicated
 # 1,316,853,468; one GPU 156,015,698,140 // 4 + 1,316,853,468 x 3 // 4 = 39,003,924,535 + 987,640,101 =
-# 39,991,564,636 (the run printed 38.1 GiB = 40.9e9: kv 2.2 % under). Breaks if the MTP layer is counted with the
-# decoder, --weights-dtype fp8 re-sizes the weights at a byte a parameter (plan._given_weights' own_format call), or
-# plan_weights' replicated share is left out.
+# 39,991,564,636, + the buffers vLLM builds with the model at 8192 batched tokens (test_load_buffers_flash:
+# 822,083,584) = 40,813,648,220 (the run printed 38.1 GiB = 40.9e9: kv 0.23 % under). Breaks if the MTP layer is counted
+# with the decoder, --weights-dtype fp8 re-sizes the weights at a byte a parameter (plan._given_weights' own_format
+# call), plan_weights' replicated share is left out, or its load_buffers dispatch line is dropped.
 def test_plan_weights_tp4():
     spec = _flash()
     assert spec.dsv4["replicated"] == 1316853468
     out = llm.plan(spec, "vllm", ctx=131072, kv_dtype="fp8", weights_dtype="fp8", tensor_parallel_size=4,
-                   vram=94.97 * GiB, gpu_memory_utilization=0.95, runtime_version="0.26.1")
-    assert out["weights"] == 39991564636
+                   vram=94.97 * GiB, gpu_memory_utilization=0.95, runtime_version="0.26.1",
+                   max_num_batched_tokens=8192)
+    assert out["weights"] == 39991564636 + 822083584 == 40813648220
+
+
+# Task dsv4c: the buffers vLLM 0.20.2's DeepSeek-V4 allocates on each GPU while it builds the model (inside "Model
+# loading took"; deepseek_v4.load_buffers cites the lines). Flash at 8192 batched tokens: rotary tables for rope_theta
+# (the two c 1 layers) and compress_rope_theta (the 41 compressed ones), each 65536 x 16 = 1,048,576 rows x 64 x 4
+# bytes (fp32) = 268,435,456: 536,870,912; _mtp_hidden_buffer 8192 x 4 x 4096 x 2 = 268,435,456; topk_indices_buffer
+# 8192 x 512 x 4 = 16,777,216; 822,083,584 in all. With the MTP drafter loaded its predictor's own top-k buffer
+# (16,777,216) and no third table (its layer's ratio 0: rope_theta): 838,860,800. Breaks with the table in bf16, one
+# table whatever the theta, the hidden buffer at hidden alone (no hc_mult), or the drafter's buffer left out.
+def test_load_buffers_flash():
+    spec = _flash()
+    got = D.load_buffers(spec, 8192)
+    assert (got["rope_tables"], got["rope"], got["mtp_hidden"], got["topk"]) == (2, 536870912, 268435456, 16777216)
+    assert got["total"] == 822083584
+    assert D.load_buffers(spec, 8192, drafter=True)["total"] == 838860800
+    assert D.load_buffers(spec, 2048)["total"] == 536870912 + 67108864 + 4194304
+
+
+# One theta for every layer (compress_rope_theta = rope_theta) keeps one table: 268,435,456 + 268,435,456 + 16,777,216 =
+# 553,648,128; no YaRN scaling (a config's rope not read): no table, 285,212,672. Breaks if the table count ignores the
+# theta (2 tables) or a config without rope_scaling raises / is counted.
+def test_load_buffers_tables_by_theta():
+    cfg = json.loads((Path(D.__file__).parent / "models" / "DeepSeek-V4-Flash.json").read_text())
+    cfg = dict(cfg.get("config", cfg))
+    same = D.from_config(dict(cfg, compress_rope_theta=cfg["rope_theta"]), "same")
+    assert D.load_buffers(same, 8192)["total"] == 553648128
+    plain = D.from_config({k: v for k, v in cfg.items() if k != "rope_scaling"}, "plain")
+    assert D.load_buffers(plain, 8192)["total"] == 285212672
+
+
+# The 99sono row's settings (TP 2, MTP 2, 8192 batched tokens): 156,015,698,140 // 2 + 1,316,853,468 // 2 =
+# 78,007,849,070 + 658,426,734 = 78,666,275,804, the MTP layer 3,593,787,756 // 2 = 1,796,893,878, the buffers with the
+# drafter 838,860,800: 81,302,030,482 (printed 75.86 GiB = 81,454,054,769: kv 0.19 % under). Breaks if the dispatch line
+# passes no drafter (822,083,584: 16,777,216 less).
+def test_plan_weights_tp2_mtp():
+    out = llm.plan(_flash(), "vllm", ctx=200000, kv_dtype="fp8", weights_dtype="fp8", tensor_parallel_size=2,
+                   vram=121.63 * GiB, gpu_memory_utilization=0.8, runtime_version="0.21.1", mtp_tokens=2,
+                   max_num_batched_tokens=8192)
+    assert out["weights"] == 78666275804 + 1796893878 + 838860800 == 81302030482
