@@ -29,3 +29,26 @@ def test_kv_without_a_named_change_prints_one_unlabelled_command(capsys):
     assert rc == 0
     assert "as asked" not in out and "with fp8 KV" not in out
     assert sum(line.startswith("  vllm serve ") for line in out.split("\n")) == 1
+
+
+def _sglang(capsys, vram):
+    rc, out, _ = run(["kv", "--model", "Qwen/Qwen3-8B", "--runtime", "sglang", "--vram", vram, "--ctx", "32768"], capsys)
+    lines = unwrap(out).split("\n")
+    return rc, next(x for x in lines if x.startswith("  python -m sglang.launch_server")), lines
+
+
+def test_sglang_command_keeps_the_default_fraction_its_pool_is_quoted_at(capsys):
+    """Qwen3-8B on 24 GiB: SGLang's default (#10975's reserve: 512 + 1.5 x 2048 + 2 x 24 + 1024 / 8 = 3760 MiB of
+    24576, 0.847) holds one 32,768-token request (15.26 GiB of weights + 4.50 GiB of KV over 23.5 GiB free: 0.841); the
+    command printed 0.85 (0.841 rounded up to 2 places) beside a pool quoted at 0.847."""
+    rc, cmd, lines = _sglang(capsys, "24")
+    assert rc == 0
+    assert cmd.endswith(" --context-length 32768 --mem-fraction-static 0.847"), cmd
+    assert ("note: SGLang would allocate a pool of 33,846 tokens (max_total_num_tokens) at --mem-fraction-static 0.847"
+            in lines)
+
+
+def test_sglang_command_still_raises_a_default_too_small_for_one_request(capsys):
+    """On 23.55 GiB the default 0.844 leaves a 30,567-token pool: (15.26 + 4.50) / 23.05 = 0.857, so 0.86 is printed."""
+    rc, cmd, _ = _sglang(capsys, "23.55")
+    assert cmd.endswith(" --mem-fraction-static 0.86"), cmd
