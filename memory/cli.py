@@ -267,7 +267,8 @@ def build_parser() -> argparse.ArgumentParser:
                    "before)")
     s.add_argument("--max-num-batched-tokens", type=_positive(int), metavar="N", help="vLLM profile batch (sets the activation peak)")
     s.add_argument("--max-num-seqs", type=_positive(int), metavar="N", help="vLLM sequences per step (sampler part of the activation peak)")
-    s.add_argument("--gpu-name", metavar="NAME", help="the card's name (vLLM keeps its small defaults on an A100)")
+    s.add_argument("--gpu-name", "--gpu", metavar="NAME", help="the card's name (vLLM keeps its small defaults on an A100); "
+                   "--gpu is the same option")
     s.add_argument("--vllm-engine", choices=["v0", "v1"], help="vLLM engine as VLLM_USE_V1 sets it (default: the version's)")
     s.add_argument("--vllm-sampler", choices=["native", "flashinfer"], help="vLLM's top-k/top-p sampler as its log names it (default: native)")
     s.add_argument("--moe-backend", metavar="NAME", help="vLLM's --moe-backend, one of vLLM's names (cutlass: an NVFP4 MoE runs vLLM's own "

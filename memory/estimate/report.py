@@ -31,8 +31,8 @@ def add_cli_arguments(s: argparse.ArgumentParser):
     s.add_argument("--frames", type=int, help="video length (default: 1, or the graph's / the family's native length)")
     s.add_argument("--batch", type=int, help="default: 1, or the graph's")
     s.add_argument("--vram", type=gib_arg, metavar="GIB", help="budget to judge against (default: this machine's first device)")
-    s.add_argument("--gpu-name", metavar="NAME", help="judge on this card's total as torch reports it, as kv takes it "
-                   "(\"RTX 4090\": 23.55 GiB; memory/llm/cards.py); --vram wins over it")
+    s.add_argument("--gpu-name", "--gpu", metavar="NAME", help="judge on this card's total as torch reports it, as kv "
+                   "takes it (\"RTX 4090\": 23.55 GiB; memory/llm/cards.py); --vram wins over it; --gpu is the same option")
     s.add_argument("--cfg", action=OnOff, default=None,
                    help="cond+uncond batched in one call (--no-cfg: separate passes or cfg 1; default: as the family's usual workflow)")
     s.add_argument("--cond-uncond", choices=["batched", "separate"],

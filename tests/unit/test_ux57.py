@@ -52,3 +52,19 @@ def test_sglang_command_still_raises_a_default_too_small_for_one_request(capsys)
     """On 23.55 GiB the default 0.844 leaves a 30,567-token pool: (15.26 + 4.50) / 23.05 = 0.857, so 0.86 is printed."""
     rc, cmd, _ = _sglang(capsys, "23.55")
     assert cmd.endswith(" --mem-fraction-static 0.86"), cmd
+
+
+@pytest.mark.parametrize("argv", [
+    ["kv", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--runtime", "vllm"],
+    ["estimate", "flux1", "--ram", "64", "--dynamic-vram", "off"],
+])
+def test_gpu_is_gpu_name(capsys, argv):
+    """`--gpu "RTX 4090"` was argparse's "ambiguous option: --gpu could match --gpu-memory-utilization, --gpu-name"
+    (estimate: --gpu-name, --gpu-halves, --gpu-arch); it is now --gpu-name's alias: the same answer, on the 4090's
+    23.55 GiB (memory/llm/cards.py), and both names in --help."""
+    rc, out, err = run(argv + ["--gpu", "RTX 4090", "--json"], capsys)
+    assert rc in (0, 1) and "ambiguous" not in err, err
+    assert out == run(argv + ["--gpu-name", "RTX 4090", "--json"], capsys)[1]
+    assert round((out.get("vram") or out.get("budget")) / 2**30, 2) == 23.55
+    rc, text, _ = run([argv[0], "--help"], capsys)
+    assert rc == 0 and "--gpu-name NAME, --gpu NAME" in text
