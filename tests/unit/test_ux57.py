@@ -68,3 +68,45 @@ def test_gpu_is_gpu_name(capsys, argv):
     assert round((out.get("vram") or out.get("budget")) / 2**30, 2) == 23.55
     rc, text, _ = run([argv[0], "--help"], capsys)
     assert rc == 0 and "--gpu-name NAME, --gpu NAME" in text
+
+
+@pytest.mark.parametrize("runtime,model,newer,newest", [
+    ("vllm", "Qwen/Qwen2.5-7B-Instruct", "99.0.0", "vLLM 0.30.0"),
+    ("sglang", "Qwen/Qwen2.5-7B-Instruct", "0.6.0", "SGLang 0.5.20"),
+    ("ollama", "qwen2.5:7b", "99.0.0", "Ollama 0.34.2"),
+    ("llama.cpp", "qwen2.5:7b", "b99999", "llama.cpp b11160"),
+])
+def test_a_version_past_the_newest_measured_says_which_rules_it_gets(capsys, runtime, model, newer, newest):
+    """`--runtime-version 99.0.0` was taken silently as the newest rules: one note now names the release they are."""
+    argv = ["kv", "--model", model, "--runtime", runtime, "--vram", "24", "--ctx", "8192", "--json"]
+    notes = run(argv + ["--runtime-version", newer], capsys)[1]["notes"]
+    said = [n for n in notes if "is newer than" in n]
+    assert said == [f"runtime version {newer!r} is newer than {newest}, the newest "
+                    f"{'build' if runtime == 'llama.cpp' else 'release'} kv's figures are checked against (its measured "
+                    f"runs): read with {newest.split()[-1]}'s rules, the newest kv has; what later releases changed is "
+                    "not modelled"], notes
+    at = run(argv + ["--runtime-version", newest.split()[-1]], capsys)[1]["notes"]
+    assert not [n for n in at if "is newer than" in n]
+
+
+def test_the_newest_measured_versions_are_the_measured_rows_newest():
+    """NEWEST_MEASURED names, for each runtime, a version some row of llm_measured.json ran, and no row ran a later one
+    (a row of a newer release must move the table)."""
+    import json
+    from pathlib import Path
+
+    from gpu_garden.memory.llm.runtimes import NEWEST_MEASURED, parse_version
+
+    rows = json.loads((Path(__file__).resolve().parents[2] / "benchmarks" / "data" / "llm_measured.json")
+                      .read_text(encoding="utf-8"))["rows"]
+    assert NEWEST_MEASURED == {"vllm": "0.30.0", "llama.cpp": "b11160", "ollama": "0.34.2", "sglang": "0.5.20"}
+    for runtime, newest in NEWEST_MEASURED.items():
+        ran = [r["version"] for r in rows if r.get("runtime") == runtime and r.get("version")]
+        assert newest in ran
+        for v in ran:
+            try:
+                got = parse_version(v, runtime)
+            except Exception:  # a row's text that names no release (kv refuses it too)
+                continue
+            assert got is None or got <= parse_version(newest, runtime), (runtime, v)
+
