@@ -433,10 +433,9 @@ def run_cli(args) -> int:
     est = formula.estimate(comps, w, h, f, 1 if args.batch is None else args.batch, cfg=cfg_from_args(args), policy=policy)
     if note:
         est["assumptions"].insert(0, note)
-    s = spec.family(est["family"])["s"]
-    if w % s or h % s:  # EmptyLatentImage and the video latent nodes take width // s, height // s
-        est["assumptions"].insert(0, f"{w}x{h} is not a multiple of {s}: ComfyUI's latent node rounds it down to "
-                                     f"{w // s * s}x{h // s * s} (latent {w // s}x{h // s})")
+    rounded = spec.latent_rounding_note(w, h, spec.family(est["family"])["s"])
+    if rounded:
+        est["assumptions"].insert(0, rounded)
     est["assumptions"][:0] = named
     formula.judge(est, budget)
     if args.json:

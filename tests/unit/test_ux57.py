@@ -110,3 +110,32 @@ def test_the_newest_measured_versions_are_the_measured_rows_newest():
                 continue
             assert got is None or got <= parse_version(newest, runtime), (runtime, v)
 
+
+def _fake_trace(monkeypatch):
+    """trace's result without ComfyUI: _trace_family's fields format_result reads, the latent as build_case makes it."""
+    from gpu_garden.memory.trace import comfy_checkout as cc
+
+    def fake(comfyui_dir, family, width, height, *rest):
+        return {"model": {"family": family, "phase": "sample", "class": "UNetModel", "dtype": "float16",
+                          "latent": [2, 4, height // 8, width // 8], "note": "cond+uncond batched"},
+                "peak": 2**30, "weights": 2**29, "activations_peak": 2**29, "inputs": 0, "at": {},
+                "attention": {}, "allocator": {"allocated_peak": 2**30, "reserved_peak": 2**30, "segments": 1},
+                "top": [], "ops": 1, "seconds": 0.0}
+    monkeypatch.setattr(cc, "_trace_family", fake)
+
+
+@pytest.mark.parametrize("phase", ["sample", "decode"])
+def test_trace_notes_a_size_the_latent_node_rounds_as_estimate_does(monkeypatch, capsys, phase):
+    """`trace --width 1001`: estimate says "1001x1024 is not a multiple of 8: ComfyUI's latent node rounds it down to
+    1000x1024 (latent 125x128)"; trace (whose latent is width // 8 too) said nothing. Same words, one function."""
+    _fake_trace(monkeypatch)
+    said = "1001x1024 is not a multiple of 8: ComfyUI's latent node rounds it down to 1000x1024 (latent 125x128)"
+    argv = ["trace", "--comfyui", "/nonexistent", "--family", "sdxl", "--width", "1001", "--height", "1024",
+            "--phase", phase]
+    rc, out, _ = run(argv, capsys)
+    assert rc == 0 and "note: " + said in unwrap(out).split("\n")
+    assert run(argv + ["--json"], capsys)[1]["notes"] == [said]
+    rc, j, _ = run(["estimate", "sdxl", "--width", "1001", "--height", "1024", "--vram", "24", "--ram", "64",
+                    "--json"], capsys)
+    assert said in j["assumptions"]
+    assert run(argv[:6] + ["1000"] + argv[7:] + ["--json"], capsys)[1]["notes"] == []  # 125 x 8: a multiple
