@@ -5,7 +5,7 @@ import os
 
 from . import families, formula, spec
 from .. import term
-from ..cli_args import OnOff  # --x / --no-x, refused together
+from ..cli_args import OnOff, add_json  # --x / --no-x, refused together; --json
 from ..errors import UserError
 from ..units import GiB, fmt_bytes, gib_arg, gpu_size_problem
 
@@ -100,7 +100,7 @@ def add_cli_arguments(s: argparse.ArgumentParser):
     s.add_argument("--i2v", action=OnOff, default=None,
                    help="Wan 2.1 image-to-video: counts the CLIP-H image encoder (clip_vision_h, fp16) when no image "
                         "encoder file is given (default: on for an I2V model file, whose img_emb tells it)")
-    s.add_argument("--json", action="store_true")
+    add_json(s, "the estimate as one JSON object (--layouts: its text list)")
     s.epilog = ("exit status: 0 it runs on the budget (fits, tight, with weights offloaded to RAM or streamed, or with the "
                 "VAE decode tiled after ComfyUI's out-of-memory retry), 1 it does not fit even so, or the estimate is "
                 "incomplete (workflow files not found), 2 usage or input error")

@@ -139,3 +139,15 @@ def test_trace_notes_a_size_the_latent_node_rounds_as_estimate_does(monkeypatch,
                     "--json"], capsys)
     assert said in j["assumptions"]
     assert run(argv[:6] + ["1000"] + argv[7:] + ["--json"], capsys)[1]["notes"] == []  # 125 x 8: a multiple
+
+
+def test_every_subcommand_s_json_has_help():
+    """`--json` had no help text in any subcommand's --help: each now has cli_args.add_json's."""
+    from gpu_garden.memory import cli
+
+    subs = cli.build_parser()._subparsers._group_actions[0].choices
+    assert sorted(subs) == ["budget", "demo", "estimate", "kv", "trace", "triage"]
+    for name, sub in subs.items():
+        action, = [a for a in sub._actions if "--json" in a.option_strings]
+        assert action.help and action.help.endswith(
+            'instead of text; an error is one JSON object too: {"error": ..., "kind": usage|input|io, "command": ...}'), name
