@@ -160,13 +160,14 @@ def version_note(v, runtime: str | None = None) -> str | None:
 
 
 def _past_newest(v, runtime) -> str | None:
-    """The note for a release newer than the newest measured one (NEWEST_MEASURED): which release's behaviour is assumed."""
+    """The note for a release newer than the newest measured one (NEWEST_MEASURED): whose rules it gets."""
     newest = NEWEST_MEASURED.get(runtime)
     got, top = parse_version(v, runtime), parse_version(newest, runtime) if newest else None
     if top is None or (len(got) == 1) != (len(top) == 1) or at_least(top, *got):  # a build number against a release
         return None
-    return (f"runtime version {str(v)[:40]!r} is newer than {RUNTIME_NAMES[runtime]} {newest}, the newest "
-            f"{'build' if runtime == 'llama.cpp' else 'release'} kv's figures are checked against (its measured runs): read with {newest}'s rules, the newest kv has; what "
+    kind = "build" if runtime == "llama.cpp" else "release"
+    return (f"runtime version {str(v)[:40]!r} is newer than {RUNTIME_NAMES[runtime]} {newest}, the newest {kind} kv's "
+            f"figures are checked against (its measured runs): read with {newest}'s rules, the newest kv has; what "
             "later releases changed is not modelled")
 
 

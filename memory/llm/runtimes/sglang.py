@@ -414,8 +414,8 @@ def plan(spec, ctx, kv, roles, vram, knobs, notes) -> dict:
         out["max_ctx"] = out["max_ctx_by_kv_dtype"][kv] = ev["tokens"]
         least = ev["mfs_needed"] / runner  # as the flag gives it (before the runner's factor)
         need = math.ceil(least * 100) / 100
-        # the fraction the pool below is sized at (SGLang's default, or the user's) wherever it holds one request: the
-        # least rounded up to 2 places only above it (a 0.847 default holding 0.841 printed 0.85 beside 0.847's pool, ux57)
+        # the fraction the pool below is sized at (SGLang's default, or the user's) wherever it holds one request, the
+        # least rounded up to 2 places only above it (a 0.847 default holding 0.841 printed 0.85 by 0.847's pool: ux57)
         use = (asked if least <= asked else need) if need < 0.95 else None
         if use is not None:
             whose = ("yours" if knobs.get("mem_fraction_static") else "SGLang's default for this card and version "
