@@ -9,7 +9,7 @@ import math
 import os
 import sys
 
-from .cli_args import OnOff
+from .cli_args import OnOff, add_json
 from .errors import UserError
 from .units import gib_arg
 
@@ -209,10 +209,10 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
     s = sub.add_parser("demo", help="this machine's budget, a sample estimate and a triaged sample log, on embedded data")
-    s.add_argument("--json", action="store_true")
+    add_json(s)
 
     s = sub.add_parser("budget", help="memory per device, split by owner")
-    s.add_argument("--json", action="store_true")
+    add_json(s, "the snapshot as one JSON object (with --watch, one a line)")
     s.add_argument("--watch", type=float, metavar="SECONDS", help="print a new snapshot every SECONDS until interrupted")
 
     s = sub.add_parser("estimate", help="per-phase peak memory of model files or a whole workflow, as ComfyUI would run it")
@@ -225,7 +225,7 @@ def build_parser() -> argparse.ArgumentParser:
                        epilog="exit status: 0 an out-of-memory error was found, 1 none was found, 2 a missing file, "
                               "a directory, a model file (safetensors, GGUF), a compressed file, or a usage error")
     s.add_argument("file", nargs="?", default="-", metavar="FILE", help="log file, or - for standard input (default)")
-    s.add_argument("--json", action="store_true")
+    add_json(s)
 
     from .llm.report import KV_EXIT_STATUS  # light: no torch
     from .llm.ollama_ctx import tiers_help  # light: the tiers' one table
@@ -267,7 +267,8 @@ def build_parser() -> argparse.ArgumentParser:
                    "before)")
     s.add_argument("--max-num-batched-tokens", type=_positive(int), metavar="N", help="vLLM profile batch (sets the activation peak)")
     s.add_argument("--max-num-seqs", type=_positive(int), metavar="N", help="vLLM sequences per step (sampler part of the activation peak)")
-    s.add_argument("--gpu-name", metavar="NAME", help="the card's name (vLLM keeps its small defaults on an A100)")
+    s.add_argument("--gpu-name", "--gpu", metavar="NAME", help="the card's name (vLLM keeps its small defaults on an A100); "
+                   "--gpu is the same option")
     s.add_argument("--vllm-engine", choices=["v0", "v1"], help="vLLM engine as VLLM_USE_V1 sets it (default: the version's)")
     s.add_argument("--vllm-sampler", choices=["native", "flashinfer"], help="vLLM's top-k/top-p sampler as its log names it (default: native)")
     s.add_argument("--moe-backend", metavar="NAME", help="vLLM's --moe-backend, one of vLLM's names (cutlass: an NVFP4 MoE runs vLLM's own "
@@ -344,7 +345,7 @@ def build_parser() -> argparse.ArgumentParser:
                    "printed them, e.g. f32=361,q8_0=373,q4_K=96,q5_K=48,q6_K=1 (the loader's own lines may be pasted "
                    "as printed); the routed experts, the output head and the rest are placed by them. Replaces "
                    "--weights-dtype's recipe; refused with --gguf or --weights-gib")
-    s.add_argument("--json", action="store_true")
+    add_json(s)
 
     s = sub.add_parser("trace", help="exact peak memory of ComfyUI's real model forward, traced on fake tensors")
     s.add_argument("--comfyui", metavar="DIR", required=True, help="ComfyUI checkout")
@@ -367,7 +368,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--dtype", choices=["float16", "bfloat16", "float32"],
                    help="weight/compute dtype (default: what ComfyUI picks on a current NVIDIA GPU)")
     s.add_argument("--lowvram", action="store_true", help="weights stay off the device and are cast in per layer")
-    s.add_argument("--json", action="store_true")
+    add_json(s)
     return p
 
 

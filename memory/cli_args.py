@@ -14,3 +14,10 @@ class OnOff(argparse.BooleanOptionalAction):
             raise argparse.ArgumentError(self, f"{option_string} contradicts {self.option_strings[0 if before else 1]} "
                                                "given before it: give one")
         setattr(namespace, self.dest, value)
+
+
+def add_json(parser: argparse.ArgumentParser, what: str = "the answer as one JSON object") -> None:
+    """Every subcommand's --json, with one help text (cli.main's _report_error writes an error's object)."""
+    parser.add_argument("--json", action="store_true",
+                        help=f"print {what} instead of text; an error is one JSON object too: "
+                             "{\"error\": ..., \"kind\": usage|input|io, \"command\": ...}")

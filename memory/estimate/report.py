@@ -5,7 +5,7 @@ import os
 
 from . import families, formula, spec
 from .. import term
-from ..cli_args import OnOff  # --x / --no-x, refused together
+from ..cli_args import OnOff, add_json  # --x / --no-x, refused together; --json
 from ..errors import UserError
 from ..units import GiB, fmt_bytes, gib_arg, gpu_size_problem
 
@@ -31,8 +31,8 @@ def add_cli_arguments(s: argparse.ArgumentParser):
     s.add_argument("--frames", type=int, help="video length (default: 1, or the graph's / the family's native length)")
     s.add_argument("--batch", type=int, help="default: 1, or the graph's")
     s.add_argument("--vram", type=gib_arg, metavar="GIB", help="budget to judge against (default: this machine's first device)")
-    s.add_argument("--gpu-name", metavar="NAME", help="judge on this card's total as torch reports it, as kv takes it "
-                   "(\"RTX 4090\": 23.55 GiB; memory/llm/cards.py); --vram wins over it")
+    s.add_argument("--gpu-name", "--gpu", metavar="NAME", help="judge on this card's total as torch reports it, as kv "
+                   "takes it (\"RTX 4090\": 23.55 GiB; memory/llm/cards.py); --vram wins over it; --gpu is the same option")
     s.add_argument("--cfg", action=OnOff, default=None,
                    help="cond+uncond batched in one call (--no-cfg: separate passes or cfg 1; default: as the family's usual workflow)")
     s.add_argument("--cond-uncond", choices=["batched", "separate"],
@@ -100,7 +100,7 @@ def add_cli_arguments(s: argparse.ArgumentParser):
     s.add_argument("--i2v", action=OnOff, default=None,
                    help="Wan 2.1 image-to-video: counts the CLIP-H image encoder (clip_vision_h, fp16) when no image "
                         "encoder file is given (default: on for an I2V model file, whose img_emb tells it)")
-    s.add_argument("--json", action="store_true")
+    add_json(s, "the estimate as one JSON object (--layouts: its text list)")
     s.epilog = ("exit status: 0 it runs on the budget (fits, tight, with weights offloaded to RAM or streamed, or with the "
                 "VAE decode tiled after ComfyUI's out-of-memory retry), 1 it does not fit even so, or the estimate is "
                 "incomplete (workflow files not found), 2 usage or input error")
@@ -433,10 +433,9 @@ def run_cli(args) -> int:
     est = formula.estimate(comps, w, h, f, 1 if args.batch is None else args.batch, cfg=cfg_from_args(args), policy=policy)
     if note:
         est["assumptions"].insert(0, note)
-    s = spec.family(est["family"])["s"]
-    if w % s or h % s:  # EmptyLatentImage and the video latent nodes take width // s, height // s
-        est["assumptions"].insert(0, f"{w}x{h} is not a multiple of {s}: ComfyUI's latent node rounds it down to "
-                                     f"{w // s * s}x{h // s * s} (latent {w // s}x{h // s})")
+    rounded = spec.latent_rounding_note(w, h, spec.family(est["family"])["s"])
+    if rounded:
+        est["assumptions"].insert(0, rounded)
     est["assumptions"][:0] = named
     formula.judge(est, budget)
     if args.json:

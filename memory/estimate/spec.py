@@ -201,6 +201,15 @@ def family(fam: str) -> dict:
     return FAMILY.get(fam, FAMILY["unknown"])
 
 
+def latent_rounding_note(w: int, h: int, s: int) -> str | None:
+    """What a size that is not a multiple of the latent's scale s becomes: EmptyLatentImage and the video latent nodes
+    take width // s and height // s (estimate's assumption and trace's note: one wording); None for a multiple."""
+    if not (w % s or h % s):
+        return None
+    return f"{w}x{h} is not a multiple of {s}: ComfyUI's latent node rounds it down to {w // s * s}x{h // s * s} " \
+           f"(latent {w // s}x{h // s})"
+
+
 def vae_kind_for(kind, fam: str) -> str:
     """A file's VAE kind (families.vae_kind) or the family's usual one, as a VAE table key."""
     spec = family(fam)

@@ -177,14 +177,12 @@ def _chosen(out, spec, runtime, ctx, parallel, weights_dtype, roles, vram, cap, 
         out["chosen"].update(kv_total=c_ev["stages"][at]["kv_total"], pp_stage=at)
     if c_ev.get("gpu_kv") is not None:  # llama.cpp, Ollama: the cache of the layers on the GPU
         out["chosen"]["kv_gpu"] = c_ev["gpu_kv"]
-    out["flags"] = (runtime_flags(runtime, c_ctx, parallel, c_kv, c_s, spec,
-                           util=V.util_for(c_ev, vram) if runtime == "vllm" else None, ngl=c_ev.get("ngl"),
-                           asked_util=knobs.get("gpu_memory_utilization"), vram=vram, asked_ngl=knobs.get("ngl"))
-                    + lora_flags(runtime, knobs, rank, loras)
-                    + mtp_flags(knobs, runtime) + lmo_flags(runtime, knobs) + ssm_flags(runtime, knobs)
-                    + offload_flags(runtime, knobs)
-                        + quant_flags(runtime, weights_dtype))
+    out["flags"] = _flags(spec, runtime, c_ctx, parallel, c_kv, c_s, c_ev, vram, weights_dtype, rank, loras, knobs)
     out["command"] = command(runtime, out["flags"])
+    fix = out.get("parallel_fix")
+    if fix:  # the command of the change the verdict names, beside the one as asked (ux57)
+        fix["command"] = command(runtime, _flags(spec, runtime, c_ctx, parallel, fix["kv_dtype"], c_s, fix.pop("ev"),
+                                                 vram, weights_dtype, rank, loras, knobs))
     if refused:
         out["refused"] = refused
     elif not out["fits"]:
@@ -192,14 +190,26 @@ def _chosen(out, spec, runtime, ctx, parallel, weights_dtype, roles, vram, cap, 
     return out
 
 
+def _flags(spec, runtime, ctx, parallel, kv, s, ev, vram, weights_dtype, rank, loras, knobs) -> list:
+    """The flags of one evaluated setting (ev), the runtime's and the request's own."""
+    return (runtime_flags(runtime, ctx, parallel, kv, s, spec, util=V.util_for(ev, vram) if runtime == "vllm" else None,
+                          ngl=ev.get("ngl"), asked_util=knobs.get("gpu_memory_utilization"), vram=vram,
+                          asked_ngl=knobs.get("ngl"))
+            + lora_flags(runtime, knobs, rank, loras)
+            + mtp_flags(knobs, runtime) + lmo_flags(runtime, knobs) + ssm_flags(runtime, knobs)
+            + offload_flags(runtime, knobs)
+            + quant_flags(runtime, weights_dtype))
+
+
 def _parallel_short(out, spec, runtime, ctx, parallel, kv, roles, vram, s, proj, held) -> None:
     """vLLM starts with one request's room but fewer than --parallel at once (ux50 S7): the verdict says how many it holds
-    (parallel_held), and a narrower cache type that holds them all, where the same evaluation finds one (parallel_fix)."""
+    (parallel_held), and a narrower cache type that holds them all, where the same evaluation finds one (parallel_fix,
+    with its own command from _chosen: the verdict names a change, the user gets the line that makes it)."""
     out["parallel_held"] = round(held, 2)
     for k in KV_LADDER[runtime]:
         if KV_BYTES[k] < KV_BYTES[kv]:
             e = FS.evaluate(spec, runtime, ctx, parallel, k, roles, vram, s, proj)
             if e["fits"] and (e.get("concurrency") or 0) >= parallel:
                 out["parallel_fix"] = {"flag": f"--kv-cache-dtype {k}", "kv_dtype": k,
-                                       "concurrency": round(e["concurrency"], 2)}
+                                       "concurrency": round(e["concurrency"], 2), "ev": e}  # ev: _chosen's, popped
                 return

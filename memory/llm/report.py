@@ -102,6 +102,8 @@ def run_cli(args) -> int:
     if vram_how:
         res["notes"].insert(0, vram_how)
     res["command"] = RM.with_model(res["command"], args, spec)
+    if (res.get("parallel_fix") or {}).get("command"):
+        res["parallel_fix"]["command"] = RM.with_model(res["parallel_fix"]["command"], args, spec)
     RM.ollama_run_line(res, args, spec)
     RM.ollama_tag_note(res, args, spec)
     RM.gguf_serve_note(res, args, spec)
@@ -465,10 +467,19 @@ def format_plan(r: dict) -> str:
             lines.append(f"largest context{per}: " + ", ".join(parts))
     if r["flags"]:
         lines.append("")
+        # the verdict names a change that holds --parallel (parallel_fix): the command as asked is labelled so, and the
+        # change's own command follows it (ux57)
+        fix = r.get("parallel_fix") if (r.get("parallel_fix") or {}).get("command") else None
+        if fix:
+            kv = (r.get("chosen") or {}).get("kv_dtype", r["kv_dtype"])
+            lines.append(f"as asked, {kv} KV (holds {r['parallel_held']:.2f} of the {r['parallel']} requests):")
         lines.append("  " + r["command"])
         for f in r["flags"]:  # a setting of the user's kept: say so, and why
             if f["reason"].startswith("yours, kept"):
                 lines.append(f"  ({f['text']}: {f['reason']})")
+        if fix:
+            lines.append(f"with {fix['kv_dtype']} KV (holds {fix['concurrency']:.2f} of the {r['parallel']} requests):")
+            lines.append("  " + fix["command"])
         run = r.get("model_to_run")  # the name given loads another file than the figures' (run_model.py)
         params = [f["text"] for f in r["flags"] if f["kind"] == "param"] if r["runtime"] == "ollama" else []
         # PARAMETER lines only in a whole Modelfile, under a FROM: the file the figures are for, else the name given

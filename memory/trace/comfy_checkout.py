@@ -346,8 +346,13 @@ def trace_family(comfyui_dir, family, width, height, frames=1, batch=1, attentio
     if checkpoint:  # a bare name from the checkout's models/ folders; a missing file refused before the slow import
         checkpoint = find_checkpoint(comfyui_dir, checkpoint, phase)
     with contextlib.redirect_stdout(sys.stderr):     # keep stdout clean for --json
-        return _trace_family(comfyui_dir, family, width, height, frames, batch, attention, phase, checkpoint, cfg,
-                             dtype, offload)
+        r = _trace_family(comfyui_dir, family, width, height, frames, batch, attention, phase, checkpoint, cfg, dtype,
+                          offload)
+    # the latent is width // s x height // s (build_case), as estimate says with the same words (ux57)
+    from ..estimate.spec import latent_rounding_note
+    rounded = latent_rounding_note(width, height, latent_scale(family)[0]) if phase in ("sample", "decode") else None
+    r["notes"] = [rounded] if rounded else []
+    return r
 
 
 def _trace_family(comfyui_dir, family, width, height, frames, batch, attention, phase, checkpoint, cfg, dtype,

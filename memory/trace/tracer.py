@@ -86,6 +86,7 @@ def format_result(r: dict) -> str:
         dtype = head["dtype"] + (f" weights, {head['manual_cast']} compute" if head.get("manual_cast") else "")
         latent = f"latent {head['latent']}, " if head.get("latent") else ""
         lines += term.wrap_lines([f"{head['family']} {head['phase']}: {head['class']} ({dtype}), {latent}{head['note']}"])
+    lines += term.wrap_lines([f"note: {n}" for n in r.get("notes") or ()])
     lines.append(f"peak            {fmt_bytes(r['peak'])}")
     lines.append(f"  weights       {fmt_bytes(r['weights'])}")
     lines.append(f"  activations   {fmt_bytes(r['activations_peak'])}   (inputs {fmt_bytes(r['inputs'])})")

@@ -52,6 +52,12 @@ BUILD_INFO_SINCE = 4383
 _OWN_WORD = re.compile(r"\b(" + "|".join(w for w, _, _ in OWN_NUMBERING) + r")\b")
 
 
+# the newest release of each runtime among the measured runs (benchmarks/data/llm_measured.json's rows, the logs kv's
+# figures are checked against; test_ux57 keeps this table to them): no version gate in these modules is later, so a
+# --runtime-version past it gets that release's rules, which version_note says (ux57)
+NEWEST_MEASURED = {"vllm": "0.30.0", "llama.cpp": "b11160", "ollama": "0.34.2", "sglang": "0.5.20"}
+
+
 def own_numbering(v) -> tuple | None:
     """The OWN_NUMBERING row a version text names (its word, in the text's first 200 characters), else None."""
     m = _OWN_WORD.search(str(v).strip().lower()[:200]) if v is not None else None
@@ -133,7 +139,7 @@ def version_note(v, runtime: str | None = None) -> str | None:
                 "share's default and its start checks), which a build older than that release may not have (give the "
                 f"release it is based on, e.g. --runtime-version '{first} based on 0.23.0', for that release's)")
     if parse_version(v, runtime) is not None:
-        return None
+        return _past_newest(v, runtime)
     if s.startswith("ik") or s in ("", "latest", "current", "newest"):
         return None
     own = own_numbering(s)
@@ -151,6 +157,18 @@ def version_note(v, runtime: str | None = None) -> str | None:
                 "follows, e.g. 0.11.0, for that version's figures)")
     return (f"runtime version {str(v)[:40]!r} names a commit, not a release: its gates are unknown, read as the newest "
             "(give the release or build number, e.g. b6500, for that version's figures)")
+
+
+def _past_newest(v, runtime) -> str | None:
+    """The note for a release newer than the newest measured one (NEWEST_MEASURED): whose rules it gets."""
+    newest = NEWEST_MEASURED.get(runtime)
+    got, top = parse_version(v, runtime), parse_version(newest, runtime) if newest else None
+    if top is None or (len(got) == 1) != (len(top) == 1) or at_least(top, *got):  # a build number against a release
+        return None
+    kind = "build" if runtime == "llama.cpp" else "release"
+    return (f"runtime version {str(v)[:40]!r} is newer than {RUNTIME_NAMES[runtime]} {newest}, the newest {kind} kv's "
+            f"figures are checked against (its measured runs): read with {newest}'s rules, the newest kv has; what "
+            "later releases changed is not modelled")
 
 
 def at_least(version, *ref) -> bool:

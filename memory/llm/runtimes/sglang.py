@@ -412,12 +412,18 @@ def plan(spec, ctx, kv, roles, vram, knobs, notes) -> dict:
         out["kv_capacity_tokens"] = out["sglang_max_total_tokens"] = ev["tokens"]
         out["kv_capacity_bytes"] = ev["pool"]
         out["max_ctx"] = out["max_ctx_by_kv_dtype"][kv] = ev["tokens"]
-        need = math.ceil(ev["mfs_needed"] / runner * 100) / 100  # as the flag gives it (before the runner's factor)
-        use = max(asked, need) if need < 0.95 else None
+        least = ev["mfs_needed"] / runner  # as the flag gives it (before the runner's factor)
+        need = math.ceil(least * 100) / 100
+        # the fraction the pool below is sized at (SGLang's default, or the user's) wherever it holds one request, the
+        # least rounded up to 2 places only above it (a 0.847 default holding 0.841 printed 0.85 by 0.847's pool: ux57)
+        use = (asked if least <= asked else need) if need < 0.95 else None
         if use is not None:
+            whose = ("yours" if knobs.get("mem_fraction_static") else "SGLang's default for this card and version "
+                     "(server_args _handle_gpu_memory_settings), the pool's") if use == asked else "raised"
             flags.append({"kind": "flag", "name": "--mem-fraction-static", "value": fraction_text(use),
                           "text": f"--mem-fraction-static {fraction_text(use)}",
-                          "reason": f"static share for weights + KV pool; one {ctx}-token request needs at least {need:.2f}"})
+                          "reason": f"static share for weights + KV pool, {whose}; one {ctx}-token request needs at "
+                                    f"least {math.ceil(least * 1000) / 1000:.3f}"})
         notes.append(f"SGLang would allocate a pool of {ev['tokens']:,} tokens (max_total_num_tokens) at "
                      f"--mem-fraction-static {fraction_text(asked)}")
         if ev.get("mamba_slots") is not None and knobs.get("max_mamba_cache_size") is not None:
