@@ -5,6 +5,7 @@ from gpu_garden.memory.llm import kv as llm
 from gpu_garden.memory.llm.gemma4_ple import audio_tower_params
 from gpu_garden.memory.llm.runtimes import ollama as OL
 from gpu_garden.memory.llm.runtimes import vllm_activation as VA
+from support.towers import vllm_tower_bytes
 
 # Llama-4-Scout's tower (34 layers x 1408, intermediate 5632, patch 14, image 336, projector_input_dim,
 # projector_output_dim and vision_output_dim 4096, no projector bias; decoder hidden 5120), vLLM 0.20.2 mllama4.py:
@@ -31,11 +32,9 @@ def test_llama4_scout_tower_params_by_hand():
 
 # vLLM builds it beside the decoder (mllama4.py 760-772, quant_config=None: 16 bits); --language-model-only drops it
 def test_vllm_loads_the_scout_tower_unless_language_model_only():
-    s = llm.describe(model="meta-llama/Llama-4-Scout-17B-16E-Instruct")
-    r = llm.plan(s, "vllm", ctx=8192, weights_dtype="bf16")
-    lmo = llm.plan(s, "vllm", ctx=8192, weights_dtype="bf16", language_model_only=True)
-    assert r["weights"] - lmo["weights"] == 2 * TOWER_SCOUT == 1_743_864_832
-    assert "+ 1.62 GiB of vision tower" in r["weights_how"]  # 1,743,864,832 / 2^30 = 1.624
+    extra, how = vllm_tower_bytes("meta-llama/Llama-4-Scout-17B-16E-Instruct", 8192)
+    assert extra == 2 * TOWER_SCOUT == 1_743_864_832
+    assert "+ 1.62 GiB of vision tower" in how  # 1,743,864,832 / 2^30 = 1.624
 
 
 # dots.ocr's tower (42 layers of width 1536, SwiGLU intermediate 4224, patch 14, merge 2, merger out 1536, use_bias
@@ -61,11 +60,9 @@ def test_dots_ocr_tower_params_by_hand():
 # vLLM 0.11.1 printed "Model loading took 5.7174 GiB" for rednote-hilab/dots.ocr in bf16 (llm_measured.json row 689):
 # the Qwen2 decoder (3.341 GiB) plus this tower, 2,524,182,528 B = 2.351 GiB: 5.692 GiB, -0.4 %
 def test_vllm_weights_line_counts_the_dots_tower():
-    s = llm.describe(model="rednote-hilab/dots.ocr")
-    r = llm.plan(s, "vllm", ctx=131072, weights_dtype="bf16")
-    lmo = llm.plan(s, "vllm", ctx=131072, weights_dtype="bf16", language_model_only=True)
-    assert r["weights"] - lmo["weights"] == 2 * TOWER_DOTS == 2_524_182_528
-    assert "+ 2.35 GiB of vision tower" in r["weights_how"]
+    extra, how = vllm_tower_bytes("rednote-hilab/dots.ocr", 131072)
+    assert extra == 2 * TOWER_DOTS == 2_524_182_528
+    assert "+ 2.35 GiB of vision tower" in how
 
 
 # dots.ocr takes images only (dots_ocr.py:138-139): its profile is one image at Qwen2-VL's largest size, 12,845,056
@@ -98,7 +95,5 @@ def test_gemma4_e4b_towers_by_hand():
 # vLLM 0.19.2rc1 printed 15.16 GiB of model loading for google/gemma-4-E4B-it bf16 (row 516): the decoder as before
 # (14.232 GiB, what --language-model-only leaves) plus both towers in bf16, 956,170,816 B = 0.8905 GiB: 15.123 GiB
 def test_vllm_loads_both_e4b_towers():
-    s = llm.describe(model="google/gemma-4-E4B-it")
-    r = llm.plan(s, "vllm", ctx=16384, weights_dtype="bf16")
-    lmo = llm.plan(s, "vllm", ctx=16384, weights_dtype="bf16", language_model_only=True)
-    assert r["weights"] - lmo["weights"] == 2 * (TOWER_E4B + AUDIO_E4B) == 956_170_816
+    extra, how = vllm_tower_bytes("google/gemma-4-E4B-it", 16384)
+    assert extra == 2 * (TOWER_E4B + AUDIO_E4B) == 956_170_816

@@ -3,6 +3,7 @@ Qwen3_VisionTransformer from the config's vision_config under _mark_tower_model)
 vision_config, each figure by hand."""
 from gpu_garden.memory.llm import kv as llm
 from gpu_garden.memory.llm.runtimes import ollama as OL
+from support.towers import vllm_tower_bytes
 
 # Qwen3-VL-235B-A22B's tower (depth 27, hidden 1152, intermediate 4304, 16 heads, patch 16, temporal 2, merge 2, out
 # 4096, 2304 positions, deepstack mergers after blocks 8, 16 and 24), vLLM 0.20.2 qwen3_vl.py's modules:
@@ -28,11 +29,9 @@ def test_qwen3_vl_235b_tower_params_by_hand():
 # vLLM's weights: the decoder's 235.09 B values (test_llm_batch30's geometry; here taken as the plan without the tower,
 # --language-model-only) plus this tower in bf16; the weights line names it.
 def test_vllm_loads_the_235b_tower():
-    s = llm.describe(model="Qwen/Qwen3-VL-235B-A22B-Instruct")
-    r = llm.plan(s, "vllm", ctx=32768, weights_dtype="bf16")
-    lmo = llm.plan(s, "vllm", ctx=32768, weights_dtype="bf16", language_model_only=True)
-    assert r["weights"] - lmo["weights"] == 2 * TOWER_235B == 1_152_776_672
-    assert "+ 1.07 GiB of vision tower" in r["weights_how"]  # 1,152,776,672 / 2^30 = 1.0736
+    extra, how = vllm_tower_bytes("Qwen/Qwen3-VL-235B-A22B-Instruct", 32768)
+    assert extra == 2 * TOWER_235B == 1_152_776_672
+    assert "+ 1.07 GiB of vision tower" in how  # 1,152,776,672 / 2^30 = 1.0736
 
 
 # vLLM's profile runs the tower on one dummy image of the processor's size.longest_edge pixels (qwen2_vl.py
