@@ -59,13 +59,6 @@ RATIOS = (1, 4, 128)
 # 7194 pages a request, 0.21.1's row the 0.20.2 rule. 0.23-0.25 are not pinned (taken with 0.20.2's rule), and a fork
 # of 0.26.1 (dspark-vllm-gx10) still reports the older concurrency.
 PACKED_FROM = (0, 26)
-# the plan's note where no release is named (plan._request_notes): the header reads "(newest)" and version_note says the
-# newest release's start checks, but layout_kind and runtimes/vllm.swa_slack take such a build as the dataset's untagged
-# ones
-UNNAMED_NOTE = ("DeepSeek-V4 with no vLLM release named (none given, a nightly or a commit): its pool is sized by vLLM "
-                "0.20.2's rule (layer tuples, one batch in flight in the sliding groups), as the untagged builds read "
-                "so far print it; vLLM 0.26 and later pack the pool and keep two batches in flight, which holds fewer "
-                "tokens: give --runtime-version (e.g. 0.26.1) for a release's pool")
 
 
 def _up(x: int, a: int) -> int:
@@ -124,11 +117,11 @@ def approximate_gcd(values: list, lower: int) -> int:
 
 
 def layout_kind(version, v1: bool = True) -> str:
-    """The pool's form for a vLLM version: "dsv4-packed" from PACKED_FROM, else "dsv4-tuples" (an untagged build as
-    0.20.2, as runtimes/vllm.swa_slack keeps one batch in flight for it); runtimes/vllm.mla_layout passes it on as the
-    pool's mla_cache."""
+    """The pool's form for a vLLM version: "dsv4-packed" from PACKED_FROM and for no version (the newest, as the plan's
+    header and runtimes.version_note say), else "dsv4-tuples"; runtimes/vllm.mla_layout passes it on as the pool's
+    mla_cache."""
     from .runtimes import at_least
-    return "dsv4-packed" if v1 and version is not None and at_least(version, *PACKED_FROM) else "dsv4-tuples"
+    return "dsv4-packed" if v1 and at_least(version, *PACKED_FROM) else "dsv4-tuples"
 
 
 def layout(spec: LLMSpec, draft_layers: int = 0, kind: str = "dsv4-tuples") -> dict:

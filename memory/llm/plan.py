@@ -250,9 +250,6 @@ def _request_notes(spec, runtime, weights_dtype, knobs, asked_ngl) -> tuple:
                         else "every layer on the GPU"))
     if version_note(knobs.get("runtime_version"), runtime):
         notes.append(version_note(knobs.get("runtime_version"), runtime))
-    if spec.dsv4 and runtime == "vllm" and parse_version(knobs.get("runtime_version"), runtime) is None:
-        from .deepseek_v4 import UNNAMED_NOTE  # its pool is 0.20.2's, not the newest release's (deepseek_v4.layout_kind)
-        notes.append(UNNAMED_NOTE)
     if runtime == "ollama" and weights_dtype is None and not spec.weights_bytes and not spec.quant:
         weights_dtype = "Q4_K_M"
         notes.append("weights as Q4_K_M, the Ollama library's default build; give --weights-dtype for another tag")

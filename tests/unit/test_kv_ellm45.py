@@ -35,10 +35,11 @@ def test_gemma4_31b_pool_blocks_and_request_by_batch():
 
 def test_untagged_build_still_raises_the_default_batch_for_gemma4_vision():
     # kv's rule stands: an untagged build reads as the newest release, which raises a default batch to the video item
+    # and keeps two batches in flight in a sliding layer (task dsv4d)
     spec = llm.describe(model="google/gemma-4-31B-it")
     res = llm.plan(spec, "vllm", ctx=8192, kv_dtype="fp8", weights_dtype="bf16", vram=121.63 * GiB,
                    gpu_memory_utilization=0.72, gpu_name="NVIDIA GB10", runtime_version="0.1.dev1+ge08a6f3ae")
-    assert res["kv_detail"]["sliding_cells"] == (-(-(1023 + 2496) // 16) + 1) * 16  # 3536
+    assert res["kv_detail"]["sliding_cells"] == (-(-(1023 + 2 * 2496) // 16) + 1) * 16  # 6032
 
 
 def test_the_mm_row_states_the_batch_its_log_prints():

@@ -42,7 +42,7 @@ def test_a_tagged_version_is_not_read_from_a_based_on_phrase():
 # Gemma-4-31B (60 layers, sliding window 1024) with its vision tower, as batch 73's GB10 row: vLLM 0.25.1 raises a
 # default max_num_batched_tokens to the video item, 32 x (70 + 2 + 6) = 2496 (runtimes/vllm.py MM_PREFIX_FLOOR); a
 # sliding layer then holds ceil((1023 + B) / 16) + 1 blocks of 16 tokens a request:
-#   B = 2496: (ceil(3519 / 16) + 1) x 16 = 221 x 16 = 3536 cells (the newest release's reading)
+#   B = 2496, two in flight: (ceil(6015 / 16) + 1) x 16 = 377 x 16 = 6032 cells (the newest release's reading, dsv4d)
 #   B = 2048: (ceil(3071 / 16) + 1) x 16 = 193 x 16 = 3088 cells (a build stated to be based on 0.24.0: no raise)
 def _sliding_cells(version):
     spec = llm.describe(model="google/gemma-4-31B-it")
@@ -56,5 +56,5 @@ def test_a_stated_base_before_0_25_1_keeps_the_default_batch():
     assert cells == 193 * 16
     assert any("read as 0.24.0, the release it is stated to be based on" in n for n in notes)
     cells, notes = _sliding_cells(BUILD)  # no base stated: the newest release, which raises it
-    assert cells == 221 * 16
+    assert cells == 377 * 16
     assert any("read as the newest release" in n for n in notes)

@@ -163,14 +163,15 @@ def test_a_sliding_model_before_the_hybrid_manager_needs_its_window_sized_check(
 def test_a_sliding_window_model_under_the_hybrid_manager_prints_its_estimate():
     # rev3 T1 (kills V2, no estimate for sliding models): gpt-oss-20b (12 full + 12 sliding layers of window 128, 8 KV
     # heads x 64: 16 x 8 x 64 x 2 x 2 = 32 KiB a page) at its 131,072 on 18 GiB, newest vLLM: pool 1,705,000,526 B =
-    # 52,032 whole pages. A sliding layer needs cdiv(127 + 2048, 16) + 1 = 137 pages, a full one cdiv(n, 16): 12 x (4199 +
-    # 137) = 52,032 pages fit at n = 67,184 (4199 blocks), 12 x 4337 do not at 67,185
+    # 52,032 whole pages. A sliding layer needs cdiv(127 + 2 x 2048, 16) + 1 = 265 pages (two batches in flight, the
+    # newest's: task dsv4d), a full one cdiv(n, 16): 12 x (4071 + 265) = 52,032 pages fit at n = 65,136 (4071 blocks),
+    # 12 x 4337 do not at 65,137 (one batch, 137 pages, gave 67,184)
     spec = K.describe(model="gpt-oss-20b")
     r = K.plan(spec, runtime="vllm", vram=18 * GiB)
     ref = r["vllm_refusal"]
     assert r["ctx"] == 131072 and ref["available_bytes"] == 1705000526
-    assert ref["estimated_max_len"] == 67184
-    assert "the estimated maximum model length is 67184\"" in format_plan(r)
+    assert ref["estimated_max_len"] == 65136
+    assert "the estimated maximum model length is 65136\"" in format_plan(r)
 
 
 def test_the_largest_context_says_its_share_when_it_is_not_the_runs():
@@ -186,14 +187,15 @@ def test_the_largest_context_says_its_share_when_it_is_not_the_runs():
 
 def test_a_padded_hybrid_takes_need_and_estimate_from_one_vllm_era():
     # rev3 B7: Gemma-3-4B (5 full + 29 sliding layers, window 1024, 4 KV heads x 256: a 16-token page is 64 KiB) at
-    # 131,072 on 14 GiB. A full layer needs 8192 pages, a sliding one cdiv(1023 + 2048, 16) + 1 = 193.
-    # Since vllm#29431 (0.12) both count groups of 5 tensors, the 29 sliding layers padded to 6 groups:
-    # need (8192 + 6 x 193) x 5 x 64 KiB = 3,063,808,000 B; estimate: 2,990,638,646 B // 320 KiB = 9126 pages a tensor
-    # set, less 1158 sliding = 7968 full blocks = 127,488 tokens.
+    # 131,072 on 14 GiB. A full layer needs 8192 pages, a sliding one cdiv(1023 + 2048, 16) + 1 = 193 with one batch in
+    # flight (0.11.0 below), cdiv(1023 + 2 x 2048, 16) + 1 = 321 with the newest's two (task dsv4d).
+    # Since vllm#29431 (0.12) both count groups of 5 tensors, the 29 sliding layers padded to 6 groups (newest):
+    # need (8192 + 6 x 321) x 5 x 64 KiB = 3,315,466,240 B; estimate: 2,990,638,646 B // 320 KiB = 9126 pages a tensor
+    # set, less 1926 sliding = 7200 full blocks = 115,200 tokens.
     # Before it (0.11.0) both are per layer: need (5 x 8192 + 29 x 193) x 64 KiB = 3,051,159,552 B; estimate:
     # 1,656,131,044 B // 64 KiB = 25,270 pages, less 5597 sliding = 19,673 / 5 = 3934 full blocks = 62,944 tokens
     spec = K.describe(model="Gemma-3-4B")
     new = K.plan(spec, runtime="vllm", ctx=131072, vram=14 * GiB)["vllm_refusal"]
-    assert (new["needed_bytes"], new["available_bytes"], new["estimated_max_len"]) == (3063808000, 2990638646, 127488)
+    assert (new["needed_bytes"], new["available_bytes"], new["estimated_max_len"]) == (3315466240, 2990638646, 115200)
     old = K.plan(spec, runtime="vllm", ctx=131072, vram=14 * GiB, runtime_version="0.11.0")["vllm_refusal"]
     assert (old["needed_bytes"], old["available_bytes"], old["estimated_max_len"]) == (3051159552, 1656131044, 62944)

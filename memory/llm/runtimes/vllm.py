@@ -118,9 +118,9 @@ TOKENS_FROM_CONCURRENCY = (0, 20, 0, PRE, 1, 31)
 # tenstorrent/tt-xla#5908 reads the 0.26.0 uplift as the rename of the argument from max_num_batched_tokens that hid
 # the factor. Gemma-4-E2B's pools on 0.29.0 (T4) and 0.30.0 (L4) hold 145 blocks of 32 tokens a request in each
 # sliding layer, (511 + 2 x 2048) / 32 + 1, not 81 (xbill9/gemma4-dev; kv-accuracy round 80); 0.25.1's GB10 runs of
-# Gemma-4-26B-A4B are exact with one batch (round 78). Applied where a release is named: kv reads no version, and an
-# untagged build without a stated base, as the newest, but the dataset's untagged builds (jethac's GB10 forks and P520
-# wheel, June 2026, before vllm#47728) print one batch's pools, so the newest-by-default keeps one batch
+# Gemma-4-26B-A4B are exact with one batch (round 78). No version (a nightly, a commit, an untagged build without a
+# stated base) is the newest release here as in every gate: the dataset's untagged builds that print one batch's pools
+# (jethac's June 2026 GB10 forks and P520 wheel) carry the release they are based on (task dsv4d)
 IN_FLIGHT_SWA = (0, 26)
 # the first release taken to run the V2 model runner, whose pipeline keeps pp + 1 batches in flight (IN_FLIGHT_SWA)
 V2_RUNNER_PP = (0, 30)
@@ -237,9 +237,9 @@ def engine(version, knobs) -> tuple:
 
 
 def swa_slack(s) -> int:
-    """Tokens a sliding layer keeps a request beyond window - 1: max_num_batched_tokens, from a named release at
-    IN_FLIGHT_SWA or later every batch in flight (VllmConfig.max_in_flight_tokens)."""
-    if not s.get("v1", True) or s["version"] is None or not at_least(s["version"], *IN_FLIGHT_SWA):
+    """Tokens a sliding layer keeps a request beyond window - 1: max_num_batched_tokens, from IN_FLIGHT_SWA (and the
+    newest, no version) every batch in flight (VllmConfig.max_in_flight_tokens)."""
+    if not s.get("v1", True) or not at_least(s["version"], *IN_FLIGHT_SWA):
         return s["max_batched"]
     pp = s.get("pp", 1)
     return (pp + 1 if pp > 1 and at_least(s["version"], *V2_RUNNER_PP) else 2) * s["max_batched"]
