@@ -299,6 +299,9 @@ def format_plan(r: dict) -> str:
     m = r["model"]
     lines = []
     kinds = ", ".join(f"{v} {k}" for k, v in m["layer_kinds"].items())
+    if m.get("compress_ratios"):  # DeepSeek-V4: its layers as vLLM builds them (deepseek_v4.layer_caches)
+        kinds = f"all sliding, window {m['sliding_window']}" + "".join(
+            f"; {n} also compressed {r}x" for r, n in m["compress_ratios"].items() if r != "1")
     geo = (f"MLA latent {m['mla']['kv_lora_rank']}+{m['mla']['qk_rope_head_dim']}" if m["mla"]
            else f"{m['kv_heads']} KV heads x {m['head_dim']}")
     lines.append(f"{m['name']} ({m['arch']}): {m['layers']} layers ({kinds}), {geo}"

@@ -25,3 +25,17 @@ def test_dsv4_advice_takes_the_builds_pool_and_suggests_no_fp8():
     assert [(f["name"], f["value"]) for f in _dsv4_advice("0.20.2")] == [("--max-model-len", "5227520")]
     # triage's fact is {runtime: version}
     assert _dsv4_advice({"vllm": "0.26.1"})[0]["value"] == "5485056"
+
+
+# DeepSeek-V4's header said "43 layers (43 full)": every layer has a sliding window of 128 and 41 are also compressed.
+# Flash's compress_ratios are [0, 0] + [4, 128] x 20 + [4]: 21 compressed 4x, 20 128x, 2 not at all; Pro's [128, 128] +
+# [4, 128] x 29 + [4]: 30 and 31. Breaks if the header keeps layer_kinds for DeepSeek-V4 ("43 full") or the counts are
+# read one entry off (Flash 20 / 21).
+def test_dsv4_header_describes_its_layers_by_compress_ratio(capsys):
+    from support.cli_run import flat, run
+    rc, out, _ = run(["kv", "--model", FLASH], capsys)
+    assert ("DeepSeek-V4-Flash (deepseek_v4): 43 layers (all sliding, window 128; 21 also compressed 4x; 20 also "
+            "compressed 128x), 1 KV heads x 512") in flat(out)
+    assert "full" not in flat(out).split(", 1 KV heads")[0]
+    rc, j, _ = run(["kv", "--model", "deepseek-ai/DeepSeek-V4-Pro", "--json"], capsys)
+    assert j["model"]["compress_ratios"] == {"4": 30, "128": 31}
