@@ -269,6 +269,9 @@ def format_text(est: dict, budget_label: str = "") -> str:
             fits = "" if est["budget"] is None else ("  fits" if k.get("fits") else "  host RAM short" if k.get("host_ram_short")
                                                      else "  still over")
             moved = f"; then {PHASE_LABELS[k['peak_moves_to']]} is the peak" if k.get("peak_moves_to") else ""
+            own = k.get("phase_saving") or {}
+            if moved and own.get("bytes", 0) > k["saving"]:  # the peak stops at a phase the knob leaves: its own saving
+                moved = f"; {fmt_bytes(own['bytes'])} less in {PHASE_LABELS[own['phase']]}{moved}"
             note = "; ".join(x for x in (k.get("note"), moved[2:]) if x)
             lines.append(f"  {'saves ' + fmt_bytes(k['saving']):>16}  {k['label']}{fits}" + (f" ({note})" if note else ""))
     lines.append("assumptions:")

@@ -39,3 +39,29 @@ def test_dsv4_header_describes_its_layers_by_compress_ratio(capsys):
     assert "full" not in flat(out).split(", 1 KV heads")[0]
     rc, j, _ = run(["kv", "--model", "deepseek-ai/DeepSeek-V4-Pro", "--json"], capsys)
     assert j["model"]["compress_ratios"] == {"4": 30, "128": 31}
+
+
+# Wan 2.2 at 1280x720x81 (rev56): sample is the peak (13.14 GiB), text encode next (11.79 GiB), so every knob that
+# leaves the text encoder alone drops the peak by the same 13.14 - 11.79 = 1.35 GiB, fp8 included. Each such row now
+# says what it saves in its own phase: fp8 halves the diffusion model's 9.31 GiB of F16 weights (less the small tensors
+# kept in float), so between 4 and 4.66 GiB less in sample; 41 frames save in sample what the 41-frame estimate's own
+# phase table shows (sample 13.14 -> 11.72). Breaks if the row prints the peak drop alone (the old code) or the own
+# saving is taken as the peak drop (then it is not printed, and 1.35 is all the row says).
+def test_wan22_knob_rows_say_what_each_saves_in_its_own_phase(capsys):
+    from support.cli_run import estimate, unwrap
+    import json
+    wan = ["wan22", "--width", "1280", "--height", "720"]
+    rc, out, _ = estimate(capsys, *wan, "--frames", "81")
+    rows = [ln for ln in unwrap(out).split("\n") if ln.startswith("    saves ")]
+    assert len(rows) == 7 and all(r.startswith("    saves 1.35 GiB  ") for r in rows)
+    assert all(r.endswith(" less in sample; then text encode is the peak)") or
+               r.endswith(" less in VAE decode; then text encode is the peak)") for r in rows)
+    rc, out, _ = estimate(capsys, *wan, "--frames", "81", "--json")
+    knobs = {k["id"]: k for k in json.loads(out)["knobs"]}
+    fp8 = knobs["fp8_weights"]
+    assert fp8["phase_saving"]["phase"] == "sample" and 4.0 * 2**30 < fp8["phase_saving"]["bytes"] <= 4.66 * 2**30
+    assert fp8["saving"] == knobs["fewer_frames"]["saving"]  # the same 1.35 GiB peak drop
+    rc, out41, _ = estimate(capsys, *wan, "--frames", "41", "--json")
+    rc, out81, _ = estimate(capsys, *wan, "--frames", "81", "--json")
+    drop = json.loads(out81)["phases"]["sample"] - json.loads(out41)["phases"]["sample"]
+    assert knobs["fewer_frames"]["phase_saving"] == {"phase": "sample", "bytes": drop}
