@@ -65,3 +65,31 @@ def test_wan22_knob_rows_say_what_each_saves_in_its_own_phase(capsys):
     rc, out81, _ = estimate(capsys, *wan, "--frames", "81", "--json")
     drop = json.loads(out81)["phases"]["sample"] - json.loads(out41)["phases"]["sample"]
     assert knobs["fewer_frames"]["phase_saving"] == {"phase": "sample", "bytes": drop}
+
+
+# The verdict, host RAM and triage's Cause lines were printed whole (up to ~230 columns) beside lines that wrap at the
+# pipe's 80 (term.py): FLUX.1 on 24 GiB with 4 GiB of RAM prints a 200-column verdict and a 134-column host RAM line;
+# the MPS log's Cause line ("Cause: uncertain: weights-exceed-vram? (activations also possible) - 64% and 22%
+# confidence - ...") is over 80. Each now wraps, and unwrap gives back the line as it was. Breaks if either renderer
+# appends these lines without term.wrap_lines (the old code).
+def test_verdict_host_ram_and_cause_lines_wrap_at_80(capsys):
+    from support.cli_run import estimate, unwrap
+    from gpu_garden.memory.triage import engine
+    from test_triage_fixups import MPS
+    rc, out, _ = estimate(capsys, "flux1", "--vram", "24", "--ram", "4", "--dynamic-vram", "off")
+    raw = out.splitlines()
+    at = next(i for i, ln in enumerate(raw) if ln.startswith("verdict:"))
+    end = next(i for i, ln in enumerate(raw) if ln.startswith("knobs"))
+    assert rc == 1 and end - at >= 4 and max(len(ln) for ln in raw[at:end]) <= 80  # verdict and host RAM, wrapped
+    whole = unwrap(out).splitlines()
+    v = next(ln for ln in whole if ln.startswith("verdict:"))
+    h = next(ln for ln in whole if ln.startswith("host RAM:"))
+    assert len(v) > 160 and v.startswith("verdict: DOES NOT FIT: host RAM is short: the run needs 9.26 GiB of it")
+    assert len(h) > 120 and h.startswith("host RAM: needs 9.26 GiB (kept for reload 9.26 GiB, offloaded 0 B, pinned 0 B)"
+                                         " of 4.00 GiB available: does not fit")
+    text = engine.render_human(engine.triage_text(MPS))
+    first = text.splitlines()[:2]
+    assert first[0].startswith("Cause: uncertain: ") and len(first[0]) <= 80 and first[1].startswith("  ")
+    cause = unwrap(text).splitlines()[0]
+    assert len(cause) > 80 and cause.startswith("Cause: uncertain: weights-exceed-vram? (activations also possible) - "
+                                                "64% and 22% confidence - ")
