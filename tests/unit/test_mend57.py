@@ -93,3 +93,25 @@ def test_verdict_host_ram_and_cause_lines_wrap_at_80(capsys):
     cause = unwrap(text).splitlines()[0]
     assert len(cause) > 80 and cause.startswith("Cause: uncertain: weights-exceed-vram? (activations also possible) - "
                                                 "64% and 22% confidence - ")
+
+
+# Qwen2.5-7B at 32768 tokens on 23.55 GiB with --gpu-memory-utilization 0.65 (ux57): nothing fits at 0.65 and the note
+# says 0.73 holds them, but no command was printed. Hand: 17.56 GiB on the GPU less the 0.50 GiB CUDA context outside
+# the share = 17.06 GiB of 23.55 = 0.7244, so 0.73. The command at 0.73 is printed, labelled with the share, and kv at
+# 0.73 fits and prints the same command (at 0.72 it shortens the context). Breaks if no command is printed (the old
+# code) or the command takes vLLM's default share (0.92) instead of the one the note names.
+def test_kv_prints_the_command_at_the_share_its_note_names(capsys):
+    from support.cli_run import run, unwrap
+    base = ["kv", "--model", "Qwen/Qwen2.5-7B-Instruct", "--ctx", "32768", "--vram", "23.55"]
+    cmd = ("  vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 32768 --kv-cache-dtype auto "
+           "--gpu-memory-utilization 0.73")
+    rc, out, _ = run(base + ["--gpu-memory-utilization", "0.65"], capsys)
+    lines = unwrap(out).split("\n")
+    assert rc == 1 and "note: your --gpu-memory-utilization 0.65 is too small for 32768 tokens; " \
+                       "--gpu-memory-utilization 0.73 holds them" in lines
+    at = lines.index("with --gpu-memory-utilization 0.73 (holds 32,768 tokens):")
+    assert lines[at + 1] == cmd
+    rc, j, _ = run(base + ["--gpu-memory-utilization", "0.65", "--json"], capsys)
+    assert j["share_fix"]["command"] == cmd.strip() and j["share_fix"]["util"] == 0.73 and j["command"] == ""
+    rc, out, _ = run(base + ["--gpu-memory-utilization", "0.73"], capsys)
+    assert rc == 0 and cmd in out.split("\n") and "with --gpu-memory-utilization" not in out
