@@ -220,6 +220,7 @@ def format_text(est: dict, budget_label: str = "") -> str:
             + ("" if cpu else f"; smallest common card: {str(est['min_vram_gb']) + ' GB' if est['min_vram_gb'] else 'none up to 141 GB'}")
             + (" (for the files found)" if o.get("status") == "incomplete" else ""))
     lines += term.wrap_lines([peak])  # prose, as the notes above: wrapped (term.py)
+    verdict_at = len(lines)  # the verdict, host RAM and Dynamic VRAM lines: prose too, wrapped below
     if cpu and o.get("status") != "incomplete":
         lines.append(f"verdict: {o['status'].upper()} in host RAM" + (f", headroom {fmt_bytes(est['headroom'])}"
                      if est.get("headroom") is not None else "") + f" ({o['reason']})")
@@ -259,6 +260,7 @@ def format_text(est: dict, budget_label: str = "") -> str:
     d = est.get("dynamic_vram") or {}
     if d.get("verdict"):
         lines.append(f"Dynamic VRAM ({d['source']}): {d['verdict']}")
+    lines[verdict_at:] = term.wrap_lines(lines[verdict_at:])
     status = o.get("status")
     shown = [k for k in est["knobs"] if not (status == "runs with offload" and k["id"] == "partial_offload")]  # it is the verdict
     if shown and status != "incomplete":  # no advice on a graph we could not see whole
@@ -269,6 +271,9 @@ def format_text(est: dict, budget_label: str = "") -> str:
             fits = "" if est["budget"] is None else ("  fits" if k.get("fits") else "  host RAM short" if k.get("host_ram_short")
                                                      else "  still over")
             moved = f"; then {PHASE_LABELS[k['peak_moves_to']]} is the peak" if k.get("peak_moves_to") else ""
+            own = k.get("phase_saving") or {}
+            if moved and own.get("bytes", 0) > k["saving"]:  # the peak stops at a phase the knob leaves: its own saving
+                moved = f"; {fmt_bytes(own['bytes'])} less in {PHASE_LABELS[own['phase']]}{moved}"
             note = "; ".join(x for x in (k.get("note"), moved[2:]) if x)
             lines.append(f"  {'saves ' + fmt_bytes(k['saving']):>16}  {k['label']}{fits}" + (f" ({note})" if note else ""))
     lines.append("assumptions:")

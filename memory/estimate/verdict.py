@@ -298,15 +298,23 @@ def knobs(est: dict) -> list[dict]:
     budget = est.get("budget")
     out = []
 
-    def add(kid, label, peak_after, note=""):
-        if peak_after < base:
-            out.append({"id": kid, "label": label, "saving": int(base - peak_after), "peak_after": int(peak_after), "note": note})
+    def add(kid, label, after, note="", own=None):
+        """after: the peak with the knob, or the re-estimate (again), whose phases give the knob's own saving: the most
+        one phase that runs drops by (own: that phase and drop, given where the knob's figure is not a re-estimate)."""
+        if isinstance(after, dict):
+            now = run_phases(after)
+            own = max(((p, run[p] - now[p]) for p in run if p in now), key=lambda x: x[1], default=None)
+            after = after["peak"]
+        if after < base:
+            out.append({"id": kid, "label": label, "saving": int(base - after), "peak_after": int(after), "note": note})
+            if own and own[1] > 0:
+                out[-1]["phase_saving"] = {"phase": own[0], "bytes": int(own[1])}
 
     def again(comps_=comps, w_=w, h_=h, f_=f, b_=b, cfg_=cfg, **pol_):
         p = dict(pol, **pol_, _no_knobs=True, budget=budget)
         p.pop("weights_dtype", None)  # the components already carry it
         return estimate([{k: v for k, v in c.items() if k != "resident"} | {"role": c["role"]} for c in comps_],
-                        w_, h_, f_, b_, cfg=cfg_, policy=p)["peak"]
+                        w_, h_, f_, b_, cfg=cfg_, policy=p)
 
     phases, run = est["phases"], run_phases(est)
     if pol.get("runner") == "diffusers":  # the pipeline's own switches (vae.py: slicing, diffusers' tiling)
@@ -321,7 +329,8 @@ def knobs(est: dict) -> list[dict]:
                 "(much slower)", again(offload="sequential"))
     elif est.get("vae") and not est["vae"]["tiled"] and phases["vae_decode"] > phases["vae_decode_tiled"]:
         add("tiled_vae", "VAE Decode (Tiled) instead of VAE Decode",
-            max([v for k, v in run.items() if k != "vae_decode"] + [phases["vae_decode_tiled"]]))
+            max([v for k, v in run.items() if k != "vae_decode"] + [phases["vae_decode_tiled"]]),
+            own=("vae_decode", run["vae_decode"] - phases["vae_decode_tiled"]))
     dm = [c for c in comps if c["role"] == "diffusion_model"]
     dts = [dt for dt, _ in dm[0]["table"].values()] if dm else []
     if dm and not any(dt.startswith("F8") or dt not in W.ST_BYTES for dt in dts):
@@ -360,7 +369,8 @@ def knobs(est: dict) -> list[dict]:
         after = max(rest + [partial_floor(bd)])
         what = "diffusion model" if pk == "sample" else "text encoders"
         add("partial_offload", f"partial offload of the {what} (ComfyUI does it when weights do not fit; --lowvram forces it; slower)",
-            after, note=f"needs about {fmt_bytes(bd['weights'] - kept_weights(bd))} of free host RAM")
+            after, note=f"needs about {fmt_bytes(bd['weights'] - kept_weights(bd))} of free host RAM",
+            own=(pk, run[pk] - partial_floor(bd)))
     for k in out:  # the knob's own saving may be more: the peak stops at another phase the knob does not touch
         moved = [p for p in run if p != est["peak_phase"] and run[p] == k["peak_after"]]
         if moved:

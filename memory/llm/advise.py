@@ -47,8 +47,14 @@ def _suggest_vllm(n, spec) -> list:
     est = n.get("estimated_max_len") or n.get("kv_tokens")
     if not est and n.get("kv_available") and n.get("kv_needed") and want:
         est = int(want * n["kv_available"] / n["kv_needed"])
+    pool_form = "latent"
+    if spec is not None and spec.dsv4:  # DeepSeek-V4: an fp8 cache only (check_kv), its pool's form by the build
+        from . import deepseek_v4 as DSV4
+        kv_dtype = "fp8"
+        pool_form = DSV4.layout_kind(_log_version(n))
     if not est and spec is not None and n.get("kv_available"):
-        per_tok = kv_cache(spec, BLOCK, 1, "fp8" if kv_dtype.startswith("fp8") else "f16", "vllm")["per_token"]
+        per_tok = kv_cache(spec, BLOCK, 1, "fp8" if kv_dtype.startswith("fp8") else "f16", "vllm",
+                           mla_cache=pool_form)["per_token"]
         est = int(n["kv_available"] // (per_tok * BLOCK)) * BLOCK
     if est and est > 0:
         src = "the log's estimated maximum" if n.get("estimated_max_len") else "the KV cache capacity in the log"
@@ -74,6 +80,14 @@ def _suggest_vllm(n, spec) -> list:
         if share:
             out.insert(0, share)
     return out
+
+
+def _log_version(n):
+    """The vLLM build the log names (triage's fact is {runtime: version}), parsed; None when it names none."""
+    ver = n.get("runtime_version")
+    if isinstance(ver, dict):
+        ver = ver.get("vllm")
+    return parse_version(ver, "vllm") if ver else None
 
 
 def _vllm_share(n):

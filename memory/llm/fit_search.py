@@ -84,9 +84,9 @@ def most_layers(spec, runtime, ctx, parallel, ladder, roles, vram, s, proj):
     return best
 
 
-def share_too_small(spec, runtime, ctx, parallel, kv, roles, vram, s, cap, proj, knobs, choice) -> str | None:
-    """When the user's --gpu-memory-utilization is what stops ctx (a larger share would hold it), say so and by
-    how much, instead of blaming the weights or shortening the context."""
+def share_that_holds(spec, runtime, ctx, parallel, kv, roles, vram, s, cap, proj, knobs, choice) -> tuple | None:
+    """When the user's --gpu-memory-utilization is what stops ctx (a larger share would hold it): (the least share
+    that holds it, the choice at the largest share: ctx, cache type, settings, evaluation), else None."""
     asked = knobs.get("gpu_memory_utilization") if runtime == "vllm" else None
     if not asked or (choice is not None and choice[0] >= ctx):
         return None
@@ -97,8 +97,13 @@ def share_too_small(spec, runtime, ctx, parallel, kv, roles, vram, s, cap, proj,
     if alt is None or alt[0] < ctx:
         return None
     need = V.util_for(alt[3], vram)
-    return (f"your --gpu-memory-utilization {asked:.2f} is too small for {ctx} tokens; "
-            f"--gpu-memory-utilization {need:.2f} holds them" if need else None)
+    return (need, alt) if need else None
+
+
+def share_words(knobs, ctx, need) -> str:
+    """The note of share_that_holds: the user's share names what stops ctx, not the weights or a shorter context."""
+    return (f"your --gpu-memory-utilization {knobs['gpu_memory_utilization']:.2f} is too small for {ctx} tokens; "
+            f"--gpu-memory-utilization {need:.2f} holds them")
 
 
 def no_fit_reason(spec, runtime, w_bytes, vram, whole=None, where="", alone=True) -> str:

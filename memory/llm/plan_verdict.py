@@ -55,7 +55,8 @@ def _search(out, spec, runtime, ctx, parallel, kv, weights_dtype, roles, vram, m
                      f"more than the {fmt_bytes(s['free'] - V.CUDA_CONTEXT)} its startup check finds free (--free-gib less "
                      f"its own CUDA context); " + (f"--gpu-memory-utilization {free_cap:.2f} or less, or " if free_cap else "")
                      + "free memory on the GPU")
-    share_note = FS.share_too_small(spec, runtime, ctx, parallel, kv, roles, vram, s, cap, proj, knobs, choice)
+    share = FS.share_that_holds(spec, runtime, ctx, parallel, kv, roles, vram, s, cap, proj, knobs, choice)
+    share_note = FS.share_words(knobs, ctx, share[0]) if share else None
     if share_note:
         notes.append(share_note)
     if choice is None and runtime != "vllm" and s.get("ngl") is not None:  # the user's -ngl is kept (kv55)
@@ -77,6 +78,12 @@ def _search(out, spec, runtime, ctx, parallel, kv, weights_dtype, roles, vram, m
             out.update(fits=False, max_ctx=0)
             return out
     if choice is None:
+        if share:  # nothing fits at the user's share: the command at the share the note names, labelled (ux57's form)
+            a_ctx, a_kv, a_s, a_ev = share[1]
+            out["share_fix"] = {"flag": f"--gpu-memory-utilization {share[0]:.2f}", "util": share[0], "ctx": a_ctx,
+                                "command": command(runtime, _flags(spec, runtime, a_ctx, parallel, a_kv, a_s, a_ev, vram,
+                                                                   weights_dtype, rank, loras,
+                                                                   dict(knobs, gpu_memory_utilization=share[0])))}
         return _no_fit(out, spec, runtime, weights_dtype, roles, vram, ev, free_cap, share_note, knobs, notes)
     return _chosen(out, spec, runtime, ctx, parallel, weights_dtype, roles, vram, cap, proj, choice, refused, rank,
                    loras, knobs, notes)

@@ -102,8 +102,9 @@ def run_cli(args) -> int:
     if vram_how:
         res["notes"].insert(0, vram_how)
     res["command"] = RM.with_model(res["command"], args, spec)
-    if (res.get("parallel_fix") or {}).get("command"):
-        res["parallel_fix"]["command"] = RM.with_model(res["parallel_fix"]["command"], args, spec)
+    for fix in ("parallel_fix", "share_fix"):
+        if (res.get(fix) or {}).get("command"):
+            res[fix]["command"] = RM.with_model(res[fix]["command"], args, spec)
     RM.ollama_run_line(res, args, spec)
     RM.ollama_tag_note(res, args, spec)
     RM.gguf_serve_note(res, args, spec)
@@ -299,6 +300,9 @@ def format_plan(r: dict) -> str:
     m = r["model"]
     lines = []
     kinds = ", ".join(f"{v} {k}" for k, v in m["layer_kinds"].items())
+    if m.get("compress_ratios"):  # DeepSeek-V4: its layers as vLLM builds them (deepseek_v4.layer_caches)
+        kinds = f"all sliding, window {m['sliding_window']}" + "".join(
+            f"; {n} also compressed {r}x" for r, n in m["compress_ratios"].items() if r != "1")
     geo = (f"MLA latent {m['mla']['kv_lora_rank']}+{m['mla']['qk_rope_head_dim']}" if m["mla"]
            else f"{m['kv_heads']} KV heads x {m['head_dim']}")
     lines.append(f"{m['name']} ({m['arch']}): {m['layers']} layers ({kinds}), {geo}"
@@ -496,6 +500,9 @@ def format_plan(r: dict) -> str:
             lines.append(f"  {run['command']}  ({run['why']})" if run["command"] else f"  (no tag to run: {run['why']})")
         elif r.get("modelfile_none"):
             lines.append(f"  (no Modelfile or ollama run line: {r['modelfile_none']})")
+    fix = r.get("share_fix")
+    if fix and not r["flags"]:  # nothing fits at the user's share: the command at the one the note names (plan_verdict)
+        lines += ["", f"with {fix['flag']} (holds {fix['ctx']:,} tokens):", "  " + fix["command"]]
     for a in r.get("autofit") or []:
         # the flag on a line of its own, its reason as prose under it (term.wrap wraps that, never the flag's line)
         lines += [f"  or let the runtime fit itself: {a['flag']}", f"    ({a['reason']})"]

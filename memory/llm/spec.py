@@ -135,12 +135,16 @@ class LLMSpec:
 
     def summary(self) -> dict:
         kinds = {k: self.layer_kinds.count(k) for k in (FULL, SLIDING, LINEAR, MAMBA, FFN, SHARED) if k in self.layer_kinds}
-        return {"name": self.name, "arch": self.arch, "layers": self.n_layers, "attention_layers": self.attn_layers,
+        out = {"name": self.name, "arch": self.arch, "layers": self.n_layers, "attention_layers": self.attn_layers,
                 "layer_kinds": kinds, "hidden": self.hidden, "heads": self.n_heads, "kv_heads": self.n_kv_heads,
                 "head_dim": self.head_dim_k, "mla": {"kv_lora_rank": self.kv_lora_rank, "qk_rope_head_dim": self.qk_rope_head_dim} if self.mla else None,
                 "sliding_window": self.sliding_window, "experts": self.n_experts or None, "vocab": self.vocab,
                 "max_ctx": self.max_ctx, "params": self.params, "dtype": self.dtype, "quant": self.quant,
                 "layer_rules": "generic decoder" if self.generic else self.arch}
+        if self.dsv4:  # DeepSeek-V4: every layer sliding, most also compressed: layers by compress ratio (1: none)
+            ratios = self.dsv4["ratios"][:self.n_layers]
+            out["compress_ratios"] = {str(r): ratios.count(r) for r in sorted(set(ratios))}
+        return out
 
 
 # ---------------------------------------------------------------- Hugging Face config.json

@@ -129,6 +129,7 @@ def render_human(res: dict, max_events: int = 3) -> str:
                    f"one sign alone) - {where}, line {last['line']}")
     else:
         out.append(f"Cause: {top['id']} ({top['confidence']:.0%} confidence) - {where}, line {last['line']}")
+    out = term.wrap_lines(out)  # the Cause line: prose, wrapped as the Numbers line below
     if last["numbers"]:
         # prose to the terminal's width (term.py), a figure never apart from its unit; continuation lines hang by 2
         out += term.wrap_lines(["Numbers: " + render_numbers(last["numbers"], allocator_of(last), last.get("kind"))])

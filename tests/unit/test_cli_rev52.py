@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from support.cli_run import estimate, run
+from support.cli_run import estimate, run, unwrap
 
 
 @pytest.mark.parametrize("name,family", [("FLUX.1-dev", "flux1"), ("FLUX.1", "flux1"), ("Wan2.1-T2V-1.3B", "wan21")])
@@ -77,10 +77,10 @@ def test_the_demo_judges_a_24_gb_card_on_its_torch_total(capsys):
     estimate's tiers, --gpu-name and kv alike (spec.CARD_MEASURED); on it the headroom is 175.75 MiB."""
     from gpu_garden.memory import cli
     cli.main(["demo"])
-    out = capsys.readouterr().out
+    out = unwrap(capsys.readouterr().out)  # the verdict line wraps (term.py)
     assert "verdict: TIGHT in 23.55 GiB (a 24 GB card), headroom 175.75 MiB" in out, out
     rc, out, _ = estimate(capsys, "flux1-dev", "--gpu-name", "RTX 4090", "--dynamic-vram", "off", "--ram", "64")
-    assert rc == 0 and "verdict: TIGHT in 23.55 GiB (RTX 4090: 23.55 GiB as torch reports it), headroom 175.75 MiB" in out
+    assert rc == 0 and "verdict: TIGHT in 23.55 GiB (RTX 4090: 23.55 GiB as torch reports it), headroom 175.75 MiB" in unwrap(out)
 
 
 @pytest.mark.parametrize("typed", ["0", "86401", "-0.5"])

@@ -6,7 +6,7 @@ import pytest
 
 from gpu_garden.memory.estimate import layouts
 from gpu_garden.memory.units import GiB
-from support.cli_run import estimate
+from support.cli_run import estimate, unwrap
 
 
 @pytest.fixture(scope="module")
@@ -32,7 +32,7 @@ def test_dynamic_vram_verdict_agrees_with_host_ram(flux, capsys):
     assert d["vram_verdict"].startswith("fits, streaming 11.38 GiB")
     assert "host RAM short by 10.80 GiB" in j["outcome"]["reason"]
     rc2, text, _ = estimate(capsys, *argv, "--ram", "32")
-    line = next(x for x in text.splitlines() if x.startswith("Dynamic VRAM ("))
+    line = next(x for x in unwrap(text).splitlines() if x.startswith("Dynamic VRAM ("))
     assert rc2 == 1 and line == f"Dynamic VRAM (--dynamic-vram on): {d['verdict']}"  # the same words as the JSON
     rc, out, _ = estimate(capsys, *argv, "--ram", "64", "--json")  # 45958633189 <= 0.85 x 64 GiB: fits
     j = json.loads(out)

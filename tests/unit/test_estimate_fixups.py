@@ -7,7 +7,7 @@ import pytest
 
 from gpu_garden.memory.estimate import layouts
 from gpu_garden.memory.units import GiB
-from support.cli_run import estimate
+from support.cli_run import estimate, unwrap
 
 
 @pytest.fixture(scope="module")
@@ -40,7 +40,7 @@ def test_offload_that_does_not_fit_host_ram_does_not_fit(flux, capsys):
     assert rc == 0 and j["host_ram"]["verdict"] == "fits" and j["outcome"]["status"] == "runs with offload"
     # the text names the RAM as the reason
     rc, out, _ = run(capsys, *args[:-1], "--ram", "4")
-    v = next(x for x in out.splitlines() if x.startswith("verdict:"))
+    v = next(x for x in unwrap(out).splitlines() if x.startswith("verdict:"))
     assert rc == 1 and v.startswith("verdict: DOES NOT FIT in 12.00 GiB") and "host RAM is short" in v
 
 

@@ -7,7 +7,7 @@ import pytest
 
 from gpu_garden.memory.estimate import layouts
 from gpu_garden.memory.units import GiB
-from support.cli_run import estimate
+from support.cli_run import estimate, unwrap
 
 # what ComfyUI does, worst first: a budget that runs it must not stop running it on a larger budget
 RANK = {"does not fit": 0, "runs with offload": 1, "runs tiled": 2, "fits with streaming": 3, "tight": 4, "fits": 5}
@@ -50,7 +50,7 @@ def test_a_decode_over_the_budget_runs_tiled_when_the_fallback_fits(files, capsy
     assert rc == 0 and j["outcome"] == {"status": "runs tiled", "offloaded": 0,
                                         "reason": "VAE decode runs tiled after ComfyUI's out-of-memory fallback (slower)"}
     rc, out = run(capsys, *files["sd15"], "--width", "1024", "--height", "1024", "--dynamic-vram", "off", "--vram", "3")
-    v = next(x for x in out.splitlines() if x.startswith("verdict:"))
+    v = next(x for x in unwrap(out).splitlines() if x.startswith("verdict:"))
     assert v.startswith("verdict: RUNS TILED in 3.00 GiB (--vram): VAE decode runs tiled after ComfyUI's out-of-memory fallback")
 
 

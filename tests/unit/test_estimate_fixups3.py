@@ -42,7 +42,7 @@ def test_the_peak_is_the_decode_as_comfyui_runs_it(sd15, capsys):
     peak = next(x for x in unwrap(out).splitlines() if x.startswith("peak "))  # term.py's wrapping undone
     assert peak.startswith("peak 2.97 GiB in sample") and \
         "; VAE decode counted tiled, as ComfyUI runs it after its out-of-memory fallback (untiled 3.23 GiB);" in peak
-    assert "; untiled it would need 3.23 GiB" in next(x for x in out.splitlines() if x.startswith("verdict:"))
+    assert "; untiled it would need 3.23 GiB" in next(x for x in unwrap(out).splitlines() if x.startswith("verdict:"))
 
 
 def test_a_retried_decode_is_tight_at_best(sd15, capsys):

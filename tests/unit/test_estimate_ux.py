@@ -7,7 +7,7 @@ import pytest
 from gpu_garden.memory import cli
 from gpu_garden.memory.estimate import layouts
 from gpu_garden.memory.units import GiB
-from support.cli_run import estimate, estimate_workflow as est
+from support.cli_run import estimate, estimate_workflow as est, unwrap
 
 
 @pytest.fixture(scope="module")
@@ -83,7 +83,7 @@ def test_dynamic_vram_line_and_verdict_give_the_streamed_size_alike(comfy, capsy
     # ux19b: "Dynamic VRAM (...): fits, streaming 0.4 GiB" beside the verdict's "436.63 MiB of weights stream in"
     rc, out, _ = estimate(capsys, *_flux_files(comfy), "--weights-dtype", "fp8", "--dynamic-vram", "on",
                           "--vram", "12", "--ram", "64")
-    lines = out.splitlines()
+    lines = unwrap(out).splitlines()
     dyn = next(x for x in lines if x.startswith("Dynamic VRAM ("))
     v = next(x for x in lines if x.startswith("verdict:"))
     assert rc == 0 and "fits, streaming 436.63 MiB of weights per step" in dyn
@@ -144,7 +144,7 @@ def test_over_the_card_comfyui_offloads_and_runs(comfy, capsys):
     assert j["outcome"]["status"] == "runs with offload"
     assert j["outcome"]["offloaded"] == j["peak"] - 12 * GiB == j["host_ram"]["offloaded"]
     rc, out = files_est(comfy, capsys, "--vram", "12", "--dynamic-vram", "off")
-    v = next(x for x in out.splitlines() if x.startswith("verdict:"))
+    v = next(x for x in unwrap(out).splitlines() if x.startswith("verdict:"))
     assert rc == 0 and v.startswith("verdict: RUNS WITH OFFLOAD in 12.00 GiB") and "11.38 GiB of weights stay in RAM" in v
     assert "headroom" not in v and "23.38 GiB" in v
     # --offload none is --highvram: ComfyUI loads it whole, so it does not fit
@@ -152,7 +152,7 @@ def test_over_the_card_comfyui_offloads_and_runs(comfy, capsys):
     assert rc == 1 and json.loads(out)["outcome"]["status"] == "does not fit"
     # 2 GiB: activations, fixed and the weights kept on the GPU are over: ComfyUI cannot do it either
     rc, out = files_est(comfy, capsys, "--vram", "2", "--dynamic-vram", "off")
-    assert rc == 1 and "verdict: DOES NOT FIT in 2.00 GiB" in out and "more than ComfyUI can offload" in out
+    assert rc == 1 and "verdict: DOES NOT FIT in 2.00 GiB" in unwrap(out) and "more than ComfyUI can offload" in unwrap(out)
 
 
 def test_tiers_say_offloaded_and_streaming_explains_headroom(comfy, tmp_path, capsys):

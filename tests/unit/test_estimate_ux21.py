@@ -2,6 +2,7 @@
 found)" with no word of how to get a verdict, and without a probe "verdict: no budget (no budget: pass --vram GIB)"."""
 from gpu_garden.memory.estimate import families, formula, layouts
 from gpu_garden.memory.estimate.report import format_text
+from support.cli_run import unwrap
 
 
 def _sd15_without_budget():
@@ -10,7 +11,7 @@ def _sd15_without_budget():
 
 
 def _verdict(label):
-    return [ln for ln in format_text(_sd15_without_budget(), label).splitlines() if ln.startswith("verdict:")]
+    return [ln for ln in unwrap(format_text(_sd15_without_budget(), label)).splitlines() if ln.startswith("verdict:")]
 
 
 def test_no_budget_verdict_says_how_to_get_one_once():

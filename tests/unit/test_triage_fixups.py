@@ -1,5 +1,6 @@
 """Triage fix-ups (review of rounds 17-18 and the guide changes): evidence that says what was seen, commands a user can
 paste, the log's own slot and cache-dtype figures, written from the runtimes' own strings (hand-derived values in comments)."""
+from support.cli_run import unwrap
 from support.triage_event import last_event, top
 from gpu_garden.memory.triage import engine
 
@@ -178,7 +179,7 @@ def test_the_cause_line_says_what_the_percentage_is():
     # weights 3.5 against activations 1.2: 3.5 / (4.7 + 0.75) = 0.64, under 0.7, and 0.22 is a third of it (under
     # rank.PAIR_RATIO): the first is only the likelier, each with its percentage
     out = engine.render_human(engine.triage_text(MPS))
-    assert out.splitlines()[0].startswith("Cause: uncertain: weights-exceed-vram? (activations also possible) - 64% and 22% "
+    assert unwrap(out).splitlines()[0].startswith("Cause: uncertain: weights-exceed-vram? (activations also possible) - 64% and 22% "
                                           "confidence"), out
 
 

@@ -10,6 +10,7 @@ cases or the corpus catch every one.
 """
 import pytest
 
+from support.cli_run import unwrap
 from gpu_garden.memory.triage import engine as triage, parse as P, rank, rules as R, torch_readers as TR
 
 from test_triage import ASYNC, CACHING, SAMPLE
@@ -123,7 +124,7 @@ def test_uncertain_below_the_threshold_shows_the_top_two():
     assert [a["confidence"] for a in alts] == [0.45, 0.29]
     assert all(a["guide"]["id"] and a["evidence"] for a in alts)
     text = triage.render_human(res)
-    assert text.startswith("Cause: uncertain - text-encoder (45% confidence) or other-process (29% confidence)")
+    assert unwrap(text).startswith("Cause: uncertain - text-encoder (45% confidence) or other-process (29% confidence)")
     # fragmentation 3.2 of 4.7 + 0.75 points = 0.59: at first sight a top cause in 0.50-0.70 was right 54 of 134 times
     # (benchmarks/triage_calibration.py, groups A-C), so it is shown beside the runner-up, not alone
     mid = triage.triage_text(CACHING)

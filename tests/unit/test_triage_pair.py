@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from gpu_garden.memory.triage import engine, rank, rules as R
+from support.cli_run import unwrap
 from gpu_garden.memory.triage.rules_runner_up import RUNNER_UP_ROWS
 
 from test_triage_fixups import MPS
@@ -54,7 +55,7 @@ def test_an_even_answer_is_still_a_pair():
     res = engine.triage_text(ASYNC_HELD, {"node_type": "CLIPTextEncode"})
     assert res["uncertain"] is True and res["pair"] is True
     text = engine.render_human(res)
-    assert text.startswith("Cause: uncertain - text-encoder (45% confidence) or other-process (29% confidence)"), text
+    assert unwrap(text).startswith("Cause: uncertain - text-encoder (45% confidence) or other-process (29% confidence)"), text
     assert "the two that lead, side by side" in text
 
 

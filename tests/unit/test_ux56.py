@@ -5,7 +5,7 @@ import re
 import pytest
 
 from gpu_garden.memory import cli
-from support.cli_run import flat
+from support.cli_run import flat, unwrap
 
 
 def _help(capsys, command):
@@ -109,13 +109,13 @@ def test_the_verdict_line_says_does_not_fit_when_host_ram_decides(capsys):
 
     argv = ("flux1", "--vram", "24", "--ram", "4", "--dynamic-vram", "off")
     rc, out, _ = estimate(capsys, *argv)
-    v = next(x for x in out.splitlines() if x.startswith("verdict:"))
+    v = next(x for x in unwrap(out).splitlines() if x.startswith("verdict:"))
     assert rc == 1 and v.startswith("verdict: DOES NOT FIT: host RAM is short"), v
     assert re.search(r"; in VRAM alone TIGHT in 24\.00 GiB \(--vram\), headroom [\d.]+ MiB$", v), v  # VRAM's kept
     rc, out, _ = estimate(capsys, *argv, "--json")
     assert rc == 1 and json.loads(out)["outcome"]["status"] == "does not fit"
     rc, out, _ = estimate(capsys, "flux1", "--vram", "24", "--ram", "64", "--dynamic-vram", "off")  # RAM enough: as before
-    v = next(x for x in out.splitlines() if x.startswith("verdict:"))
+    v = next(x for x in unwrap(out).splitlines() if x.startswith("verdict:"))
     assert rc == 0 and re.fullmatch(r"verdict: TIGHT in 24\.00 GiB \(--vram\), headroom [\d.]+ MiB", v), v
 
 
