@@ -82,11 +82,15 @@ def _suggest_vllm(n, spec) -> list:
     return out
 
 
-def _log_version(n):
-    """The vLLM build the log names (triage's fact is {runtime: version}), parsed; None when it names none."""
+def _log_version_text(n):
+    """The vLLM build the log names, as printed (triage's runtime_version fact is {runtime: version}); None if none."""
     ver = n.get("runtime_version")
-    if isinstance(ver, dict):
-        ver = ver.get("vllm")
+    return (ver.get("vllm") if isinstance(ver, dict) else ver) or None
+
+
+def _log_version(n):
+    """_log_version_text parsed; None when the log names no build."""
+    ver = _log_version_text(n)
     return parse_version(ver, "vllm") if ver else None
 
 
@@ -97,11 +101,9 @@ def _vllm_share(n):
     --runtime-version, the newest build, and the reason says that this is assumed."""
     if n.get("gpu_memory_utilization"):
         return n["gpu_memory_utilization"], ""
-    ver = n.get("runtime_version")
-    if isinstance(ver, dict):  # triage's runtime_version fact: {runtime: version}
-        ver = ver.get("vllm")
+    ver = _log_version_text(n)
     if ver:
-        u = vllm_default_util(parse_version(ver, "vllm"))
+        u = vllm_default_util(_log_version(n))
         return u, f" (the log prints none: vLLM {ver}'s default {u:.2f})"
     u = vllm_default_util(None)
     return u, (f" (the log prints neither the share nor the build: assumed vLLM's default {u:.2f}, which builds from "
