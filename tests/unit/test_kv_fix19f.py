@@ -135,6 +135,8 @@ PRE_AMPERE_DATA = (
     "2x Tesla T4 16 GB (compute capability 7.5), layer split",
     # batch 102 (llama.cpp #10050 on a Turing RTX 2080; the 1Cat vLLM fork on four Volta V100s)
     "one NVIDIA GeForce RTX 2080 8 GB (compute capability 7.5", "4x Tesla V100 32 GB (SM70;",
+    # batch 123 (vllm#5248: vLLM 0.4.x, tensor parallel 2 on two Turing T4s)
+    "2x NVIDIA Tesla T4 16 GB (the comment",
 )
 
 
