@@ -471,9 +471,14 @@ def from_config(cfg: dict, name: str = "config.json") -> LLMSpec:
                           "speech decoder are not counted")
     if cfg.get("_vision") is not None:
         spec.vision = dict(cfg["_vision"])
-        edge = ((cfg.get("preprocessor_config") or {}).get("size") or {}).get("longest_edge")
-        if edge:  # preprocessor_config.json's size.longest_edge: the largest image (vLLM's dummy one), in pixels
+        pre = cfg.get("preprocessor_config") or {}
+        # the largest image (vLLM's dummy one), in pixels: preprocessor_config.json's max_pixels where the file gives
+        # one (transformers' Qwen2-VL processor sets size.longest_edge from it: dots.ocr's), else size.longest_edge
+        edge = pre.get("max_pixels") or (pre.get("size") or {}).get("longest_edge")
+        if edge:
             spec.vision["_max_pixels"] = int(edge)
+        if pre.get("max_patches"):  # Llama 4's processor: at most this many 336-pixel tiles an image (mllama4.py)
+            spec.vision["_max_tiles"] = int(pre["max_patches"])
         spec.mm_prefix_lm = cfg.get("use_bidirectional_attention") == "vision"
         spec.notes.append("a vision-language model: the decoder as described; its vision tower is counted where the runtime "
                           "loads it (vLLM with the weights, Ollama as a projector, llama.cpp with --mmproj)")

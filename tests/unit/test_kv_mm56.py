@@ -65,12 +65,13 @@ def test_vllm_weights_line_counts_the_dots_tower():
     assert "+ 2.35 GiB of vision tower" in how
 
 
-# dots.ocr takes images only (dots_ocr.py:138-139): its profile is one image at Qwen2-VL's largest size, 12,845,056
-# pixels / 14^2 = 65,536 patches x 1536 x 32 B = 3,221,225,472 B at any max_model_len (at 131072 tokens Qwen2-VL's dummy
-# video would be 7 temporal patches: 7 x that). Breaking it: the dots_ocr condition taken out of encoder_peak.
+# dots.ocr takes images only (dots_ocr.py:138-139): its profile is one image at its processor's largest size (task kv57:
+# 11,289,600 pixels / 14^2 = 57,600 patches; it was Qwen2-VL's 12,845,056 here before), x 1536 x 32 B = 2,831,155,200 B
+# at any max_model_len (at 131072 tokens Qwen2-VL's dummy video would be 7 temporal patches: 7 x that). Breaking it: the
+# dots_ocr condition taken out of encoder_peak.
 def test_dots_ocr_profile_is_one_image():
     s = llm.describe(model="rednote-hilab/dots.ocr")
-    assert VA.encoder_peak(s, 131072) == 65_536 * 1536 * 32 == 3_221_225_472
+    assert VA.encoder_peak(s, 131072) == 57_600 * 1536 * 32 == 2_831_155_200
 
 
 # Gemma-4-E4B's towers (kv's gemma4_vision branch and audio_tower_params, the E2B's, at E4B's config and its 2560-wide

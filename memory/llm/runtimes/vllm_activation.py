@@ -71,6 +71,13 @@ FORWARD_FACTOR = 1.08
 ENCODER_BYTES_PER_HIDDEN = 32
 QWEN_VL_MAX_PIXELS = 12845056
 QWEN_VL_MAX_FRAMES = 16       # qwen2_vl.py _MAX_FRAMES_PER_VIDEO: the dummy video's frame cap
+# Llama 4's dummy image is max_patches tiles tall and one wide (vLLM 0.20.2 mllama4.py:576-584
+# get_image_size_with_most_features, "h:w = 16:1"); the processor cuts it into a 16 x 1 grid of image_size tiles and
+# adds a global thumbnail tile when there is more than one (611-638: patches_per_image = 1 + r_h x r_w), and the tower
+# runs every tile at once, each (image_size / patch)^2 patches and a class token (507-546). 16 when the config's
+# preprocessor_config gives no max_patches: Scout's and Maverick's processor metadata, and a processor file that
+# names none (NVIDIA aiconfigurator's Llama 4 tests; transformers' Llama4ImageProcessor itself not read).
+LLAMA4_MAX_TILES = 16
 
 
 # No term for a gated-DeltaNet layer's chunked-prefill temporaries (fla chunk_gated_delta_rule_fwd: the chunk states
@@ -194,8 +201,10 @@ def qwen_vl_video_grid_t(max_model_len: int) -> int:
 
 
 def encoder_peak(spec, max_model_len: int | None = None) -> int:
-    """Bytes of the vision tower's profile run on one largest image, or for Qwen2-VL under V1 (max_model_len given)
-    on the largest video when that has more patches (0 for a text model)."""
+    """Bytes of the vision tower's profile run on one largest image (Llama 4: all its tiles), or for Qwen2-VL under V1
+    (max_model_len given) on the largest video when that has more patches (0 for a text model). One item: vLLM's
+    profile encodes budget // tokens-an-item copies of it (gpu_model_runner.py profile_run, encoder_budget.py
+    _get_max_items), not counted here."""
     v = spec.vision or {}
     d = int(v.get("hidden_size") or 0)
     if not d:
@@ -205,6 +214,9 @@ def encoder_peak(spec, max_model_len: int | None = None) -> int:
     # max_pixels // (patch x merge)^2 merged tokens), the config's preprocessor_config where kv has it (vLLM 0.20.2)
     pixels = int(v.get("_max_pixels") or QWEN_VL_MAX_PIXELS)
     patches = (int(v["image_size"]) // patch) ** 2 if v.get("image_size") else pixels // (patch * patch)
+    if v.get("model_type") == "llama4_vision_model" and v.get("image_size"):  # tiles (LLAMA4_MAX_TILES)
+        tiles = int(v.get("_max_tiles") or LLAMA4_MAX_TILES)
+        patches = (tiles + 1 if tiles > 1 else 1) * (patches + 1)
     if v.get("default_output_length"):  # Gemma 4: an image is at most this many soft tokens, each pooling k x k patches
         patches = int(v["default_output_length"]) * int(v.get("pooling_kernel_size") or 1) ** 2
     if (not v.get("image_size") and max_model_len and not str(v.get("model_type") or "").startswith("qwen3")
