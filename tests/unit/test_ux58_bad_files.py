@@ -47,3 +47,17 @@ def test_the_open_graph_estimate_names_the_unreadable_file(unreadable):
           "2": {"class_type": "EmptyLatentImage", "inputs": {"width": 512, "height": 512, "batch_size": 1}}}
     with pytest.raises(UserError, match=r"locked\.safetensors: cannot be read \(Permission denied\)"):
         workflow.estimate_workflow(wf, None, resolve=lambda folders, name: str(unreadable))
+
+
+def test_the_route_says_when_the_family_is_unknown(monkeypatch, tmp_path):
+    """A file of random tensor names: the route's answer carries unknown (the page flags the generic figures)."""
+    from support.fit_stubs import fresh_node
+    from pathlib import Path as P
+    routes = fresh_node(monkeypatch, P(__file__).parent / "stubs", "estimate_routes")
+    blob = b'{"zz_1.weight": {"dtype": "F16", "shape": [64, 64], "data_offsets": [0, 8192]}}'
+    path = tmp_path / "random.safetensors"
+    path.write_bytes(struct.pack("<Q", len(blob)) + blob + bytes(8192))
+    monkeypatch.setattr(routes, "resolve", lambda folders, name: str(path))
+    wf = {"1": {"class_type": "CheckpointLoaderSimple", "inputs": {"ckpt_name": path.name}},
+          "2": {"class_type": "EmptyLatentImage", "inputs": {"width": 256, "height": 256, "batch_size": 1}}}
+    assert routes.estimate_graph({"workflow": wf})["unknown"] is True
