@@ -34,7 +34,10 @@ SIZE_RANGES = {"width": (64, 16384), "height": (64, 16384), "frames": (1, 10000)
 
 
 class FootprintDoesNotFit(Exception):
-    """Raised by the node in "stop" mode; its message is what the user reads in ComfyUI's error dialog."""
+    """Raised by the node in "stop" mode; its message is what the user reads in ComfyUI's error dialog. ComfyUI names
+    the error by module and class (execution.full_type_name), and it loads the pack under the folder's full path:
+    without this the dialog read "/home/USER/ComfyUI/custom_nodes/comfyui-gpu-garden.nodes.estimate.FootprintDoesNotFit"."""
+    __module__ = "gpu_garden"
 
 
 # -- loaded objects -> tensor tables ------------------------------------------------------------------
