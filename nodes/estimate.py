@@ -34,7 +34,10 @@ SIZE_RANGES = {"width": (64, 16384), "height": (64, 16384), "frames": (1, 10000)
 
 
 class FootprintDoesNotFit(Exception):
-    """Raised by the node in "stop" mode; its message is what the user reads in ComfyUI's error dialog."""
+    """Raised by the node in "stop" mode; its message is what the user reads in ComfyUI's error dialog. ComfyUI names
+    the error by module and class (execution.full_type_name), and it loads the pack under the folder's full path:
+    without this the dialog read "/home/USER/ComfyUI/custom_nodes/comfyui-gpu-garden.nodes.estimate.FootprintDoesNotFit"."""
+    __module__ = "gpu_garden"
 
 
 # -- loaded objects -> tensor tables ------------------------------------------------------------------
@@ -228,13 +231,15 @@ def est_verdict_exit(est: dict) -> bool:
 
 
 def stop_message(est: dict) -> str:
-    knobs = "; ".join([f"{k['label']} (-{fmt_bytes(k['saving'])})" for k in est["knobs"] if not k.get("host_ram_short")][:3])
+    usable = [k for k in est["knobs"] if not k.get("host_ram_short")]
+    fit = [k for k in usable if k.get("fits")]  # only these fit the budget alone (the face's "✓ fits")
+    named = "; ".join(f"{k['label']} (-{fmt_bytes(k['saving'])})" for k in (fit or usable)[:3])
     why = (est.get("outcome") or {}).get("reason")  # what ComfyUI would do about it (RAM short, more than it can offload)
     return (f"GPU Garden Footprint Estimate stopped the run before sampling: {est['family_name']} at "
             f"{est['width']}x{est['height']}" + (f"x{est['frames']}" if est["frames"] > 1 else "")
             + f" needs about {fmt_bytes(est['peak'])} at its peak ({est['peak_phase'].replace('_', ' ')}), "
             f"the budget is {fmt_bytes(est['budget'])}" + (f": {why}" if why else "") + ". "
-            + (f"What would fit: {knobs}. " if knobs else "")
+            + (f"What would fit: {named}. " if fit else f"No single change fits it; the largest savings: {named}. " if named else "")
             + "Set 'when it does not fit' to warn to run anyway.")
 
 

@@ -108,12 +108,22 @@ def kept_plan(model, vae, facts, shape, label, ctx) -> tuple[dict, dict]:
     return p, dict(ctx, kept=True)
 
 
+def advised(p: dict) -> dict:
+    """advise hands ComfyUI nothing (execute returns the model as it came): the no-budget summary, which says what
+    apply hands it ("ComfyUI gets our activation figure"), says what apply would hand it instead."""
+    if p.get("budget") is None and p.get("memory_required") and not p.get("kept"):
+        return dict(p, summary=f"no budget: apply would give ComfyUI our activation figure "
+                               f"({fmt_bytes(p['memory_required'])}) as memory_required; nothing else would change")
+    return p
+
+
 def face(p: dict, mode: str) -> str:
     head = ("Advice only (nothing changed): " if mode == "advise" else "") + p["summary"]
     lines = [head]
     if p.get("latent_shape") and p.get("memory_required"):
         stock = p.get("stock_memory_required")
-        lines.append(f"memory_required for ComfyUI's loader: {fmt_bytes(p['memory_required'])} "
+        to = "apply would give ComfyUI's loader" if mode == "advise" else "for ComfyUI's loader"
+        lines.append(f"memory_required {to}: {fmt_bytes(p['memory_required'])} "
                      f"({fit_guard.prompts_per_step(p['cond_batch'])}; ComfyUI's own figure {fmt_bytes(stock)})")
     for o in p["offers"]:
         lines.append(f"{'info' if o.get('without_widget') == 'info' else 'offer (not applied)'}: {o['label']}")
@@ -171,6 +181,8 @@ class GPUGardenFitToCard(io.ComfyNode):
                 d = p.get("decode") or {}
                 vae_out = fit_guard.sized_vae(vae, p["vae_kind"], functools.partial(fit_guard.vae_context, ctx))
                 applied.append("vae_tiled" if d.get("tiled") and d.get("args") else "vae_sizing")  # as planned now
+        if mode == "advise":
+            p = advised(p)
         ui = {k: v for k, v in p.items() if k not in ("weights",)}
         ui.update(mode=mode, applied=applied, face=face(p, mode),
                   vae_memory_used_decode=(p["decode"] or {}).get("per_sample") if p.get("decode") else None)

@@ -159,6 +159,10 @@ def _checked_path(path) -> Path:
         raise UserError(f"{path}: not a regular file")
     if path.stat().st_size == 0:
         raise UserError(f"{path}: empty file (0 bytes)")
+    try:  # a file this process may not read (chmod 000, another user's): one line naming it, not a bare OSError
+        open(path, "rb").close()
+    except OSError as exc:
+        raise UserError(f"{path}: cannot be read ({exc.strerror or type(exc).__name__})") from None
     return path
 
 

@@ -96,7 +96,21 @@ def _oom_summary(oom: dict | None) -> dict | None:
     node = oom.get("node") or {}
     return {"id": oom.get("id"), "node": {"id": node.get("id"), "type": node.get("type")},
             "exception_type": oom.get("exception_type"), "message": oom.get("message"), "cause": oom.get("cause"),
+            "uncertain": bool(oom.get("uncertain")), "pair": bool(oom.get("pair")),  # as the panel says it
+            "alternatives": [a.get("id") for a in oom.get("alternatives") or () if isinstance(a, dict)],
             "numbers": oom.get("numbers"), "guide": (oom.get("guide") or {}).get("id")}
+
+
+def _cause_words(o: dict) -> str:
+    """The cause as the OOM panel states it: uncertain with both when two fit about equally (pair), the likelier with
+    a question mark and the other as also possible when it is only likelier; a confident cause alone."""
+    cause = o.get("cause") or "unknown"
+    other = next((a for a in o.get("alternatives") or () if a != cause), None)
+    if not o.get("uncertain") or not other:
+        return f"cause: {cause}"
+    if o.get("pair"):
+        return f"cause uncertain: {cause} or {other} (two fit the evidence about equally)"
+    return f"cause uncertain: {cause}? ({other} also possible)"
 
 
 def build(run: dict, comparison: dict | None = None, oom: dict | None = None, redact: bool = True) -> dict:
@@ -168,7 +182,7 @@ def markdown(rep: dict) -> str:
     if rep.get("oom"):
         o = rep["oom"]
         lines += ["", f"**Out-of-memory report** `{o.get('id')}`: {o.get('exception_type')} in {_cell((o.get('node') or {}).get('type'))}"
-                  f" #{_cell((o.get('node') or {}).get('id'))}; cause: {o.get('cause') or 'unknown'}", "",
+                  f" #{_cell((o.get('node') or {}).get('id'))}; {_cause_words(o)}", "",
                   "```", str(o.get("message") or "")[:2000], "```"]
     c = rep.get("compare")
     if c:

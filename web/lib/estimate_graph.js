@@ -99,6 +99,11 @@ export function renderGraph(box, state) {
   const what = el("div", null, `${fam} · ${size} · batch ${a.batch}` + deviceText(a), { opacity: ".85" });
   what.dataset.testid = "gg-estimate-graph-size";
   box.append(what);
+  if (a.unknown) {  // as the node's own face (estimate.js) and the CLI's [UNKNOWN family: generic figures] say it
+    const unk = el("div", null, "unknown model family: generic figures", { color: OUTCOME_TEXT.tight });
+    unk.dataset.testid = "gg-estimate-graph-unknown";
+    box.append(unk);
+  }
   const tiers = tiersLine(a, { incomplete: missing.length > 0, testid: "gg-estimate-graph-tiers" });
   if (tiers) box.append(tiers);
   if (Array.isArray(a.files) && a.files.length) {
