@@ -1,0 +1,48 @@
+"""Task mend58 (what reviews ux56 / rev56 noticed and left): each test fails on the code before its fix; each names
+the deliberate error that breaks it (checked by reverting)."""
+import json
+
+from support.cli_run import estimate, unwrap
+
+FLUX = ("flux1", "--vram", "24", "--dynamic-vram", "off")
+
+
+def _knobs(capsys, *args):
+    rc, out, _ = estimate(capsys, *FLUX, *args, "--json")
+    j = json.loads(out)
+    return j, {k["id"]: k for k in j["knobs"]}
+
+
+# FLUX.1-dev on 24 GiB (ux56): its diffusion model is 23,802,816,640 bytes of BF16; a partial load keeps a tenth on the
+# GPU (2,380,281,664), so 21,422,534,976 bytes (19.95 GiB) stay in RAM, beside the models the run keeps for reload (the
+# run's own host_ram.kept_for_reload: T5, CLIP-L and the VAE, 9.26 GiB): 29.21 GiB in all. With --ram 15.7 the knob
+# listed "fits (needs about 19.95 GiB of free host RAM)": the old rule marked it short only when the run itself was.
+# Breaks if the knob is judged by the run's RAM (the old code: fits at 15.7 and 24) or by its offloaded weights alone
+# (24 GiB holds 19.95: fits at 24).
+def test_partial_offload_knob_is_judged_by_its_own_host_ram(capsys):
+    off = 23_802_816_640 - 23_802_816_640 // 10
+    for ram in ("15.7", "24"):
+        j, k = _knobs(capsys, "--ram", ram)
+        assert j["host_ram"]["verdict"] == "fits"  # the run as it is holds its 9.26 GiB
+        po = k["partial_offload"]
+        assert (po["fits"], po.get("host_ram_short")) == (False, True)
+        assert po["host_ram"]["offloaded"] == off
+        assert po["host_ram"]["hard_need"] == j["host_ram"]["kept_for_reload"] + off
+        assert k["fp8_weights"]["fits"] is True  # a knob whose RAM holds still fits
+    rc, out, _ = estimate(capsys, *FLUX, "--ram", "15.7")
+    row = next(ln for ln in unwrap(out).split("\n") if "partial offload of the diffusion model" in ln)
+    assert "  host RAM short (needs about 19.95 GiB of free host RAM; host RAM then needs 29.21 GiB, 15.70 GiB " \
+           "available; " in row
+    j, k = _knobs(capsys, "--ram", "32")  # 29.21 of 32 GiB: tight, not short
+    assert k["partial_offload"]["fits"] is True and "host_ram_short" not in k["partial_offload"]
+
+
+# The same run with 4 GiB of RAM is short already (9.26 GiB kept for reload). 768x768 changes no weights: its run keeps
+# the same 9.26 GiB, so it does not fit either; the old code printed "fits" for it (only partial offload was marked).
+# Breaks if a re-estimated knob is judged by its VRAM peak alone.
+def test_a_knob_that_leaves_the_ram_short_does_not_fit(capsys):
+    j, k = _knobs(capsys, "--ram", "4")
+    lr = k["lower_resolution"]
+    assert lr["peak_after"] <= j["budget"]
+    assert (lr["fits"], lr.get("host_ram_short")) == (False, True)
+    assert lr["host_ram"]["hard_need"] == j["host_ram"]["kept_for_reload"]
