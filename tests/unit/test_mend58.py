@@ -46,3 +46,31 @@ def test_a_knob_that_leaves_the_ram_short_does_not_fit(capsys):
     assert lr["peak_after"] <= j["budget"]
     assert (lr["fits"], lr.get("host_ram_short")) == (False, True)
     assert lr["host_ram"]["hard_need"] == j["host_ram"]["kept_for_reload"]
+
+
+def _numbers(x):
+    if isinstance(x, dict):
+        for v in x.values():
+            yield from _numbers(v)
+    elif isinstance(x, list):
+        for v in x:
+            yield from _numbers(v)
+    elif isinstance(x, (int, float)) and not isinstance(x, bool):
+        yield x
+
+
+# Sequential offload (ux56): the estimate's JSON carried policy.offload_bytes = 4611686018427387904, the formula's 1 << 62
+# "every weight" sentinel, which a JSON reader takes as bytes (and JavaScript cannot even hold: over 2**53). Now null,
+# with policy.offload "sequential" saying every weight streams; a run without offload keeps 0. Breaks if the policy
+# keeps the sentinel (the old code) or any figure in the JSON is one (past 2**53, a web panel's Number loses it).
+def test_sequential_offload_reports_no_sentinel_bytes(capsys):
+    for args in (("flux1", "--offload", "sequential", "--vram", "8"),
+                 ("sdxl", "--runner", "diffusers", "--vram", "6"),  # its knobs re-run it with sequential offload
+                 ("flux1", "--runner", "diffusers", "--offload", "sequential", "--vram", "8")):
+        rc, out, _ = estimate(capsys, *args, "--ram", "64", "--json")
+        j = json.loads(out)
+        assert max(_numbers(j)) < 2 ** 53, args
+        if "--offload" in args:
+            assert (j["policy"]["offload"], j["policy"]["offload_bytes"]) == ("sequential", None)
+    rc, out, _ = estimate(capsys, "flux1", "--vram", "8", "--ram", "64", "--json")
+    assert json.loads(out)["policy"]["offload_bytes"] == 0
