@@ -74,3 +74,38 @@ def test_sequential_offload_reports_no_sentinel_bytes(capsys):
             assert (j["policy"]["offload"], j["policy"]["offload_bytes"]) == ("sequential", None)
     rc, out, _ = estimate(capsys, "flux1", "--vram", "8", "--ram", "64", "--json")
     assert json.loads(out)["policy"]["offload_bytes"] == 0
+
+
+# Figures quoted from the CLI in docs' round paragraphs that the CLI no longer prints (ux56, and a search of the round
+# paragraphs' quoted commands run at the commit that wrote them and today): each now says the commit it was read at,
+# and that commit exists. Checked by running each command at that commit (git archive) and at main 0e163a6e: compute
+# buffer 120.00 MiB then, 152.00 now; B70 one request 4.26 then, 4.10 now; syvai 3090 23.13 GiB then; Qwen3.6-27B-FP8
+# 28.23 / GPTQ 17.34 then, 28.31 / 17.41 now (the vision tower); FLUX.1 host RAM 20.64 then, 20.63 now. Breaks if a
+# quote loses its label (the old pages) or names a commit that is not in the history.
+LABELLED = [
+    ("kv-accuracy.md", "At 65aeaca6 the two commands printed a compute buffer of 420.46 MiB and 120.00 MiB"),
+    ("kv-accuracy.md", "4.26 GiB for the B70 kit at 65aeaca6, not 3.39"),
+    ("kv-accuracy.md", "to 23.13 GiB, fits (at 781e9b01)"),
+    ("kv-accuracy.md", "(`kv` at 781e9b01: 28.23)"),
+    ("kv-accuracy.md", "(`kv` at 781e9b01: 17.34)"),
+    ("estimate-accuracy.md", "Example (printed at 12859af0): FLUX.1-dev on 12 GiB with 42 GiB of RAM. Off, it needs 20.64 GiB"),
+]
+
+
+def test_drifted_cli_quotes_in_docs_name_the_commit_they_were_read_at():
+    import re
+    import subprocess
+    from pathlib import Path
+
+    import pytest
+    repo = Path(__file__).resolve().parents[2]
+    for page, quote in LABELLED:
+        text = " ".join((repo / "docs" / page).read_text().split())
+        assert quote in text, (page, quote)
+    git = subprocess.run(["git", "-C", str(repo), "rev-parse", "--git-dir"], capture_output=True)
+    if git.returncode:
+        pytest.skip("no git history here")
+    for _, quote in LABELLED:
+        commit = re.search(r"\b[0-9a-f]{8}\b", quote).group(0)
+        got = subprocess.run(["git", "-C", str(repo), "cat-file", "-t", commit], capture_output=True, text=True)
+        assert got.stdout.strip() == "commit", commit
