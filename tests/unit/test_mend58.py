@@ -109,3 +109,27 @@ def test_drifted_cli_quotes_in_docs_name_the_commit_they_were_read_at():
         commit = re.search(r"\b[0-9a-f]{8}\b", quote).group(0)
         got = subprocess.run(["git", "-C", str(repo), "cat-file", "-t", commit], capture_output=True, text=True)
         assert got.stdout.strip() == "commit", commit
+
+
+# memory/llm's four modules at the 600-line limit (rev56: names.py 599, runtimes/vllm.py 590, plan.py 581, cache.py 580),
+# each split along a seam it had: what a repo id says about its weights (name_quant.py), vLLM's MLA layout and weight
+# copies (runtimes/vllm_mla.py), the plan's answer fields (plan_answer.py), vLLM's estimate_max_model_len
+# (vllm_max_len.py). No re-export left behind: callers import from the new module. Breaks if a module grows back past
+# 560 lines (the old sizes) or a moved function is defined twice.
+def test_llm_modules_at_the_limit_split_along_their_seams():
+    from pathlib import Path
+
+    from gpu_garden.memory import llm
+    from gpu_garden.memory.llm import (cache, kv, name_quant, names, plan, plan_answer, vllm_max_len,
+                                       vllm_refusal)
+    from gpu_garden.memory.llm.runtimes import vllm, vllm_mla, vllm_pipeline
+    pack = Path(llm.__file__).parent
+    for rel in ("names.py", "runtimes/vllm.py", "plan.py", "cache.py"):
+        assert len((pack / rel).read_text(encoding="utf-8").splitlines()) <= 560, rel
+    assert (names.name_bits, names.qat_group, names.unsloth_dynamic, names.meta_fp8) == (
+        name_quant.name_bits, name_quant.qat_group, name_quant.unsloth_dynamic, name_quant.meta_fp8)
+    assert vllm.mla_layout is vllm_mla.mla_layout is vllm_pipeline.mla_layout
+    assert not hasattr(vllm, "mla_dequant_bytes") and not hasattr(vllm, "MLA_FROM")
+    assert (plan._answer, plan._vllm_kv_refusal) == (plan_answer._answer, plan_answer._vllm_kv_refusal)
+    assert kv.vllm_estimated_max_len is vllm_max_len.vllm_estimated_max_len is vllm_refusal.vllm_estimated_max_len
+    assert not hasattr(cache, "vllm_estimated_max_len") and not hasattr(cache, "longest_fitting")
