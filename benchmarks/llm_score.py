@@ -386,7 +386,7 @@ def score(row) -> dict:
             out["required_full_err"] = rel_err(full / GiB, printed_full, zero_tol=1 / 1024)
     if rt == "vllm":
         kvd = res["kv_dtype"]  # the cache type the row asked for (--kv-cache-dtype fp8 halves the bytes per token)
-        lay = res["kv_detail"].get("layout", "latent")  # the version's MLA cache layout (runtimes/vllm.py mla_layout)
+        lay = res["kv_detail"].get("layout", "latent")  # the version's MLA cache layout (runtimes/vllm_mla.py mla_layout)
         hyb = res["kv_detail"].get("hybrid_groups", True)  # the hybrid manager's layer groups (vLLM >= 0.10)
         spec = K.vllm_per_rank(spec, row["input"].get("tensor_parallel_size") or 1)  # one GPU's pool and heads
         if res["kv_detail"].get("mamba_cache_all"):  # prefix caching's "all" mode (runtimes/vllm_hybrid.py)
@@ -408,7 +408,7 @@ def score(row) -> dict:
                 printed = None
             if "kv_tokens" not in m and printed is not None:
                 # a refusal's estimate under the hybrid manager is not the pool's tokens: vLLM's binary search over the
-                # layers' own max_memory_usage_bytes (cache.vllm_estimated_max_len; batches 88-89, after first sight)
+                # layers' own max_memory_usage_bytes (vllm_max_len.vllm_estimated_max_len; batches 88-89, after first sight)
                 est = [K.vllm_estimated_max_len(spec, max(a, 0) * GiB, kvd, mla_cache=lay, hybrid=hyb, **pool)
                        for a in (m["kv_available_gib"] + d for d in (0, -0.005, 0.005))]
                 if est[0] is not None:

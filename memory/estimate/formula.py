@@ -89,6 +89,7 @@ DEFAULT_POLICY = {"text_encoders": "unload", "models": "swap", "platform": "linu
 # before it runs (block.to(main_device)) and back right after (block.to(offload_device)), so the device holds the
 # non-block weights, the blocks not swapped and one swapped block in flight, not one layer.
 OFFLOAD_MODES = ("none", "model", "sequential", "encoders")
+SEQUENTIAL_OFF = 1 << 62  # offload sequential: more than any model, so none of its weights stays (policy offload_bytes None)
 # --text-encoders: unload (off the device after encoding), resident (kept), cpu (run on the CPU: ComfyUI's CLIP loader
 # device cpu), stream (run on the device a block at a time from host memory, as LightX2V's Wan T5 with cpu_offload: the
 # token embedding, norms and one block buffer move onto the device and stay there, weights.streamed_bytes; an image
@@ -170,7 +171,7 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
     gpu_halves (the half dtypes the GPU has), runner comfyui|diffusers|wan (whose model code runs: diffusers' VAE
     decoders; wan: Wan's reference DiT, as Wan's generate.py and DiffSynth-Studio run it),
     text_tokens, vae_slicing (diffusers' enable_vae_slicing: one sample per decode call), vae_decode auto|untiled|tiled (tiled_decode=True
-    is tiled), tile {tile, frames}, reserve (bytes; default ComfyUI's), offload_bytes, cast_fp32, device
+    is tiled), tile {tile, frames}, reserve (bytes; default ComfyUI's), offload_bytes (None: sequential), cast_fp32, device
     cuda|rocm|mps|xpu|cpu, family/arch overrides, budget (bytes: decode batch and fallback as on that card),
     host_ram, pinned_memory, cache_models, dynamic_vram auto|on|off (verdict.py), i2v (Wan 2.1 image-to-video: the
     CLIP-H image encoder counted when no file gives one; None: from the layout), offload none|model|sequential|encoders
@@ -213,7 +214,7 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
             raise UserError(f"offload must be one of {', '.join(OFFLOAD_MODES)}, not {pol['offload']!r}")
         pol["models"], pol["text_encoders"] = ("resident", "resident") if pol["offload"] == "none" else ("swap", "unload")
         if pol["offload"] == "sequential":
-            pol["offload_bytes"] = 1 << 62
+            pol["offload_bytes"] = None  # every weight streams (SEQUENTIAL_OFF inside): no byte count to report
     comps = components_from(components)
     bnb_note = None
     if pol.get("weights_dtype"):
@@ -296,7 +297,8 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
         c.setdefault("resident", W.resident_bytes(c["table"], pol["cast_fp32"], drop, gguf_te) if c["role"] != "other" else 0)
     w_dm = dm["resident"] if dm else 0
     # bytes of the diffusion model kept off the device; the policy keeps what was asked (knobs re-run it)
-    off, in_flight = int(pol["offload_bytes"]), None  # in_flight: the swapped block being run (None: one streamed layer)
+    off = SEQUENTIAL_OFF if pol["offload"] == "sequential" else int(pol["offload_bytes"] or 0)
+    in_flight = None  # in_flight: the swapped block being run (None: one streamed layer)
     if pol["block_swap"] is not None:
         blocks = [W.resident_bytes(t, pol["cast_fp32"]) for t in W.numbered_blocks(dm["table"])] if dm else []
         n = int(pol["block_swap"])
@@ -311,7 +313,7 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
         off, in_flight = sum(blocks[len(blocks) - n:]), (max(blocks) if n else 0)
         assumptions.append(f"block swap: {n} of {len(blocks)} blocks ({fmt_bytes(off)}) stay off the device; "
                            f"each is moved onto it as it runs, one block ({fmt_bytes(in_flight)}) in flight")
-    elif off and pol["offload"] != "sequential":  # sequential's off is a 1 << 62 sentinel: its own note below
+    elif off and pol["offload"] != "sequential":  # sequential's off is SEQUENTIAL_OFF: its own note below
         assumptions.append(f"partial offload: {fmt_bytes(off)} of the diffusion model stays in host RAM; "
                            "the layer being run is copied onto the device")
     w_dm = max(0, w_dm - off)

@@ -10,7 +10,7 @@ from ..units import GiB, MiB, fmt_bytes
 
 PCIE_GBPS = 25.0  # effective host->device copy rate assumed for streamed weights (PCIe 4.0 x16), GB/s
 
-def host_ram(est: dict, budget) -> dict:
+def host_ram(est: dict, budget, spilled=None) -> dict:
     """RAM the run needs on the host: models ComfyUI keeps in RAM for a fast reload while another model is on
     the GPU, and the weights that are not on the GPU while they run: those a partial load leaves off it (offloaded:
     spill, the most of any phase ComfyUI loads partially; pinned in place by ComfyUI unless --disable-pinned-memory,
@@ -26,7 +26,9 @@ def host_ram(est: dict, budget) -> dict:
     comfy/pinned_memory.py pin_memory: torch.empty(size) pinned through model_management.pin_memory, so within
     MAX_PINNED_MEMORY), kept for later steps: a second copy, pinned. --cache-ram's RAM-pressure cache drops cached
     models and partially_unload_ram unpins those buffers when RAM runs low (then it streams from the pageable copy):
-    the figure is what the run holds when RAM is not short. Feature-detected (dynamic_vram), never pinned to a version."""
+    the figure is what the run holds when RAM is not short. Feature-detected (dynamic_vram), never pinned to a version.
+    spilled: the weights a partial load leaves in RAM where a knob forces it (verdict.knobs' partial offload), instead
+    of what the budget leaves."""
     from .verdict import MAIN, PARTIAL, partial_load, spill
     pol, c = est["policy"], est["_ctx"]
     res = {x["role"]: 0 for x in c["components"]}
@@ -35,7 +37,8 @@ def host_ram(est: dict, budget) -> dict:
             res[x["role"]] = res.get(x["role"], 0) + x["resident"]
     total = sum(v for k, v in res.items() if k != "other")
     bd = est["breakdown"]
-    spilled = max((spill(bd[k], budget) for k in PARTIAL if k in bd), default=0) if budget else 0
+    if spilled is None:
+        spilled = max((spill(bd[k], budget) for k in PARTIAL if k in bd), default=0) if budget else 0
     d = est.get("dynamic_vram") or {}
     dyn = bool(d.get("enabled"))
     wk = max((k for k in MAIN if k in bd), key=lambda k: bd[k]["weights"], default=None)

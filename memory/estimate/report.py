@@ -274,7 +274,10 @@ def format_text(est: dict, budget_label: str = "") -> str:
             own = k.get("phase_saving") or {}
             if moved and own.get("bytes", 0) > k["saving"]:  # the peak stops at a phase the knob leaves: its own saving
                 moved = f"; {fmt_bytes(own['bytes'])} less in {PHASE_LABELS[own['phase']]}{moved}"
-            note = "; ".join(x for x in (k.get("note"), moved[2:]) if x)
+            ram = k.get("host_ram") or {}
+            short = (f"host RAM then needs {fmt_bytes(ram['hard_need'])}, {fmt_bytes(ram['available'])} available"
+                     if k.get("host_ram_short") and ram.get("available") else "")
+            note = "; ".join(x for x in (k.get("note"), short, moved[2:]) if x)
             lines.append(f"  {'saves ' + fmt_bytes(k['saving']):>16}  {k['label']}{fits}" + (f" ({note})" if note else ""))
     lines.append("assumptions:")
     lines += term.wrap_lines([f"  - {a}" for a in est["assumptions"]])

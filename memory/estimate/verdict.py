@@ -109,8 +109,8 @@ def finish(est: dict, budget) -> dict:
         est["knobs"] = knobs(est)
         for k in est["knobs"]:
             k["fits"] = k["peak_after"] <= budget if budget else None
-            if k["id"] == "partial_offload" and short and budget:  # its weights stay in RAM, and RAM is short
-                k["fits"], k["host_ram_short"] = False, True
+            if budget and ram_short(k.get("host_ram") or est["host_ram"]):  # the knob's own RAM need (knobs), else
+                k["fits"], k["host_ram_short"] = False, True  # the run's: its weights stay in RAM as they are
     ram_on_dynamic(d, est["host_ram"])
     if streams(est, budget) and not short:  # Dynamic VRAM: the weights that do not fit stream in per step
         est["verdict"] = "fits with streaming"
@@ -298,15 +298,19 @@ def knobs(est: dict) -> list[dict]:
     budget = est.get("budget")
     out = []
 
-    def add(kid, label, after, note="", own=None):
+    def add(kid, label, after, note="", own=None, ram=None):
         """after: the peak with the knob, or the re-estimate (again), whose phases give the knob's own saving: the most
-        one phase that runs drops by (own: that phase and drop, given where the knob's figure is not a re-estimate)."""
+        one phase that runs drops by (own: that phase and drop, given where the knob's figure is not a re-estimate), and
+        whose host_ram is the knob's RAM need (ram: that need, given where the knob's figure is not a re-estimate;
+        neither: the run's, finish judges it)."""
         if isinstance(after, dict):
             now = run_phases(after)
             own = max(((p, run[p] - now[p]) for p in run if p in now), key=lambda x: x[1], default=None)
-            after = after["peak"]
+            after, ram = after["peak"], after["host_ram"]
         if after < base:
             out.append({"id": kid, "label": label, "saving": int(base - after), "peak_after": int(after), "note": note})
+            if ram:
+                out[-1]["host_ram"] = {x: ram.get(x) for x in KNOB_RAM}
             if own and own[1] > 0:
                 out[-1]["phase_saving"] = {"phase": own[0], "bytes": int(own[1])}
 
@@ -368,15 +372,19 @@ def knobs(est: dict) -> list[dict]:
         rest = [v for k, v in run.items() if k != pk]
         after = max(rest + [partial_floor(bd)])
         what = "diffusion model" if pk == "sample" else "text encoders"
+        off = bd["weights"] - kept_weights(bd)  # stays in RAM beside the models kept for reload
         add("partial_offload", f"partial offload of the {what} (ComfyUI does it when weights do not fit; --lowvram forces it; slower)",
-            after, note=f"needs about {fmt_bytes(bd['weights'] - kept_weights(bd))} of free host RAM",
-            own=(pk, run[pk] - partial_floor(bd)))
+            after, note=f"needs about {fmt_bytes(off)} of free host RAM", own=(pk, run[pk] - partial_floor(bd)),
+            ram=host_ram(est, budget, spilled=off))
     for k in out:  # the knob's own saving may be more: the peak stops at another phase the knob does not touch
         moved = [p for p in run if p != est["peak_phase"] and run[p] == k["peak_after"]]
         if moved:
             k["peak_moves_to"] = moved[0]
     return sorted(out, key=lambda k: -k["saving"])
 
+
+# a knob's host RAM in the estimate's JSON (knobs[].host_ram): host_ram's figures with the knob, judged by ram_short
+KNOB_RAM = ("needed", "kept_for_reload", "offloaded", "hard_need", "available", "verdict")
 
 # the fp8 file ComfyUI's repackaged models offer for a text encoder kind (Comfy-Org / comfyanonymous repos)
 TE_FP8_FILE = {"t5-xxl": "t5xxl_fp8_e4m3fn", "umt5-xxl": "umt5_xxl_fp8_e4m3fn_scaled"}

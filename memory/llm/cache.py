@@ -17,13 +17,14 @@ Cells per runtime:
              (llama_kv_cache::get_padding: "the FA kernels require padding"); a sliding layer keeps
              n_swa x slots + n_ubatch cells (unified) or n_swa + n_ubatch per slot (llama_kv_cache_iswa), padded alike;
   Ollama     num_ctx per request x OLLAMA_NUM_PARALLEL (the runner gets --ctx-size num_ctx x parallel); its
-             estimate keeps window x parallel + batch cells for a sliding layer (memory.required.kv)."""
+             estimate keeps window x parallel + batch cells for a sliding layer (memory.required.kv).
+vLLM's estimated maximum model length (a start refusal's figure) is vllm_max_len.py's."""
 import math
 from dataclasses import replace
 
 from ..errors import UserError
 from .spec import FFN, FULL, LINEAR, MAMBA, SHARED, SLIDING, LLMSpec
-from . import deepseek_v4 as DSV4  # DeepSeek-V4's own groups: kv_cache, vllm_pool, vllm_estimated_max_len hand it over
+from . import deepseek_v4 as DSV4  # DeepSeek-V4's own groups: kv_cache and vllm_pool hand it over
 from .ssm_cache import SSM_CACHE_DTYPE_FROM, SSM_CACHE_DTYPES, with_ssm_cache_dtype  # noqa: F401  (--mamba-ssm-cache-dtype)
 
 # bytes per cache element; ggml block types carry a per-block scale (q8_0: 32 int8 + fp16 scale = 34 bytes)
@@ -61,7 +62,7 @@ RUNTIME_KV = {
 KV_LADDER = {"vllm": ("f16", "fp8"), "llama.cpp": ("f16", "q8_0", "q4_0"), "ollama": ("f16", "q8_0", "q4_0"),
              "sglang": ("f16", "fp8_e5m2")}
 MLA_CACHES = ("latent", "latent+v", "full")
-# vLLM's own MLA layouts (runtimes/vllm.py mla_layout): "latent-256b", V0's CacheEngine padding each latent entry to
+# vLLM's own MLA layouts (runtimes/vllm_mla.py mla_layout): "latent-256b", V0's CacheEngine padding each latent entry to
 # 256 bytes (align_to_256bytes, VLLM_CUDA_MEM_ALIGN_KV_CACHE: 576 x 2 -> 1280 bytes); "heads", vLLM before its MLA
 # backends: K and V per head at the query-key head size (V zero-padded to it: 192 + 192 values a head)
 VLLM_MLA_LAYOUTS = ("latent-256b", "heads")
@@ -529,49 +530,12 @@ def vllm_hybrid_request_bytes(spec: LLMSpec, need: dict) -> float | None:
     return size * (-(-n_full // size) * need["full_layers"] / n_full + -(-n_swa // size) * need["sliding_layers"] / n_swa)
 
 
-def vllm_estimated_max_len(spec: LLMSpec, available: float, kv: str, ctx: int, *, mla_cache: str = "latent",
-                           hybrid: bool = True, max_batched: int = 2048, state_blocks: int = 1, draft_layers: int = 0,
-                           spec_tokens: int = 0, gdn_block: int = BLOCK, drafter: dict | None = None, **_) -> int | None:
-    """A start refusal's "the estimated maximum model length is N" under the hybrid manager (vllm_layout; None
-    without one): kv_cache_utils.estimate_max_model_len's binary search for the longest length up to max_model_len
-    whose max_memory_usage_bytes, summed over every layer's own spec (not the groups' padded tensors), fits the
-    available memory: a full layer cdiv(len, block) pages, a sliding one its window's (vllm_request_blocks), a
-    state layer (MambaSpec) one page, two with prefix caching ("align"), one more per speculative token. It is not
-    the pool's token count, which divides the blocks among the groups (Qwen3.6-35B-A3B at fp8, 0.47 GiB: 10 full
-    and 30 DeltaNet layers of 2096-token pages, 17 x 2096 = 35,632 against a pool of 5 x 2096)."""
-    if spec.dsv4:
-        return DSV4.estimated_max_len(spec, available, ctx, max_batched, draft_layers, kind=mla_cache)
-    spec = with_draft_layers(spec, draft_layers, spec_tokens)
-    lay = vllm_layout(spec, kv, mla_cache, gdn_block, drafter) if hybrid else None
-    if not lay:
-        return None
-    per_layer = dict(lay, groups=lay["counts"])  # vllm_request_blocks counts each layer once, not each group
-
-    def fits(n: int) -> bool:
-        pages = vllm_request_blocks(per_layer, n, max_batched, spec.sliding_window or n, state_blocks + spec_tokens)
-        return pages * lay["page"] <= available
-
-    return longest_fitting(fits, ctx)
-
-
-def longest_fitting(fits, ctx: int) -> int:
-    """vLLM's estimate_max_model_len search: the longest length in 1..ctx for which fits(n) holds (fits grows false
-    with n); 0 when not even one token fits."""
-    if not fits(1):
-        return 0
-    lo, hi = 1, ctx
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        lo, hi = (mid, hi) if fits(mid) else (lo, mid - 1)
-    return lo
-
-
 def vllm_kv_tokens(spec: LLMSpec, available: float, kv: str = "f16", mla_cache: str = "latent",
                    hybrid: bool = True, ctx: int | None = None, **pool) -> int:
     """What vLLM prints as "GPU KV cache size: N tokens" for `available` bytes of KV memory: whole blocks of 16
     tokens; with the hybrid manager (hybrid=True: vLLM >= 0.10) the blocks are shared by the groups (vllm_pool; ctx
     and its keywords give the request the concurrency counts, needed where the figure is concurrency x ctx).
-    mla_cache: the version's MLA layout (runtimes/vllm.py mla_layout)."""
+    mla_cache: the version's MLA layout (runtimes/vllm_mla.py mla_layout)."""
     got = vllm_pool(spec, available, kv, ctx or BLOCK, mla_cache=mla_cache, hybrid=hybrid, **pool)
     if got:
         return got["tokens"]

@@ -118,7 +118,7 @@ def approximate_gcd(values: list, lower: int) -> int:
 
 def layout_kind(version, v1: bool = True) -> str:
     """The pool's form for a vLLM version: "dsv4-packed" from PACKED_FROM and for no version (the newest, as the plan's
-    header and runtimes.version_note say), else "dsv4-tuples"; runtimes/vllm.mla_layout passes it on as the pool's
+    header and runtimes.version_note say), else "dsv4-tuples"; runtimes/vllm_mla.mla_layout passes it on as the pool's
     mla_cache."""
     from .runtimes import at_least
     return "dsv4-packed" if v1 and at_least(version, *PACKED_FROM) else "dsv4-tuples"
@@ -206,7 +206,7 @@ def pool(spec: LLMSpec, available: float, ctx: int, in_flight: int, draft_layers
 def estimated_max_len(spec: LLMSpec, available: float, ctx: int, in_flight: int, draft_layers: int = 0,
                       kind: str = "dsv4-tuples") -> int:
     """A refusal's "estimated maximum model length": the longest length up to ctx whose request fits (binary search)."""
-    from .cache import longest_fitting
+    from .vllm_max_len import longest_fitting
     lay = layout(spec, draft_layers, kind)
     return longest_fitting(lambda n: request_pages(lay, n, in_flight) * lay["block_bytes"] <= available, ctx)
 

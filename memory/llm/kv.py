@@ -65,7 +65,8 @@ import re
 from . import spec as llm_spec  # noqa: F401
 from .advise import suggest_flags_from_log  # noqa: F401  (memory/triage/advice.py calls kv.suggest_flags_from_log)
 from .cache import (BLOCK, CTX_STEP, KV_BYTES, KV_LADDER, LLAMACPP_SWA_ARCHS, MIN_CTX, RUNTIME_KV,  # noqa: F401
-                    kv_cache, norm_kv, vllm_estimated_max_len, vllm_kv_tokens)
+                    kv_cache, norm_kv, vllm_kv_tokens)
+from .vllm_max_len import vllm_estimated_max_len  # noqa: F401
 from .plan import plan  # noqa: F401
 from .report import format_plan, run_cli  # noqa: F401
 from .runtimes import RUNTIMES  # noqa: F401

@@ -2,7 +2,8 @@
   - Hugging Face repo ids, with the quantization their suffix names: `...-quantized.w8a8`, `....w4a16`,
     `-AWQ`, `-AWQ-INT4`, `-GPTQ-Int4`, `-GPTQ-Int8`, `-FP8`, `-FP8-dynamic`, `-bnb-4bit`;
   - Ollama library names and tags: `qwen2.5:7b`, `llama3.1:8b-instruct-q8_0`, `gemma3:12b` (ollama_tags.py: the library
-    table and each library's default build)."""
+    table and each library's default build); what a repo id says beyond the format (QAT groups, a GPTQ/AWQ width,
+    layers kept in 16 bits) in name_quant.py."""
 import difflib
 import functools
 import json
@@ -11,6 +12,7 @@ from pathlib import Path
 
 from ..errors import UserError
 from . import checkpoints
+from .name_quant import meta_fp8, name_bits, qat_group, unsloth_dynamic
 from .ollama_tags import OLLAMA_LIBRARY, OLLAMA_LIBRARY_SIZES, OLLAMA_SIZE_MODELS, ollama_tag
 
 MODELS_DIR = Path(__file__).with_name("models")
@@ -169,61 +171,6 @@ _DISTILL = re.compile(r"distill-((?:qwen|llama)-\d+(?:\.\d+)?b)(?:$|-)")
 _FINETUNE = re.compile(r"-(coder|math)(?=-)")
 
 
-# Gemma 3's quantization-aware-trained int4 weights are symmetric int4 in groups of 32 (gau-nernst/gemma3-int4,
-# the converter behind gaunernst/gemma-3-*-it-int4-awq, -qat-autoawq and -qat-compressed-tensors); the AWQ/GPTQ/
-# compressed-tensors conversions keep the 32-value groups (4.625 bits a weight as AWQ, not 4.16). A Gemma-3 repo id
-# that names QAT, or gau-nernst's "-int4-awq" form, is read with those groups; a config.json states its own.
-_QAT_INT4 = re.compile(r"(?:^|[-_.])qat(?:$|[-_.])|[-_.]int4[-_.](?:awq|gptq)$")
-QAT_GROUP = 32
-
-
-def _unsloth_dynamic(name: str, spec) -> None:
-    """Unsloth's "dynamic" 4-bit repos ('...-unsloth-bnb-4bit') leave a model-specific list of decoder sub-blocks in
-    16 bits (llm_int8_skip_modules in their config.json); a name cannot say which, so the figure is a lower bound."""
-    if "unsloth-bnb-4bit" in name.lower() and spec.quant in ("bnb-4bit", "nf4"):
-        spec.notes.append("an Unsloth dynamic 4-bit checkpoint keeps some decoder layers in 16 bits (its config.json's "
-                          "llm_int8_skip_modules): sized from the name, every decoder matmul is taken as 4-bit, a lower "
-                          "bound (Unsloth's Qwen2.5-0.5B and Qwen3-4B-2507 loaded 21-38 % more in vLLM); give --config, or the "
-                          "list its log prints (quant_skip), for the exact figure")
-
-
-def _qat_group(name: str, builtin: str, spec) -> None:
-    low = name.strip().split("/")[-1].lower()
-    if (builtin.startswith("Gemma-3-") and spec.quant in ("awq", "gptq", "int4", "w4a16") and spec.quant_group is None
-            and _QAT_INT4.search(low)):
-        spec.quant_group = QAT_GROUP
-        spec.notes.append(f"{name!r}: Gemma 3's QAT int4 weights, quantized in groups of {QAT_GROUP} (4 + 20/32 bits "
-                          "a weight as AWQ); a config.json with another group_size overrides this")
-
-
-# a GPTQ/AWQ repo id that states a width other than the format's 4 bits ('-GPTQ-Int3', '-gptq-2bit', Qwen's
-# '-GPTQ-Int8'): sized at that width with its group's scale and zero (linear_quant.linear_bits), as a config.json's
-# `bits` is (quant_config._quant_bits); the widths each format is read at, one row a format (an 8-bit AWQ name keeps 4)
-_NAME_BITS = re.compile(r"[-_.](?:int([238])|([238])[-_]?bits?)(?=$|[-_.])")
-NAME_WIDTHS = {"gptq": (2, 3, 8), "awq": (2, 3)}
-
-
-def _name_bits(name: str, spec) -> None:
-    m = _NAME_BITS.search(name.strip().split("/")[-1].lower())
-    bits = int(m.group(1) or m.group(2)) if m else None
-    if bits in NAME_WIDTHS.get(spec.quant, ()) and not spec.quant_bits:
-        spec.quant_bits = bits
-        spec.notes.append(f"{name!r}: {spec.quant.upper()} at {spec.quant_bits} bits, as the name says")
-
-
-# Meta's own FP8 releases (meta-llama/Llama-3.1-405B-Instruct-FP8, fbgemm_fp8) quantize the feed-forward matmuls
-# only, and not those of the first and last blocks: attention stays in bf16 (their config's modules_to_not_convert;
-# vllm#6746: 57.75 GiB a GPU at TP 8, where every matmul in FP8 would be 47.7)
-def _meta_fp8(name: str, builtin: str, spec) -> None:
-    if (spec.quant == "fp8" and builtin.startswith("Llama-3") and name.strip().lower().startswith("meta-llama/")
-            and not spec.quant_skip):
-        last = spec.n_layers - 1
-        spec.quant_skip = tuple(f"model.layers.{i}.self_attn" for i in range(spec.n_layers)) + (
-            "model.layers.0.mlp", f"model.layers.{last}.mlp")
-        spec.notes.append(f"{name!r}: Meta's FP8 release keeps attention and the first and last blocks' MLP in bf16 "
-                          "(fbgemm_fp8, modules_to_not_convert)")
-
-
 # later releases on a built-in's geometry whose config.json changed its context: (built-in names, pattern of the name
 # a user gives, max_position_embeddings, where it was read). vLLM's default --max-model-len, its rotary table and the
 # largest context follow the release, not the April 2025 base model (40,960).
@@ -364,9 +311,9 @@ def _read_as(name: str, builtin: str, quant, why: str):
     if quant:
         spec.quant = quant
         spec.notes.append(f"weights taken as {quant} from the name {name!r}")
-    _qat_group(name, builtin, spec)
-    _name_bits(name, spec)
-    _unsloth_dynamic(name, spec)
+    qat_group(name, builtin, spec)
+    name_bits(name, spec)
+    unsloth_dynamic(name, spec)
     checkpoints.by_name(name, builtin, spec)
     return spec
 
@@ -517,10 +464,10 @@ def _load_builtin(name: str):
             if tag:
                 spec.ollama = True
             else:
-                _qat_group(name, n, spec)
-                _name_bits(name, spec)
-                _unsloth_dynamic(name, spec)
-                _meta_fp8(name, n, spec)
+                qat_group(name, n, spec)
+                name_bits(name, spec)
+                unsloth_dynamic(name, spec)
+                meta_fp8(name, n, spec)
                 checkpoints.by_name(name, n, spec)
             if same and spec.vision and re.search(r"(?:^|-)text(?:$|-)", _canonical(name)):
                 spec.vision = None  # google/medgemma-27b-text-it: Gemma3ForCausalLM, the decoder alone

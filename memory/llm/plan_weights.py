@@ -7,7 +7,7 @@ from ..errors import UserError
 from ..units import fmt_bytes
 from . import checkpoints as CK, gemma4_ple as G4, mmproj as MP
 from .runtimes import ollama as OL, parse_version, sglang as SG, vllm as V, vllm_drafter as VD, vllm_loader as VL
-from .runtimes import vllm_rocm_fp8 as VRF
+from .runtimes import vllm_mla as VM, vllm_rocm_fp8 as VRF
 from .linear_quant import MARLIN_WIDTHS
 from .weights import (DEFAULT_GROUP, DENSE_BITS, LINEAR_BITS, MXFP4_EXPERT_ARCHS, MXFP4_EXPERTS, MXFP4_MOE,
                       SYM_DROPS_ZERO, ZERO_BITS, skipped_linear_params, weights_by_role)
@@ -215,11 +215,11 @@ def vllm_load_extras(spec, runtime, fmt, tp, fp32, s, roles, knobs, notes, whole
             raise UserError("a separate drafter with pipeline parallelism: which stage holds its layers is not modelled")
         roles = VD.separate_drafter(spec, knobs["speculative_config"], tp, roles, s, notes,
                                     parse_version(knobs.get("runtime_version"), runtime))
-    absorbed = V.mla_absorbed_bytes(spec, s, fmt) if runtime == "vllm" else 0
+    absorbed = VM.mla_absorbed_bytes(spec, s, fmt) if runtime == "vllm" else 0
     if absorbed:  # vLLM 0.7.x V0: absorbed MLA matrices next to the raw weights
         roles = dict(roles, total=roles["total"] + absorbed, blocks=roles["blocks"] + absorbed,
                      how=roles["how"] + f" + {fmt_bytes(absorbed)} of MLA matrices vLLM 0.7's V0 engine absorbs for decode")
-    dequant = V.mla_dequant_bytes(spec, s, fmt, spec.quant_skip) if runtime == "vllm" else 0
+    dequant = VM.mla_dequant_bytes(spec, s, fmt, spec.quant_skip) if runtime == "vllm" else 0
     if dequant:  # vLLM >= 0.8: a 16-bit copy of a quantized kv_b_proj for MLA's W_UK_T / W_UV
         roles = dict(roles, total=roles["total"] + dequant, blocks=roles["blocks"] + dequant,
                      how=roles["how"] + f" + {fmt_bytes(dequant)} of kv_b_proj MLA keeps dequantized to 16 bits")

@@ -217,7 +217,7 @@ def total_all_layers(r: dict) -> int:
 
 
 def _refusal_line(r, ref) -> str:
-    """What vLLM prints instead of its pool line when one request does not fit the pool (plan._vllm_kv_refusal)."""
+    """What vLLM prints instead of its pool line when one request does not fit the pool (plan_answer._vllm_kv_refusal)."""
     if ref["engine"] == "v0":
         return (f"KV pool {fmt_bytes(max(r['kv_capacity_bytes'], 0))}: vLLM refuses to start: \"The model's max seq len "
                 f"({r['ctx']}) is larger than the maximum number of tokens that can be stored in KV cache ({ref['tokens']})\"")

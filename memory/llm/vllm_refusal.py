@@ -1,15 +1,15 @@
-"""vLLM's start refusal when one request of --max-model-len needs more KV cache than the pool (plan._vllm_kv_refusal
+"""vLLM's start refusal when one request of --max-model-len needs more KV cache than the pool (plan_answer._vllm_kv_refusal
 decides when; report._refusal_line prints it). V1 (kv_cache_utils.check_enough_kv_cache_memory) raises before it
 prints a pool line: "To serve at least one request with the models's max seq len (ctx), (N GiB KV cache is needed,
 which is larger than the available KV cache memory (M GiB). Based on the available memory, the estimated maximum
 model length is E." (E: its binary search, capped at max_model_len, over the layers' max_memory_usage_bytes: the
-pool's whole blocks for full attention, cache.vllm_estimated_max_len under the hybrid manager; not printed where 0).
+pool's whole blocks for full attention, vllm_max_len.vllm_estimated_max_len under the hybrid manager; not printed where 0).
 V0 logs "# GPU blocks: N" first (executor_base.initialize_cache), then raise_if_cache_size_invalid raises: "The
 model's max seq len (ctx) is larger than the maximum number of tokens that can be stored in KV cache (blocks x 16)"."""
 from dataclasses import replace
 
-from .cache import (BLOCK, longest_fitting, vllm_estimated_max_len, vllm_kv_tokens, vllm_layout, vllm_pool,
-                    vllm_request_blocks, with_draft_layers)
+from .cache import BLOCK, vllm_kv_tokens, vllm_layout, vllm_pool, vllm_request_blocks, with_draft_layers
+from .vllm_max_len import longest_fitting, vllm_estimated_max_len
 from .runtimes import at_least
 from .runtimes.vllm_pipeline import PP_WHOLE_MODEL_CHECK, stage_spec
 
@@ -28,7 +28,7 @@ def _estimate(spec, avail, pool_tokens, kv, ctx, pool) -> int | None:
 
 
 def kv_refusal(spec, ctx, kv, s, ev) -> dict | None:
-    """The refusal's figures for a plan that does not start with a pool (plan._vllm_kv_refusal's guards passed)."""
+    """The refusal's figures for a plan that does not start with a pool (plan_answer._vllm_kv_refusal's guards passed)."""
     v = s["version"]
     if not s["v1"]:  # from vllm#13873 (0.8.0) max_seq_len = block_size x (num_gpu_blocks // pipeline stages)
         pp = s.get("pp", 1) if v is None or at_least(v, 0, 8) else 1
@@ -74,7 +74,7 @@ def kv_refusal(spec, ctx, kv, s, ev) -> dict | None:
 def _groups_estimate(spec, avail, kv, ctx, pool) -> int | None:
     """Since vllm#29431 (0.12) the hybrid manager's need and estimate both count whole groups, padding included
     (_max_memory_usage_bytes_from_groups, _estimate_max_model_len_from_groups): the longest length up to ctx whose
-    request_bytes (cache.vllm_pool) fit `avail`. Before it both were per layer (cache.vllm_estimated_max_len)."""
+    request_bytes (cache.vllm_pool) fit `avail`. Before it both were per layer (vllm_max_len.vllm_estimated_max_len)."""
     def fits(n):
         g = vllm_pool(spec, avail, kv, n, **pool)
         return g is not None and g["request_bytes"] <= avail
@@ -83,7 +83,7 @@ def _groups_estimate(spec, avail, kv, ctx, pool) -> int | None:
 
 def _per_layer_bytes(spec, kv, ctx, pool) -> int | None:
     """Before vllm#29431 the check's need: every layer's own max_memory_usage_bytes summed (no group padding), as
-    cache.vllm_estimated_max_len counts them."""
+    vllm_max_len.vllm_estimated_max_len counts them."""
     sp = with_draft_layers(spec, pool.get("draft_layers", 0), pool.get("spec_tokens", 0))
     lay = vllm_layout(sp, kv, pool.get("mla_cache", "latent"), pool.get("gdn_block", BLOCK), pool.get("drafter"))
     if not lay:

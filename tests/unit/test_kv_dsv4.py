@@ -132,13 +132,13 @@ def test_pool_before_packed_counts_bytes_over_the_full_mla_group():
 
 # The pool's form by version: packed from 0.26 (0.26.0, 0.26.1's pre-release; 0.26.0's own pre-releases sort before
 # 0.26.0), 0.20.2's before it and for the V0 engine, packed for no version (the newest: task dsv4d);
-# runtimes/vllm.mla_layout hands it on and cache.vllm_pool passes it to deepseek_v4.pool (the offload1g figures above
+# runtimes/vllm_mla.mla_layout hands it on and cache.vllm_pool passes it to deepseek_v4.pool (the offload1g figures above
 # through the dispatch). Breaks with PACKED_FROM = (0, 25), no version read as 0.20.2, or the dispatch dropping kind
 # (the 0.20.2 pool: 50,697 blocks, 1,033,604 tokens).
 def test_pool_form_by_version_through_the_dispatch():
     from gpu_garden.memory.llm.cache import vllm_pool
     from gpu_garden.memory.llm.runtimes import parse_version
-    from gpu_garden.memory.llm.runtimes.vllm import mla_layout
+    from gpu_garden.memory.llm.runtimes.vllm_mla import mla_layout
     rows = {"0.26.1rc0+infernal.invocation.r2.vllm344438d": "dsv4-packed", "0.26.0": "dsv4-packed",
             "0.26.0rc1": "dsv4-tuples", "0.25.1": "dsv4-tuples", "0.21.1rc1.dev339+g1967a5627bc3": "dsv4-tuples"}
     assert {v: D.layout_kind(parse_version(v)) for v in rows} == rows

@@ -110,7 +110,7 @@ def test_refusal_not_printed_when_the_verdict_depends_on_the_file():
 
 
 def test_refusal_not_printed_when_there_is_no_pool():
-    # no plan today carries a refusal with an empty pool (plan._vllm_kv_refusal returns at ev["pool"] <= 0), so the
+    # no plan today carries a refusal with an empty pool (plan_answer._vllm_kv_refusal returns at ev["pool"] <= 0), so the
     # other half of the gate is checked on a refused plan given an empty pool: its verdict is the weights' line alone
     from gpu_garden.memory.llm.report import format_plan
     r = _ud_plan()

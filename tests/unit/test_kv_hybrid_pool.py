@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from gpu_garden.memory.errors import UserError
-from gpu_garden.memory.llm import cache
+from gpu_garden.memory.llm import cache, vllm_max_len
 from gpu_garden.memory.llm import kv as llm
 from gpu_garden.memory.llm.spec import from_config
 
@@ -81,8 +81,8 @@ def test_all_mode_estimate_counts_a_state_page_per_block():
     # cdiv(len, 2096) + 23 <= 2 GiB // 2,146,304 = 1000 -> cdiv <= 162, all of 262,144 (162 x 2096 = 339,552) fits.
     nano = _nano()
     assert (2 * GiB) // 2228224 == 963 and 963 // 29 * 2176 == 71808
-    assert cache.vllm_estimated_max_len(replace(nano, mamba_cache_all=True), 2 * GiB, "f16", 262144) == 71808
-    assert cache.vllm_estimated_max_len(nano, 2 * GiB, "f16", 262144) == 262144
+    assert vllm_max_len.vllm_estimated_max_len(replace(nano, mamba_cache_all=True), 2 * GiB, "f16", 262144) == 71808
+    assert vllm_max_len.vllm_estimated_max_len(nano, 2 * GiB, "f16", 262144) == 262144
 
 
 def test_the_plan_applies_the_mode():

@@ -22,7 +22,7 @@ def test_gptq_method_takes_the_width_the_name_states():
     # at 8 bits plus, per group of 128, an fp16 scale and an 8-bit zero (the name states no `sym`: qzeros kept), so
     # 8 + 24/128 = 8.1875 bits (fix25; 8.00 before, 8.11 GiB), the 152064 x 3584 token table and head at 16 bits:
     # 6.22 + 2.03 = 8.25 GiB (+ the rotary tables). At kv's 4-bit gptq (4.16 bits) it was 5.20 GiB, 37 % under the
-    # printed 8.31. Breaking it: NAME_WIDTHS without gptq's 8 in names.py -> 5.20 GiB; linear_bits without the zero
+    # printed 8.31. Breaking it: NAME_WIDTHS without gptq's 8 in name_quant.py -> 5.20 GiB; linear_bits without the zero
     # and scale at 8 bits -> 8.12 GiB.
     lin = 28 * (2 * 3584 ** 2 + 2 * 3584 * 512 + 3 * 3584 * 18944)
     by_hand = (lin * (8 + (16 + 8) / 128) / 8 + 2 * 152064 * 3584 * 2) / GiB

@@ -1,4 +1,4 @@
-"""vLLM's start refusal when one request of --max-model-len needs more KV cache than the pool (plan._vllm_kv_refusal,
+"""vLLM's start refusal when one request of --max-model-len needs more KV cache than the pool (plan_answer._vllm_kv_refusal,
 report._refusal_line): V1 raises before it prints a pool line, naming the KV cache needed, the memory available and
 "the estimated maximum model length"; V0 names the tokens its blocks hold. Expected values by hand in the comments."""
 import json

@@ -8,7 +8,7 @@ printed in the thread named beside it; each test also shows the figure the mecha
 import pytest
 
 from gpu_garden.memory.llm import kv as llm
-from gpu_garden.memory.llm.runtimes import vllm as V
+from gpu_garden.memory.llm.runtimes import vllm as V, vllm_mla as VM
 
 GiB, MiB = 1 << 30, 1 << 20
 DSC = "TechxGenus/DeepSeek-Coder-V2-Lite-Instruct-AWQ"
@@ -49,7 +49,7 @@ def test_vllm_07_v0_mla_weights_include_absorbed_matrices():
     # 0.8 dropped the absorbed copies: the checkpoint alone, 20 % below what 0.7.2 printed
     later = llm.plan(s, "vllm", ctx=163840, runtime_version="0.8.0", vllm_engine="v0")
     assert later["weights"] / GiB < 0.85 * 10.45
-    assert V.mla_absorbed_bytes(V.per_rank(s, 1), {"version": (0, 7, 2), "v1": True}, "awq") == 0
+    assert VM.mla_absorbed_bytes(V.per_rank(s, 1), {"version": (0, 7, 2), "v1": True}, "awq") == 0
 
 
 # --- before 0.7.1: no MLA, K and V per head at qk_head_dim ------------------------------------------------------------

@@ -5,7 +5,7 @@ quantized ("we just store fp16/bf16 copies"). The load profiler counts it in "Mo
 import pytest
 
 from gpu_garden.memory.llm import kv as llm
-from gpu_garden.memory.llm.runtimes import vllm as V
+from gpu_garden.memory.llm.runtimes import vllm as V, vllm_mla as VM
 
 GiB, MiB = 1 << 30, 1 << 20
 AWQ = "TechxGenus/DeepSeek-V2-Lite-Chat-AWQ"
@@ -16,15 +16,15 @@ COPY = 27 * 512 * 16 * (128 + 128) * 2   # 108 MiB
 def test_quantized_kv_b_proj_copy_by_hand():
     s = llm.describe(model=AWQ)
     new = {"version": (0, 26, 0), "v1": True}
-    assert V.mla_dequant_bytes(s, new, "awq") == COPY == 108 * MiB
-    assert V.mla_dequant_bytes(V.per_rank(s, 2), new, "awq") == COPY // 2   # one GPU's heads at TP 2
-    assert V.mla_dequant_bytes(s, new, "bf16") == 0                         # views of the 16-bit weight
+    assert VM.mla_dequant_bytes(s, new, "awq") == COPY == 108 * MiB
+    assert VM.mla_dequant_bytes(V.per_rank(s, 2), new, "awq") == COPY // 2   # one GPU's heads at TP 2
+    assert VM.mla_dequant_bytes(s, new, "bf16") == 0                         # views of the 16-bit weight
     # each layer dequantizes its own kv_b_proj: one layer left in 16 bits takes 1/27 off, a regex over all of them all
-    assert V.mla_dequant_bytes(s, new, "awq", ("model.layers.0.self_attn.kv_b_proj",)) == COPY // 27 * 26
-    assert V.mla_dequant_bytes(s, new, "awq", ("re:.*kv_b_proj$",)) == 0
+    assert VM.mla_dequant_bytes(s, new, "awq", ("model.layers.0.self_attn.kv_b_proj",)) == COPY // 27 * 26
+    assert VM.mla_dequant_bytes(s, new, "awq", ("re:.*kv_b_proj$",)) == 0
     # 0.7.x V0 counts the copy with its absorbed matrices (mla_absorbed_bytes), not twice
-    assert V.mla_dequant_bytes(s, {"version": (0, 7, 2), "v1": False}, "awq") == 0
-    assert V.mla_dequant_bytes(llm.describe(model="Qwen/Qwen2.5-7B-Instruct-AWQ"), new, "awq") == 0
+    assert VM.mla_dequant_bytes(s, {"version": (0, 7, 2), "v1": False}, "awq") == 0
+    assert VM.mla_dequant_bytes(llm.describe(model="Qwen/Qwen2.5-7B-Instruct-AWQ"), new, "awq") == 0
 
 
 def test_kvcache_lab_awq_load_and_pool():

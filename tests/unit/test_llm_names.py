@@ -22,7 +22,7 @@ def test_ollama_tags(name, builtin, quant):
     ("neuralmagic/Qwen2.5-7B-Instruct-quantized.w4a16", "Qwen2.5-7B", "w4a16"),
     ("hugging-quants/Meta-Llama-3.1-70B-Instruct-AWQ-INT4", "Llama-3.1-70B", "awq"),
     ("Qwen/Qwen2.5-7B-Instruct-GPTQ-Int4", "Qwen2.5-7B", "gptq"),
-    ("Qwen/Qwen2.5-7B-Instruct-GPTQ-Int8", "Qwen2.5-7B", "gptq"),    # at 8 bits (spec.quant_bits: names.NAME_WIDTHS)
+    ("Qwen/Qwen2.5-7B-Instruct-GPTQ-Int8", "Qwen2.5-7B", "gptq"),    # at 8 bits (spec.quant_bits: name_quant.NAME_WIDTHS)
     ("RedHatAI/Llama-3.1-8B-Instruct-FP8-dynamic", "Llama-3.1-8B", "fp8"),
     ("Qwen/Qwen3-30B-A3B-Instruct-2507", "Qwen3-30B-A3B", None),
     ("deepseek-ai/DeepSeek-V3", "DeepSeek-V3", "fp8"),

@@ -2,7 +2,7 @@
 to int8), targets and DFlash drafters alike, and a name saying '-GPTQ-Int3' at the format's 4 bits. GPTQ packs a
 b-bit checkpoint's values and its zero points at b bits (qweight, qzeros: int32 words of 32 / b values) beside an
 fp16 scale a group. Every expected value is worked by hand: b + (16 + b) / group bits a decoder-matmul weight.
-Breaking it: _quant_name back to `(bits or 4) == 4`, linear_bits without its width, or _name_bits not called."""
+Breaking it: _quant_name back to `(bits or 4) == 4`, linear_bits without its width, or name_quant.name_bits not called."""
 import json
 
 import pytest

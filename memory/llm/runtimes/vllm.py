@@ -25,7 +25,8 @@ vllm/v1/core/kv_cache_utils.py for V1), and its own fits rule.
   fits: one request of max_model_len must fit the pool (V0: max_model_len <= GPU blocks x 16; V1:
         _check_enough_kv_cache_memory); the rest of the pool is concurrency, printed as
         "Maximum concurrency for N tokens per request: X" (V0: tokens / N; V1: blocks / ceil(N / 16))
-  auto-fit: --kv-cache-memory BYTES (v0.10.1, PR #21489); --max-model-len auto (v0.12, PR #29431)."""
+  auto-fit: --kv-cache-memory BYTES (v0.10.1, PR #21489); --max-model-len auto (v0.12, PR #29431).
+  MLA (vllm_mla.py): the latent cache's layout by version and the attention weight copies vLLM adds."""
 import math
 import re
 
@@ -33,9 +34,9 @@ from ...units import GiB, MiB
 from ..cache import (BLOCK, XPU_GDN_BLOCK, draft_token_bytes, kv_cache, vllm_hybrid_request_bytes, vllm_kv_tokens,
                      vllm_layout, vllm_pool, with_draft_layers)
 from ..cards import compute_capability, unified_by_name
-from ..weights import skip_matcher
 from . import PRE, at_least
 from .vllm_hybrid import with_cache_mode
+from .vllm_mla import mla_layout
 from .vllm_overheads import (NVLS_SETTINGS, graph_memory, graph_profile_blocks, graph_profile_bytes, graph_profile_seqs,
                              non_torch)
 from .vllm_activation import (SAMPLER_COPIES_NATIVE, activation, cutlass_fp4, encoder_peak,  # noqa: F401
@@ -69,18 +70,6 @@ MAX_MODEL_LEN_AUTO = (0, 12)
 # device-wide form (its "assert self.init_gpu_memory > free_gpu_memory").
 V1_CONTEXT_OUTSIDE = (0, 9, 1)
 SAMPLERS = ("native", "flashinfer")
-# MLA by version. vLLM's MLA backends (the latent cache of DeepSeek-V2/V3) came with 0.7.1; from DeepSeek-V2's
-# arrival in 0.5.1 until then, models/deepseek_v2.py ran plain attention with K and V per head at qk_head_dim (V
-# zero-padded to it): 192 + 192 values a head and layer. V0's CacheEngine pads every MLA cache entry to 256 bytes
-# (_align_cache / align_to_256bytes, VLLM_CUDA_MEM_ALIGN_KV_CACHE on by default): 576 fp16 values take 1280 bytes;
-# V1's MLA spec does not pad.
-MLA_FROM = (0, 7, 1)
-# 0.7.x V0 MLACommonImpl.process_weights_after_loading with VLLM_MLA_PERFORM_MATRIX_ABSORPTION (on by default) keeps,
-# next to the raw weights prefill uses ("we end up with absorbed weights for decode and another copy of raw weights
-# for prefill"), W_Q_UK (q_in x heads*kv_lora) and W_UV_O (heads*kv_lora x hidden) in the activation dtype (fp8 when
-# an fp8 checkpoint is requantized), W_QR (q_in x heads*rope, activation dtype), and for a quantized kv_b_proj its
-# dequantized copy (W_UK, W_UV). 0.8 dropped the absorbed copies (W_UK_T / W_UV bmm on the raw weights).
-MLA_ABSORB_UNTIL = (0, 8)
 # chunked prefill on by default above 32K tokens (vllm-project/vllm#6666, July 2024, first in 0.5.4): before it V0
 # profiled one prompt of max_model_len whatever its length
 CHUNKED_LONG_CONTEXT = (0, 5, 4)
@@ -335,54 +324,6 @@ def on_rocm(knobs) -> bool:
     """vLLM runs on ROCm: the card's name says AMD / Radeon / Instinct, or the version's local tag says rocm."""
     return bool(ROCM_CARD.search(str(knobs.get("gpu_name") or ""))
                 or "rocm" in str(knobs.get("runtime_version") or "").lower().partition("+")[2])
-
-
-def mla_layout(spec, s) -> str:
-    """The MLA cache layout of this vLLM version and engine (cache.py: latent, latent-256b, heads); DeepSeek-V4's pool
-    form (deepseek_v4.layout_kind: packed from 0.26)."""
-    if spec.dsv4:
-        from ..deepseek_v4 import layout_kind
-        return layout_kind(s["version"], s["v1"])
-    if not spec.mla:
-        return "latent"
-    # VLLM_MLA_DISABLE=1 (ModelConfig.use_mla = is_deepseek_mla and not VLLM_MLA_DISABLE): deepseek_v2.py's decoder layer
-    # builds DeepseekV2Attention, Attention(num_heads, qk_nope + qk_rope, num_kv_heads=num_heads) with V padded to that
-    # head size: the full heads' K and V, as before MLA (batches 88-89, after first sight: Mistral-Small-4 on a GB10)
-    if not at_least(s["version"], *MLA_FROM) or s.get("mla_disable"):
-        return "heads"
-    return "latent" if s["v1"] else "latent-256b"
-
-
-def mla_absorbed_bytes(spec, s, fmt: str) -> int:
-    """Bytes of the absorbed MLA matrices 0.7.x's V0 engine adds to one GPU's weights (0 elsewhere)."""
-    v = s["version"]
-    if not spec.mla or s["v1"] or not at_least(v, *MLA_FROM) or at_least(v, *MLA_ABSORB_UNTIL) or s.get("mla_disable"):
-        return 0
-    n, lat, q_in = spec.n_heads, spec.kv_lora_rank, spec.mla_q_lora or spec.hidden
-    big = 1 if fmt.startswith("fp8") else 2
-    per = (q_in * n * lat + n * lat * spec.hidden) * big + q_in * n * spec.qk_rope_head_dim * 2
-    if fmt and not fmt.startswith("fp8") and fmt not in ("bf16", "fp16", "f16", "float16", "bfloat16", "fp32"):
-        per += lat * n * ((spec.mla_qk_nope or 128) + (spec.mla_v_head or 128)) * 2
-    return per * spec.n_layers
-
-
-# From 0.8 (V0 and V1) MLACommonImpl.process_weights_after_loading takes W_UK_T / W_UV as views of kv_b_proj's weight,
-# which for a 16-bit checkpoint is the weight itself; a quantized kv_b_proj is first dequantized
-# (get_and_maybe_dequant_weights: the quant method applied to an identity matrix; "we just store fp16/bf16 copies and
-# perform the bmm's in 16-bit"), and the views keep that copy: kv_lora_rank x heads x (nope + v) values a layer in the
-# activation dtype, inside "Model loading took". 0.7.x's V0 counts it with its absorbed matrices (above).
-UNQUANTIZED = ("", "bf16", "fp16", "f16", "float16", "bfloat16", "fp32", "f32", "float32", "auto")
-
-
-def mla_dequant_bytes(spec, s, fmt: str, quant_skip=()) -> int:
-    """Bytes of the 16-bit kv_b_proj copy vLLM >= 0.8 keeps for MLA when the checkpoint quantizes it (0 elsewhere)."""
-    if not spec.mla or not at_least(s["version"], *MLA_ABSORB_UNTIL) or s.get("mla_disable"):
-        return 0  # VLLM_MLA_DISABLE: no MLA impl, kv_b_proj runs as a plain linear layer (no copy)
-    if fmt in UNQUANTIZED:
-        return 0
-    skipped = skip_matcher(quant_skip)  # a kv_b_proj the checkpoint keeps in 16 bits needs no copy
-    per = spec.kv_lora_rank * spec.n_heads * ((spec.mla_qk_nope or 128) + (spec.mla_v_head or 128)) * 2
-    return per * sum(not skipped(f"model.layers.{i}.self_attn.kv_b_proj") for i in range(spec.n_layers))
 
 
 def context_in_share(version, v1: bool) -> bool:

@@ -4,7 +4,8 @@ vllm.py, whose evaluate hands a plan with more than one stage here."""
 from ..cache import BLOCK, kv_cache, vllm_layout, vllm_pool, vllm_stage_tensors, with_draft_layers
 from ..weights import layer_weights
 from . import at_least
-from .vllm import evaluate, mamba_check, mla_layout
+from .vllm import evaluate, mamba_check
+from .vllm_mla import mla_layout
 
 
 def pp_partition(n_layers: int, pp: int, partition=None) -> list:
