@@ -24,8 +24,15 @@ def oom_prompt(kind="cuda_caching", extra="", width=512, height=512):
     }
 
 
-def run_and_collect(host, prompt, extra_data=None, quiet_s=1.5):
-    """Queue from a fresh websocket client; return all messages until the run ended plus a quiet period."""
+# the report is sent after ComfyUI's execution_error; on a machine as loaded as this test tier's 2 shared cores it
+# came 1.5 s late once (session 56): wait for it, not for a fixed time
+EVENT_WAIT_S = 60
+
+
+def run_and_collect(host, prompt, extra_data=None, quiet_s=1.5, expect_event=True):
+    """Queue from a fresh websocket client; return all messages until the run ended, then until the pack's report
+    arrives (at most EVENT_WAIT_S: it follows ComfyUI's execution_error, later on a loaded machine) or, where none is
+    expected, for a quiet period of quiet_s."""
     ws = host.websocket()
     try:
         body = {"prompt": prompt, "client_id": ws.client_id}
@@ -35,7 +42,7 @@ def run_and_collect(host, prompt, extra_data=None, quiet_s=1.5):
         ended = lambda m: m.get("type") in ("execution_error", "execution_success") and \
             (m.get("data") or {}).get("prompt_id") == prompt_id
         msgs = host.collect_events(ws, ended, timeout=120)
-        deadline = time.monotonic() + quiet_s
+        deadline = time.monotonic() + (EVENT_WAIT_S if expect_event else quiet_s)
         ws.settimeout(0.3)
         while time.monotonic() < deadline:
             try:
@@ -126,7 +133,7 @@ def test_runtime_error_forms_are_caught_too(comfy_host, kind, needle):
 
 
 def test_non_oom_error_is_left_alone(comfy_host):
-    prompt_id, msgs = run_and_collect(comfy_host, oom_prompt("not_oom"), quiet_s=2.0)
+    prompt_id, msgs = run_and_collect(comfy_host, oom_prompt("not_oom"), quiet_s=2.0, expect_event=False)
     assert "execution_error" in [m.get("type") for m in msgs]
     assert oom_events(msgs, prompt_id) == []
     assert all(r["prompt_id"] != prompt_id for r in comfy_host.get(ROUTE)["reports"])
@@ -162,8 +169,8 @@ def test_api_client_without_browser_gets_the_report_on_the_route_only(comfy_host
 
 
 def test_route_lists_newest_first_and_honours_limit(comfy_host):
-    a, _ = run_and_collect(comfy_host, oom_prompt("mps"), quiet_s=0.5)
-    b, _ = run_and_collect(comfy_host, oom_prompt("cpu"), quiet_s=0.5)
+    a, _ = run_and_collect(comfy_host, oom_prompt("mps"))
+    b, _ = run_and_collect(comfy_host, oom_prompt("cpu"))
     ids = [r["prompt_id"] for r in comfy_host.get(ROUTE)["reports"]]
     assert ids.index(b) < ids.index(a)
     assert len(comfy_host.get(ROUTE + "?limit=1")["reports"]) == 1
@@ -185,7 +192,7 @@ def own_host(tmp_path):
 
 
 def test_report_survives_a_restart(own_host):
-    prompt_id, msgs = run_and_collect(own_host, oom_prompt("cuda_caching"), quiet_s=0.5)
+    prompt_id, msgs = run_and_collect(own_host, oom_prompt("cuda_caching"))
     (sent,) = oom_events(msgs, prompt_id)
     own_host.get(ROUTE)  # the store writes on its own thread: the route answers once pending writes landed
     path = own_host.base / "user" / "gpu_garden" / "oom_reports.jsonl"
@@ -259,7 +266,7 @@ def test_a_300_kb_whitespace_message_fails_promptly_and_the_next_prompt_runs(for
     pad = "\n \n\t" * 60_000
     extra = pad + " llocation " + pad + " emory " + pad
     assert len(extra) > 300_000
-    prompt_id, msgs = run_and_collect(foreign_host, oom_prompt("cuda_caching", extra=extra), quiet_s=0.5)
+    prompt_id, msgs = run_and_collect(foreign_host, oom_prompt("cuda_caching", extra=extra))
     (r,) = oom_events(msgs, prompt_id)
     assert "characters cut by GPU Garden" in r["message"] and len(r["message"]) <= oom_store.MAX_MESSAGE_CHARS + 100
     assert len(json.dumps(r).encode()) <= oom_store.MAX_REPORT_BYTES
