@@ -112,6 +112,15 @@ CLASS_LAYOUTS = {
                                           "vision_in_dim": 1152, "meanflow_sum": True},
                           "source": "Comfy-Org/HunyuanVideo_1.5_repackaged split_files/diffusion_models/"
                                     "hunyuanvideo1.5_720p_t2v_fp16.safetensors"},
+    # ltx58: LTX-2 (19B audio-video) as model_detection.py:306-313 reads it: "ltxav" for audio_adaln_single, 48 blocks,
+    # attention_head_dim = attn2.to_k rows // 32 = 4096 // 32, cross_attention_dim its columns (4096); every other width
+    # is LTXAVModel's default (av_model.py:327-347: audio 32 heads x 64, audio context 2048, caption 3840). The real
+    # file's "config" metadata overrides these (l.311-312); no file or header was at hand, so none is merged here
+    "ltx-2": {"family": "ltx-2", "file": "LTX-2 19B (built from ComfyUI 0.8.0's LTXAVModel, not a published file)",
+              "dtype": "BF16",
+              "unet_config": {"image_model": "ltxav", "num_layers": 48, "attention_head_dim": 128,
+                              "cross_attention_dim": 4096},
+              "source": "LTX-2 19B transformer as ComfyUI 0.8.0's classes build it (no published file checked)"},
 }
 # VAE layouts built from the class comfy/sd.py's VAE.__init__ picks for each file, with the config that branch gives
 # (ComfyUI 0.8.0): (class path, keyword arguments). Keys as that class names them.
