@@ -123,11 +123,13 @@ FAMILY = {
     # [B, 128, (length - 1) // 8 + 1, height // 32, width // 32]), p 1 (model.py patchify_proj, one token a latent
     # pixel); beside it an audio latent (audio below: nodes_lt_audio.py:158 LTXVEmptyLatentAudio [B, 8, A, 16],
     # audio_vae.py:235-271 A = ceil(frames / fps x 16000 / 160 / 4), av_model.py:345-346 8 channels x 16 bins).
-    # txt 0, ctx: the video and audio streams cross-attend to Gemma 3 12B's context (text_encoders/lt.py:28 min_length 1:
-    # nothing padded; 128 is an allowance as for ltxv); cfg separate: the context a CONDRegular (model_base.py:986)
-    # of unpadded tokens with its attention mask. factor 0.055 ("# TODO", supported_models.py:848) multiplies the area of
+    # txt 0, ctx 1024: the streams cross-attend to the text connectors' output (text_encoders/lt.py:96-109), which
+    # pads Gemma 3 12B's unpadded tokens (lt.py:28 min_length 1) with learnable registers to max(1024, tokens)
+    # (embeddings_connector.py:274-282), 3840 wide per stream (30 heads x 128); no attention mask is returned, so a
+    # prompt and its negative are both [B, 1024, 7680] and their CONDRegular (model_base.py:986) concatenates: cond and
+    # uncond batched (cfg True, no cfg_separate). factor 0.055 ("# TODO", supported_models.py:848) multiplies the area of
     # the PACKED latent (utils.py:1182 pack_latents: [B, 1, video + audio elements], channels included), not T x H x W
-    "ltx-2": dict(ch=128, s=32, t=8, p=1, txt=0, ctx=128, cfg=True, cfg_separate="comfyui", factor=0.055, vae="ltxv",
+    "ltx-2": dict(ch=128, s=32, t=8, p=1, txt=0, ctx=1024, cfg=True, factor=0.055, vae="ltxv",
                   name="LTX-2", audio=dict(ch=8, bins=16, latents_per_second=16000 / 160 / 4, fps=25)),
     "mochi": dict(ch=12, s=8, t=6, p=2, txt=256, ctx=0, cfg=True, factor=2.0, vae="mochi", name="Mochi"),
     "cosmos": dict(ch=16, s=8, t=8, p=2, txt=0, ctx=512, cfg=True, factor=1.6, vae="cosmos", name="Cosmos"),

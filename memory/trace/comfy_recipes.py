@@ -33,6 +33,12 @@ _CONDITIONING = {
     # mask (genmo.mochi_te: attention_mask=True, model_base.LTXV.extra_conds hands it on), frame_rate 25
     # (EmptyLTXVLatentVideo / LTXVConditioning default); cond and uncond have equal shapes, so they batch.
     "ltxv": {"context": (128, 4096), "cfg": True, "video": True, "mask": True, "frame_rate": 25},
+    # LTX-2 (ltx58): the text connectors' output, video and audio halves concatenated (text_encoders/lt.py:105-107),
+    # padded with registers to 1024 tokens (embeddings_connector.py:274-282), no mask; cond and uncond batch. The
+    # sampler packs the video latent and the audio latent (nodes_lt_audio.py:158 [B, 8, A, 16]) into [B, 1, N]
+    # (samplers.py:1008, utils.py:1182) and hands the shapes on as latent_shapes (model_base.py:1015-1017, unpacked
+    # at l.202-203); frame_rate 25 (LTXVEmptyLatentAudio's default, l.116)
+    "ltx-2": {"context": (1024, 7680), "cfg": True, "video": True, "frame_rate": 25, "audio": (8, 16)},
     # FLUX.2 dev: Mistral 3 hidden states of layers 10, 20, 30 stacked (3 x 5120 = 15360 wide); model_base.Flux2.extra_conds
     # left-pads the context to 512 tokens whatever the prompt's length. Guidance embedded, cfg 1.
     "flux2": {"context": (512, 15360), "guidance": True, "cfg": False},
@@ -167,4 +173,4 @@ TRACEABLE_CONFIGS = ("SD15", "SDXL", "SSD1B", "Segmind_Vega", "KOALA_700M", "KOA
                      "WAN21_T2V", "WAN22_T2V")
 # traced from a layout or checkpoint (build_case) but not yet by the node's exact mode (nodes/estimate_exact.py), whose
 # recipe has no 5-D image latent, no separate cond/uncond passes, no num_tokens and no c_concat
-FILE_ONLY_CONFIGS = ("QwenImage", "ZImage", "HunyuanVideo", "LTXV", "Flux2", "HunyuanVideo15")
+FILE_ONLY_CONFIGS = ("QwenImage", "ZImage", "HunyuanVideo", "LTXV", "Flux2", "HunyuanVideo15", "LTXAV")
