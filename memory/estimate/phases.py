@@ -98,22 +98,42 @@ CROSS_A, CROSS_B = 2.43, 2.083  # Wan cross block, fitted on wan21 832x480x33 an
 
 # LTX-2 (ComfyUI 0.8.0 comfy/ldm/lightricks/av_model.py BasicAVTransformerBlock.forward, l.162-318): the block runs
 # video self- and text cross-attention, then audio's, then the audio<->video cross attention, then the video
-# FeedForward, then audio's. Its peak is the video FeedForward's GELU (model.py:280-281 GELU_approx: proj's output and
-# gelu's, f wide each), where per video token three d-wide tensors are alive: vx (updated in place, l.190, l.306), vx_norm3
-# (l.218, never deleted: alive to the block's end) and vx_scaled (l.303's argument; l.268's still bound until the
-# assignment); beside them the block's arguments: v_pe, cos and sin d wide each in the model dtype
-# (model.py:702 .to(out_dtype), interleaved: [B, N, d]), and v_cross_pe over the video tokens at the audio cross width
-# (av_model.py:637-643, dim audio_cross_attention_dim, 2 x 2048). Per audio token: ax, ax_norm3 and the v2a ax_scaled
-# (l.259), three audio-wide tensors, and a_pe and a_cross_pe (2 + 2 audio-wide). Read from the code, not fitted.
-AV_HIDDEN, AV_MLP, AV_ROPE, AV_CROSS_ROPE = 3.0, 2.0, 2.0, 2.0
+# FeedForward, then audio's. Per video token, through the whole block: vx (updated in place), norm_vx (l.189, bound and
+# never deleted), and the block's arguments v_pe, cos and sin d wide each in the model dtype (model.py:702
+# .to(out_dtype), interleaved [B, N, d]), and v_cross_pe over the video tokens at the audio cross width
+# (av_model.py:637-643, 2 x audio_cross_attention_dim). Two places peak:
+# - the video FeedForward's GELU (model.py:280-281 GELU_approx: proj's output and gelu's, f wide each) with vx_norm3
+#   (l.218, never deleted) and vx_scaled (l.303) beside vx and norm_vx: 4 d + 2 f per video token; per audio token
+#   ax, norm_ax (l.200), ax_norm3, the v2a ax_scaled (l.259): 4 + a_pe 2 + a_cross_pe 2, audio-wide;
+# - the text cross-attention's k_norm (model.py:366-373, attn2 over the context): vx, norm_vx, attn2's argument
+#   rms_norm(vx) and the normed q (4 d per video token), to_k's output, to_v's and k_norm's (3 d per context token);
+#   audio holds ax, a_pe, a_cross_pe (5). At 320x192x9 (120 video tokens) this one is the larger.
+# Beside both, for the whole forward: the context as the sampler hands it (fp32 [B, ctx, 2 x 3840]), its cast to the
+# model dtype (model_base.py:186) and its two projections, d and audio wide (model.py:674, av_model.py:614-618).
+# Read from the code; the meta trace of ComfyUI's forward lists exactly these at both peaks (ltx58). Not fitted.
+AV_HIDDEN, AV_MLP, AV_ROPE, AV_CROSS_ROPE = 4.0, 2.0, 2.0, 2.0
+AV_AUDIO_FF, AV_AUDIO_CA = 8.0, 5.0  # audio-wide tensors per audio token at the FeedForward / cross-attention peak
+AV_CA_CONTEXT = 3.0                  # k, v, normed k per context token, video width
+AV_CONTEXT_IN = 2 * 3840             # the connectors' video + audio halves (text_encoders/lt.py:105-107, 30 x 128 each)
 
 
 def av_units(arch) -> tuple:
-    """(per video token in units of the video width, per audio token in units of the audio width) at LTX-2's peak."""
+    """(per video token in units of the video width, per audio token in units of the audio width) at LTX-2's
+    FeedForward peak."""
     d, da = arch.get("hidden") or 1, arch.get("audio_hidden") or 2048
     f = arch.get("ffn") or 4 * d
-    return (AV_HIDDEN + AV_MLP * f / d + AV_ROPE + AV_CROSS_ROPE * da / d,
-            AV_HIDDEN + AV_ROPE + AV_CROSS_ROPE)
+    return AV_HIDDEN + AV_MLP * f / d + AV_ROPE + AV_CROSS_ROPE * da / d, AV_AUDIO_FF
+
+
+def av_bytes(arch, lat, ctx, b_eff, bc) -> int:
+    """LTX-2's sampling activations (without the sampler state): the larger of its two block peaks plus the context."""
+    d, da = arch.get("hidden") or 1, arch.get("audio_hidden") or 2048
+    nv, na = lat["image_tokens"], lat["audio_tokens"]
+    vu, au = av_units(arch)
+    ff = nv * vu * d + na * au * da
+    ca = nv * (AV_HIDDEN + AV_ROPE + AV_CROSS_ROPE * da / d) * d + na * AV_AUDIO_CA * da + ctx * AV_CA_CONTEXT * d
+    context = ctx * (AV_CONTEXT_IN * (4 + bc) + (d + da) * bc)
+    return int(b_eff * (max(ff, ca) * bc + context))
 
 
 def unet_units(arch, family):
@@ -178,10 +198,8 @@ def sample_parts(family, arch, lat, b_eff, bc, batch=None):
     else:
         n = lat["tokens"]
         units = block_units(arch)
-        if arch.get("block") == "av":  # LTX-2: both streams, each at its own width (av_units)
-            vu, au = av_units(arch)
-            act = int(b_eff * (vu * lat["image_tokens"] * d + au * lat["audio_tokens"] * arch["audio_hidden"]) * bc)
-            units = vu
+        if arch.get("block") == "av":  # LTX-2: both streams, each at its own width, at the block's larger peak (av_bytes)
+            act, units = av_bytes(arch, lat, sp["ctx"], b_eff, bc), av_units(arch)[0]
         elif arch.get("block") == "dual":  # the image MLP's peak: text tokens hold only their stream (DUAL_TEXT)
             act = int(units * b_eff * lat["image_tokens"] * d * bc + DUAL_TEXT * b_eff * (n - lat["image_tokens"]) * d * bc)
         else:
