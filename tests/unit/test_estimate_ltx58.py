@@ -78,3 +78,11 @@ def test_ltxv_keeps_its_own_geometry():
     dm = _dm("ltxv_ltx_video_2b_v0.9_bf16")
     assert dm["family"] == "ltxv" and dm["arch"]["block"] == "cross"
     assert phases.latent_geometry("ltxv", 768, 512, 97)["tokens"] == 4992
+
+
+def test_ltxv_latent_nodes_name_no_single_family():
+    # nodes_lt.py:34 makes LTX-2's video latent as well (latent_formats.py:410 LTXAV(LTXV)): a workflow sampling it with an
+    # LTX-2 model is not told its latent is LTX-Video's (workflow.py's "makes a ... latent" note); length still // 8
+    from gpu_garden.memory.estimate import latent_nodes
+    for name in ("EmptyLTXVLatentVideo", "LTXVImgToVideo"):
+        assert latent_nodes.LATENT_NODES[name].family is None and latent_nodes.LATENT_NODES[name].t == 8
