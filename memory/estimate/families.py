@@ -27,7 +27,7 @@ OTHER_KEYS = re.compile(r"^(alphas_cumprod|alphas_cumprod_prev|betas|log_one_min
 
 # Family ids, the one list (hyphenated; every module, node and report uses these); "unknown" when nothing matches.
 FAMILIES = ("sd1", "sd2", "sdxl", "sd3", "flux1", "flux2", "chroma", "qwen-image", "hidream", "lumina2", "z-image",
-            "wan21", "wan22", "hunyuan-video", "hunyuan-video-15", "hunyuan-image", "ltxv", "mochi", "cosmos", "pixart", "auraflow",
+            "wan21", "wan22", "hunyuan-video", "hunyuan-video-15", "hunyuan-image", "ltxv", "ltx-2", "mochi", "cosmos", "pixart", "auraflow",
             "hunyuan-dit", "unknown")
 
 # ComfyUI model config classes (comfy/supported_models.py, 0.8.0) -> family id: the one table. Used where the
@@ -41,7 +41,7 @@ CONFIG_FAMILY = {
     "WAN21_FunControl2V": "wan21", "WAN21_Camera": "wan21", "WAN21_HuMo": "wan21", "WAN22_T2V": "wan22",
     "WAN22_Camera": "wan21", "WAN22_S2V": "wan21", "WAN22_Animate": "wan21", "HunyuanVideo": "hunyuan-video",
     "HunyuanVideoI2V": "hunyuan-video", "HunyuanVideoSkyreelsI2V": "hunyuan-video", "HunyuanVideo15": "hunyuan-video-15",
-    "HunyuanImage21": "hunyuan-image", "LTXV": "ltxv", "LTXAV": "ltxv", "GenmoMochi": "mochi", "CosmosT2V": "cosmos",
+    "HunyuanImage21": "hunyuan-image", "LTXV": "ltxv", "LTXAV": "ltx-2", "GenmoMochi": "mochi", "CosmosT2V": "cosmos",
     "CosmosI2V": "cosmos", "CosmosT2IPredict2": "cosmos", "CosmosI2VPredict2": "cosmos", "PixArtAlpha": "pixart",
     "PixArtSigma": "pixart", "AuraFlow": "auraflow", "HunyuanDiT": "hunyuan-dit", "HunyuanDiT1": "hunyuan-dit",
 }
@@ -109,11 +109,13 @@ def split_components(table: dict, source: str = "") -> list[dict]:
 
 
 def _classify_whole(table: dict) -> dict:
+    kind = text_encoder_kind(table)
+    if kind in LLM_KINDS:  # an LLM with its vision tower inside (Gemma 3's vision_model.*) is a text encoder
+        return {"role": "text_encoder", "kind": kind, "table": table}
     if image_encoder.is_clip_vision(table):  # an I2V model's image encoder: counted with the encoders
         width = next((s[-1] for k, (_, s) in table.items() if k.endswith(("class_embedding", "cls_embedding"))), 0)
         return {"role": "text_encoder", "kind": image_encoder.KIND if width == image_encoder.WIDTH else "clip-vision",
                 "table": table}
-    kind = text_encoder_kind(table)
     if kind:
         return {"role": "text_encoder", "kind": kind, "table": table}
     vk = vae_kind(table) if _looks_like_vae(table) else None
@@ -352,8 +354,9 @@ def detect_family(t: dict) -> dict:
         k = s("transformer_blocks.0.attn2.to_k.weight") or (2048, 4096)
         d = k[0]
         depth = count_blocks(t, r"transformer_blocks\.(\d+)\.")
-        fam_variant = "ltx-2 (audio-video)" if has("audio_adaln_single.linear.weight") else f"{_params_b(t)}"
-        return {"family": "ltxv", "variant": fam_variant, "arch": {"hidden": d, "depth": depth, "heads": d // 64, "ffn": 4 * d,
+        if has("audio_adaln_single.linear.weight"):  # LTX-2: model_detection.py:308 "ltxav", supported_models.LTXAV
+            return {"family": "ltx-2", "variant": _params_b(t), "arch": _ltx2_arch(t, s, d, depth, k[1])}
+        return {"family": "ltxv", "variant": f"{_params_b(t)}", "arch": {"hidden": d, "depth": depth, "heads": d // 64, "ffn": 4 * d,
                                                                   "block": "cross", "cross_attention_dim": k[1]}}
     if has("blocks.block0.blocks.0.block.attn.to_q.0.weight"):
         d = s("blocks.block0.blocks.0.block.attn.to_q.0.weight")[0]
@@ -420,6 +423,17 @@ def detect_family(t: dict) -> dict:
         return unet
     return {"family": "unknown", "variant": "", "arch": {"hidden": _generic_width(t), "depth": 0, "heads": 0, "ffn": 0,
                                                          "block": "unknown"}}
+
+
+def _ltx2_arch(t, s, d, depth, ctx) -> dict:
+    """LTX-2's two streams (ComfyUI 0.8.0 lightricks/av_model.py BasicAVTransformerBlock): the video stream d wide
+    (attn2.to_k rows), its FeedForward ff.net.0.proj's rows; the audio stream audio_attn1.to_q's rows, audio_ff's."""
+    da = (s("transformer_blocks.0.audio_attn1.to_q.weight") or (2048,))[0]
+    fv = (s("transformer_blocks.0.ff.net.0.proj.weight") or (4 * d,))[0]
+    fa = (s("transformer_blocks.0.audio_ff.net.0.proj.weight") or (4 * da,))[0]
+    qn = s("transformer_blocks.0.attn1.q_norm.weight")
+    return {"hidden": d, "depth": depth, "heads": 32, "ffn": fv, "block": "av", "cross_attention_dim": ctx,
+            "audio_hidden": da, "audio_ffn": fa, "audio_heads": 32, "qk_norm": bool(qn)}
 
 
 def _generic_width(t) -> int:

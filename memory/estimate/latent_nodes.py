@@ -70,9 +70,10 @@ LATENT_NODES = {
                                 src="comfy_extras/nodes_hunyuan.py:303 [B, 16, (L-1)/4+1, H/8, W/8]"),
     "EmptyMochiLatentVideo": Node(VIDEO(848, 480, 25), family="mochi",
                                   src="comfy_extras/nodes_mochi.py:8 [B, 12, (L-1)/6+1, H/8, W/8]"),
-    "EmptyLTXVLatentVideo": Node(VIDEO(768, 512, 97), family="ltxv",
+    # LTX-Video's latent nodes make LTX-2's video latent too (latent_formats.py:410 LTXAV(LTXV)): two families, so none
+    "EmptyLTXVLatentVideo": Node(VIDEO(768, 512, 97), t=8,
                                  src="comfy_extras/nodes_lt.py:15 [B, 128, (L-1)/8+1, H/32, W/32]"),
-    "LTXVImgToVideo": Node(VIDEO(768, 512, 97) + (("strength", 1.0),), family="ltxv",
+    "LTXVImgToVideo": Node(VIDEO(768, 512, 97) + (("strength", 1.0),), t=8,
                            src="comfy_extras/nodes_lt.py:39 [B, 128, (L-1)/8+1, H/32, W/32]"),
     "EmptyCosmosLatentVideo": Node(VIDEO(1280, 704, 121), family="cosmos",
                                    src="comfy_extras/nodes_cosmos.py:11 [B, 16, (L-1)/8+1, H/8, W/8]"),

@@ -35,6 +35,10 @@ FAMILY_FILES = {
     "hunyuan-video": {"model": "hunyuan_video_hunyuan_video_t2v_720p_bf16", "vae": "vae_hunyuan_video_vae_bf16",
                       "te": ("te_clip_l",), "te_missing": "LLaVA-Llama 3 8B", "hub": ("tencent/HunyuanVideo",)},
     "ltxv": {"model": "ltxv_ltx_video_2b_v0.9_bf16", "vae": "vae_ltxv_v0.9", "te": ("te_t5xxl_fp16",), "hub": ()},
+    # ltx58: LTX-2's transformer as ComfyUI 0.8.0's LTXAVModel builds it (no published file checked, layouts/README.md);
+    # its video VAE stands in as LTX-Video 0.9's (same 128-channel latent at 32x and 8 frames, same sd.py:464 branch)
+    # its text encoder Gemma 3 12B as ComfyUI 0.8.0's Gemma3_12B builds it (the checkpoint's text connectors are not in it)
+    "ltx-2": {"model": "ltx-2_ltx-2-19b_bf16", "vae": "vae_ltxv_v0.9", "te": ("te_gemma_3_12b_it",), "hub": ()},
     "flux2": {"model": "flux2_flux2_dev_bf16", "vae": "vae_flux2_vae", "te": (), "te_missing": "Mistral Small 3.1 24B",
               "hub": ("black-forest-labs/FLUX.2-dev",)},
     # lay53 (layouts/README.md). Chroma: T5-XXL (supported_models.Chroma's pixart_t5) and the FLUX.1 ae (latent_formats.Flux)
@@ -50,7 +54,7 @@ FAMILY_FILES = {
 ALIASES = {"sd15": "sd1", "sd1.5": "sd1", "flux": "flux1", "flux-dev": "flux1", "wan": "wan21", "wan2.1": "wan21",
            "wan2.2": "wan22", "sd35": "sd3", "sd3.5": "sd3", "qwen_image": "qwen-image", "qwen": "qwen-image",
            "z_image": "z-image", "zimage": "z-image", "hunyuan_video": "hunyuan-video", "hunyuanvideo": "hunyuan-video",
-           "ltx": "ltxv", "ltx-video": "ltxv", "flux.2": "flux2", "hunyuanvideo1.5": "hunyuan-video-1.5",
+           "ltx": "ltxv", "ltx-video": "ltxv", "ltx2": "ltx-2", "ltxav": "ltx-2", "flux.2": "flux2", "hunyuanvideo1.5": "hunyuan-video-1.5",
            "hidream-i1": "hidream", "hidream_i1_dev_bf16": "hidream", "hidream_i1_fast_bf16": "hidream"}
 
 

@@ -96,6 +96,46 @@ FLUX_UNITS = 14.06
 CROSS_A, CROSS_B = 2.43, 2.083  # Wan cross block, fitted on wan21 832x480x33 and wan22 1280x704x41
 
 
+# LTX-2 (ComfyUI 0.8.0 comfy/ldm/lightricks/av_model.py BasicAVTransformerBlock.forward, l.162-318): the block runs
+# video self- and text cross-attention, then audio's, then the audio<->video cross attention, then the video
+# FeedForward, then audio's. Per video token, through the whole block: vx (updated in place), norm_vx (l.189, bound and
+# never deleted), and the block's arguments v_pe, cos and sin d wide each in the model dtype (model.py:702
+# .to(out_dtype), interleaved [B, N, d]), and v_cross_pe over the video tokens at the audio cross width
+# (av_model.py:637-643, 2 x audio_cross_attention_dim). Two places peak:
+# - the video FeedForward's GELU (model.py:280-281 GELU_approx: proj's output and gelu's, f wide each) with vx_norm3
+#   (l.218, never deleted) and vx_scaled (l.303) beside vx and norm_vx: 4 d + 2 f per video token; per audio token
+#   ax, norm_ax (l.200), ax_norm3, the v2a ax_scaled (l.259): 4 + a_pe 2 + a_cross_pe 2, audio-wide;
+# - the text cross-attention's k_norm (model.py:366-373, attn2 over the context): vx, norm_vx, attn2's argument
+#   rms_norm(vx) and the normed q (4 d per video token), to_k's output, to_v's and k_norm's (3 d per context token);
+#   audio holds ax, a_pe, a_cross_pe (5). At 320x192x9 (120 video tokens) this one is the larger.
+# Beside both, for the whole forward: the context as the sampler hands it (fp32 [B, ctx, 2 x 3840]), its cast to the
+# model dtype (model_base.py:186) and its two projections, d and audio wide (model.py:674, av_model.py:614-618).
+# Read from the code; the meta trace of ComfyUI's forward lists exactly these at both peaks (ltx58). Not fitted.
+AV_HIDDEN, AV_MLP, AV_ROPE, AV_CROSS_ROPE = 4.0, 2.0, 2.0, 2.0
+AV_AUDIO_FF, AV_AUDIO_CA = 8.0, 5.0  # audio-wide tensors per audio token at the FeedForward / cross-attention peak
+AV_CA_CONTEXT = 3.0                  # k, v, normed k per context token, video width
+AV_CONTEXT_IN = 2 * 3840             # the connectors' video + audio halves (text_encoders/lt.py:105-107, 30 x 128 each)
+
+
+def av_units(arch) -> tuple:
+    """(per video token in units of the video width, per audio token in units of the audio width) at LTX-2's
+    FeedForward peak."""
+    d, da = arch.get("hidden") or 1, arch.get("audio_hidden") or 2048
+    f = arch.get("ffn") or 4 * d
+    return AV_HIDDEN + AV_MLP * f / d + AV_ROPE + AV_CROSS_ROPE * da / d, AV_AUDIO_FF
+
+
+def av_bytes(arch, lat, ctx, b_eff, bc) -> int:
+    """LTX-2's sampling activations (without the sampler state): the larger of its two block peaks plus the context."""
+    d, da = arch.get("hidden") or 1, arch.get("audio_hidden") or 2048
+    nv, na = lat["image_tokens"], lat["audio_tokens"]
+    vu, au = av_units(arch)
+    ff = nv * vu * d + na * au * da
+    ca = nv * (AV_HIDDEN + AV_ROPE + AV_CROSS_ROPE * da / d) * d + na * AV_AUDIO_CA * da + ctx * AV_CA_CONTEXT * d
+    context = ctx * (AV_CONTEXT_IN * (4 + bc) + (d + da) * bc)
+    return int(b_eff * (max(ff, ca) * bc + context))
+
+
 def unet_units(arch, family):
     """Elements per latent pixel per model channel at the U-Net's peak (the GEGLU feed-forward of the last
     full-resolution transformer, with every skip connection held): 26.0 traced for SD1.5, 15.9 for SDXL,
@@ -110,8 +150,20 @@ def latent_geometry(family: str, width: int, height: int, frames: int = 1, batch
     lat_t = ((frames - 1) // t + 1) if t else 1
     grid = math.ceil(h / p) * math.ceil(w / p)
     shape = [batch, sp["ch"], lat_t, h, w] if t else [batch, sp["ch"], h, w]
-    return {"shape": shape, "frames": lat_t, "h": h, "w": w, "image_tokens": lat_t * grid, "text_tokens": sp["txt"],
-            "tokens": lat_t * grid + sp["txt"], "elements": batch * sp["ch"] * lat_t * h * w}
+    return _with_audio(family, {"shape": shape, "frames": lat_t, "h": h, "w": w, "image_tokens": lat_t * grid,
+                                "text_tokens": sp["txt"], "tokens": lat_t * grid + sp["txt"],
+                                "elements": batch * sp["ch"] * lat_t * h * w})
+
+
+def _with_audio(family, lat) -> dict:
+    """LTX-2: the audio latent beside the video one (spec.audio_tokens, for the pixel frames the video latent's
+    latent frames stand for: (T - 1) x 8 + 1, nodes_lt.py:34 inverted): its tokens join the sequence count and its
+    elements the sampler's packed latent (utils.py:1182 pack_latents). Other families: unchanged, audio_tokens 0."""
+    a = spec.family(family).get("audio")
+    if not a:
+        return dict(lat, audio_tokens=0)
+    n = spec.audio_tokens(family, (lat["frames"] - 1) * spec.family(family)["t"] + 1)
+    return dict(lat, audio_tokens=n, tokens=lat["tokens"] + n, elements=lat["elements"] + lat["shape"][0] * a["ch"] * n * a["bins"])
 
 
 def geometry_from_shape(family: str, latent_shape, text_tokens=None) -> dict:
@@ -124,8 +176,8 @@ def geometry_from_shape(family: str, latent_shape, text_tokens=None) -> dict:
     p = sp["p"]
     txt = sp["txt"] if text_tokens is None or not sp["txt"] else int(text_tokens)
     grid = math.ceil(h / p) * math.ceil(w / p)
-    return {"shape": sh, "frames": lat_t, "h": h, "w": w, "image_tokens": lat_t * grid, "text_tokens": txt,
-            "tokens": lat_t * grid + txt, "elements": b * ch * lat_t * h * w}
+    return _with_audio(family, {"shape": sh, "frames": lat_t, "h": h, "w": w, "image_tokens": lat_t * grid, "text_tokens": txt,
+                                "tokens": lat_t * grid + txt, "elements": b * ch * lat_t * h * w})
 
 
 def sample_parts(family, arch, lat, b_eff, bc, batch=None):
@@ -146,12 +198,15 @@ def sample_parts(family, arch, lat, b_eff, bc, batch=None):
     else:
         n = lat["tokens"]
         units = block_units(arch)
-        if arch.get("block") == "dual":  # the image MLP's peak: text tokens hold only their stream (DUAL_TEXT)
+        if arch.get("block") == "av":  # LTX-2: both streams, each at its own width, at the block's larger peak (av_bytes)
+            act, units = av_bytes(arch, lat, sp["ctx"], b_eff, bc), av_units(arch)[0]
+        elif arch.get("block") == "dual":  # the image MLP's peak: text tokens hold only their stream (DUAL_TEXT)
             act = int(units * b_eff * lat["image_tokens"] * d * bc + DUAL_TEXT * b_eff * (n - lat["image_tokens"]) * d * bc)
         else:
             act = int(units * b_eff * n * d * bc)
         head_dim = d // heads if heads else 128
-        act += int(b_eff * n * head_dim * 8)  # rotary tables (fp32)
+        if arch.get("block") != "av":  # LTX-2's tables are in av_units (model dtype)
+            act += int(b_eff * n * head_dim * 8)  # rotary tables (fp32)
         naive = int(b_eff * heads * n * n * 2 * bc + b_eff * heads * n * sp["ctx"] * 2 * bc)
         how = f"{units:.1f} x hidden {d} per token, {n} tokens"
     act += sampler_state_bytes(lat, bc, b_eff, batch)  # sampler state, model in/out
@@ -355,8 +410,11 @@ def comfy_factor(family, arch):
 
 
 def comfy_memory_required(family, arch, lat_shape, b_eff, dtype_size=2, flash=True) -> int:
-    """ComfyUI's BaseModel.memory_required for this latent (what its loader plans with), in bytes."""
+    """ComfyUI's BaseModel.memory_required for this latent (what its loader plans with), in bytes. LTX-2's sampler hands
+    it the packed latent [B, 1, video + audio elements] (utils.py:1182), so its area counts channels and audio."""
     area = b_eff * math.prod(lat_shape[2:])
+    if spec.family(family).get("audio"):
+        area = b_eff * (geometry_from_shape(family, lat_shape)["elements"] // lat_shape[0])
     factor = comfy_factor(family, arch)
     mib = area * dtype_size * 0.01 * factor if flash else area * 0.15 * factor
     return int(mib * MiB)

@@ -189,8 +189,10 @@ def format_text(est: dict, budget_label: str = "") -> str:
         lines.append(f"{(c['source'] or '-')[:38]:38} {('image encoder' if str(c['kind'] or '').startswith('clip-vision') else ROLE_LABELS[c['role']]):15} {str(c['kind'] or '-'):{kw}} "
                      f"{g(c['bytes']):>7} {g(c['resident']):>8}  {dts}")
     lat = est["latent"]
+    audio = lat["tokens"] - lat["image_tokens"] - lat["text_tokens"]  # LTX-2's audio stream (phases._with_audio)
     lines += ["", *term.wrap_lines([f"latent {lat['shape']}: {lat['image_tokens']} image tokens + {lat['text_tokens']} joint "
-                                    f"text tokens, batch {lat['batch_in_model']} in the model"]), ""]
+                                    f"text tokens" + (f" + {audio} audio tokens" if audio > 0 else "") +
+                                    f", batch {lat['batch_in_model']} in the model"]), ""]
     lines.append(f"{'phase (GiB)':22} {'weights':>8} {'activ.':>8} {'margin':>7} {'fixed':>7} {'total':>8}")
     for k, v in est["phases"].items():
         bd = est["breakdown"][k]

@@ -1,6 +1,8 @@
 """The facts the estimate rests on, one table each: per-family latent geometry and runtime habits, the VAE
 decoders' geometry and ComfyUI's own decode heuristics and tile defaults, fixed runtime costs, card sizes.
 Family ids are families.FAMILIES (the one list); this module only describes them."""
+import math
+
 from ..errors import UserError
 from ..units import MiB
 
@@ -116,6 +118,19 @@ FAMILY = {
                           name="HunyuanImage 2.1"),
     "ltxv": dict(ch=128, s=32, t=8, p=1, txt=0, ctx=128, cfg=True, factor=lambda a: a.get("cross_attention_dim", 2048) / 2048 * 5.5,
                  vae="ltxv", name="LTX-Video"),
+    # LTX-2 (19B audio-video; ComfyUI 0.8.0 supported_models.py:839 LTXAV, model_detection.py:308 "ltxav"): the video
+    # latent is LTX-Video's (latent_formats.py:410 LTXAV(LTXV): 128 channels; nodes_lt.py:34 EmptyLTXVLatentVideo
+    # [B, 128, (length - 1) // 8 + 1, height // 32, width // 32]), p 1 (model.py patchify_proj, one token a latent
+    # pixel); beside it an audio latent (audio below: nodes_lt_audio.py:158 LTXVEmptyLatentAudio [B, 8, A, 16],
+    # audio_vae.py:235-271 A = ceil(frames / fps x 16000 / 160 / 4), av_model.py:345-346 8 channels x 16 bins).
+    # txt 0, ctx 1024: the streams cross-attend to the text connectors' output (text_encoders/lt.py:96-109), which
+    # pads Gemma 3 12B's unpadded tokens (lt.py:28 min_length 1) with learnable registers to max(1024, tokens)
+    # (embeddings_connector.py:274-282), 3840 wide per stream (30 heads x 128); no attention mask is returned, so a
+    # prompt and its negative are both [B, 1024, 7680] and their CONDRegular (model_base.py:986) concatenates: cond and
+    # uncond batched (cfg True, no cfg_separate). factor 0.055 ("# TODO", supported_models.py:848) multiplies the area of
+    # the PACKED latent (utils.py:1182 pack_latents: [B, 1, video + audio elements], channels included), not T x H x W
+    "ltx-2": dict(ch=128, s=32, t=8, p=1, txt=0, ctx=1024, cfg=True, factor=0.055, vae="ltxv",
+                  name="LTX-2", audio=dict(ch=8, bins=16, latents_per_second=16000 / 160 / 4, fps=25)),
     "mochi": dict(ch=12, s=8, t=6, p=2, txt=256, ctx=0, cfg=True, factor=2.0, vae="mochi", name="Mochi"),
     "cosmos": dict(ch=16, s=8, t=8, p=2, txt=0, ctx=512, cfg=True, factor=1.6, vae="cosmos", name="Cosmos"),
     "pixart": dict(ch=4, s=8, t=None, p=2, txt=0, ctx=300, cfg=True, cfg_separate="comfyui", factor=0.5, vae="kl", name="PixArt"),
@@ -148,6 +163,7 @@ NATIVE_SIZE = {
     "hunyuan-video": (848, 480, 25),  # nodes_hunyuan.py EmptyHunyuanLatentVideo 848x480, length 25
     "hunyuan-video-15": (848, 480, 25),  # nodes_hunyuan.py:64 EmptyHunyuanVideo15Latent keeps l.46-48's 848x480, 25
     "ltxv": (768, 512, 97),           # nodes_lt.py EmptyLTXVLatentVideo 768x512, length 97
+    "ltx-2": (768, 512, 97),          # nodes_lt.py:22-24 EmptyLTXVLatentVideo 768x512, 97; nodes_lt_audio.py:107,116 97 at 25 fps
     "mochi": (848, 480, 25),          # nodes_mochi.py EmptyMochiLatentVideo 848x480, length 25
     "cosmos": (1280, 704, 121),       # nodes_cosmos.py EmptyCosmosLatentVideo 1280x704, length 121
 }
@@ -157,6 +173,9 @@ DEFAULT_ARCH = {
     "hunyuan-video-15": {"hidden": 2048, "depth": 54, "heads": 16, "ffn": 8192, "block": "dual"},  # the 720p t2v layout:
     # 54 double blocks, no single block (hv17: "flux" sized FLUX.1's single block, which 1.5 does not have: +28.3 %)
     "mochi": {"hidden": 3072, "depth": 48, "heads": 24, "ffn": 8192, "block": "mmdit", "gated_mlp": True},
+    # LTX-2 as LTXAVModel's defaults build it (av_model.py:327-347; the bundled layout ltx-2_ltx-2-19b_bf16)
+    "ltx-2": {"hidden": 4096, "depth": 48, "heads": 32, "ffn": 16384, "block": "av", "cross_attention_dim": 4096,
+              "audio_hidden": 2048, "audio_ffn": 8192, "audio_heads": 32},
     "hidream": {"hidden": 2560, "depth": 48, "heads": 20, "ffn": 6912, "block": "moe"},
 }
 # text tokens one prompt becomes per encoder in ComfyUI (its tokenizer's min_length, padding included;
@@ -165,7 +184,7 @@ TE_TOKENS = {"clip-l": 77, "clip-g": 77, "clip-h": 77, "t5-xxl": 256, "umt5-xxl"
 TE_TOKENS_FAMILY = {"sd3": {"t5-xxl": 77}, "flux1": {"t5-xxl": 256}, "chroma": {"t5-xxl": 256}, "mochi": {"t5-xxl": 256},
                     "ltxv": {"t5-xxl": 128}, "hidream": {"t5-xxl": 128, "llama": 128}, "cosmos": {"t5-xxl": 512},
                     "pixart": {"t5-xxl": 120}, "wan21": {"umt5-xxl": 512}, "wan22": {"umt5-xxl": 512},
-                    "hunyuan-video": {"llama": 256}}
+                    "hunyuan-video": {"llama": 256}, "ltx-2": {"gemma": 128}}
 
 # joint text tokens where a runner pads the prompt otherwise than ComfyUI (FAMILY txt): diffusers' FluxPipeline pads T5 to
 # max_sequence_length=512 (padding="max_length"; huggingface/diffusers 58eb52c pipelines/flux/pipeline_flux.py l.221,
@@ -193,7 +212,7 @@ VAE = {
     "video": dict(s=8, t=4, dtypes=("bf16", "fp32"), comfy=lambda sh: 2800 * sh[-3] * sh[-2] * sh[-1] * 64),
 }
 VAE_FAMILY = {"wan21": "wan21", "wan22": "wan22", "hunyuan-video": "hunyuan-video", "hunyuan-video-15": "hunyuan-video-15",
-              "ltxv": "ltxv", "mochi": "mochi"}
+              "ltxv": "ltxv", "ltx-2": "ltxv", "mochi": "mochi"}
 DTYPE_BYTES = {"fp32": 4, "bf16": 2, "fp16": 2, "fp8": 1}
 
 
@@ -208,6 +227,13 @@ def latent_rounding_note(w: int, h: int, s: int) -> str | None:
         return None
     return f"{w}x{h} is not a multiple of {s}: ComfyUI's latent node rounds it down to {w // s * s}x{h // s * s} " \
            f"(latent {w // s}x{h // s})"
+
+
+def audio_tokens(fam: str, frames: int) -> int:
+    """Audio latents (= audio tokens: symmetric_patchifier.py:170 "b c t f -> b t (c f)") beside a video of `frames` at the
+    family's frame rate: audio_vae.py:235 ceil(frames / fps x latents_per_second); 0 for a family without audio."""
+    a = family(fam).get("audio")
+    return math.ceil(frames / a["fps"] * a["latents_per_second"]) if a and frames else 0
 
 
 def vae_kind_for(kind, fam: str) -> str:

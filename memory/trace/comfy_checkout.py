@@ -400,9 +400,15 @@ def build_case(comfyui_dir, family, width, height, frames=1, batch=1, phase="sam
         shape = (b, ch, _latent_frames(frames, dt_), height // ds, width // ds) if five else \
             (b, ch, height // ds, width // ds)
         x = torch.empty(shape, dtype=torch.float32, device=meta)
+        kw = {}
+        if spec.get("audio"):  # LTX-2: video and audio latents packed as the sampler packs them (utils.pack_latents)
+            from ..estimate.spec import audio_tokens
+            a_shape = (b, spec["audio"][0], audio_tokens(family, frames), spec["audio"][1])
+            kw["latent_shapes"] = [torch.Size(shape), torch.Size(a_shape)]
+            x = torch.empty((b, 1, math.prod(shape[1:]) + math.prod(a_shape[1:])), dtype=torch.float32, device=meta)
         sigma = torch.empty((b,), dtype=torch.float32, device=meta)
         ctx_len, ctx_dim = spec["context"]
-        kw = {"c_crossattn": torch.empty((b, ctx_len, ctx_dim), dtype=torch.float32, device=meta)}
+        kw["c_crossattn"] = torch.empty((b, ctx_len, ctx_dim), dtype=torch.float32, device=meta)
         if spec.get("y"):
             kw["y"] = torch.empty((b, spec["y"]), dtype=torch.float32, device=meta)
         if spec.get("guidance"):

@@ -33,6 +33,12 @@ _CONDITIONING = {
     # mask (genmo.mochi_te: attention_mask=True, model_base.LTXV.extra_conds hands it on), frame_rate 25
     # (EmptyLTXVLatentVideo / LTXVConditioning default); cond and uncond have equal shapes, so they batch.
     "ltxv": {"context": (128, 4096), "cfg": True, "video": True, "mask": True, "frame_rate": 25},
+    # LTX-2 (ltx58): the text connectors' output, video and audio halves concatenated (text_encoders/lt.py:105-107),
+    # padded with registers to 1024 tokens (embeddings_connector.py:274-282), no mask; cond and uncond batch. The
+    # sampler packs the video latent and the audio latent (nodes_lt_audio.py:158 [B, 8, A, 16]) into [B, 1, N]
+    # (samplers.py:1008, utils.py:1182) and hands the shapes on as latent_shapes (model_base.py:1015-1017, unpacked
+    # at l.202-203); frame_rate 25 (LTXVEmptyLatentAudio's default, l.116)
+    "ltx-2": {"context": (1024, 7680), "cfg": True, "video": True, "frame_rate": 25, "audio": (8, 16)},
     # FLUX.2 dev: Mistral 3 hidden states of layers 10, 20, 30 stacked (3 x 5120 = 15360 wide); model_base.Flux2.extra_conds
     # left-pads the context to 512 tokens whatever the prompt's length. Guidance embedded, cfg 1.
     "flux2": {"context": (512, 15360), "guidance": True, "cfg": False},
@@ -112,6 +118,15 @@ CLASS_LAYOUTS = {
                                           "vision_in_dim": 1152, "meanflow_sum": True},
                           "source": "Comfy-Org/HunyuanVideo_1.5_repackaged split_files/diffusion_models/"
                                     "hunyuanvideo1.5_720p_t2v_fp16.safetensors"},
+    # ltx58: LTX-2 (19B audio-video) as model_detection.py:306-313 reads it: "ltxav" for audio_adaln_single, 48 blocks,
+    # attention_head_dim = attn2.to_k rows // 32 = 4096 // 32, cross_attention_dim its columns (4096); every other width
+    # is LTXAVModel's default (av_model.py:327-347: audio 32 heads x 64, audio context 2048, caption 3840). The real
+    # file's "config" metadata overrides these (l.311-312); no file or header was at hand, so none is merged here
+    "ltx-2": {"family": "ltx-2", "file": "LTX-2 19B (built from ComfyUI 0.8.0's LTXAVModel, not a published file)",
+              "dtype": "BF16",
+              "unet_config": {"image_model": "ltxav", "num_layers": 48, "attention_head_dim": 128,
+                              "cross_attention_dim": 4096},
+              "source": "LTX-2 19B transformer as ComfyUI 0.8.0's classes build it (no published file checked)"},
 }
 # VAE layouts built from the class comfy/sd.py's VAE.__init__ picks for each file, with the config that branch gives
 # (ComfyUI 0.8.0): (class path, keyword arguments). Keys as that class names them.
@@ -158,4 +173,4 @@ TRACEABLE_CONFIGS = ("SD15", "SDXL", "SSD1B", "Segmind_Vega", "KOALA_700M", "KOA
                      "WAN21_T2V", "WAN22_T2V")
 # traced from a layout or checkpoint (build_case) but not yet by the node's exact mode (nodes/estimate_exact.py), whose
 # recipe has no 5-D image latent, no separate cond/uncond passes, no num_tokens and no c_concat
-FILE_ONLY_CONFIGS = ("QwenImage", "ZImage", "HunyuanVideo", "LTXV", "Flux2", "HunyuanVideo15")
+FILE_ONLY_CONFIGS = ("QwenImage", "ZImage", "HunyuanVideo", "LTXV", "Flux2", "HunyuanVideo15", "LTXAV")

@@ -424,3 +424,33 @@ def test_hunyuan_video_15_sampling_trace():
     assert r["attention"]["calls"] == 56
     assert r["weights"] == _layout_bytes("hunyuan_video_hunyuanvideo1.5_720p_t2v_fp16") + 4000 + 3 * 2048 * 2
     assert r["activations_peak"] == 517_787_162
+
+
+# ltx58: LTX-2's layout is what ComfyUI 0.8.0's LTXAVModel builds (comfy_recipes.CLASS_LAYOUTS["ltx-2"]; model_detection,
+# handed the layout, picks LTXAV), and one sampling step on it (comfy_recipes.FAMILIES["ltx-2"]). By hand: video latent
+# [2, 128, 13, 16, 24] (nodes_lt.py:34 at 768x512x97, cond and uncond batched: the connectors' context is 1024 tokens
+# for both), 97 audio latents (audio_vae.py:235), context [1024, 2 x 3840]; 48 blocks x 6 attention calls (attn1, attn2,
+# audio_attn1, audio_attn2, audio_to_video_attn, video_to_audio_attn) = 288. The peak is the video FeedForward's GELU.
+# activations_peak and the weights beyond the layout (model_sampling's sigmas and the class's other buffers, 40,000 B)
+# are pinned as traced at ltx58 (first sight: the estimate read -13.6 %; the block "av" since: +1.3 %).
+# Breaking it (checked): the recipe without "audio" (the unpacked 5-D latent reaches the patchifier as a 4-D one: ValueError),
+# or context (1024, 3840) (caption_projection's matmul refuses the 1920-wide half: RuntimeError).
+def test_ltx2_layout_and_sampling_trace():
+    code = ("import json; from gpu_garden.memory.trace.tracer import trace_family\n"
+            "from gpu_garden.memory.trace import comfy_checkout as cc\nfrom gpu_garden.memory.estimate import layouts\n"
+            "comfy = cc.import_comfy(sys.argv[1])\nfrom comfy import model_detection\n"
+            "lay = layouts.load('ltx-2_ltx-2-19b_bf16')\n"
+            "mc = model_detection.model_config_from_unet(cc.meta_state_dict(lay['tensors']), '')\n"
+            "same = cc.class_layout(sys.argv[1], 'ltx-2')['tensors'] == lay['tensors']\n"
+            "r = trace_family(sys.argv[1], 'ltx-2', 768, 512, frames=97)\n"
+            "print(json.dumps(dict({k: r[k] for k in ('weights', 'activations_peak', 'attention', 'model')},\n"
+            "                      same=same, config=type(mc).__name__)))")
+    r = _host_json(code)
+    assert r["same"] and r["config"] == "LTXAV"
+    m = r["model"]
+    assert (m["family"], m["class"], m["config"], m["dtype"]) == ("ltx-2", "LTXAVModel", "LTXAV", "bfloat16")
+    assert m["latent"] == [2, 128, 13, 16, 24] and m["context"] == [1024, 7680] and m["note"] == "cond+uncond batched"
+    assert r["attention"]["calls"] == 288
+    assert r["attention"]["at"]["flash"] == {"op": "aten.gelu", "module": "diffusion_model.transformer_blocks.0.ff.net.0"}
+    assert r["weights"] == _layout_bytes("ltx-2_ltx-2-19b_bf16") + 40_000
+    assert r["activations_peak"] == 1_361_370_136
