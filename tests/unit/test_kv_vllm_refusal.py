@@ -190,12 +190,13 @@ def test_a_padded_hybrid_takes_need_and_estimate_from_one_vllm_era():
     # 131,072 on 14 GiB. A full layer needs 8192 pages, a sliding one cdiv(1023 + 2048, 16) + 1 = 193 with one batch in
     # flight (0.11.0 below), cdiv(1023 + 2 x 2048, 16) + 1 = 321 with the newest's two (task dsv4d).
     # Since vllm#29431 (0.12) both count groups of 5 tensors, the 29 sliding layers padded to 6 groups (newest):
-    # need (8192 + 6 x 321) x 5 x 64 KiB = 3,315,466,240 B; estimate: 2,990,638,646 B // 320 KiB = 9126 pages a tensor
-    # set, less 1926 sliding = 7200 full blocks = 115,200 tokens.
+    # need (8192 + 6 x 321) x 5 x 64 KiB = 3,315,466,240 B; estimate: 2,816,407,913 B // 320 KiB = 8594 pages a tensor
+    # set, less 1926 sliding = 6668 full blocks = 106,688 tokens. (The available bytes were 2,990,638,646 before kv59:
+    # the profile's vision tower now encodes N copies of the largest image in one call, 174,230,733 B more peak.)
     # Before it (0.11.0) both are per layer: need (5 x 8192 + 29 x 193) x 64 KiB = 3,051,159,552 B; estimate:
     # 1,656,131,044 B // 64 KiB = 25,270 pages, less 5597 sliding = 19,673 / 5 = 3934 full blocks = 62,944 tokens
     spec = K.describe(model="Gemma-3-4B")
     new = K.plan(spec, runtime="vllm", ctx=131072, vram=14 * GiB)["vllm_refusal"]
-    assert (new["needed_bytes"], new["available_bytes"], new["estimated_max_len"]) == (3315466240, 2990638646, 115200)
+    assert (new["needed_bytes"], new["available_bytes"], new["estimated_max_len"]) == (3315466240, 2816407913, 106688)
     old = K.plan(spec, runtime="vllm", ctx=131072, vram=14 * GiB, runtime_version="0.11.0")["vllm_refusal"]
     assert (old["needed_bytes"], old["available_bytes"], old["estimated_max_len"]) == (3051159552, 1656131044, 62944)

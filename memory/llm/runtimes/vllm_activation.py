@@ -1,6 +1,6 @@
 """vLLM's profile run: the activation peak it measures before sizing the KV pool (the larger of one forward of
 max_num_batched_tokens, the sampler warm-up on max_num_seqs rows with a fused-MoE workspace still held, and the vision
-tower on its largest dummy item). Split from vllm.py, which keeps the reservation arithmetic and re-exports the
+tower on copies of its largest dummy item). Split from vllm.py, which keeps the reservation arithmetic and re-exports the
 names its callers use; the coefficients are fitted on vLLM's printed peaks (cited with each)."""
 from . import at_least
 
@@ -62,9 +62,10 @@ SAMPLER_COPIES_V0 = 9.9
 # rounding and the attention buffers (slope of vllm#10517's two Llama-3.1-8B peaks: 2.07 GiB at 20000 tokens,
 # 2.99 GiB at 29000: 110 KB per token, where (3 x 14336 + 2 x 4096) x 2 = 102 KB). A fitted figure.
 FORWARD_FACTOR = 1.08
-# vision encoder: vLLM's profile run also runs the vision tower on one dummy image of the largest size the
-# processor accepts ("Encoder cache will be initialized with a budget of 16384 tokens, and profiled with 1 image
-# items of the maximum feature size"); its peak is the encoder's activations on every patch, ~16 copies of the
+# vision encoder: vLLM's profile run also runs the vision tower on a dummy image of the largest size the
+# processor accepts, in V1 as many copies as its budget holds (PROFILE_ITEMS); the runs fitted here encode one ("Encoder
+# cache will be initialized with a budget of 16384 tokens, and profiled with 1 image items of the maximum feature
+# size"); its peak is the encoder's activations on every patch, ~16 copies of the
 # tower's hidden state in 16 bits per patch (a fitted figure: Qwen2.5-VL-7B's printed 2.71 GiB on a T4, vLLM 0.9.2
 # V0, and Qwen2.5-VL-3B's 2.4 GiB of non-KV memory on an RTX 4090 D, 0.9.2 V1; johnson7788/RLDecisionAgent).
 # Qwen2-VL / Qwen2.5-VL take images up to 12845056 pixels (max_pixels) in 14-pixel patches: 65536 patches.
@@ -78,6 +79,16 @@ QWEN_VL_MAX_FRAMES = 16       # qwen2_vl.py _MAX_FRAMES_PER_VIDEO: the dummy vid
 # preprocessor_config gives no max_patches: Scout's and Maverick's processor metadata, and a processor file that
 # names none (NVIDIA aiconfigurator's Llama 4 tests; transformers' Llama4ImageProcessor itself not read).
 LLAMA4_MAX_TILES = 16
+# PROFILE_ITEMS: V1's profile does not encode one item but N copies of it in ONE batch (vLLM 0.20.2
+# gpu_model_runner.py:5815-5838: one dummy item, _get_mm_dummy_batch 5221-5248 repeats it N times, one
+# embed_multimodal call). N = encoder_budget.py:142-178 _get_max_items: max(1, min(budget // T, max_num_seqs x
+# max(1, max_model_len // T))), T the item's prompt tokens, budget = max(max_num_batched_tokens, T) (encoder_budget.py
+# 188, encoder_cache_manager.py:309-314, config/scheduler.py:235-236); the limit_mm_per_prompt cap is taken as unset.
+# Logs in the data agree from 0.10.1.1 ("profiled with 31 image items", Gemma 3 at 8192) to 0.23 builds (Qwen3.6 at
+# 65536: 4 items; kv says 5, its dummy image being 12,544 tokens against Qwen3.6's 16,384). Not counted: the N outputs
+# vLLM holds in encoder_cache through the forward (N x T x hidden, 16-bit: 88 MB for Gemma 3 27B at 8192), tried on
+# the design rows and not kept. The 32 B above was fitted on 1-item runs (T = budget); Gemma 3's 32-image batch
+# (4.50 GiB at 32 B) over-reserves (0.19.0 rows: +1.14% -> -2.19% KV tokens), the Qwen3.6 65536-token rows gain.
 
 
 # No term for a gated-DeltaNet layer's chunked-prefill temporaries (fla chunk_gated_delta_rule_fwd: the chunk states
@@ -143,7 +154,7 @@ def activation(spec, max_batched: int, max_seqs: int, version=(0, 6), v1: bool |
                max_model_len: int | None = None, weights_format=None, moe_backend=None, aux_hidden: int = 0) -> int:
     """Profile run peak: the larger of one forward of max_num_batched_tokens and the sampler on max_num_seqs
     rows (the forward's intermediates are freed before the sampler runs, in both engines), and, for a vision-
-    language model, the vision tower's run on one largest image (encoder_peak). Calibrated on vLLM's
+    language model, the vision tower's run on its largest item's copies (encoder_peak; one under V0). Calibrated on vLLM's
     own "PyTorch activation peak memory" lines (Llama-3.1-8B: 2.07 GiB at 20000 tokens and 2.99 at 29000,
     vllm-project/vllm#10517; V0 sampler peaks of vllm#13882, vllm#10511 and the 0.8.2 T4/GGUF rows; V1 from 0.11:
     Llama-3.1-8B 4.76, Qwen3-32B 5.64, Qwen3-0.6B 5.56 GiB at 1024 sequences, llm-d/llm-d-benchmark
@@ -182,7 +193,7 @@ def activation(spec, max_batched: int, max_seqs: int, version=(0, 6), v1: bool |
         sampler = (rows * spec.vocab + max_batched * d) * 2 if last_stage else 0
     if sampler and held:
         sampler += moe_workspace(spec, max_batched)  # held from the forward (MOE_WORKSPACE_HELD)
-    enc = encoder_peak(spec, max_model_len if v1 else None) if first_stage else 0
+    enc = encoder_peak(spec, max_model_len if v1 else None, max_batched if v1 else None, max_seqs) if first_stage else 0
     return int(max(forward, sampler, enc))
 
 
@@ -200,11 +211,10 @@ def qwen_vl_video_grid_t(max_model_len: int) -> int:
     return max(-(-frames // 2), 1)
 
 
-def encoder_peak(spec, max_model_len: int | None = None) -> int:
-    """Bytes of the vision tower's profile run on one largest image (Llama 4: all its tiles), or for Qwen2-VL under V1
-    (max_model_len given) on the largest video when that has more patches (0 for a text model). One item: vLLM's
-    profile encodes budget // tokens-an-item copies of it (gpu_model_runner.py profile_run, encoder_budget.py
-    _get_max_items), not counted here."""
+def encoder_peak(spec, max_model_len: int | None = None, max_batched: int | None = None, max_seqs: int | None = None) -> int:
+    """Bytes of the vision tower's profile run on its largest item: one image (Llama 4: all its tiles), or for Qwen2-VL
+    under V1 (max_model_len given) the largest video when that has more patches (0 for a text model). With max_batched
+    (V1) the run encodes profile_items copies of that item in one batch (PROFILE_ITEMS); without it, one."""
     v = spec.vision or {}
     d = int(v.get("hidden_size") or 0)
     if not d:
@@ -226,4 +236,40 @@ def encoder_peak(spec, max_model_len: int | None = None) -> int:
         # takes images only (vLLM 0.20.2 dots_ocr.py:138-139 get_supported_mm_limits {"image": None}; its dummy builder,
         # 100-124, makes images at Qwen2-VL's largest size)
         patches *= qwen_vl_video_grid_t(max_model_len)
-    return int(patches * d * ENCODER_BYTES_PER_HIDDEN)
+    items = 1
+    if max_batched and max_seqs:
+        items = profile_items(item_tokens(v, patches, spec.arch), max_batched, max_seqs, max_model_len)
+    return int(items * patches * d * ENCODER_BYTES_PER_HIDDEN)
+
+
+def item_tokens(v: dict, patches: int, arch=None) -> int:
+    """Prompt tokens one profile item fills (what vLLM divides its encoder budget by), from the tower's patches: Qwen-VL
+    and dots.ocr merge merge x merge patches a token, Gemma 3 pools 4 x 4 (64 x 64 patches to 256 tokens), Pixtral
+    (Mistral 3) merges 2 x 2, Llama 4 shuffles a tile's 576 patches into 144 tokens (its class tokens dropped), CLIP
+    (LLaVA) keeps each patch. 0 where the profiled item is not the image kv sizes: Gemma 4 profiles a video (its logs:
+    "profiled with 3 video items" at 8192 batched tokens), so kv keeps one item there."""
+    kind = str(v.get("model_type") or "")
+    if v.get("default_output_length"):
+        return 0
+    if kind == "llama4_vision_model":
+        tile = (int(v["image_size"]) // int(v.get("patch_size") or 14)) ** 2
+        return patches // (tile + 1) * (tile // 4)
+    if kind == "siglip_vision_model" and str(arch or "").startswith("gemma3"):
+        return patches // 16
+    if kind == "pixtral":
+        return patches // 4
+    if v.get("image_size"):
+        return patches
+    merge = int(v.get("spatial_merge_size") or 2)
+    return patches // (merge * merge)
+
+
+def profile_items(tokens: int, max_batched: int, max_seqs: int, max_model_len=None) -> int:
+    """How many copies of its largest item vLLM's profile run encodes (PROFILE_ITEMS): the encoder budget (at least one
+    item) over the item's tokens, capped by what the decoder could hold (max_num_seqs prompts of max_model_len //
+    tokens items each); 1 where the item's tokens are unknown."""
+    if not tokens:
+        return 1
+    budget = max(max_batched, tokens)
+    per_prompt = max(1, max_model_len // tokens) if max_model_len else 1
+    return max(1, min(budget // tokens, max_seqs * per_prompt))
