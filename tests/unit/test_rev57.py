@@ -23,3 +23,30 @@ def test_a_lone_weak_cause_is_uncertain_in_the_report():
             "; cause uncertain (one weak sign): activations?"), alts
     assert oom_line(uncertain=True, alternatives=[], cause=None).endswith("; cause not determined")
     assert oom_line(uncertain=False, alternatives=[]).endswith("; cause: activations")
+
+
+# Fit to Card in advise mode without a budget (ux58's advised): the summary was replaced whole, and only when
+# memory_required was set. With no latent wired (memory_required 0 until sampling) the advise face still said "no
+# latent connected: ...; no budget: ComfyUI gets our activation figure (0 B) as memory_required; nothing else
+# changes"; with a VAE off the model's device the summary lost make_plan's "the VAE runs on ... (not the budget's
+# device)". Breaks if advised replaces the whole summary (VAE note lost) or skips a memory_required of 0 (the old code).
+def test_fit_to_card_advise_without_a_budget_keeps_the_plans_notes(monkeypatch):
+    import torch
+
+    from gpu_garden.nodes import host_models
+    from test_nodes_fit_to_card import STUBS, VAE, Model, Tensor, fresh_fit_to_card, FACTS
+    fit = fresh_fit_to_card(monkeypatch, STUBS)
+    monkeypatch.setattr(fit.fit_guard, "model_facts", lambda model: dict(FACTS))
+    monkeypatch.setattr(fit.fit_guard, "vae_kind", lambda vae, family: "kl")
+    monkeypatch.setattr(fit, "host_ram", lambda *objs: None)
+    monkeypatch.setattr(host_models, "compute_device", lambda: torch.device("cpu"))  # --cpu: no budget
+    monkeypatch.setattr(fit.fit_guard.fit_vae, "on_compute_device", lambda vae, where: False)  # --cpu-vae style
+    no_latent = fit.GPUGardenFitToCard.execute(Model(), None, None, None, None, 0.0, "advise").ui["gpu_garden_fit"][0]
+    assert no_latent["summary"].startswith("no latent connected: the figure is computed when the sampler starts; no "
+                                           "budget: apply would give ComfyUI our activation figure ("), no_latent["summary"]
+    assert "ComfyUI gets" not in no_latent["face"] and "nothing else would change" in no_latent["face"]
+    vae = fit.GPUGardenFitToCard.execute(Model(), VAE(torch.device("cuda", 0)), None, {"samples": Tensor([1, 4, 32, 32])},
+                                         None, 0.0, "advise").ui["gpu_garden_fit"][0]
+    assert vae["summary"].startswith("no budget: apply would give ComfyUI our activation figure ("), vae["summary"]
+    assert vae["summary"].endswith("; nothing else would change; the VAE runs on cuda:0 (not the budget's device): "
+                                   "sized there, not tiled"), vae["summary"]
