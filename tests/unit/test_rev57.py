@@ -50,3 +50,29 @@ def test_fit_to_card_advise_without_a_budget_keeps_the_plans_notes(monkeypatch):
     assert vae["summary"].startswith("no budget: apply would give ComfyUI our activation figure ("), vae["summary"]
     assert vae["summary"].endswith("; nothing else would change; the VAE runs on cuda:0 (not the budget's device): "
                                    "sized there, not tiled"), vae["summary"]
+
+
+# mend58 judges every knob on its own host RAM, and the text named a short one "host RAM short" alone, also where its
+# peak is still over the card: FLUX.1-dev on 12 GiB with 8 GiB of RAM (Dynamic VRAM off), fp8 weights save 10.95 GiB of
+# a 23.38 GiB sample peak (12.43 GiB, over 12) and need 9.68 GiB of RAM; the row read "host RAM short" as if RAM were
+# all it lacked. GGUF Q4_K (10.15 GiB, its RAM 0.16 GiB) still fits; 768x768 on 24 GiB with 4 GiB of RAM is short of RAM
+# alone. Breaks if a knob over the budget and short of RAM says only one of the two (the old code: RAM alone).
+def test_a_knob_short_of_ram_and_vram_says_both(capsys):
+    import json
+
+    from support.cli_run import estimate, unwrap
+
+    def rows(*args):
+        rc, out, _ = estimate(capsys, "flux1", "--dynamic-vram", "off", *args)
+        return unwrap(out).split("\n")
+
+    rc, out, _ = estimate(capsys, "flux1", "--dynamic-vram", "off", "--vram", "12", "--ram", "8", "--json")
+    j = json.loads(out)
+    fp8 = next(k for k in j["knobs"] if k["id"] == "fp8_weights")
+    assert fp8["peak_after"] > j["budget"] and fp8["host_ram_short"]
+    twelve = rows("--vram", "12", "--ram", "8")
+    fp8_row = next(x for x in twelve if "fp8 (e4m3fn) diffusion model weights" in x)
+    assert "or an fp8 file)  still over, host RAM short (host RAM then needs 9.68 GiB, 8.00 GiB available)" in fp8_row
+    assert "(ComfyUI-GGUF; some quality loss)  fits" in next(x for x in twelve if "GGUF Q4_K" in x)
+    low = next(x for x in rows("--vram", "24", "--ram", "4") if "768x768 instead of 1024x1024" in x)
+    assert "(then upscale)  host RAM short (host RAM then needs 9.26 GiB, 4.00 GiB available)" in low
