@@ -76,3 +76,29 @@ def test_a_knob_short_of_ram_and_vram_says_both(capsys):
     assert "(ComfyUI-GGUF; some quality loss)  fits" in next(x for x in twelve if "GGUF Q4_K" in x)
     low = next(x for x in rows("--vram", "24", "--ram", "4") if "768x768 instead of 1024x1024" in x)
     assert "(then upscale)  host RAM short (host RAM then needs 9.26 GiB, 4.00 GiB available)" in low
+
+
+# kv figures quoted in kv-accuracy.md's session-56 paragraphs (kv57's Scout and dots.ocr encoder terms, l124's kv total
+# for vllm#5248) carried no marker and no commit, and kv59's item count is about to move kv's profile figures: each now
+# names the commit it was read at (4aa1fbd6: `kv --model deepseek-ai/deepseek-coder-6.7b-instruct --runtime vllm
+# --runtime-version 0.4.3 --vram 14.74 --tensor-parallel-size 2 --ctx 65536 --weights-dtype fp16` printed weights 6.29
+# GiB, activation profile 3.26 GiB, non torch 358.40 MiB; test_kv_kv57 pins the other two). Breaks if a quote loses its
+# label (the old page) or names a commit not in the history.
+KV_LABELLED = ["kv (at 4aa1fbd6) prices 17 x 577 tokens of width 1408, 441,954,304 B (0.41 GiB)",
+               "so kv's term (at 4aa1fbd6) is 2,831,155,200 B (2.64 GiB)",
+               "against kv's 9.90 (at 4aa1fbd6: weights 6.29, profile 3.26, non-torch 0.35)"]
+
+
+def test_session_56_kv_quotes_name_their_commit():
+    import subprocess
+    from pathlib import Path
+
+    import pytest
+    repo = Path(__file__).resolve().parents[2]
+    text = " ".join((repo / "docs" / "kv-accuracy.md").read_text().split())
+    for quote in KV_LABELLED:
+        assert quote in text, quote
+    got = subprocess.run(["git", "-C", str(repo), "cat-file", "-t", "4aa1fbd6"], capture_output=True, text=True)
+    if got.returncode and "not a git repository" in got.stderr:
+        pytest.skip("no git history here")
+    assert got.stdout.strip() == "commit"
