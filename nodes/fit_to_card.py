@@ -108,12 +108,20 @@ def kept_plan(model, vae, facts, shape, label, ctx) -> tuple[dict, dict]:
     return p, dict(ctx, kept=True)
 
 
+# fit/plan.py's no-budget summary says what apply hands ComfyUI; advise hands it nothing: (apply's words, advise's)
+ADVISE_WORDS = (("ComfyUI gets our activation figure", "apply would give ComfyUI our activation figure"),
+                ("nothing else changes", "nothing else would change"))
+
+
 def advised(p: dict) -> dict:
     """advise hands ComfyUI nothing (execute returns the model as it came): the no-budget summary, which says what
-    apply hands it ("ComfyUI gets our activation figure"), says what apply would hand it instead."""
-    if p.get("budget") is None and p.get("memory_required") and not p.get("kept"):
-        return dict(p, summary=f"no budget: apply would give ComfyUI our activation figure "
-                               f"({fmt_bytes(p['memory_required'])}) as memory_required; nothing else would change")
+    apply hands it ("ComfyUI gets our activation figure"), says what apply would hand it instead. Only those words
+    change: make_plan's "no latent connected" before them and its VAE note after them stay."""
+    if p.get("budget") is None and not p.get("kept"):
+        summary = p.get("summary") or ""
+        for said, advice in ADVISE_WORDS:
+            summary = summary.replace(said, advice)
+        return dict(p, summary=summary)
     return p
 
 

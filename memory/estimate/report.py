@@ -270,8 +270,10 @@ def format_text(est: dict, budget_label: str = "") -> str:
                       "runs with offload": "to run without offload (saving, then what to change):"}.get(
                          status, "knobs (saving, then what to change):"))
         for k in shown:
-            fits = "" if est["budget"] is None else ("  fits" if k.get("fits") else "  host RAM short" if k.get("host_ram_short")
-                                                     else "  still over")
+            over = est["budget"] is not None and k["peak_after"] > est["budget"]  # short of RAM may be short of VRAM too
+            fits = "" if est["budget"] is None else ("  fits" if k.get("fits") else "  still over, host RAM short"
+                                                     if over and k.get("host_ram_short") else "  host RAM short"
+                                                     if k.get("host_ram_short") else "  still over")
             moved = f"; then {PHASE_LABELS[k['peak_moves_to']]} is the peak" if k.get("peak_moves_to") else ""
             own = k.get("phase_saving") or {}
             if moved and own.get("bytes", 0) > k["saving"]:  # the peak stops at a phase the knob leaves: its own saving

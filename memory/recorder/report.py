@@ -103,11 +103,14 @@ def _oom_summary(oom: dict | None) -> dict | None:
 
 def _cause_words(o: dict) -> str:
     """The cause as the OOM panel states it: uncertain with both when two fit about equally (pair), the likelier with
-    a question mark and the other as also possible when it is only likelier; a confident cause alone."""
+    a question mark and the other as also possible when it is only likelier, a lone cause too weak to stand alone with
+    its question mark (oom_parts.js uncertainLabel); a confident cause alone."""
     cause = o.get("cause") or "unknown"
     other = next((a for a in o.get("alternatives") or () if a != cause), None)
-    if not o.get("uncertain") or not other:
+    if not o.get("uncertain"):
         return f"cause: {cause}"
+    if not other:  # one cause fired, under triage's rank.UNCERTAIN: the panel's "(one weak sign)"
+        return f"cause uncertain (one weak sign): {cause}?" if o.get("cause") else "cause not determined"
     if o.get("pair"):
         return f"cause uncertain: {cause} or {other} (two fit the evidence about equally)"
     return f"cause uncertain: {cause}? ({other} also possible)"
