@@ -219,7 +219,7 @@ def summary(est: dict, budget_label: str = "") -> str:
     peak = f"peak {fmt_bytes(est['peak'])} ({est['peak_phase'].replace('_', ' ')})"
     o = est.get("outcome") or {"status": est["verdict"]}
     if est["budget"] and o["status"] == "runs with offload":  # over the budget, but ComfyUI loads the model partially
-        return f"RUNS WITH OFFLOAD: {peak} over {fmt_bytes(est['budget'])}, {fmt_bytes(o['offloaded'])} of weights stay in RAM (slower)"
+        return f"RUNS WITH OFFLOAD: {peak} over {fmt_bytes(est['budget'])}, at least {fmt_bytes(o['offloaded'])} of weights stay in RAM (slower)"
     if est["budget"]:
         return f"{o['status'].upper()}: {peak} of {fmt_bytes(est['budget'])}"
     return f"{peak}; {budget_label or 'no budget'}"

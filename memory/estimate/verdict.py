@@ -231,7 +231,8 @@ def _vram_outcome(est: dict, budget) -> dict:
                 f"but host RAM is short: the run needs {fmt_bytes(r['needed'])} of it (offloaded {fmt_bytes(r['offloaded'])}, "
                 f"kept for reload {fmt_bytes(r['kept_for_reload'])}), {fmt_bytes(r['available'])} available"}
     return {"status": "runs with offload", "offloaded": int(off),
-            "reason": f"ComfyUI loads the {what} partially: {fmt_bytes(off)} of weights stay in RAM (slower)"
+            "reason": f"ComfyUI loads the {what} partially: at least {fmt_bytes(off)} of weights stay in RAM (slower): the "
+            "peak over the budget; its loader keeps max(0.8 GiB, memory_required) free, so it may offload more (Fit to Card's figure)"
             + (f"; {note}" if note else "")}
 
 
