@@ -47,3 +47,19 @@ def test_the_two_offload_figures_say_which_they_are(capsys, est_node):
     assert (p["weights_on_gpu"], p["weights_offloaded"]) == (397_200_589, 1_321_841_339)
     assert p["summary"].startswith("kept 378.80 MiB of weights on the GPU, offloaded 1.23 GiB (ComfyUI's loader keeps "
                                    "1.19 GiB free: its 0.8 GiB minimum + reserve)")
+
+
+# Block swap (mend58 left it): policy.offload_bytes read 0 while 10 of Wan2.1 1.3B's 30 blocks stay off the device (the
+# bytes were only in an assumption line). One block of dim 1536, ffn 8960 in fp16 (test_estimate_block_swap.BLOCK):
+# 2 x (2 x (4 x (1536^2 + 1536) + 2 x 1536) + 2 x 1536 + (1536 x 8960 + 8960 + 8960 x 1536 + 1536) + 6 x 1536) = 92,881,408 B,
+# ten of them 928,814,080 B. The knobs re-run the estimate with this policy and must size the swap again, not read the
+# bytes as offload bytes given beside it ("not both"). Breaks if the JSON keeps 0 (the old code) or a knob's re-run
+# raises or counts the swap twice (the sample weights then move).
+def test_block_swap_reports_its_offloaded_bytes(capsys):
+    rc, out, err = estimate(capsys, "wan21", "--block-swap", "10", "--vram", "4", "--ram", "64", "--json")
+    j = json.loads(out)
+    assert (j["policy"]["offload_bytes"], j["policy"]["offload_by"], j["policy"]["block_swap"]) == (928_814_080, "block_swap", 10)
+    assert j["breakdown"]["sample"]["weights"] == 2 * 1_418_996_800 - 928_814_080
+    assert j["knobs"] and "not both" not in err
+    rc, out, _ = estimate(capsys, "wan21", "--vram", "4", "--ram", "64", "--json")
+    assert json.loads(out)["policy"]["offload_bytes"] == 0
