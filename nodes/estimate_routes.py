@@ -20,8 +20,12 @@ MAX_BODY = 32 << 20
 
 
 def resolve(folders, name):
-    """folder_paths.get_full_path over the loader's folders (None when the file is not there)."""
+    """folder_paths.get_full_path over the loader's folders (None when the file is not there). A dangling symlink,
+    which ComfyUI lists in the loader's dropdown and get_full_path skips, raises workflow.BrokenLink: the estimate
+    reports that file and estimates the others."""
     import folder_paths
+
+    from ..memory.estimate.workflow import broken_link
 
     for f in folders:
         try:
@@ -30,6 +34,13 @@ def resolve(folders, name):
             p = None
         if p:
             return p
+    bases = []
+    for f in folders:
+        try:
+            bases += folder_paths.get_folder_paths(f)
+        except Exception:
+            pass
+    broken_link(bases, name)
     return None
 
 

@@ -63,3 +63,79 @@ def test_block_swap_reports_its_offloaded_bytes(capsys):
     assert j["knobs"] and "not both" not in err
     rc, out, _ = estimate(capsys, "wan21", "--vram", "4", "--ram", "64", "--json")
     assert json.loads(out)["policy"]["offload_bytes"] == 0
+
+
+# A dangling symlink in a models folder (ux58): ComfyUI lists it in the loader's dropdown, folder_paths.get_full_path
+# skips it (isfile is False), and the open graph's estimate said "none of the workflow's model files was found" (or, with
+# other files found, "not found" as if it were absent). Now that one file is named as a broken link, with the target's
+# file name only (no folder of the user's), and the other models are still estimated: the open graph's route (over a
+# stand-in folder_paths with ComfyUI 0.8.0's get_full_path reading) and `estimate --workflow --models-dir` say it alike.
+# Breaks if resolve / find_file answer None for it (the old code), if a broken link stops the whole estimate, or if the
+# text carries the models folder's path.
+BROKEN = "a broken link (points to vae-ft-mse.safetensors, which does not exist)"
+
+
+@pytest.fixture
+def linked_models(tmp_path):
+    import os
+
+    from gpu_garden.memory.estimate import layouts
+
+    d = tmp_path / "models"
+    layouts.write_sparse("sd15_v1-5-pruned-emaonly-fp16", d / "checkpoints" / "sd15.safetensors")
+    (d / "vae" / "sd").mkdir(parents=True)
+    os.symlink(tmp_path / "elsewhere" / "vae-ft-mse.safetensors", d / "vae" / "sd" / "gone.safetensors")
+    wf = {"4": {"class_type": "CheckpointLoaderSimple", "inputs": {"ckpt_name": "sd15.safetensors"}},
+          "8": {"class_type": "VAELoader", "inputs": {"vae_name": "sd/gone.safetensors"}},
+          "5": {"class_type": "EmptyLatentImage", "inputs": {"width": 512, "height": 512, "batch_size": 1}}}
+    return d, wf
+
+
+def test_a_broken_link_is_named_and_the_rest_estimated_in_the_route(monkeypatch, linked_models, tmp_path):
+    import os
+    import types
+
+    from gpu_garden.memory.estimate import verdict, workflow
+    from gpu_garden.nodes import host_models
+    from support.fit_stubs import fresh_node
+
+    d, wf = linked_models
+    routes = fresh_node(monkeypatch, STUBS, "estimate_routes")
+    fp = types.ModuleType("folder_paths")
+
+    def get_full_path(folder, name):
+        full = os.path.join(str(d / folder), os.path.relpath(os.path.join("/", name), "/"))
+        return full if os.path.isfile(full) else None
+
+    fp.get_full_path = get_full_path
+    fp.get_folder_paths = lambda folder: [str(d / folder)]
+    monkeypatch.setitem(sys.modules, "folder_paths", fp)
+    monkeypatch.setattr(verdict, "host_available_ram", lambda: 64 << 30)
+    monkeypatch.setattr(host_models, "compute_backend", lambda: "cuda")
+    assert routes.resolve(["checkpoints"], "sd15.safetensors") == str(d / "checkpoints" / "sd15.safetensors")
+    assert routes.resolve(["vae"], "absent.safetensors") is None
+    with pytest.raises(workflow.BrokenLink) as ei:
+        routes.resolve(["vae"], "sd/gone.safetensors")
+    assert str(ei.value) == BROKEN
+    out = routes.estimate_graph({"workflow": wf, "vram_gb": 8})
+    assert out["files"] == ["sd15.safetensors"] and out["missing"] == ["sd/gone.safetensors"]
+    assert out["verdict"] == "incomplete" and out["peak"] > 0
+    assert f"sd/gone.safetensors: {BROKEN} (VAELoader.vae_name)" in out["assumptions"]
+    assert str(tmp_path) not in json.dumps(out)
+
+
+def test_a_broken_link_is_named_by_the_cli(capsys, linked_models, tmp_path):
+    from support.cli_run import unwrap
+
+    d, wf = linked_models
+    p = tmp_path / "wf.json"
+    p.write_text(json.dumps(wf))
+    rc, out, _ = estimate(capsys, "--workflow", str(p), "--models-dir", str(d), "--vram", "8", "--json")
+    j = json.loads(out)
+    assert rc == 1 and j["workflow"]["missing"] == ["sd/gone.safetensors"] and j["outcome"]["status"] == "incomplete"
+    assert j["workflow"]["missing_where"][0]["why"] == BROKEN and j["workflow"]["files"] == ["sd15.safetensors"]
+    rc, out, _ = estimate(capsys, "--workflow", str(p), "--models-dir", str(d), "--vram", "8")
+    assert f"  sd/gone.safetensors: {BROKEN}  (VAELoader.vae_name)" in unwrap(out).splitlines()
+    (d / "checkpoints" / "sd15.safetensors").unlink()  # nothing found: the one error names the link the same way
+    rc, _, err = estimate(capsys, "--workflow", str(p), "--models-dir", str(d), "--vram", "8")
+    assert rc == 2 and f"sd/gone.safetensors: {BROKEN}" in err and "looked in vae/" not in err
