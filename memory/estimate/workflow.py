@@ -132,13 +132,13 @@ def broken_link(bases, name):
             raise BrokenLink(f"a broken link ({to})")
 
 
-def _subfolders():
+def subfolders():
     return {f for table in (LOADERS, CHECKED) for specs in table.values() for _, folders in specs for f in folders}
 
 
 def has_model_folders(d) -> bool:
     """Whether folder d has any of the model sub-folders the loaders read (checkpoints/, vae/, ...)."""
-    return any((Path(d) / s).is_dir() for s in _subfolders())
+    return any((Path(d) / s).is_dir() for s in subfolders())
 
 
 def models_folder(path):

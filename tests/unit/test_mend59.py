@@ -139,3 +139,47 @@ def test_a_broken_link_is_named_by_the_cli(capsys, linked_models, tmp_path):
     (d / "checkpoints" / "sd15.safetensors").unlink()  # nothing found: the one error names the link the same way
     rc, _, err = estimate(capsys, "--workflow", str(p), "--models-dir", str(d), "--vram", "8")
     assert rc == 2 and f"sd/gone.safetensors: {BROKEN}" in err and "looked in vae/" not in err
+
+
+# The open graph's route named a file it could not read by its full path, the user's folders in the browser (ux58):
+# "/home/.../ComfyUI/models/checkpoints/sd/bad.safetensors: truncated safetensors file ...". Now as the loader's dropdown
+# shows it, relative to its models folder (an extra_model_paths folder as well). Breaks if the error keeps the path.
+def test_a_route_error_names_the_file_as_comfyui_shows_it(monkeypatch, tmp_path):
+    import os
+    import types
+
+    from gpu_garden.memory.estimate import workflow
+    from support.fit_stubs import fresh_node
+
+    routes = fresh_node(monkeypatch, STUBS, "estimate_routes")
+    models, extra = tmp_path / "ComfyUI" / "models", tmp_path / "extra" / "ckpts"
+    (models / "checkpoints" / "sd").mkdir(parents=True)
+    extra.mkdir(parents=True)
+    (models / "checkpoints" / "sd" / "bad.safetensors").write_bytes(b"abc")
+    (extra / "other.safetensors").write_bytes(b"")
+    bases = {"checkpoints": [str(models / "checkpoints"), str(extra)]}
+    fp = types.ModuleType("folder_paths")
+
+    def get_full_path(folder, name):
+        rel = os.path.relpath(os.path.join("/", name), "/")
+        return next((os.path.join(b, rel) for b in bases.get(folder, []) if os.path.isfile(os.path.join(b, rel))), None)
+
+    fp.get_full_path, fp.models_dir = get_full_path, str(models)
+    fp.get_folder_paths = lambda folder: bases.get(folder, [str(models / folder)])
+    monkeypatch.setitem(sys.modules, "folder_paths", fp)
+
+    def graph(name):
+        return {"workflow": {"4": {"class_type": "CheckpointLoaderSimple", "inputs": {"ckpt_name": name}},
+                             "5": {"class_type": "EmptyLatentImage", "inputs": {"width": 512, "height": 512, "batch_size": 1}}}}
+
+    out, status = routes.answer(graph("sd/bad.safetensors"))
+    assert status == 400 and out == {"error": "sd/bad.safetensors: truncated safetensors file (3 bytes, header length needs 8)"}
+    out, status = routes.answer(graph("other.safetensors"))
+    assert status == 400 and out == {"error": "other.safetensors: empty file (0 bytes)"}
+
+    def denied(*a, **k):  # an error the route did not foresee keeps its type, its path shown the same way
+        raise PermissionError(13, "Permission denied", str(models / "checkpoints" / "sd" / "bad.safetensors"))
+
+    monkeypatch.setattr(workflow, "estimate_workflow", denied)
+    out, status = routes.answer(graph("sd/bad.safetensors"))
+    assert status == 400 and out == {"error": "PermissionError: [Errno 13] Permission denied: 'sd/bad.safetensors'"}
