@@ -124,7 +124,7 @@ def estimate_graph(body: dict) -> dict:
     out = workflow.metadata(est)
     out.update(family_name=est["family_name"], variant=est.get("variant") or "",  # the face names it as the node's run does
                unknown=bool(est.get("unknown")),  # generic figures: the face says so, as the node's and the CLI's do
-               verdict=est["verdict"], outcome=est["outcome"], budget=est["budget"], assumptions=est["assumptions"],
+               verdict=est["verdict"], verdict_caveat=est.get("verdict_caveat"), outcome=est["outcome"], budget=est["budget"], assumptions=est["assumptions"],
                missing=est["workflow"]["missing"], host_ram=est["host_ram"], dynamic_vram=est["dynamic_vram"],
                device=pol["device"], size_from="graph" if est["workflow"]["size_from_graph"] else "body",
                vae=est.get("vae"))  # per sample and the decode batch ComfyUI would pick on this budget (free memory)

@@ -121,7 +121,21 @@ def finish(est: dict, budget) -> dict:
     if seen["status"] == "incomplete":  # a graph not seen whole has no verdict, on a card or in host RAM (cpu_run's
         # judgement would be of the files found): the text's and the JSON's agree
         est["outcome"], est["verdict"], est["headroom"] = seen, "incomplete", None
+    est["verdict_caveat"] = caveat = unknown_caveat(est)  # added beside verdict (JSON): its meaning and values unchanged
+    if caveat:
+        o = est["outcome"]
+        o["reason"] = f"{o['reason']}; {caveat}" if o.get("reason") else caveat
     return est
+
+
+def unknown_caveat(est: dict) -> str | None:
+    """What a verdict on an unrecognised diffusion model rests on (ux58: a file of unknown architecture read FITS, from
+    its weights and a generic guess at the rest, with nothing in the verdict saying so): the weights are the file's
+    own bytes, the activations formula.py's generic figure, not this model's. None for a known family or no verdict."""
+    if not est.get("unknown") or est["outcome"].get("status") == "incomplete":
+        return None
+    return (f"unknown architecture: its weights ({fmt_bytes(est['weights']['diffusion_model'])}) are read from the "
+            "file, its activations are generic figures, not this model's, so the peak may be off either way")
 
 
 def on_cpu(pol: dict) -> bool:

@@ -413,7 +413,8 @@ def metadata(est: dict) -> dict:
             "peak_device": est["peak_device"], "min_vram_gb": est["min_vram_gb"], "family": est["family"],
             "width": est["width"], "height": est["height"], "frames": est["frames"], "batch": est["batch"],
             "phases": est["phases"], "tiers": tiers(est), "files": est["workflow"]["files"],
-            "host_ram_assumed": host_ram_assumed(est), "estimated_by": "gpu-garden estimate --workflow"}
+            "host_ram_assumed": host_ram_assumed(est), "estimated_by": "gpu-garden estimate --workflow",
+            **({"verdict_caveat": est["verdict_caveat"]} if est.get("verdict_caveat") else {})}  # an unknown architecture
 
 
 # ComfyUI's prompt format is node id -> node, with no other key its loader accepts: the estimate has nowhere to go

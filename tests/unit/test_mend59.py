@@ -183,3 +183,58 @@ def test_a_route_error_names_the_file_as_comfyui_shows_it(monkeypatch, tmp_path)
     monkeypatch.setattr(workflow, "estimate_workflow", denied)
     out, status = routes.answer(graph("sd/bad.safetensors"))
     assert status == 400 and out == {"error": "PermissionError: [Errno 13] Permission denied: 'sd/bad.safetensors'"}
+
+
+# An unknown architecture read FITS (ux58): `gpu-garden estimate` on a safetensors file no family matches gave a plain
+# FITS from its weights and formula.py's generic activations, the [UNKNOWN family] flag on the header only. The verdict
+# keeps its values (JSON readers and the exit code unchanged), and says what it rests on: outcome.reason (the CLI's
+# verdict line, the node's face and summary, the open graph's page) and a JSON field added beside it, verdict_caveat
+# (null for a known family), also in a workflow's extra.gpu_garden.memory. The file: eight 3072 x 3072 fp16 matrices,
+# 8 x 3072 x 3072 x 2 = 150,994,944 B = 144.00 MiB. Breaks if the caveat is dropped from any of them or given to a
+# known family.
+CAVEAT = ("unknown architecture: its weights (144.00 MiB) are read from the file, its activations are generic figures, "
+          "not this model's, so the peak may be off either way")
+
+
+@pytest.fixture
+def unknown_file(tmp_path):
+    import struct
+
+    t, off = {}, 0
+    for i in range(8):
+        t[f"zz_blocks.{i}.proj.weight"] = {"dtype": "F16", "shape": [3072, 3072], "data_offsets": [off, off + 18_874_368]}
+        off += 18_874_368
+    blob = json.dumps(t).encode()
+    p = tmp_path / "mystery.safetensors"
+    with open(p, "wb") as f:
+        f.write(struct.pack("<Q", len(blob)) + blob)
+        f.truncate(8 + len(blob) + off)
+    return p
+
+
+def test_an_unknown_architecture_s_verdict_says_what_it_rests_on(capsys, unknown_file, est_node, tmp_path):
+    from support.cli_run import flat
+
+    from gpu_garden.memory.estimate import formula, layouts, workflow
+
+    args = (str(unknown_file), "--vram", "8", "--width", "1024", "--height", "1024")
+    rc, out, _ = estimate(capsys, *args, "--json")
+    j = json.loads(out)
+    assert rc == 0 and j["unknown"] is True and j["verdict"] == "fits" and j["outcome"]["status"] == "fits"
+    assert j["weights"]["diffusion_model"] == 150_994_944
+    assert j["verdict_caveat"] == CAVEAT and j["outcome"]["reason"] == CAVEAT
+    rc, out, _ = estimate(capsys, *args)
+    assert f"verdict: FITS in 8.00 GiB (--vram), headroom " in flat(out) and f"({CAVEAT})" in flat(out)
+    est = formula.judge(formula.estimate(formula.from_files([unknown_file]), 1024, 1024), 8 << 30)
+    assert est_node.summary(est).endswith(f" ({CAVEAT})") and est_node.for_ui(est, "", None)["verdict_caveat"] == CAVEAT
+    wf = {"1": {"class_type": "CheckpointLoaderSimple", "inputs": {"ckpt_name": "mystery.safetensors"}},
+          "2": {"class_type": "EmptyLatentImage", "inputs": {"width": 1024, "height": 1024, "batch_size": 1}}}
+    west = formula.judge(workflow.estimate_workflow(wf, None, resolve=lambda f, n: str(unknown_file)), 8 << 30)
+    assert workflow.metadata(west)["verdict_caveat"] == CAVEAT
+    known = tmp_path / "sd15.safetensors"  # a known family: no caveat, the reason as before
+    layouts.write_sparse("sd15_v1-5-pruned-emaonly-fp16", known)
+    rc, out, _ = estimate(capsys, str(known), "--vram", "8", "--json")
+    j = json.loads(out)
+    assert j["unknown"] is False and j["verdict_caveat"] is None and "unknown architecture" not in j["outcome"]["reason"]
+    kest = formula.judge(formula.estimate(formula.from_files([known]), 512, 512), 8 << 30)
+    assert "verdict_caveat" not in workflow.metadata(dict(kest, workflow={"files": []}))
