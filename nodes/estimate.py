@@ -196,7 +196,8 @@ def for_ui(est: dict, budget_label: str, comfy_total) -> dict:
     keep = ("family", "variant", "family_name", "unknown", "width", "height", "frames", "batch", "cfg", "latent", "phases",
             "breakdown", "fixed", "peak", "peak_phase", "comfyui_memory_required", "comfyui_factor", "assumptions",
             "verdict", "budget", "headroom", "min_vram_gb", "weights", "all_resident",
-            "peak_torch", "peak_device", "peak_untiled", "tiled_retry", "vae", "host_ram", "dynamic_vram", "outcome")
+            "peak_torch", "peak_device", "peak_untiled", "tiled_retry", "vae", "host_ram", "dynamic_vram", "outcome",
+            "verdict_caveat")
     out = {k: pub.get(k) for k in keep}
     out["components"] = [{k: c[k] for k in ("source", "role", "kind", "bytes", "resident", "dtypes")} for c in pub["components"]]
     out["knobs"] = pub["knobs"][:5]
@@ -216,10 +217,15 @@ def for_ui(est: dict, budget_label: str, comfy_total) -> dict:
 
 
 def summary(est: dict, budget_label: str = "") -> str:
+    line = _summary(est, budget_label)
+    return f"{line} ({est['verdict_caveat']})" if est.get("verdict_caveat") else line
+
+
+def _summary(est: dict, budget_label: str = "") -> str:
     peak = f"peak {fmt_bytes(est['peak'])} ({est['peak_phase'].replace('_', ' ')})"
     o = est.get("outcome") or {"status": est["verdict"]}
     if est["budget"] and o["status"] == "runs with offload":  # over the budget, but ComfyUI loads the model partially
-        return f"RUNS WITH OFFLOAD: {peak} over {fmt_bytes(est['budget'])}, {fmt_bytes(o['offloaded'])} of weights stay in RAM (slower)"
+        return f"RUNS WITH OFFLOAD: {peak} over {fmt_bytes(est['budget'])}, at least {fmt_bytes(o['offloaded'])} of weights stay in RAM (slower)"
     if est["budget"]:
         return f"{o['status'].upper()}: {peak} of {fmt_bytes(est['budget'])}"
     return f"{peak}; {budget_label or 'no budget'}"

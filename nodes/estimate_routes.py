@@ -9,6 +9,7 @@ offload, incomplete when a file is not found, ...), the device, where the size c
 header reads run off the event loop."""
 import asyncio
 import logging
+import os
 
 from ..memory.errors import UserError
 from ..memory.units import GiB
@@ -20,8 +21,12 @@ MAX_BODY = 32 << 20
 
 
 def resolve(folders, name):
-    """folder_paths.get_full_path over the loader's folders (None when the file is not there)."""
+    """folder_paths.get_full_path over the loader's folders (None when the file is not there). A dangling symlink,
+    which ComfyUI lists in the loader's dropdown and get_full_path skips, raises workflow.BrokenLink: the estimate
+    reports that file and estimates the others."""
     import folder_paths
+
+    from ..memory.estimate.workflow import broken_link
 
     for f in folders:
         try:
@@ -30,7 +35,50 @@ def resolve(folders, name):
             p = None
         if p:
             return p
+    bases = []
+    for f in folders:
+        try:
+            bases += folder_paths.get_folder_paths(f)
+        except Exception:
+            pass
+    broken_link(bases, name)
     return None
+
+
+def as_shown(text: str) -> str:
+    """text with ComfyUI's model folders (each folder_paths.get_folder_paths of the folders the loaders read, then its
+    models_dir) taken off the file paths in it: a file is named as the loader's dropdown shows it, relative to its models
+    folder, never by the user's own folders (a header error names the file it read by its full path)."""
+    try:
+        import folder_paths
+    except ImportError:
+        return text
+    from ..memory.estimate.workflow import subfolders
+
+    bases = set()
+    for f in subfolders():
+        try:
+            bases.update(str(b) for b in folder_paths.get_folder_paths(f))
+        except Exception:  # a folder name this ComfyUI does not know
+            pass
+    top = getattr(folder_paths, "models_dir", None)
+    for b in sorted(bases, key=len, reverse=True) + ([str(top)] if top else []):
+        if b.rstrip(os.sep):  # a folder at the root would take every separator
+            text = text.replace(b.rstrip(os.sep) + os.sep, "")
+    return text
+
+
+def answer(body) -> tuple:
+    """(the JSON answer, its HTTP status) for a parsed body: the estimate, or {"error": ...} with the files in it named
+    as ComfyUI shows them (as_shown). Never a 500 with a traceback for a graph it could not read."""
+    try:
+        return estimate_graph(body), 200
+    except UserError as exc:
+        return {"error": as_shown(str(exc))}, 400
+    except Exception as exc:
+        log.warning("[GPU Garden] workflow estimate failed: %s: %s", type(exc).__name__, exc)
+        FEATURE.fail(exc)
+        return {"error": as_shown(f"{type(exc).__name__}: {exc}")}, 400
 
 
 NO_SIZE = ("set width and height on the Footprint Estimate node (its size when no latent is connected), or add an "
@@ -76,7 +124,7 @@ def estimate_graph(body: dict) -> dict:
     out = workflow.metadata(est)
     out.update(family_name=est["family_name"], variant=est.get("variant") or "",  # the face names it as the node's run does
                unknown=bool(est.get("unknown")),  # generic figures: the face says so, as the node's and the CLI's do
-               verdict=est["verdict"], outcome=est["outcome"], budget=est["budget"], assumptions=est["assumptions"],
+               verdict=est["verdict"], verdict_caveat=est.get("verdict_caveat"), outcome=est["outcome"], budget=est["budget"], assumptions=est["assumptions"],
                missing=est["workflow"]["missing"], host_ram=est["host_ram"], dynamic_vram=est["dynamic_vram"],
                device=pol["device"], size_from="graph" if est["workflow"]["size_from_graph"] else "body",
                vae=est.get("vae"))  # per sample and the decode batch ComfyUI would pick on this budget (free memory)
@@ -101,15 +149,9 @@ def setup():
             body = await request.json()
         except Exception:
             return web.json_response({"error": 'expected JSON {"workflow": {...}}'}, status=400)
-        try:
-            out = await asyncio.get_running_loop().run_in_executor(None, estimate_graph, body)
-        except UserError as exc:
-            return web.json_response({"error": str(exc)}, status=400)
-        except Exception as exc:  # never a 500 with a traceback for a graph we could not read
-            log.warning("[GPU Garden] workflow estimate failed: %s: %s", type(exc).__name__, exc)
-            FEATURE.fail(exc)
-            return web.json_response({"error": f"{type(exc).__name__}: {exc}"}, status=400)
-        FEATURE.ok()
-        return web.json_response(out)
+        out, status = await asyncio.get_running_loop().run_in_executor(None, answer, body)
+        if status == 200:
+            FEATURE.ok()
+        return web.json_response(out, status=status)
 
     FEATURE.ok()  # the route is in place; a graph it could not read marks it failed until the next success

@@ -171,7 +171,7 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
     gpu_halves (the half dtypes the GPU has), runner comfyui|diffusers|wan (whose model code runs: diffusers' VAE
     decoders; wan: Wan's reference DiT, as Wan's generate.py and DiffSynth-Studio run it),
     text_tokens, vae_slicing (diffusers' enable_vae_slicing: one sample per decode call), vae_decode auto|untiled|tiled (tiled_decode=True
-    is tiled), tile {tile, frames}, reserve (bytes; default ComfyUI's), offload_bytes (None: sequential), cast_fp32, device
+    is tiled), tile {tile, frames}, reserve (bytes; default ComfyUI's), offload_bytes (None: sequential; block swap writes its bytes, offload_by block_swap), cast_fp32, device
     cuda|rocm|mps|xpu|cpu, family/arch overrides, budget (bytes: decode batch and fallback as on that card),
     host_ram, pinned_memory, cache_models, dynamic_vram auto|on|off (verdict.py), i2v (Wan 2.1 image-to-video: the
     CLIP-H image encoder counted when no file gives one; None: from the layout), offload none|model|sequential|encoders
@@ -297,7 +297,8 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
         c.setdefault("resident", W.resident_bytes(c["table"], pol["cast_fp32"], drop, gguf_te) if c["role"] != "other" else 0)
     w_dm = dm["resident"] if dm else 0
     # bytes of the diffusion model kept off the device; the policy keeps what was asked (knobs re-run it)
-    off = SEQUENTIAL_OFF if pol["offload"] == "sequential" else int(pol["offload_bytes"] or 0)
+    off = SEQUENTIAL_OFF if pol["offload"] == "sequential" else \
+        0 if pol.get("offload_by") == "block_swap" else int(pol["offload_bytes"] or 0)  # block swap's: sized below again
     in_flight = None  # in_flight: the swapped block being run (None: one streamed layer)
     if pol["block_swap"] is not None:
         blocks = [W.resident_bytes(t, pol["cast_fp32"]) for t in W.numbered_blocks(dm["table"])] if dm else []
@@ -311,6 +312,7 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
         if off:
             raise UserError("give either block swap or offload bytes, not both")
         off, in_flight = sum(blocks[len(blocks) - n:]), (max(blocks) if n else 0)
+        pol["offload_bytes"], pol["offload_by"] = off, "block_swap"  # the JSON's figure; a re-run (knobs) sizes it again
         assumptions.append(f"block swap: {n} of {len(blocks)} blocks ({fmt_bytes(off)}) stay off the device; "
                            f"each is moved onto it as it runs, one block ({fmt_bytes(in_flight)}) in flight")
     elif off and pol["offload"] != "sequential":  # sequential's off is SEQUENTIAL_OFF: its own note below

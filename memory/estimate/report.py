@@ -320,7 +320,8 @@ def _missing_lines(est: dict) -> list:
         return []
     where = wf.get("models_dir") or "ComfyUI's model folders"
     out = [f"INCOMPLETE: {len(miss)} model file{'s' if len(miss) > 1 else ''} named by the workflow not found under {where}:"]
-    out += [f"  {m['name']}  ({m['loader']}; looked in {', '.join(f + '/' for f in m['folders'])})" for m in miss]
+    out += [f"  {m['name']}: {m['why']}  ({m['loader']})" if m.get("why", "not found") != "not found" else
+            f"  {m['name']}  ({m['loader']}; looked in {', '.join(f + '/' for f in m['folders'])})" for m in miss]
     if not any(c["role"] == "diffusion_model" for c in est["components"]):
         out.append("  no diffusion model among the files found: the sampling phase, the largest, is left out")
     return out + [""]

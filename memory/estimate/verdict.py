@@ -121,7 +121,21 @@ def finish(est: dict, budget) -> dict:
     if seen["status"] == "incomplete":  # a graph not seen whole has no verdict, on a card or in host RAM (cpu_run's
         # judgement would be of the files found): the text's and the JSON's agree
         est["outcome"], est["verdict"], est["headroom"] = seen, "incomplete", None
+    est["verdict_caveat"] = caveat = unknown_caveat(est)  # added beside verdict (JSON): its meaning and values unchanged
+    if caveat:
+        o = est["outcome"]
+        o["reason"] = f"{o['reason']}; {caveat}" if o.get("reason") else caveat
     return est
+
+
+def unknown_caveat(est: dict) -> str | None:
+    """What a verdict on an unrecognised diffusion model rests on (ux58: a file of unknown architecture read FITS, from
+    its weights and a generic guess at the rest, with nothing in the verdict saying so): the weights are the file's
+    own bytes, the activations formula.py's generic figure, not this model's. None for a known family or no verdict."""
+    if not est.get("unknown") or est["outcome"].get("status") == "incomplete":
+        return None
+    return (f"unknown architecture: its weights ({fmt_bytes(est['weights']['diffusion_model'])}) are read from the "
+            "file, its activations are generic figures, not this model's, so the peak may be off either way")
 
 
 def on_cpu(pol: dict) -> bool:
@@ -231,7 +245,8 @@ def _vram_outcome(est: dict, budget) -> dict:
                 f"but host RAM is short: the run needs {fmt_bytes(r['needed'])} of it (offloaded {fmt_bytes(r['offloaded'])}, "
                 f"kept for reload {fmt_bytes(r['kept_for_reload'])}), {fmt_bytes(r['available'])} available"}
     return {"status": "runs with offload", "offloaded": int(off),
-            "reason": f"ComfyUI loads the {what} partially: {fmt_bytes(off)} of weights stay in RAM (slower)"
+            "reason": f"ComfyUI loads the {what} partially: at least {fmt_bytes(off)} of weights stay in RAM (slower): the "
+            "peak over the budget; its loader keeps max(0.8 GiB, memory_required) free, so it may offload more (Fit to Card's figure)"
             + (f"; {note}" if note else "")}
 
 

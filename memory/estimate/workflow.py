@@ -103,21 +103,42 @@ def _ui_widgets(t, values):
 def find_file(models_dir, folders, name):
     """The name is always taken relative to its folder, as ComfyUI's folder_paths.get_full_path does: a shared
     workflow naming '/etc/x' or '../../x' must not make the CLI open files outside --models-dir."""
-    name = os.path.relpath(os.path.join("/", name), "/")
+    rel = os.path.relpath(os.path.join("/", name), "/")
     for sub in folders:
-        p = Path(models_dir) / sub / name
+        p = Path(models_dir) / sub / rel
         if p.is_file():
             return p
+    broken_link([Path(models_dir) / sub for sub in folders], name)
     return None
 
 
-def _subfolders():
+class BrokenLink(UserError):
+    """A loader's file name that is a symlink to nothing: ComfyUI lists it in the loader's dropdown and
+    folder_paths.get_full_path skips it (os.path.isfile is False). Its text: 'a broken link (points to X, which does not
+    exist)', the target's file name only (no folder of the user's); read() reports that one file, the rest is estimated."""
+
+
+def broken_link(bases, name):
+    """Raise BrokenLink when `name`, read as find_file and get_full_path read it, is a dangling symlink under one of the
+    folders `bases`; else nothing."""
+    rel = os.path.relpath(os.path.join("/", name), "/")
+    for base in bases:
+        link = os.path.join(base, rel)
+        if os.path.islink(link) and not os.path.exists(link):
+            try:
+                to = f"points to {os.path.basename(os.readlink(link).rstrip(os.sep))}, which does not exist"
+            except OSError:
+                to = "its target does not exist"
+            raise BrokenLink(f"a broken link ({to})")
+
+
+def subfolders():
     return {f for table in (LOADERS, CHECKED) for specs in table.values() for _, folders in specs for f in folders}
 
 
 def has_model_folders(d) -> bool:
     """Whether folder d has any of the model sub-folders the loaders read (checkpoints/, vae/, ...)."""
-    return any((Path(d) / s).is_dir() for s in _subfolders())
+    return any((Path(d) / s).is_dir() for s in subfolders())
 
 
 def models_folder(path):
@@ -189,9 +210,13 @@ def read(wf: dict, models_dir, resolve=None) -> dict:
             for name, folders in LOADERS.get(t) or CHECKED[t]:
                 if not folders or not isinstance(w.get(name), str):
                     continue
-                p = resolve(folders, w[name]) if resolve else find_file(models_dir, folders, w[name]) if models_dir else None
+                why = None
+                try:
+                    p = resolve(folders, w[name]) if resolve else find_file(models_dir, folders, w[name]) if models_dir else None
+                except BrokenLink as exc:  # that file is reported, the others still estimated
+                    p, why = None, str(exc)
                 if not p:
-                    (missing if t in LOADERS else missing_checked).append((w[name], t, name, folders))
+                    (missing if t in LOADERS else missing_checked).append((w[name], t, name, folders, why))
                 else:
                     (files if t in LOADERS else checked).append((str(p), t, name))
             if t == "UNETLoader" and isinstance(w.get("weight_dtype"), str) and w["weight_dtype"] in WEIGHT_DTYPE:
@@ -222,7 +247,7 @@ def read(wf: dict, models_dir, resolve=None) -> dict:
                      + ", ".join(os.path.basename(p) for p, _, _ in checked))
     if missing_checked:  # a file never counted cannot make the estimate incomplete
         notes.append("not found, and not counted if found (a LoRA is merged into the weights it patches): "
-                     + ", ".join(f"{m[0]} ({m[1]}; looked in {_looked(m[3])})" for m in missing_checked))
+                     + ", ".join(f"{m[0]} ({m[1]}; {m[4] or 'looked in ' + _looked(m[3])})" for m in missing_checked))
     return {"files": files, "missing": missing, "missing_checked": missing_checked, "checked": checked, "size": size, "cfg": (max(cfgs) > 1.0) if cfgs else None,
             "tiled": tiled, "weights_dtype": wdt, "notes": notes, "cpu_te": any("CPU" in n for n in notes),
             "from_input": graph["from_input"], "latent_families": graph["families"]}
@@ -286,7 +311,8 @@ def estimate_workflow(wf: dict, models_dir, width=None, height=None, frames=None
     if note:
         info["notes"].insert(0, note)
     if not info["files"]:
-        miss = "; ".join(f"{m[0]} (looked in {_looked(m[3])})" for m in info["missing"] + info["missing_checked"]) \
+        miss = "; ".join(f"{m[0]}: {m[4]}" if m[4] else f"{m[0]} (looked in {_looked(m[3])})"
+                         for m in info["missing"] + info["missing_checked"]) \
             or "no loader nodes"
         where = str(models_dir) if models_dir else "ComfyUI's model folders" if resolve else "(no --models-dir)"
         hint = "" if not models_dir or has_model_folders(models_dir) else \
@@ -326,14 +352,16 @@ def estimate_workflow(wf: dict, models_dir, width=None, height=None, frames=None
     families.check_vae_channels(comps)  # as `estimate FILE...`: the node's open-graph route shows it as text
     est = formula.estimate(comps, w, h, f, b,
                            cfg=("on" if info["cfg"] else info["cfg"]) if cfg is None else cfg, policy=pol)  # cfg > 1: CFG on
-    est["assumptions"] += info["notes"] + [f"not found under the models folder: {m[0]} ({m[1]}.{m[2]})" for m in info["missing"]]
+    est["assumptions"] += info["notes"] + [f"{m[0]}: {m[4]} ({m[1]}.{m[2]})" if m[4] else
+                                           f"not found under the models folder: {m[0]} ({m[1]}.{m[2]})" for m in info["missing"]]
     est["assumptions"] += [f"{t} takes its latent size from {takes}, not a widget: estimated at {w}x{h}"
                            + (f", {f} frames" if f > 1 else "") + f" ({used})" for t, takes in info["from_input"]]
     est["assumptions"] += [f"{t} makes a {spec.family(fam)['name']} latent ({fam}); the diffusion model is "
                            f"{est['family']}: the estimate follows the model file"
                            for t, fam in info["latent_families"].items() if fam != est["family"]]
     est["workflow"] = {"files": [os.path.basename(p) for p, _, _ in info["files"]], "missing": [m[0] for m in info["missing"]],
-                       "missing_where": [{"name": m[0], "loader": f"{m[1]}.{m[2]}", "folders": list(m[3])} for m in info["missing"]],
+                       "missing_where": [{"name": m[0], "loader": f"{m[1]}.{m[2]}", "folders": list(m[3]),
+                                          "why": m[4] or "not found"} for m in info["missing"]],
                        "missing_not_counted": [m[0] for m in info["missing_checked"]],
                        "models_dir": str(models_dir) if models_dir else None,
                        "size_from_graph": list(info["size"]) if info["size"] else None, "cfg_from_graph": info["cfg"],
@@ -385,7 +413,8 @@ def metadata(est: dict) -> dict:
             "peak_device": est["peak_device"], "min_vram_gb": est["min_vram_gb"], "family": est["family"],
             "width": est["width"], "height": est["height"], "frames": est["frames"], "batch": est["batch"],
             "phases": est["phases"], "tiers": tiers(est), "files": est["workflow"]["files"],
-            "host_ram_assumed": host_ram_assumed(est), "estimated_by": "gpu-garden estimate --workflow"}
+            "host_ram_assumed": host_ram_assumed(est), "estimated_by": "gpu-garden estimate --workflow",
+            **({"verdict_caveat": est["verdict_caveat"]} if est.get("verdict_caveat") else {})}  # an unknown architecture
 
 
 # ComfyUI's prompt format is node id -> node, with no other key its loader accepts: the estimate has nowhere to go

@@ -263,7 +263,10 @@ def summary(p: dict) -> str:
     if p["dynamic_vram"]:
         parts.append(f"Dynamic VRAM pages the weights ({fmt_bytes(p['weights_on_gpu'])} resident expected)")
     elif p["weights_offloaded"]:
-        parts.append(f"kept {fmt_bytes(p['weights_on_gpu'])} of weights on the GPU, offloaded {fmt_bytes(p['weights_offloaded'])}")
+        free = comfy_minimum(p["memory_required"], p["reserve"])
+        why = "its 0.8 GiB minimum" if MIN_INFERENCE >= p["memory_required"] else "memory_required"
+        parts.append(f"kept {fmt_bytes(p['weights_on_gpu'])} of weights on the GPU, offloaded {fmt_bytes(p['weights_offloaded'])} "
+                     f"(ComfyUI's loader keeps {fmt_bytes(free)} free: {why} + reserve)")
     else:
         parts.append(f"all {fmt_bytes(p['weights_on_gpu'])} of weights on the GPU")
     d = p.get("decode")

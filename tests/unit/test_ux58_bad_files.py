@@ -60,4 +60,5 @@ def test_the_route_says_when_the_family_is_unknown(monkeypatch, tmp_path):
     monkeypatch.setattr(routes, "resolve", lambda folders, name: str(path))
     wf = {"1": {"class_type": "CheckpointLoaderSimple", "inputs": {"ckpt_name": path.name}},
           "2": {"class_type": "EmptyLatentImage", "inputs": {"width": 256, "height": 256, "batch_size": 1}}}
-    assert routes.estimate_graph({"workflow": wf})["unknown"] is True
+    out = routes.estimate_graph({"workflow": wf})
+    assert out["unknown"] is True and out["verdict_caveat"].startswith("unknown architecture: its weights (")  # mend60
