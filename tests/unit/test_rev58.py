@@ -1,0 +1,27 @@
+"""Review rev58 (ltx58, kv59, rev57): each test fails on the code before its fix; each names the deliberate error that
+breaks it (checked by reverting). Figures by hand from ComfyUI 0.8.0's source."""
+import json
+
+from support.cli_run import estimate
+
+
+def ltx2(capsys) -> dict:
+    rc, out, _ = estimate(capsys, "ltx-2", "--json")
+    assert rc == 0
+    return json.loads(out)
+
+
+# LTX-2's text encoder as ComfyUI keeps it (issue 15). LTXAVTextEncoderLoader hands the Gemma file and the LTX-2
+# checkpoint to load_clip, whose one ModelPatcher holds LTXAVTEModel (comfy/text_encoders/lt.py:60-87): Gemma3_12B
+# (12,187,325,040 parameters with its SigLIP tower and projector, te_gemma_3_12b_it) and, built at fixed sizes whatever
+# the file says, text_embedding_projection Linear(3840 x 49, 3840), no bias: 722,534,400; and two
+# Embeddings1DConnector (embeddings_connector.py, lt.py's defaults: 30 heads x 128 = 3840 wide, 2 blocks, 128
+# registers): per block attn1 4 x (3840^2 + 3840) + q_norm, k_norm 2 x 3840 = 59,005,440 and ff 3840 -> 15360 -> 3840
+# with biases 117,984,000, so 176,989,440; two blocks 353,978,880 + registers 128 x 3840 = 491,520: 354,470,400 each.
+# All BF16 (ltxav_te: dtype = dtype_llama): (12,187,325,040 + 722,534,400 + 2 x 354,470,400) x 2 = 27,237,600,480 B.
+# Breaks if the projection and connectors are left out (the old code: 24,374,650,080, Gemma alone).
+def test_ltx2_text_encoder_counts_what_comfyui_keeps(capsys):
+    j = ltx2(capsys)
+    assert 722_534_400 + 2 * 354_470_400 == 1_431_475_200
+    assert j["weights"]["text_encoders"] == (12_187_325_040 + 1_431_475_200) * 2 == 27_237_600_480
+    assert j["breakdown"]["text_encode"]["weights"] == 27_237_600_480
