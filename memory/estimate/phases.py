@@ -379,7 +379,11 @@ def te_dims(table: dict):
         if len(shape) != 2:
             continue
         n = shape[0] * shape[1]
-        if shape[0] > 30000 or any(w in name for w in ("embed", "shared", "position", "lm_head")):
+        # embedding tables are not multiplied; a projection is a Linear whatever its name: LTX-2's
+        # text_embedding_projection (text_encoders/lt.py:70, 3840 x 188160) runs on the fp32 hidden states
+        # (sd1_clip.py:273 .float()) under manual_cast (sd1_clip.py:117), so its weight is cast to fp32 (rev58)
+        if shape[0] > 30000 or (any(w in name for w in ("embed", "shared", "position", "lm_head"))
+                                and not name.endswith("_projection.weight")):
             if shape[0] > 30000:
                 d = max(d, min(shape))
             if name.endswith("relative_attention_bias.weight"):

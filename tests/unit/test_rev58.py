@@ -25,3 +25,14 @@ def test_ltx2_text_encoder_counts_what_comfyui_keeps(capsys):
     assert 722_534_400 + 2 * 354_470_400 == 1_431_475_200
     assert j["weights"]["text_encoders"] == (12_187_325_040 + 1_431_475_200) * 2 == 27_237_600_480
     assert j["breakdown"]["text_encode"]["weights"] == 27_237_600_480
+
+
+# The text encode's activations: LTXAVTEModel.encode_token_weights runs text_embedding_projection (a Linear,
+# lt.py:70, 3840 x 188160) on Gemma's hidden states as float32 (sd1_clip.py:273 .float(), lt.py:100-104) under
+# manual_cast (sd1_clip.py:117): its BF16 weight is cast to a float32 copy, 722,534,400 x 4 = 2,890,137,600 B, while
+# it runs. phases.te_dims took the projection for an embedding table ("embed" in its name) and counted Gemma's largest
+# Linear (15360 x 3840) instead: 252,523,315 B in all. The token terms beside the copy are a few MB (128 tokens).
+# Breaks if the projection is skipped again (the old te_dims: 252,523,315).
+def test_ltx2_text_encode_holds_the_projections_fp32_copy(capsys):
+    act = ltx2(capsys)["breakdown"]["text_encode"]["activations"]
+    assert 2_890_137_600 <= act < 2_890_137_600 + 16 * 2**20, act
