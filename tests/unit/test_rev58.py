@@ -36,3 +36,11 @@ def test_ltx2_text_encoder_counts_what_comfyui_keeps(capsys):
 def test_ltx2_text_encode_holds_the_projections_fp32_copy(capsys):
     act = ltx2(capsys)["breakdown"]["text_encode"]["activations"]
     assert 2_890_137_600 <= act < 2_890_137_600 + 16 * 2**20, act
+
+
+# The text quotes ComfyUI's memory_usage_factor: LTX-2's is 0.055 (supported_models.py:848); two decimals printed it
+# as 0.06, a factor ComfyUI does not have. Breaks with the old ".2f" (factor 0.06).
+def test_comfyui_factor_printed_as_comfyui_has_it(capsys):
+    from support.cli_run import flat
+    rc, out, _ = estimate(capsys, "ltx-2")
+    assert rc == 0 and "ComfyUI's own memory_required (factor 0.055):" in flat(out)
