@@ -44,3 +44,14 @@ def test_comfyui_factor_printed_as_comfyui_has_it(capsys):
     from support.cli_run import flat
     rc, out, _ = estimate(capsys, "ltx-2")
     assert rc == 0 and "ComfyUI's own memory_required (factor 0.055):" in flat(out)
+
+
+# kv59's item count: vLLM's _get_max_items (encoder_budget.py, 0.20.2) floors the items a prompt may hold at one,
+# max_items_per_prompt = max(1, min(mm_limit, max_model_len // T)), before it multiplies by max_num_seqs. With an
+# item longer than max_model_len (T 4096, max_model_len 2048) a prompt still holds 1, so the decoder's cap is 256 x 1
+# and the encoder budget's 16384 // 4096 = 4 items decide: N = 4. test_kv_kv59 left this floor unguarded (each of
+# its five tests passed with it removed). Breaks if the per-prompt count is not floored (0 x 256 = 0 -> N = 1).
+def test_profile_items_per_prompt_floor():
+    from gpu_garden.memory.llm.runtimes import vllm_activation as VA
+    assert VA.profile_items(4096, 16384, 256, 2048) == 4
+    assert VA.profile_items(4096, 16384, 2, 2048) == 2  # the decoder's cap, 2 sequences x 1 item
