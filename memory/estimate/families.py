@@ -155,7 +155,8 @@ def count_blocks(table, pattern: str) -> int:
 
 
 def text_encoder_kind(t: dict) -> str | None:
-    """clip-l, clip-g, clip-h, t5-xxl, umt5-xxl, t5-base, llama, qwen2.5-vl, qwen3, gemma, mistral, llm; None if not a text encoder."""
+    """clip-l, clip-g, clip-h, t5-xxl, umt5-xxl, t5-base, llama, qwen2.5-vl, qwen3, gemma, mistral, llm, ltx-2-connectors;
+    None if not a text encoder."""
     for p in ("", "transformer.", "clip_l.transformer.", "clip_g.transformer."):
         emb = _shape(t, p + "text_model.embeddings.token_embedding.weight")
         if emb:
@@ -182,6 +183,8 @@ def text_encoder_kind(t: dict) -> str | None:
     emb = _shape(t, "token_embd.weight")
     if emb and any(k.startswith("blk.") for k in t):
         return _llm_kind(t, emb[0] if emb[0] > emb[-1] else emb[-1], "")
+    if "text_embedding_projection.weight" in t and any(k.startswith("video_embeddings_connector.") for k in t):
+        return "ltx-2-connectors"  # LTX-2's part of its text encoder (ComfyUI's LTXAVTEModel, text_encoders/lt.py:70-87)
     return None
 
 

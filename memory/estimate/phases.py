@@ -96,20 +96,20 @@ FLUX_UNITS = 14.06
 CROSS_A, CROSS_B = 2.43, 2.083  # Wan cross block, fitted on wan21 832x480x33 and wan22 1280x704x41
 
 
-# LTX-2 (ComfyUI 0.8.0 comfy/ldm/lightricks/av_model.py BasicAVTransformerBlock.forward, l.162-318): the block runs
+# LTX-2 (ComfyUI 0.8.0 comfy/ldm/lightricks/av_model.py BasicAVTransformerBlock.forward, l.154-319): the block runs
 # video self- and text cross-attention, then audio's, then the audio<->video cross attention, then the video
-# FeedForward, then audio's. Per video token, through the whole block: vx (updated in place), norm_vx (l.189, bound and
+# FeedForward, then audio's. Per video token, through the whole block: vx (updated in place), norm_vx (l.185, bound and
 # never deleted), and the block's arguments v_pe, cos and sin d wide each in the model dtype (model.py:702
 # .to(out_dtype), interleaved [B, N, d]), and v_cross_pe over the video tokens at the audio cross width
-# (av_model.py:637-643, 2 x audio_cross_attention_dim). Two places peak:
+# (av_model.py:656-662, 2 x audio_cross_attention_dim). Two places peak:
 # - the video FeedForward's GELU (model.py:280-281 GELU_approx: proj's output and gelu's, f wide each) with vx_norm3
-#   (l.218, never deleted) and vx_scaled (l.303) beside vx and norm_vx: 4 d + 2 f per video token; per audio token
-#   ax, norm_ax (l.200), ax_norm3, the v2a ax_scaled (l.259): 4 + a_pe 2 + a_cross_pe 2, audio-wide;
+#   (l.218, never deleted) and vx_scaled (l.304) beside vx and norm_vx: 4 d + 2 f per video token; per audio token
+#   ax, norm_ax (l.201), ax_norm3 (l.219), the v2a ax_scaled (l.274): 4 + a_pe 2 + a_cross_pe 2, audio-wide;
 # - the text cross-attention's k_norm (model.py:366-373, attn2 over the context): vx, norm_vx, attn2's argument
 #   rms_norm(vx) and the normed q (4 d per video token), to_k's output, to_v's and k_norm's (3 d per context token);
 #   audio holds ax, a_pe, a_cross_pe (5). At 320x192x9 (120 video tokens) this one is the larger.
 # Beside both, for the whole forward: the context as the sampler hands it (fp32 [B, ctx, 2 x 3840]), its cast to the
-# model dtype (model_base.py:186) and its two projections, d and audio wide (model.py:674, av_model.py:614-618).
+# model dtype (model_base.py:186) and its two projections, d and audio wide (model.py:674, av_model.py:631).
 # Read from the code; the meta trace of ComfyUI's forward lists exactly these at both peaks (ltx58). Not fitted.
 AV_HIDDEN, AV_MLP, AV_ROPE, AV_CROSS_ROPE = 4.0, 2.0, 2.0, 2.0
 AV_AUDIO_FF, AV_AUDIO_CA = 8.0, 5.0  # audio-wide tensors per audio token at the FeedForward / cross-attention peak
@@ -379,7 +379,11 @@ def te_dims(table: dict):
         if len(shape) != 2:
             continue
         n = shape[0] * shape[1]
-        if shape[0] > 30000 or any(w in name for w in ("embed", "shared", "position", "lm_head")):
+        # embedding tables are not multiplied; a projection is a Linear whatever its name: LTX-2's
+        # text_embedding_projection (text_encoders/lt.py:70, 3840 x 188160) runs on the fp32 hidden states
+        # (sd1_clip.py:273 .float()) under manual_cast (sd1_clip.py:117), so its weight is cast to fp32 (rev58)
+        if shape[0] > 30000 or (any(w in name for w in ("embed", "shared", "position", "lm_head"))
+                                and not name.endswith("_projection.weight")):
             if shape[0] > 30000:
                 d = max(d, min(shape))
             if name.endswith("relative_attention_bias.weight"):

@@ -122,7 +122,7 @@ FAMILY = {
     # latent is LTX-Video's (latent_formats.py:410 LTXAV(LTXV): 128 channels; nodes_lt.py:34 EmptyLTXVLatentVideo
     # [B, 128, (length - 1) // 8 + 1, height // 32, width // 32]), p 1 (model.py patchify_proj, one token a latent
     # pixel); beside it an audio latent (audio below: nodes_lt_audio.py:158 LTXVEmptyLatentAudio [B, 8, A, 16],
-    # audio_vae.py:235-271 A = ceil(frames / fps x 16000 / 160 / 4), av_model.py:345-346 8 channels x 16 bins).
+    # audio_vae.py:235-271 A = ceil(frames / fps x 16000 / 160 / 4), av_model.py:328 audio_in_channels 128 = 8 x 16).
     # txt 0, ctx 1024: the streams cross-attend to the text connectors' output (text_encoders/lt.py:96-109), which
     # pads Gemma 3 12B's unpadded tokens (lt.py:28 min_length 1) with learnable registers to max(1024, tokens)
     # (embeddings_connector.py:274-282), 3840 wide per stream (30 heads x 128); no attention mask is returned, so a
