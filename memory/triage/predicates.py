@@ -300,16 +300,6 @@ def vllm_loading(x):
             and not x.f["vllm_model_mem"] and not x.f["vllm_kv_mem"] and not x.f["vllm_serving"])
 
 
-def mps_other_held(x):
-    """(tri60) MPS's "other allocations" outweigh PyTorch's own figure and hold 30 % of the limit or more. MPSAllocator.mm
-    prints `current_allocated_size() - m_total_allocated_memory`, the first being the MTLDevice's currentAllocatedSize:
-    torch.mps.driver_allocated_memory, "total GPU memory allocated by Metal driver for the process", which "includes cached
-    allocations in MPSAllocator pools as well as allocations from MPS/MPSGraph frameworks" (PyTorch's docs). The figure is
-    this process's Metal memory outside PyTorch's buffers (MPSGraph's own intermediates and caches, its heaps' slack),
-    not another application's. A figure no machine holds (x.impossible) is a count gone wrong, read elsewhere."""
-    return x.branch == "mps" and not x.impossible and x.other_alloc >= max(x.allocated, 0.3 * x.cap)
-
-
 def mps_full(x):
     """MPS: PyTorch holds most of the limit and a small request fails. Not in training, where what PyTorch holds is
     mostly the step's activations, gradients and optimizer state. The request read (a message cut before it says nothing

@@ -30,7 +30,7 @@ known and has a guide on every runtime (tests/unit/test_triage_guides.py).
 """
 from ..units import GiB, MiB, fmt_bytes
 from .predicates import (ABSURD_HOST, metal_kv_profile_peak, OWN_POOLS, SLIVER, TRT_KV, TRT_WEIGHTS, async_full, async_numbers, big_request, big_slack,
-                         context_call, fresh, gap_others, host, kind, mem_query, mps_full, mps_other_held, kv_sized, ollama_kv_first, others_hold,
+                         context_call, fresh, gap_others, host, kind, mem_query, mps_full, kv_sized, ollama_kv_first, others_hold,
                          outside_others, slack_fits, slack_passed, stage, stage_said, tgi, tgi_figures, tgi_tiny, torch,
                          torch_cut, torch_full, trt_component, trt_free, trt_kv_starved)
 from .rule_row import CAUSES, LEADER, Rule, evidence, requested_free  # noqa: F401  (CAUSES and evidence are read through this module)
@@ -144,10 +144,6 @@ RULES = [
           f"{label} {fmt_bytes(x.n[k])}" for k, label in (("allocated", "MPS"), ("other_allocations", "other allocations"),
                                                           ("max_allowed", "limit")) if x.n.get(k) is not None)]))
       or "MPS's out-of-memory message with no figures printed", first="act"),
-    # (tri60) MPS's "other allocations" are this process's Metal memory outside PyTorch's buffers (predicates.mps_other_held),
-    # not another app's: the pass's own MPSGraph buffers first (the leak section's row reads its caches grown across runs)
-    R("activations", 1.7, mps_other_held, "MPS: other allocations ({other_alloc:b}) outweigh PyTorch's {allocated:b} of the {cap:b} "
-      "limit: this process's Metal memory outside PyTorch's buffers, most often MPSGraph's working buffers for this pass"),
     # (round 96) the message alone, its cache holding freed blocks (3-4 % of the card): passes have run, and their working
     # tensors are what grew; beside the message's own row (1.5, the "act" group above) over script_full's weights reading (1.6)
     R("activations", 1.0, slack_passed,
@@ -371,6 +367,8 @@ RULES = [
     R("other-process", 1.5, lambda x: torch(x) and x.allocated == 0 and x.reserved == 0 and x.outside is not None
       and outside_others(x) >= 0.5 * x.total and outside_others(x) >= x.short and x.req < 0.5 * x.total,
       "PyTorch holds 0 bytes of its own, yet {outside:b} of the {total:b} card is in use: another program holds it"),
+    R("other-process", 3.2, lambda x: x.branch == "mps" and not x.impossible and x.other_alloc >= max(x.allocated, 0.3 * x.cap),
+      "MPS: other allocations ({other_alloc:b}) outweigh PyTorch's {allocated:b} of the {cap:b} limit: memory held outside PyTorch's allocator (another app, or a leak across runs)"),
     R("other-process", 4.0, kind("vllm.startup_free"),
       lambda x: f"only {fmt_bytes(x.n['free'])} of {fmt_bytes(x.n['total'])} free at startup; gpu_memory_utilization "
                 f"{x.n['gpu_memory_utilization_ratio']} asks for {fmt_bytes(x.n['requested'])}" if "requested" in x.n else
@@ -526,7 +524,6 @@ RULES = [
     *HOST_RAM,
 
     # --- leak: memory not returned between runs --------------------------------------------------------
-    R("leak", 0.8, mps_other_held, "or MPSGraph's caches grown across runs (MPS's other allocations count them; no other app's memory is counted there)"),
     R("leak", 2.5, lambda x: fresh(x) and x.ran_before,
       "{ran_before} ran fine in an earlier run of this log and fails now: memory was not returned in between"),
     R("leak", 1.3, lambda x: fresh(x) and not x.prior_ooms and x.successes >= 1,
