@@ -39,6 +39,10 @@ STUDIES = {
                           "after": "95047f05652029c4cd7064260fd3aeb1f6a7f64e"},    # predicates.slack_one_request (reverted)
               "corpus": "after", "pairs": [("before", "after")],
               "confusion": ("fragmentation", "activations")},
+    "tri60": {"commits": {"before": "4aa1fbd6069b0b7b2920952121cd6b8d4792914f",    # main before the change
+                          "after": "61b12fefc27b28d19eb111d9f4249cd26cd7a907"},    # predicates.mps_other_held (reverted)
+              "corpus": "after", "pairs": [("before", "after")],
+              "confusion": ("activations", "other-process")},
 }
 HALVES = ("even", "odd", "all")
 MOVES = ("fixed", "broken", "wrong_to_wrong", "top2_only")
