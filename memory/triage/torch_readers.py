@@ -92,7 +92,7 @@ def _rest_numbers(nums, m, line):
 _CAP_NEXT = re.compile(r"^\s{0,4}(?:Tried to allocate |Including non-PyTorch memory|Process \d{1,20} has |This process has |Of the allocated memory )")
 
 
-@_gate("has a total capacity of ")
+@_gate("has a total capac")  # capacity, and older PyTorch's "capacty" (TORCH_CAP_OPEN reads both)
 def _torch_capacity_open(line):
     """(round 97) PyTorch's message quoted from its second sentence ("GPU 0 has a total capacity of T of which F is free.",
     RX.TORCH_CAP_OPEN): a cut message, the request unknown, the device left to the log; at a line's start only with its free

@@ -210,3 +210,12 @@ def test_the_prefilter_skips_recognisers_a_line_cannot_match():
     tried = P._candidates(line)
     assert P._torch_bare in tried and P._generic in tried and P._killed not in tried and P._vllm_cumem not in tried
     assert len(tried) < len(P.RECOGNISERS) / 2
+
+
+def test_the_prefilter_passes_older_pytorchs_capacty_spelling():
+    # CI at 7b4d6d01: a cut of a corpus line (PyTorch 1.x/2.0 printed "total capacty") quoted from its second sentence was
+    # read by _torch_capacity_open (its pattern takes both spellings) but its gate named only "capacity", so the
+    # prefilter never offered it the line
+    line = " GPU 0 has a total capacty of 8.00 GiB of which 1.63 GiB is free. Of the allocated memory 3.93 GiB is allocated by PyTorch"
+    ev = P.recognise(line)
+    assert ev == _every_recogniser(line) and ev["numbers"]["total"] == 8 << 30 and ev["cap_open"]
