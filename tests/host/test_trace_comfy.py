@@ -379,7 +379,7 @@ def test_hunyuan_video_ltxv_flux2_traces(video_family_results, i):
 def test_video_family_layouts_are_comfyuis_classes_and_frames_need_video(video_family_results):
     _, same, err = video_family_results
     assert same == {"hunyuan-video": [True, True], "ltxv": [True, True], "flux2": [True, True]}
-    assert err and "--frames is for video families" in err and "hunyuan-video, hunyuan-video-15, ltxv" in err
+    assert err and "--frames is for video families" in err and "hunyuan-video, hunyuan-video-15, ltx-2, ltxv" in err
 
 
 # Chroma, HiDream I1 and HunyuanVideo 1.5 (lay53): the classes still build the exact bundled layouts, and ComfyUI's
