@@ -31,7 +31,20 @@ LOADERS = {
                          ("clip_name3", ("text_encoders", "clip"))],
     "QuadrupleCLIPLoader": [(f"clip_name{i}", ("text_encoders", "clip")) for i in range(1, 5)],
     "VAELoader": [("vae_name", ("vae",))],
+    # LTX-2 (ComfyUI 0.8.0 comfy_extras/nodes_lt_audio.py): its text encoder is Gemma 3 12B (folder "text_encoders",
+    # which folder_paths.py:28 reads from models/text_encoders and models/clip) plus the projection and connectors held
+    # in the LTX-2 checkpoint (l.180-188, load_clip of both files l.194-201); its audio VAE and vocoder come from the
+    # checkpoint too (l.17-21, l.28-31). Each takes only its own part of that file: LOADER_ROLES.
+    "LTXAVTextEncoderLoader": [("text_encoder", ("text_encoders", "clip")), ("ckpt_name", ("checkpoints",))],
+    "LTXVAudioVAELoader": [("ckpt_name", ("checkpoints",))],
 }
+# (loader, widget) -> the estimate roles it takes from its file, where that is not the folder's (FOLDER_ROLES): the LTX-2
+# checkpoint's text part (families.LTX2_TEXT_KEYS) and its audio VAE (role "other", families.LTX2_AUDIO_KIND). A file
+# several loaders name is read once and each part counted once (components): from one LTX-2 checkpoint ComfyUI builds
+# the diffusion model and VAE (CheckpointLoaderSimple), the connectors (LTXAVTextEncoderLoader) and the audio VAE, each
+# once; two loader nodes with the same class and widgets share one cached output (comfy_execution/caching.py:115-125:
+# the signature is the class and the inputs, the node id only for a NOT_IDEMPOTENT class), so a file is never loaded twice
+LOADER_ROLES = {("LTXAVTextEncoderLoader", "ckpt_name"): ("text_encoder",), ("LTXVAudioVAELoader", "ckpt_name"): ("other",)}
 # loaders whose files are looked for (a missing one stops the run) but not estimated: a LoRA is merged into the weights
 CHECKED = {
     "LoraLoaderModelOnly": [("lora_name", ("loras",))],
@@ -166,7 +179,7 @@ def files_by_role(wf: dict) -> dict:
     for t, w in nodes(wf):
         for name, folders in LOADERS.get(t, ()):
             if folders and isinstance(w.get(name), str):
-                for role in FOLDER_ROLES[folders[0]]:
+                for role in LOADER_ROLES.get((t, name)) or FOLDER_ROLES[folders[0]]:
                     out.setdefault(role, []).append(w[name])
     return out
 
@@ -253,6 +266,16 @@ def read(wf: dict, models_dir, resolve=None) -> dict:
             "from_input": graph["from_input"], "latent_families": graph["families"]}
 
 
+def components(files) -> list[dict]:
+    """The estimate's components of read()'s files [(path, loader, widget)]: each path split once, keeping the roles its
+    loaders take (LOADER_ROLES; every role where one of them takes the whole file)."""
+    roles = {}
+    for p, t, name in files:
+        r = LOADER_ROLES.get((t, name))
+        roles[p] = None if p in roles and roles[p] is None or r is None else roles.get(p, ()) + r
+    return [c for p, keep in roles.items() for c in formula.from_files([p]) if keep is None or c["role"] in keep]
+
+
 def _latent_node(t, w, graph):
     """One latent node's widgets (latent_nodes.LATENT_NODES) into graph: its size, or what its size comes from."""
     row = LATENT_NODES[t]
@@ -324,7 +347,7 @@ def estimate_workflow(wf: dict, models_dir, width=None, height=None, frames=None
                            "the size given beside the workflow")
     comps = None
     if (not w or not h) and info["from_input"]:  # VAEEncode of a loaded image, ...: the family's native size
-        comps = formula.from_files([p for p, _, _ in info["files"]])
+        comps = components(info["files"])
         fam = next((c.get("family") for c in comps if c["role"] == "diffusion_model"), None)
         if fam in spec.NATIVE_SIZE:
             native = f"the native size of {spec.family(fam)['name']}"
@@ -348,7 +371,7 @@ def estimate_workflow(wf: dict, models_dir, width=None, height=None, frames=None
         pol["tile"] = dict(info["tiled"], **(pol.get("tile") or {}))  # a typed --vae-tile wins over the node's tile_size
     if info["cpu_te"]:
         pol["text_encoders"] = "cpu"
-    comps = comps or formula.from_files([p for p, _, _ in info["files"]])
+    comps = comps or components(info["files"])
     families.check_vae_channels(comps)  # as `estimate FILE...`: the node's open-graph route shows it as text
     est = formula.estimate(comps, w, h, f, b,
                            cfg=("on" if info["cfg"] else info["cfg"]) if cfg is None else cfg, policy=pol)  # cfg > 1: CFG on
@@ -359,7 +382,7 @@ def estimate_workflow(wf: dict, models_dir, width=None, height=None, frames=None
     est["assumptions"] += [f"{t} makes a {spec.family(fam)['name']} latent ({fam}); the diffusion model is "
                            f"{est['family']}: the estimate follows the model file"
                            for t, fam in info["latent_families"].items() if fam != est["family"]]
-    est["workflow"] = {"files": [os.path.basename(p) for p, _, _ in info["files"]], "missing": [m[0] for m in info["missing"]],
+    est["workflow"] = {"files": list(dict.fromkeys(os.path.basename(p) for p, _, _ in info["files"])), "missing": [m[0] for m in info["missing"]],
                        "missing_where": [{"name": m[0], "loader": f"{m[1]}.{m[2]}", "folders": list(m[3]),
                                           "why": m[4] or "not found"} for m in info["missing"]],
                        "missing_not_counted": [m[0] for m in info["missing_checked"]],
