@@ -22,7 +22,8 @@ from pathlib import Path
 import pytest
 
 from gpu_garden.memory import cli
-from gpu_garden.memory.estimate import families, layouts, workflow
+from gpu_garden.memory.estimate import families, layouts, phases, spec, workflow
+from gpu_garden.memory.units import MiB
 
 AUDIO_KEYS = Path(__file__).parent / "data" / "ltx2_audio_vae_vocoder_keys.json"
 CKPT = "ltx-2-19b-dev.safetensors"
@@ -151,3 +152,33 @@ def test_widget_names_and_roles_follow_the_schemas():
                                                                "ckpt_name": ("checkpoints",)}
     assert workflow.files_by_role(api_ltx2()) == {"diffusion_model": [CKPT], "vae": [CKPT],
                                                   "text_encoder": [CKPT, GEMMA, CKPT], "other": [CKPT]}
+
+
+def test_the_audio_latent_follows_the_audio_nodes_frame_rate():
+    # nodes_lt_audio.py:146-158, audio_vae.py:235-236, 268-271: ceil(frames_number / frame_rate x 16000 / 160 / 4)
+    assert spec.audio_tokens("ltx-2", 97) == 97                  # ceil(97 / 25 x 25) = ceil(97.0)
+    assert spec.audio_tokens("ltx-2", 97, 24) == 102             # ceil(97 / 24 x 25) = ceil(101.04)
+    assert spec.audio_tokens("ltx-2", 121, 30) == 101            # ceil(121 / 30 x 25) = ceil(100.83)
+    g = phases.latent_geometry("ltx-2", 768, 512, 97, audio_fps=24)
+    assert (g["audio_tokens"], g["elements"]) == (102, 128 * 4992 + 8 * 102 * 16)   # 638,976 + 13,056
+
+
+@pytest.mark.parametrize("fmt", ["ui", "api"])
+def test_a_workflows_audio_frame_rate_reaches_the_estimate(models, tmp_path, capsys, fmt):
+    wf = ui_ltx2() if fmt == "ui" else dict(api_ltx2(), **{"5": {"class_type": "LTXVEmptyLatentAudio", "inputs": {
+        "frames_number": 97, "frame_rate": 24, "batch_size": 1, "audio_vae": ["3", 0]}}})
+    if fmt == "ui":
+        wf["nodes"][4]["widgets_values"] = [97, 24, 1]
+    rc, out = run(tmp_path, wf, models, capsys)
+    assert (out["latent"]["image_tokens"], out["latent"]["tokens"]) == (4992, 4992 + 102)
+    # ComfyUI's memory_required over the packed latent, B 2 (CFG 4.0): 2 x 652,032 x 2 B x 0.01 x 0.055 MiB
+    assert out["comfyui_memory_required"] == int(2 * 652_032 * 2 * 0.01 * 0.055 * MiB)
+    assert any("at 24 frames a second" in a for a in out["assumptions"])
+
+
+def test_an_audio_length_other_than_the_videos_is_named(models, tmp_path, capsys):
+    wf = ui_ltx2()
+    wf["nodes"][4]["widgets_values"] = [121, 25, 1]
+    rc, out = run(tmp_path, wf, models, capsys)
+    assert out["latent"]["tokens"] == 4992 + 97
+    assert any("frames_number 121 is not the video's length 97" in a for a in out["assumptions"])
