@@ -66,9 +66,57 @@ def family_for_config(class_name: str | None) -> str | None:
     return None
 
 
+# LTX-2's single-file checkpoint (ltx-2-19b-*.safetensors) holds, besides the diffusion model and its video VAE
+# (vae.*: ComfyUI 0.8.0 supported_models.py:823 vae_key_prefix, sd.py:1405-1408), parts other loaders take from it:
+# - the text side: text_embedding_projection.aggregate_embed.weight and model.diffusion_model.{video,audio}_
+#   embeddings_connector.*. LTXAVTextEncoderLoader (comfy_extras/nodes_lt_audio.py:194-201) passes the file to
+#   load_clip beside Gemma, and LTXAVTEModel.load_sd (text_encoders/lt.py:111-119, the renames at l.115) takes them
+#   into its own modules (LTX2_TEXT_KEYS). The diffusion model (av_model.py:322 LTXAVModel) has no connectors:
+#   load_model_weights (model_base.py:301-314, load_state_dict strict=False) leaves them out ("unet unexpected"),
+#   so they are not the diffusion model's bytes.
+# - the audio VAE (audio_vae.*) and its vocoder (vocoder.*): LTXVAudioVAELoader (nodes_lt_audio.py:28-31) builds
+#   AudioVAE, which takes exactly these two prefixes (vae/audio_vae.py:150-151). It runs at LTXVAudioVAEDecode, after
+#   sampling, and is not estimated: role "other" (resident 0), listed with its bytes. vocoder.* alone is no sign:
+#   Ace-Step's and MMAudio's VAE files hold vocoder.* as their VAE's (sd.py:585, 609); only beside audio_vae.* is it
+#   LTX-2's.
+LTX2_TEXT_KEYS = (("text_embedding_projection.aggregate_embed.weight", "text_embedding_projection.weight"),
+                  ("model.diffusion_model.video_embeddings_connector.", "video_embeddings_connector."),
+                  ("model.diffusion_model.audio_embeddings_connector.", "audio_embeddings_connector."))
+LTX2_AUDIO_PREFIXES = ("audio_vae.", "vocoder.")
+LTX2_AUDIO_KIND = "ltx-2 audio VAE + vocoder (not estimated)"
+_LTX2_DM = ("audio_adaln_single.linear.weight", "model.diffusion_model.audio_adaln_single.linear.weight")
+_LTX2_TEXT_OLD = tuple(o for o, _ in LTX2_TEXT_KEYS)
+
+
+def _ltx2_parts(table: dict) -> tuple[dict, list[dict]]:
+    """(the table less LTX-2's text and audio parts, [those parts as components]); the table itself when it holds none.
+    A file without the model.diffusion_model. prefix names the connectors as LTXAVTEModel does (load_sd's sdo = sd,
+    lt.py:116-117): they are pulled from it only beside an LTX-2 diffusion model (_LTX2_DM), so a connectors-only file
+    stays whole (text_encoder_kind "ltx-2-connectors")."""
+    audio = any(k.startswith("audio_vae.") for k in table)
+    dm = any(k in table for k in _LTX2_DM)
+    if not audio and not dm and not any(k.startswith(_LTX2_TEXT_OLD) for k in table):
+        return table, []
+    text, sound, rest = {}, {}, {}
+    for name, t in table.items():
+        if audio and name.startswith(LTX2_AUDIO_PREFIXES):
+            sound[name] = t
+            continue
+        for old, new in LTX2_TEXT_KEYS + (tuple((n, n) for _, n in LTX2_TEXT_KEYS) if dm else ()):
+            if name.startswith(old):
+                text[new + name[len(old):]] = t
+                break
+        else:
+            rest[name] = t
+    parts = [{"role": "text_encoder", "kind": "ltx-2-connectors", "table": text}] if text else []
+    parts += [{"role": "other", "kind": LTX2_AUDIO_KIND, "table": sound}] if sound else []
+    return rest, parts
+
+
 def split_components(table: dict, source: str = "") -> list[dict]:
     """[{role, kind, table, bytes, source}] for one file or one loaded model's state dict."""
     groups, rest = {}, {}
+    table, ltx2 = _ltx2_parts(table)
     for name, t in table.items():
         if not name.startswith(_ALL_PREFIXES):
             rest[name] = t
@@ -84,7 +132,7 @@ def split_components(table: dict, source: str = "") -> list[dict]:
                 break
         else:
             rest[name] = t
-    out = []
+    out = list(ltx2)
     other = {k: v for k, v in rest.items() if OTHER_KEYS.match(k)}
     rest = {k: v for k, v in rest.items() if k not in other}
     if rest:

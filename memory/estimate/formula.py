@@ -74,7 +74,8 @@ DEFAULT_POLICY = {"text_encoders": "unload", "models": "swap", "platform": "linu
                   "offload_bytes": 0, "cast_fp32": True, "int8_matmul": False, "weights_dtype": None, "vae_dtype": "auto",
                   "gpu_halves": ("bf16", "fp16"), "text_tokens": None, "vae_decode": "auto", "tile": None,
                   "reserve": None, "device": "cuda", "runner": "comfyui", "offload": None, "vae_slicing": False,
-                  "block_swap": None, "i2v": None, "attention": "flash", "attention_mask": None, "gpu_arch": None}
+                  "block_swap": None, "i2v": None, "attention": "flash", "attention_mask": None, "gpu_arch": None,
+                  "audio_fps": None}
 
 # --offload: the names diffusers and ComfyUI users know, as policies. none: every model stays on the device
 # (diffusers pipe.to("cuda"), ComfyUI --highvram); model: one model on the device at a time (diffusers
@@ -106,6 +107,8 @@ ATTENTION_MODES = ("flash", "math")
 # Batch 1 only there: SDPA broadcasts the [B, N, N] mask against [B, H, N, N] scores, so B > 1 (a CFG batch) raises
 # (0.32.2 passes a [B, 1, 1, N] mask: no n x n extent)
 ATTENTION_MASKS = (None, "none", "dense")
+# audio_fps: LTX-2's audio latent length is ceil(frames / frame_rate x 25) (spec.audio_tokens); the frame_rate of the
+# workflow's LTXVEmptyLatentAudio (workflow.read), None for its default 25
 # offload sequential under runner diffusers is enable_sequential_cpu_offload: accelerate's cpu_offload hooks move each
 # leaf module's weights onto the device for its forward and to meta after it, and every such move ends in
 # clear_device_cache() (accelerate.utils.modeling.set_module_tensor_to_device: torch.cuda.empty_cache() whenever the
@@ -282,7 +285,7 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
         assumptions.append("CFG on: ComfyUI batches cond and uncond (x2) when memory allows" if cfg else
                            "cond and uncond as separate passes (or cfg 1): one conditioning per model call")
     b_eff = batch * (2 if cfg else 1)
-    lat = latent_geometry(family, width, height, frames, batch)
+    lat = latent_geometry(family, width, height, frames, batch, audio_fps=pol["audio_fps"])
     txt = pol.get("text_tokens") or spec.RUNNER_TEXT_TOKENS.get(pol["runner"], {}).get(family)
     if txt and sp["txt"]:
         lat["text_tokens"] = int(txt)
@@ -472,7 +475,7 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
                     "vae": sum(c["bytes"] for c in vaes), "other": sum(c["bytes"] for c in comps if c["role"] == "other"),
                     "total": sum(c["bytes"] for c in comps)},
         "fixed": fixed,
-        "comfyui_memory_required": comfy_memory_required(family, arch, lat["shape"], b_eff, bc) if dm else None,
+        "comfyui_memory_required": comfy_memory_required(family, arch, lat["shape"], b_eff, bc, audio_fps=pol["audio_fps"]) if dm else None,
         "comfyui_factor": _comfy_factor(family, arch) if dm else None,
         "offload": pol["offload"] or ("sequential" if off >= 1 << 50 else "none" if keep else "model"),
         "policy": pol, "verdict": "no budget", "budget": None, "min_vram_gb": None, "knobs": [],

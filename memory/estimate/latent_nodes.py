@@ -138,6 +138,8 @@ LATENT_NODES = {
                              src="comfy_extras/nodes_audio.py:15 [B, 64, seconds x 44100 / 2048]"),
     "EmptyAceStepLatentAudio": Node((("seconds", 120.0), ("batch_size", 1)), kind="other", takes="an audio latent",
                                     src="comfy_extras/nodes_ace.py:32 [B, 8, 16, seconds x 44100 / 4096]"),
+    # LTX-2's audio latent is counted beside its video latent (phases._with_audio): workflow._ltx2_audio reads this row's
+    # frame_rate, not the size
     "LTXVEmptyLatentAudio": Node((("frames_number", 97), ("frame_rate", 25), ("batch_size", 1)), kind="other",
                                  takes="an audio latent", src="comfy_extras/nodes_lt_audio.py:97"),
     "VAEEncodeAudio": Node((), kind="other", takes="an audio latent", src="comfy_extras/nodes_audio.py:67"),

@@ -143,7 +143,7 @@ def unet_units(arch, family):
     return 26.0 if arch.get("attention_at_full", family != "sdxl") else 15.9
 
 
-def latent_geometry(family: str, width: int, height: int, frames: int = 1, batch: int = 1, arch=None) -> dict:
+def latent_geometry(family: str, width: int, height: int, frames: int = 1, batch: int = 1, arch=None, audio_fps=None) -> dict:
     sp = spec.family(family)
     s, t, p = sp["s"], sp["t"], sp["p"]
     h, w = max(1, height // s), max(1, width // s)
@@ -152,21 +152,22 @@ def latent_geometry(family: str, width: int, height: int, frames: int = 1, batch
     shape = [batch, sp["ch"], lat_t, h, w] if t else [batch, sp["ch"], h, w]
     return _with_audio(family, {"shape": shape, "frames": lat_t, "h": h, "w": w, "image_tokens": lat_t * grid,
                                 "text_tokens": sp["txt"], "tokens": lat_t * grid + sp["txt"],
-                                "elements": batch * sp["ch"] * lat_t * h * w})
+                                "elements": batch * sp["ch"] * lat_t * h * w}, audio_fps)
 
 
-def _with_audio(family, lat) -> dict:
+def _with_audio(family, lat, fps=None) -> dict:
     """LTX-2: the audio latent beside the video one (spec.audio_tokens, for the pixel frames the video latent's
     latent frames stand for: (T - 1) x 8 + 1, nodes_lt.py:34 inverted): its tokens join the sequence count and its
-    elements the sampler's packed latent (utils.py:1182 pack_latents). Other families: unchanged, audio_tokens 0."""
+    elements the sampler's packed latent (utils.py:1182 pack_latents); fps: the audio node's frame_rate (spec.audio_tokens).
+    Other families: unchanged, audio_tokens 0."""
     a = spec.family(family).get("audio")
     if not a:
         return dict(lat, audio_tokens=0)
-    n = spec.audio_tokens(family, (lat["frames"] - 1) * spec.family(family)["t"] + 1)
+    n = spec.audio_tokens(family, (lat["frames"] - 1) * spec.family(family)["t"] + 1, fps)
     return dict(lat, audio_tokens=n, tokens=lat["tokens"] + n, elements=lat["elements"] + lat["shape"][0] * a["ch"] * n * a["bins"])
 
 
-def geometry_from_shape(family: str, latent_shape, text_tokens=None) -> dict:
+def geometry_from_shape(family: str, latent_shape, text_tokens=None, audio_fps=None) -> dict:
     """latent_geometry for a latent tensor shape as ComfyUI holds it ([B, C, H, W] or [B, C, T, H, W])."""
     sp = spec.family(family)
     sh = spec.checked_latent_shape(latent_shape)
@@ -177,7 +178,7 @@ def geometry_from_shape(family: str, latent_shape, text_tokens=None) -> dict:
     txt = sp["txt"] if text_tokens is None or not sp["txt"] else int(text_tokens)
     grid = math.ceil(h / p) * math.ceil(w / p)
     return _with_audio(family, {"shape": sh, "frames": lat_t, "h": h, "w": w, "image_tokens": lat_t * grid, "text_tokens": txt,
-                                "tokens": lat_t * grid + txt, "elements": b * ch * lat_t * h * w})
+                                "tokens": lat_t * grid + txt, "elements": b * ch * lat_t * h * w}, audio_fps)
 
 
 def sample_parts(family, arch, lat, b_eff, bc, batch=None):
@@ -413,12 +414,12 @@ def comfy_factor(family, arch):
     return f(arch) if callable(f) else f
 
 
-def comfy_memory_required(family, arch, lat_shape, b_eff, dtype_size=2, flash=True) -> int:
+def comfy_memory_required(family, arch, lat_shape, b_eff, dtype_size=2, flash=True, audio_fps=None) -> int:
     """ComfyUI's BaseModel.memory_required for this latent (what its loader plans with), in bytes. LTX-2's sampler hands
     it the packed latent [B, 1, video + audio elements] (utils.py:1182), so its area counts channels and audio."""
     area = b_eff * math.prod(lat_shape[2:])
     if spec.family(family).get("audio"):
-        area = b_eff * (geometry_from_shape(family, lat_shape)["elements"] // lat_shape[0])
+        area = b_eff * (geometry_from_shape(family, lat_shape, audio_fps=audio_fps)["elements"] // lat_shape[0])
     factor = comfy_factor(family, arch)
     mib = area * dtype_size * 0.01 * factor if flash else area * 0.15 * factor
     return int(mib * MiB)

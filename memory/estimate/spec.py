@@ -229,11 +229,12 @@ def latent_rounding_note(w: int, h: int, s: int) -> str | None:
            f"(latent {w // s}x{h // s})"
 
 
-def audio_tokens(fam: str, frames: int) -> int:
-    """Audio latents (= audio tokens: symmetric_patchifier.py:170 "b c t f -> b t (c f)") beside a video of `frames` at the
-    family's frame rate: audio_vae.py:235 ceil(frames / fps x latents_per_second); 0 for a family without audio."""
+def audio_tokens(fam: str, frames: int, fps=None) -> int:
+    """Audio latents (= audio tokens: symmetric_patchifier.py:170 "b c t f -> b t (c f)") beside a video of `frames` at
+    `fps` (LTXVEmptyLatentAudio's frame_rate; None: its default, the family's): audio_vae.py:235
+    ceil(frames / fps x latents_per_second), in that order of float operations; 0 for a family without audio."""
     a = family(fam).get("audio")
-    return math.ceil(frames / a["fps"] * a["latents_per_second"]) if a and frames else 0
+    return math.ceil(frames / (fps or a["fps"]) * a["latents_per_second"]) if a and frames else 0
 
 
 def vae_kind_for(kind, fam: str) -> str:

@@ -31,7 +31,16 @@ LOADERS = {
                          ("clip_name3", ("text_encoders", "clip"))],
     "QuadrupleCLIPLoader": [(f"clip_name{i}", ("text_encoders", "clip")) for i in range(1, 5)],
     "VAELoader": [("vae_name", ("vae",))],
+    # LTX-2 (0.8.0 comfy_extras/nodes_lt_audio.py): Gemma 3 12B ("text_encoders": folder_paths.py:28, text_encoders/ and
+    # clip/) plus the connectors in the checkpoint (l.180-188, 194-201); the audio VAE from the checkpoint (l.17-21, 28-31)
+    "LTXAVTextEncoderLoader": [("text_encoder", ("text_encoders", "clip")), ("ckpt_name", ("checkpoints",))],
+    "LTXVAudioVAELoader": [("ckpt_name", ("checkpoints",))],
 }
+# (loader, widget) -> the estimate roles it takes from its file, where that is not the folder's (FOLDER_ROLES): the LTX-2
+# checkpoint's text part (families.LTX2_TEXT_KEYS) and its audio VAE (role "other", families.LTX2_AUDIO_KIND). A file
+# several loaders name is read once, each part counted once (components): ComfyUI builds each model from it once, and two
+# loader nodes of one class and the same widgets share one cached output (comfy_execution/caching.py:115-125)
+LOADER_ROLES = {("LTXAVTextEncoderLoader", "ckpt_name"): ("text_encoder",), ("LTXVAudioVAELoader", "ckpt_name"): ("other",)}
 # loaders whose files are looked for (a missing one stops the run) but not estimated: a LoRA is merged into the weights
 CHECKED = {
     "LoraLoaderModelOnly": [("lora_name", ("loras",))],
@@ -166,7 +175,7 @@ def files_by_role(wf: dict) -> dict:
     for t, w in nodes(wf):
         for name, folders in LOADERS.get(t, ()):
             if folders and isinstance(w.get(name), str):
-                for role in FOLDER_ROLES[folders[0]]:
+                for role in LOADER_ROLES.get((t, name)) or FOLDER_ROLES[folders[0]]:
                     out.setdefault(role, []).append(w[name])
     return out
 
@@ -223,6 +232,8 @@ def read(wf: dict, models_dir, resolve=None) -> dict:
                 wdt = WEIGHT_DTYPE[w["weight_dtype"]]
             if t.startswith(("CLIPLoader", "DualCLIPLoader")) and w.get("device") == "cpu":
                 notes.append("text encoders on the CPU (loader device: cpu)")
+        elif t == "LTXVEmptyLatentAudio":
+            _ltx2_audio(w, graph)
         elif t in LATENT_NODES:
             _latent_node(t, w, graph)
         elif t in SAMPLERS and isinstance(w.get("cfg"), (int, float)):
@@ -242,6 +253,12 @@ def read(wf: dict, models_dir, resolve=None) -> dict:
     if len(sizes) > 1:
         notes.append(f"{len(sizes)} latent sizes in the graph; the largest is estimated")
     notes += graph["notes"]
+    if "audio_frames" in graph:  # LTXVEmptyLatentAudio (_ltx2_audio)
+        af, fps = graph["audio_frames"], graph.get("audio_fps") or spec.family("ltx-2")["audio"]["fps"]
+        notes.append(f"LTXVEmptyLatentAudio: LTX-2's audio latent, counted beside the video at {fps} frames a second")
+        if af and size and af != size[2]:
+            notes.append(f"LTXVEmptyLatentAudio's frames_number {af} is not the video's length {size[2]}: the audio "
+                         "latent is counted for the video's frames")
     if checked:
         notes.append("LoRA files found, not counted (merged into the weights they patch): "
                      + ", ".join(os.path.basename(p) for p, _, _ in checked))
@@ -250,7 +267,28 @@ def read(wf: dict, models_dir, resolve=None) -> dict:
                      + ", ".join(f"{m[0]} ({m[1]}; {m[4] or 'looked in ' + _looked(m[3])})" for m in missing_checked))
     return {"files": files, "missing": missing, "missing_checked": missing_checked, "checked": checked, "size": size, "cfg": (max(cfgs) > 1.0) if cfgs else None,
             "tiled": tiled, "weights_dtype": wdt, "notes": notes, "cpu_te": any("CPU" in n for n in notes),
-            "from_input": graph["from_input"], "latent_families": graph["families"]}
+            "from_input": graph["from_input"], "latent_families": graph["families"], "audio_fps": graph.get("audio_fps")}
+
+
+def _ltx2_audio(w, graph):
+    """LTX-2's audio latent (nodes_lt_audio.py:97-170): [B, 8, ceil(frames_number / frame_rate x 25), 16] (l.146-158,
+    audio_vae.py:235-236, 268-271). The estimate counts it beside the video latent for the video's frames
+    (phases._with_audio) at this node's frame_rate (1 to 1000, l.110-118; its default 25 is the estimate's); a
+    frames_number other than the video's length is named, not followed (the --frames knobs move both)."""
+    fps, n = w.get("frame_rate"), w.get("frames_number")
+    if isinstance(fps, int) and not isinstance(fps, bool) and 1 <= fps <= 1000:
+        graph["audio_fps"] = fps
+    graph["audio_frames"] = n if isinstance(n, int) and not isinstance(n, bool) else None
+
+
+def components(files) -> list[dict]:
+    """The estimate's components of read()'s files [(path, loader, widget)]: each path split once, keeping the roles its
+    loaders take (LOADER_ROLES; every role where one of them takes the whole file)."""
+    roles = {}
+    for p, t, name in files:
+        r = LOADER_ROLES.get((t, name))
+        roles[p] = None if p in roles and roles[p] is None or r is None else roles.get(p, ()) + r
+    return [c for p, keep in roles.items() for c in formula.from_files([p]) if keep is None or c["role"] in keep]
 
 
 def _latent_node(t, w, graph):
@@ -324,7 +362,7 @@ def estimate_workflow(wf: dict, models_dir, width=None, height=None, frames=None
                            "the size given beside the workflow")
     comps = None
     if (not w or not h) and info["from_input"]:  # VAEEncode of a loaded image, ...: the family's native size
-        comps = formula.from_files([p for p, _, _ in info["files"]])
+        comps = components(info["files"])
         fam = next((c.get("family") for c in comps if c["role"] == "diffusion_model"), None)
         if fam in spec.NATIVE_SIZE:
             native = f"the native size of {spec.family(fam)['name']}"
@@ -348,7 +386,9 @@ def estimate_workflow(wf: dict, models_dir, width=None, height=None, frames=None
         pol["tile"] = dict(info["tiled"], **(pol.get("tile") or {}))  # a typed --vae-tile wins over the node's tile_size
     if info["cpu_te"]:
         pol["text_encoders"] = "cpu"
-    comps = comps or formula.from_files([p for p, _, _ in info["files"]])
+    if info["audio_fps"] and not pol.get("audio_fps"):
+        pol["audio_fps"] = info["audio_fps"]
+    comps = comps or components(info["files"])
     families.check_vae_channels(comps)  # as `estimate FILE...`: the node's open-graph route shows it as text
     est = formula.estimate(comps, w, h, f, b,
                            cfg=("on" if info["cfg"] else info["cfg"]) if cfg is None else cfg, policy=pol)  # cfg > 1: CFG on
@@ -359,7 +399,7 @@ def estimate_workflow(wf: dict, models_dir, width=None, height=None, frames=None
     est["assumptions"] += [f"{t} makes a {spec.family(fam)['name']} latent ({fam}); the diffusion model is "
                            f"{est['family']}: the estimate follows the model file"
                            for t, fam in info["latent_families"].items() if fam != est["family"]]
-    est["workflow"] = {"files": [os.path.basename(p) for p, _, _ in info["files"]], "missing": [m[0] for m in info["missing"]],
+    est["workflow"] = {"files": list(dict.fromkeys(os.path.basename(p) for p, _, _ in info["files"])), "missing": [m[0] for m in info["missing"]],
                        "missing_where": [{"name": m[0], "loader": f"{m[1]}.{m[2]}", "folders": list(m[3]),
                                           "why": m[4] or "not found"} for m in info["missing"]],
                        "missing_not_counted": [m[0] for m in info["missing_checked"]],
