@@ -126,6 +126,7 @@ def estimate_graph(body: dict) -> dict:
                unknown=bool(est.get("unknown")),  # generic figures: the face says so, as the node's and the CLI's do
                verdict=est["verdict"], verdict_caveat=est.get("verdict_caveat"), outcome=est["outcome"], budget=est["budget"], assumptions=est["assumptions"],
                missing=est["workflow"]["missing"], host_ram=est["host_ram"], dynamic_vram=est["dynamic_vram"],
+               missing_where=est["workflow"]["missing_where"],  # each one's why: "not found", "a broken link (...)"
                device=pol["device"], size_from="graph" if est["workflow"]["size_from_graph"] else "body",
                vae=est.get("vae"))  # per sample and the decode batch ComfyUI would pick on this budget (free memory)
     return out

@@ -121,6 +121,9 @@ def test_a_broken_link_is_named_and_the_rest_estimated_in_the_route(monkeypatch,
     assert out["files"] == ["sd15.safetensors"] and out["missing"] == ["sd/gone.safetensors"]
     assert out["verdict"] == "incomplete" and out["peak"] > 0
     assert f"sd/gone.safetensors: {BROKEN} (VAELoader.vae_name)" in out["assumptions"]
+    # mend61: the route says each file's why, as the CLI's JSON does, for the page to show (web/lib/estimate_graph.js)
+    assert out["missing_where"] == [{"name": "sd/gone.safetensors", "loader": "VAELoader.vae_name", "folders": ["vae"],
+                                     "why": BROKEN}]
     assert str(tmp_path) not in json.dumps(out)
 
 

@@ -83,7 +83,8 @@ def test_tier_line_labels_offload_and_reads_the_tiers_own_host_ram(comfy_page):
 
 
 def test_an_answer_without_a_card_or_with_a_missing_file(comfy_page):
-    """vram_gb 0: no card judged, the tiers still shown; files not found are named as text and the tiers not judged."""
+    """vram_gb 0: no card judged, the tiers still shown; files not found are named as text and the tiers not judged;
+    each missing file says the route's why (a broken link is not "not found")."""
     page, _ = comfy_page
     out = page.evaluate("""async () => {
         const m = await import('/extensions/comfyui-gpu-garden/lib/estimate_graph.js');
@@ -97,6 +98,17 @@ def test_an_answer_without_a_card_or_with_a_missing_file(comfy_page):
         texts.push(box.innerText, box.innerHTML.includes('<i>'));
         m.renderGraph(box, {pending: true});
         texts.push(box.innerText);
+        // mend61: each file with the route's why (missing_where[].why): a dangling symlink is not "not found"
+        const gone = {name: 'sd/gone.safetensors', loader: 'VAELoader.vae_name', folders: ['vae'],
+                      why: 'a broken link (points to <b>vae</b>.safetensors, which does not exist)'};
+        const line = () => box.querySelector('[data-testid=gg-estimate-graph-missing]');
+        m.renderGraph(box, {...base, budget: 8 * G, verdict: 'fits', outcome: {status: 'incomplete'},
+                            missing: ['sd/gone.safetensors'], missing_where: [gone]});
+        texts.push(line().textContent, line().innerHTML.includes('<b>'));
+        m.renderGraph(box, {...base, budget: 8 * G, verdict: 'fits', outcome: {status: 'incomplete'},
+                            missing: ['a.safetensors', 'sd/gone.safetensors', 't5.gguf'],
+                            missing_where: [{name: 'a.safetensors', why: 'not found'}, gone, {name: 't5.gguf', why: 'not found'}]});
+        texts.push(line().textContent, box.querySelector('[data-testid=gg-estimate-graph-verdict]').textContent);
         return texts;
     }""")
     assert out[0].startswith("NO BUDGET") and "sd1 · 512×512 · batch 1 · no card set (the node's vram_gb is 0)" in out[0], out[0]
@@ -104,6 +116,11 @@ def test_an_answer_without_a_card_or_with_a_missing_file(comfy_page):
     assert out[1].startswith("INCOMPLETE") and "incomplete: <i>lora</i>.safetensors not found" in out[1], out[1]
     assert "per card tier: not judged (the estimate is incomplete)" in out[1] and "8 GB" not in out[1]
     assert out[2] is False and out[3] == "estimating the open graph…"
+    assert out[4] == "incomplete: sd/gone.safetensors: a broken link (points to <b>vae</b>.safetensors, which does not exist)", out[4]
+    assert out[5] is False
+    assert out[6] == ("incomplete: a.safetensors, t5.gguf not found; "
+                      "sd/gone.safetensors: a broken link (points to <b>vae</b>.safetensors, which does not exist)"), out[6]
+    assert out[7] == "INCOMPLETE"
 
 
 def load(page, wf):

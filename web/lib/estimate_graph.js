@@ -61,6 +61,23 @@ function deviceText(a) {
 }
 
 /**
+ * The files the route could not read, each with its why as the route gives it (missing_where[].why, the CLI's words):
+ * "incomplete: a, b not found; c: a broken link (points to X, which does not exist)". An answer without missing_where
+ * (names only) reads as not found.
+ * @param {any} a the route's answer
+ * @returns {string}
+ */
+export function missingText(a) {
+  const where = Array.isArray(a.missing_where) && a.missing_where.length ? a.missing_where
+    : (Array.isArray(a.missing) ? a.missing : []).map((name) => ({ name, why: "not found" }));
+  const why = (m) => (m.why ? String(m.why) : "not found");
+  const absent = where.filter((m) => why(m) === "not found").map((m) => m.name);
+  const parts = absent.length ? [`${absent.join(", ")} not found`] : [];
+  for (const m of where) if (why(m) !== "not found") parts.push(`${m.name}: ${why(m)}`);
+  return `incomplete: ${parts.join("; ")}`;
+}
+
+/**
  * Draw `state` into `box`: null (nothing asked yet), {pending}, {error}, or the route's answer.
  * @param {HTMLElement} box
  * @param {any} state
@@ -88,7 +105,7 @@ export function renderGraph(box, state) {
   head.append(badge, el("span", null, `peak ${fmtBytes(a.peak, 2)}${phase}` + (a.budget ? ` of ${fmtBytes(a.budget, 2)}` : "")));
   box.append(head);
   if (missing.length) {
-    const line = el("div", null, `incomplete: ${missing.join(", ")} not found`, { color: OUTCOME_TEXT.tight, overflowWrap: "anywhere" });
+    const line = el("div", null, missingText(a), { color: OUTCOME_TEXT.tight, overflowWrap: "anywhere" });
     line.dataset.testid = "gg-estimate-graph-missing";
     box.append(line);
   } else if (a.outcome?.reason) {
