@@ -266,7 +266,7 @@ def summary(p: dict) -> str:
         free = comfy_minimum(p["memory_required"], p["reserve"])
         why = ("its 0.8 GiB minimum" if MIN_INFERENCE >= p["memory_required"] else "memory_required") + " + reserve"
         room = p["budget"] - p["context"] - (0 if p["text_encoders_off"] else p["weights"]["text_encoders"])
-        if p["weights_on_gpu"] > room - free:  # kept by MIN_WEIGHT_MEMORY_RATIO's floor (0.4 off NVIDIA): less stays free
+        if p["weights_on_gpu"] > max(0, room - free):  # kept by MIN_WEIGHT_MEMORY_RATIO's floor (0.4 off NVIDIA): less stays free
             free, why = room - p["weights_on_gpu"], f"less than {fmt_bytes(free)}, as MIN_WEIGHT_MEMORY_RATIO keeps those weights"
         parts.append(f"kept {fmt_bytes(p['weights_on_gpu'])} of weights on the GPU, offloaded {fmt_bytes(p['weights_offloaded'])} "
                      f"(ComfyUI's loader keeps {fmt_bytes(free)} free: {why})")

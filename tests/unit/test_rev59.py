@@ -18,3 +18,51 @@ def test_fit_summary_says_what_the_weight_floor_leaves_free():
     p = fit_plan.plan(8 * GiB, weights={"diffusion_model": 6 * GiB}, memory_required=6 * GiB)
     assert p["weights_on_gpu"] == 2 * GiB
     assert "offloaded 4.00 GiB (ComfyUI's loader keeps 6.00 GiB free: memory_required + reserve)" in p["summary"]
+    # nothing kept (1 GiB free, memory_required 1.5 GiB, ratio 0): the loader's aim stands, no floor named
+    p = fit_plan.plan(GiB, weights={"diffusion_model": 2 * GiB}, memory_required=3 * GiB // 2)
+    assert p["weights_on_gpu"] == 0
+    assert "offloaded 2.00 GiB (ComfyUI's loader keeps 1.50 GiB free: memory_required + reserve)" in p["summary"], p["summary"]
+
+
+# A broken link in a models folder (mend59) was named in the route's assumptions only; the open graph's page showed the
+# answer's missing files as "incomplete: X not found", as if the file were absent. The answer carries each missing
+# file's why (missing_where, mend61), which the page shows (tests/web/test_estimate_tiers.py). Breaks if the answer
+# leaves it out, gives a broken link's why to an absent file, or carries a user folder.
+def test_the_route_says_why_a_broken_link_is_missing(monkeypatch, tmp_path):
+    import json
+    import os
+    import sys
+    import types
+    from pathlib import Path
+
+    from gpu_garden.memory.estimate import layouts, verdict
+    from gpu_garden.nodes import host_models
+    from support.fit_stubs import fresh_node
+
+    d = tmp_path / "models"
+    layouts.write_sparse("sd15_v1-5-pruned-emaonly-fp16", d / "checkpoints" / "sd15.safetensors")
+    (d / "vae").mkdir(parents=True)
+    os.symlink(tmp_path / "elsewhere" / "vae-ft-mse.safetensors", d / "vae" / "gone.safetensors")
+    routes = fresh_node(monkeypatch, Path(__file__).parent / "stubs", "estimate_routes")
+    fp = types.ModuleType("folder_paths")
+
+    def get_full_path(folder, name):
+        full = os.path.join(str(d / folder), os.path.relpath(os.path.join("/", name), "/"))
+        return full if os.path.isfile(full) else None
+
+    fp.get_full_path, fp.get_folder_paths = get_full_path, (lambda folder: [str(d / folder)])
+    monkeypatch.setitem(sys.modules, "folder_paths", fp)
+    monkeypatch.setattr(verdict, "host_available_ram", lambda: 64 << 30)
+    monkeypatch.setattr(host_models, "compute_backend", lambda: "cuda")
+    wf = {"4": {"class_type": "CheckpointLoaderSimple", "inputs": {"ckpt_name": "sd15.safetensors"}},
+          "8": {"class_type": "VAELoader", "inputs": {"vae_name": "gone.safetensors"}},
+          "9": {"class_type": "UpscaleModelLoader", "inputs": {"model_name": "absent.pth"}},
+          "10": {"class_type": "LoraLoader", "inputs": {"lora_name": "absent_lora.safetensors"}},
+          "11": {"class_type": "CLIPLoader", "inputs": {"clip_name": "absent_te.safetensors"}},
+          "5": {"class_type": "EmptyLatentImage", "inputs": {"width": 512, "height": 512, "batch_size": 1}}}
+    out = routes.estimate_graph({"workflow": wf, "vram_gb": 8})
+    assert out["missing"] == ["gone.safetensors", "absent_te.safetensors"], out["missing"]
+    why = {m["name"]: m["why"] for m in out["missing_where"]}
+    assert why == {"gone.safetensors": "a broken link (points to vae-ft-mse.safetensors, which does not exist)",
+                   "absent_te.safetensors": "not found"}, why
+    assert str(tmp_path) not in json.dumps(out)
