@@ -200,9 +200,16 @@ def _speculative_flag(cfg: dict, why: str) -> list:
 
 
 def lmo_flags(runtime, knobs) -> list:
-    if runtime != "vllm" or not knobs.get("language_model_only"):
+    """--language-model-only and --limit-mm-per-prompt as given (JSON, the form vLLM 0.10+ takes)."""
+    if runtime != "vllm":
         return []
-    return [flag("flag", "--language-model-only", "", "no vision tower", text="--language-model-only")]
+    out = [flag("flag", "--language-model-only", "", "no vision tower", text="--language-model-only")
+           ] if knobs.get("language_model_only") else []
+    if knobs.get("limit_mm_per_prompt") not in (None, "", {}):
+        text = json.dumps(V.mm_limits(knobs["limit_mm_per_prompt"]), separators=(",", ":"))
+        out.append(flag("flag", "--limit-mm-per-prompt", text, "items a prompt may hold",
+                        text=f"--limit-mm-per-prompt {shlex.quote(text)}"))
+    return out
 
 
 def offload_flags(runtime, knobs) -> list:

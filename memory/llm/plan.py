@@ -16,7 +16,7 @@ from .runtime_ctx import (DEFAULT_CTX, OLLAMA_CTX_FLOOR, OLLAMA_OOM_RETRY, _mode
 from .cache import KV_BYTES, LLAMACPP_SWA_ARCHS, norm_kv, SSM_CACHE_DTYPE_FROM, with_ssm_cache_dtype
 from .runtimes import at_least, llamacpp as LC, ollama as OL, parse_version, sglang as SG, version_note, vllm as V
 from .runtimes import sglang_dp as SGDP, vllm_dp as VDP, vllm_offload as VOFF, vllm_overheads as VO
-from .runtimes import vllm_hybrid as VH
+from .runtimes import vllm_activation as VA, vllm_hybrid as VH
 from .runtimes.llamacpp_offload import cpu_attn_bytes
 from .spec import SLIDING, LLMSpec, gguf_blocks
 from .plan_verdict import _search, _sizes_only
@@ -271,6 +271,14 @@ def _drop_tower_or_state(spec, runtime, knobs, notes) -> tuple:
         spec = replace(spec, vision=None, audio=None, notes=[n for n in spec.notes if "vision-language" not in n])
         notes = [n for n in notes if "vision-language" not in n]
         notes.append(f"--language-model-only: no {towers} tower loaded or profiled")
+    limits = V.mm_limits(knobs.get("limit_mm_per_prompt")) if runtime == "vllm" else {}
+    if spec.vision and VA.vision_off(spec.vision, spec.arch, limits):  # MM_LIMIT: not built, loaded or profiled
+        spec = replace(spec, vision=None, notes=[n for n in spec.notes if "vision-language" not in n])
+        notes = [n for n in notes if "vision-language" not in n]
+        notes.append("--limit-mm-per-prompt sets every modality of the vision tower to 0: not loaded or profiled")
+    if spec.audio and limits.get("audio") == 0:
+        spec = replace(spec, audio=None)
+        notes.append("--limit-mm-per-prompt sets audio to 0: no audio tower loaded")
     if knobs.get("mamba_ssm_cache_dtype") is not None:
         if runtime not in ("vllm", "sglang"):
             raise UserError(f"--mamba-ssm-cache-dtype is vLLM's (SGLang's --mamba-ssm-dtype); {runtime} keeps its own "

@@ -284,6 +284,7 @@ def _text_config(cfg: dict) -> dict:
             merged = {k: v for k, v in cfg.items() if k not in (key, "vision_config")}
             merged.update(sub)
             merged.setdefault("_vision", cfg.get("vision_config") if isinstance(cfg.get("vision_config"), dict) else None)
+            merged.setdefault("_wrapper", cfg.get("model_type"))  # the wrapper's type (mistral3, llava)
             return merged
     return dict(cfg, _vision=cfg.get("vision_config") if isinstance(cfg.get("vision_config"), dict) else None)
 
@@ -479,6 +480,9 @@ def from_config(cfg: dict, name: str = "config.json") -> LLMSpec:
             spec.vision["_max_pixels"] = int(edge)
         if pre.get("max_patches"):  # Llama 4's processor: at most this many 336-pixel tiles an image (mllama4.py)
             spec.vision["_max_tiles"] = int(pre["max_patches"])
+        if spec.vision.get("model_type") == "pixtral":  # patches merged merge x merge into one token (PIXTRAL_MERGE)
+            merge = cfg.get("spatial_merge_size") or (2 if cfg.get("_wrapper") == "mistral3" else 1)
+            spec.vision["_merge"] = int(merge)
         spec.mm_prefix_lm = cfg.get("use_bidirectional_attention") == "vision"
         spec.notes.append("a vision-language model: the decoder as described; its vision tower is counted where the runtime "
                           "loads it (vLLM with the weights, Ollama as a projector, llama.cpp with --mmproj)")

@@ -89,6 +89,19 @@ LLAMA4_MAX_TILES = 16
 # vLLM holds in encoder_cache through the forward (N x T x hidden, 16-bit: 88 MB for Gemma 3 27B at 8192), tried on
 # the design rows and not kept. The 32 B above was fitted on 1-item runs (T = budget); Gemma 3's 32-image batch
 # (4.50 GiB at 32 B) over-reserves (0.19.0 rows: +1.14% -> -2.19% KV tokens), the Qwen3.6 65536-token rows gain.
+# PIXTRAL_MERGE: a Pixtral item's T is its [IMG] embeddings alone, (side / (patch x merge))^2 for the dummy's side^2
+# image (vLLM main 6097afb9b, 2026-04-20: encoder_budget.py:15-41 sums get_num_embeds(); pixtral.py:262-268 marks
+# [IMG_BREAK] / [IMG_END] as no embedding; the side is max_image_size, pixtral.py:147-151, or image_size on the HF path,
+# mistral3.py:198-201). merge: spatial_merge_size, 1 unless params.json names one (VisionEncoderArgs, pixtral.py:611)
+# and on the HF path getattr(hf_config, "spatial_merge_size", 1) (pixtral.py:1111-1114): Mistral3Config's 2, Llava's
+# (Pixtral-12B) 1, spec.py's "_merge". Before vllm#16076 (2025-04-07, first in 0.8.4) T was (ncols + 1) x nrows.
+PIXTRAL_EMBEDS_ONLY = (0, 8, 4)
+# MM_LIMIT: vLLM's --limit-mm-per-prompt (config/multimodal.py:259-273 at 6097afb9b: a modality not given is 999). It
+# caps the items a prompt holds, max(1, min(limit, max_model_len // T)) (encoder_budget.py:157-162); a modality at 0 is
+# no tower modality, so neither profiled (72-77) nor, with all of its tower's at 0, built (interfaces.py:249-288,
+# _mark_tower_model: image and video for Qwen-VL and Gemma 4's vision tower, image alone for the others; audio alone).
+MM_LIMIT_DEFAULT = 999
+MM_MODALITIES = ("image", "video", "audio")
 
 
 # No term for a gated-DeltaNet layer's chunked-prefill temporaries (fla chunk_gated_delta_rule_fwd: the chunk states
@@ -151,7 +164,8 @@ def moe_workspace(spec, max_batched: int) -> int:
 
 def activation(spec, max_batched: int, max_seqs: int, version=(0, 6), v1: bool | None = None,
                sampler: str = "native", first_stage: bool = True, last_stage: bool = True,
-               max_model_len: int | None = None, weights_format=None, moe_backend=None, aux_hidden: int = 0) -> int:
+               max_model_len: int | None = None, weights_format=None, moe_backend=None, aux_hidden: int = 0,
+               mm_limits: dict | None = None) -> int:
     """Profile run peak: the larger of one forward of max_num_batched_tokens and the sampler on max_num_seqs
     rows (the forward's intermediates are freed before the sampler runs, in both engines), and, for a vision-
     language model, the vision tower's run on its largest item's copies (encoder_peak; one under V0). Calibrated on vLLM's
@@ -163,7 +177,8 @@ def activation(spec, max_batched: int, max_seqs: int, version=(0, 6), v1: bool |
     parallelism only the last stage samples and only the first runs a vision tower. max_model_len: V1 profiles
     the modality whose one item has the most tokens, which for Qwen2-VL at a long context is a video
     (encoder_peak). aux_hidden: values a token of the target's tapped hidden states an EAGLE-3 / DFlash drafter
-    reads, held beside the forward's last layers (vllm_drafter.AUX_METHODS), 16-bit."""
+    reads, held beside the forward's last layers (vllm_drafter.AUX_METHODS), 16-bit. mm_limits: --limit-mm-per-prompt
+    (mm_limits(), MM_LIMIT)."""
     d = spec.hidden
     if v1 is None:
         from .vllm import V1
@@ -193,32 +208,88 @@ def activation(spec, max_batched: int, max_seqs: int, version=(0, 6), v1: bool |
         sampler = (rows * spec.vocab + max_batched * d) * 2 if last_stage else 0
     if sampler and held:
         sampler += moe_workspace(spec, max_batched)  # held from the forward (MOE_WORKSPACE_HELD)
-    enc = encoder_peak(spec, max_model_len if v1 else None, max_batched if v1 else None, max_seqs) if first_stage else 0
+    enc = (encoder_peak(spec, max_model_len if v1 else None, max_batched if v1 else None, max_seqs, mm_limits, version)
+           if first_stage else 0)
     return int(max(forward, sampler, enc))
 
 
-def qwen_vl_video_grid_t(max_model_len: int) -> int:
+def qwen_vl_video_grid_t(max_model_len: int, images: int = 1) -> int:
     """Temporal patches of the dummy video V1 profiles Qwen2-VL / Qwen2.5-VL with: the engine encodes one item of
     the modality whose largest item has the most tokens (gpu_model_runner.profile_run: "the model is profiled with
     a single non-text modality with the max possible input tokens"); the video's frames at the largest image size
     are as many as fit max_model_len minus one largest image's tokens (16384), at most _MAX_FRAMES_PER_VIDEO = 16,
     two frames to a temporal patch (qwen2_vl.py get_num_frames_with_most_features / _get_max_video_frames). At
-    128000 tokens that is 12 frames, 6 temporal patches: six images' worth of patches through the tower."""
+    128000 tokens that is 12 frames, 6 temporal patches: six images' worth of patches through the tower. images: the
+    largest images taken off first (0 when --limit-mm-per-prompt sets image to 0: no image is profiled beside it)."""
     tokens = QWEN_VL_MAX_PIXELS // (14 * 14 * 4)        # one frame pair (or image) at the largest size
     frames = 0
-    while frames < QWEN_VL_MAX_FRAMES and -(-(frames + 1) // 2) * tokens <= max_model_len - tokens:
+    while frames < QWEN_VL_MAX_FRAMES and -(-(frames + 1) // 2) * tokens <= max_model_len - images * tokens:
         frames += 1
     return max(-(-frames // 2), 1)
 
 
-def encoder_peak(spec, max_model_len: int | None = None, max_batched: int | None = None, max_seqs: int | None = None) -> int:
+def mm_limits(value) -> dict:
+    """vLLM's --limit-mm-per-prompt as {modality: count}: JSON as 0.10+ takes it ('{"image": 2, "video": 0}', a
+    modality's value a count or {"count": N, ...}; arg_utils parses the option with json.loads) or the key=value list
+    earlier releases took ('image=2,video=0', removed by vllm#20969). A modality not given is MM_LIMIT_DEFAULT."""
+    from ...errors import UserError
+    if value is None or value == "":
+        return {}
+    if isinstance(value, str):
+        text = value.strip()
+        if text.startswith("{"):
+            import json
+            try:
+                value = json.loads(text)
+            except ValueError as e:
+                raise UserError(f"--limit-mm-per-prompt {value!r} is not JSON: {e}") from None
+        else:
+            try:
+                value = {k.strip(): int(n) for k, n in (p.split("=") for p in text.split(",") if p.strip())}
+            except ValueError:
+                raise UserError(f"--limit-mm-per-prompt {value!r}: give JSON ('{{\"image\": 2}}') or "
+                                "image=N,video=M") from None
+    if not isinstance(value, dict):
+        raise UserError(f"--limit-mm-per-prompt {value!r}: give JSON ('{{\"image\": 2}}') or image=N,video=M")
+    out = {}
+    for k, n in value.items():
+        count = n.get("count", MM_LIMIT_DEFAULT) if isinstance(n, dict) else n
+        if k not in MM_MODALITIES or isinstance(count, bool) or not isinstance(count, int) or count < 0:
+            raise UserError(f"--limit-mm-per-prompt {k}={count!r}: kv reads a count of 0 or more for "
+                            f"{', '.join(MM_MODALITIES)}")
+        out[k] = count
+    return out
+
+
+def takes_video(v: dict, arch=None) -> bool:
+    """Whether vLLM's class marks this vision tower for video as well as images (_mark_tower_model at 6097afb9b:
+    qwen2_vl, qwen2_5_vl, qwen3_vl, qwen3_5 and gemma4_mm {"image", "video"}; dots_ocr, gemma3_mm, llava, mistral3,
+    pixtral and mllama4 "image")."""
+    kind = str(v.get("model_type") or "")
+    if kind.startswith(("qwen", "gemma4")):
+        return True
+    return not kind and not v.get("image_size") and arch != "dots_ocr"  # Qwen2-VL / Qwen2.5-VL's config names none
+
+
+def vision_off(v: dict, arch, limits: dict) -> bool:
+    """The tower is not built: every modality vLLM marks it with is at 0 (MM_LIMIT)."""
+    off = limits.get("image", MM_LIMIT_DEFAULT) == 0
+    return off and (not takes_video(v, arch) or limits.get("video", MM_LIMIT_DEFAULT) == 0)
+
+
+def encoder_peak(spec, max_model_len: int | None = None, max_batched: int | None = None, max_seqs: int | None = None,
+                 limits: dict | None = None, version=None) -> int:
     """Bytes of the vision tower's profile run on its largest item: one image (Llama 4: all its tiles), or for Qwen2-VL
     under V1 (max_model_len given) the largest video when that has more patches (0 for a text model). With max_batched
-    (V1) the run encodes profile_items copies of that item in one batch (PROFILE_ITEMS); without it, one."""
+    (V1) the run encodes profile_items copies of that item in one batch (PROFILE_ITEMS); without it, one. limits:
+    --limit-mm-per-prompt (mm_limits): a modality at 0 is not profiled, the per-prompt item count is capped."""
     v = spec.vision or {}
     d = int(v.get("hidden_size") or 0)
-    if not d:
+    limits = limits or {}
+    if not d or vision_off(v, spec.arch, limits):
         return 0
+    video_limit = limits.get("video", MM_LIMIT_DEFAULT)
+    image_limit = limits.get("image", MM_LIMIT_DEFAULT)
     patch = int(v.get("patch_size") or 14)
     # Qwen-VL's dummy image: the processor's size.longest_edge pixels (qwen2_vl.py get_image_size_with_most_features,
     # max_pixels // (patch x merge)^2 merged tokens), the config's preprocessor_config where kv has it (vLLM 0.20.2)
@@ -229,23 +300,30 @@ def encoder_peak(spec, max_model_len: int | None = None, max_batched: int | None
         patches = (tiles + 1 if tiles > 1 else 1) * (patches + 1)
     if v.get("default_output_length"):  # Gemma 4: an image is at most this many soft tokens, each pooling k x k patches
         patches = int(v["default_output_length"]) * int(v.get("pooling_kernel_size") or 1) ** 2
-    if (not v.get("image_size") and max_model_len and not str(v.get("model_type") or "").startswith("qwen3")
-            and spec.arch != "dots_ocr"):
+    video = (not v.get("image_size") and max_model_len and not str(v.get("model_type") or "").startswith("qwen3")
+             and spec.arch != "dots_ocr" and video_limit)
+    if video:
         # Qwen2-VL / Qwen2.5-VL's dummy video (qwen2_vl.py); Qwen 3.5+ (vision model_type qwen3_5*) taken at one image:
         # its two vLLM 0.24/0.27 logs leave 1.8 and 2.3 GiB for the whole profile peak, far below a video's. dots.ocr
         # takes images only (vLLM 0.20.2 dots_ocr.py:138-139 get_supported_mm_limits {"image": None}; its dummy builder,
         # 100-124, makes images at Qwen2-VL's largest size)
-        patches *= qwen_vl_video_grid_t(max_model_len)
+        # the frames' room less one image's tokens where an image is profiled too (image at 0: none)
+        patches *= qwen_vl_video_grid_t(max_model_len, images=1 if image_limit else 0)
     items = 1
     if max_batched and max_seqs:
-        items = profile_items(item_tokens(v, patches, spec.arch), max_batched, max_seqs, max_model_len)
+        tokens = item_tokens(v, patches, spec.arch, version)
+        # the profiled modality's limit: the video's where kv sizes it, or where kv's image stands in for the video
+        # vLLM profiles instead (Qwen 3.5+, Gemma 4 with image at 0)
+        limit = video_limit if video or not image_limit else image_limit
+        items = profile_items(tokens, max_batched, max_seqs, max_model_len, limit)
     return int(items * patches * d * ENCODER_BYTES_PER_HIDDEN)
 
 
-def item_tokens(v: dict, patches: int, arch=None) -> int:
+def item_tokens(v: dict, patches: int, arch=None, version=None) -> int:
     """Prompt tokens one profile item fills (what vLLM divides its encoder budget by), from the tower's patches: Qwen-VL
     and dots.ocr merge merge x merge patches a token, Gemma 3 pools 4 x 4 (64 x 64 patches to 256 tokens), Pixtral
-    (Mistral 3) merges 2 x 2, Llama 4 shuffles a tile's 576 patches into 144 tokens (its class tokens dropped), CLIP
+    merges spatial_merge_size^2 (2 x 2 in Mistral 3, none in Pixtral-12B: PIXTRAL_MERGE; before 0.8.4 with a break
+    token a row), Llama 4 shuffles a tile's 576 patches into 144 tokens (its class tokens dropped), CLIP
     (LLaVA) keeps each patch. 0 where the profiled item is not the image kv sizes: Gemma 4 profiles a video (its logs:
     "profiled with 3 video items" at 8192 batched tokens), so kv keeps one item there."""
     kind = str(v.get("model_type") or "")
@@ -257,19 +335,24 @@ def item_tokens(v: dict, patches: int, arch=None) -> int:
     if kind == "siglip_vision_model" and str(arch or "").startswith("gemma3"):
         return patches // 16
     if kind == "pixtral":
-        return patches // 4
+        from math import isqrt
+        tokens = patches // int(v.get("_merge") or 1) ** 2
+        old = version is not None and not at_least(version, *PIXTRAL_EMBEDS_ONLY)
+        return tokens + isqrt(tokens) if old else tokens  # an [IMG_BREAK] / [IMG_END] a row counted before 0.8.4
     if v.get("image_size"):
         return patches
     merge = int(v.get("spatial_merge_size") or 2)
     return patches // (merge * merge)
 
 
-def profile_items(tokens: int, max_batched: int, max_seqs: int, max_model_len=None) -> int:
+def profile_items(tokens: int, max_batched: int, max_seqs: int, max_model_len=None,
+                  limit: int = MM_LIMIT_DEFAULT) -> int:
     """How many copies of its largest item vLLM's profile run encodes (PROFILE_ITEMS): the encoder budget (at least one
-    item) over the item's tokens, capped by what the decoder could hold (max_num_seqs prompts of max_model_len //
-    tokens items each); 1 where the item's tokens are unknown."""
+    item) over the item's tokens, capped by what the decoder could hold (max_num_seqs prompts of max(1, min(limit,
+    max_model_len // tokens)) items each, limit the modality's --limit-mm-per-prompt); 1 where the item's tokens are
+    unknown."""
     if not tokens:
         return 1
     budget = max(max_batched, tokens)
-    per_prompt = max(1, max_model_len // tokens) if max_model_len else 1
+    per_prompt = max(1, min(limit, max_model_len // tokens)) if max_model_len else 1
     return max(1, min(budget // tokens, max_seqs * per_prompt))
