@@ -22,11 +22,11 @@ MAX_BODY = 32 << 20
 
 def resolve(folders, name):
     """folder_paths.get_full_path over the loader's folders (None when the file is not there). A dangling symlink,
-    which ComfyUI lists in the loader's dropdown and get_full_path skips, raises workflow.BrokenLink: the estimate
+    which ComfyUI lists in the loader's dropdown and get_full_path skips, raises model_files.BrokenLink: the estimate
     reports that file and estimates the others."""
     import folder_paths
 
-    from ..memory.estimate.workflow import broken_link
+    from ..memory.estimate.model_files import broken_link
 
     for f in folders:
         try:
@@ -53,7 +53,7 @@ def as_shown(text: str) -> str:
         import folder_paths
     except ImportError:
         return text
-    from ..memory.estimate.workflow import subfolders
+    from ..memory.estimate.model_files import subfolders
 
     bases = set()
     for f in subfolders():
