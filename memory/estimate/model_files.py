@@ -42,25 +42,47 @@ FOLDER_ROLES = {"checkpoints": ("diffusion_model", "text_encoder", "vae"), "diff
 
 def find_file(models_dir, folders, name):
     """The name is always taken relative to its folder, as ComfyUI's folder_paths.get_full_path does: a shared
-    workflow naming '/etc/x' or '../../x' must not make the CLI open files outside --models-dir."""
+    workflow naming '/etc/x' or '../../x' must not make the CLI open files outside --models-dir. A path it may not
+    read is passed over as get_full_path's os.path.isfile does (Path.is_file raises PermissionError), then named by
+    unusable() when no folder has the file."""
     rel = os.path.relpath(os.path.join("/", name), "/")
+    denied = False
     for sub in folders:
         p = Path(models_dir) / sub / rel
-        if p.is_file():
-            return p
-    broken_link([Path(models_dir) / sub for sub in folders], name)
+        try:
+            if p.is_file():
+                if os.access(p, os.R_OK):
+                    return p
+                denied = True
+        except PermissionError:
+            denied = True
+    unusable([Path(models_dir) / sub for sub in folders], name, denied)
     return None
 
 
-class BrokenLink(UserError):
+class Unusable(UserError):
+    """A loader's file ComfyUI cannot use, though its name is there: read() reports that one file (its text is the
+    missing file's why), the rest is estimated."""
+
+
+class BrokenLink(Unusable):
     """A loader's file name that is a symlink to nothing: ComfyUI lists it in the loader's dropdown and
     folder_paths.get_full_path skips it (os.path.isfile is False). Its text: 'a broken link (points to X, which does not
-    exist)', the target's file name only (no folder of the user's); read() reports that one file, the rest is estimated."""
+    exist)', the target's file name only (no folder of the user's)."""
 
 
-def broken_link(bases, name):
+class NotReadable(Unusable):
+    """A loader's file, or a folder on its way, this process may not read: get_full_path's os.path.isfile is False
+    for it (stat denied), or the file is there and open would be denied."""
+
+
+NOT_READABLE = "not readable (permission denied)"
+
+
+def unusable(bases, name, denied=False):
     """Raise BrokenLink when `name`, read as find_file and get_full_path read it, is a dangling symlink under one of the
-    folders `bases`; else nothing."""
+    folders `bases`, NotReadable when its stat there is denied (or `denied`: the caller found it unreadable); else
+    nothing."""
     rel = os.path.relpath(os.path.join("/", name), "/")
     for base in bases:
         link = os.path.join(base, rel)
@@ -70,6 +92,14 @@ def broken_link(bases, name):
             except OSError:
                 to = "its target does not exist"
             raise BrokenLink(f"a broken link ({to})")
+        try:
+            os.stat(link)
+        except PermissionError:
+            denied = True
+        except OSError:
+            pass
+    if denied:
+        raise NotReadable(NOT_READABLE)
 
 
 def subfolders():
@@ -78,4 +108,4 @@ def subfolders():
 
 def has_model_folders(d) -> bool:
     """Whether folder d has any of the model sub-folders the loaders read (checkpoints/, vae/, ...)."""
-    return any((Path(d) / s).is_dir() for s in subfolders())
+    return any(os.path.isdir(Path(d) / s) for s in subfolders())  # False where stat is denied, as in ComfyUI

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from . import families, formula, spec
 from .latent_nodes import LATENT_NODES, size_widgets, widget_names
-from .model_files import CHECKED, FOLDER_ROLES, LOADER_ROLES, LOADERS, BrokenLink, find_file, has_model_folders
+from .model_files import CHECKED, FOLDER_ROLES, LOADER_ROLES, LOADERS, Unusable, find_file, has_model_folders
 from .host_ram import MODEL_FILE_EXT
 from ..errors import UserError
 from ..units import GiB, fmt_bytes
@@ -149,7 +149,7 @@ def read(wf: dict, models_dir, resolve=None) -> dict:
                 why = None
                 try:
                     p = resolve(folders, w[name]) if resolve else find_file(models_dir, folders, w[name]) if models_dir else None
-                except BrokenLink as exc:  # that file is reported, the others still estimated
+                except Unusable as exc:  # a broken link, not readable: that file is reported, the others still estimated
                     p, why = None, str(exc)
                 if not p:
                     (missing if t in LOADERS else missing_checked).append((w[name], t, name, folders, why))
