@@ -12,7 +12,8 @@ from pathlib import Path
 
 from . import families, formula, spec
 from .latent_nodes import LATENT_NODES, size_widgets, widget_names
-from .model_files import CHECKED, FOLDER_ROLES, LOADER_ROLES, LOADERS, Unusable, find_file, has_model_folders
+from .model_files import (CHECKED, FOLDER_ROLES, LOADER_ROLES, LOADERS, NOT_COUNTED, Unusable, find_file,
+                          has_model_folders)
 from .host_ram import MODEL_FILE_EXT
 from ..errors import UserError
 from ..units import GiB, fmt_bytes
@@ -186,12 +187,11 @@ def read(wf: dict, models_dir, resolve=None) -> dict:
         if af and size and af != size[2]:
             notes.append(f"LTXVEmptyLatentAudio's frames_number {af} is not the video's length {size[2]}: the audio "
                          "latent is counted for the video's frames")
-    if checked:
-        notes.append("LoRA files found, not counted (merged into the weights they patch): "
-                     + ", ".join(os.path.basename(p) for p, _, _ in checked))
-    if missing_checked:  # a file never counted cannot make the estimate incomplete
-        notes.append("not found, and not counted if found (a LoRA is merged into the weights it patches): "
-                     + ", ".join(f"{m[0]} ({m[1]}; {m[4] or 'looked in ' + _looked(m[3])})" for m in missing_checked))
+    for found, _ in dict.fromkeys(NOT_COUNTED[t] for _, t, _ in checked):  # one note per kind (a LoRA, an upscaler)
+        notes.append(f"{found}: " + ", ".join(os.path.basename(p) for p, t, _ in checked if NOT_COUNTED[t][0] == found))
+    for _, why in dict.fromkeys(NOT_COUNTED[m[1]] for m in missing_checked):  # never counted: the estimate stays whole
+        notes.append(f"not found, and not counted if found ({why}): " + ", ".join(
+            f"{m[0]} ({m[1]}; {m[4] or 'looked in ' + _looked(m[3])})" for m in missing_checked if NOT_COUNTED[m[1]][1] == why))
     return {"files": files, "missing": missing, "missing_checked": missing_checked, "checked": checked, "size": size, "cfg": (max(cfgs) > 1.0) if cfgs else None,
             "tiled": tiled, "weights_dtype": wdt, "notes": notes, "cpu_te": any("CPU" in n for n in notes),
             "from_input": graph["from_input"], "latent_families": graph["families"], "audio_fps": graph.get("audio_fps")}

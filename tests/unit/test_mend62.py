@@ -93,3 +93,37 @@ def test_an_unreadable_file_is_missing_with_its_why_in_the_route(monkeypatch, de
     why = {m["name"]: m["why"] for m in out["missing_where"]}
     assert why == {"locked/ae.safetensors": DENIED, "ro.safetensors": DENIED, "absent.safetensors": "not found"}, why
     assert str(tmp_path) not in json.dumps(out)
+
+
+# LTX-2's two-stage workflows load a spatial upsampler with LatentUpscaleModelLoader (ComfyUI 0.8.0
+# comfy_extras/nodes_hunyuan.py:173-186: one widget, model_name, from latent_upscale_models/, folder_paths.py:41). The
+# loader tables did not know it: the file was never looked for, and the estimate said nothing of it. Now it is looked
+# for and not counted (CHECKED, as a LoRA): found, a note names it and its bytes are never read as a model (the stand-in
+# file here is no safetensors); not found, a note says where it was looked for and the outcome stands. Same peak as the
+# graph without it. Breaks if the loader is dropped from the tables (no note) or counted (its file read).
+UPSCALER = "ltx-2-spatial-upscaler-x2-1.0.safetensors"
+
+
+def test_a_latent_upscale_model_is_looked_for_and_not_counted(tmp_path):
+    from gpu_garden.memory.estimate import formula, layouts, workflow
+
+    d = tmp_path / "models"
+    layouts.write_sparse("sd15_v1-5-pruned-emaonly-fp16", d / "checkpoints" / "sd15.safetensors")
+    (d / "latent_upscale_models").mkdir(parents=True)
+    (d / "latent_upscale_models" / UPSCALER).write_bytes(b"not a model")
+    base = {"nodes": [{"id": 4, "type": "CheckpointLoaderSimple", "widgets_values": ["sd15.safetensors"]},
+                      {"id": 5, "type": "EmptyLatentImage", "widgets_values": [512, 512, 1]}], "links": []}
+    up = dict(base, nodes=base["nodes"] + [{"id": 7, "type": "LatentUpscaleModelLoader", "widgets_values": [UPSCALER]}])
+    plain = formula.judge(workflow.estimate_workflow(base, d), 8 << 30)
+    est = formula.judge(workflow.estimate_workflow(up, d), 8 << 30)
+    assert est["peak"] == plain["peak"] and est["workflow"]["files"] == ["sd15.safetensors"]
+    assert est["outcome"]["status"] == plain["outcome"]["status"] != "incomplete"
+    assert ("latent upscale model files found, not counted (the upscale node that runs them is not estimated): " + UPSCALER
+            in est["assumptions"])
+    (d / "latent_upscale_models" / UPSCALER).unlink()
+    est = formula.judge(workflow.estimate_workflow(up, d), 8 << 30)
+    assert est["workflow"]["missing"] == [] and est["workflow"]["missing_not_counted"] == [UPSCALER]
+    assert est["outcome"]["status"] != "incomplete"
+    assert ("not found, and not counted if found (a latent upscale model runs in its own upscale node, which the "
+            f"estimate does not count): {UPSCALER} (LatentUpscaleModelLoader; looked in latent_upscale_models/)"
+            in est["assumptions"]), est["assumptions"]
