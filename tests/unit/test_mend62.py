@@ -11,6 +11,7 @@ from support.cli_run import estimate, unwrap
 
 STUBS = Path(__file__).parent / "stubs"
 DENIED = "not readable (permission denied)"
+GiB = 1 << 30
 
 
 # A models sub-folder this process may not read (chmod 700 by another user): Path.is_file raised PermissionError in
@@ -127,3 +128,34 @@ def test_a_latent_upscale_model_is_looked_for_and_not_counted(tmp_path):
     assert ("not found, and not counted if found (a latent upscale model runs in its own upscale node, which the "
             f"estimate does not count): {UPSCALER} (LatentUpscaleModelLoader; looked in latent_upscale_models/)"
             in est["assumptions"]), est["assumptions"]
+
+
+# "runs with offload" named Fit to Card's figure also when only the text encoders spill, though Fit to Card plans the
+# diffusion model's weights only; and the per-tier label said "runs with X offloaded" where the reason says "at least X"
+# (mend60: the peak over the budget, the least that must leave the GPU). By hand, partial loads with no fixed part or
+# margin on 8 GiB: the text encoders' 9 GiB of weights beside 1 GiB of activations leave 9 + 1 - 8 = 2 GiB in RAM; the
+# diffusion model's 4 + 1 fit. With the diffusion model's 8 GiB as well: 8 + 1 - 8 = 1 GiB, the larger spill 2 GiB; with
+# the diffusion model's 8 GiB and 4 GiB of text encoders, the diffusion model's 1 GiB alone.
+# Breaks if the text encoders' reason names Fit to Card, if the diffusion model's does not, or if the label drops "at least".
+def _est(sample_weights, te_weights=9 * GiB):
+    def bd(w):
+        return {"weights": w, "activations": GiB, "allocator_margin": 0, "fixed": 0}
+    return {"verdict": "does not fit", "policy": {}, "breakdown": {"sample": bd(sample_weights), "text_encode": bd(te_weights)},
+            "phases": {"sample": sample_weights + GiB, "text_encode": te_weights + GiB}}
+
+
+def test_fit_to_card_is_named_only_for_the_diffusion_model_and_the_label_says_at_least():
+    from gpu_garden.memory.estimate import verdict
+
+    te = verdict._vram_outcome(_est(4 * GiB), 8 * GiB)
+    assert (te["status"], te["offloaded"]) == ("runs with offload", 2 * GiB)
+    assert te["reason"].startswith("ComfyUI loads the text encoders partially: at least 2.00 GiB of weights stay in RAM")
+    assert "Fit to Card" not in te["reason"]
+    dm = verdict._vram_outcome(_est(8 * GiB, te_weights=4 * GiB), 8 * GiB)  # the diffusion model alone: 8 + 1 - 8 = 1 GiB
+    assert dm["offloaded"] == GiB and dm["reason"].startswith("ComfyUI loads the diffusion model partially: at least 1.00 GiB")
+    assert dm["reason"].endswith("so it may offload more (Fit to Card's figure)"), dm["reason"]
+    both = verdict._vram_outcome(_est(8 * GiB), 8 * GiB)
+    assert both["offloaded"] == 2 * GiB and both["reason"].startswith("ComfyUI loads the diffusion model and text encoders")
+    assert both["reason"].endswith("so it may offload more (Fit to Card's figure for the diffusion model)"), both["reason"]
+    assert verdict.label("runs with offload", 2 * GiB) == "runs with at least 2.0 GiB offloaded"
+    assert verdict.label("fits", 0) == "fits"
