@@ -22,26 +22,29 @@ MAX_BODY = 32 << 20
 
 def resolve(folders, name):
     """folder_paths.get_full_path over the loader's folders (None when the file is not there). A dangling symlink,
-    which ComfyUI lists in the loader's dropdown and get_full_path skips, raises workflow.BrokenLink: the estimate
-    reports that file and estimates the others."""
+    which ComfyUI lists in the loader's dropdown and get_full_path skips, raises model_files.BrokenLink, a file or
+    folder this process may not read (get_full_path skips it too, or open would be denied) model_files.NotReadable: the
+    estimate reports that file and estimates the others."""
     import folder_paths
 
-    from ..memory.estimate.workflow import broken_link
+    from ..memory.estimate.model_files import unusable
 
+    denied = False
     for f in folders:
         try:
             p = folder_paths.get_full_path(f, name)
         except Exception:  # a folder name this ComfyUI does not know
             p = None
-        if p:
+        if p and os.access(p, os.R_OK):
             return p
+        denied = denied or bool(p)
     bases = []
     for f in folders:
         try:
             bases += folder_paths.get_folder_paths(f)
         except Exception:
             pass
-    broken_link(bases, name)
+    unusable(bases, name, denied)
     return None
 
 
@@ -53,7 +56,7 @@ def as_shown(text: str) -> str:
         import folder_paths
     except ImportError:
         return text
-    from ..memory.estimate.workflow import subfolders
+    from ..memory.estimate.model_files import subfolders
 
     bases = set()
     for f in subfolders():

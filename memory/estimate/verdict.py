@@ -244,9 +244,12 @@ def _vram_outcome(est: dict, budget) -> dict:
         return {"status": v, "offloaded": 0, "reason": f"ComfyUI would leave {fmt_bytes(off)} of the {what} weights in RAM, "
                 f"but host RAM is short: the run needs {fmt_bytes(r['needed'])} of it (offloaded {fmt_bytes(r['offloaded'])}, "
                 f"kept for reload {fmt_bytes(r['kept_for_reload'])}), {fmt_bytes(r['available'])} available"}
+    # Fit to Card plans the diffusion model's weights only: its figure is named where they are offloaded
+    fit = "" if "sample" not in over else " (Fit to Card's figure)" if len(over) == 1 else \
+        " (Fit to Card's figure for the diffusion model)"
     return {"status": "runs with offload", "offloaded": int(off),
             "reason": f"ComfyUI loads the {what} partially: at least {fmt_bytes(off)} of weights stay in RAM (slower): the "
-            "peak over the budget; its loader keeps max(0.8 GiB, memory_required) free, so it may offload more (Fit to Card's figure)"
+            f"peak over the budget; its loader keeps max(0.8 GiB, memory_required) free, so it may offload more{fit}"
             + (f"; {note}" if note else "")}
 
 
@@ -284,14 +287,14 @@ def partial_floor(bd: dict) -> int:
 def label(status: str, offloaded: int) -> str:
     """An outcome in a few words (per card tier): the one wording of the CLI's tier line and the node's, which reads it
     from the tiers' label / vram_label (workflow.tiers; web/lib/estimate_tiers.js)."""
-    return f"runs with {offloaded / GiB:.1f} GiB offloaded" if status == "runs with offload" else status
+    return f"runs with at least {offloaded / GiB:.1f} GiB offloaded" if status == "runs with offload" else status
 
 
 TIER_SEP = " · "  # between tiers, in the CLI's line as between the node's tier chips
 
 
 def tier_line(tiers: list, key: str = "label") -> str:
-    """"8 GB: runs with 5.2 GiB offloaded · 12 GB: fits · ...": each tier's size and its label (key: vram_label for
+    """"8 GB: runs with at least 5.2 GiB offloaded · 12 GB: fits · ...": each tier's size and its label (key: vram_label for
     the outcome on VRAM alone)."""
     return TIER_SEP.join(f"{t['gb']} GB: {t[key]}" for t in tiers)
 

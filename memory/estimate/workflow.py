@@ -2,7 +2,8 @@
 name under the models folder, take the sizes set in the graph (latent nodes, sampler CFG, tiled decode), and
 estimate every phase as ComfyUI would run it. On request the result is written back into the workflow's
 metadata (extra.gpu_garden.memory), with the verdict per common card tier, so a shared workflow carries its
-requirement. No ComfyUI import: the widget orders below are those of ComfyUI 0.8.0's nodes (and ComfyUI-GGUF)."""
+requirement. No ComfyUI import: the widget orders (model_files.py, below) are those of ComfyUI 0.8.0's nodes (and
+ComfyUI-GGUF)."""
 import json
 import os
 import sys
@@ -11,41 +12,14 @@ from pathlib import Path
 
 from . import families, formula, spec
 from .latent_nodes import LATENT_NODES, size_widgets, widget_names
+from .model_files import (CHECKED, FOLDER_ROLES, LOADER_ROLES, LOADERS, NOT_COUNTED, Unusable, find_file,
+                          has_model_folders)
 from .host_ram import MODEL_FILE_EXT
 from ..errors import UserError
 from ..units import GiB, fmt_bytes
 
 MAX_WORKFLOW_BYTES = 32 << 20
 
-# loader class -> [(widget/input name, models sub-folders)], in UI widget order; extra widgets after them
-LOADERS = {
-    "CheckpointLoaderSimple": [("ckpt_name", ("checkpoints",))],
-    "CheckpointLoader": [("config_name", ()), ("ckpt_name", ("checkpoints",))],
-    "UNETLoader": [("unet_name", ("diffusion_models", "unet")), ("weight_dtype", ())],
-    "UnetLoaderGGUF": [("unet_name", ("unet", "diffusion_models"))],
-    "CLIPLoader": [("clip_name", ("text_encoders", "clip")), ("type", ()), ("device", ())],
-    "CLIPLoaderGGUF": [("clip_name", ("text_encoders", "clip")), ("type", ())],
-    "DualCLIPLoader": [("clip_name1", ("text_encoders", "clip")), ("clip_name2", ("text_encoders", "clip")), ("type", ()), ("device", ())],
-    "DualCLIPLoaderGGUF": [("clip_name1", ("text_encoders", "clip")), ("clip_name2", ("text_encoders", "clip")), ("type", ())],
-    "TripleCLIPLoader": [("clip_name1", ("text_encoders", "clip")), ("clip_name2", ("text_encoders", "clip")),
-                         ("clip_name3", ("text_encoders", "clip"))],
-    "QuadrupleCLIPLoader": [(f"clip_name{i}", ("text_encoders", "clip")) for i in range(1, 5)],
-    "VAELoader": [("vae_name", ("vae",))],
-    # LTX-2 (0.8.0 comfy_extras/nodes_lt_audio.py): Gemma 3 12B ("text_encoders": folder_paths.py:28, text_encoders/ and
-    # clip/) plus the connectors in the checkpoint (l.180-188, 194-201); the audio VAE from the checkpoint (l.17-21, 28-31)
-    "LTXAVTextEncoderLoader": [("text_encoder", ("text_encoders", "clip")), ("ckpt_name", ("checkpoints",))],
-    "LTXVAudioVAELoader": [("ckpt_name", ("checkpoints",))],
-}
-# (loader, widget) -> the estimate roles it takes from its file, where that is not the folder's (FOLDER_ROLES): the LTX-2
-# checkpoint's text part (families.LTX2_TEXT_KEYS) and its audio VAE (role "other", families.LTX2_AUDIO_KIND). A file
-# several loaders name is read once, each part counted once (components): ComfyUI builds each model from it once, and two
-# loader nodes of one class and the same widgets share one cached output (comfy_execution/caching.py:115-125)
-LOADER_ROLES = {("LTXAVTextEncoderLoader", "ckpt_name"): ("text_encoder",), ("LTXVAudioVAELoader", "ckpt_name"): ("other",)}
-# loaders whose files are looked for (a missing one stops the run) but not estimated: a LoRA is merged into the weights
-CHECKED = {
-    "LoraLoaderModelOnly": [("lora_name", ("loras",))],
-    "LoraLoader": [("lora_name", ("loras",))],
-}
 SAMPLERS = {"KSampler": 3, "KSamplerAdvanced": 4, "SamplerCustom": 3}  # UI widget index of cfg (after seed's control widget)
 WEIGHT_DTYPE = {"fp8_e4m3fn": "fp8", "fp8_e4m3fn_fast": "fp8", "fp8_e5m2": "fp8"}
 
@@ -109,47 +83,6 @@ def _ui_widgets(t, values):
     return {n: v for n, v in zip(names, values) if n}
 
 
-def find_file(models_dir, folders, name):
-    """The name is always taken relative to its folder, as ComfyUI's folder_paths.get_full_path does: a shared
-    workflow naming '/etc/x' or '../../x' must not make the CLI open files outside --models-dir."""
-    rel = os.path.relpath(os.path.join("/", name), "/")
-    for sub in folders:
-        p = Path(models_dir) / sub / rel
-        if p.is_file():
-            return p
-    broken_link([Path(models_dir) / sub for sub in folders], name)
-    return None
-
-
-class BrokenLink(UserError):
-    """A loader's file name that is a symlink to nothing: ComfyUI lists it in the loader's dropdown and
-    folder_paths.get_full_path skips it (os.path.isfile is False). Its text: 'a broken link (points to X, which does not
-    exist)', the target's file name only (no folder of the user's); read() reports that one file, the rest is estimated."""
-
-
-def broken_link(bases, name):
-    """Raise BrokenLink when `name`, read as find_file and get_full_path read it, is a dangling symlink under one of the
-    folders `bases`; else nothing."""
-    rel = os.path.relpath(os.path.join("/", name), "/")
-    for base in bases:
-        link = os.path.join(base, rel)
-        if os.path.islink(link) and not os.path.exists(link):
-            try:
-                to = f"points to {os.path.basename(os.readlink(link).rstrip(os.sep))}, which does not exist"
-            except OSError:
-                to = "its target does not exist"
-            raise BrokenLink(f"a broken link ({to})")
-
-
-def subfolders():
-    return {f for table in (LOADERS, CHECKED) for specs in table.values() for _, folders in specs for f in folders}
-
-
-def has_model_folders(d) -> bool:
-    """Whether folder d has any of the model sub-folders the loaders read (checkpoints/, vae/, ...)."""
-    return any((Path(d) / s).is_dir() for s in subfolders())
-
-
 def models_folder(path):
     """(folder, note): --models-dir as given, or its models/ child when it names the ComfyUI folder itself."""
     d = Path(path)
@@ -161,11 +94,6 @@ def models_folder(path):
     if not has_model_folders(d) and has_model_folders(d / "models"):
         return d / "models", f"--models-dir {path} is the ComfyUI folder: its models/ folder is read"
     return d, None
-
-
-# a loader's models folder -> the estimate roles its file holds (a checkpoint holds all three)
-FOLDER_ROLES = {"checkpoints": ("diffusion_model", "text_encoder", "vae"), "diffusion_models": ("diffusion_model",),
-                "unet": ("diffusion_model",), "text_encoders": ("text_encoder",), "clip": ("text_encoder",), "vae": ("vae",)}
 
 
 def files_by_role(wf: dict) -> dict:
@@ -222,7 +150,7 @@ def read(wf: dict, models_dir, resolve=None) -> dict:
                 why = None
                 try:
                     p = resolve(folders, w[name]) if resolve else find_file(models_dir, folders, w[name]) if models_dir else None
-                except BrokenLink as exc:  # that file is reported, the others still estimated
+                except Unusable as exc:  # a broken link, not readable: that file is reported, the others still estimated
                     p, why = None, str(exc)
                 if not p:
                     (missing if t in LOADERS else missing_checked).append((w[name], t, name, folders, why))
@@ -259,12 +187,11 @@ def read(wf: dict, models_dir, resolve=None) -> dict:
         if af and size and af != size[2]:
             notes.append(f"LTXVEmptyLatentAudio's frames_number {af} is not the video's length {size[2]}: the audio "
                          "latent is counted for the video's frames")
-    if checked:
-        notes.append("LoRA files found, not counted (merged into the weights they patch): "
-                     + ", ".join(os.path.basename(p) for p, _, _ in checked))
-    if missing_checked:  # a file never counted cannot make the estimate incomplete
-        notes.append("not found, and not counted if found (a LoRA is merged into the weights it patches): "
-                     + ", ".join(f"{m[0]} ({m[1]}; {m[4] or 'looked in ' + _looked(m[3])})" for m in missing_checked))
+    for found, _ in dict.fromkeys(NOT_COUNTED[t] for _, t, _ in checked):  # one note per kind (a LoRA, an upscaler)
+        notes.append(f"{found}: " + ", ".join(os.path.basename(p) for p, t, _ in checked if NOT_COUNTED[t][0] == found))
+    for _, why in dict.fromkeys(NOT_COUNTED[m[1]] for m in missing_checked):  # never counted: the estimate stays whole
+        notes.append(f"not found, and not counted if found ({why}): " + ", ".join(
+            f"{m[0]} ({m[1]}; {m[4] or 'looked in ' + _looked(m[3])})" for m in missing_checked if NOT_COUNTED[m[1]][1] == why))
     return {"files": files, "missing": missing, "missing_checked": missing_checked, "checked": checked, "size": size, "cfg": (max(cfgs) > 1.0) if cfgs else None,
             "tiled": tiled, "weights_dtype": wdt, "notes": notes, "cpu_te": any("CPU" in n for n in notes),
             "from_input": graph["from_input"], "latent_families": graph["families"], "audio_fps": graph.get("audio_fps")}

@@ -147,10 +147,10 @@ def test_g_one_tier_wording_from_verdict_label():
     # breaks if label() goes back to the CLI's "runs (5.2 GiB offloaded)" or the node's "offload 5.2 GiB"
     from gpu_garden.memory.estimate import verdict
     G = 1 << 30
-    assert verdict.label("runs with offload", int(5.2 * G)) == "runs with 5.2 GiB offloaded"
+    assert verdict.label("runs with offload", int(5.2 * G)) == "runs with at least 5.2 GiB offloaded"
     assert verdict.label("fits", 0) == "fits"
-    tiers = [{"gb": 8, "label": "runs with 5.2 GiB offloaded"}, {"gb": 12, "label": "fits"}]
-    assert verdict.tier_line(tiers) == "8 GB: runs with 5.2 GiB offloaded · 12 GB: fits"  # the node's chips and separator
+    tiers = [{"gb": 8, "label": "runs with at least 5.2 GiB offloaded"}, {"gb": 12, "label": "fits"}]
+    assert verdict.tier_line(tiers) == "8 GB: runs with at least 5.2 GiB offloaded · 12 GB: fits"  # the node's chips and separator
 
 
 def test_g_cli_tier_line_and_the_tiers_carry_the_same_words(comfy, tmp_path, capsys):
@@ -159,20 +159,20 @@ def test_g_cli_tier_line_and_the_tiers_carry_the_same_words(comfy, tmp_path, cap
     rc, out, _ = wf_est(tmp_path, capsys, flux_ui(), "--models-dir", str(comfy), "--vram", "12", "--dynamic-vram", "off",
                         "--write", str(o))
     line = next(x for x in out.splitlines() if x.startswith("per card tier:"))
-    assert line.startswith("per card tier: 8 GB: runs with 15.5 GiB offloaded · 12 GB: runs with 11.6 GiB offloaded · ")
+    assert line.startswith("per card tier: 8 GB: runs with at least 15.5 GiB offloaded · 12 GB: runs with at least 11.6 GiB offloaded · ")
     assert "48 GB: fits · 80 GB: fits (host RAM 64.00 GiB, --ram)" in line
     tiers = json.loads(o.read_text())["extra"]["gpu_garden"]["memory"]["tiers"]
     assert line == "per card tier: " + " · ".join(f"{t['gb']} GB: {t['label']}" for t in tiers) + \
         " (host RAM 64.00 GiB, --ram)"
-    assert tiers[0]["label"] == "runs with 15.5 GiB offloaded" and tiers[0]["vram_label"] == tiers[0]["label"]
+    assert tiers[0]["label"] == "runs with at least 15.5 GiB offloaded" and tiers[0]["vram_label"] == tiers[0]["label"]
 
 
 def test_g_with_enough_ram_line_uses_vram_label(comfy, tmp_path, capsys):
     _, out, _ = wf_est(tmp_path, capsys, flux_ui(), "--models-dir", str(comfy), "--vram", "24", "--ram", "16",
                        "--dynamic-vram", "off")
     line = next(x for x in out.splitlines() if x.startswith("  with enough host RAM:"))
-    assert line.startswith("  with enough host RAM: 8 GB: runs with 15.5 GiB offloaded (needs ")
-    assert " · 12 GB: runs with 11.6 GiB offloaded (needs " in line
+    assert line.startswith("  with enough host RAM: 8 GB: runs with at least 15.5 GiB offloaded (needs ")
+    assert " · 12 GB: runs with at least 11.6 GiB offloaded (needs " in line
 
 
 # --- C -------------------------------------------------------------------------------------------------------------

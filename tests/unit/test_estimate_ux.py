@@ -158,7 +158,7 @@ def test_over_the_card_comfyui_offloads_and_runs(comfy, capsys):
 def test_tiers_say_offloaded_and_streaming_explains_headroom(comfy, tmp_path, capsys):
     rc, out, _ = est(tmp_path, capsys, flux(), "--models-dir", str(comfy / "models"), "--vram", "12", "--dynamic-vram", "off")
     tiers = out.splitlines()[-1]  # 23.38 GiB peak on 12 GB x 0.98 (11.76 GiB, spec.CARD_SHARE): 11.62 GiB over (x 0.995: 11.4)
-    assert rc == 0 and "12 GB: runs with 11.6 GiB offloaded" in tiers and "8 GB: runs with 15.5" in tiers and "48 GB: fits" in tiers
+    assert rc == 0 and "12 GB: runs with at least 11.6 GiB offloaded" in tiers and "8 GB: runs with at least 15.5" in tiers and "48 GB: fits" in tiers
     rc, out = files_est(comfy, capsys, "--vram", "12", "--dynamic-vram", "on")
     v = next(x for x in out.splitlines() if x.startswith("verdict:"))
     assert rc == 0 and v.startswith("verdict: FITS WITH STREAMING") and "-11.38" not in v and "11.38 GiB of weights stream" in v

@@ -95,7 +95,7 @@ def test_a_broken_link_is_named_and_the_rest_estimated_in_the_route(monkeypatch,
     import os
     import types
 
-    from gpu_garden.memory.estimate import verdict, workflow
+    from gpu_garden.memory.estimate import model_files, verdict
     from gpu_garden.nodes import host_models
     from support.fit_stubs import fresh_node
 
@@ -114,7 +114,7 @@ def test_a_broken_link_is_named_and_the_rest_estimated_in_the_route(monkeypatch,
     monkeypatch.setattr(host_models, "compute_backend", lambda: "cuda")
     assert routes.resolve(["checkpoints"], "sd15.safetensors") == str(d / "checkpoints" / "sd15.safetensors")
     assert routes.resolve(["vae"], "absent.safetensors") is None
-    with pytest.raises(workflow.BrokenLink) as ei:
+    with pytest.raises(model_files.BrokenLink) as ei:
         routes.resolve(["vae"], "sd/gone.safetensors")
     assert str(ei.value) == BROKEN
     out = routes.estimate_graph({"workflow": wf, "vram_gb": 8})

@@ -48,7 +48,7 @@ def test_tiers_on_the_face_after_a_run(comfy_page, comfy_host, output_dir):
 
 
 def test_tier_line_labels_offload_and_reads_the_tiers_own_host_ram(comfy_page):
-    """The compact form of the issue: "8 GB: runs with 5.2 GiB offloaded · 12 GB: fits · 16 GB"; a tier's own host_ram (with its
+    """The compact form of the issue: "8 GB: runs with at least 5.2 GiB offloaded · 12 GB: fits · 16 GB"; a tier's own host_ram (with its
     source) wins over the estimate's; an incomplete graph is not judged per tier; data is text, never markup."""
     page, _ = comfy_page
     out = page.evaluate("""async () => {
@@ -71,14 +71,14 @@ def test_tier_line_labels_offload_and_reads_the_tiers_own_host_ram(comfy_page):
         return [a.textContent, b.textContent, b.firstChild.title, c.textContent, a.innerHTML.includes('<b>'),
                 m.tiersLine({tiers: []}), m.tiersLine({}), ...extra];
     }""")
-    assert out[0] == "per card tier, host RAM 30.0 GiB: 8 GB: runs with 5.2 GiB offloaded · 12 GB: fits · 16 GB: fits · 24 GB: <b>x</b>"  # every tier its verdict (web50 item 4)
-    assert out[1].startswith("per card tier, host RAM 64.0 GiB: 8 GB: runs with 5.2 GiB offloaded") and out[2].endswith("(--ram 64)")
+    assert out[0] == "per card tier, host RAM 30.0 GiB: 8 GB: runs with at least 5.2 GiB offloaded · 12 GB: fits · 16 GB: fits · 24 GB: <b>x</b>"  # every tier its verdict (web50 item 4)
+    assert out[1].startswith("per card tier, host RAM 64.0 GiB: 8 GB: runs with at least 5.2 GiB offloaded") and out[2].endswith("(--ram 64)")
     assert out[3] == "per card tier: not judged (the estimate is incomplete)"
     assert out[4] is False and out[5] is None and out[6] is None
     # the answer's host_ram_assumed (gpu-garden estimate --workflow's metadata) wins, with its source
     assert out[7].startswith("per card tier, host RAM 16.0 GiB: 8 GB: runs with") and out[8].endswith("(--ram 16)")
     assert out[9].startswith("per card tier, host RAM not judged: 8 GB: runs with")
-    assert out[10] == "8 GB card: does not fit; on VRAM alone: runs with 3.0 GiB offloaded; keeps 40.0 GiB in host RAM", out[10]
+    assert out[10] == "8 GB card: does not fit; on VRAM alone: runs with at least 3.0 GiB offloaded; keeps 40.0 GiB in host RAM", out[10]
     assert out[11] == "per card tier: 8 GB: server words" and out[12] == "8 GB card: server words; on VRAM alone: vram words"
 
 

@@ -1,5 +1,5 @@
 // @ts-check
-// The outcome colours of the Footprint Estimate and its per-card-tier line ("8 GB: runs with 5.2 GiB offloaded ·
+// The outcome colours of the Footprint Estimate and its per-card-tier line ("8 GB: runs with at least 5.2 GiB offloaded ·
 // 12 GB: fits · 16 GB: fits"), as `gpu-garden estimate --workflow` prints it: each tier's words are the server's
 // (memory/estimate/verdict.label, carried as the tiers' label / vram_label in extra.gpu_garden.memory).
 // Shared by the node's executed output (web/estimate.js) and the open graph's answer (lib/estimate_graph.js).
@@ -38,7 +38,7 @@ export const OUTCOME_TEXT = {
  * tiers written before it carried one get the same words here. */
 export function tierLabel(/** @type {Tier} */ t) {
   if (typeof t.label === "string") return t.label;
-  return t.outcome === "runs with offload" ? `runs with ${fmtBytes(t.offloaded || 0, 1)} offloaded` : String(t.outcome);
+  return t.outcome === "runs with offload" ? `runs with at least ${fmtBytes(t.offloaded || 0, 1)} offloaded` : String(t.outcome);
 }
 
 /** Bytes from a host RAM field: a number, or an object's available / bytes. */
