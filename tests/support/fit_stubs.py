@@ -41,3 +41,27 @@ def fresh_node(monkeypatch, stubs, name: str):
 
 def fresh_fit_to_card(monkeypatch, stubs):
     return fresh_node(monkeypatch, stubs, "fit_to_card")
+
+
+def graph_route_on(monkeypatch, stubs, models):
+    """nodes/estimate_routes.py imported anew with a folder_paths stand-in that finds files under `models`/<folder>
+    as ComfyUI 0.8.0's get_full_path does (os.path.isfile, else None), 64 GiB of host RAM and a CUDA backend."""
+    import os
+    import sys
+    import types
+
+    from gpu_garden.memory.estimate import verdict
+    from gpu_garden.nodes import host_models
+
+    routes = fresh_node(monkeypatch, stubs, "estimate_routes")
+    fp = types.ModuleType("folder_paths")
+
+    def get_full_path(folder, name):
+        full = os.path.join(str(models / folder), os.path.relpath(os.path.join("/", name), "/"))
+        return full if os.path.isfile(full) else None
+
+    fp.get_full_path, fp.get_folder_paths = get_full_path, (lambda folder: [str(models / folder)])
+    monkeypatch.setitem(sys.modules, "folder_paths", fp)
+    monkeypatch.setattr(verdict, "host_available_ram", lambda: 64 << 30)
+    monkeypatch.setattr(host_models, "compute_backend", lambda: "cuda")
+    return routes

@@ -92,26 +92,11 @@ def linked_models(tmp_path):
 
 
 def test_a_broken_link_is_named_and_the_rest_estimated_in_the_route(monkeypatch, linked_models, tmp_path):
-    import os
-    import types
-
-    from gpu_garden.memory.estimate import model_files, verdict
-    from gpu_garden.nodes import host_models
-    from support.fit_stubs import fresh_node
+    from gpu_garden.memory.estimate import model_files
+    from support.fit_stubs import graph_route_on
 
     d, wf = linked_models
-    routes = fresh_node(monkeypatch, STUBS, "estimate_routes")
-    fp = types.ModuleType("folder_paths")
-
-    def get_full_path(folder, name):
-        full = os.path.join(str(d / folder), os.path.relpath(os.path.join("/", name), "/"))
-        return full if os.path.isfile(full) else None
-
-    fp.get_full_path = get_full_path
-    fp.get_folder_paths = lambda folder: [str(d / folder)]
-    monkeypatch.setitem(sys.modules, "folder_paths", fp)
-    monkeypatch.setattr(verdict, "host_available_ram", lambda: 64 << 30)
-    monkeypatch.setattr(host_models, "compute_backend", lambda: "cuda")
+    routes = graph_route_on(monkeypatch, STUBS, d)
     assert routes.resolve(["checkpoints"], "sd15.safetensors") == str(d / "checkpoints" / "sd15.safetensors")
     assert routes.resolve(["vae"], "absent.safetensors") is None
     with pytest.raises(model_files.BrokenLink) as ei:

@@ -1,8 +1,6 @@
 """Task mend62 (small fixes a review found): each test fails on the code before its fix (checked by reverting)."""
 import json
 import os
-import sys
-import types
 from pathlib import Path
 
 import pytest
@@ -73,22 +71,10 @@ def test_an_unreadable_file_is_missing_with_its_why_in_the_cli(capsys, denied_mo
 
 
 def test_an_unreadable_file_is_missing_with_its_why_in_the_route(monkeypatch, denied_models, tmp_path):
-    from gpu_garden.memory.estimate import verdict
-    from gpu_garden.nodes import host_models
-    from support.fit_stubs import fresh_node
+    from support.fit_stubs import graph_route_on
 
     d, wf = denied_models
-    routes = fresh_node(monkeypatch, STUBS, "estimate_routes")
-    fp = types.ModuleType("folder_paths")
-
-    def get_full_path(folder, name):  # ComfyUI 0.8.0 folder_paths.get_full_path: os.path.isfile, else None
-        full = os.path.join(str(d / folder), os.path.relpath(os.path.join("/", name), "/"))
-        return full if os.path.isfile(full) else None
-
-    fp.get_full_path, fp.get_folder_paths = get_full_path, (lambda folder: [str(d / folder)])
-    monkeypatch.setitem(sys.modules, "folder_paths", fp)
-    monkeypatch.setattr(verdict, "host_available_ram", lambda: 64 << 30)
-    monkeypatch.setattr(host_models, "compute_backend", lambda: "cuda")
+    routes = graph_route_on(monkeypatch, STUBS, d)
     out = routes.estimate_graph({"workflow": wf, "vram_gb": 8})
     assert out["files"] == ["sd15.safetensors"] and out["verdict"] == "incomplete" and out["peak"] > 0
     why = {m["name"]: m["why"] for m in out["missing_where"]}

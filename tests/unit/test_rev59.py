@@ -31,29 +31,16 @@ def test_fit_summary_says_what_the_weight_floor_leaves_free():
 def test_the_route_says_why_a_broken_link_is_missing(monkeypatch, tmp_path):
     import json
     import os
-    import sys
-    import types
     from pathlib import Path
 
-    from gpu_garden.memory.estimate import layouts, verdict
-    from gpu_garden.nodes import host_models
-    from support.fit_stubs import fresh_node
+    from gpu_garden.memory.estimate import layouts
+    from support.fit_stubs import graph_route_on
 
     d = tmp_path / "models"
     layouts.write_sparse("sd15_v1-5-pruned-emaonly-fp16", d / "checkpoints" / "sd15.safetensors")
     (d / "vae").mkdir(parents=True)
     os.symlink(tmp_path / "elsewhere" / "vae-ft-mse.safetensors", d / "vae" / "gone.safetensors")
-    routes = fresh_node(monkeypatch, Path(__file__).parent / "stubs", "estimate_routes")
-    fp = types.ModuleType("folder_paths")
-
-    def get_full_path(folder, name):
-        full = os.path.join(str(d / folder), os.path.relpath(os.path.join("/", name), "/"))
-        return full if os.path.isfile(full) else None
-
-    fp.get_full_path, fp.get_folder_paths = get_full_path, (lambda folder: [str(d / folder)])
-    monkeypatch.setitem(sys.modules, "folder_paths", fp)
-    monkeypatch.setattr(verdict, "host_available_ram", lambda: 64 << 30)
-    monkeypatch.setattr(host_models, "compute_backend", lambda: "cuda")
+    routes = graph_route_on(monkeypatch, Path(__file__).parent / "stubs", d)
     wf = {"4": {"class_type": "CheckpointLoaderSimple", "inputs": {"ckpt_name": "sd15.safetensors"}},
           "8": {"class_type": "VAELoader", "inputs": {"vae_name": "gone.safetensors"}},
           "9": {"class_type": "UpscaleModelLoader", "inputs": {"model_name": "absent.pth"}},
