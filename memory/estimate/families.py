@@ -172,13 +172,22 @@ def _classify_whole(table: dict) -> dict:
     return {"role": "diffusion_model", "kind": None, "table": table}
 
 
+# top-level heads that are one encoder's parts, grouped with their full keys: LTX-2's LTXAVTEModel holds Gemma 3 12B
+# as gemma3_12b.* beside its projection and two connectors (ComfyUI 0.8.0 text_encoders/lt.py:66-87)
+SHARED_HEADS = {h: "ltx-2-connectors" for h in
+                ("text_embedding_projection", "audio_embeddings_connector", "video_embeddings_connector")}
+
+
 def split_by_head(table: dict, role: str) -> list[dict]:
     """A loaded multi-encoder CLIP (keys "clip_l.transformer...", "t5xxl.transformer...") as one component
     per encoder; anything that does not split cleanly stays one component."""
     groups = {}
     for k, v in table.items():
         head, _, rest = k.partition(".")
-        groups.setdefault(head, {})[rest] = v
+        if head in SHARED_HEADS:
+            groups.setdefault(SHARED_HEADS[head], {})[k] = v
+        else:
+            groups.setdefault(head, {})[rest] = v
     out = []
     for head, sub in groups.items():
         kind = text_encoder_kind(sub) if role == "text_encoder" else vae_kind(sub)

@@ -82,6 +82,35 @@ def test_files_without_ltx2_parts_are_split_as_before():
     assert [c["role"] for c in families.split_components(ace, "ace vae")] == ["vae"]
 
 
+def loaded_clip() -> dict:
+    """LTXAVTEModel's state dict as ComfyUI 0.8.0 holds it after LTXAVTextEncoderLoader (text_encoders/lt.py:66-87):
+    Gemma 3 12B under gemma3_12b.transformer.*, the projection and the two connectors under their own names (checked:
+    the class built on the meta device has these four heads and 1,125 keys, the one more being the scalar
+    gemma3_12b.logit_scale, left out here)."""
+    t = {"gemma3_12b.transformer." + k: v for k, v in layouts.table("te_gemma_3_12b_it").items()}
+    return t | layouts.table("te_ltx-2_text_connectors")
+
+
+def test_the_loaded_ltx2_clip_splits_into_gemma_and_the_connectors():
+    # the Footprint Estimate node reads a wired CLIP by its heads (families.split_by_head): the three connector heads
+    # were each 'not a text encoder', so the whole 27 GB went in as one 'ltx-2-connectors' component
+    got = [(c["kind"], families.table_bytes(c["table"])) for c in families.split_by_head(loaded_clip(), "text_encoder")]
+    assert got == [("gemma", GEMMA_BYTES), ("ltx-2-connectors", TEXT_BYTES)]
+
+
+def test_the_node_and_the_cli_give_ltx2s_text_encode_alike():
+    # the node's components (a loaded CLIP) and the CLI's (Gemma's file and the checkpoint's text part) price the same
+    # text encode: they hold the same tensors
+    from gpu_garden.memory.estimate import formula
+    dm = {"role": "diffusion_model", "table": layouts.table("ltx-2_ltx-2-19b_bf16"), "source": "dm"}
+    node = [dict(c, source="CLIP") for c in families.split_by_head(loaded_clip(), "text_encoder")]
+    cli = families.split_components(layouts.table("te_gemma_3_12b_it"), GEMMA) + \
+        [c for c in families.split_components(_table(checkpoint()), CKPT) if c["role"] == "text_encoder"]
+    a, b = (formula.estimate([dm] + te, 768, 512, 97) for te in (node, cli))
+    assert a["weights"]["text_encoders"] == b["weights"]["text_encoders"] == GEMMA_BYTES + TEXT_BYTES
+    assert a["phases"]["text_encode"] == b["phases"]["text_encode"]
+
+
 @pytest.fixture(scope="module")
 def models(tmp_path_factory):
     d = tmp_path_factory.mktemp("models")
