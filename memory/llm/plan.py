@@ -258,6 +258,12 @@ def _request_notes(spec, runtime, weights_dtype, knobs, asked_ngl) -> tuple:
     return notes, weights_dtype
 
 
+def _no_vision(spec, notes, why) -> tuple:
+    """(spec, notes) without the vision tower and the vision-language notes, `why` noted."""
+    keep = [n for n in notes if "vision-language" not in n]
+    return replace(spec, vision=None, notes=[n for n in spec.notes if "vision-language" not in n]), keep + [why]
+
+
 def _drop_tower_or_state(spec, runtime, knobs, notes) -> tuple:
     """vLLM's --language-model-only (no vision tower) and the recurrent state's type: vLLM's --mamba-ssm-cache-dtype,
     SGLang's --mamba-ssm-dtype (runtimes/sglang.py ssm_state_bytes)."""
@@ -268,14 +274,12 @@ def _drop_tower_or_state(spec, runtime, knobs, notes) -> tuple:
         # vLLM --language-model-only: the tower is not built, so neither loaded nor profiled (syv-ai/qwen38-27b-rtx3090
         # docs/gotchas.md 9: "drops the vision tower cleanly (no weights loaded)")
         towers = " or ".join(t for t, d in (("vision", spec.vision), ("audio", spec.audio)) if d)
-        spec = replace(spec, vision=None, audio=None, notes=[n for n in spec.notes if "vision-language" not in n])
-        notes = [n for n in notes if "vision-language" not in n]
-        notes.append(f"--language-model-only: no {towers} tower loaded or profiled")
+        spec, notes = _no_vision(replace(spec, audio=None), notes,
+                                 f"--language-model-only: no {towers} tower loaded or profiled")
     limits = V.mm_limits(knobs.get("limit_mm_per_prompt")) if runtime == "vllm" else {}
     if spec.vision and VA.vision_off(spec.vision, spec.arch, limits):  # MM_LIMIT: not built, loaded or profiled
-        spec = replace(spec, vision=None, notes=[n for n in spec.notes if "vision-language" not in n])
-        notes = [n for n in notes if "vision-language" not in n]
-        notes.append("--limit-mm-per-prompt sets every modality of the vision tower to 0: not loaded or profiled")
+        spec, notes = _no_vision(spec, notes, "--limit-mm-per-prompt sets every modality of the vision tower to 0: "
+                                 "not loaded or profiled")
     if spec.audio and limits.get("audio") == 0:
         spec = replace(spec, audio=None)
         notes.append("--limit-mm-per-prompt sets audio to 0: no audio tower loaded")

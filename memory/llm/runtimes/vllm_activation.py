@@ -83,7 +83,7 @@ LLAMA4_MAX_TILES = 16
 # gpu_model_runner.py:5815-5838: one dummy item, _get_mm_dummy_batch 5221-5248 repeats it N times, one
 # embed_multimodal call). N = encoder_budget.py:142-178 _get_max_items: max(1, min(budget // T, max_num_seqs x
 # max(1, max_model_len // T))), T the item's prompt tokens, budget = max(max_num_batched_tokens, T) (encoder_budget.py
-# 188, encoder_cache_manager.py:309-314, config/scheduler.py:235-236); the limit_mm_per_prompt cap is taken as unset.
+# 188, encoder_cache_manager.py:309-314, config/scheduler.py:235-236), with --limit-mm-per-prompt's cap (MM_LIMIT below).
 # Logs in the data agree from 0.10.1.1 ("profiled with 31 image items", Gemma 3 at 8192) to 0.23 builds (Qwen3.6 at
 # 65536: 4 items; kv says 5, its dummy image being 12,544 tokens against Qwen3.6's 16,384). Not counted: the N outputs
 # vLLM holds in encoder_cache through the forward (N x T x hidden, 16-bit: 88 MB for Gemma 3 27B at 8192), tried on
