@@ -28,8 +28,14 @@ def main() -> int:
     ledger = L.U.read_ledger()
     per, total = {}, {"n": 0, "top1": 0, "shown": 0, "top2": 0}
     print(f"{'batch':10} {'rules':8} {'n':>4} {'top-1':>6} {'shown':>6} {'top-2':>6}  (ledger top-1)")
+    by_commit = {}
     for b in ledger["batches"]:
-        c = counts(L.score_at(b["rules_commit"], b["batch"]))
+        by_commit.setdefault(b["rules_commit"], []).append(b["batch"])
+    scores = {}
+    for commit, names in by_commit.items():  # one archive and one interpreter per commit
+        scores.update(L.score_at(commit, names))
+    for b in ledger["batches"]:
+        c = counts(scores[b["batch"]])
         per[b["batch"]] = dict(c, rules_commit=b["rules_commit"], ledger_top1=b["first_sight_correct"])
         total = {k: total[k] + c[k] for k in total}
         print(f"{b['batch']:10} {b['rules_commit'][:7]:8} {c['n']:4} {c['top1']:6} {c['shown']:6} {c['top2']:6}  ({b['first_sight_correct']})")
