@@ -368,7 +368,7 @@ RULES = [
       and outside_others(x) >= 0.5 * x.total and outside_others(x) >= x.short and x.req < 0.5 * x.total,
       "PyTorch holds 0 bytes of its own, yet {outside:b} of the {total:b} card is in use: another program holds it"),
     R("other-process", 3.2, lambda x: x.branch == "mps" and not x.impossible and x.other_alloc >= max(x.allocated, 0.3 * x.cap),
-      "MPS: other allocations ({other_alloc:b}) outweigh PyTorch's {allocated:b} of the {cap:b} limit: memory held outside PyTorch's allocator (another app, or a leak across runs)"),
+      "MPS: other allocations ({other_alloc:b}) outweigh PyTorch's {allocated:b} of the {cap:b} limit: memory this process holds outside PyTorch's allocator (Metal and MPSGraph buffers, or growth across runs)"),
     R("other-process", 4.0, kind("vllm.startup_free"),
       lambda x: f"only {fmt_bytes(x.n['free'])} of {fmt_bytes(x.n['total'])} free at startup; gpu_memory_utilization "
                 f"{x.n['gpu_memory_utilization_ratio']} asks for {fmt_bytes(x.n['requested'])}" if "requested" in x.n else

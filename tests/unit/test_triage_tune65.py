@@ -22,6 +22,6 @@ def test_an_other_allocations_figure_many_times_the_limit_is_a_count_gone_wrong(
 
 @pytest.mark.parametrize("other, allowed", [("26.52 GB", "30.19 GB"), ("141.24 GiB", "182.78 GiB")])
 def test_other_allocations_within_the_limit_still_read_as_memory_held_outside(other, allowed):
-    """Real figures: other allocations at most the limit (another app, or a leak across runs) stay other-process."""
+    """Real figures: other allocations at most the limit (this process's Metal memory beyond PyTorch's tensors, or growth across runs) stay other-process."""
     cause, _, ev = top(_mps("4.09 GB", other, allowed, "64.00 MiB"))
     assert cause == "other-process", ev["causes"]
