@@ -1074,4 +1074,8 @@ SEEN = SEEN_BATCHES_1_32 + (
         "vllm-tanguille-qwen38-27b-awqg128-r9700-246k-kvmem9g-fp8kv-16seq-bisect",
         "vllm-tanguille-qwen38-27b-awqg128-r9700-249k-kvmem9g-fp8kv-16seq-bisect",
         "vllm-tanguille-qwen38-27b-awqg128-r9700-252k-kvmem9g-fp8kv-16seq-bisect",
+        # task kv63: the first-sight row the 16,384-token Qwen3.6 dummy reached (batch 43, Qwen3.5-27B at TP 4); that
+        # change was run and not kept and this row's scored figures (weights, tokens from the printed memory) did not
+        # move, but its input and log were read to say so (its first sight stays recorded)
+        "vllm-foam-qwen35-27b-bf16-tp4-hopper-262k",
         )

@@ -298,8 +298,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="vLLM --limit-mm-per-prompt, as JSON ('{\"image\": 2, \"video\": 0}', a value a count or "
                         "{\"count\": N}) or the image=2,video=0 form of vLLM before 0.10: the profile encodes at most "
                         "max_num_seqs x this many items; a modality at 0 is not profiled, and a tower whose modalities "
-                        "are all 0 is neither loaded nor profiled (a modality not given: vLLM's 999; its width, height "
-                        "and frame options are not read: kv sizes the largest item)")
+                        "are all 0 is neither loaded nor profiled (a modality not given: vLLM's 999); an image's width and "
+                        "height ({\"image\": {\"count\": 1, \"width\": 512, \"height\": 512}}) shrink each profiled "
+                        "copy of a Qwen-VL image, not their number; the other options and towers keep their largest item")
     s.add_argument("--enable-prefix-caching", action=OnOff, default=None,
                    help="vLLM --enable-prefix-caching: a hybrid model's gated-DeltaNet / Mamba-2 state keeps one page "
                         "more a request (vLLM's 'align' mode); vLLM leaves it off for hybrid models unless given")

@@ -206,7 +206,7 @@ def lmo_flags(runtime, knobs) -> list:
     out = [flag("flag", "--language-model-only", "", "no vision tower", text="--language-model-only")
            ] if knobs.get("language_model_only") else []
     if knobs.get("limit_mm_per_prompt") not in (None, "", {}):
-        text = json.dumps(V.mm_limits(knobs["limit_mm_per_prompt"]), separators=(",", ":"))
+        text = json.dumps(V.mm_limit_json(knobs["limit_mm_per_prompt"]), separators=(",", ":"))
         out.append(flag("flag", "--limit-mm-per-prompt", text, "items a prompt may hold",
                         text=f"--limit-mm-per-prompt {shlex.quote(text)}"))
     return out

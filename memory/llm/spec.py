@@ -478,6 +478,9 @@ def from_config(cfg: dict, name: str = "config.json") -> LLMSpec:
         edge = pre.get("max_pixels") or (pre.get("size") or {}).get("longest_edge")
         if edge:
             spec.vision["_max_pixels"] = int(edge)
+        least = pre.get("min_pixels") or (pre.get("size") or {}).get("shortest_edge")  # the smallest (MM_DUMMY)
+        if least:
+            spec.vision["_min_pixels"] = int(least)
         if pre.get("max_patches"):  # Llama 4's processor: at most this many 336-pixel tiles an image (mllama4.py)
             spec.vision["_max_tiles"] = int(pre["max_patches"])
         if spec.vision.get("model_type") == "pixtral":  # patches merged merge x merge into one token (PIXTRAL_MERGE)

@@ -85,7 +85,8 @@ LLAMA4_MAX_TILES = 16
 # max(1, max_model_len // T))), T the item's prompt tokens, budget = max(max_num_batched_tokens, T) (encoder_budget.py
 # 188, encoder_cache_manager.py:309-314, config/scheduler.py:235-236), with --limit-mm-per-prompt's cap (MM_LIMIT below).
 # Logs in the data agree from 0.10.1.1 ("profiled with 31 image items", Gemma 3 at 8192) to 0.23 builds (Qwen3.6 at
-# 65536: 4 items; kv says 5, its dummy image being 12,544 tokens against Qwen3.6's 16,384). Not counted: the N outputs
+# 65536: 4 items; kv says 5, its dummy image being 12,544 tokens against Qwen3.6's 16,384: the larger dummy was tried in
+# kv63 and not kept, docs/kv-accuracy.md). Not counted: the N outputs
 # vLLM holds in encoder_cache through the forward (N x T x hidden, 16-bit: 88 MB for Gemma 3 27B at 8192), tried on
 # the design rows and not kept. The 32 B above was fitted on 1-item runs (T = budget); Gemma 3's 32-image batch
 # (4.50 GiB at 32 B) over-reserves (0.19.0 rows: +1.14% -> -2.19% KV tokens), the Qwen3.6 65536-token rows gain.
@@ -102,6 +103,19 @@ PIXTRAL_EMBEDS_ONLY = (0, 8, 4)
 # _mark_tower_model: image and video for Qwen-VL and Gemma 4's vision tower, image alone for the others; audio alone).
 MM_LIMIT_DEFAULT = 999
 MM_MODALITIES = ("image", "video", "audio")
+# MM_DUMMY: a modality's value may also be {"count": N, option: value} (vllm#25631, merged 2025-10-03; at
+# 0.23.1rc1.dev531+ga65f93fb2 config/multimodal.py:17-45: image width/height, video num_frames/width/height, audio length,
+# each > 0, no other key: extra="forbid"). The options shrink the dummy item the profile encodes: _get_dummy_images
+# takes min(the model's side, the option) for each side (multimodal/processing/dummy_inputs.py:115-143), and the
+# model's processor then resizes that image as any other. Under the Qwen-VL rule (Qwen2-VL to Qwen 3.5+ and dots.ocr:
+# qwen2_vl.py:965-1016 get_image_size_with_most_features factors the processor's largest token count into unit x
+# (w, h) with w / h <= 200, unit = patch x merge; transformers 5.25.0 image_processing_qwen2_vl.py:63-89 smart_resize)
+# the item's T stays the processor's largest (get_mm_max_tokens_per_item, qwen2_vl.py:871-878, reads no option), so N
+# does not change; the patches of each copy do. Other towers keep their largest item: Gemma 3 and LLaVA resize to their
+# fixed side and Gemma 4 pads to max_soft_tokens x k^2 patches whatever the dummy's size; Pixtral, Llama 4 and the
+# video options were not sized.
+MM_OPTIONS = {"image": ("width", "height"), "video": ("num_frames", "width", "height"), "audio": ("length",)}
+QWEN_VL_MIN_PIXELS = 56 * 56  # Qwen2VLImageProcessor's size.shortest_edge where the processor file names none
 
 
 # No term for a gated-DeltaNet layer's chunked-prefill temporaries (fla chunk_gated_delta_rule_fwd: the chunk states
@@ -165,7 +179,7 @@ def moe_workspace(spec, max_batched: int) -> int:
 def activation(spec, max_batched: int, max_seqs: int, version=(0, 6), v1: bool | None = None,
                sampler: str = "native", first_stage: bool = True, last_stage: bool = True,
                max_model_len: int | None = None, weights_format=None, moe_backend=None, aux_hidden: int = 0,
-               mm_limits: dict | None = None) -> int:
+               mm_limits: dict | None = None, mm_dummy: dict | None = None) -> int:
     """Profile run peak: the larger of one forward of max_num_batched_tokens and the sampler on max_num_seqs
     rows (the forward's intermediates are freed before the sampler runs, in both engines), and, for a vision-
     language model, the vision tower's run on its largest item's copies (encoder_peak; one under V0). Calibrated on vLLM's
@@ -178,7 +192,7 @@ def activation(spec, max_batched: int, max_seqs: int, version=(0, 6), v1: bool |
     the modality whose one item has the most tokens, which for Qwen2-VL at a long context is a video
     (encoder_peak). aux_hidden: values a token of the target's tapped hidden states an EAGLE-3 / DFlash drafter
     reads, held beside the forward's last layers (vllm_drafter.AUX_METHODS), 16-bit. mm_limits: --limit-mm-per-prompt
-    (mm_limits(), MM_LIMIT)."""
+    (mm_limits(), MM_LIMIT); mm_dummy: its dummy-item options (mm_dummy(), MM_DUMMY)."""
     d = spec.hidden
     if v1 is None:
         from .vllm import V1
@@ -208,8 +222,8 @@ def activation(spec, max_batched: int, max_seqs: int, version=(0, 6), v1: bool |
         sampler = (rows * spec.vocab + max_batched * d) * 2 if last_stage else 0
     if sampler and held:
         sampler += moe_workspace(spec, max_batched)  # held from the forward (MOE_WORKSPACE_HELD)
-    enc = (encoder_peak(spec, max_model_len if v1 else None, max_batched if v1 else None, max_seqs, mm_limits, version)
-           if first_stage else 0)
+    enc = (encoder_peak(spec, max_model_len if v1 else None, max_batched if v1 else None, max_seqs, mm_limits, version,
+                        mm_dummy) if first_stage else 0)
     return int(max(forward, sampler, enc))
 
 
@@ -228,10 +242,11 @@ def qwen_vl_video_grid_t(max_model_len: int, images: int = 1) -> int:
     return max(-(-frames // 2), 1)
 
 
-def mm_limits(value) -> dict:
-    """vLLM's --limit-mm-per-prompt as {modality: count}: JSON as 0.10+ takes it ('{"image": 2, "video": 0}', a
-    modality's value a count or {"count": N, ...}; arg_utils parses the option with json.loads) or the key=value list
-    earlier releases took ('image=2,video=0', removed by vllm#20969). A modality not given is MM_LIMIT_DEFAULT."""
+def mm_entries(value) -> dict:
+    """vLLM's --limit-mm-per-prompt as {modality: {"count": N, option: value}}: JSON as 0.10+ takes it ('{"image": 2,
+    "video": 0}', a modality's value a count or {"count": N, "width": W, ...}: MM_DUMMY; arg_utils parses the option
+    with json.loads) or the key=value list earlier releases took ('image=2,video=0', removed by vllm#20969). A modality
+    not given is MM_LIMIT_DEFAULT; a dict without "count" counts MM_LIMIT_DEFAULT (BaseDummyOptions.count)."""
     from ...errors import UserError
     if value is None or value == "":
         return {}
@@ -253,12 +268,77 @@ def mm_limits(value) -> dict:
         raise UserError(f"--limit-mm-per-prompt {value!r}: give JSON ('{{\"image\": 2}}') or image=N,video=M")
     out = {}
     for k, n in value.items():
-        count = n.get("count", MM_LIMIT_DEFAULT) if isinstance(n, dict) else n
-        if k not in MM_MODALITIES or isinstance(count, bool) or not isinstance(count, int) or count < 0:
-            raise UserError(f"--limit-mm-per-prompt {k}={count!r}: kv reads a count of 0 or more for "
+        options = {}
+        if isinstance(n, dict):
+            extra = sorted(set(n) - {"count", *MM_OPTIONS.get(k, ())})
+            if k in MM_MODALITIES and extra:
+                raise UserError(f"--limit-mm-per-prompt {k}: vLLM takes count and {', '.join(MM_OPTIONS[k])} for "
+                                f"{k}, not {', '.join(extra)}")
+            options = {o: n[o] for o in MM_OPTIONS.get(k, ()) if n.get(o) is not None}
+            n = n.get("count", MM_LIMIT_DEFAULT)
+        if k not in MM_MODALITIES or isinstance(n, bool) or not isinstance(n, int) or n < 0:
+            raise UserError(f"--limit-mm-per-prompt {k}={n!r}: kv reads a count of 0 or more for "
                             f"{', '.join(MM_MODALITIES)}")
-        out[k] = count
+        for o, x in options.items():
+            if isinstance(x, bool) or not isinstance(x, int) or x <= 0:
+                raise UserError(f"--limit-mm-per-prompt {k}.{o}={x!r}: vLLM takes a whole number above 0")
+        out[k] = {"count": n, **options}
     return out
+
+
+def mm_limits(value) -> dict:
+    """--limit-mm-per-prompt's counts, {modality: count} (mm_entries)."""
+    return {k: e["count"] for k, e in mm_entries(value).items()}
+
+
+def mm_dummy(value) -> dict:
+    """--limit-mm-per-prompt's dummy-item options, {modality: {option: value}} for the modalities that give one
+    (MM_DUMMY)."""
+    return {k: {o: x for o, x in e.items() if o != "count"} for k, e in mm_entries(value).items() if len(e) > 1}
+
+
+def mm_limit_json(value) -> dict:
+    """--limit-mm-per-prompt as vLLM 0.10+ takes it back: a modality's count, or its dict where it gives options."""
+    return {k: e if len(e) > 1 else e["count"] for k, e in mm_entries(value).items()}
+
+
+def qwen_vl_smart_resize(height: int, width: int, factor: int, min_pixels: int, max_pixels: int) -> tuple:
+    """(height, width) the Qwen2-VL image processor resizes an image to (transformers 5.25.0
+    image_processing_qwen2_vl.py:63-89 smart_resize): each side rounded to a multiple of factor, then scaled down into
+    max_pixels or up into min_pixels keeping the aspect ratio; past 200:1 the processor refuses the image."""
+    import math
+    from ...errors import UserError
+    if max(height, width) / min(height, width) > 200:
+        raise UserError(f"--limit-mm-per-prompt: a {width} x {height} dummy image is past the Qwen-VL processor's "
+                        "200:1 aspect ratio, which it refuses")
+    h, w = round(height / factor) * factor, round(width / factor) * factor
+    if h * w > max_pixels:
+        beta = math.sqrt(height * width / max_pixels)
+        h, w = max(factor, math.floor(height / beta / factor) * factor), max(factor, math.floor(width / beta / factor) * factor)
+    elif h * w < min_pixels:
+        beta = math.sqrt(min_pixels / (height * width))
+        h, w = math.ceil(height * beta / factor) * factor, math.ceil(width * beta / factor) * factor
+    return h, w
+
+
+def qwen_vl_dummy_patches(v: dict, width: int | None = None, height: int | None = None) -> int:
+    """Patches of vLLM's dummy image under the Qwen-VL rule with --limit-mm-per-prompt's image width / height (MM_DUMMY):
+    the largest image (max_pixels // unit^2 merged tokens factored as h x w, the squarest pair within 200:1), each side
+    cut to the option, then resized by the processor (qwen_vl_smart_resize between its min and max pixels)."""
+    from math import isqrt
+    patch, merge = int(v.get("patch_size") or 14), int(v.get("spatial_merge_size") or 2)
+    unit = patch * merge
+    max_pixels = int(v.get("_max_pixels") or QWEN_VL_MAX_PIXELS)
+    min_pixels = int(v.get("_min_pixels") or QWEN_VL_MIN_PIXELS)
+    hf, wf = 1, max_pixels // (unit * unit)
+    for n in range(max_pixels // (unit * unit), 0, -1):
+        hf = next(d for d in range(isqrt(n), 0, -1) if n % d == 0)
+        wf = n // hf
+        if wf / hf <= 200:
+            break
+    h, w = qwen_vl_smart_resize(min(unit * hf, height or unit * hf), min(unit * wf, width or unit * wf), unit,
+                                min_pixels, max_pixels)
+    return (h // patch) * (w // patch)
 
 
 def takes_video(v: dict, arch=None) -> bool:
@@ -278,11 +358,12 @@ def vision_off(v: dict, arch, limits: dict) -> bool:
 
 
 def encoder_peak(spec, max_model_len: int | None = None, max_batched: int | None = None, max_seqs: int | None = None,
-                 limits: dict | None = None, version=None) -> int:
+                 limits: dict | None = None, version=None, dummy: dict | None = None) -> int:
     """Bytes of the vision tower's profile run on its largest item: one image (Llama 4: all its tiles), or for Qwen2-VL
     under V1 (max_model_len given) the largest video when that has more patches (0 for a text model). With max_batched
     (V1) the run encodes profile_items copies of that item in one batch (PROFILE_ITEMS); without it, one. limits:
-    --limit-mm-per-prompt (mm_limits): a modality at 0 is not profiled, the per-prompt item count is capped."""
+    --limit-mm-per-prompt (mm_limits): a modality at 0 is not profiled, the per-prompt item count is capped. dummy: its
+    per-modality options (mm_dummy): an image width / height shrinks each copy under the Qwen-VL rule (MM_DUMMY)."""
     v = spec.vision or {}
     d = int(v.get("hidden_size") or 0)
     limits = limits or {}
@@ -316,6 +397,10 @@ def encoder_peak(spec, max_model_len: int | None = None, max_batched: int | None
         # vLLM profiles instead (Qwen 3.5+, Gemma 4 with image at 0)
         limit = video_limit if video or not image_limit else image_limit
         items = profile_items(tokens, max_batched, max_seqs, max_model_len, limit)
+    shrink = (dummy or {}).get("image") or {}
+    if (shrink.get("width") or shrink.get("height")) and not video and image_limit and not v.get("image_size") \
+            and not v.get("default_output_length"):  # the Qwen-VL rule's image, each copy cut (MM_DUMMY); T as above
+        patches = qwen_vl_dummy_patches(v, shrink.get("width"), shrink.get("height"))
     return int(items * patches * d * ENCODER_BYTES_PER_HIDDEN)
 
 
@@ -324,8 +409,11 @@ def item_tokens(v: dict, patches: int, arch=None, version=None) -> int:
     and dots.ocr merge merge x merge patches a token, Gemma 3 pools 4 x 4 (64 x 64 patches to 256 tokens), Pixtral
     merges spatial_merge_size^2 (2 x 2 in Mistral 3, none in Pixtral-12B: PIXTRAL_MERGE; before 0.8.4 with a break
     token a row), Llama 4 shuffles a tile's 576 patches into 144 tokens (its class tokens dropped), CLIP
-    (LLaVA) keeps each patch. 0 where the profiled item is not the image kv sizes: Gemma 4 profiles a video (its logs:
-    "profiled with 3 video items" at 8192 batched tokens), so kv keeps one item there."""
+    (LLaVA) keeps each patch. 0 where kv keeps one item: Gemma 4 profiles a video (its logs: "profiled with 3 video
+    items" at 8192 batched tokens); with video at 0 vLLM profiles budget // default_output_length images (gemma4_mm.py
+    get_mm_max_tokens_per_item at 0.23.1rc1.dev531+ga65f93fb2), but its tower took them one at a time until vllm#43169
+    (2026-05-21: the per-image loop of _process_image_input at 0.19.2rc1.dev8+g4b7f5ea1a), and after it in chunks that
+    the free memory sizes (_encoder_chunk), so one item stays (kv63)."""
     kind = str(v.get("model_type") or "")
     if v.get("default_output_length"):
         return 0
