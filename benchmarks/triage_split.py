@@ -43,6 +43,11 @@ STUDIES = {
                           "after": "61b12fefc27b28d19eb111d9f4249cd26cd7a907"},    # predicates.mps_other_held (reverted)
               "corpus": "after", "pairs": [("before", "after")],
               "confusion": ("activations", "other-process")},
+    # host-ram named on logs labelled otherwise ("answer": the wrong answers of that cause, counted per commit and half)
+    "tri66": {"commits": {"before": "d58e560e8a59d5f8c527e78e6e10f20f38ddd144",    # main before the change
+                          "after": "b9d99302c936c926978437a7931ec23332cd7692"},    # predicates.aimdo_file_read (kept)
+              "corpus": "after", "pairs": [("before", "after")],
+              "confusion": ("other", "host-ram"), "answer": "host-ram"},
 }
 HALVES = ("even", "odd", "all")
 MOVES = ("fixed", "broken", "wrong_to_wrong", "top2_only")
@@ -96,11 +101,22 @@ def confused(rows: list, causes: tuple) -> dict:
     return {f"{x}_as_{y}": sum(r["expect"] == x and r.get("got") == y for r in rows) for x, y in pairs}
 
 
-def half_counts(runs: dict, pairs: list, causes: tuple = ()) -> dict:
-    """{"score": {commit: {half: {cases, right, confused}}}, "pairs": {"x_y": {half: {move: n, ..., net, cases: {move:
-    [...]}}}}} from `runs` (label -> rows in one order); `causes`: the two causes whose confusion is counted."""
+def wrong_as(rows: list, answer: str) -> dict:
+    """{"cases": the wrong answers that are `answer`, "labels": {label: n}} (tri66: host-ram named where it is not the cause)."""
+    labels = {}
+    for r in rows:
+        if not r["cause_ok"] and r.get("got") == answer:
+            labels[r["expect"]] = labels.get(r["expect"], 0) + 1
+    return {"cases": sum(labels.values()), "labels": dict(sorted(labels.items(), key=lambda kv: (-kv[1], kv[0])))}
+
+
+def half_counts(runs: dict, pairs: list, causes: tuple = (), answer: str = None) -> dict:
+    """{"score": {commit: {half: {cases, right, confused[, wrong_as]}}}, "pairs": {"x_y": {half: {move: n, ..., net, cases:
+    {move: [...]}}}}} from `runs` (label -> rows in one order); `causes`: the two causes whose confusion is counted;
+    `answer`: a cause whose wrong answers are counted by label (wrong_as)."""
     halves = {k: split(v) for k, v in runs.items()}
-    score = {k: {h: {"cases": len(rs), "right": sum(bool(r["cause_ok"]) for r in rs), "confused": confused(rs, causes)}
+    score = {k: {h: {"cases": len(rs), "right": sum(bool(r["cause_ok"]) for r in rs), "confused": confused(rs, causes),
+                     **({"wrong_as": wrong_as(rs, answer)} if answer else {})}
                  for h, rs in hs.items()} for k, hs in halves.items()}
     out = {}
     for x, y in pairs:
@@ -155,7 +171,7 @@ def main(argv=None) -> int:
         commits = {k: git("rev-parse", c + "^{commit}").strip() for k, c in st["commits"].items()}
         names = corpus_at(commits[st["corpus"]])
         runs = {k: scored(c, names, not a.no_cache) for k, c in commits.items()}
-        res = half_counts(runs, st["pairs"], st.get("confusion", ()))
+        res = half_counts(runs, st["pairs"], st.get("confusion", ()), st.get("answer"))
         if st.get("prefix"):
             res["subset"] = {"prefix": st["prefix"], "score": subset_counts(runs, st["prefix"])}
         out[name] = {"commits": commits, "corpus_commit": commits[st["corpus"]], "batches": len(names), **res}
@@ -166,6 +182,11 @@ def main(argv=None) -> int:
         for k in commits:
             for x in res["score"][k]["all"]["confused"]:
                 print(f"  {k:10} {x.replace('_', ' ')}: " + ", ".join(f"{h} {s['confused'][x]}" for h, s in res["score"][k].items()))
+        for k in commits if st.get("answer") else ():
+            for h, s in res["score"][k].items():
+                w = s["wrong_as"]
+                print(f"  {k:10} {h:5} {st['answer']} named wrongly: {w['cases']} ("
+                      + ", ".join(f"{lab} {n}" for lab, n in w["labels"].items()) + ")")
         print(f"  {'pair':16} {'half':5} " + " ".join(f"{m:>14}" for m in MOVES) + f" {'net':>4}")
         for p, hs in res["pairs"].items():
             for h, c in hs.items():

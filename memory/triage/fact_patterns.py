@@ -314,6 +314,10 @@ FACTS = [
     # (round 74) a traceback's source line that asks PyTorch for page-locked host memory itself (torch.empty(...,
     # pin_memory=True), tensor.pin_memory()): the failing call of a CUDA error raised under it
     ("pinned_src", re.compile(r"\bpin_memory=True\)|\.pin_memory\(\)")),
+    # (tri66) comfy-aimdo's reader naming its file read as what failed (src/hostbuf.c hostbuf_read_file_slice: "file read failed",
+    # after xfer_file_read returned false; the Windows reader's "xfer_file_read_at: GetOverlappedResult failed error=N"): the
+    # host buffer was already allocated (hostbuf_extend) and the read into it failed, an I/O call, not an allocation
+    ("aimdo_file_read", re.compile(r"\bhostbuf_read_file_slice: file read failed\b|\bxfer_file_read\w{0,20}: \w{1,40} failed error=\d{1,10}")),
     # Ollama: its name, its settings, its log format, its model store (blobs/sha256-...), and its server relaying the runner's end.
     # Its source tree (llama.cpp vendored under ollama/llm/llama.cpp/ until 2024, in ggml's CUDA error locations) names it by
     # \bollama\b; a bare llm/llama.cpp/ is any clone of llama.cpp into a folder llm/, and Go's "signal arrived during cgo
@@ -434,7 +438,7 @@ FACT_KEYS = {
                    "session alloc", " table upload"),
     "trt_kv_sizing": ("calculating max tokens in paged kv cache",),
     "vk_pinned_device": ("allocate pinned memory",), "ggml_vk_names": ("Vulkan",),
-    "rknpu_no_iommu": ("iommu is disabled",), "pinned_src": ("pin_memory",),
+    "rknpu_no_iommu": ("iommu is disabled",), "pinned_src": ("pin_memory",), "aimdo_file_read": ("file read failed", "xfer_file_read"),
     "ollama_marker": ("ollama", "OLLAMA_", 'msg="', "sha256-", "llama runner process", "% CPU/GPU") + OLLAMA_SERVER_SAYS, "ollama_env": ("OLLAMA_",), "ollama_evict": ("evicting a model",),
     "ggml_header": ("llama.cpp: loading model from", "llama_model_load_internal: "),
     "ggml_load_start": ("starting runner", "starting llama server", "load request", "loaded meta data", "loading model tensors"),

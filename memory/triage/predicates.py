@@ -398,6 +398,13 @@ def aimdo_reader_only(x):
     return x.kind == "comfy.pinned_host" and x.ev.get("form") == "reader"
 
 
+def aimdo_file_read(x):
+    """(tri66) comfy-aimdo's host-buffer failure where its own log names the file read as what failed (lines.FACTS
+    aimdo_file_read): hostbuf_read_file_slice reads into a buffer hostbuf_extend already committed and registered, so the
+    failing call is the read (ReadFile, GetOverlappedResult), not an allocation of pinned memory."""
+    return x.kind == "comfy.pinned_host" and bool(x.f["aimdo_file_read"]) and not aimdo_reader_only(x)
+
+
 def kind(*kinds):
     return lambda x: x.kind in kinds
 

@@ -2,7 +2,7 @@
 docstring). rules.py puts them at their place among the cause sections."""
 from ..units import fmt_bytes
 from .driver_predicates import nvml_na
-from .predicates import ABSURD_HOST, aimdo_reader_only, bare_driver, kind, unified_host_held, unified_pool, wddm_refused
+from .predicates import ABSURD_HOST, aimdo_file_read, aimdo_reader_only, bare_driver, kind, unified_host_held, unified_pool, wddm_refused
 from .native_runtimes import hip_host_call
 from .rule_row import Rule
 
@@ -115,7 +115,8 @@ HOST_RAM = [
         else f"VideoHelperSuite's Meta Batch asks for {x.ev['frames']} frames a batch and only {x.ev['fit']} fit")
       + ": its guard sizes the frames against the system RAM (and swap) free, where decoded frames are kept as float32 "
         "before any GPU work: load fewer frames at once (frame_load_cap, select_every_nth, a smaller custom_width/custom_height), or a Meta Batch"),
-    R("host-ram", 5.0, lambda x: x.kind == "comfy.pinned_host" and not aimdo_reader_only(x),
+    # ((tri66) not where aimdo's own log says its file read failed: predicates.aimdo_file_read, read under other)
+    R("host-ram", 5.0, lambda x: x.kind == "comfy.pinned_host" and not aimdo_reader_only(x) and not aimdo_file_read(x),
       lambda x: "a pinned (page-locked) host buffer failed: " + x.text[:120]),
     # comfy-aimdo's reader failing with nothing else said: its one shortage path is a 64 MiB pinned staging window
     R("host-ram", 1.5, aimdo_reader_only,

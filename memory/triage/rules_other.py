@@ -2,7 +2,7 @@
 code: the row format is in rules.py's docstring). rules.py puts them after the cause sections, before the fallbacks."""
 from ..units import GiB, fmt_bytes
 from .server_predicates import sglang_attn_init     # (round 117)
-from .predicates import (ABSURD_HOST, aimdo_reader_only, ds4_guard_fits, OWN_POOLS, VA_RESERVE, async_numbers, compiler_flood, compiler_note, fraction_cap,
+from .predicates import (ABSURD_HOST, aimdo_file_read, aimdo_reader_only, ds4_guard_fits, OWN_POOLS, VA_RESERVE, async_numbers, compiler_flood, compiler_note, fraction_cap,
                          ggml_header_failed, gpu_fault, host, kind, metal_kv_overhead_over_budget, preflight_room, preflight_weights_over, release_frame, sglang_pool_room, shortage_shown, sleep_mode_budget, sync_frame,
                          tgi, tgi_tiny, torch, trt_tactic_skip_near)
 from .native_runtimes import hip_host_call, physx_setting, rknn_errno_fault
@@ -239,6 +239,13 @@ OTHER = [
       "comfy-aimdo's file reader failed (hostbuf_file_reader_read) and nothing in the log says it ran out of memory: a fault of "
       "the reader in this comfy-aimdo version (0.4.8 gave each device its own staging ring buffer) or of the file or driver; "
       "update ComfyUI and comfy-aimdo, or start ComfyUI with --disable-dynamic-vram"),
+    # (tri66) comfy-aimdo's host buffer failed where its own log says the file read failed (predicates.aimdo_file_read): the
+    # buffer was in place and the read into it (ReadFile / GetOverlappedResult on Windows) failed: the reader's I/O path, no
+    # allocation; the definition's aimdo fault (docs/triage-causes.md, other), which --disable-dynamic-vram leaves out
+    R("other", 5.0, aimdo_file_read,
+      lambda x: f"comfy-aimdo's host buffer was in place and reading the weights file into it failed (\"{x.f['aimdo_file_read']}\"): "
+                "the reader's file I/O, not an allocation of RAM or pinned memory; a fault of comfy-aimdo's reader in this version "
+                "(or of the file or driver); update ComfyUI and comfy-aimdo, or start ComfyUI with --disable-dynamic-vram"),
     # Ollama's server could not get its runner to load the model: the client's line names no allocation, and the message itself
     # allows an internal error (the server log says which)
     R("other", 0.5, kind("ollama.load_failed"),

@@ -52,6 +52,17 @@ def test_the_confusion_is_counted_each_way_by_label():
                                                                                     "activations_as_weights": 0}
 
 
+def test_wrong_answers_of_one_cause_are_counted_by_label():
+    # "before": c.log (leak) and d.log (other), both odd, answered weights wrongly (e.log's weights is right); "after":
+    # b.log (activations, even) only
+    got = S.half_counts(runs(), [("before", "after")], (), "weights")["score"]
+    assert got["before"]["all"]["wrong_as"] == {"cases": 2, "labels": {"leak": 1, "other": 1}}
+    assert got["before"]["even"]["wrong_as"] == {"cases": 0, "labels": {}}
+    assert got["before"]["odd"]["wrong_as"] == {"cases": 2, "labels": {"leak": 1, "other": 1}}
+    assert got["after"]["all"]["wrong_as"] == {"cases": 1, "labels": {"activations": 1}}
+    assert "wrong_as" not in S.half_counts(runs(), [])["score"]["before"]["all"]
+
+
 def test_moves_are_counted_in_the_direction_of_the_pair():
     p = S.half_counts(runs(), [("before", "after")])["pairs"]["before_after"]
     counts = {h: {m: p[h][m] for m in (*S.MOVES, "net")} for h in p}
