@@ -7,7 +7,7 @@ to benchmarks/results/triage_split.json, which docs/triage-accuracy.md's task wr
 commit and half, the cases and the right causes; per pair of commits and half, the cases fixed (wrong -> right), broken
 (right -> wrong), moved between two wrong causes, and moved in their top two causes' confidences only, with the cases; for
 a study that names a "prefix" (a runtime's case-file names), per commit and half the cases of that runtime, the right ones and
-the wrong ones by label and answer. Nothing is tuned here.
+the wrong ones by label and answer; for one that names a "label", the same over the cases of that label. Nothing is tuned here.
 
     python benchmarks/triage_split.py [--no-cache]
 """
@@ -48,6 +48,11 @@ STUDIES = {
                           "after": "b9d99302c936c926978437a7931ec23332cd7692"},    # predicates.aimdo_file_read (kept)
               "corpus": "after", "pairs": [("before", "after")],
               "confusion": ("other", "host-ram"), "answer": "host-ram"},
+    # the kv-cache class (issue 14): every case labelled kv-cache counted by answer ("label"), and its largest confusion
+    "tri64": {"commits": {"before": "d58e560e8a59d5f8c527e78e6e10f20f38ddd144",    # main before the change
+                          "after": "73bebeef7a60b2fd2f700e99159e27613a5eae3d"},    # predicates.kv_sized widened (kept)
+              "corpus": "after", "pairs": [("before", "after")],
+              "confusion": ("kv-cache", "weights-exceed-vram"), "label": "kv-cache"},
 }
 HALVES = ("even", "odd", "all")
 MOVES = ("fixed", "broken", "wrong_to_wrong", "top2_only")
@@ -131,10 +136,19 @@ def half_counts(runs: dict, pairs: list, causes: tuple = (), answer: str = None)
 def subset_counts(runs: dict, prefix: str) -> dict:
     """{commit: {half: {"cases", "right", "misses": {"A_as_B": n}}}} over the cases whose file name starts with `prefix`:
     "A_as_B" counts the wrong ones labelled A and answered B ("none" where no failure was found)."""
+    return _counts(runs, lambda r: r["case"].startswith(prefix))
+
+
+def label_counts(runs: dict, label: str) -> dict:
+    """(task tri64) The same counts over the cases labelled `label` (one cause's class, every runtime)."""
+    return _counts(runs, lambda r: r["expect"] == label)
+
+
+def _counts(runs: dict, keep) -> dict:
     out = {}
     for k, rows in runs.items():
         out[k] = {}
-        for h, rs in split([r for r in rows if r["case"].startswith(prefix)]).items():
+        for h, rs in split([r for r in rows if keep(r)]).items():
             misses = {}
             for r in rs:
                 if not r["cause_ok"]:
@@ -174,6 +188,8 @@ def main(argv=None) -> int:
         res = half_counts(runs, st["pairs"], st.get("confusion", ()), st.get("answer"))
         if st.get("prefix"):
             res["subset"] = {"prefix": st["prefix"], "score": subset_counts(runs, st["prefix"])}
+        if st.get("label"):
+            res["label"] = {"label": st["label"], "score": label_counts(runs, st["label"])}
         out[name] = {"commits": commits, "corpus_commit": commits[st["corpus"]], "batches": len(names), **res}
         print(f"study {name}: {len(names)} batches as of {st['corpus']} ({commits[st['corpus']][:8]})")
         print(f"  {'commit':10} {'':8} " + " ".join(f"{h:>12}" for h in HALVES))
@@ -194,6 +210,10 @@ def main(argv=None) -> int:
         for k, hs in res.get("subset", {}).get("score", {}).items():
             for h, c in hs.items():
                 print(f"  {st['prefix']}* {k:10} {h:5} {c['right']:>4} of {c['cases']:<4} wrong: "
+                      + ", ".join(f"{m.replace('_', ' ')} {n}" for m, n in c["misses"].items()))
+        for k, hs in res.get("label", {}).get("score", {}).items():
+            for h, c in hs.items():
+                print(f"  label {st['label']} {k:10} {h:5} {c['right']:>4} of {c['cases']:<4} wrong: "
                       + ", ".join(f"{m.replace('_', ' ')} {n}" for m, n in c["misses"].items()))
         for p, hs in res["pairs"].items():
             for m, cases in hs["all"]["cases"].items():

@@ -2,7 +2,7 @@
 docstring). rules.py puts them at their place among the cause sections."""
 from ..units import fmt_bytes
 from .driver_predicates import nvml_na
-from .predicates import ABSURD_HOST, aimdo_file_read, aimdo_reader_only, bare_driver, kind, unified_host_held, unified_pool, wddm_refused
+from .predicates import ABSURD_HOST, aimdo_file_read, aimdo_reader_only, bare_driver, kind, kv_sized, unified_host_held, unified_pool, wddm_refused
 from .native_runtimes import hip_host_call
 from .rule_row import Rule
 
@@ -85,7 +85,9 @@ HOST_RAM = [
     R("host-ram", 1.5, kind("dotnet.oom"),
       ".NET could not allocate managed memory (System.OutOfMemoryException): system RAM, or a 32-bit process's address space"),
     R("host-ram", 4.0, lambda x: x.branch == "ggml" and "ollama.system_memory" in x.kinds, "Ollama: not enough system memory"),
-    R("host-ram", 3.5, lambda x: x.branch == "ggml" and x.host_buffer, "host (CPU) buffer allocation failed: {host_buffer}"),
+    # (tri64) not a host buffer of the KV cache's shape (predicates.kv_sized): the cache in system RAM is kv-cache (R14)
+    R("host-ram", 3.5, lambda x: x.branch == "ggml" and x.host_buffer and not kv_sized(x),
+      "host (CPU) buffer allocation failed: {host_buffer}"),
     # Ollama puts on the GPU only the layers its estimate says fit and loads the rest into system RAM: a model load that
     # fails with no GPU allocation failing is that host-side buffer
     R("host-ram", 4.5, lambda x: x.env["runtime"] == "ollama" and x.ggml_stage == "model-load-failed" and "backend buffer" in x.text

@@ -2,6 +2,8 @@
 Ollama's estimate and llama.cpp's KV cache and buffer placement, vLLM's cumem allocator and sleep mode, SGLang's KV pool,
 TensorRT-LLM, TGI, the cudarc servers' error chain, MLX's load pre-flight and Metal KV figures, ds4's guard. Moved from
 predicates.py (bodies and thresholds unchanged), which re-exports them. No weights here."""
+import re
+
 from ..units import MiB, fmt_bytes
 from .facts import chain_place
 
@@ -22,13 +24,27 @@ KV_GRAIN = 128 * MiB   # llama.cpp's KV cache: n_layer x n_ctx x (K+V width) x b
 
 
 def kv_sized(x):
-    """A device buffer that ggml-alloc's alloc_tensor_range failed to place, an exact multiple of 128 MiB, while loading
-    (not the model's own load nor the graph's compute buffer), not host memory: the KV cache's shape. llama.cpp allocates the
-    cache as layers x cells x heads x head size x bytes for K and V, with the cells (n_ctx, times the parallel slots) a power
-    of two: 30 x 32768 x 8 x 128 x 2 x 2 bytes = 3840 MiB; a weights buffer sums quantized tensors and norm vectors (KiBs),
-    which are no such multiple."""
-    return bool(x.branch == "ggml" and x.ggml_stage in ("device-alloc", "after-model-buffers") and not x.host_buffer
-                and x.req and x.req >= 2 * KV_GRAIN and x.req % KV_GRAIN == 0 and any("alloc_tensor_range" in t for t in x.texts))
+    """A buffer that ggml-alloc failed to place, an exact multiple of 128 MiB, while loading (not the model's own load nor
+    the graph's compute buffer): the KV cache's shape. llama.cpp allocates the cache as layers x cells x heads x head size x
+    bytes for K and V, with the cells (n_ctx, times the parallel slots) a power of two: 30 x 32768 x 8 x 128 x 2 x 2 bytes =
+    3840 MiB; a weights buffer sums quantized tensors and norm vectors (KiBs), which are no such multiple.
+    (tri64) The refusal is ggml-alloc's "failed to allocate <buffer type> buffer of size N" (alloc_tensor_range prints it,
+    and ggml_gallocr_reserve_n for a compute buffer, which the compute stage excludes), with or without its function name:
+    a quote often drops it. Not ggml_vulkan's own "Device memory allocation of size N failed", which also backs the backend's
+    preallocated working buffers. The plain CPU buffer type counts too: a layer's cache not offloaded (the CPU backend, the
+    layers left on the CPU, --no-kv-offload) takes ggml_backend_cpu_buffer_type() (llama_kv_cache's constructor,
+    src/llama-kv-cache.cpp), and the cache is the cause wherever it lives (R14); a backend's pinned host buffer (CUDA_Host,
+    SYCL_Host, ...) never holds it: that one is the model's host copy or the output buffer, system RAM. Where the log gives
+    the whole cache's size (Ollama's memory.required.kv, one decimal: OLLAMA_KV_ROUNDING), a buffer over it is not the cache."""
+    kv = x.f["ollama_kv"]
+    return bool(x.branch == "ggml" and x.ggml_stage in ("device-alloc", "after-model-buffers")
+                and x.req and x.req >= 2 * KV_GRAIN and x.req % KV_GRAIN == 0 and not (kv and x.req > OLLAMA_KV_ROUNDING * kv)
+                and any(not m.group(1).endswith("_Host") for t in x.texts for m in GGML_ALLOC_REFUSED.finditer(t)))
+
+
+OLLAMA_KV_ROUNDING = 1.1   # Ollama prints its estimate with one decimal ("1.2 GiB" for up to 1.25 GiB): 10 % covers that
+# ggml-alloc's refusal of a whole buffer of one buffer type (CUDA0, ROCm1, Vulkan0, CPU, CUDA_Host): ggml/src/ggml-alloc.c
+GGML_ALLOC_REFUSED = re.compile(r"failed to allocate (\S+) buffer of size \d")
 
 
 def cumem_wake_up(x):

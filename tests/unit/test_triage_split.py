@@ -100,3 +100,16 @@ def test_a_prefix_subset_counts_its_runtime_s_cases_and_misses_by_label_and_answ
     assert got["even"] == {"cases": 2, "right": 1, "misses": {"other_as_activations": 1}}
     assert got["odd"] == {"cases": 2, "right": 0, "misses": {"activations_as_none": 1, "other_as_activations": 1}}
     assert got["all"] == {"cases": 4, "right": 1, "misses": {"other_as_activations": 2, "activations_as_none": 1}}
+
+
+def test_a_label_subset_counts_the_cases_of_one_label_by_answer():
+    # (task tri64) hand-made rows: kv-cache cases of any runtime, and cases of other labels that must be left out
+    rows = [row("batch-02", "llamacpp_a.log", "kv-cache", "weights-exceed-vram"),   # even, wrong
+            row("batch-02", "vllm_b.log", "kv-cache", "kv-cache"),                  # even, right
+            row("batch-02", "vllm_c.log", "other", "kv-cache"),                     # not labelled kv-cache
+            row("batch-03", "ollama_d.log", "kv-cache", "host-ram"),                # odd, wrong
+            row("batch-101", "sglang_e.log", "kv-cache", None)]                     # odd, none found
+    got = S.label_counts({"main": rows}, "kv-cache")["main"]
+    assert got["even"] == {"cases": 2, "right": 1, "misses": {"kv-cache_as_weights-exceed-vram": 1}}
+    assert got["odd"] == {"cases": 2, "right": 0, "misses": {"kv-cache_as_host-ram": 1, "kv-cache_as_none": 1}}
+    assert got["all"]["cases"] == 4 and got["all"]["right"] == 1
