@@ -43,6 +43,11 @@ STUDIES = {
                           "after": "61b12fefc27b28d19eb111d9f4249cd26cd7a907"},    # predicates.mps_other_held (reverted)
               "corpus": "after", "pairs": [("before", "after")],
               "confusion": ("activations", "other-process")},
+    # the leak class: its logs (label "leak") counted by answer per commit and half ("label": every runtime's)
+    "tri65": {"commits": {"before": "d58e560e8a59d5f8c527e78e6e10f20f38ddd144",    # main before the change
+                          "after": "804d2ce6e800879ce6067df9c7b2f8a35bc0e04d"},    # predicates.step_mem_grew (kept)
+              "corpus": "after", "pairs": [("before", "after")],
+              "confusion": ("leak", "activations"), "label": "leak"},
 }
 HALVES = ("even", "odd", "all")
 MOVES = ("fixed", "broken", "wrong_to_wrong", "top2_only")
@@ -112,13 +117,14 @@ def half_counts(runs: dict, pairs: list, causes: tuple = ()) -> dict:
     return {"score": score, "pairs": out}
 
 
-def subset_counts(runs: dict, prefix: str) -> dict:
-    """{commit: {half: {"cases", "right", "misses": {"A_as_B": n}}}} over the cases whose file name starts with `prefix`:
-    "A_as_B" counts the wrong ones labelled A and answered B ("none" where no failure was found)."""
+def subset_counts(runs: dict, prefix: str, label: str | None = None) -> dict:
+    """{commit: {half: {"cases", "right", "misses": {"A_as_B": n}}}} over the cases whose file name starts with `prefix`
+    (and, given `label`, whose label is that cause): "A_as_B" counts the wrong ones labelled A and answered B ("none"
+    where no failure was found)."""
     out = {}
     for k, rows in runs.items():
         out[k] = {}
-        for h, rs in split([r for r in rows if r["case"].startswith(prefix)]).items():
+        for h, rs in split([r for r in rows if r["case"].startswith(prefix) and label in (None, r["expect"])]).items():
             misses = {}
             for r in rs:
                 if not r["cause_ok"]:
@@ -156,8 +162,9 @@ def main(argv=None) -> int:
         names = corpus_at(commits[st["corpus"]])
         runs = {k: scored(c, names, not a.no_cache) for k, c in commits.items()}
         res = half_counts(runs, st["pairs"], st.get("confusion", ()))
-        if st.get("prefix"):
-            res["subset"] = {"prefix": st["prefix"], "score": subset_counts(runs, st["prefix"])}
+        if st.get("prefix") or st.get("label"):
+            res["subset"] = {"prefix": st.get("prefix", ""), "label": st.get("label"),
+                             "score": subset_counts(runs, st.get("prefix", ""), st.get("label"))}
         out[name] = {"commits": commits, "corpus_commit": commits[st["corpus"]], "batches": len(names), **res}
         print(f"study {name}: {len(names)} batches as of {st['corpus']} ({commits[st['corpus']][:8]})")
         print(f"  {'commit':10} {'':8} " + " ".join(f"{h:>12}" for h in HALVES))
@@ -172,7 +179,7 @@ def main(argv=None) -> int:
                 print(f"  {p:16} {h:5} " + " ".join(f"{c[m]:>14}" for m in MOVES) + f" {c['net']:>+4}")
         for k, hs in res.get("subset", {}).get("score", {}).items():
             for h, c in hs.items():
-                print(f"  {st['prefix']}* {k:10} {h:5} {c['right']:>4} of {c['cases']:<4} wrong: "
+                print(f"  {st.get('prefix', '')}*{'/' + st['label'] if st.get('label') else ''} {k:10} {h:5} {c['right']:>4} of {c['cases']:<4} wrong: "
                       + ", ".join(f"{m.replace('_', ' ')} {n}" for m, n in c["misses"].items()))
         for p, hs in res["pairs"].items():
             for m, cases in hs["all"]["cases"].items():

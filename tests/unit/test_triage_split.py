@@ -89,3 +89,17 @@ def test_a_prefix_subset_counts_its_runtime_s_cases_and_misses_by_label_and_answ
     assert got["even"] == {"cases": 2, "right": 1, "misses": {"other_as_activations": 1}}
     assert got["odd"] == {"cases": 2, "right": 0, "misses": {"activations_as_none": 1, "other_as_activations": 1}}
     assert got["all"] == {"cases": 4, "right": 1, "misses": {"other_as_activations": 2, "activations_as_none": 1}}
+
+
+def test_a_label_subset_counts_that_label_s_cases_by_answer():
+    # (task tri65) hand-made rows: the leak logs of every runtime, others left out
+    rows = [row("batch-02", "llamacpp_a.log", "leak", "activations"),           # even, wrong
+            row("batch-02", "pytorch_b.log", "leak", "leak"),                   # even, right
+            row("batch-02", "pytorch_c.log", "activations", "leak"),            # not labelled leak
+            row("batch-03", "comfyui_d.log", "leak", "weights")]                # odd, wrong
+    got = S.subset_counts({"main": rows}, "", "leak")["main"]
+    assert got["even"] == {"cases": 2, "right": 1, "misses": {"leak_as_activations": 1}}
+    assert got["odd"] == {"cases": 1, "right": 0, "misses": {"leak_as_weights": 1}}
+    assert got["all"] == {"cases": 3, "right": 1, "misses": {"leak_as_activations": 1, "leak_as_weights": 1}}
+    # a prefix and a label together: both must hold
+    assert S.subset_counts({"main": rows}, "pytorch", "leak")["main"]["all"] == {"cases": 1, "right": 1, "misses": {}}
