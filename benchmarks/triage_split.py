@@ -53,6 +53,11 @@ STUDIES = {
                           "after": "73bebeef7a60b2fd2f700e99159e27613a5eae3d"},    # predicates.kv_sized widened (kept)
               "corpus": "after", "pairs": [("before", "after")],
               "confusion": ("kv-cache", "weights-exceed-vram"), "label": "kv-cache"},
+    # the leak class: its logs (label "leak") counted by answer per commit and half ("label": every runtime's)
+    "tri65": {"commits": {"before": "d58e560e8a59d5f8c527e78e6e10f20f38ddd144",    # main before the change
+                          "after": "804d2ce6e800879ce6067df9c7b2f8a35bc0e04d"},    # predicates.step_mem_grew (kept)
+              "corpus": "after", "pairs": [("before", "after")],
+              "confusion": ("leak", "activations"), "label": "leak"},
 }
 HALVES = ("even", "odd", "all")
 MOVES = ("fixed", "broken", "wrong_to_wrong", "top2_only")
@@ -209,7 +214,7 @@ def main(argv=None) -> int:
                 print(f"  {p:16} {h:5} " + " ".join(f"{c[m]:>14}" for m in MOVES) + f" {c['net']:>+4}")
         for k, hs in res.get("subset", {}).get("score", {}).items():
             for h, c in hs.items():
-                print(f"  {st['prefix']}* {k:10} {h:5} {c['right']:>4} of {c['cases']:<4} wrong: "
+                print(f"  {st.get('prefix', '')}*{'/' + st['label'] if st.get('label') else ''} {k:10} {h:5} {c['right']:>4} of {c['cases']:<4} wrong: "
                       + ", ".join(f"{m.replace('_', ' ')} {n}" for m, n in c["misses"].items()))
         for k, hs in res.get("label", {}).get("score", {}).items():
             for h, c in hs.items():

@@ -389,6 +389,10 @@ FACTS = [
     # model and a batch that size fitted in this run (group 1, the size; kept by line); (rev9 S1) not "fits", an estimate that
     # did not run ("batch size 16 fits" in a planner's output)
     ("batch_ran", re.compile(r"\b[Bb]atch[ _]size[ =:]{0,3}(\d{1,6})\b[ \t]{0,3}(?:was |is )?(?:successful|succeeded|passed|worked)\b")),
+    # (tri65) a training loop's own per-step line with the allocated memory ("Epoch: [0] [  19/6250] mem_allocated: 5268 MB
+    # mem_reserved: ...", a trainer printing paddle's or torch's memory_allocated()): a step counter and the figure on one line
+    ("step_mem", re.compile(r"(?:\[ {0,8}\d{1,9}/\d{1,9}\]|\b(?:[Ee]poch|[Ii]ter(?:ation)?|[Ss]tep)\b).{0,200}?"
+                            r"\bmem(?:ory)?_allocated[:=] ?(\d{1,9}(?:\.\d{1,6})?) ?([MG]i?B)\b")),
     # (rev5 B4) TensorFlow's own words: its C++ sources' paths in its log lines ("tensorflow/core/common_runtime/bfc_allocator.cc",
     # "tensorflow/compiler/xla/...", "tensorflow/stream_executor/..."), its Python package in a frame or a module name
     # ("site-packages/tensorflow/python/...", "tensorflow.python.framework.errors_impl"); and JAX's ("jax/_src/...",
@@ -455,6 +459,7 @@ FACT_KEYS = {
     "as_limit": ("Max address space",),     # (round 112)
     "tpu_hbm_limit": ("total_hbm_limit_gb=",),     # (round 118)
     "batch_ran": ("atch size", "atch_size"),     # (round 118)
+    "step_mem": ("mem_allocated", "memory_allocated"),     # (tri65)
     "igpu_named": ("uma: 1", "ntegrated ", "iGPU", "unified memory", "Radeon"),     # (rev8 S2)
 }
 _FACTS_GATED = [(name, FACT_KEYS[name], rx) for name, rx in FACTS]

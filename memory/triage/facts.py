@@ -588,4 +588,6 @@ HANDLERS = {
     # so a failure reads only those before it (predicates.batch_ran_before)
     "batch_ran": lambda s, f, m, text, lineno, window: _kept(f.setdefault("batch_ran", {}), s._lineno - 0.5 if window else lineno,
                                                              int(m.group(1))),
+    # (tri65) a training step's allocated memory, by line; the stream's lines only (a window line has no line of its own)
+    "step_mem": lambda s, f, m, text, lineno, window: window or _kept(f.setdefault("step_mem", {}), lineno, P.size(m.group(1) + " " + m.group(2)), 64),
 }

@@ -551,3 +551,19 @@ def batch_ran_before(x):
     then ran) says nothing of what ran before it."""
     seen = [v for n, v in sorted(x.f.get("batch_ran", {}).items()) if n < (x.line or 0)]
     return seen[-1] if seen else None
+
+
+STEP_MEM_PRINTS = 5       # (tri65) a training loop's per-step allocated figures read before a failure, at least
+
+
+def step_mem_grew(x):
+    """(tri65) (first, last, prints) where a training loop's own per-step lines (facts "step_mem", kept by line) printed the
+    allocated memory at least STEP_MEM_PRINTS times before this failure, never lower than the print before, the last at least
+    twice the first and 1 GiB above it; else None. Every step of a loop does the same work, so what stays allocated between
+    steps (weights, gradients, optimizer state) is flat once the first steps have made the optimizer's state; a figure that
+    rises at every print is memory kept from step to step (PyTorch's FAQ: "Don't accumulate history across your training
+    loop"). A peak figure (max_memory_allocated) rises only when a step needs more than any before, not at every print."""
+    seen = [v for n, v in sorted(x.f.get("step_mem", {}).items()) if n < (x.line or 0) and v]
+    if len(seen) < STEP_MEM_PRINTS or any(b < a for a, b in zip(seen, seen[1:])):
+        return None
+    return (seen[0], seen[-1], len(seen)) if seen[-1] >= 2 * seen[0] and seen[-1] - seen[0] >= 1 << 30 else None

@@ -46,7 +46,7 @@ from .should_fit import over_card
 
 MLX_PROMPT_CACHE_MIN = 1e9     # 1 GB (the line prints decimal GB): a cache this size is a real part of any Mac's Metal budget
 from .native_runtimes import FAISS_TEMP_MIN, mnn_parameter
-from .predicates import batch_ran_before     # (rev9 S1) by line
+from .predicates import batch_ran_before, step_mem_grew     # (rev9 S1) by line; (tri65) by line
 
 R = Rule
 OLLAMA_EVICT_WITHIN = 40      # lines from a failed load to the scheduler's eviction that answers it
@@ -539,6 +539,9 @@ RULES = [
     R("leak", 2.0, lambda x: x.training and (x.epoch or 0) >= 3 and not host(x) and x.kind != "torch.nvml_assert",
       "the training run failed in epoch {epoch}: every batch of an epoch already fitted, so memory grew across steps "
       "(tensors kept from step to step, a loss summed without .item(), a growing list or cache)"),
+    # (tri65) the loop's own per-step allocated figure rose at every print before the failure (predicates.step_mem_grew)
+    R("leak", 3.6, lambda x: fresh(x) and step_mem_grew(x), lambda x: "the training loop's allocated memory rose at every one of "
+      "its {2} prints before this failure, from {0} to {1}: memory kept from step to step".format(*map(fmt_bytes, step_mem_grew(x)[:2]), step_mem_grew(x)[2])),
     # earlier OOMs of the same host process (context "previous_ooms", which one failure's text cannot show)
     R("leak", 3.6, lambda x: fresh(x) and x.session_grew_from,
       "allocated memory grew from {session_grew_from:b} at the previous OOM of this ComfyUI session to {session_grew_to:b} now"),

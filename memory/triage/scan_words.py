@@ -356,6 +356,8 @@ OPEN_ANCHORS += (b"launch_fattn", b"flash_attn_ext")
 # (round 118) a program's own sweep line saying a batch size ran (facts "batch_ran"), in the head or the window before a failure
 HEAD_ANCHORS += (b"atch size ", b"atch_size")
 WINDOW_KEYS += (b"atch size ", b"atch_size")
+# (tri65) a training loop's per-step allocated-memory line (facts "step_mem"), read in the head's stream with its line
+HEAD_ANCHORS += (b"mem_allocated", b"memory_allocated")
 # (rev8 S2) an integrated GPU or unified memory named (facts "igpu_named": llama.cpp's Vulkan "| uma: 1 |", the words, an AMD
 # APU's Radeon NNNM): Unsloth Studio's host-RAM guard then reads other
 HEAD_ANCHORS += (b"uma: 1", b"ntegrated GPU", b"ntegrated graphics", b"ntegrated Graphics", b"iGPU", b"unified memory", b"Radeon")
