@@ -4,7 +4,7 @@ of it), every case of the corpus as of the study's "after" commit (the batches i
 left out) is scored with the package as committed at each commit (triage_rounds.scored: triage_calibration's `git
 archive` per commit and its cache, so uncommitted edits never count), split by batch number parity. Printed and written
 to benchmarks/results/triage_split.json, which docs/triage-accuracy.md's task write-ups read their figures from: per
-commit and half, the cases and the right causes; per pair of commits and half, the cases fixed (wrong -> right), broken
+commit and half, the cases, the right causes and the cases with no answer at all (no failure found), by label; per pair of commits and half, the cases fixed (wrong -> right), broken
 (right -> wrong), moved between two wrong causes, and moved in their top two causes' confidences only, with the cases; for
 a study that names a "prefix" (a runtime's case-file names), per commit and half the cases of that runtime, the right ones and
 the wrong ones by label and answer. Nothing is tuned here.
@@ -43,6 +43,10 @@ STUDIES = {
                           "after": "61b12fefc27b28d19eb111d9f4249cd26cd7a907"},    # predicates.mps_other_held (reverted)
               "corpus": "after", "pairs": [("before", "after")],
               "confusion": ("activations", "other-process")},
+    # logs with no answer at all (found=False), read on the even half; two runtimes' own OOM lines recognised (kept)
+    "tri63": {"commits": {"before": "d58e560e8a59d5f8c527e78e6e10f20f38ddd144",    # main before the change
+                          "after": "cee6c57d5cc945d3da0cf0a294ec2a420f1a6afd"},    # VTK's GL_OUT_OF_MEMORY, faceswap's training OOM: generic.oom (kept)
+              "corpus": "after", "pairs": [("before", "after")]},
 }
 HALVES = ("even", "odd", "all")
 MOVES = ("fixed", "broken", "wrong_to_wrong", "top2_only")
@@ -96,11 +100,21 @@ def confused(rows: list, causes: tuple) -> dict:
     return {f"{x}_as_{y}": sum(r["expect"] == x and r.get("got") == y for r in rows) for x, y in pairs}
 
 
+def no_answer(rows: list) -> dict:
+    """{"no_answer": the cases the engine found no failure in (no answer at all), "no_answer_by_label": {label: n}} (tri63)."""
+    by = {}
+    for r in rows:
+        if r.get("got") is None:
+            by[r["expect"]] = by.get(r["expect"], 0) + 1
+    return {"no_answer": sum(by.values()), "no_answer_by_label": dict(sorted(by.items(), key=lambda kv: (-kv[1], kv[0])))}
+
+
 def half_counts(runs: dict, pairs: list, causes: tuple = ()) -> dict:
-    """{"score": {commit: {half: {cases, right, confused}}}, "pairs": {"x_y": {half: {move: n, ..., net, cases: {move:
+    """{"score": {commit: {half: {cases, right, confused, no_answer, no_answer_by_label}}}, "pairs": {"x_y": {half: {move: n, ..., net, cases: {move:
     [...]}}}}} from `runs` (label -> rows in one order); `causes`: the two causes whose confusion is counted."""
     halves = {k: split(v) for k, v in runs.items()}
-    score = {k: {h: {"cases": len(rs), "right": sum(bool(r["cause_ok"]) for r in rs), "confused": confused(rs, causes)}
+    score = {k: {h: {"cases": len(rs), "right": sum(bool(r["cause_ok"]) for r in rs), "confused": confused(rs, causes),
+                     **no_answer(rs)}
                  for h, rs in hs.items()} for k, hs in halves.items()}
     out = {}
     for x, y in pairs:
@@ -164,6 +178,8 @@ def main(argv=None) -> int:
         for k, c in commits.items():
             print(f"  {k:10} {c[:8]} " + " ".join(f"{s['right']:>5} of {s['cases']:<4}" for s in res["score"][k].values()))
         for k in commits:
+            print(f"  {k:10} no answer: " + ", ".join(f"{h} {s['no_answer']}" for h, s in res["score"][k].items())
+                  + " (" + ", ".join(f"{lb} {n}" for lb, n in res["score"][k]["all"]["no_answer_by_label"].items()) + ")")
             for x in res["score"][k]["all"]["confused"]:
                 print(f"  {k:10} {x.replace('_', ' ')}: " + ", ".join(f"{h} {s['confused'][x]}" for h, s in res["score"][k].items()))
         print(f"  {'pair':16} {'half':5} " + " ".join(f"{m:>14}" for m in MOVES) + f" {'net':>4}")
