@@ -4,7 +4,7 @@ of it), every case of the corpus as of the study's "after" commit (the batches i
 left out) is scored with the package as committed at each commit (triage_rounds.scored: triage_calibration's `git
 archive` per commit and its cache, so uncommitted edits never count), split by batch number parity. Printed and written
 to benchmarks/results/triage_split.json, which docs/triage-accuracy.md's task write-ups read their figures from: per
-commit and half, the cases and the right causes; per pair of commits and half, the cases fixed (wrong -> right), broken
+commit and half, the cases, the right causes and the cases with no answer at all (no failure found), by label; per pair of commits and half, the cases fixed (wrong -> right), broken
 (right -> wrong), moved between two wrong causes, and moved in their top two causes' confidences only, with the cases; for
 a study that names a "prefix" (a runtime's case-file names), per commit and half the cases of that runtime, the right ones and
 the wrong ones by label and answer; for one that names a "label", the same over the cases of that label. Nothing is tuned here.
@@ -58,6 +58,10 @@ STUDIES = {
                           "after": "804d2ce6e800879ce6067df9c7b2f8a35bc0e04d"},    # predicates.step_mem_grew (kept)
               "corpus": "after", "pairs": [("before", "after")],
               "confusion": ("leak", "activations"), "label": "leak"},
+    # logs with no answer at all (found=False), read on the even half; two runtimes' own OOM lines recognised (kept)
+    "tri63": {"commits": {"before": "d58e560e8a59d5f8c527e78e6e10f20f38ddd144",    # main before the change
+                          "after": "cee6c57d5cc945d3da0cf0a294ec2a420f1a6afd"},    # VTK's GL_OUT_OF_MEMORY, faceswap's training OOM: generic.oom (kept)
+              "corpus": "after", "pairs": [("before", "after")]},
 }
 HALVES = ("even", "odd", "all")
 MOVES = ("fixed", "broken", "wrong_to_wrong", "top2_only")
@@ -111,6 +115,15 @@ def confused(rows: list, causes: tuple) -> dict:
     return {f"{x}_as_{y}": sum(r["expect"] == x and r.get("got") == y for r in rows) for x, y in pairs}
 
 
+def no_answer(rows: list) -> dict:
+    """{"no_answer": the cases the engine found no failure in (no answer at all), "no_answer_by_label": {label: n}} (tri63)."""
+    by = {}
+    for r in rows:
+        if r.get("got") is None:
+            by[r["expect"]] = by.get(r["expect"], 0) + 1
+    return {"no_answer": sum(by.values()), "no_answer_by_label": dict(sorted(by.items(), key=lambda kv: (-kv[1], kv[0])))}
+
+
 def wrong_as(rows: list, answer: str) -> dict:
     """{"cases": the wrong answers that are `answer`, "labels": {label: n}} (tri66: host-ram named where it is not the cause)."""
     labels = {}
@@ -121,12 +134,12 @@ def wrong_as(rows: list, answer: str) -> dict:
 
 
 def half_counts(runs: dict, pairs: list, causes: tuple = (), answer: str = None) -> dict:
-    """{"score": {commit: {half: {cases, right, confused[, wrong_as]}}}, "pairs": {"x_y": {half: {move: n, ..., net, cases:
+    """{"score": {commit: {half: {cases, right, confused, no_answer, no_answer_by_label[, wrong_as]}}}, "pairs": {"x_y": {half: {move: n, ..., net, cases:
     {move: [...]}}}}} from `runs` (label -> rows in one order); `causes`: the two causes whose confusion is counted;
     `answer`: a cause whose wrong answers are counted by label (wrong_as)."""
     halves = {k: split(v) for k, v in runs.items()}
     score = {k: {h: {"cases": len(rs), "right": sum(bool(r["cause_ok"]) for r in rs), "confused": confused(rs, causes),
-                     **({"wrong_as": wrong_as(rs, answer)} if answer else {})}
+                     **no_answer(rs), **({"wrong_as": wrong_as(rs, answer)} if answer else {})}
                  for h, rs in hs.items()} for k, hs in halves.items()}
     out = {}
     for x, y in pairs:
@@ -201,6 +214,8 @@ def main(argv=None) -> int:
         for k, c in commits.items():
             print(f"  {k:10} {c[:8]} " + " ".join(f"{s['right']:>5} of {s['cases']:<4}" for s in res["score"][k].values()))
         for k in commits:
+            print(f"  {k:10} no answer: " + ", ".join(f"{h} {s['no_answer']}" for h, s in res["score"][k].items())
+                  + " (" + ", ".join(f"{lb} {n}" for lb, n in res["score"][k]["all"]["no_answer_by_label"].items()) + ")")
             for x in res["score"][k]["all"]["confused"]:
                 print(f"  {k:10} {x.replace('_', ' ')}: " + ", ".join(f"{h} {s['confused'][x]}" for h, s in res["score"][k].items()))
         for k in commits if st.get("answer") else ():

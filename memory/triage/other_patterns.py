@@ -77,6 +77,16 @@ CUDA_SAFE_CALL = re.compile(r"\bcudaSafeCall\(\) (?:failed: |Runtime API error :
 # by max_num_matches (SiftMatching.max_num_matches), the figure it prints (a count, not bytes); a quote may keep the format's
 # placeholder for it ("N", "%d")
 COLMAP_SIFT_MATCH = re.compile(r"\bNot enough GPU memory to match (?:\d{1,12}|N|%d) features\b")
+# (tri63) VTK's OpenGL error report (Rendering/OpenGL2/vtkOpenGLError.h: vtkPrintOpenGLErrors prints "<message> N OpenGL errors
+# detected" and then " i : (code) text" per error, the text from vtkOpenGLStrError): code 1285 is GL_OUT_OF_MEMORY (0x0505, the
+# OpenGL spec's "not enough memory left to execute the command"), printed "Out of memory". The driver refused the command for
+# memory (a texture, a buffer); no size or card figure. Other GL codes (1280-1286) are no memory failure
+VTK_GL_OOM = re.compile(r"^\s{0,8}\d{1,2} : \(1285\) Out of memory\s*$")
+# (tri63) faceswap's trainer (scripts/train.py, plugins/train/trainer/_base.py, lib/model/... since 2019) catching TensorFlow's
+# ResourceExhaustedError (PyTorch's OutOfMemoryError from 3.0) and raising FaceswapError("You do not have enough GPU memory
+# available to train the selected model at the selected settings. You can try a number of things: ..."), which its logger
+# prints line by line: the training step's device allocation failed; no figure
+FACESWAP_TRAIN_OOM = re.compile(r"\bYou do not have enough GPU memory available to train the selected model\b")
 # (round 92) NCCL's own check of a CUDA call (src/include/checks.h: CUDACHECK's WARN("Cuda failure '%s'"), CUCHECK's WARN("Cuda
 # failure %d '%s'", err, errStr)) at out of memory: "NCCL WARN Cuda failure 2 'out of memory'", or the same text as PyTorch's
 # ProcessGroupNCCL relays ncclGetLastError() under "ncclUnhandledCudaError: Call to CUDA function failed." and "Last error:",

@@ -187,6 +187,8 @@ _ADDED_WORDS = (
     # (fixV) whisper.cpp's state init naming the KV cache that failed ("whisper_kv_cache_init() failed for self-attention
     # cache", error_patterns.GGML_KV_INIT): no memory word in it
     ("KW", "kv_cache_init() failed for"),
+    # (tri63) faceswap's training OOM message ("You do not have enough GPU memory available to train ...", other_patterns.FACESWAP_TRAIN_OOM)
+    ("W", "enough GPU memory available to train"),
 )
 ERROR_KEYS += tuple(w for lists, *words in _ADDED_WORDS if "K" in lists for w in words)
 ERROR_WORDS += tuple(w for lists, *words in _ADDED_WORDS if "W" in lists for w in words)

@@ -113,3 +113,16 @@ def test_a_label_subset_counts_the_cases_of_one_label_by_answer():
     assert got["even"] == {"cases": 2, "right": 1, "misses": {"kv-cache_as_weights-exceed-vram": 1}}
     assert got["odd"] == {"cases": 2, "right": 0, "misses": {"kv-cache_as_host-ram": 1, "kv-cache_as_none": 1}}
     assert got["all"]["cases"] == 4 and got["all"]["right"] == 1
+
+
+def test_cases_with_no_answer_are_counted_per_half_and_label():
+    # (task tri63) hand-made rows: got None is a log the engine found no failure in
+    rows = [row("batch-02", "a.log", "host-ram", None),             # even, no answer
+            row("batch-02", "b.log", "host-ram", "activations"),    # even, an answer (wrong)
+            row("batch-100", "c.log", "other", None),               # even, no answer
+            row("batch-03", "d.log", "host-ram", None),             # odd, no answer
+            row("batch-101", "e.log", "kv-cache", "kv-cache")]      # odd, right
+    got = S.half_counts({"before": rows, "after": rows}, [])["score"]["before"]
+    assert (got["even"]["no_answer"], got["even"]["no_answer_by_label"]) == (2, {"host-ram": 1, "other": 1})
+    assert (got["odd"]["no_answer"], got["odd"]["no_answer_by_label"]) == (1, {"host-ram": 1})
+    assert (got["all"]["no_answer"], got["all"]["no_answer_by_label"]) == (3, {"host-ram": 2, "other": 1})
