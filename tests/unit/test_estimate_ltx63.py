@@ -1,4 +1,4 @@
-"""ltx63: LTX-2's own video VAE as ComfyUI 0.8.0 builds and runs it.
+"""ltx63: LTX-2's own video VAE, and its audio VAE + vocoder decode, as ComfyUI 0.8.0 runs them.
 
 The video VAE. comfy/sd.py:464-476 builds LTX-2's VideoVAE from the checkpoint's "config" metadata ("vae"), so its keys
 and size are not LTX-Video 0.9's, which stood in before. Its config (comfy_recipes.LTX_2_VAE) is VideoVAE's version-2
@@ -63,3 +63,46 @@ def test_ltx2_decode_activations_against_the_trace(size):
     ours = vae.vae_decode_bytes("ltxv", [1, 128, (f - 1) // 8 + 1, h // 32, w // 32], "bf16")
     assert abs(ours / LTX2_DECODE_TRACED[size] - 1) < 0.02
 
+
+# The audio decode (LTXVAudioVAEDecode: AudioVAE.decode, audio_vae.py:196-210). ComfyUI's CausalAudioAutoencoder and
+# Vocoder at their default configs (LTX-2's: ltx59's key fixture) traced on meta with gpu_garden's tracer, fp32 (the
+# module is built in the default dtype and never cast): activations at the peak by (batch, audio latents).
+AUDIO_TRACED = {(1, 9): 7_846_912, (1, 25): 22_674_432, (1, 97): 89_398_272, (1, 250): 231_186_432,
+                (1, 1000): 926_226_432, (1, 2425): 2_246_802_432, (2, 97): 178_796_544}
+AUDIO_WEIGHTS = 4 * (53_248_402 + 55_592_802)   # the trace's resident weights, 435,364,816: both modules in fp32
+
+
+@pytest.mark.parametrize("b,a", sorted(AUDIO_TRACED))
+def test_audio_decode_activations_are_the_trace(b, a):
+    from gpu_garden.memory.estimate import audio_decode
+    assert audio_decode.decode_bytes(a, b) == AUDIO_TRACED[(b, a)]
+
+
+def test_audio_decode_is_a_phase_of_ltx2():
+    est = _est("ltx-2")
+    bd = est["breakdown"]["audio_decode"]
+    # 97 audio latents at 768x512x97 and 25 fps (ltx58); the audio VAE in fp32; the 5 % margin on the activations
+    assert (bd["weights"], bd["activations"], bd["allocator_margin"]) == (AUDIO_WEIGHTS, 89_398_272, 4_469_913)
+    assert est["phases"]["audio_decode"] == AUDIO_WEIGHTS + 89_398_272 + 4_469_913 + sum(est["fixed"].values())
+    assert any("audio VAE and vocoder at ComfyUI's default configuration" in a for a in est["assumptions"])
+    # its frame rate sets the length: 97 frames at 1 fps are 2425 latents (ceil(97 / 1 x 25))
+    slow = _est("ltx-2", policy={"audio_fps": 1})
+    assert slow["breakdown"]["audio_decode"]["activations"] == 2_246_802_432
+    assert "audio_decode" not in _est("ltxv")["phases"]
+
+
+def test_the_checkpoints_audio_vae_is_held_in_fp32():
+    import json
+    from pathlib import Path
+    from gpu_garden.memory.estimate import audio_decode, families
+    keys = json.loads((Path(__file__).parent / "data" / "ltx2_audio_vae_vocoder_keys.json").read_text())
+    table = {k: (dt, tuple(sh)) for k, (dt, sh) in keys.items()}
+    assert audio_decode.weights_bytes(table) == AUDIO_WEIGHTS
+    comps = families.split_components(table, "ltx-2-19b-dev.safetensors")
+    assert [(c["role"], c["kind"]) for c in comps] == [("other", families.LTX2_AUDIO_KIND)]
+
+
+def test_with_every_model_resident_the_audio_vae_comes_on_top():
+    est = _est("ltx-2", policy={"models": "resident"})
+    w = est["weights"]
+    assert est["breakdown"]["audio_decode"]["weights"] == w["diffusion_model"] + w["text_encoders"] + w["vae"] + AUDIO_WEIGHTS
