@@ -20,7 +20,7 @@ LAYOUT = {"sd1": "sd15_v1-5-pruned-emaonly-fp16", "sdxl": "sdxl_sd_xl_base_1.0",
 VAE = {"sd1": "vae_sd15_vae-ft-mse-840000-ema-pruned", "sdxl": "vae_sdxl_vae", "flux1": "vae_flux_ae", "sd3": "vae_flux_ae",
        "wan21": "vae_wan_2.1_vae", "wan22": "vae_wan2.2_vae", "qwen-image": "vae_wan_2.1_vae", "z-image": "vae_flux_ae",
        "hunyuan-video": "vae_hunyuan_video_vae_bf16", "ltxv": "vae_ltxv_v0.9", "flux2": "vae_flux2_vae",
-       "hunyuan-video-15": "vae_hunyuan_video_1.5_vae", "ltx-2": "vae_ltxv_v0.9"}
+       "hunyuan-video-15": "vae_hunyuan_video_1.5_vae", "ltx-2": "vae_ltx-2_video_vae"}
 # (family, width, height, frames, phase, attention, batch); cfg as the family's usual workflow.
 # FIT: the rows the coefficients are computed from. HELD_OUT: everything else, never tuned on.
 FIT = [

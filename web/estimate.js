@@ -26,6 +26,7 @@ const PHASES = [
   ["sample_naive_attention", "  naive attention", true],
   ["vae_decode", "VAE decode", false],
   ["vae_decode_tiled", "  tiled decode", true],
+  ["audio_decode", "audio decode", false],
 ];
 
 const gib = (n) => fmtBytes(n, 2);

@@ -76,14 +76,15 @@ def family_for_config(class_name: str | None) -> str | None:
 #   so they are not the diffusion model's bytes.
 # - the audio VAE (audio_vae.*) and its vocoder (vocoder.*): LTXVAudioVAELoader (nodes_lt_audio.py:28-31) builds
 #   AudioVAE, which takes exactly these two prefixes (vae/audio_vae.py:150-151). It runs at LTXVAudioVAEDecode, after
-#   sampling, and is not estimated: role "other" (resident 0), listed with its bytes. vocoder.* alone is no sign:
+#   sampling, in a phase of its own (audio_decode.py, ltx63): role "other" (resident 0 in the other phases), listed
+#   with its bytes. vocoder.* alone is no sign:
 #   Ace-Step's and MMAudio's VAE files hold vocoder.* as their VAE's (sd.py:585, 609); only beside audio_vae.* is it
 #   LTX-2's.
 LTX2_TEXT_KEYS = (("text_embedding_projection.aggregate_embed.weight", "text_embedding_projection.weight"),
                   ("model.diffusion_model.video_embeddings_connector.", "video_embeddings_connector."),
                   ("model.diffusion_model.audio_embeddings_connector.", "audio_embeddings_connector."))
 LTX2_AUDIO_PREFIXES = ("audio_vae.", "vocoder.")
-LTX2_AUDIO_KIND = "ltx-2 audio VAE + vocoder (not estimated)"
+LTX2_AUDIO_KIND = "ltx-2 audio VAE + vocoder"  # decoded in a phase of its own (audio_decode.py; ltx63)
 _LTX2_DM = ("audio_adaln_single.linear.weight", "model.diffusion_model.audio_adaln_single.linear.weight")
 _LTX2_TEXT_OLD = tuple(o for o, _ in LTX2_TEXT_KEYS)
 

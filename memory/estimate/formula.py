@@ -8,7 +8,7 @@ verdict.py; text output and the CLI in report.py.
 This module assembles them; its public names are kept for callers (nodes, benchmarks, tests)."""
 import os
 
-from . import families, image_encoder as IE, sample_cache, spec, vae as vae_mod, weights as W
+from . import audio_decode, families, image_encoder as IE, sample_cache, spec, vae as vae_mod, weights as W
 from .headers import read_tensors, tensor_bytes
 from .phases import comfy_factor as _comfy_factor
 from .phases import (block_units, dense_mask_bytes, int8_matmul_peak, comfy_memory_required, diffusers_rope_peak, dtype_bytes, latent_geometry, naive_total,  # noqa: F401
@@ -440,6 +440,8 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
         # set_module_tensor_to_device casts each streamed weight to the module's dtype (an upcast VAE's fp32)
         w_vae = max(W.OFFLOAD_LAYERS * W.largest_layer(c["table"], bufs.get(id(c), ()), dtype_bytes(vdt)) for c in vaes)
 
+    # LTX-2: the audio latent decoded after sampling by the audio VAE and vocoder (LTXVAudioVAEDecode), a phase of its own
+    audio = audio_decode.phase_inputs(comps, lat.get("audio_tokens"), batch, assumptions) if dm else None
     from .verdict import reserve_on  # decided again where the estimate is judged (verdict.finish: a card tier keeps it)
     reserve = reserve_on(pol, pol.get("budget"))
     in_host_ram = bool(cpu_note) and not pol.get("budget")  # a budget on a --cpu host plans for a card, which keeps it
@@ -488,7 +490,7 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
                  "act": act, "naive": naive, "arch": arch, "mask": mask, "te_act": te_act, "vae_kind": kind, "vae_dtype": vdt, "vae_dtype_why": vdt_why,
                  "lat_shape": lat["shape"], "sample_how": how,
                  "empty_cache": pol["offload"] == "sequential" and pol["runner"] == "diffusers",
-                 "i2v_encode": i2v_encode},
+                 "i2v_encode": i2v_encode, "audio": audio},
     }
     cache_ratio = sample_cache.ratio(family, pol.get("attention") == "math")
     assumptions += [

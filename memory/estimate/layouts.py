@@ -36,10 +36,11 @@ FAMILY_FILES = {
                       "te": ("te_clip_l",), "te_missing": "LLaVA-Llama 3 8B", "hub": ("tencent/HunyuanVideo",)},
     "ltxv": {"model": "ltxv_ltx_video_2b_v0.9_bf16", "vae": "vae_ltxv_v0.9", "te": ("te_t5xxl_fp16",), "hub": ()},
     # ltx58: LTX-2's transformer as ComfyUI 0.8.0's LTXAVModel builds it (no published file checked, layouts/README.md);
-    # its video VAE stands in as LTX-Video 0.9's (same 128-channel latent at 32x and 8 frames, same sd.py:464 branch)
+    # its video VAE as ComfyUI's VideoVAE builds it from the checkpoint's config metadata (ltx63: comfy_recipes.LTX_2_VAE;
+    # LTX-Video 0.9's layout stood in before, 0.84 of its 2.44 GB)
     # its text encoder as ComfyUI 0.8.0's LTXAVTEModel holds it: Gemma 3 12B (Gemma3_12B) and the projection and two
     # connectors it loads from the LTX-2 checkpoint (text_encoders/lt.py:70-87, te_ltx-2_text_connectors; rev58)
-    "ltx-2": {"model": "ltx-2_ltx-2-19b_bf16", "vae": "vae_ltxv_v0.9", "te": ("te_gemma_3_12b_it", "te_ltx-2_text_connectors"),
+    "ltx-2": {"model": "ltx-2_ltx-2-19b_bf16", "vae": "vae_ltx-2_video_vae", "te": ("te_gemma_3_12b_it", "te_ltx-2_text_connectors"),
               "hub": ()},
     "flux2": {"model": "flux2_flux2_dev_bf16", "vae": "vae_flux2_vae", "te": (), "te_missing": "Mistral Small 3.1 24B",
               "hub": ("black-forest-labs/FLUX.2-dev",)},

@@ -65,6 +65,9 @@ def peak_on(est: dict, budget) -> dict:
             if vae_mod.retries_tiled(pol.get("runner")):  # VAE.encode's tiled retry after an OOM
                 retry["vae_encode"] = _retry_phase(wv, vae_mod.vae_encode_fallback_bytes(
                     ctx["vae_kind"], *ctx["i2v_encode"], ctx["vae_dtype"], device=pol.get("device", "cuda")), fixed_total)
+    if ctx.get("audio"):  # LTX-2's LTXVAudioVAEDecode: its own model on the device, the whole batch at once (audio_decode.py)
+        a = ctx["audio"]
+        phase("audio_decode", a["weights"] + w["te_extra"] + others() + w["under"]["vae"], a["bytes"])
     if not phases:
         raise UserError("none of these files is a diffusion model, text encoder or VAE")
     if "vae_encode" in phases:  # in run order: after the encoders, before sampling

@@ -128,7 +128,9 @@ FAMILY = {
     # (embeddings_connector.py:274-282), 3840 wide per stream (30 heads x 128); no attention mask is returned, so a
     # prompt and its negative are both [B, 1024, 7680] and their CONDRegular (model_base.py:986) concatenates: cond and
     # uncond batched (cfg True, no cfg_separate). factor 0.055 ("# TODO", supported_models.py:848) multiplies the area of
-    # the PACKED latent (utils.py:1182 pack_latents: [B, 1, video + audio elements], channels included), not T x H x W
+    # the PACKED latent (utils.py:1182 pack_latents: [B, 1, video + audio elements], channels included), not T x H x W.
+    # vae "ltxv": LTX-2's own video VAE (layouts vae_ltx-2_video_vae) goes through the same sd.py branch, and its decode
+    # holds what LTX-Video 0.9's holds at the peak, traced within 0.2 % at 768x512 (ltx63); only its weights differ
     "ltx-2": dict(ch=128, s=32, t=8, p=1, txt=0, ctx=1024, cfg=True, factor=0.055, vae="ltxv",
                   name="LTX-2", audio=dict(ch=8, bins=16, latents_per_second=16000 / 160 / 4, fps=25)),
     "mochi": dict(ch=12, s=8, t=6, p=2, txt=256, ctx=0, cfg=True, factor=2.0, vae="mochi", name="Mochi"),

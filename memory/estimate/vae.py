@@ -96,6 +96,9 @@ WAN22_DECODE_CACHED = 1790
 # 512x512x25, 1216x704x121, 1024x1024x9 (version 0) and on versions 1 and 2 (the 0.9.5+ decoders with 1024-channel
 # blocks and timestep conditioning: the same activations within 0.2 %, their weights differ), all within 1 %.
 # ComfyUI's own heuristic (900 x latent voxels x 512) is 21 % above the trace at 161 frames and 84 % above at 9.
+# LTX-2's video VAE (ltx63: VideoVAE from the checkpoint's config metadata, the version-2 blocks without timestep
+# conditioning; 2.44 GB of weights in BF16 against 0.84) holds the same: its traces at the fit and check sizes above are
+# 0.1-0.7 % under these figures, 1.9 % at 1024x1024x9 (tests/unit/test_estimate_ltx63.py).
 # LTXV_DECODE_CACHED: what the caching allocator holds beyond the 5 % margin, per output pixel and latent frame, from the
 # tracer's allocator model (reserved_peak - allocated_peak) of the same FIT decodes (110.0 and 111.2); peak_device only.
 # diffusers' AutoencoderKLLTXVideo is other code: runner "diffusers" uses the same figures (not traced there).

@@ -9,7 +9,8 @@ from .host_ram import host_available_ram  # noqa: F401  callers and tests' monke
 from .phase_peaks import peak_on
 from ..units import GiB, MiB, fmt_bytes
 
-MAIN = ("text_encode", "vae_encode", "sample", "vae_decode")  # vae_encode: image-to-video's conditioning video only
+# vae_encode: image-to-video's conditioning video only; audio_decode: LTX-2's audio VAE and vocoder (audio_decode.py)
+MAIN = ("text_encode", "vae_encode", "sample", "vae_decode", "audio_decode")
 
 
 def as_run(r: dict, budget) -> tuple:
@@ -52,9 +53,10 @@ def _apply(est, r, budget):
                              for b in bd.values()) + est["fixed"]["cuda_context"]
     c = est["_ctx"]
     w = c["w"]
-    est["all_resident"] = int(w["dm"] + w["te"] + w["vae"] + (1 + FRAGMENTATION) * max(
-        c["act"], (r["vae"] or {}).get("bytes", 0), c["te_act"], r["breakdown"].get("vae_encode", {}).get("activations", 0))
-        + sum(est["fixed"].values()))
+    aud = c.get("audio") or {}  # LTX-2's audio VAE and vocoder (audio_decode.py)
+    est["all_resident"] = int(w["dm"] + w["te"] + w["vae"] + aud.get("weights", 0) + (1 + FRAGMENTATION) * max(
+        c["act"], (r["vae"] or {}).get("bytes", 0), c["te_act"], r["breakdown"].get("vae_encode", {}).get("activations", 0),
+        aud.get("bytes", 0)) + sum(est["fixed"].values()))
 
 
 def _card(gb):

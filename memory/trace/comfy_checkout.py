@@ -88,8 +88,10 @@ def meta_state_dict(tensors: dict):
 
 
 def _layout_tensors(name):
+    """A bundled layout's tensors, with its file metadata (if any) under "__metadata__" as a header holds it."""
     from ..estimate import layouts
-    return layouts.load(name)["tensors"]
+    lay = layouts.load(name)
+    return dict(lay["tensors"], __metadata__=lay["__metadata__"]) if lay.get("__metadata__") else lay["tensors"]
 
 
 def host_dtypes(weight_dtype, supported):
@@ -199,7 +201,9 @@ def vae_class_layout(comfyui_dir, family) -> dict:
     n = sum(math.prod(t["shape"]) for t in tensors.values())
     return {"file": c["file"], "source_note": f"{c['source']}: keys and shapes of ComfyUI's {c['class']} built on the "
             f"meta device with the config comfy/sd.py VAE.__init__ gives this file ({c['kwargs']}); not read from a "
-            "downloaded header", "dtype_note": f"all {c['dtype']}", "__metadata__": {}, "vae_of": c.get("family", family),
+            "downloaded header", "dtype_note": f"all {c['dtype']}", "vae_of": c.get("family", family),
+            # a config the class takes from the file's metadata goes where ComfyUI reads it (sd.py:473-475: "config"."vae")
+            "__metadata__": {"config": json.dumps({"vae": c["kwargs"]["config"]})} if c["kwargs"].get("config") else {},
             "components": ["vae"], "parameters": n,
             "comfyui_version": getattr(__import__("comfyui_version"), "__version__", None)
             if (Path(comfyui_dir) / "comfyui_version.py").is_file() else None, "tensors": tensors}
@@ -227,12 +231,14 @@ def build_diffusion(comfy, sd, dtype=None):
     return model, cfg, weight, cast
 
 
-def build_vae(comfy, sd, dtype=None):
+def build_vae(comfy, sd, dtype=None, metadata=None):
+    """comfy.sd.VAE from the state dict, with the file's metadata as load_state_dict_guess_config and VAELoader hand it
+    (LTX-Video's VideoVAE takes its config from metadata "config": LTX-2's video VAE)."""
     import torch
     vae_sd = {k[len("first_stage_model."):]: v for k, v in sd.items() if k.startswith("first_stage_model.")} or \
         {k[len("vae."):]: v for k, v in sd.items() if k.startswith("vae.")} or sd
     with torch.device("meta"):
-        vae = comfy.sd.VAE(sd=vae_sd)
+        vae = comfy.sd.VAE(sd=vae_sd, metadata=metadata or None)
     dt = getattr(torch, dtype) if dtype else vae.working_dtypes[0]
     vae.first_stage_model.to(dt)
     vae.first_stage_model.eval()
@@ -379,7 +385,8 @@ def build_case(comfyui_dir, family, width, height, frames=1, batch=1, phase="sam
     if phase == "text":
         return build_text_case(comfy, family, checkpoint, dtype)
     import torch
-    sd = meta_state_dict(_tensors_for(family, checkpoint, phase))
+    tensors = _tensors_for(family, checkpoint, phase)
+    sd = meta_state_dict(tensors)
     meta = torch.device("meta")
     if phase == "sample":
         model, mcfg, weight, cast = build_diffusion(comfy, sd, dtype)
@@ -433,7 +440,7 @@ def build_case(comfyui_dir, family, width, height, frames=1, batch=1, phase="sam
                 "context": [ctx_len, ctx_dim]}
         case = {"owner": model, "weights": model, "call": model.apply_model, "args": (x, sigma), "kwargs": kw}
     else:
-        vae, dt = build_vae(comfy, sd, dtype)
+        vae, dt = build_vae(comfy, sd, dtype, tensors.get("__metadata__"))
         video = vae.latent_dim == 3
         if phase == "decode":
             ch = vae.latent_channels

@@ -133,6 +133,22 @@ CLASS_LAYOUTS = {
 _HV15_VAE = {"block_out_channels": [128, 256, 512, 1024, 1024], "in_channels": 3, "out_channels": 3, "num_res_blocks": 2,
              "ffactor_spatial": 16, "ffactor_temporal": 4, "downsample_match_channel": True,
              "upsample_match_channel": True, "z_channels": 32}
+# LTX-2's video VAE config as the checkpoint's metadata gives it to VideoVAE (see VAE_CLASS_LAYOUTS["ltx-2"])
+LTX_2_VAE = {"_class_name": "CausalVideoAutoencoder", "dims": 3, "in_channels": 3, "out_channels": 3, "latent_channels": 128,
+             "encoder_blocks": [["res_x", {"num_layers": 4}], ["compress_space_res", {"multiplier": 2}],
+                                ["res_x", {"num_layers": 6}], ["compress_time_res", {"multiplier": 2}],
+                                ["res_x", {"num_layers": 6}], ["compress_all_res", {"multiplier": 2}],
+                                ["res_x", {"num_layers": 2}], ["compress_all_res", {"multiplier": 2}],
+                                ["res_x", {"num_layers": 2}]],
+             "decoder_blocks": [["res_x", {"num_layers": 5, "inject_noise": False}],
+                                ["compress_all", {"residual": True, "multiplier": 2}],
+                                ["res_x", {"num_layers": 5, "inject_noise": False}],
+                                ["compress_all", {"residual": True, "multiplier": 2}],
+                                ["res_x", {"num_layers": 5, "inject_noise": False}],
+                                ["compress_all", {"residual": True, "multiplier": 2}],
+                                ["res_x", {"num_layers": 5, "inject_noise": False}]],
+             "scaling_factor": 1.0, "norm_layer": "pixel_norm", "patch_size": 4, "latent_log_var": "uniform",
+             "use_quant_conv": False, "causal_decoder": False, "timestep_conditioning": False}
 VAE_CLASS_LAYOUTS = {
     # sd.py: "decoder.conv_in.conv.weight" with 16 latent channels -> AutoencoderKL(conv3d, time_compress 4)
     "hunyuan-video": {"file": "hunyuan_video_vae_bf16.safetensors", "dtype": "BF16",
@@ -146,6 +162,17 @@ VAE_CLASS_LAYOUTS = {
     "ltxv": {"file": "ltx-video-2b-v0.9.safetensors (vae.)", "dtype": "BF16",
              "class": "comfy.ldm.lightricks.vae.causal_video_autoencoder.VideoVAE", "kwargs": {"version": 0, "config": None},
              "source": "Lightricks/LTX-Video ltx-video-2b-v0.9.safetensors (its vae.* tensors)"},
+    # ltx63: LTX-2's video VAE. sd.py:464-476 takes the same branch as LTX-Video's, but VideoVAE is built from the
+    # checkpoint's "config" metadata ("vae"), not from the version its keys give. That config is LTX_2_VAE: VideoVAE's
+    # version-2 blocks (the 0.9.5+ VAE: 1024-channel decoder top, 5 layers a block, residual depth-to-space upsampling;
+    # encoder 4/6/6/2/2 layers up to 2048 channels) without timestep conditioning, as Lightricks/LTX-2's vae/config.json
+    # gives it (decoder_layers_per_block 5,5,5,5, timestep_conditioning false, diffusers AutoencoderKLLTX2Video). Built on
+    # meta, its 187 tensors are that model's 184 (diffusers' converter loads them strict from the original file) under
+    # the converter's renames, plus the three statistics buffers the converter drops; docs/estimate-accuracy.md "Task ltx63"
+    "ltx-2": {"file": "ltx-2-19b-dev.safetensors (vae.)", "dtype": "BF16",
+              "class": "comfy.ldm.lightricks.vae.causal_video_autoencoder.VideoVAE",
+              "kwargs": {"version": 2, "config": LTX_2_VAE},
+              "source": "Lightricks/LTX-2 ltx-2-19b-dev.safetensors (its vae.* tensors; config as its vae/config.json)"},
     # sd.py: "decoder.conv_in.weight" with 32 latent channels and "bn.running_mean" -> AutoencoderKL with
     # batch_norm_latent (the 2x2 patch: 128 latent channels, 16x); the file's decoder.post_quant_conv / encoder.quant_conv
     # keys are renamed to post_quant_conv / quant_conv on load

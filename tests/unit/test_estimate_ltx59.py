@@ -6,7 +6,8 @@ loaders name once, with their parts (workflow.LOADER_ROLES, workflow.components)
 
 The checkpoint fixture is assembled from key names and shapes ComfyUI's own classes give on the meta device: the bundled
 layouts ltx-2_ltx-2-19b_bf16 (LTXAVModel), te_ltx-2_text_connectors (LTXAVTEModel's projection and connectors, renamed
-back to the checkpoint's names as LTXAVTEModel.load_sd reads them, text_encoders/lt.py:115), vae_ltxv_v0.9, and
+back to the checkpoint's names as LTXAVTEModel.load_sd reads them, text_encoders/lt.py:115), vae_ltx-2_video_vae
+(ltx63: LTX-2's own video VAE), and
 data/ltx2_audio_vae_vocoder_keys.json (CausalAudioAutoencoder() and Vocoder() at their default configs, ComfyUI 0.8.0,
 state_dict() under the prefixes AudioVAE strips, audio_vae.py:150-151; 102 + 194 tensors). Expected bytes are hand
 arithmetic from the parameter counts in memory/estimate/layouts/README.md, BF16 (2 bytes).
@@ -33,7 +34,7 @@ GEMMA = "gemma_3_12B_it.safetensors"
 DM_BYTES = 2 * 18_876_174_592             # LTXAVModel: 37,752,349,184
 TEXT_BYTES = 2 * (3840 * 3840 * 49 + 2 * 354_470_400)   # projection 3840 x 49 -> 3840, two connectors: 2,862,950,400
 AUDIO_BYTES = 2 * (53_248_402 + 55_592_802)             # CausalAudioAutoencoder + Vocoder: 217,682,408
-VAE_BYTES = 2 * 419_194_289              # vae_ltxv_v0.9 standing in for the video VAE: 838,388,578
+VAE_BYTES = 2 * (1_222_479_601 + 640)     # vae_ltx-2_video_vae (ltx63; test_estimate_ltx63.py): 2,444,960,482
 GEMMA_BYTES = 2 * 12_187_325_040         # te_gemma_3_12b_it: 24,374,650,080
 
 
@@ -45,7 +46,7 @@ def checkpoint() -> dict:
     for k, v in layouts.load("te_ltx-2_text_connectors")["tensors"].items():
         out["text_embedding_projection.aggregate_embed.weight" if k == "text_embedding_projection.weight"
             else "model.diffusion_model." + k] = v
-    for k, v in layouts.load("vae_ltxv_v0.9")["tensors"].items():
+    for k, v in layouts.load("vae_ltx-2_video_vae")["tensors"].items():
         out["vae." + k] = v
     for k, (dtype, shape) in json.loads(AUDIO_KEYS.read_text()).items():
         out[k] = {"dtype": dtype, "shape": shape}

@@ -13,7 +13,7 @@ table_of = layouts.table
 EXPECTED_KIND = {"te_clip_g": "clip-g", "te_clip_l": "clip-l", "te_t5xxl_fp16": "t5-xxl", "te_umt5_xxl_fp16": "umt5-xxl",
                  "vae_flux_ae": "kl-f8-16ch", "vae_sd15_vae-ft-mse-840000-ema-pruned": "kl-f8-4ch", "vae_sdxl_vae": "kl-f8-4ch",
                  "vae_wan_2.1_vae": "wan21", "vae_wan2.2_vae": "wan22", "vae_hunyuan_video_vae_bf16": "hunyuan-video",
-                 "vae_ltxv_v0.9": "ltxv", "vae_flux2_vae": "kl-f16-32ch", "vae_hunyuan_video_1.5_vae": "hunyuan-video-15",
+                 "vae_ltxv_v0.9": "ltxv", "vae_ltx-2_video_vae": "ltxv", "vae_flux2_vae": "kl-f16-32ch", "vae_hunyuan_video_1.5_vae": "hunyuan-video-15",
                  "te_gemma_3_12b_it": "gemma",  # ltx58: Gemma 3 12B with its vision tower is a text encoder
                  "te_ltx-2_text_connectors": "ltx-2-connectors"}  # rev58: LTXAVTEModel's own part
 EXPECTED_VARIANT = {"flux_flux1-dev": "dev", "sd3_sd3.5_medium": "3.5 medium", "sdxl_sd_xl_base_1.0": "base",
