@@ -40,6 +40,7 @@ def peak_on(est: dict, budget) -> dict:
     if ctx.get("latent_upscale"):  # LTX-2's LTXVLatentUpsampler between the stages: its model alone (latent_upscale.py)
         u = ctx["latent_upscale"]
         phase("latent_upscale", u["weights"] + w["te_extra"] + others() + w["under"]["vae"], u["bytes"])
+        breakdown["latent_upscale"]["comfyui_request"] = u["comfy_request"]  # what the node frees first: shown, not counted
     vinfo = None
     if ctx["has_vae_or_dm"]:
         wv = w["vae"] + w["te_extra"] + others("vae") + w["under"]["vae"]

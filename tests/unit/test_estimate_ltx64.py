@@ -86,6 +86,7 @@ def test_a_two_stage_graph_has_the_upscale_phase_and_samples_stage_two(tmp_path)
     bd = est["breakdown"]["latent_upscale"]
     assert bd["weights"] == 2 * VALUES                     # bf16: the LTX VAE's dtype on a bf16 GPU
     assert bd["activations"] == 13 * 11 * 20 * 16_512 * 2  # the stage-1 latent [1, 128, 13, 11, 20]
+    assert bd["comfyui_request"] == 2 * VALUES + 128 * 13 * 11 * 20 * 3000  # module size + numel x 3000
     assert est["phases"]["sample"] > one["phases"]["sample"]
     assert list(est["phases"]).index("latent_upscale") == list(est["phases"]).index("sample_naive_attention") + 1
     assert any("LTXVLatentUpsampler: two stages" in a for a in est["assumptions"])
