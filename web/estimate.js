@@ -24,6 +24,7 @@ const PHASES = [
   ["vae_encode", "VAE encode", false],
   ["sample", "sample", false],
   ["sample_naive_attention", "  naive attention", true],
+  ["latent_upscale", "latent upscale", false],
   ["vae_decode", "VAE decode", false],
   ["vae_decode_tiled", "  tiled decode", true],
   ["audio_decode", "audio decode", false],

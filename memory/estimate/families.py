@@ -85,6 +85,10 @@ LTX2_TEXT_KEYS = (("text_embedding_projection.aggregate_embed.weight", "text_emb
                   ("model.diffusion_model.audio_embeddings_connector.", "audio_embeddings_connector."))
 LTX2_AUDIO_PREFIXES = ("audio_vae.", "vocoder.")
 LTX2_AUDIO_KIND = "ltx-2 audio VAE + vocoder"  # decoded in a phase of its own (audio_decode.py; ltx63)
+# LTX-2's latent upscale model (latent_upscale_models/): LatentUpscaleModelLoader takes a file with this key as
+# LatentUpsampler (0.8.0 nodes_hunyuan.py:205); it runs in its own phase (latent_upscale.py, ltx64): role "other"
+LTX2_UPSCALER_KEY = "post_upsample_res_blocks.0.conv2.bias"
+LTX2_UPSCALER_KIND = "ltx-2 latent upscaler"
 _LTX2_DM = ("audio_adaln_single.linear.weight", "model.diffusion_model.audio_adaln_single.linear.weight")
 _LTX2_TEXT_OLD = tuple(o for o, _ in LTX2_TEXT_KEYS)
 
@@ -117,6 +121,8 @@ def _ltx2_parts(table: dict) -> tuple[dict, list[dict]]:
 def split_components(table: dict, source: str = "") -> list[dict]:
     """[{role, kind, table, bytes, source}] for one file or one loaded model's state dict."""
     groups, rest = {}, {}
+    if LTX2_UPSCALER_KEY in table:  # a latent upscale model, whole: not a diffusion model (latent_upscale.py)
+        return [{"role": "other", "kind": LTX2_UPSCALER_KIND, "table": table, "bytes": table_bytes(table), "source": source}]
     table, ltx2 = _ltx2_parts(table)
     for name, t in table.items():
         if not name.startswith(_ALL_PREFIXES):

@@ -8,7 +8,7 @@ verdict.py; text output and the CLI in report.py.
 This module assembles them; its public names are kept for callers (nodes, benchmarks, tests)."""
 import os
 
-from . import audio_decode, families, image_encoder as IE, sample_cache, spec, vae as vae_mod, weights as W
+from . import audio_decode, families, image_encoder as IE, latent_upscale, sample_cache, spec, vae as vae_mod, weights as W
 from .headers import read_tensors, tensor_bytes
 from .phases import comfy_factor as _comfy_factor
 from .phases import (block_units, dense_mask_bytes, int8_matmul_peak, comfy_memory_required, diffusers_rope_peak, dtype_bytes, latent_geometry, naive_total,  # noqa: F401
@@ -75,7 +75,7 @@ DEFAULT_POLICY = {"text_encoders": "unload", "models": "swap", "platform": "linu
                   "gpu_halves": ("bf16", "fp16"), "text_tokens": None, "vae_decode": "auto", "tile": None,
                   "reserve": None, "device": "cuda", "runner": "comfyui", "offload": None, "vae_slicing": False,
                   "block_swap": None, "i2v": None, "attention": "flash", "attention_mask": None, "gpu_arch": None,
-                  "audio_fps": None}
+                  "audio_fps": None, "latent_upscale": None}
 
 # --offload: the names diffusers and ComfyUI users know, as policies. none: every model stays on the device
 # (diffusers pipe.to("cuda"), ComfyUI --highvram); model: one model on the device at a time (diffusers
@@ -108,7 +108,8 @@ ATTENTION_MODES = ("flash", "math")
 # (0.32.2 passes a [B, 1, 1, N] mask: no n x n extent)
 ATTENTION_MASKS = (None, "none", "dense")
 # audio_fps: LTX-2's audio latent length is ceil(frames / frame_rate x 25) (spec.audio_tokens); the frame_rate of the
-# workflow's LTXVEmptyLatentAudio (workflow.read), None for its default 25
+# workflow's LTXVEmptyLatentAudio (workflow.read), None for its default 25. latent_upscale: {"values": the upscale file's or None}
+# for LTX-2's two-stage run (workflow.read: an LTXVLatentUpsampler; the size given is stage 2's, latent_upscale.py)
 # offload sequential under runner diffusers is enable_sequential_cpu_offload: accelerate's cpu_offload hooks move each
 # leaf module's weights onto the device for its forward and to meta after it, and every such move ends in
 # clear_device_cache() (accelerate.utils.modeling.set_module_tensor_to_device: torch.cuda.empty_cache() whenever the
@@ -442,6 +443,8 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
 
     # LTX-2: the audio latent decoded after sampling by the audio VAE and vocoder (LTXVAudioVAEDecode), a phase of its own
     audio = audio_decode.phase_inputs(comps, lat.get("audio_tokens"), batch, assumptions) if dm else None
+    upscale = latent_upscale.phase_inputs(lat["shape"], dtype_bytes(vdt), pol["latent_upscale"].get("values"), assumptions) \
+        if dm and family == "ltx-2" and pol["latent_upscale"] else None  # LTXVLatentUpsampler between the two stages
     from .verdict import reserve_on  # decided again where the estimate is judged (verdict.finish: a card tier keeps it)
     reserve = reserve_on(pol, pol.get("budget"))
     in_host_ram = bool(cpu_note) and not pol.get("budget")  # a budget on a --cpu host plans for a card, which keeps it
@@ -490,7 +493,7 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
                  "act": act, "naive": naive, "arch": arch, "mask": mask, "te_act": te_act, "vae_kind": kind, "vae_dtype": vdt, "vae_dtype_why": vdt_why,
                  "lat_shape": lat["shape"], "sample_how": how,
                  "empty_cache": pol["offload"] == "sequential" and pol["runner"] == "diffusers",
-                 "i2v_encode": i2v_encode, "audio": audio},
+                 "i2v_encode": i2v_encode, "audio": audio, "latent_upscale": upscale},
     }
     cache_ratio = sample_cache.ratio(family, pol.get("attention") == "math")
     assumptions += [

@@ -32,7 +32,8 @@ LOADERS = {
 LOADER_ROLES = {("LTXAVTextEncoderLoader", "ckpt_name"): ("text_encoder",), ("LTXVAudioVAELoader", "ckpt_name"): ("other",)}
 # loaders whose files are looked for (a missing one stops the run) but not estimated: a LoRA is merged into the weights;
 # the latent upscale model (0.8.0 comfy_extras/nodes_hunyuan.py:173-186: model_name from latent_upscale_models/,
-# folder_paths.py:41; LTX-2's and HunyuanVideo 1.5's two-stage workflows) runs in its own upscale node
+# folder_paths.py:41; LTX-2's and HunyuanVideo 1.5's two-stage workflows) runs in its own upscale node: LTX-2's
+# LTXVLatentUpsampler is a phase of its own (latent_upscale.py, ltx64), its file's weights read there
 CHECKED = {
     "LoraLoaderModelOnly": [("lora_name", ("loras",))],
     "LoraLoader": [("lora_name", ("loras",))],
@@ -41,8 +42,9 @@ CHECKED = {
 _LORA = ("LoRA files found, not counted (merged into the weights they patch)", "a LoRA is merged into the weights it patches")
 # CHECKED loader -> (the note on the files found, why one not found leaves the estimate whole)
 NOT_COUNTED = {"LoraLoaderModelOnly": _LORA, "LoraLoader": _LORA, "LatentUpscaleModelLoader": (
-    "latent upscale model files found, not counted (the upscale node that runs them is not estimated)",
-    "a latent upscale model runs in its own upscale node, which the estimate does not count")}
+    "latent upscale model files found, counted only in LTX-2's latent upscale phase (a graph with LTXVLatentUpsampler)",
+    "a latent upscale model runs in its own upscale step, which the estimate counts only for LTX-2's LTXVLatentUpsampler, "
+    "at Lightricks' x2 upscaler when its file is not found")}
 # a loader's models folder -> the estimate roles its file holds (a checkpoint holds all three)
 FOLDER_ROLES = {"checkpoints": ("diffusion_model", "text_encoder", "vae"), "diffusion_models": ("diffusion_model",),
                 "unet": ("diffusion_model",), "text_encoders": ("text_encoder",), "clip": ("text_encoder",), "vae": ("vae",)}

@@ -37,6 +37,10 @@ def peak_on(est: dict, budget) -> dict:
             # reserved beyond the margin that the caching allocator keeps through sampling: peak_device only
             breakdown[k]["cached_slack"] = sample_cache.cached_slack_bytes(
                 ctx["family"], breakdown[k]["activations"], naive) if sample_cache.applies(pol, ctx) else 0
+    if ctx.get("latent_upscale"):  # LTX-2's LTXVLatentUpsampler between the stages: its model alone (latent_upscale.py)
+        u = ctx["latent_upscale"]
+        phase("latent_upscale", u["weights"] + w["te_extra"] + others() + w["under"]["vae"], u["bytes"])
+        breakdown["latent_upscale"]["comfyui_request"] = u["comfy_request"]  # what the node frees first: shown, not counted
     vinfo = None
     if ctx["has_vae_or_dm"]:
         wv = w["vae"] + w["te_extra"] + others("vae") + w["under"]["vae"]

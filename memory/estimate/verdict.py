@@ -9,8 +9,9 @@ from .host_ram import host_available_ram  # noqa: F401  callers and tests' monke
 from .phase_peaks import peak_on
 from ..units import GiB, MiB, fmt_bytes
 
-# vae_encode: image-to-video's conditioning video only; audio_decode: LTX-2's audio VAE and vocoder (audio_decode.py)
-MAIN = ("text_encode", "vae_encode", "sample", "vae_decode", "audio_decode")
+# vae_encode: image-to-video's conditioning video only; audio_decode: LTX-2's audio VAE and vocoder (audio_decode.py);
+# latent_upscale: LTX-2's two-stage upscale step (latent_upscale.py)
+MAIN = ("text_encode", "vae_encode", "sample", "latent_upscale", "vae_decode", "audio_decode")
 
 
 def as_run(r: dict, budget) -> tuple:
@@ -54,9 +55,10 @@ def _apply(est, r, budget):
     c = est["_ctx"]
     w = c["w"]
     aud = c.get("audio") or {}  # LTX-2's audio VAE and vocoder (audio_decode.py)
-    est["all_resident"] = int(w["dm"] + w["te"] + w["vae"] + aud.get("weights", 0) + (1 + FRAGMENTATION) * max(
+    up = c.get("latent_upscale") or {}  # LTX-2's latent upscaler (latent_upscale.py)
+    est["all_resident"] = int(w["dm"] + w["te"] + w["vae"] + aud.get("weights", 0) + up.get("weights", 0) + (1 + FRAGMENTATION) * max(
         c["act"], (r["vae"] or {}).get("bytes", 0), c["te_act"], r["breakdown"].get("vae_encode", {}).get("activations", 0),
-        aud.get("bytes", 0)) + sum(est["fixed"].values()))
+        aud.get("bytes", 0), up.get("bytes", 0)) + sum(est["fixed"].values()))
 
 
 def _card(gb):

@@ -10,7 +10,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from . import families, formula, spec
+from . import families, formula, latent_upscale, spec
 from .latent_nodes import LATENT_NODES, size_widgets, widget_names
 from .model_files import (CHECKED, FOLDER_ROLES, LOADER_ROLES, LOADERS, NOT_COUNTED, Unusable, find_file,
                           has_model_folders)
@@ -162,6 +162,8 @@ def read(wf: dict, models_dir, resolve=None) -> dict:
                 notes.append("text encoders on the CPU (loader device: cpu)")
         elif t == "LTXVEmptyLatentAudio":
             _ltx2_audio(w, graph)
+        elif t == "LTXVLatentUpsampler":  # LTX-2's two stages: the second samples the upsampled latent (latent_upscale.py)
+            graph["upscale"] = True
         elif t in LATENT_NODES:
             _latent_node(t, w, graph)
         elif t in SAMPLERS and isinstance(w.get("cfg"), (int, float)):
@@ -194,7 +196,36 @@ def read(wf: dict, models_dir, resolve=None) -> dict:
             f"{m[0]} ({m[1]}; {m[4] or 'looked in ' + _looked(m[3])})" for m in missing_checked if NOT_COUNTED[m[1]][1] == why))
     return {"files": files, "missing": missing, "missing_checked": missing_checked, "checked": checked, "size": size, "cfg": (max(cfgs) > 1.0) if cfgs else None,
             "tiled": tiled, "weights_dtype": wdt, "notes": notes, "cpu_te": any("CPU" in n for n in notes),
-            "from_input": graph["from_input"], "latent_families": graph["families"], "audio_fps": graph.get("audio_fps")}
+            "from_input": graph["from_input"], "latent_families": graph["families"], "audio_fps": graph.get("audio_fps"),
+            "latent_upscale": {"values": _upscaler_values(checked)} if graph.get("upscale") else None}
+
+
+def _upscaler_values(checked):
+    """The float values of the LTX-2 latent upscale file LatentUpscaleModelLoader names (its header), None if not found."""
+    from .headers import read_tensors
+    for p, t, _ in checked:
+        if t == "LatentUpscaleModelLoader":
+            try:
+                table = read_tensors(p)
+            except (UserError, OSError):  # not a safetensors file: the published configuration stands in
+                continue
+            if families.LTX2_UPSCALER_KEY in table:
+                return latent_upscale.file_values(table)
+    return None
+
+
+def _two_stage(info, comps, w, h, pol):
+    """LTX-2 with an LTXVLatentUpsampler: the graph's latent (w x h) is stage 1's; stage 2 samples and the VAE decodes the
+    upsampled latent, twice its latent width and height: (w2, h2), the pixel size of that latent. Else (w, h)."""
+    dm = next((c for c in comps if c["role"] == "diffusion_model"), None)
+    if not info.get("latent_upscale") or not dm or dm.get("family") != "ltx-2":
+        return w, h
+    s = spec.family("ltx-2")["s"]
+    w2, h2 = latent_upscale.SCALE * (w // s) * s, latent_upscale.SCALE * (h // s) * s
+    pol["latent_upscale"] = dict(info["latent_upscale"])
+    info["notes"].append(f"LTXVLatentUpsampler: two stages; the graph's latent ({w}x{h}) is the first's, the second samples "
+                         f"and the VAE decodes the upsampled latent ({w2}x{h2}), the size estimated")
+    return w2, h2
 
 
 def _ltx2_audio(w, graph):
@@ -316,6 +347,7 @@ def estimate_workflow(wf: dict, models_dir, width=None, height=None, frames=None
     if info["audio_fps"] and not pol.get("audio_fps"):
         pol["audio_fps"] = info["audio_fps"]
     comps = comps or components(info["files"])
+    w, h = _two_stage(info, comps, w, h, pol)
     families.check_vae_channels(comps)  # as `estimate FILE...`: the node's open-graph route shows it as text
     est = formula.estimate(comps, w, h, f, b,
                            cfg=("on" if info["cfg"] else info["cfg"]) if cfg is None else cfg, policy=pol)  # cfg > 1: CFG on

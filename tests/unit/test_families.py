@@ -15,7 +15,8 @@ EXPECTED_KIND = {"te_clip_g": "clip-g", "te_clip_l": "clip-l", "te_t5xxl_fp16": 
                  "vae_wan_2.1_vae": "wan21", "vae_wan2.2_vae": "wan22", "vae_hunyuan_video_vae_bf16": "hunyuan-video",
                  "vae_ltxv_v0.9": "ltxv", "vae_ltx-2_video_vae": "ltxv", "vae_flux2_vae": "kl-f16-32ch", "vae_hunyuan_video_1.5_vae": "hunyuan-video-15",
                  "te_gemma_3_12b_it": "gemma",  # ltx58: Gemma 3 12B with its vision tower is a text encoder
-                 "te_ltx-2_text_connectors": "ltx-2-connectors"}  # rev58: LTXAVTEModel's own part
+                 "te_ltx-2_text_connectors": "ltx-2-connectors",  # rev58: LTXAVTEModel's own part
+                 "upscale_ltx-2-spatial-upscaler-x2-1.0": "ltx-2 latent upscaler"}  # ltx64: role other, its own phase
 EXPECTED_VARIANT = {"flux_flux1-dev": "dev", "sd3_sd3.5_medium": "3.5 medium", "sdxl_sd_xl_base_1.0": "base",
                     "wan_wan2.1_t2v_1.3B_fp16": "t2v 1.3B", "wan_wan2.2_ti2v_5B_fp16": "ti2v 5B",
                     "chroma_chroma-unlocked-v2": "", "hidream_hidream_i1_full_fp16": "i1 (17B)",

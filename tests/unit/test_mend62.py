@@ -105,15 +105,15 @@ def test_a_latent_upscale_model_is_looked_for_and_not_counted(tmp_path):
     est = formula.judge(workflow.estimate_workflow(up, d), 8 << 30)
     assert est["peak"] == plain["peak"] and est["workflow"]["files"] == ["sd15.safetensors"]
     assert est["outcome"]["status"] == plain["outcome"]["status"] != "incomplete"
-    assert ("latent upscale model files found, not counted (the upscale node that runs them is not estimated): " + UPSCALER
-            in est["assumptions"])
+    assert ("latent upscale model files found, counted only in LTX-2's latent upscale phase (a graph with "
+            "LTXVLatentUpsampler): " + UPSCALER in est["assumptions"])
     (d / "latent_upscale_models" / UPSCALER).unlink()
     est = formula.judge(workflow.estimate_workflow(up, d), 8 << 30)
     assert est["workflow"]["missing"] == [] and est["workflow"]["missing_not_counted"] == [UPSCALER]
     assert est["outcome"]["status"] != "incomplete"
-    assert ("not found, and not counted if found (a latent upscale model runs in its own upscale node, which the "
-            f"estimate does not count): {UPSCALER} (LatentUpscaleModelLoader; looked in latent_upscale_models/)"
-            in est["assumptions"]), est["assumptions"]
+    assert ("not found, and not counted if found (a latent upscale model runs in its own upscale step, which the "
+            "estimate counts only for LTX-2's LTXVLatentUpsampler, at Lightricks' x2 upscaler when its file is not found): "
+            f"{UPSCALER} (LatentUpscaleModelLoader; looked in latent_upscale_models/)" in est["assumptions"]), est["assumptions"]
 
 
 # "runs with offload" named Fit to Card's figure also when only the text encoders spill, though Fit to Card plans the
