@@ -85,8 +85,8 @@ LLAMA4_MAX_TILES = 16
 # max(1, max_model_len // T))), T the item's prompt tokens, budget = max(max_num_batched_tokens, T) (encoder_budget.py
 # 188, encoder_cache_manager.py:309-314, config/scheduler.py:235-236), with --limit-mm-per-prompt's cap (MM_LIMIT below).
 # Logs in the data agree from 0.10.1.1 ("profiled with 31 image items", Gemma 3 at 8192) to 0.23 builds (Qwen3.6 at
-# 65536: 4 items; kv says 5, its dummy image being 12,544 tokens against Qwen3.6's 16,384: the larger dummy was tried in
-# kv63 and not kept, docs/kv-accuracy.md). Not counted: the N outputs
+# 65536: 4 items, as kv says since kv64 gave the Qwen3.6 built-ins their processor's 16,384-token image, on top of the
+# tower's per-rank split, ENCODER_TP; docs/kv-accuracy.md). Not counted: the N outputs
 # vLLM holds in encoder_cache through the forward (N x T x hidden, 16-bit: 88 MB for Gemma 3 27B at 8192), tried on
 # the design rows and not kept. The 32 B above was fitted on 1-item runs (T = budget); Gemma 3's 32-image batch
 # (4.50 GiB at 32 B) over-reserves (0.19.0 rows: +1.14% -> -2.19% KV tokens), the Qwen3.6 65536-token rows gain.
