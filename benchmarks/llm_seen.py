@@ -1078,4 +1078,8 @@ SEEN = SEEN_BATCHES_1_32 + (
         # change was run and not kept and this row's scored figures (weights, tokens from the printed memory) did not
         # move, but its input and log were read to say so (its first sight stays recorded)
         "vllm-foam-qwen35-27b-bf16-tp4-hopper-262k",
+        # task kv64: the first-sight row the tower's tensor-parallel split reached (batch 119, Qwen3.8-27B at TP 2): its
+        # printed available memory was scored before and after (-0.3 % -> +2.8 %), so it joins the regression set (its
+        # first sight stays recorded)
+        "vllm-club3090-1087-qwen38-27b-fp8-tp2-2x5090-262k-u092-fp8kv-mtp3",
         )

@@ -39,14 +39,14 @@ def test_profile_items_caps():
     assert VA.profile_items(0, 8192, 256, 32768) == 1
 
 
-# Qwen3.6-35B-A3B: kv's dummy image 12,845,056 px in 16 px patches = 50,176 patches of the 1152-wide tower
-# (1,849,688,064 B), merged 2 x 2 to 12,544 tokens; 65536 // 12544 = 5 items: 9,248,440,320 B. (Its 0.23 log prints 4
-# items: Qwen3.6's processor takes 16,384-token images, kv's dummy is the Qwen2-VL default.) At 8192: budget 12,544, 1.
-# Breaking it: T as patches (65536 // 50176 = 1 item).
+# Qwen3.6-35B-A3B: kv's dummy image since task kv64 is the processor's 16,777,216 px (the Qwen2-VL default's 12,845,056
+# before) in 16 px patches = 65,536 patches of the 1152-wide tower (2,415,919,104 B), merged 2 x 2 to 16,384 tokens;
+# 65536 // 16384 = 4 items: 9,663,676,416 B, the 4 its 0.23 log prints (5 of 12,544 tokens before kv64). At 8192: budget
+# 16,384, 1. Breaking it: T as patches (65536 // 65536 = 1 item).
 def test_qwen36_profile_items_at_65536():
     s = llm.describe(model="Qwen/Qwen3.6-35B-A3B")
-    assert VA.encoder_peak(s, 262144, 65536, 256) == 5 * 1_849_688_064 == 9_248_440_320
-    assert VA.encoder_peak(s, 262144, 8192, 256) == 1_849_688_064
+    assert VA.encoder_peak(s, 262144, 65536, 256) == 4 * 2_415_919_104 == 9_663_676_416
+    assert VA.encoder_peak(s, 262144, 8192, 256) == 2_415_919_104
 
 
 # Llama 4 Scout: 17 tiles (kv57) of 576 patches, pixel-shuffled to 144 tokens a tile: T = 17 x 144 = 2,448. 8192 //

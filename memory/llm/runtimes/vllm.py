@@ -378,7 +378,8 @@ def evaluate(spec, ctx, kv, w_bytes, vram, s, roles=None) -> dict:
                                              sampler=s.get("sampler", "native"), first_stage=first, last_stage=last,
                                              max_model_len=ctx, weights_format=s.get("weights_format"),
                                              moe_backend=s.get("moe_backend"), aux_hidden=s.get("aux_hidden", 0),
-                                             mm_limits=s.get("mm_limits"), mm_dummy=s.get("mm_dummy")),
+                                             mm_limits=s.get("mm_limits"), mm_dummy=s.get("mm_dummy"),
+                                             tp=s.get("tp", 1)),
             "non_torch": non_torch(v, s.get("tp", 1), s.get("gpu_name"), last_stage=last, nvls=s.get("nvls")),
             "cuda_graphs": graph_memory(s)}
     # the estimate is measured and subtracted on CUDA only (gpu_worker: current_platform.is_cuda(); ROCm and XPU

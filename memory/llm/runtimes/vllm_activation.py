@@ -85,8 +85,8 @@ LLAMA4_MAX_TILES = 16
 # max(1, max_model_len // T))), T the item's prompt tokens, budget = max(max_num_batched_tokens, T) (encoder_budget.py
 # 188, encoder_cache_manager.py:309-314, config/scheduler.py:235-236), with --limit-mm-per-prompt's cap (MM_LIMIT below).
 # Logs in the data agree from 0.10.1.1 ("profiled with 31 image items", Gemma 3 at 8192) to 0.23 builds (Qwen3.6 at
-# 65536: 4 items; kv says 5, its dummy image being 12,544 tokens against Qwen3.6's 16,384: the larger dummy was tried in
-# kv63 and not kept, docs/kv-accuracy.md). Not counted: the N outputs
+# 65536: 4 items, as kv says since kv64 gave the Qwen3.6 built-ins their processor's 16,384-token image, on top of the
+# tower's per-rank split, ENCODER_TP; docs/kv-accuracy.md). Not counted: the N outputs
 # vLLM holds in encoder_cache through the forward (N x T x hidden, 16-bit: 88 MB for Gemma 3 27B at 8192), tried on
 # the design rows and not kept. The 32 B above was fitted on 1-item runs (T = budget); Gemma 3's 32-image batch
 # (4.50 GiB at 32 B) over-reserves (0.19.0 rows: +1.14% -> -2.19% KV tokens), the Qwen3.6 65536-token rows gain.
@@ -116,6 +116,21 @@ MM_MODALITIES = ("image", "video", "audio")
 # video options were not sized.
 MM_OPTIONS = {"image": ("width", "height"), "video": ("num_frames", "width", "height"), "audio": ("length",)}
 QWEN_VL_MIN_PIXELS = 56 * 56  # Qwen2VLImageProcessor's size.shortest_edge where the processor file names none
+# ENCODER_TP: under tensor parallelism vLLM's default --mm-encoder-tp-mode "weights" (config/multimodal.py:145; "data"
+# only where asked and the class supports it, model.py:630-640; no model defaults to it at 01d4d1ad3 or a65f93fb2)
+# splits the tower's parallel layers over the ranks. Read for Qwen3_VisionTransformer (qwen3_vl.py, which
+# qwen3_5.py builds for Qwen 3.5+: the same code at 4b7f5ea1a, 01d4d1ad3 and a65f93fb2), per patch in 16-bit values, d
+# the tower's width, t the ranks, at the largest moment of a block: held all along, the bf16 pixel values (in_channels x
+# temporal x patch^2; context.py _postprocess_output casts them to the model dtype), pos_embeds (d) and the rotary
+# cos / sin (head_dim / 4 each of two axes, both: head_dim); in the attention at its RowParallel proj
+# (Qwen2_5_VisionAttention, qwen2_5_vl.py), the block's input held by the loop, norm1's output and the proj output
+# (3d) next to the split qkv (3d / t), qk_reshaped's contiguous copy (2d / t), qk_rotated (2d / t) and the flash
+# output (d / t), and from t = 2 the all-reduce's out-of-place copy (d, parallel_state.py:502-529 "always ...
+# out-of-place"); the MLP (Qwen3_VisionMLP, not gated) at most 3d + 2 x intermediate / t, or at fc2 3d +
+# intermediate / t + d + the all-reduce's d. Layer norms, the patch embed, the residual stream and the merger's input
+# are not split. The fitted 32 B stays the 1-GPU figure; a rank's term is 32 B x peak(t) / peak(1): Qwen3.6-27B's tower
+# (d 1152, 16 heads, intermediate 4304, 16-pixel patches) 15,432 values a patch at t = 1, 11,976 at 2, 9,672 at 4.
+ENCODER_TP_TOWERS = ("qwen3_vl", "qwen3_5", "qwen3_5_moe", "qwen3_5_vision")
 
 
 # No term for a gated-DeltaNet layer's chunked-prefill temporaries (fla chunk_gated_delta_rule_fwd: the chunk states
@@ -179,7 +194,7 @@ def moe_workspace(spec, max_batched: int) -> int:
 def activation(spec, max_batched: int, max_seqs: int, version=(0, 6), v1: bool | None = None,
                sampler: str = "native", first_stage: bool = True, last_stage: bool = True,
                max_model_len: int | None = None, weights_format=None, moe_backend=None, aux_hidden: int = 0,
-               mm_limits: dict | None = None, mm_dummy: dict | None = None) -> int:
+               mm_limits: dict | None = None, mm_dummy: dict | None = None, tp: int = 1) -> int:
     """Profile run peak: the larger of one forward of max_num_batched_tokens and the sampler on max_num_seqs
     rows (the forward's intermediates are freed before the sampler runs, in both engines), and, for a vision-
     language model, the vision tower's run on its largest item's copies (encoder_peak; one under V0). Calibrated on vLLM's
@@ -192,7 +207,8 @@ def activation(spec, max_batched: int, max_seqs: int, version=(0, 6), v1: bool |
     the modality whose one item has the most tokens, which for Qwen2-VL at a long context is a video
     (encoder_peak). aux_hidden: values a token of the target's tapped hidden states an EAGLE-3 / DFlash drafter
     reads, held beside the forward's last layers (vllm_drafter.AUX_METHODS), 16-bit. mm_limits: --limit-mm-per-prompt
-    (mm_limits(), MM_LIMIT); mm_dummy: its dummy-item options (mm_dummy(), MM_DUMMY)."""
+    (mm_limits(), MM_LIMIT); mm_dummy: its dummy-item options (mm_dummy(), MM_DUMMY); tp: the tensor-parallel ranks
+    (the tower's split, ENCODER_TP)."""
     d = spec.hidden
     if v1 is None:
         from .vllm import V1
@@ -223,7 +239,7 @@ def activation(spec, max_batched: int, max_seqs: int, version=(0, 6), v1: bool |
     if sampler and held:
         sampler += moe_workspace(spec, max_batched)  # held from the forward (MOE_WORKSPACE_HELD)
     enc = (encoder_peak(spec, max_model_len if v1 else None, max_batched if v1 else None, max_seqs, mm_limits, version,
-                        mm_dummy) if first_stage else 0)
+                        mm_dummy, tp) if first_stage else 0)
     return int(max(forward, sampler, enc))
 
 
@@ -358,12 +374,13 @@ def vision_off(v: dict, arch, limits: dict) -> bool:
 
 
 def encoder_peak(spec, max_model_len: int | None = None, max_batched: int | None = None, max_seqs: int | None = None,
-                 limits: dict | None = None, version=None, dummy: dict | None = None) -> int:
+                 limits: dict | None = None, version=None, dummy: dict | None = None, tp: int = 1) -> int:
     """Bytes of the vision tower's profile run on its largest item: one image (Llama 4: all its tiles), or for Qwen2-VL
     under V1 (max_model_len given) the largest video when that has more patches (0 for a text model). With max_batched
     (V1) the run encodes profile_items copies of that item in one batch (PROFILE_ITEMS); without it, one. limits:
     --limit-mm-per-prompt (mm_limits): a modality at 0 is not profiled, the per-prompt item count is capped. dummy: its
-    per-modality options (mm_dummy): an image width / height shrinks each copy under the Qwen-VL rule (MM_DUMMY)."""
+    per-modality options (mm_dummy): an image width / height shrinks each copy under the Qwen-VL rule (MM_DUMMY). tp: the
+    tensor-parallel ranks, one rank's share of a split tower (ENCODER_TP)."""
     v = spec.vision or {}
     d = int(v.get("hidden_size") or 0)
     limits = limits or {}
@@ -401,7 +418,27 @@ def encoder_peak(spec, max_model_len: int | None = None, max_batched: int | None
     if (shrink.get("width") or shrink.get("height")) and not video and image_limit and not v.get("image_size") \
             and not v.get("default_output_length"):  # the Qwen-VL rule's image, each copy cut (MM_DUMMY); T as above
         patches = qwen_vl_dummy_patches(v, shrink.get("width"), shrink.get("height"))
-    return int(items * patches * d * ENCODER_BYTES_PER_HIDDEN)
+    return int(items * patches * d * ENCODER_BYTES_PER_HIDDEN * encoder_tp_share(v, tp))
+
+
+def encoder_tp_values(v: dict, tp: int = 1) -> int:
+    """16-bit values a patch at the peak of one rank's Qwen3_VisionTransformer under --mm-encoder-tp-mode weights
+    (ENCODER_TP): what the whole forward holds, plus the larger of the attention at its proj and the MLP."""
+    d, inter = int(v["hidden_size"]), int(v.get("intermediate_size") or 0)
+    head = d // int(v.get("num_heads") or 16)
+    pixels = int(v.get("in_channels") or 3) * int(v.get("temporal_patch_size") or 2) * int(v.get("patch_size") or 14) ** 2
+    reduce = d if tp > 1 else 0  # the all-reduce's out-of-place output beside the RowParallel matmul's
+    attn = 3 * d + reduce + 8 * d // tp
+    mlp = max(3 * d + 2 * inter // tp, 3 * d + inter // tp + d + reduce)
+    return pixels + d + head + max(attn, mlp)
+
+
+def encoder_tp_share(v: dict, tp: int = 1) -> float:
+    """A tensor-parallel rank's share of the 1-GPU encoder term: peak(tp) / peak(1) for the towers read (ENCODER_TP), 1
+    for the others (kept whole: Gemma 4 is transformers' tower, unsplit; the rest were not read)."""
+    if tp <= 1 or str(v.get("model_type") or "") not in ENCODER_TP_TOWERS:
+        return 1.0
+    return encoder_tp_values(v, tp) / encoder_tp_values(v, 1)
 
 
 def item_tokens(v: dict, patches: int, arch=None, version=None) -> int:
