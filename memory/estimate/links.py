@@ -11,7 +11,8 @@ Followed (each source's widgets in UI order, ComfyUI 0.8.0):
   ImageScale (nodes.py:1796: a 0 side keeps the aspect, round(), at least 1): LTX-2's templates halve the typed size so;
 - a subgraph's input (definitions.subgraphs, origin the subgraph's input node): the one instance's input of that name
   when it is linked (followed outside), else its promoted widget (properties.proxyWidgets ["-1", name], whose order is
-  widgets_values'); else the inner node's saved value, which the frontend sets from the promoted widget when it saves
+  widgets_values', frontend 1.35.9; without proxyWidgets, frontend 1.58.1, widgets_values holds one value per instance
+  input, in the inputs' order); else the inner node's saved value, which the frontend sets from the promoted widget when it saves
   (SubgraphNode.serialize, frontend 1.35.9) or which a proxied inner widget is itself.
 ComfyUI 0.8.0 has no math-expression node: any other source (a custom node, an image loaded from disk, a muted node)
 is not read; the saved value stays and an assumption line names the widget and its source."""
@@ -129,6 +130,12 @@ class _UI:
         if isinstance(proxy, list) and isinstance(vals, list):
             for k, p in enumerate(proxy):
                 if isinstance(p, list) and len(p) == 2 and str(p[0]) == "-1" and p[1] == name and k < len(vals):
+                    return "value", vals[k]
+        elif isinstance(vals, list) and isinstance(node.get("inputs"), list) and len(vals) == len(node["inputs"]):
+            # frontend 1.58.1 (no proxyWidgets: migrated away on load): one value per instance input, in inputs' order
+            # (SubgraphNode.serializeFromStoreState: its promoted widget's value, else undefined, saved as null)
+            for k, i in enumerate(node["inputs"]):
+                if isinstance(i, dict) and i.get("name") == name and vals[k] is not None:
                     return "value", vals[k]
         return SAVED
 

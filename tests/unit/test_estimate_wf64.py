@@ -82,6 +82,19 @@ def test_a_subgraph_input_linked_outside_is_followed_outside():
     assert workflow.read(wf, None)["size"][:2] == (640, 288)  # 1280 x 0.5; height still the widget's 576 x 0.5
 
 
+def test_a_newer_frontends_instance_values_follow_its_inputs_order():
+    """Frontend 1.58.1 drops proxyWidgets on load and saves the instance's widgets_values one per input, in the inputs'
+    order (SubgraphNode.serializeFromStoreState: the promoted widget's value, else undefined, null in JSON)."""
+    wf = ltx2_subgraph()
+    inst = wf["nodes"][0]
+    del inst["properties"]["proxyWidgets"]
+    inst["inputs"] = [_w(n, None) for n in ("width", "height", "value", "text", "unet_name")]
+    inst["widgets_values"] = [960, 544, 65, "a prompt", "ltx2.safetensors"]
+    info = workflow.read(wf, None)
+    assert info["size"] == (480, 272, 65, 1)  # 960 x 0.5, 544 x 0.5; 65 frames; the inner saved 1024/576/89 not read
+    assert [m[0] for m in info["missing"]] == ["ltx2.safetensors"]
+
+
 def test_a_proxied_inner_widget_keeps_its_saved_value():
     """Comfy-Org's newer subgraph templates (Wan 2.2 i2v) promote the inner node's own widget (["128", "width"]):
     the instance's widgets_values is empty, and the inner node's saved value is the one the frontend runs."""
