@@ -1,5 +1,6 @@
 """Whole-workflow estimate: read a ComfyUI workflow (UI or API format), find the model files its loader nodes
-name under the models folder, take the sizes set in the graph (latent nodes, sampler CFG, tiled decode), and
+name under the models folder, take the sizes set in the graph (latent nodes, sampler CFG, tiled decode; a widget
+fed by a link read from its source when that is a constant, links.py), and
 estimate every phase as ComfyUI would run it. On request the result is written back into the workflow's
 metadata (extra.gpu_garden.memory), with the verdict per common card tier, so a shared workflow carries its
 requirement. No ComfyUI import: the widget orders (model_files.py, below) are those of ComfyUI 0.8.0's nodes (and
@@ -10,7 +11,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from . import families, formula, latent_upscale, spec
+from . import families, formula, latent_upscale, links, spec
 from .latent_nodes import LATENT_NODES, size_widgets, widget_names
 from .model_files import (CHECKED, FOLDER_ROLES, LOADER_ROLES, LOADERS, NOT_COUNTED, Unusable, find_file,
                           has_model_folders)
@@ -21,6 +22,7 @@ from ..units import GiB, fmt_bytes
 MAX_WORKFLOW_BYTES = 32 << 20
 
 SAMPLERS = {"KSampler": 3, "KSamplerAdvanced": 4, "SamplerCustom": 3}  # UI widget index of cfg (after seed's control widget)
+CPU_TE = "text encoders on the CPU (loader device: cpu)"
 WEIGHT_DTYPE = {"fp8_e4m3fn": "fp8", "fp8_e4m3fn_fast": "fp8", "fp8_e5m2": "fp8"}
 
 
@@ -41,46 +43,72 @@ def load(path) -> dict:
     return data
 
 
-def nodes(wf: dict) -> list[tuple[str, dict]]:
+def nodes(wf: dict, notes: list | None = None, whole: dict | None = None) -> list[tuple[str, dict]]:
     """[(class name, {widget name: value})] for a UI-format (nodes with widgets_values) or API-format workflow;
-    subgraph definitions included."""
+    subgraph definitions included. A widget the estimate reads that is linked takes its source's value when the
+    source is a constant (links.py); else the saved value stays (UI format; none in API format) and `notes` gets a
+    line naming the widget and its source. whole: the prompt an API-format subset's links are followed in."""
     out = []
     if isinstance(wf.get("nodes"), list):
-        defs = wf.get("definitions") if isinstance(wf.get("definitions"), dict) else {}
-        subgraphs = defs.get("subgraphs") if isinstance(defs.get("subgraphs"), list) else []
-        groups = [wf["nodes"]] + [sg["nodes"] for sg in subgraphs if isinstance(sg, dict) and isinstance(sg.get("nodes"), list)]
-        for group in groups:
+        v = links.view(wf)
+        for gid, group in v.lists.items():
             for n in group:
-                if not isinstance(n, dict) or n.get("mode") in (2, 4):  # muted / bypassed
+                if n.get("mode") in (2, 4):  # muted / bypassed
                     continue
                 t = n.get("type") if isinstance(n.get("type"), str) else ""
-                out.append((t, _ui_widgets(t, n.get("widgets_values"))))
+                w = _ui_widgets(t, n.get("widgets_values"))
+                _follow(v, (gid, n), t, w, _read_names(t), notes, saved=True)
+                out.append((t, w))
         return out
-    for v in wf.values():
-        if isinstance(v, dict) and "class_type" in v:
-            t, inputs = v["class_type"], v.get("inputs")
-            out.append((t if isinstance(t, str) else "",
-                        {k: x for k, x in inputs.items() if not isinstance(x, list)} if isinstance(inputs, dict) else {}))
+    v = links.view(whole if isinstance(whole, dict) else wf)
+    for k, node in wf.items():
+        if isinstance(node, dict) and "class_type" in node:
+            t, inputs = node["class_type"], node.get("inputs")
+            t = t if isinstance(t, str) else ""
+            w = {k2: x for k2, x in inputs.items() if not isinstance(x, list)} if isinstance(inputs, dict) else {}
+            _follow(v, (str(k), node), t, w, _read_names(t), notes, saved=False)
+            out.append((t, w))
     if not out:
         raise UserError("not a ComfyUI workflow: no nodes (UI format) and no class_type entries (API format)")
     return out
 
 
-def _ui_widgets(t, values):
-    if isinstance(values, dict):  # some nodes save a dict of widget values
-        return values
-    values = values if isinstance(values, list) else []  # a hand-edited or foreign export: no widgets
+def _read_names(t) -> tuple:
+    """The widgets of node type t the estimate reads (read() below)."""
     if t in LOADERS or t in CHECKED:
-        names = [n for n, _ in LOADERS.get(t) or CHECKED[t]]
-    elif t in LATENT_NODES:
-        names = widget_names(t)
-    elif t in SAMPLERS:
+        return tuple(n for n, _ in LOADERS.get(t) or CHECKED[t])
+    if t in LATENT_NODES:
+        return tuple(widget_names(t))
+    return ("cfg",) if t in SAMPLERS else VAE_TILED if t == "VAEDecodeTiled" else ()
+
+
+def _follow(v, h, t, w, names, notes, saved):
+    """w's linked widgets among names: the source's value, or the saved one (none in API format) and a note."""
+    got, differ = links.linked(v, h, names), []
+    for name, (val, why) in got.items():
+        if why is None:
+            if val is not links.SAVED:
+                if saved and name in w and w[name] != val:
+                    differ.append(f"{name} {val!r} (saved {w[name]!r})")
+                w[name] = val
+            continue
+        if notes is not None:
+            keep = (f"its saved value {w[name]!r} is used" if saved and name in w else "not set")
+            notes.append(f"{t}.{name} is linked from {why}, which the estimate does not follow: {keep}")
+    if differ and notes is not None:
+        notes.append(f"{t}: read through its links: " + ", ".join(differ))
+
+
+VAE_TILED = ("tile_size", "overlap", "temporal_size", "temporal_overlap")
+
+
+def _ui_widgets(t, values):
+    if isinstance(values, dict):  # some nodes save a dict of widget values (a copy: links may set some)
+        return dict(values)
+    values = values if isinstance(values, list) else []  # a hand-edited or foreign export: no widgets
+    if t in SAMPLERS:
         return {"cfg": values[SAMPLERS[t]]} if len(values) > SAMPLERS[t] else {}
-    elif t == "VAEDecodeTiled":
-        names = ["tile_size", "overlap", "temporal_size", "temporal_overlap"]
-    else:
-        return {}
-    return {n: v for n, v in zip(names, values) if n}
+    return {n: v for n, v in zip(_read_names(t), values) if n}
 
 
 def models_folder(path):
@@ -96,11 +124,11 @@ def models_folder(path):
     return d, None
 
 
-def files_by_role(wf: dict) -> dict:
+def files_by_role(wf: dict, whole: dict | None = None) -> dict:
     """{role: [file names]} the workflow's (or a queued prompt's) loader widgets name, per estimate role: which files
     each model's CPU copy comes from, for host RAM's file-backed test (host_ram.mapped_file). {} for no loaders."""
     out = {}
-    for t, w in nodes(wf):
+    for t, w in nodes(wf, whole=whole):
         for name, folders in LOADERS.get(t, ()):
             if folders and isinstance(w.get(name), str):
                 for role in LOADER_ROLES.get((t, name)) or FOLDER_ROLES[folders[0]]:
@@ -131,7 +159,7 @@ def files_feeding(prompt: dict, node_id, inputs=("model", "clip", "vae")) -> dic
         up = prompt[i].get("inputs")
         todo += [str(v[0]) for v in up.values() if _link(v)] if isinstance(up, dict) else []
     fed = {i: prompt[i] for i in seen if isinstance(prompt[i].get("class_type"), str) and prompt[i]["class_type"] in LOADERS}
-    return files_by_role(fed) if fed else {}
+    return files_by_role(fed, whole=prompt) if fed else {}
 
 
 def read(wf: dict, models_dir, resolve=None) -> dict:
@@ -142,7 +170,7 @@ def read(wf: dict, models_dir, resolve=None) -> dict:
     files, missing, missing_checked, checked, cfgs, notes = [], [], [], [], [], []
     tiled, wdt = None, None
     graph = {"sizes": [], "resizes": [], "from_input": [], "families": {}, "notes": []}
-    for t, w in nodes(wf):
+    for t, w in nodes(wf, graph["notes"]):
         if t in LOADERS or t in CHECKED:
             for name, folders in LOADERS.get(t) or CHECKED[t]:
                 if not folders or not isinstance(w.get(name), str):
@@ -159,7 +187,7 @@ def read(wf: dict, models_dir, resolve=None) -> dict:
             if t == "UNETLoader" and isinstance(w.get("weight_dtype"), str) and w["weight_dtype"] in WEIGHT_DTYPE:
                 wdt = WEIGHT_DTYPE[w["weight_dtype"]]
             if t.startswith(("CLIPLoader", "DualCLIPLoader")) and w.get("device") == "cpu":
-                notes.append("text encoders on the CPU (loader device: cpu)")
+                notes.append(CPU_TE)
         elif t == "LTXVEmptyLatentAudio":
             _ltx2_audio(w, graph)
         elif t == "LTXVLatentUpsampler":  # LTX-2's two stages: the second samples the upsampled latent (latent_upscale.py)
@@ -195,7 +223,7 @@ def read(wf: dict, models_dir, resolve=None) -> dict:
         notes.append(f"not found, and not counted if found ({why}): " + ", ".join(
             f"{m[0]} ({m[1]}; {m[4] or 'looked in ' + _looked(m[3])})" for m in missing_checked if NOT_COUNTED[m[1]][1] == why))
     return {"files": files, "missing": missing, "missing_checked": missing_checked, "checked": checked, "size": size, "cfg": (max(cfgs) > 1.0) if cfgs else None,
-            "tiled": tiled, "weights_dtype": wdt, "notes": notes, "cpu_te": any("CPU" in n for n in notes),
+            "tiled": tiled, "weights_dtype": wdt, "notes": notes, "cpu_te": CPU_TE in notes,
             "from_input": graph["from_input"], "latent_families": graph["families"], "audio_fps": graph.get("audio_fps"),
             "latent_upscale": {"values": _upscaler_values(checked)} if graph.get("upscale") else None}
 

@@ -1,0 +1,290 @@
+"""Widget values set through links: a widget converted to an input (a size fed by a primitive node, a loader's name fed
+by the subgraph's input) runs with its source's value, not the value saved in the node's widgets_values, which the
+frontend keeps but ComfyUI never sees. workflow.nodes() reads the widgets it uses through these functions.
+
+Followed (each source's widgets in UI order, ComfyUI 0.8.0):
+- constants: the frontend's PrimitiveNode (its widgets_values[0]); PrimitiveInt, PrimitiveFloat, PrimitiveBoolean,
+  PrimitiveString, PrimitiveStringMultiline (comfy_extras/nodes_primitive.py, widget `value`, itself maybe linked);
+- Reroute (the frontend's, UI format only): its one input;
+- an image's size as GetImageSize reads it (comfy_extras/nodes_images.py:494, outputs width, height, batch_size) from
+  EmptyImage (nodes.py:1884: width, height, batch_size), ImageScaleBy (nodes.py:1826: round(w x scale_by)) and
+  ImageScale (nodes.py:1796: a 0 side keeps the aspect, round(), at least 1): LTX-2's templates halve the typed size so;
+- a subgraph's input (definitions.subgraphs, origin the subgraph's input node): the one instance's input of that name
+  when it is linked (followed outside), else its promoted widget (properties.proxyWidgets ["-1", name], whose order is
+  widgets_values', frontend 1.35.9; without proxyWidgets, frontend 1.58.1, widgets_values holds one value per instance
+  input, in the inputs' order); else the inner node's saved value, which the frontend sets from the promoted widget when it saves
+  (SubgraphNode.serialize, frontend 1.35.9) or which a proxied inner widget is itself.
+ComfyUI 0.8.0 has no math-expression node: any other source (a custom node, an image loaded from disk, a muted node)
+is not read; the saved value stays and an assumption line names the widget and its source."""
+
+MAX_DEPTH = 32
+PRIMITIVES = ("PrimitiveInt", "PrimitiveFloat", "PrimitiveBoolean", "PrimitiveString", "PrimitiveStringMultiline")
+WIDGETS = {"EmptyImage": ("width", "height", "batch_size", "color"), "ImageScaleBy": ("upscale_method", "scale_by"),
+           "ImageScale": ("upscale_method", "width", "height", "crop"), **{p: ("value",) for p in PRIMITIVES}}
+SAVED = object()  # the link ends at a subgraph input whose value the inner node's saved widget holds
+
+
+class Unread(Exception):
+    """A link the estimate does not follow; its message names the source."""
+
+
+def _key(x) -> bool:
+    """An id a dict may hold: a JSON number or string (a hand-edited file may have anything)."""
+    return isinstance(x, (int, float, str)) and not isinstance(x, bool)
+
+
+def _num(v, what):
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        raise Unread(f"{what}, not a number")
+    return v
+
+
+class _UI:
+    """The UI format: the top graph and each subgraph definition, their links as [id, src, src_slot, dst, dst_slot,
+    type] lists (the top graph) or {id, origin_id, origin_slot, ...} objects (subgraphs, newer frontends)."""
+
+    def __init__(self, wf):
+        defs = wf.get("definitions") if isinstance(wf.get("definitions"), dict) else {}
+        subs = [s for s in (defs.get("subgraphs") or []) if isinstance(s, dict) and isinstance(s.get("nodes"), list)] \
+            if isinstance(defs.get("subgraphs"), list) else []
+        self.graphs, self.lists, self.instances = {}, {}, {}
+        self.subgraphs = {s["id"]: s for s in subs if _key(s.get("id"))}
+        for gid, g in [(None, wf)] + [(s["id"], s) for s in subs if _key(s.get("id"))]:
+            self.lists[gid] = [n for n in g.get("nodes") if isinstance(n, dict)] if isinstance(g.get("nodes"), list) else []
+            nodes = {n["id"]: n for n in self.lists[gid] if _key(n.get("id"))}
+            links = {}
+            for lk in g.get("links") if isinstance(g.get("links"), list) else []:
+                if isinstance(lk, list) and len(lk) >= 5 and _key(lk[0]):
+                    links[lk[0]] = (lk[1], lk[2])
+                elif isinstance(lk, dict) and _key(lk.get("id")):
+                    links[lk["id"]] = (lk.get("origin_id"), lk.get("origin_slot"))
+            self.graphs[gid] = (nodes, links)
+            for n in nodes.values():
+                if _key(n.get("type")) and n["type"] in self.subgraphs:
+                    self.instances.setdefault(n["type"], []).append((gid, n))
+
+    @staticmethod
+    def label(h):
+        return f"{h[1].get('type')} (node {h[1].get('id')})"
+
+    @staticmethod
+    def kind(h):
+        return h[1].get("type")
+
+    @staticmethod
+    def active(h):
+        return h[1].get("mode") not in (2, 4)
+
+    @staticmethod
+    def link_of(h, name):
+        """The link on h's input `name` (a widget input matched by its widget.name), or None."""
+        ins = h[1].get("inputs")
+        for i in ins if isinstance(ins, list) else []:
+            if isinstance(i, dict) and (i["widget"].get("name") if isinstance(i.get("widget"), dict)
+                                        else i.get("name")) == name and i.get("link") is not None:
+                return h[0], i["link"]
+        return None
+
+    @staticmethod
+    def first_link(h):
+        ins = h[1].get("inputs")
+        ok = isinstance(ins, list) and ins and isinstance(ins[0], dict) and ins[0].get("link") is not None
+        return (h[0], ins[0]["link"]) if ok else None
+
+    @staticmethod
+    def saved(h, name, names):
+        vals = h[1].get("widgets_values")
+        if isinstance(vals, dict):
+            return vals.get(name, SAVED)
+        i = names.index(name) if name in names else None
+        return vals[i] if isinstance(vals, list) and i is not None and i < len(vals) else SAVED
+
+    def src(self, ref):
+        """(node handle, slot), or ("ref", outer link), ("value", v) or SAVED for a subgraph's input."""
+        gid, link = ref
+        nodes, links = self.graphs.get(gid, ({}, {}))
+        if not _key(link) or link not in links:
+            raise Unread(f"link {link}, not in the graph's links")
+        origin, slot = links[link]
+        sg = self.subgraphs.get(gid)
+        io = sg.get("inputNode") if sg is not None and isinstance(sg.get("inputNode"), dict) else {}
+        if sg is not None and origin == io.get("id", -10):
+            return self._subgraph_input(gid, sg, slot)
+        if not _key(origin) or origin not in nodes:
+            raise Unread(f"node {origin}, not in the graph")
+        return (gid, nodes[origin]), slot
+
+    def _subgraph_input(self, gid, sg, slot):
+        ins = sg.get("inputs") if isinstance(sg.get("inputs"), list) else []
+        name = ins[slot].get("name") if isinstance(slot, int) and 0 <= slot < len(ins) and isinstance(ins[slot], dict) else None
+        inst = self.instances.get(gid) or []
+        if name is None or len(inst) != 1:
+            return SAVED  # no instance, or several with their own values: the inner node's saved value
+        pgid, node = inst[0]
+        for i in node.get("inputs") if isinstance(node.get("inputs"), list) else []:
+            if isinstance(i, dict) and i.get("name") == name and i.get("link") is not None:
+                return "ref", (pgid, i["link"])
+        props = node.get("properties")
+        proxy = props.get("proxyWidgets") if isinstance(props, dict) else None
+        vals = node.get("widgets_values")
+        if isinstance(proxy, list) and isinstance(vals, list):
+            for k, p in enumerate(proxy):
+                if isinstance(p, list) and len(p) == 2 and str(p[0]) == "-1" and p[1] == name and k < len(vals):
+                    return "value", vals[k]
+        elif isinstance(vals, list) and isinstance(node.get("inputs"), list) and len(vals) == len(node["inputs"]):
+            # frontend 1.58.1 (no proxyWidgets: migrated away on load): one value per instance input, in inputs' order
+            # (SubgraphNode.serializeFromStoreState: its promoted widget's value, else undefined, saved as null)
+            for k, i in enumerate(node["inputs"]):
+                if isinstance(i, dict) and i.get("name") == name and vals[k] is not None:
+                    return "value", vals[k]
+        return SAVED
+
+
+class _API:
+    """The API format: node id -> {class_type, inputs}, a link [source id, output index]."""
+
+    def __init__(self, prompt):
+        self.prompt = prompt
+
+    @staticmethod
+    def label(h):
+        return f"{h[1].get('class_type')} (node {h[0]})"
+
+    @staticmethod
+    def kind(h):
+        return h[1].get("class_type")
+
+    @staticmethod
+    def active(h):
+        return True
+
+    @staticmethod
+    def link_of(h, name):
+        ins = h[1].get("inputs")
+        v = ins.get(name) if isinstance(ins, dict) else None
+        return v if is_api_link(v) else None
+
+    first_link = None  # no Reroute in a prompt: the frontend drops it
+
+    @staticmethod
+    def saved(h, name, names):
+        ins = h[1].get("inputs")
+        v = ins.get(name, SAVED) if isinstance(ins, dict) else SAVED
+        return SAVED if isinstance(v, list) else v
+
+    def src(self, ref):
+        node = self.prompt.get(str(ref[0]))
+        if not isinstance(node, dict):
+            raise Unread(f"node {ref[0]}, not in the prompt")
+        return (str(ref[0]), node), ref[1]
+
+
+def is_api_link(x) -> bool:
+    """An API prompt's link: [source node id, output index] (ComfyUI's is_link)."""
+    return isinstance(x, list) and len(x) == 2 and isinstance(x[0], (str, int)) and isinstance(x[1], int) \
+        and not isinstance(x[1], bool)
+
+
+def view(wf):
+    return _UI(wf) if isinstance(wf.get("nodes"), list) else _API(wf)
+
+
+def value(v, ref, depth=0):
+    """The value a link carries (a widget input's), or SAVED; raises Unread naming a source not followed."""
+    while True:
+        depth += 1
+        if depth > MAX_DEPTH:
+            raise Unread(f"a chain of more than {MAX_DEPTH} links")
+        got = v.src(ref)
+        if got is SAVED:
+            return SAVED
+        if got[0] == "ref":
+            ref = got[1]
+            continue
+        if got[0] == "value":
+            return got[1]
+        h, slot = got
+        t = v.kind(h)
+        if not v.active(h):
+            raise Unread(f"{v.label(h)}, muted or bypassed")
+        if t == "Reroute" and v.first_link:
+            ref = v.first_link(h)
+            if ref is None:
+                raise Unread(f"{v.label(h)}, with no input")
+            continue
+        if t == "PrimitiveNode":  # the frontend's: its value is its first widget
+            vals = h[1].get("widgets_values")
+            if isinstance(vals, list) and vals:
+                return vals[0]
+            raise Unread(f"{v.label(h)}, with no value")
+        if t in PRIMITIVES:
+            return widget(v, h, "value", depth)
+        if t == "GetImageSize" and slot in (0, 1, 2):
+            return image(v, v.link_of(h, "image"), depth)[slot]
+        raise Unread(f"{v.label(h)}, not a constant")
+
+
+def widget(v, h, name, depth=0):
+    """Source node h's widget `name`: through its link when it has one, else its saved value."""
+    ref = v.link_of(h, name)
+    got = value(v, ref, depth) if ref is not None else SAVED
+    if got is SAVED:
+        got = v.saved(h, name, WIDGETS.get(v.kind(h), ()))
+    if got is SAVED:
+        raise Unread(f"{v.label(h)}, no {name} value")
+    return got
+
+
+def image(v, ref, depth):
+    """(width, height, batch) of the image a link carries."""
+    while True:
+        depth += 1
+        if ref is None or depth > MAX_DEPTH:
+            raise Unread("an image with no source" if ref is None else f"a chain of more than {MAX_DEPTH} links")
+        got = v.src(ref)
+        if got is SAVED or got[0] == "value":
+            raise Unread("the subgraph's image input, not linked")
+        if got[0] == "ref":
+            ref = got[1]
+            continue
+        h, _ = got
+        t = v.kind(h)
+        if not v.active(h):
+            raise Unread(f"{v.label(h)}, muted or bypassed")
+        if t == "Reroute" and v.first_link:
+            ref = v.first_link(h)
+            continue
+        if t == "EmptyImage":
+            return tuple(int(_num(widget(v, h, n, depth), f"{v.label(h)}.{n}")) for n in ("width", "height", "batch_size"))
+        if t == "ImageScaleBy":  # nodes.py:1826-1834
+            w, hh, b = image(v, v.link_of(h, "image"), depth)
+            s = _num(widget(v, h, "scale_by", depth), f"{v.label(h)}.scale_by")
+            return round(w * s), round(hh * s), b
+        if t == "ImageScale":  # nodes.py:1810-1823
+            w, hh, b = image(v, v.link_of(h, "image"), depth)
+            tw = int(_num(widget(v, h, "width", depth), f"{v.label(h)}.width"))
+            th = int(_num(widget(v, h, "height", depth), f"{v.label(h)}.height"))
+            if tw == 0 and th == 0:
+                return w, hh, b
+            if tw == 0:
+                tw = max(1, round(w * th / hh))
+            elif th == 0:
+                th = max(1, round(hh * tw / w))
+            return tw, th, b
+        raise Unread(f"{v.label(h)}: an image whose size the estimate does not know")
+
+
+def linked(v, h, names):
+    """{widget name: (value, None) or (None, why)} for h's widgets in `names` that are linked; the value SAVED means
+    the saved one holds (a subgraph's input)."""
+    out = {}
+    for name in names:
+        try:
+            ref = v.link_of(h, name)
+            if ref is not None:
+                out[name] = (value(v, ref), None)
+        except Unread as exc:
+            out[name] = (None, str(exc))
+        except (TypeError, ValueError, OverflowError, ZeroDivisionError, AttributeError, KeyError, IndexError) as exc:
+            out[name] = (None, f"a source not read ({type(exc).__name__})")  # a malformed graph: never a crash
+    return out
