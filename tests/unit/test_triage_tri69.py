@@ -44,3 +44,34 @@ def test_the_limit_after_a_device_allocation_is_still_a_failure():
     # and the message on a line of its own, with no pinned warning before it
     assert _read("ggml_vulkan: Requested buffer size exceeds device buffer size limit: ErrorOutOfDeviceMemory\n")[1] \
         == "ggml.vulkan_limit"
+
+
+# 2. A CUDA program's own check printing the bare error code. cudaError_t 2 is cudaErrorMemoryAllocation (runtime API) and
+#    CUresult 2 is CUDA_ERROR_OUT_OF_MEMORY (driver API): "unable to allocate enough memory". A raw CUDA program (runtime
+#    "cuda"), a call of its own (form runtime_call, as cudaSafeCall's "out of memory"), no figure.
+
+@pytest.mark.parametrize("line", ["CUDA error: 2", "CUDA error 2", "  CUDA error: 2  ", "[rank0]: CUDA error: 2"])
+def test_bare_cuda_error_code_2_is_a_device_allocation_failure(line):
+    # fails on the old reader: no event, found False
+    _, kind, runtime, device, nums = _read(line + "\n")
+    assert (kind, runtime, device, nums) == ("cuda.driver", "cuda", "cuda", {})
+    assert engine.triage_text(line + "\n")["events"][-1]["form"] == "runtime_call"
+
+
+@pytest.mark.parametrize("line", ["CUDA error: 1", "CUDA error: 3", "CUDA error: 20", "CUDA error: 700", "CUDA error: 209",
+                                  "CUDA error: 2 at kernel launch", "we saw CUDA error: 2 yesterday"])
+def test_other_codes_and_prose_are_not_read(line):
+    # 1 invalid value, 3 initialization error, 20 and 209 and 700 not memory; a code with words after it is another format
+    assert not engine.triage_text(line + "\n")["found"], line
+
+
+def test_the_bare_code_after_a_programs_own_progress_lines():
+    # an MPI rank's progress lines, the check's bare code, the launcher's exit: read from the code's line
+    log = ("rank: 0, iteration 3\nrank: 0, allocated ptr: 0x7f0000000000 of size: 4294967296\nCUDA error: 2\n"
+           "srun: error: node01: task 0: Exited with exit code 1\n")
+    assert _read(log)[1:4] == ("cuda.driver", "cuda", "cuda")
+
+
+def test_ggmls_code_form_with_its_words_keeps_its_own_reading():
+    # "CUDA error 2 at F:L: out of memory" is ggml's CUDA_CHECK: still llama.cpp's, not the bare code's
+    assert _read("CUDA error 2 at ggml-cuda.cu:8555: out of memory\n")[2] == "llama.cpp"
