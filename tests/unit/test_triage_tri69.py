@@ -75,3 +75,48 @@ def test_the_bare_code_after_a_programs_own_progress_lines():
 def test_ggmls_code_form_with_its_words_keeps_its_own_reading():
     # "CUDA error 2 at F:L: out of memory" is ggml's CUDA_CHECK: still llama.cpp's, not the bare code's
     assert _read("CUDA error 2 at ggml-cuda.cu:8555: out of memory\n")[2] == "llama.cpp"
+
+
+# 4. kv_sized's grain in ggml's quantized cache types. A row of 32 values is one block: 34 bytes in q8_0 (ggml_half d + 32 int8),
+#    18 in q4_0 (ggml_half d + 16 bytes of nibbles), 64 in f16 (ggml-common.h's static_asserts). Sizes by hand: 28 layers x
+#    32768 cells x (8 KV heads x 128 = 1024 values a row) x K,V.
+MiB = 2 ** 20
+Q8_KV = 28 * 32768 * (1024 // 32 * 34) * 2       # 1904 MiB = 28 x 68 MiB (14.875 x 128 MiB: not the f16 grain)
+Q4_KV = 28 * 32768 * (1024 // 32 * 18) * 2       # 1008 MiB = 28 x 36 MiB
+
+
+def test_hand_sizes():
+    assert Q8_KV == 1904 * MiB == 28 * 68 * MiB and Q8_KV % (128 * MiB) != 0
+    assert Q4_KV == 1008 * MiB == 28 * 36 * MiB and Q4_KV % (128 * MiB) != 0 and Q4_KV % (68 * MiB) != 0
+
+
+@pytest.mark.parametrize("size,grain,kind", [(Q8_KV, 68, "q8_0"), (Q4_KV, 36, "q4_0")])
+def test_a_refused_buffer_of_a_quantized_caches_shape_is_the_kv_cache(size, grain, kind):
+    # fails on the old predicate: only the f16 grain (128 MiB) was read, so these stayed what the bare refusal reads
+    from support.triage_event import top
+    cause, _, ev = top(f"failed to allocate Vulkan0 buffer of size {size}\n")
+    assert cause == "kv-cache", ev["causes"]
+    assert any(f"multiple of {grain} MiB" in e and kind in e for e in ev["causes"][0]["evidence"]), ev["causes"]
+
+
+def test_the_quantized_grain_keeps_tri64s_guards():
+    from support.triage_event import top
+    # a weights-sized sum (norm vectors of KiBs) is no multiple
+    cause, conf, ev = top(f"failed to allocate CUDA0 buffer of size {Q8_KV + 28 * 4096 * 4}\n")
+    assert cause != "kv-cache" and "kv-cache" not in conf, ev["causes"]
+    # one grain alone is under the two-grain floor
+    cause, conf, ev = top(f"failed to allocate CUDA0 buffer of size {68 * MiB}\n")
+    assert cause != "kv-cache", ev["causes"]
+    # a backend's pinned host buffer never holds the cache
+    cause, _, ev = top(f"failed to allocate CUDA_Host buffer of size {Q8_KV}\n")
+    assert cause == "host-ram", ev["causes"]
+    # ggml_vulkan's own allocation line is not read by its size
+    cause, _, ev = top(f"ggml_vulkan: Device memory allocation of size {Q8_KV} failed.\n"
+                       "ggml_vulkan: vk::Device::allocateMemory: ErrorOutOfDeviceMemory\n")
+    assert cause != "kv-cache", ev["causes"]
+
+
+def test_the_f16_grain_still_reads_as_before():
+    from support.triage_event import top
+    cause, _, ev = top(f"failed to allocate CUDA0 buffer of size {36 * 16384 * 1024 * 2 * 2}\n")     # 2304 MiB, 18 x 128 MiB
+    assert cause == "kv-cache" and any("multiple of 128 MiB, the shape" in e for e in ev["causes"][0]["evidence"])
