@@ -62,6 +62,14 @@ STUDIES = {
     "tri63": {"commits": {"before": "d58e560e8a59d5f8c527e78e6e10f20f38ddd144",    # main before the change
                           "after": "cee6c57d5cc945d3da0cf0a294ec2a420f1a6afd"},    # VTK's GL_OUT_OF_MEMORY, faceswap's training OOM: generic.oom (kept)
               "corpus": "after", "pairs": [("before", "after")]},
+    # four single readings left open by tri63, tri64 and the census, one commit and one pair each (item 3, vLLM's start-up
+    # check and club-3090's preflight line, was read and changed nothing: no commit)
+    "tri69": {"commits": {"before": "ff32c3e87c8394d523bd79823f3b609552be3b86",    # main before the changes
+                          "pinned": "7d0e39e27d1936cbde61c71f572bf5f4e7d8a0a9",    # ggml-vulkan's pinned warning quoting ggml's own size check: no failure (kept)
+                          "code2": "9f826a19c1927ff48dcfad4deee0c232233bc3b7",   # a CUDA program's bare "CUDA error: 2" read (kept)
+                          "grain": "a597e3e1afef9f2b04a3d81a6faa5a0619f2a7fe"},    # kv_sized's q8_0 / q4_0 grain (kept)
+              "corpus": "grain", "pairs": [("before", "pinned"), ("pinned", "code2"), ("code2", "grain")],
+              "confusion": ("kv-cache", "weights-exceed-vram")},
 }
 HALVES = ("even", "odd", "all")
 MOVES = ("fixed", "broken", "wrong_to_wrong", "top2_only")

@@ -320,8 +320,14 @@ GGML_HOST = re.compile(r"ggml_aligned_malloc: insufficient memory \(attempted to
 NVMAP = re.compile(r"\bNvMapMem(?:AllocInternalTagged|HandleAlloc): (?:\d{1,20} |\.\.\. )?error 12\b")
 GGML_PINNED_WARN = re.compile(r"ggml_cuda_host_malloc: (?:warning: )?failed to allocate [\d.]+ MiB of pinned memory"
                               r"|ggml_vulkan: [Ff]ailed to allocate pinned memory")
+# ggml_vk_create_buffer's own throw before it allocates (size > max_buffer_size; before mid-2024 against
+# maxMemoryAllocationSize): vk::OutOfDeviceMemoryError("Requested buffer size exceeds device buffer size limit"), whose what()
+# is the message, ": ", and the result's name. Inside the pinned warning it is the warning's quote, the host buffer type falls
+# back to a CPU buffer (tri69); after "Device memory allocation of size N failed." it is a device buffer refused (ggml.vulkan_limit)
+GGML_VK_OWN_LIMIT = r"Requested buffer size exceeds device (?:buffer size|memory allocation) limit(?:: \w+)?"
 # the warning with the error it quotes (": out of memory", ggml-vulkan's e.what(), after ": " or in parentheses): cut out of a line to read the rest
-GGML_PINNED_CUT = re.compile("(?:" + GGML_PINNED_WARN.pattern + r")(?:(?:: ?| ?\()(?:out of memory|(?:ggml_vulkan: )?vk::\w+(?:::\w+)*: \w+)\)?)?")
+GGML_PINNED_CUT = re.compile("(?:" + GGML_PINNED_WARN.pattern + r")(?:(?:: ?| ?\()(?:out of memory|(?:ggml_vulkan: )?vk::\w+(?:::\w+)*: \w+"
+                             r"|(?:ggml_vulkan: )?" + GGML_VK_OWN_LIMIT + r")\)?)?")
 # ggml_init asserts its context's host buffer (ggml.c: mem_buffer = ggml_aligned_malloc(mem_size); GGML_ASSERT(ctx->mem_buffer
 # != NULL)): malloc returned NULL for a context's memory (tensor metadata, or a whole graph without an allocator): system RAM
 # or the OS's commit limit

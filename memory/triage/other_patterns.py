@@ -72,6 +72,12 @@ TENSORVIEW_CUDA = re.compile(r"\bcuda (?:execution failed with error 2(?!\d)(?: 
 # <line>] cudaSafeCall() failed: out of memory, exiting."), InfiniTAM's ORcudaSafeCall ("<file>(<line>) : cudaSafeCall() Runtime
 # API error : out of memory."): a runtime call of the program's own failed for device memory; no size or card figure
 CUDA_SAFE_CALL = re.compile(r"\bcudaSafeCall\(\) (?:failed: |Runtime API error : )out of memory\b")
+# (tri69) a CUDA program's own check printing the bare error code ("CUDA error: 2", printf of the cudaError_t with "%d"): 2 is
+# cudaErrorMemoryAllocation in the runtime API (in the enum before and after CUDA 10.1's renumbering) and CUDA_ERROR_OUT_OF_MEMORY
+# in the driver API, "The API call failed because it was unable to allocate enough memory"; a call of the program's own, no size
+# or card figure. Only code 2 and only on a line of its own: another code is no memory error, and words after it are another
+# format (ggml's "CUDA error 2 at F:L: out of memory", read by its own rows)
+CUDA_BARE_CODE = re.compile(r"^\s*(?:[\w.\[\]-]{1,40}:\s+)?CUDA error:? 2\s*$")
 # (round 91) COLMAP's SIFT matcher (SiftGPU's SiftMatchGPU::Allocate, CUDA or OpenGL): "Not enough GPU memory to match N features.
 # Reduce the maximum number of matches." (colmap feature/sift.cc; older builds print "ERROR: " before it). Its buffers are sized
 # by max_num_matches (SiftMatching.max_num_matches), the figure it prints (a count, not bytes); a quote may keep the format's

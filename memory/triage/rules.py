@@ -30,7 +30,7 @@ known and has a guide on every runtime (tests/unit/test_triage_guides.py).
 """
 from ..units import GiB, MiB, fmt_bytes
 from .predicates import (ABSURD_HOST, metal_kv_profile_peak, OWN_POOLS, SLIVER, TRT_KV, TRT_WEIGHTS, async_full, async_numbers, big_request, big_slack,
-                         context_call, fresh, gap_others, host, kind, mem_query, mps_full, kv_sized, ollama_kv_first, others_hold,
+                         context_call, fresh, gap_others, host, kind, mem_query, mps_full, kv_sized, KV_GRAINS, kv_grain, ollama_kv_first, others_hold,
                          outside_others, slack_fits, slack_passed, stage, stage_said, tgi, tgi_figures, tgi_tiny, torch,
                          torch_cut, torch_full, trt_component, trt_free, trt_kv_starved)
 from .rule_row import CAUSES, LEADER, Rule, evidence, requested_free  # noqa: F401  (CAUSES and evidence are read through this module)
@@ -434,7 +434,8 @@ RULES = [
     # Ollama's own estimate ("offload to" line) says the context's KV cache is most of what the load needs and left the
     # GPU half the layers or fewer: whatever failed after it (a context not created, the runner gone), the context sized it
     R("kv-cache", 3.0, kv_sized,
-      lambda x: f"the buffer that failed ({fmt_bytes(x.req)}) is an exact multiple of 128 MiB, the shape of llama.cpp's KV cache "
+      lambda x: f"the buffer that failed ({fmt_bytes(x.req)}) is an exact multiple of {KV_GRAINS[kv_grain(x.req)] >> 20} MiB"
+                + ("" if kv_grain(x.req) == "f16" else f", a {kv_grain(x.req)} cache's grain") + ", the shape of llama.cpp's KV cache "
                 "(layers x context cells x K/V width x bytes, the context a power of two): the context (times the parallel "
                 "slots) sized it; a smaller context, fewer slots, or a quantized cache"),
     R("kv-cache", 3.0, ollama_kv_first,

@@ -189,6 +189,8 @@ _ADDED_WORDS = (
     ("KW", "kv_cache_init() failed for"),
     # (tri63) faceswap's training OOM message ("You do not have enough GPU memory available to train ...", other_patterns.FACESWAP_TRAIN_OOM)
     ("W", "enough GPU memory available to train"),
+    # (tri69) a CUDA program's own check printing the bare code ("CUDA error: 2", other_patterns.CUDA_BARE_CODE): no memory word
+    ("KW", "CUDA error: 2", "CUDA error 2"),
 )
 ERROR_KEYS += tuple(w for lists, *words in _ADDED_WORDS if "K" in lists for w in words)
 ERROR_WORDS += tuple(w for lists, *words in _ADDED_WORDS if "W" in lists for w in words)
@@ -247,6 +249,7 @@ ANCHORS += (b"larger than INT_MAX",)   # (round 86) MPSGraph's dims cap: no memo
 ANCHORS += (b"RuntimeError: RESOURCE_EXHAUSTED", b"/dev/shm/nccl-")   # (round 87) jaxlib's bare status, NCCL's shm segment: no memory word
 ANCHORS += (b"error code: <1455>",)   # (round 89) PyTorch's Windows shared file mapping at the commit limit: no memory word
 ANCHORS += (b"cuda execution failed with error 2",)   # (round 90) spconv's tensorview CUDA check: no memory word
+ANCHORS += (b"CUDA error: 2", b"CUDA error 2")   # (tri69) a CUDA program's own check printing the bare code: no memory word
 # (round 93) Windows' commit limit in Rust's io::Error form after a localized message ("... (os error 1455)") and the localized
 # message's heads (other_patterns.PAGING_LOCALIZED) by a piece each: no English word in them
 ANCHORS += (b"os error 1455", b"o de pagina", b"fichier de pagination", b"file di paging", b"Auslagerungsdatei", "页面文件太小".encode())

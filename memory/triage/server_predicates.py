@@ -21,6 +21,15 @@ def ollama_kv_first(x):
 
 
 KV_GRAIN = 128 * MiB   # llama.cpp's KV cache: n_layer x n_ctx x (K+V width) x bytes, a multiple of this at power-of-two contexts
+# (tri69) the same grain in ggml's quantized cache types (-ctk/-ctv q8_0 or q4_0, OLLAMA_KV_CACHE_TYPE): a row of 32 values takes
+# one block, 34 bytes in q8_0 (ggml_half d + 32 int8 quants) and 18 in q4_0 (ggml_half d + 16 bytes of nibbles), ggml-common.h's
+# static_asserts, against 64 bytes in f16: 17/32 and 9/32 of the f16 cache, so 68 MiB and 36 MiB (f32 and bf16 keep 128 MiB)
+KV_GRAINS = {"f16": KV_GRAIN, "q8_0": KV_GRAIN * 17 // 32, "q4_0": KV_GRAIN * 9 // 32}
+
+
+def kv_grain(req):
+    """The cache type whose grain `req` is an exact multiple of (two grains at least), f16 first; None if none."""
+    return next((t for t, g in KV_GRAINS.items() if req and req >= 2 * g and req % g == 0), None)
 
 
 def kv_sized(x):
@@ -35,10 +44,11 @@ def kv_sized(x):
     layers left on the CPU, --no-kv-offload) takes ggml_backend_cpu_buffer_type() (llama_kv_cache's constructor,
     src/llama-kv-cache.cpp), and the cache is the cause wherever it lives (R14); a backend's pinned host buffer (CUDA_Host,
     SYCL_Host, ...) never holds it: that one is the model's host copy or the output buffer, system RAM. Where the log gives
-    the whole cache's size (Ollama's memory.required.kv, one decimal: OLLAMA_KV_ROUNDING), a buffer over it is not the cache."""
+    the whole cache's size (Ollama's memory.required.kv, one decimal: OLLAMA_KV_ROUNDING), a buffer over it is not the cache.
+    (tri69) A quantized cache has its own grain (KV_GRAINS: 68 MiB in q8_0, 36 MiB in q4_0), read with the same guards."""
     kv = x.f["ollama_kv"]
     return bool(x.branch == "ggml" and x.ggml_stage in ("device-alloc", "after-model-buffers")
-                and x.req and x.req >= 2 * KV_GRAIN and x.req % KV_GRAIN == 0 and not (kv and x.req > OLLAMA_KV_ROUNDING * kv)
+                and kv_grain(x.req) and not (kv and x.req > OLLAMA_KV_ROUNDING * kv)
                 and any(not m.group(1).endswith("_Host") for t in x.texts for m in GGML_ALLOC_REFUSED.finditer(t)))
 
 
