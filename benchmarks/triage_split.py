@@ -62,6 +62,12 @@ STUDIES = {
     "tri63": {"commits": {"before": "d58e560e8a59d5f8c527e78e6e10f20f38ddd144",    # main before the change
                           "after": "cee6c57d5cc945d3da0cf0a294ec2a420f1a6afd"},    # VTK's GL_OUT_OF_MEMORY, faceswap's training OOM: generic.oom (kept)
               "corpus": "after", "pairs": [("before", "after")]},
+    # logs labelled other read as a memory cause (issue 14): every case labelled other counted by answer ("label"), and
+    # its largest confusion; MLX's per-buffer refusal near its cap read by R5 (kept)
+    "tri67": {"commits": {"before": "ff32c3e87c8394d523bd79823f3b609552be3b86",    # main before the change
+                          "after": "1fd9c29575ade0358f5f1b119b9b38ef0c6545ff"},    # rules_other.mlx_cap_within_memory (kept)
+              "corpus": "after", "pairs": [("before", "after")],
+              "confusion": ("other", "activations"), "label": "other"},
 }
 HALVES = ("even", "odd", "all")
 MOVES = ("fixed", "broken", "wrong_to_wrong", "top2_only")
