@@ -70,6 +70,12 @@ STUDIES = {
                           "grain": "a597e3e1afef9f2b04a3d81a6faa5a0619f2a7fe"},    # kv_sized's q8_0 / q4_0 grain (kept)
               "corpus": "grain", "pairs": [("before", "pinned"), ("pinned", "code2"), ("code2", "grain")],
               "confusion": ("kv-cache", "weights-exceed-vram")},
+    # logs labelled other read as a memory cause (issue 14): every case labelled other counted by answer ("label"), and
+    # its largest confusion; MLX's per-buffer refusal near its cap read by R5 (kept)
+    "tri67": {"commits": {"before": "ff32c3e87c8394d523bd79823f3b609552be3b86",    # main before the change
+                          "after": "1fd9c29575ade0358f5f1b119b9b38ef0c6545ff"},    # rules_other.mlx_cap_within_memory (kept)
+              "corpus": "after", "pairs": [("before", "after")],
+              "confusion": ("other", "activations"), "label": "other"},
 }
 HALVES = ("even", "odd", "all")
 MOVES = ("fixed", "broken", "wrong_to_wrong", "top2_only")

@@ -11,12 +11,25 @@ from .should_fit import FIT_SHARE, sentence, verdict
 
 # (round 107) a Metal buffer this small failing, with nothing loaded before it, is no shortage (R17)
 TINY_METAL_BUFFER = 16 << 20
+# (tri67) MLX refuses a buffer over MTLDevice.maxBufferLength before it asks Metal for memory: a per-buffer cap, not the
+# machine's memory. R5 labels such a refusal other while the machine's memory would hold the buffer. The log prints the cap,
+# not the memory; on the Macs whose memory the threads name the cap is 50-61 % of it (16 GiB on 32 GB, 21.06 GiB on 36 GB,
+# 28.08 GiB on 48 GB, 38.88 GiB on 64 GB), so memory is at least 1.64 times the cap there. A buffer up to 1.5 times the cap is
+# under the machine's memory on each of them; a larger one may be over it (R5: label the mechanism)
+MLX_CAP_WITHIN_MEMORY = 1.5
 
 R = Rule
 
 def omlx_safety(x) -> bool:
     """oMLX's preflight safety cap (parse.OMLX_SAFETY: form "safety") refused the prompt."""
     return x.kind == "mlx.ceiling" and x.ev.get("form") == "safety"
+
+
+def mlx_cap_within_memory(x) -> bool:
+    """MLX's per-buffer refusal (other_runtimes: mlx.buffer_limit) of a buffer over the printed cap by at most
+    MLX_CAP_WITHIN_MEMORY times it: over Metal's per-buffer maximum, under the machine's memory."""
+    cap = x.n.get("max_allowed")
+    return x.kind == "mlx.buffer_limit" and bool(cap) and cap < x.req <= MLX_CAP_WITHIN_MEMORY * cap
 
 
 def _omlx_binding_advice(x) -> str:
@@ -115,6 +128,12 @@ OTHER = [
     R("other", 2.0, lambda x: async_numbers(x) and x.free is None and x.allocated + x.req <= 0.8 * x.total,
       lambda x: f"PyTorch's {fmt_bytes(x.allocated)} plus the {fmt_bytes(x.req)} request are well under the {fmt_bytes(x.total)} limit: "
                 "memory the message does not show (mapped weights, another allocator, the runtime's own limit) refused it"),
+    R("other", 3.0, mlx_cap_within_memory,
+      lambda x: f"MLX asked Metal for one buffer of {fmt_bytes(x.req)}, {x.req / x.n['max_allowed']:.2f} times the "
+                f"{fmt_bytes(x.n['max_allowed'])} one Metal buffer may hold: Metal's per-buffer cap (maxBufferLength) refused it "
+                "before any memory was asked for; on the Macs whose memory the reports name that cap is half to three fifths of it, so "
+                "a buffer this close to the cap would most likely fit the machine: a platform limit, not a shortage; split the "
+                "array (smaller chunks of the input or prefill)"),
     R("other", 6.0, lambda x: x.kind == "mlx.buffer_limit" and x.req >= ABSURD_HOST,
       "MLX asked Metal for one buffer of {req:b}, more than any machine has: a size computed wrong (an overflow in the array's "
       "size), not a shortage"),

@@ -61,7 +61,11 @@ def test_mlx_buffer_maximum_without_prefix():
     res, ev = _event(MLX_NO_PREFIX)
     assert (ev["runtime"], ev["device_kind"]) == ("mlx", "metal")
     assert ev["numbers"] == {"requested": 19081554496, "max_allowed": 17179869184}
-    assert res["cause"] == "activations"
+    # (tri67) 1.11 times the cap: docs/triage-causes.md R5 reads a per-buffer cap the machine's memory would hold as other
+    # (rules_other.mlx_cap_within_memory); the thread's label, activations, is the one R5 lists against its majority, and
+    # MLX's working-array row still fires, second
+    assert res["cause"] == "other"
+    assert [c["id"] for c in ev["causes"][:2]] == ["other", "activations"]
 
 
 def test_electron_renderer_oom_is_the_window_not_the_gpu():
