@@ -76,6 +76,12 @@ STUDIES = {
                           "after": "1fd9c29575ade0358f5f1b119b9b38ef0c6545ff"},    # rules_other.mlx_cap_within_memory (kept)
               "corpus": "after", "pairs": [("before", "after")],
               "confusion": ("other", "activations"), "label": "other"},
+    # "other" and other-process answered where the label is another cause (issue 14): both answers' wrong ones counted by
+    # label ("answers"), and the two causes' confusion each way; Kaldi's allocator report read (kept)
+    "tri68": {"commits": {"before": "ff32c3e87c8394d523bd79823f3b609552be3b86",    # main before the change
+                          "after": "04b24c9629c5feaa316bb2dee30d09eb0112e086"},    # predicates.kaldi_held_outside (kept)
+              "corpus": "after", "pairs": [("before", "after")],
+              "confusion": ("other-process", "other"), "answers": ("other", "other-process")},
 }
 HALVES = ("even", "odd", "all")
 MOVES = ("fixed", "broken", "wrong_to_wrong", "top2_only")
@@ -147,13 +153,15 @@ def wrong_as(rows: list, answer: str) -> dict:
     return {"cases": sum(labels.values()), "labels": dict(sorted(labels.items(), key=lambda kv: (-kv[1], kv[0])))}
 
 
-def half_counts(runs: dict, pairs: list, causes: tuple = (), answer: str = None) -> dict:
-    """{"score": {commit: {half: {cases, right, confused, no_answer, no_answer_by_label[, wrong_as]}}}, "pairs": {"x_y": {half: {move: n, ..., net, cases:
+def half_counts(runs: dict, pairs: list, causes: tuple = (), answer: str = None, answers: tuple = ()) -> dict:
+    """{"score": {commit: {half: {cases, right, confused, no_answer, no_answer_by_label[, wrong_as][, wrong_as_each]}}}, "pairs": {"x_y": {half: {move: n, ..., net, cases:
     {move: [...]}}}}} from `runs` (label -> rows in one order); `causes`: the two causes whose confusion is counted;
-    `answer`: a cause whose wrong answers are counted by label (wrong_as)."""
+    `answer`: a cause whose wrong answers are counted by label (wrong_as); `answers`: several such causes, each counted
+    the same way (wrong_as_each: {cause: wrong_as}, tri68)."""
     halves = {k: split(v) for k, v in runs.items()}
     score = {k: {h: {"cases": len(rs), "right": sum(bool(r["cause_ok"]) for r in rs), "confused": confused(rs, causes),
-                     **no_answer(rs), **({"wrong_as": wrong_as(rs, answer)} if answer else {})}
+                     **no_answer(rs), **({"wrong_as": wrong_as(rs, answer)} if answer else {}),
+                     **({"wrong_as_each": {c: wrong_as(rs, c) for c in answers}} if answers else {})}
                  for h, rs in hs.items()} for k, hs in halves.items()}
     out = {}
     for x, y in pairs:
@@ -217,7 +225,7 @@ def main(argv=None) -> int:
         commits = {k: git("rev-parse", c + "^{commit}").strip() for k, c in st["commits"].items()}
         names = corpus_at(commits[st["corpus"]])
         runs = {k: scored(c, names, not a.no_cache) for k, c in commits.items()}
-        res = half_counts(runs, st["pairs"], st.get("confusion", ()), st.get("answer"))
+        res = half_counts(runs, st["pairs"], st.get("confusion", ()), st.get("answer"), st.get("answers", ()))
         if st.get("prefix"):
             res["subset"] = {"prefix": st["prefix"], "score": subset_counts(runs, st["prefix"])}
         if st.get("label"):
@@ -237,6 +245,12 @@ def main(argv=None) -> int:
                 w = s["wrong_as"]
                 print(f"  {k:10} {h:5} {st['answer']} named wrongly: {w['cases']} ("
                       + ", ".join(f"{lab} {n}" for lab, n in w["labels"].items()) + ")")
+        for k in commits:
+            for c in st.get("answers", ()):
+                for h, s in res["score"][k].items():
+                    w = s["wrong_as_each"][c]
+                    print(f"  {k:10} {h:5} {c} named wrongly: {w['cases']} ("
+                          + ", ".join(f"{lab} {n}" for lab, n in w["labels"].items()) + ")")
         print(f"  {'pair':16} {'half':5} " + " ".join(f"{m:>14}" for m in MOVES) + f" {'net':>4}")
         for p, hs in res["pairs"].items():
             for h, c in hs.items():

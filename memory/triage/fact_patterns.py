@@ -393,6 +393,11 @@ FACTS = [
     # mem_reserved: ...", a trainer printing paddle's or torch's memory_allocated()): a step counter and the figure on one line
     ("step_mem", re.compile(r"(?:\[ {0,8}\d{1,9}/\d{1,9}\]|\b(?:[Ee]poch|[Ii]ter(?:ation)?|[Ss]tep)\b).{0,200}?"
                             r"\bmem(?:ory)?_allocated[:=] ?(\d{1,9}(?:\.\d{1,6})?) ?([MG]i?B)\b")),
+    # (tri68) Kaldi's allocator report (cudamatrix/cu-allocator.cc PrintMemoryUsage, logged just before AllocateNewRegion's
+    # KALDI_ERR): "Memory usage: A/H bytes currently allocated/total-held; ... device memory info: free:FM, used:UM, total:TM"; H is
+    # the regions this process's allocator holds, U the card's total less free (cuMemGetInfo, MiB): groups H, U, T
+    ("kaldi_held", re.compile(r"\bMemory usage: \d{1,20}/(\d{1,20}) bytes currently allocated/total-held;[^\n]{0,600}?"
+                              r"\bdevice memory info: free:\d{1,9}M, used:(\d{1,9})M, total:(\d{1,9})M\b")),
     # (rev5 B4) TensorFlow's own words: its C++ sources' paths in its log lines ("tensorflow/core/common_runtime/bfc_allocator.cc",
     # "tensorflow/compiler/xla/...", "tensorflow/stream_executor/..."), its Python package in a frame or a module name
     # ("site-packages/tensorflow/python/...", "tensorflow.python.framework.errors_impl"); and JAX's ("jax/_src/...",
@@ -460,6 +465,7 @@ FACT_KEYS = {
     "tpu_hbm_limit": ("total_hbm_limit_gb=",),     # (round 118)
     "batch_ran": ("atch size", "atch_size"),     # (round 118)
     "step_mem": ("mem_allocated", "memory_allocated"),     # (tri65)
+    "kaldi_held": ("total-held",),     # (tri68)
     "igpu_named": ("uma: 1", "ntegrated ", "iGPU", "unified memory", "Radeon"),     # (rev8 S2)
 }
 _FACTS_GATED = [(name, FACT_KEYS[name], rx) for name, rx in FACTS]

@@ -589,5 +589,8 @@ HANDLERS = {
     "batch_ran": lambda s, f, m, text, lineno, window: _kept(f.setdefault("batch_ran", {}), s._lineno - 0.5 if window else lineno,
                                                              int(m.group(1))),
     # (tri65) a training step's allocated memory, by line; the stream's lines only (a window line has no line of its own)
+    # (tri68) Kaldi's allocator report: what its regions hold and the card's used and total, by line (read back from the window too)
+    "kaldi_held": lambda s, f, m, text, lineno, window: _kept(f.setdefault("kaldi_held", {}), s._lineno - 0.5 if window else lineno,
+                                                              {"held": int(m.group(1)), "used": int(m.group(2)) * MiB, "total": int(m.group(3)) * MiB}),
     "step_mem": lambda s, f, m, text, lineno, window: window or _kept(f.setdefault("step_mem", {}), lineno, P.size(m.group(1) + " " + m.group(2)), 64),
 }

@@ -567,3 +567,21 @@ def step_mem_grew(x):
     if len(seen) < STEP_MEM_PRINTS or any(b < a for a, b in zip(seen, seen[1:])):
         return None
     return (seen[0], seen[-1], len(seen)) if seen[-1] >= 2 * seen[0] and seen[-1] - seen[0] >= 1 << 30 else None
+
+
+KALDI_REPORT_WITHIN = 3   # (tri68) lines between Kaldi's allocator report and its refusal (PrintMemoryUsage runs just before KALDI_ERR)
+
+
+def kaldi_held_outside(x):
+    """(tri68) Kaldi's allocator refused a new region on a card it shares (its message names sharing the GPU: the non-exclusive
+    branch of cu-allocator.cc AllocateNewRegion) and its report just before (facts "kaldi_held", PrintMemoryUsage) shows the card's
+    used memory (cuMemGetInfo's total less free) far beyond what this process's regions hold: (held, the difference), or None. Every
+    CuMatrix allocation goes through those regions (memory caching is on by default), so the rest of the card past this process's
+    context is other processes'. Read where it is at least half the card and at least the refused region."""
+    if x.kind != "cuda.driver" or x.ev.get("form") != "kaldi_region" or "sharing the GPU" not in (x.text or ""):
+        return None
+    seen = [v for n, v in sorted(x.f.get("kaldi_held", {}).items()) if x.line - KALDI_REPORT_WITHIN <= n < x.line]
+    if not seen:
+        return None
+    held, outside = seen[-1]["held"], seen[-1]["used"] - seen[-1]["held"]
+    return (held, outside) if outside >= 0.5 * seen[-1]["total"] and outside >= x.req else None

@@ -1,7 +1,7 @@
 """Triage's rule rows for *other-process* that a runtime's own line decides (rows, not code: the row format is in rules.py's
 docstring). rules.py puts them at their place in the other-process section, after Ollama's eviction row."""
 from ..units import fmt_bytes
-from .predicates import cumem_wake_up, kind, listed_others_cut, listed_several_cut, placing_taken, pool_worker_prealloc
+from .predicates import cumem_wake_up, kaldi_held_outside, kind, listed_others_cut, listed_several_cut, placing_taken, pool_worker_prealloc
 from .processes import SMI_APPS_MIN, smi_apps_after
 from .rule_row import Rule
 from .server_predicates import ollama_discovery_cpu
@@ -62,6 +62,13 @@ RUNTIME_HELD = [
       "Kaldi's allocator could not get {req:b} although the card reported {n[free]:b} free at that moment: another process on "
       "the GPU took it (Kaldi's message names sharing the GPU); exclusive mode (nvidia-smi -c 3) with --use-gpu=wait, or one "
       "job per GPU"),
+    # (tri68) the same refusal where the card's free memory was below the region, but Kaldi's allocator report just before it
+    # (PrintMemoryUsage) shows the card's used memory past half the card and past the region beyond what this process's regions
+    # hold (predicates.kaldi_held_outside): another process on the GPU holds it; over the driver-level rows (other 1.0)
+    R("other-process", 2.0, lambda x: kaldi_held_outside(x) is not None,
+      lambda x: "Kaldi's allocator holds {} while {} more of the card is in use: another process on the GPU holds it (Kaldi's "
+      "message names sharing the GPU); exclusive mode (nvidia-smi -c 3) with --use-gpu=wait, or one job per GPU".format(
+          *map(fmt_bytes, kaldi_held_outside(x)))),
     # (round 101) PyTorch's message quoted without its capacity sentence, its processes' sentences kept: another process
     # listed ("Process N has X memory in use") beside this one's own ("This process has M memory in use"), X past a desktop's
     # and the request; over the cut message's activations row (1.2)

@@ -363,6 +363,9 @@ HEAD_ANCHORS += (b"atch size ", b"atch_size")
 WINDOW_KEYS += (b"atch size ", b"atch_size")
 # (tri65) a training loop's per-step allocated-memory line (facts "step_mem"), read in the head's stream with its line
 HEAD_ANCHORS += (b"mem_allocated", b"memory_allocated")
+# (tri68) Kaldi's allocator report before its refusal (facts "kaldi_held"), in the head's stream or the window before a failure
+HEAD_ANCHORS += (b"total-held",)
+WINDOW_KEYS += (b"total-held",)
 # (rev8 S2) an integrated GPU or unified memory named (facts "igpu_named": llama.cpp's Vulkan "| uma: 1 |", the words, an AMD
 # APU's Radeon NNNM): Unsloth Studio's host-RAM guard then reads other
 HEAD_ANCHORS += (b"uma: 1", b"ntegrated GPU", b"ntegrated graphics", b"ntegrated Graphics", b"iGPU", b"unified memory", b"Radeon")

@@ -63,6 +63,19 @@ def test_wrong_answers_of_one_cause_are_counted_by_label():
     assert "wrong_as" not in S.half_counts(runs(), [])["score"]["before"]["all"]
 
 
+def test_wrong_answers_of_several_causes_are_counted_each_by_label():
+    # (tri68) "before": weights named wrongly on c.log (leak) and d.log (other), other on g.log (kv-cache); "after": weights
+    # on b.log (activations), activations on d.log (other), other on nothing wrongly (f.log's other is right)
+    got = S.half_counts(runs(), [("before", "after")], (), None, ("weights", "other"))["score"]
+    assert got["before"]["all"]["wrong_as_each"] == {"weights": {"cases": 2, "labels": {"leak": 1, "other": 1}},
+                                                     "other": {"cases": 1, "labels": {"kv-cache": 1}}}
+    assert got["before"]["even"]["wrong_as_each"]["other"] == {"cases": 1, "labels": {"kv-cache": 1}}
+    assert got["before"]["odd"]["wrong_as_each"]["other"] == {"cases": 0, "labels": {}}
+    assert got["after"]["all"]["wrong_as_each"] == {"weights": {"cases": 1, "labels": {"activations": 1}},
+                                                    "other": {"cases": 0, "labels": {}}}
+    assert "wrong_as_each" not in S.half_counts(runs(), [])["score"]["before"]["all"]
+
+
 def test_moves_are_counted_in_the_direction_of_the_pair():
     p = S.half_counts(runs(), [("before", "after")])["pairs"]["before_after"]
     counts = {h: {m: p[h][m] for m in (*S.MOVES, "net")} for h in p}
