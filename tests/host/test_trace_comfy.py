@@ -9,25 +9,16 @@ from pathlib import Path
 import pytest
 
 from support.comfy_host import host_unavailable_reason
-from support.pack import BOOT
+from support.pack import BOOT, host_json as _host_json
 
 REPO = Path(__file__).resolve().parents[2]
 pytestmark = [pytest.mark.host, pytest.mark.skipif(bool(host_unavailable_reason()), reason=host_unavailable_reason() or "")]
-
 
 
 def _run(code, *args, timeout=300):
     p = subprocess.run([os.environ["COMFYUI_PYTHON"], "-c", BOOT + code, *args], capture_output=True, text=True,
                        timeout=timeout, cwd=str(REPO))
     return p
-
-
-def _host_json(code, *args):
-    """Run code with ComfyUI's interpreter on the checkout (sys.argv[1]: COMFYUI_DIR, then args); it must exit 0 and
-    print its answer as JSON on its last stdout line."""
-    p = _run(code, os.environ["COMFYUI_DIR"], *args, timeout=600)
-    assert p.returncode == 0, p.stderr[-3000:]
-    return json.loads(p.stdout.strip().splitlines()[-1])
 
 
 def _cli(*args):

@@ -4,23 +4,12 @@ from the checkpoint's "config" metadata, traced on meta. Expected figures: the t
 1,222,479,601 parameters, plus VideoVAE's 640 statistics values, 2 bytes each). Fails on the old code: the family's
 VAE was LTX-Video 0.9's (838,388,578 bytes), and comfy.sd.VAE was built without the metadata (version 2's guessed
 config, with timestep conditioning)."""
-import json
-import os
-import subprocess
-
 import pytest
 
 from support.comfy_host import host_unavailable_reason
-from support.pack import BOOT, REPO
+from support.pack import host_json
 
 pytestmark = [pytest.mark.host, pytest.mark.skipif(bool(host_unavailable_reason()), reason=host_unavailable_reason() or "")]
-
-
-def _host_json(code, *args):
-    p = subprocess.run([os.environ["COMFYUI_PYTHON"], "-c", BOOT + code, os.environ["COMFYUI_DIR"], *args],
-                       capture_output=True, text=True, timeout=600, cwd=str(REPO))
-    assert p.returncode == 0, p.stderr[-3000:]
-    return json.loads(p.stdout.strip().splitlines()[-1])
 
 
 def test_ltx2_video_vae_built_and_traced_as_comfyui_loads_it():
@@ -31,7 +20,7 @@ def test_ltx2_video_vae_built_and_traced_as_comfyui_loads_it():
             "case = cc.build_case(sys.argv[1], 'ltx-2', 320, 192, 9, phase='decode')\n"
             "tsc = case['owner'].timestep_conditioning\n"
             "print(json.dumps([same, r['activations_peak'], r['weights'], r['model']['latent'], tsc]))")
-    same, acts, weights, latent, tsc = _host_json(code)
+    same, acts, weights, latent, tsc = host_json(code)
     assert same
     assert weights == 2 * (1_222_479_601 + 640)
     assert latent == [1, 128, 13, 16, 24]
@@ -66,7 +55,7 @@ def test_ltx2_audio_decode_traced_on_comfyuis_audio_vae():
             "    r = tracer.trace(vae, torch.empty((b, 8, a, 16), dtype=torch.float32, device='meta'), call=dec)\n"
             "    out.append([r['activations_peak'], r['weights'], audio_decode.decode_bytes(a, b)])\n"
             "print(json.dumps([out, vae.output_sample_rate, str(next(vae.parameters()).dtype)]))")
-    out, rate, dtype = _host_json(code)
+    out, rate, dtype = host_json(code)
     assert out == [[89_398_272, 435_364_816, 89_398_272], [926_226_432, 435_364_816, 926_226_432],
                    [178_796_544, 435_364_816, 178_796_544]]
     assert (rate, dtype) == (24000, "torch.float32")

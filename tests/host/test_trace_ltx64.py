@@ -5,23 +5,12 @@ statistics (kept on the CPU: the VAE sits at its offload device), the upsampler'
 box the call empties, so its device copy dies when un_normalize replaces it, as the node's reassignment frees it.
 Expected: the bundled layout's keys and shapes, 2 or 4 bytes a value, and the activations estimate/latent_upscale.py
 states (hand arithmetic in tests/unit/test_estimate_ltx64.py), at several shapes and both dtypes."""
-import json
-import os
-import subprocess
-
 import pytest
 
 from support.comfy_host import host_unavailable_reason
-from support.pack import BOOT, REPO
+from support.pack import host_json
 
 pytestmark = [pytest.mark.host, pytest.mark.skipif(bool(host_unavailable_reason()), reason=host_unavailable_reason() or "")]
-
-
-def _host_json(code, *args):
-    p = subprocess.run([os.environ["COMFYUI_PYTHON"], "-c", BOOT + code, os.environ["COMFYUI_DIR"], *args],
-                       capture_output=True, text=True, timeout=600, cwd=str(REPO))
-    assert p.returncode == 0, p.stderr[-3000:]
-    return json.loads(p.stdout.strip().splitlines()[-1])
 
 
 def test_ltx2_latent_upsampler_built_and_traced_as_comfyui_runs_it():
@@ -51,7 +40,7 @@ def test_ltx2_latent_upsampler_built_and_traced_as_comfyui_runs_it():
             "        out.append([same, r['weights'], r['activations_peak'], latent_upscale.activation_bytes(shape, nb), "
             "r['at']['module']])\n"
             "print(json.dumps(out))")
-    out = _host_json(code)
+    out = host_json(code)
     assert len(out) == 10
     for i, (same, weights, acts, ours, at) in enumerate(out):
         assert same

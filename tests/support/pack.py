@@ -31,6 +31,17 @@ def run_python(code: str, python: str = sys.executable, **kwargs) -> subprocess.
     return subprocess.run([python, "-c", BOOT + code], **kwargs)
 
 
+def host_json(code: str, *args: str):
+    """Run `code` with ComfyUI's interpreter (COMFYUI_PYTHON) on the checkout (sys.argv[1]: COMFYUI_DIR, then args); it
+    must exit 0 and print its answer as JSON on its last stdout line."""
+    import json
+    import os
+    p = subprocess.run([os.environ["COMFYUI_PYTHON"], "-c", BOOT + code, os.environ["COMFYUI_DIR"], *args],
+                       capture_output=True, text=True, timeout=600, cwd=str(REPO))
+    assert p.returncode == 0, p.stderr[-3000:]
+    return json.loads(p.stdout.strip().splitlines()[-1])
+
+
 def load_benchmark(name: str):
     """benchmarks/<name>.py as a module (the benchmarks are scripts, not a package), loaded afresh each call."""
     spec = importlib.util.spec_from_file_location(f"bench_{name}", REPO / "benchmarks" / f"{name}.py")
