@@ -4,7 +4,7 @@ LTXVLatentUpsampler, the model from LatentUpscaleModelLoader, comfy_extras/nodes
 - the model: LatentUpsampler.from_config(the file's metadata "config") cast to vae_dtype(allowed [bf16, fp32]): the same
   call and list the LTX video VAE's dtype comes from (sd.py working_dtypes), so it runs in the VAE's dtype. Lightricks'
   ltx-2-spatial-upscaler-x2-1.0 (layouts upscale_ltx-2-spatial-upscaler-x2-1.0): 128 latent channels, 1024 wide, 4
-  ResBlocks before and after a 2x spatial resampler, 3-D convolutions: 73 tensors, UPSCALER_VALUES values.
+  ResBlocks before and after a 2x spatial resampler, 3-D convolutions: 73 tensors, 497,867,929 values (LAYOUT).
 - the node: free_memory(module size + latent numel x 3000) (comfy_request), then the module moved to the device whole
   (.to(device), outside the model manager), the latent cast to its dtype, un_normalized with the VAE's statistics, upscaled
   at once (no tiling), the module moved back to the CPU, then normalized. The stage-1 diffusion model stays loaded until
@@ -15,13 +15,13 @@ LTXVLatentUpsampler, the model from LatentUpscaleModelLoader, comfy_extras/nodes
   residual, its norm2 output and their sum) and output, four tensors of 1024 channels at twice the width and height
   (4 x 1024 x 4 = 16,384 values a voxel), beside the un-normalized input latent (128). ComfyUI's own request,
   3000 bytes per latent element, is 11.6x that in bf16: it frees more than the step holds."""
-from .families import LTX2_UPSCALER_KIND as KIND  # noqa: F401  a file with post_upsample_res_blocks.0.conv2.bias
+from . import layouts
 from .weights import at_dtype_bytes
 from ..units import fmt_bytes
 
 SCALE = 2                       # the x2 upscaler's spatial factor (config spatial_scale 2.0)
 PER_VOXEL = 4 * 1024 * SCALE * SCALE + 128  # values live at the peak per input latent voxel (16,512)
-UPSCALER_VALUES = 497_867_929   # ltx-2-spatial-upscaler-x2-1.0 at its config (the bundled layout, hand count in the test)
+LAYOUT = "upscale_ltx-2-spatial-upscaler-x2-1.0"  # Lightricks' x2 upscaler at its config (hand count in the test)
 COMFY_PER_ELEMENT = 3000        # nodes_lt_upsampler.py: memory_required += math.prod(latents.shape) * 3000.0
 
 
@@ -47,9 +47,9 @@ def stage1_shape(shape) -> list:
 
 def phase_inputs(lat_shape, dtype_bytes: int, values, assumptions) -> dict:
     """{"weights", "bytes", "comfy_request", "latent"} of the upscale phase for the stage-2 latent lat_shape; values: the
-    upscale model file's float values (None: not given, UPSCALER_VALUES, which an assumption line names)."""
+    upscale model file's float values (None: not given, the bundled LAYOUT's, which an assumption line names)."""
     shape = stage1_shape(lat_shape)
-    weights = int(values or UPSCALER_VALUES) * int(dtype_bytes)
+    weights = int(values or layouts.load(LAYOUT)["parameters"]) * int(dtype_bytes)
     out = {"weights": weights, "bytes": activation_bytes(shape, dtype_bytes), "latent": shape,
            "comfy_request": comfy_request(shape, weights)}
     if not values:
