@@ -39,10 +39,10 @@ with the two sets' errors separately.
 
     .venv/bin/python benchmarks/bench_llm.py [--first-sight]
 
-Parts: llm_common.py (the pack, the memory/llm modules, DATA), llm_seen.py with llm_seen_batches_1_32.py (SEEN, each
-batch's round comment), llm_score.py (score() and its predicates), llm_summary.py (summaries, the verdicts' line, a
-table cell); main() here prints the table, records a first sight or writes bench_llm.json. The names below are
-re-exported for the tests and scripts that import this module.
+Parts: llm_common.py (the pack, the memory/llm modules, DATA), llm_seen.py with llm_seen_batches_1_32.py,
+llm_seen_batches_33_71.py and llm_seen_batches_72_on.py (SEEN, each batch's round comment), llm_score.py (score() and
+its predicates), llm_summary.py (summaries, the verdicts' line, a table cell); main() here prints the table, records a
+first sight or writes bench_llm.json. The names below are re-exported for the tests and scripts that import this module.
 """
 import argparse
 import json

@@ -1,5 +1,5 @@
 """The first part of bench_llm's SEEN set (llm_seen.py): the rows read while the formulas were tuned, batches 1 to 32
-with their round comments, in the order they joined. llm_seen.py appends batch 33 on."""
+with their round comments, in the order they joined. llm_seen_batches_33_71.py goes on from batch 33."""
 SEEN_BATCHES_1_32 = ("vllm-10517-llama31-8b-20k", "vllm-13882-qwen25-7b-4060", "llamacpp-9390-deepseek-q4k-fullmla",
         "ollama-12000-gemma3-12b-8k", "ollama-1495-gemma2-9b-cpu",
         # batch 2: the Ollama weights comparison was corrected (repeating layers + output, as Ollama counts) after

@@ -401,7 +401,7 @@ def test_meter_and_oom_panel_never_cover_each_other(browser, comfy_host, output_
     """fixW2 walk: the OOM panel (640 px tall, docked at the canvas's right edge) sat over the meter's left half at the
     bottom: the meter's docks avoided nodes, not the pack's own panel. With the panel open the meter docks clear of it
     (or yields, hidden, when both docks are under it); once the panel closes it goes back to its first dock."""
-    from web.test_oom_panel import vae_report
+    from support.oom_panel import vae_report
 
     page, console = _open(browser, comfy_host, False)
     meter, panel = "[data-testid=gpu-garden-meter]", "[data-testid=gg-oom-panel]"

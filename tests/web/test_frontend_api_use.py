@@ -3,8 +3,8 @@ panel follows its node without querying the page for the canvas area on every an
 (graph_adapter.canvasArea keeps the graph panel's element), and a node's input links are read through
 LGraphNode.getInputLink, not input.link (1.58 deprecates it: "input.link is deprecated" in the console)."""
 from support.comfy_host import sd15_prompt
+from support.oom_panel import assert_beside, frame_node, load_api, vae_report
 from web.conftest import open_comfy
-from web.test_oom_panel import assert_beside, frame_node, load_api, vae_report
 
 # Count the page's selector queries for the canvas area (the graph panel, the side bars) from now on.
 COUNT_AREA_QUERIES = """() => { const sels = ['.graph-canvas-panel', '.side-tool-bar-container', '.side-bar-panel'];
