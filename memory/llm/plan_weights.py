@@ -7,7 +7,7 @@ from ..errors import UserError
 from ..units import fmt_bytes
 from . import checkpoints as CK, gemma4_ple as G4, mmproj as MP
 from .runtimes import ollama as OL, parse_version, sglang as SG, vllm as V, vllm_drafter as VD, vllm_loader as VL
-from .runtimes import vllm_mla as VM, vllm_rocm_fp8 as VRF
+from .runtimes import vllm_activation as VA, vllm_mla as VM, vllm_rocm_fp8 as VRF
 from .linear_quant import MARLIN_WIDTHS
 from .weights import (DEFAULT_GROUP, DENSE_BITS, LINEAR_BITS, MXFP4_EXPERT_ARCHS, MXFP4_EXPERTS, MXFP4_MOE,
                       SYM_DROPS_ZERO, ZERO_BITS, skipped_linear_params, weights_by_role)
@@ -134,6 +134,9 @@ def towers_and_shards(spec, runtime, weights_dtype, fmt, tp, skip, entry, fp32, 
     if proj and MP.tower_note(spec.vision, proj) and (runtime != "llama.cpp" or knobs.get("mmproj")):
         notes.append(MP.tower_note(spec.vision, proj))  # a family projector() does not describe: said, not passed off
     split = TOWER_TP_SPLIT.get((runtime, (spec.vision or {}).get("model_type"))) if proj and tp > 1 else None
+    if runtime == "vllm" and proj and tp > 1 and VA.mm_encoder_tp_mode(knobs.get("mm_encoder_tp_mode")) == "data" \
+            and str((spec.vision or {}).get("model_type") or "") in VA.ENCODER_TP_TOWERS:
+        split = "whole"  # --mm-encoder-tp-mode data: the tower unsplit on every GPU (ENCODER_TP_DATA)
     whole_tower = split == "whole"
     # bitsandbytes on load (a bf16 checkpoint, or one whose skip list is given) takes the tower's matmuls as well
     on_load = weights_dtype is not None and not spec.quant or skip is not None

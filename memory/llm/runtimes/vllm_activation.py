@@ -140,7 +140,8 @@ ENCODER_TP_TOWERS = ("qwen3_vl", "qwen3_5", "qwen3_5_moe", "qwen3_5_vision")
 # without them (peak(1) of the plain tower); the final cat, (1 + levels) x out_hidden_size / merge^2 twice beside d, is
 # below the blocks' peak. The tower's output held in encoder_cache through the profile forward is not counted (as
 # PROFILE_ITEMS says).
-# ENCODER_TP_DATA: --mm-encoder-tp-mode data (vllm#22997; config/multimodal.py:145 "weights" the default) for a class
+# ENCODER_TP_DATA: --mm-encoder-tp-mode data (vllm#23190 of 2025-08-20, the per-class switch vllm#23733 of 2025-08-27;
+# config/multimodal.py:145 at a65f93fb2, "weights" the default) for a class
 # that sets supports_encoder_tp_data (qwen3_vl.py, so Qwen 3.5+; else vLLM falls back to "weights", model.py:630-640):
 # the tower is built unsplit on every rank (use_data_parallel: tp_size 1) and run_dp_sharded_mrope_vision_model
 # (models/vision.py at a65f93fb2) gives each rank whole items, largest first to the least-loaded rank
@@ -471,6 +472,15 @@ def encoder_tp_share(v: dict, tp: int = 1, mode: str = "weights") -> float:
         return 1.0
     ranks = 1 if mode == "data" else max(tp, 1)
     return encoder_tp_values(v, ranks) / encoder_tp_values(v, 1, deepstack=False)
+
+
+def mm_encoder_tp_mode(value) -> str:
+    """--mm-encoder-tp-mode as vLLM takes it, "weights" when not given (ENCODER_TP_DATA); another value a UserError."""
+    mode = str(value or "weights").lower()
+    if mode not in MM_ENCODER_TP_MODES:
+        from ...errors import UserError
+        raise UserError(f"--mm-encoder-tp-mode {value!r}: vLLM takes {' or '.join(MM_ENCODER_TP_MODES)}")
+    return mode
 
 
 def item_tokens(v: dict, patches: int, arch=None, version=None) -> int:
