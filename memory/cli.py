@@ -301,6 +301,10 @@ def build_parser() -> argparse.ArgumentParser:
                         "are all 0 is neither loaded nor profiled (a modality not given: vLLM's 999); an image's width and "
                         "height ({\"image\": {\"count\": 1, \"width\": 512, \"height\": 512}}) shrink each profiled "
                         "copy of a Qwen-VL image, not their number; the other options and towers keep their largest item")
+    s.add_argument("--mm-encoder-tp-mode", choices=["weights", "data"],
+                   help="vLLM --mm-encoder-tp-mode under tensor parallelism (default weights: the vision tower's "
+                        "matmuls split over the GPUs); data: the whole tower on every GPU, the profile's copies shared "
+                        "out whole (Qwen3-VL and Qwen 3.5+ towers; vLLM falls back to weights for a model without it)")
     s.add_argument("--enable-prefix-caching", action=OnOff, default=None,
                    help="vLLM --enable-prefix-caching: a hybrid model's gated-DeltaNet / Mamba-2 state keeps one page "
                         "more a request (vLLM's 'align' mode); vLLM leaves it off for hybrid models unless given")

@@ -209,6 +209,8 @@ def lmo_flags(runtime, knobs) -> list:
         text = json.dumps(V.mm_limit_json(knobs["limit_mm_per_prompt"]), separators=(",", ":"))
         out.append(flag("flag", "--limit-mm-per-prompt", text, "items a prompt may hold",
                         text=f"--limit-mm-per-prompt {shlex.quote(text)}"))
+    if knobs.get("mm_encoder_tp_mode") not in (None, "", "weights"):
+        out.append(flag("flag", "--mm-encoder-tp-mode", knobs["mm_encoder_tp_mode"], "the vision tower whole on every GPU"))
     return out
 
 

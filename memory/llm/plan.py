@@ -314,6 +314,14 @@ def _runtime_settings(spec, runtime, ctx, parallel, weights_dtype, vram, knobs, 
                                                                                             s["moe_backend"]):
         notes.append(f"--moe-backend {s['moe_backend']}: kept in the command but has no effect on these figures (kv sizes "
                      "only cutlass, for a MoE model's NVFP4 weights); the profile forward is sized as vLLM's default")
+    if runtime == "vllm" and s.get("mm_encoder_tp_mode") == "data":
+        read = str((spec.vision or {}).get("model_type") or "") in VA.ENCODER_TP_TOWERS
+        notes.append("--mm-encoder-tp-mode data: " + (
+            "the vision tower whole on every GPU, each running its whole share of the profile's copies "
+            "(vllm_activation.ENCODER_TP_DATA)" if read and s.get("tp", 1) > 1 else
+            "no effect on one GPU" if read else
+            "kept in the command; this tower's data mode was not read (vLLM runs it where the model supports it, "
+            "else weights): sized as weights"))
     return s
 
 

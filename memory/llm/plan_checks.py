@@ -16,7 +16,7 @@ KNOBS = ("gpu_memory_utilization", "flash_attn", "ubatch", "batch", "ngl", "max_
          "vllm_entrypoint", "tensor_parallel_size", "tensor_split", "mem_fraction_static",
          "num_gpus", "pipeline_parallel_size", "pp_layer_partition", "nccl_nvls", "prefix_caching",
          "max_lora_rank", "max_loras", "quant_skip", "quant_group", "mtp_tokens", "draft_kv_dtype", "language_model_only", "lm_head_dtype",
-         "limit_mm_per_prompt", "mamba_ssm_cache_dtype", "weights_bytes", "gguf_types", "free_memory", "swa_full_tokens_ratio", "max_mamba_cache_size",
+         "limit_mm_per_prompt", "mm_encoder_tp_mode", "mamba_ssm_cache_dtype", "weights_bytes", "gguf_types", "free_memory", "swa_full_tokens_ratio", "max_mamba_cache_size",
          "cuda_graph_memory", "n_cpu_moe", "override_tensor", "speculative_config", "cpu_offload_gb", "data_parallel_size", "dp_attention",
          "attention_backend", "llamacpp_entrypoint")
 
@@ -50,6 +50,7 @@ READ_BY = (
     ("cuda_graph_memory", "cuda_graph_gib", ("vllm",)),
     ("language_model_only", "language_model_only", ("vllm",)),
     ("limit_mm_per_prompt", "limit_mm_per_prompt", ("vllm",)),
+    ("mm_encoder_tp_mode", "mm_encoder_tp_mode", ("vllm",)),
     ("mamba_ssm_cache_dtype", "mamba_ssm_cache_dtype", ("vllm", "sglang")),  # SGLang: its --mamba-ssm-dtype
     ("prefix_caching", "enable_prefix_caching", ("vllm",)),
     ("quant_skip", "quant_skip", ("vllm", "sglang")),

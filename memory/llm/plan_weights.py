@@ -7,7 +7,7 @@ from ..errors import UserError
 from ..units import fmt_bytes
 from . import checkpoints as CK, gemma4_ple as G4, mmproj as MP
 from .runtimes import ollama as OL, parse_version, sglang as SG, vllm as V, vllm_drafter as VD, vllm_loader as VL
-from .runtimes import vllm_mla as VM, vllm_rocm_fp8 as VRF
+from .runtimes import vllm_activation as VA, vllm_mla as VM, vllm_rocm_fp8 as VRF
 from .linear_quant import MARLIN_WIDTHS
 from .weights import (DEFAULT_GROUP, DENSE_BITS, LINEAR_BITS, MXFP4_EXPERT_ARCHS, MXFP4_EXPERTS, MXFP4_MOE,
                       SYM_DROPS_ZERO, ZERO_BITS, skipped_linear_params, weights_by_role)
@@ -109,6 +109,12 @@ def by_role(spec, runtime, weights_dtype, fmt, tp, skip, knobs, notes) -> tuple:
 #     gemma4_mm.py's ReplicatedLinear projection into the decoder are not parallel layers). Until round 46 (task
 #     ellm21b) SGLang took vLLM's row and, as that row adds the tower for vLLM only, counted no tower at all.
 TOWER_TP_SPLIT = {("vllm", "gemma4_vision"): "whole", ("sglang", "gemma4_vision"): "matmuls"}
+# DEEPSTACK_BUFFER: Qwen3VLForConditionalGeneration's __init__ (qwen3_vl.py, from vllm#24727 of 2025-09-16, before
+# 0.11.0; the same at a65f93fb2) registers deepstack_input_embeds, one torch.zeros(max_num_batched_tokens,
+# text_config.hidden_size) per deepstack_visual_indexes entry, in the model dtype on the GPU: built with the model, so
+# inside "Model loading took", on every tensor-parallel rank whole; at 0.11.0 only where the tower is built (not in
+# text-only mode). Rows 727 and 540 (the same Qwen3-VL-Embedding-2B at 0.11.0) load 4.3072 and 3.4554 GiB: the
+# difference, 0.8518 GiB, is the 0.758 GiB tower and this buffer, 3 x 8192 x 2048 x 2 B = 0.094 GiB (task kv65).
 # Runtimes that keep MLA's down-projections whole on every tensor-parallel GPU (vllm_loader.mla_replicated_params
 # counts them; the rest of the layer is split), one row per runtime with the source read:
 #   vllm: model_executor/models/deepseek_v2.py, fused_qkv_a_proj with disable_tp=True (kv_a_proj_with_mqa a
@@ -128,6 +134,9 @@ def towers_and_shards(spec, runtime, weights_dtype, fmt, tp, skip, entry, fp32, 
     if proj and MP.tower_note(spec.vision, proj) and (runtime != "llama.cpp" or knobs.get("mmproj")):
         notes.append(MP.tower_note(spec.vision, proj))  # a family projector() does not describe: said, not passed off
     split = TOWER_TP_SPLIT.get((runtime, (spec.vision or {}).get("model_type"))) if proj and tp > 1 else None
+    if runtime == "vllm" and proj and tp > 1 and VA.mm_encoder_tp_mode(knobs.get("mm_encoder_tp_mode")) == "data" \
+            and str((spec.vision or {}).get("model_type") or "") in VA.ENCODER_TP_TOWERS:
+        split = "whole"  # --mm-encoder-tp-mode data: the tower unsplit on every GPU (ENCODER_TP_DATA)
     whole_tower = split == "whole"
     # bitsandbytes on load (a bf16 checkpoint, or one whose skip list is given) takes the tower's matmuls as well
     on_load = weights_dtype is not None and not spec.quant or skip is not None
@@ -236,6 +245,14 @@ def vllm_load_extras(spec, runtime, fmt, tp, fp32, s, roles, knobs, notes, whole
                      how=roles["how"] + f" + {fmt_bytes(buf)} of per_layer_embeddings buffer")
         notes.append(f"vLLM allocates Gemma 4's per_layer_embeddings with the model: max_num_batched_tokens "
                      f"{s['max_batched']} x {spec.n_layers} layers x {spec.ple_width} ({fmt_bytes(buf)})")
+    levels = len((spec.vision or {}).get("deepstack_visual_indexes") or ()) if runtime == "vllm" else 0
+    if levels:  # Qwen3-VL's deepstack buffer, built with the model where the tower is (DEEPSTACK_BUFFER)
+        buf = levels * s["max_batched"] * spec.hidden * (4 if fp32 else 2)
+        roles = dict(roles, total=roles["total"] + buf, deepstack_buffer=buf,
+                     how=roles["how"] + f" + {fmt_bytes(buf)} of deepstack buffer")
+        notes.append(f"vLLM allocates Qwen3-VL's deepstack_input_embeds with the model: {levels} levels x "
+                     f"max_num_batched_tokens {s['max_batched']} x the decoder's {spec.hidden} ({fmt_bytes(buf)}, "
+                     "inside 'Model loading took'; not where the tower is off)")
     rocm = V.on_rocm(knobs)
     layers = VRF.layer_padding(whole or spec, fmt, tp, rocm, s["version"]) if runtime == "vllm" else 0
     pad = sum(layers) if isinstance(layers, list) else layers

@@ -64,9 +64,10 @@ def test_chunked_prefill_off_never_changes_the_count():
 def test_row_727_prices_one_dummy_image():
     # Qwen3-VL-Embedding-2B read as Qwen3-VL-2B: no preprocessor max_pixels, so 12,845,056 pixels / 16^2 = 50,176
     # patches (12,544 tokens after the 2 x 2 merge); one item (above) x 50,176 x 1024 wide x 32 B = 1,644,167,168 B =
-    # 1.53125 GiB
+    # 1.53125 GiB for the plain tower; since kv65 x 15,424 / 13,888 for the deepstack features (3 levels x 2048 / 4 =
+    # 1,536 values a patch beside the plain tower's 1,536 pixels + 1024 + 64 + 11 x 1024 = 13,888): 1,826,010,541 B
     spec = llm.describe(model="Qwen/Qwen3-VL-Embedding-2B")
     peak = VA.encoder_peak(spec, max_model_len=8192, max_batched=8192, max_seqs=64, limits={"image": 1, "video": 0},
                            version=(0, 11, 0))
-    assert peak == 1644167168
-    assert peak / GiB == 1.53125
+    assert 1644167168 / GiB == 1.53125
+    assert peak == 1644167168 * 15424 // 13888 == 1826010541

@@ -40,7 +40,8 @@ from .vllm_mla import mla_layout
 from .vllm_overheads import (NVLS_SETTINGS, graph_memory, graph_profile_blocks, graph_profile_bytes, graph_profile_seqs,
                              non_torch)
 from .vllm_activation import (SAMPLER_COPIES_NATIVE, activation, cutlass_fp4, encoder_peak, mm_dummy,  # noqa: F401
-                              mm_limit_json, mm_limits, moe_backend_name, qwen_vl_video_grid_t)
+                              mm_encoder_tp_mode, mm_limit_json, mm_limits, moe_backend_name,
+                              qwen_vl_video_grid_t)
 
 CUDA_CONTEXT = 512 * MiB      # PyTorch context + kernels, outside the --gpu-memory-utilization share
 DEFAULT_UTIL = 0.90
@@ -304,7 +305,8 @@ def settings(version, vram, ctx, knobs) -> dict:
             "xpu": on_xpu(knobs), "rocm": on_rocm(knobs), "graph_given": knobs.get("cuda_graph_memory"),
             "engine_env": {"v0": "0", "v1": "1"}.get(str(knobs.get("vllm_engine") or "").lower()),
             "mla_disable": bool(knobs.get("mla_disable")), "moe_backend": moe_backend_name(knobs.get("moe_backend")),
-            "mm_limits": mm_limits(knobs.get("limit_mm_per_prompt")), "mm_dummy": mm_dummy(knobs.get("limit_mm_per_prompt"))}
+            "mm_limits": mm_limits(knobs.get("limit_mm_per_prompt")), "mm_dummy": mm_dummy(knobs.get("limit_mm_per_prompt")),
+            "mm_encoder_tp_mode": mm_encoder_tp_mode(knobs.get("mm_encoder_tp_mode"))}
 
 
 # an Intel GPU: vLLM's XPU platform (its nightly images print the version as 0.26.1rc1.dev457+gc810e5ee9.xpu)
@@ -379,7 +381,7 @@ def evaluate(spec, ctx, kv, w_bytes, vram, s, roles=None) -> dict:
                                              max_model_len=ctx, weights_format=s.get("weights_format"),
                                              moe_backend=s.get("moe_backend"), aux_hidden=s.get("aux_hidden", 0),
                                              mm_limits=s.get("mm_limits"), mm_dummy=s.get("mm_dummy"),
-                                             tp=s.get("tp", 1)),
+                                             tp=s.get("tp", 1), tp_mode=s.get("mm_encoder_tp_mode", "weights")),
             "non_torch": non_torch(v, s.get("tp", 1), s.get("gpu_name"), last_stage=last, nvls=s.get("nvls")),
             "cuda_graphs": graph_memory(s)}
     # the estimate is measured and subtracted on CUDA only (gpu_worker: current_platform.is_cuda(); ROCm and XPU

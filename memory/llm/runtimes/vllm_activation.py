@@ -131,6 +131,22 @@ QWEN_VL_MIN_PIXELS = 56 * 56  # Qwen2VLImageProcessor's size.shortest_edge where
 # are not split. The fitted 32 B stays the 1-GPU figure; a rank's term is 32 B x peak(t) / peak(1): Qwen3.6-27B's tower
 # (d 1152, 16 heads, intermediate 4304, 16-pixel patches) 15,432 values a patch at t = 1, 11,976 at 2, 9,672 at 4.
 ENCODER_TP_TOWERS = ("qwen3_vl", "qwen3_5", "qwen3_5_moe", "qwen3_5_vision")
+# DEEPSTACK: Qwen3_VisionTransformer.forward (qwen3_vl.py from vllm#24727, the same at a65f93fb2) runs a deepstack
+# merger after each block named in deepstack_visual_indexes and keeps its output, patches / merge^2 tokens of
+# out_hidden_size (out_hidden_size / merge^2 values a patch), in deepstack_feature_lists until the final torch.cat: the
+# blocks after the last index run with all of them held, on every rank whole (the mergers' fc2 is RowParallel, its
+# output all-reduced). Qwen3-VL-8B (3 levels, out 4096): 3,072 values a patch beside ENCODER_TP's 15,432; 30B-A3B
+# (out 2048) 1,536; Qwen 3.5+ has none (deepstack_visual_indexes []). The fitted 32 B stays the figure of a tower
+# without them (peak(1) of the plain tower); the final cat, (1 + levels) x out_hidden_size / merge^2 twice beside d, is
+# below the blocks' peak. The tower's output held in encoder_cache through the profile forward is not counted (as
+# PROFILE_ITEMS says).
+# ENCODER_TP_DATA: --mm-encoder-tp-mode data (vllm#23190 of 2025-08-20, the per-class switch vllm#23733 of 2025-08-27;
+# config/multimodal.py:145 at a65f93fb2, "weights" the default) for a class
+# that sets supports_encoder_tp_data (qwen3_vl.py, so Qwen 3.5+; else vLLM falls back to "weights", model.py:630-640):
+# the tower is built unsplit on every rank (use_data_parallel: tp_size 1) and run_dp_sharded_mrope_vision_model
+# (models/vision.py at a65f93fb2) gives each rank whole items, largest first to the least-loaded rank
+# (get_load_balance_assignment): of N equal copies the first rank runs ceil(N / t), through the whole tower.
+MM_ENCODER_TP_MODES = ("weights", "data")
 
 
 # No term for a gated-DeltaNet layer's chunked-prefill temporaries (fla chunk_gated_delta_rule_fwd: the chunk states
@@ -194,7 +210,8 @@ def moe_workspace(spec, max_batched: int) -> int:
 def activation(spec, max_batched: int, max_seqs: int, version=(0, 6), v1: bool | None = None,
                sampler: str = "native", first_stage: bool = True, last_stage: bool = True,
                max_model_len: int | None = None, weights_format=None, moe_backend=None, aux_hidden: int = 0,
-               mm_limits: dict | None = None, mm_dummy: dict | None = None, tp: int = 1) -> int:
+               mm_limits: dict | None = None, mm_dummy: dict | None = None, tp: int = 1,
+               tp_mode: str = "weights") -> int:
     """Profile run peak: the larger of one forward of max_num_batched_tokens and the sampler on max_num_seqs
     rows (the forward's intermediates are freed before the sampler runs, in both engines), and, for a vision-
     language model, the vision tower's run on its largest item's copies (encoder_peak; one under V0). Calibrated on vLLM's
@@ -208,7 +225,7 @@ def activation(spec, max_batched: int, max_seqs: int, version=(0, 6), v1: bool |
     (encoder_peak). aux_hidden: values a token of the target's tapped hidden states an EAGLE-3 / DFlash drafter
     reads, held beside the forward's last layers (vllm_drafter.AUX_METHODS), 16-bit. mm_limits: --limit-mm-per-prompt
     (mm_limits(), MM_LIMIT); mm_dummy: its dummy-item options (mm_dummy(), MM_DUMMY); tp: the tensor-parallel ranks
-    (the tower's split, ENCODER_TP)."""
+    (the tower's split, ENCODER_TP); tp_mode: --mm-encoder-tp-mode (ENCODER_TP_DATA)."""
     d = spec.hidden
     if v1 is None:
         from .vllm import V1
@@ -239,7 +256,7 @@ def activation(spec, max_batched: int, max_seqs: int, version=(0, 6), v1: bool |
     if sampler and held:
         sampler += moe_workspace(spec, max_batched)  # held from the forward (MOE_WORKSPACE_HELD)
     enc = (encoder_peak(spec, max_model_len if v1 else None, max_batched if v1 else None, max_seqs, mm_limits, version,
-                        mm_dummy, tp) if first_stage else 0)
+                        mm_dummy, tp, tp_mode) if first_stage else 0)
     return int(max(forward, sampler, enc))
 
 
@@ -374,13 +391,15 @@ def vision_off(v: dict, arch, limits: dict) -> bool:
 
 
 def encoder_peak(spec, max_model_len: int | None = None, max_batched: int | None = None, max_seqs: int | None = None,
-                 limits: dict | None = None, version=None, dummy: dict | None = None, tp: int = 1) -> int:
+                 limits: dict | None = None, version=None, dummy: dict | None = None, tp: int = 1,
+                 tp_mode: str = "weights") -> int:
     """Bytes of the vision tower's profile run on its largest item: one image (Llama 4: all its tiles), or for Qwen2-VL
     under V1 (max_model_len given) the largest video when that has more patches (0 for a text model). With max_batched
     (V1) the run encodes profile_items copies of that item in one batch (PROFILE_ITEMS); without it, one. limits:
     --limit-mm-per-prompt (mm_limits): a modality at 0 is not profiled, the per-prompt item count is capped. dummy: its
     per-modality options (mm_dummy): an image width / height shrinks each copy under the Qwen-VL rule (MM_DUMMY). tp: the
-    tensor-parallel ranks, one rank's share of a split tower (ENCODER_TP)."""
+    tensor-parallel ranks, one rank's share of a split tower (ENCODER_TP); tp_mode: --mm-encoder-tp-mode, "data" a rank's
+    whole copies through the whole tower (ENCODER_TP_DATA)."""
     v = spec.vision or {}
     d = int(v.get("hidden_size") or 0)
     limits = limits or {}
@@ -418,27 +437,50 @@ def encoder_peak(spec, max_model_len: int | None = None, max_batched: int | None
     if (shrink.get("width") or shrink.get("height")) and not video and image_limit and not v.get("image_size") \
             and not v.get("default_output_length"):  # the Qwen-VL rule's image, each copy cut (MM_DUMMY); T as above
         patches = qwen_vl_dummy_patches(v, shrink.get("width"), shrink.get("height"))
-    return int(items * patches * d * ENCODER_BYTES_PER_HIDDEN * encoder_tp_share(v, tp))
+    data = tp > 1 and tp_mode == "data" and str(v.get("model_type") or "") in ENCODER_TP_TOWERS
+    if data:  # each rank runs whole copies through the whole tower (ENCODER_TP_DATA)
+        items = -(-items // tp)
+    return int(items * patches * d * ENCODER_BYTES_PER_HIDDEN * encoder_tp_share(v, tp, "data" if data else "weights"))
 
 
-def encoder_tp_values(v: dict, tp: int = 1) -> int:
+def deepstack_values(v: dict) -> int:
+    """16-bit values a patch of the deepstack features Qwen3-VL's tower holds through its last blocks (DEEPSTACK)."""
+    levels = len(v.get("deepstack_visual_indexes") or ())
+    merge = int(v.get("spatial_merge_size") or 2)
+    return levels * int(v.get("out_hidden_size") or 0) // (merge * merge)
+
+
+def encoder_tp_values(v: dict, tp: int = 1, deepstack: bool = True) -> int:
     """16-bit values a patch at the peak of one rank's Qwen3_VisionTransformer under --mm-encoder-tp-mode weights
-    (ENCODER_TP): what the whole forward holds, plus the larger of the attention at its proj and the MLP."""
+    (ENCODER_TP): what the whole forward holds, plus the larger of the attention at its proj and the MLP; with the
+    deepstack features held from their blocks on (DEEPSTACK) unless deepstack is False."""
     d, inter = int(v["hidden_size"]), int(v.get("intermediate_size") or 0)
     head = d // int(v.get("num_heads") or 16)
     pixels = int(v.get("in_channels") or 3) * int(v.get("temporal_patch_size") or 2) * int(v.get("patch_size") or 14) ** 2
     reduce = d if tp > 1 else 0  # the all-reduce's out-of-place output beside the RowParallel matmul's
     attn = 3 * d + reduce + 8 * d // tp
     mlp = max(3 * d + 2 * inter // tp, 3 * d + inter // tp + d + reduce)
-    return pixels + d + head + max(attn, mlp)
+    return pixels + d + head + max(attn, mlp) + (deepstack_values(v) if deepstack else 0)
 
 
-def encoder_tp_share(v: dict, tp: int = 1) -> float:
-    """A tensor-parallel rank's share of the 1-GPU encoder term: peak(tp) / peak(1) for the towers read (ENCODER_TP), 1
-    for the others (kept whole: Gemma 4 is transformers' tower, unsplit; the rest were not read)."""
-    if tp <= 1 or str(v.get("model_type") or "") not in ENCODER_TP_TOWERS:
+def encoder_tp_share(v: dict, tp: int = 1, mode: str = "weights") -> float:
+    """A rank's encoder term over the fitted 1-GPU one: peak(tp) / peak(1) of the plain tower for the towers read
+    (ENCODER_TP), the deepstack features counted (DEEPSTACK: above 1 even at one GPU); under --mm-encoder-tp-mode data
+    the whole tower's peak (ENCODER_TP_DATA). 1 for the others (kept whole: Gemma 4 is transformers' tower, unsplit;
+    the rest were not read)."""
+    if str(v.get("model_type") or "") not in ENCODER_TP_TOWERS:
         return 1.0
-    return encoder_tp_values(v, tp) / encoder_tp_values(v, 1)
+    ranks = 1 if mode == "data" else max(tp, 1)
+    return encoder_tp_values(v, ranks) / encoder_tp_values(v, 1, deepstack=False)
+
+
+def mm_encoder_tp_mode(value) -> str:
+    """--mm-encoder-tp-mode as vLLM takes it, "weights" when not given (ENCODER_TP_DATA); another value a UserError."""
+    mode = str(value or "weights").lower()
+    if mode not in MM_ENCODER_TP_MODES:
+        from ...errors import UserError
+        raise UserError(f"--mm-encoder-tp-mode {value!r}: vLLM takes {' or '.join(MM_ENCODER_TP_MODES)}")
+    return mode
 
 
 def item_tokens(v: dict, patches: int, arch=None, version=None) -> int:
