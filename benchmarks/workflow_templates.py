@@ -181,6 +181,8 @@ def one(tid, bundle, path, mods):
                 phases=sorted(k for k, v in est["phases"].items() if v), family=est.get("family"),
                 diffusion_model=any(c.get("role") == "diffusion_model" for c in est.get("components", [])),
                 size={"width": est["width"], "height": est["height"], "frames": est["frames"], "batch": est["batch"]},
+                size_source=("graph" if w["size_from_graph"] else "native size (assumed)"
+                             if any("the native size of" in n for n in notes) else "the image it encodes"),
                 size_from_graph=w["size_from_graph"], size_from_input=w["size_from_input"], size_assumed=w["size_assumed"],
                 size_through_links=any("read through its links" in n for n in notes),
                 links_not_followed=[n for n in notes if "which the estimate does not follow" in n],
@@ -195,7 +197,8 @@ def summary(rows, skipped):
             "estimated_with_diffusion_model": sum(1 for r in ok if r["diffusion_model"]),
             "failed_by_reason": dict(Counter(r["reason"] for r in failed).most_common()),
             "estimated_size_from_graph": sum(1 for r in ok if r["size_from_graph"]),
-            "estimated_size_assumed": sum(1 for r in ok if not r["size_from_graph"]),
+            "estimated_size_from_encoded_image": sum(1 for r in ok if r["size_source"] == "the image it encodes"),
+            "estimated_size_native_assumed": sum(1 for r in ok if r["size_source"] == "native size (assumed)"),
             "estimated_size_through_links": sum(1 for r in ok if r["size_through_links"]),
             "estimated_all_files_found": sum(1 for r in ok if not r["missing"]),
             "estimated_links_not_followed": sum(1 for r in ok if r["links_not_followed"])}
@@ -238,14 +241,15 @@ def main(argv=None):
         if r["read"] == "ok":
             sz = r["size"]
             print(f"{r['id']:<52} ok    {r['peak_gib']:>8}  {sz['width']}x{sz['height']}x{sz['frames']} "
-                  f"({'graph' if r['size_from_graph'] else 'assumed'}{', links' if r['size_through_links'] else ''})"
+                  f"({r['size_source']}{', links' if r['size_through_links'] else ''})"
                   + (f", missing {len(r['missing'])}" if r["missing"] else ""))
         else:
             print(f"{r['id']:<52} error {'':>8}  {r['reason']}")
     print(f"\n{s['templates_local']} local-model templates ({s['templates_api_left_out']} of the media-api bundle and "
           f"{len(no_local)} others with no local model left out): {s['estimated']} estimated "
           f"({s['estimated_with_diffusion_model']} with a diffusion model file, {s['estimated_size_from_graph']} at the "
-          f"graph's size), {s['failed']} failed")
+          f"graph's size, {s['estimated_size_from_encoded_image']} at the size of the image it encodes, "
+          f"{s['estimated_size_native_assumed']} at the family's native size), {s['failed']} failed")
     for k, n in s["failed_by_reason"].items():
         print(f"  {n:>3}  {k}")
     if a.only:

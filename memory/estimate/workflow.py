@@ -11,7 +11,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from . import families, formula, latent_upscale, links, spec
+from . import families, formula, image_size, latent_upscale, links, spec
 from .latent_nodes import LATENT_NODES, size_widgets, widget_names
 from .model_files import (CHECKED, FOLDER_ROLES, LOADER_ROLES, LOADERS, NOT_COUNTED, Unusable, find_file,
                           has_model_folders)
@@ -58,6 +58,7 @@ def nodes(wf: dict, notes: list | None = None, whole: dict | None = None) -> lis
                 t = n.get("type") if isinstance(n.get("type"), str) else ""
                 w = _ui_widgets(t, n.get("widgets_values"))
                 _follow(v, (gid, n), t, w, _read_names(t), notes, saved=True)
+                image_size.attach(v, (gid, n), t, w)
                 out.append((t, w))
         return out
     v = links.view(whole if isinstance(whole, dict) else wf)
@@ -67,6 +68,7 @@ def nodes(wf: dict, notes: list | None = None, whole: dict | None = None) -> lis
             t = t if isinstance(t, str) else ""
             w = {k2: x for k2, x in inputs.items() if not isinstance(x, list)} if isinstance(inputs, dict) else {}
             _follow(v, (str(k), node), t, w, _read_names(t), notes, saved=False)
+            image_size.attach(v, (str(k), node), t, w)
             out.append((t, w))
     if not out:
         raise UserError("not a ComfyUI workflow: no nodes (UI format) and no class_type entries (API format)")
@@ -169,7 +171,7 @@ def read(wf: dict, models_dir, resolve=None) -> dict:
     resolve(folders, name) -> path or None replaces the models_dir lookup (inside ComfyUI: folder_paths)."""
     files, missing, missing_checked, checked, cfgs, notes = [], [], [], [], [], []
     tiled, wdt = None, None
-    graph = {"sizes": [], "resizes": [], "from_input": [], "families": {}, "notes": []}
+    graph = {"sizes": [], "resizes": [], "from_input": [], "families": {}, "notes": [], "images": []}
     for t, w in nodes(wf, graph["notes"]):
         if t in LOADERS or t in CHECKED:
             for name, folders in LOADERS.get(t) or CHECKED[t]:
@@ -225,6 +227,7 @@ def read(wf: dict, models_dir, resolve=None) -> dict:
     return {"files": files, "missing": missing, "missing_checked": missing_checked, "checked": checked, "size": size, "cfg": (max(cfgs) > 1.0) if cfgs else None,
             "tiled": tiled, "weights_dtype": wdt, "notes": notes, "cpu_te": CPU_TE in notes,
             "from_input": graph["from_input"], "latent_families": graph["families"], "audio_fps": graph.get("audio_fps"),
+            "input_image": image_size.largest(graph["images"]),
             "latent_upscale": {"values": _upscaler_values(checked)} if graph.get("upscale") else None}
 
 
@@ -293,6 +296,7 @@ def _latent_node(t, w, graph):
             got[role] = 0
     if row.kind == "input" or (row.kind == "resize" and not (got["width"] > 0 and got["height"] > 0)):
         graph["from_input"].append((t, row.takes or "its input latent's aspect (width or height 0)"))
+        graph["images"] += [(t, w[image_size.KEY])] if image_size.KEY in w else []  # VAEEncode's image, where set
     elif got["width"] > 0 and got["height"] > 0:
         if row.kind == "resize":
             graph["resizes"].append((got["width"], got["height"], t))
@@ -347,6 +351,10 @@ def estimate_workflow(wf: dict, models_dir, width=None, height=None, frames=None
     assumed, used = None, ("--width/--height" if width and height else "the graph's latent node" if info["size"] else
                            "the size given beside the workflow")
     comps = None
+    if (not w or not h) and info["input_image"]:  # VAEEncode of an image whose size the graph sets (image_size.py)
+        t, (iw, ih, ib, how) = info["input_image"]
+        used, assumed = f"{how}, {t}", (f"assumed: {how.split(' (')[0]}" if how.startswith("a square") else None)
+        w, h, size = w or iw, h or ih, (w or iw, h or ih, size[2], size[3] if info["size"] or default_size else ib)
     if (not w or not h) and info["from_input"]:  # VAEEncode of a loaded image, ...: the family's native size
         comps = components(info["files"])
         fam = next((c.get("family") for c in comps if c["role"] == "diffusion_model"), None)
