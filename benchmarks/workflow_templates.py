@@ -44,6 +44,7 @@ FAMILY_WORDS = (("ltx-2", ("ltx-2", "ltx2", "ltxav")), ("ltxv", ("ltxv", "ltx-vi
 TE_WORDS = (("umt5", "te_umt5_xxl_fp16"), ("t5xxl", "te_t5xxl_fp16"), ("clip_l", "te_clip_l"), ("clip_g", "te_clip_g"),
             ("gemma_3_12b", "te_gemma_3_12b_it"))
 MODEL_DIRS = ("diffusion_models", "unet", "checkpoints")
+FULL_CHECKPOINTS = ("sd15_v1-5-pruned-emaonly-fp16", "sdxl_sd_xl_base_1.0")  # layouts that hold the VAE and text encoders
 
 
 def _templates_package():
@@ -138,6 +139,9 @@ def reason(err, row):
             return "no bundled layout for any file it names (benchmark)"
         return "no model file found"
     if "VAE cannot decode" in err:
+        if any(f["directory"] == "checkpoints" and f["how"].startswith("the family's") and f["layout"] not in FULL_CHECKPOINTS
+               for f in row.get("files_named", [])):  # the real checkpoint holds its VAE; the stand-in layout does not
+            return "a checkpoint's stand-in layout holds no VAE; another pipeline's VAE is the only one (benchmark)"
         return "two pipelines: a VAE of another family checked against the model"
     return err[:80]
 

@@ -11,7 +11,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from . import families, formula, image_size, latent_upscale, links, spec
+from . import families, formula, image_size, latent_upscale, links, pipelines, spec
 from .latent_nodes import LATENT_NODES, size_widgets, widget_names
 from .model_files import (CHECKED, FOLDER_ROLES, LOADER_ROLES, LOADERS, NOT_COUNTED, Unusable, find_file,
                           has_model_folders)
@@ -382,7 +382,8 @@ def estimate_workflow(wf: dict, models_dir, width=None, height=None, frames=None
         pol["text_encoders"] = "cpu"
     if info["audio_fps"] and not pol.get("audio_fps"):
         pol["audio_fps"] = info["audio_fps"]
-    comps = comps or components(info["files"])
+    comps, other = pipelines.other_vaes(comps or components(info["files"]))  # a preprocessor's VAE beside the model's
+    info["notes"] += other
     w, h = _two_stage(info, comps, w, h, pol)
     families.check_vae_channels(comps)  # as `estimate FILE...`: the node's open-graph route shows it as text
     est = formula.estimate(comps, w, h, f, b,

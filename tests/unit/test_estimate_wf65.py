@@ -123,3 +123,43 @@ def test_api_format_reads_the_resize_nodes_flattened_widgets():
               "4": {"class_type": "EmptyLTXVLatentVideo", "inputs": {"width": ["3", 0], "height": ["3", 1], "length": 97,
                                                                      "batch_size": 1}}}
     assert workflow.read(prompt, None)["size"] == (1088, 608, 97, 1)
+
+
+def _depth_graph(vaes):
+    """flux_depth_lora_example's two pipelines: a Lotus depth model with the SD VAE makes the depth image the FLUX.1
+    model is conditioned on; FLUX.1 with its own VAE samples and decodes."""
+    nodes = [{"id": 1, "type": "UNETLoader", "widgets_values": ["flux1-dev.safetensors", "default"]},
+             {"id": 2, "type": "UNETLoader", "widgets_values": ["lotus-depth.safetensors", "default"]},
+             {"id": 5, "type": "EmptySD3LatentImage", "widgets_values": [1024, 768, 1]}]
+    nodes += [{"id": 10 + i, "type": "VAELoader", "widgets_values": [v]} for i, v in enumerate(vaes)]
+    return _top(*nodes)
+
+
+def _flux_models(tmp_path):
+    d = tmp_path / "models"
+    layouts.write_sparse("flux_flux1-dev", d / "diffusion_models" / "flux1-dev.safetensors")
+    layouts.write_sparse("vae_flux_ae", d / "vae" / "ae.safetensors")
+    layouts.write_sparse("vae_sd15_vae-ft-mse-840000-ema-pruned", d / "vae" / "vae-ft-mse.safetensors")
+    return d
+
+
+def test_a_preprocessors_vae_beside_the_models_own_is_left_out_not_refused(tmp_path):
+    """flux_depth_lora_example / sd3.5_large_depth: the SD VAE (4 channels) of the Lotus depth pipeline beside FLUX.1's
+    ae (16): estimated with the ae, the other named; first sight refused the graph (a 4-channel VAE cannot decode...)."""
+    d = _flux_models(tmp_path)
+    est = workflow.estimate_workflow(_depth_graph(["vae-ft-mse.safetensors", "ae.safetensors"]), d)
+    assert (est["width"], est["height"]) == (1024, 768)
+    vae = [c for c in est["components"] if c["role"] == "vae"]
+    assert [c["source"] for c in vae] == ["ae.safetensors"]
+    assert any(a.startswith("vae-ft-mse.safetensors: a VAE of another latent than the diffusion model's, beside its own "
+                            "(ae.safetensors)") for a in est["assumptions"])
+
+
+def test_a_graph_whose_only_vae_cannot_decode_the_model_is_still_refused(tmp_path):
+    """The check stays where no VAE matches (the SD VAE alone beside FLUX.1)."""
+    import pytest
+
+    from gpu_garden.memory.errors import UserError
+
+    with pytest.raises(UserError, match="a 4-channel VAE cannot decode FLUX.1"):
+        workflow.estimate_workflow(_depth_graph(["vae-ft-mse.safetensors"]), _flux_models(tmp_path))
