@@ -194,12 +194,23 @@ def one(tid, bundle, path, mods):
                 outcome=est.get("outcome", {}).get("status"), notes=notes)
 
 
+KINDS = ("loaders_not_followed", "benchmark", "no_latent_size", "two_pipelines", "crash", "other")
+
+
+def _kind(why):
+    """A failure reason's short name (the docs' figures)."""
+    return ("benchmark" if "(benchmark)" in why else "loaders_not_followed" if why.startswith("only loaders")
+            else "no_latent_size" if why == "no latent size" else "two_pipelines" if why.startswith("two pipelines")
+            else "crash" if why.startswith("crash") else "other")
+
+
 def summary(rows, skipped):
     ok = [r for r in rows if r["read"] == "ok"]
     failed = [r for r in rows if r["read"] != "ok"]
     return {"templates_local": len(rows), "templates_api_left_out": skipped, "estimated": len(ok), "failed": len(failed),
             "estimated_with_diffusion_model": sum(1 for r in ok if r["diffusion_model"]),
             "failed_by_reason": dict(Counter(r["reason"] for r in failed).most_common()),
+            "failed_by_kind": {k: sum(1 for r in failed if _kind(r["reason"]) == k) for k in KINDS},
             "estimated_size_from_graph": sum(1 for r in ok if r["size_from_graph"]),
             "estimated_size_from_encoded_image": sum(1 for r in ok if r["size_source"] == "the image it encodes"),
             "estimated_size_native_assumed": sum(1 for r in ok if r["size_source"] == "native size (assumed)"),
@@ -208,10 +219,24 @@ def summary(rows, skipped):
             "estimated_links_not_followed": sum(1 for r in ok if r["links_not_followed"])}
 
 
+def _first_sight(given, out):
+    """The summary before any reader change: the given file's summary, or the first sight the results file holds."""
+    try:
+        if given:
+            old = json.loads(Path(given).read_text(encoding="utf-8"))
+            return dict(old["summary"], commit=old.get("commit", "ba7b5a2b"))
+        return json.loads(out.read_text(encoding="utf-8")).get("first_sight") if out.is_file() else None
+    except (OSError, ValueError, KeyError):
+        return None
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--only", nargs="*", help="these template ids only (nothing written)")
     ap.add_argument("--out", default=str(OUT))
+    ap.add_argument("--first-sight", metavar="FILE", help="a results file whose summary is the first sight (the commit before "
+                    "any reader change: git show ba7b5a2b:benchmarks/results/workflow_templates.json); else the first "
+                    "sight the results file already holds is kept")
     a = ap.parse_args(argv)
     pkg, why = _templates_package()
     if pkg is None:
@@ -262,7 +287,8 @@ def main(argv=None):
                                                    "comfyui-workflow-templates-media-image",
                                                    "comfyui-workflow-templates-media-video",
                                                    "comfyui-workflow-templates-media-other")},
-           "command": "COMFYUI_PYTHON benchmarks/workflow_templates.py", "summary": s, "templates": rows,
+           "command": "COMFYUI_PYTHON benchmarks/workflow_templates.py", "summary": s,
+           "first_sight": _first_sight(a.first_sight, Path(a.out)), "templates": rows,
            "no_local_model": no_local}
     Path(a.out).write_text(json.dumps(out, indent=1, default=str) + "\n", encoding="utf-8")
     print(f"written {a.out}")
