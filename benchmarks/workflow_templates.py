@@ -133,7 +133,7 @@ def reason(err, row):
     if "no latent size" in err:
         return "no latent size"
     if "none of the workflow's model files was found" in err:
-        if err.rstrip().endswith("no loader nodes"):
+        if "no loader nodes" in err:
             return "only loaders the estimate does not follow" if row.get("loaders_not_followed") else "no loader nodes"
         if not any(f["layout"] for f in row.get("files_named", [])):
             return "no bundled layout for any file it names (benchmark)"
@@ -216,7 +216,9 @@ def summary(rows, skipped):
             "estimated_size_native_assumed": sum(1 for r in ok if r["size_source"] == "native size (assumed)"),
             "estimated_size_through_links": sum(1 for r in ok if r["size_through_links"]),
             "estimated_all_files_found": sum(1 for r in ok if not r["missing"]),
-            "estimated_links_not_followed": sum(1 for r in ok if r["links_not_followed"])}
+            "estimated_links_not_followed": sum(1 for r in ok if r["links_not_followed"]),
+            "estimated_with_loaders_not_sized": sum(1 for r in ok if any(n.startswith("not counted, loaded beside")
+                                                                         for n in r["notes"]))}
 
 
 def _first_sight(given, out):

@@ -13,8 +13,8 @@ from pathlib import Path
 
 from . import families, formula, image_size, latent_upscale, links, pipelines, spec
 from .latent_nodes import LATENT_NODES, size_widgets, widget_names
-from .model_files import (CHECKED, FOLDER_ROLES, LOADER_ROLES, LOADERS, NOT_COUNTED, Unusable, find_file,
-                          has_model_folders)
+from .model_files import (CHECKED, FOLDER_ROLES, LOADER_ROLES, LOADERS, NOT_COUNTED, NOT_FOLLOWED_NAMES, Unusable,
+                          find_file, has_model_folders, not_followed)
 from .host_ram import MODEL_FILE_EXT
 from ..errors import UserError
 from ..units import GiB, fmt_bytes
@@ -81,7 +81,7 @@ def _read_names(t) -> tuple:
         return tuple(n for n, _ in LOADERS.get(t) or CHECKED[t])
     if t in LATENT_NODES:
         return tuple(widget_names(t))
-    return ("cfg",) if t in SAMPLERS else VAE_TILED if t == "VAEDecodeTiled" else ()
+    return ("cfg",) if t in SAMPLERS else VAE_TILED if t == "VAEDecodeTiled" else NOT_FOLLOWED_NAMES.get(t, ())
 
 
 def _follow(v, h, t, w, names, notes, saved):
@@ -170,7 +170,7 @@ def read(wf: dict, models_dir, resolve=None) -> dict:
     size: (w, h, frames, batch), cfg, tiled, weights_dtype, notes}.
     resolve(folders, name) -> path or None replaces the models_dir lookup (inside ComfyUI: folder_paths)."""
     files, missing, missing_checked, checked, cfgs, notes = [], [], [], [], [], []
-    tiled, wdt = None, None
+    tiled, wdt, other = None, None, []
     graph = {"sizes": [], "resizes": [], "from_input": [], "families": {}, "notes": [], "images": []}
     for t, w in nodes(wf, graph["notes"]):
         if t in LOADERS or t in CHECKED:
@@ -204,6 +204,8 @@ def read(wf: dict, models_dir, resolve=None) -> dict:
                          "frames": int(w.get("temporal_size") or spec.TILE_NODE["frames"])}
             except (TypeError, ValueError, OverflowError):
                 tiled = {"tile": spec.TILE_NODE["tile"], "frames": spec.TILE_NODE["frames"]}  # not a number: the defaults
+        elif "Loader" in t:  # a loader whose model the estimate does not size (model_files.NOT_FOLLOWED): named
+            other.append((t, w))
     sizes = graph["sizes"]
     size = max(sizes, key=lambda s: s[0] * s[1] * s[2] * s[3]) if sizes else None
     for wv, hv, t in graph["resizes"]:  # a resize keeps the length and batch of the latent it takes
@@ -212,7 +214,7 @@ def read(wf: dict, models_dir, resolve=None) -> dict:
     size = max(sizes, key=lambda s: s[0] * s[1] * s[2] * s[3]) if sizes else None
     if len(sizes) > 1:
         notes.append(f"{len(sizes)} latent sizes in the graph; the largest is estimated")
-    notes += graph["notes"]
+    notes += graph["notes"] + not_followed(other)
     if "audio_frames" in graph:  # LTXVEmptyLatentAudio (_ltx2_audio)
         af, fps = graph["audio_frames"], graph.get("audio_fps") or spec.family("ltx-2")["audio"]["fps"]
         notes.append(f"LTXVEmptyLatentAudio: LTX-2's audio latent, counted beside the video at {fps} frames a second")
@@ -227,7 +229,7 @@ def read(wf: dict, models_dir, resolve=None) -> dict:
     return {"files": files, "missing": missing, "missing_checked": missing_checked, "checked": checked, "size": size, "cfg": (max(cfgs) > 1.0) if cfgs else None,
             "tiled": tiled, "weights_dtype": wdt, "notes": notes, "cpu_te": CPU_TE in notes,
             "from_input": graph["from_input"], "latent_families": graph["families"], "audio_fps": graph.get("audio_fps"),
-            "input_image": image_size.largest(graph["images"]),
+            "input_image": image_size.largest(graph["images"]), "not_followed": sorted({t for t, _ in other}),
             "latent_upscale": {"values": _upscaler_values(checked)} if graph.get("upscale") else None}
 
 
@@ -341,7 +343,7 @@ def estimate_workflow(wf: dict, models_dir, width=None, height=None, frames=None
     if not info["files"]:
         miss = "; ".join(f"{m[0]}: {m[4]}" if m[4] else f"{m[0]} (looked in {_looked(m[3])})"
                          for m in info["missing"] + info["missing_checked"]) \
-            or "no loader nodes"
+            or "no loader nodes" + (f" it reads ({', '.join(info['not_followed'])}: not sized)" if info["not_followed"] else "")
         where = str(models_dir) if models_dir else "ComfyUI's model folders" if resolve else "(no --models-dir)"
         hint = "" if not models_dir or has_model_folders(models_dir) else \
             " (it has none of checkpoints/, diffusion_models/, text_encoders/, vae/: give your ComfyUI/models folder)"

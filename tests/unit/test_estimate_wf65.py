@@ -163,3 +163,41 @@ def test_a_graph_whose_only_vae_cannot_decode_the_model_is_still_refused(tmp_pat
 
     with pytest.raises(UserError, match="a 4-channel VAE cannot decode FLUX.1"):
         workflow.estimate_workflow(_depth_graph(["vae-ft-mse.safetensors"]), _flux_models(tmp_path))
+
+
+def test_a_clip_vision_encoder_beside_the_models_is_named_not_silently_left_out():
+    """image_to_video_wan: CLIPVisionLoader (clip_vision_h) beside UNETLoader / CLIPLoader / VAELoader; the estimate
+    does not size it, and now says so with its file (first sight: nothing said)."""
+    wf = _top({"id": 1, "type": "UNETLoader", "widgets_values": ["wan2.1_i2v_480p_14B_fp16.safetensors", "default"]},
+              {"id": 2, "type": "CLIPVisionLoader", "widgets_values": ["clip_vision_h.safetensors"]},
+              {"id": 3, "type": "ControlNetLoader", "mode": 4, "widgets_values": ["muted_controlnet.safetensors"]},
+              {"id": 4, "type": "WanImageToVideo", "widgets_values": [512, 512, 33, 1]})
+    info = workflow.read(wf, None)
+    assert "not counted, loaded beside the models estimated: clip_vision_h.safetensors (CLIPVisionLoader: a CLIP vision " \
+           "encoder)" in info["notes"]
+    assert not any("muted_controlnet" in n for n in info["notes"])  # a bypassed loader does not run
+
+
+def test_api_format_names_a_model_patch_and_a_custom_loader():
+    """image_z_image_turbo_fun_union_controlnet's ModelPatchLoader, and a custom pack's loader
+    (template-Animation_Trajectory_Control_Wan_ATI's WanVideoModelLoader), in an API export."""
+    prompt = {"1": {"class_type": "ModelPatchLoader", "inputs": {"name": "z_image_union.safetensors"}},
+              "2": {"class_type": "WanVideoModelLoader", "inputs": {"model": "wan_ati.safetensors"}},
+              "3": {"class_type": "EmptySD3LatentImage", "inputs": {"width": 1024, "height": 1024, "batch_size": 1}}}
+    notes = workflow.read(prompt, None)["notes"]
+    assert "not counted, loaded beside the models estimated: z_image_union.safetensors (ModelPatchLoader: a model " \
+           "patch)" in notes
+    assert "not counted: WanVideoModelLoader, a loader the estimate does not know (a custom node's?)" in notes
+
+
+def test_a_graph_with_only_loaders_it_does_not_size_says_which(tmp_path):
+    """3d_hunyuan3d-v2.1: ImageOnlyCheckpointLoader and a 3D latent; the error named no loader at all (first sight)."""
+    import pytest
+
+    from gpu_garden.memory.errors import UserError
+
+    wf = _top({"id": 1, "type": "ImageOnlyCheckpointLoader", "widgets_values": ["hunyuan_3d_v2.1.safetensors"]},
+              {"id": 2, "type": "EmptyLatentHunyuan3Dv2", "widgets_values": [4096, 1]})
+    (tmp_path / "checkpoints").mkdir()
+    with pytest.raises(UserError, match=r"no loader nodes it reads \(ImageOnlyCheckpointLoader: not sized\)"):
+        workflow.estimate_workflow(wf, tmp_path)
