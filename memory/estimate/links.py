@@ -6,6 +6,8 @@ Followed (each source's widgets in UI order, ComfyUI 0.8.0):
 - constants: the frontend's PrimitiveNode (its widgets_values[0]); PrimitiveInt, PrimitiveFloat, PrimitiveBoolean,
   PrimitiveString, PrimitiveStringMultiline (comfy_extras/nodes_primitive.py, widget `value`, itself maybe linked);
 - Reroute (the frontend's, UI format only): its one input;
+- WanCameraEmbedding (comfy_extras/nodes_camera_trajectory.py:151): its width, height and length widgets, passed out
+  as its outputs 1-3 (the Wan fun-camera templates feed WanCameraImageToVideo's size so);
 - an image's size as GetImageSize reads it (comfy_extras/nodes_images.py:494, outputs width, height, batch_size) from
   EmptyImage (nodes.py:1884: width, height, batch_size), ImageScaleBy (nodes.py:1826: round(w x scale_by)) and
   ImageScale (nodes.py:1796: a 0 side keeps the aspect, round(), at least 1): LTX-2's templates halve the typed size so;
@@ -29,6 +31,7 @@ PRIMITIVES = ("PrimitiveInt", "PrimitiveFloat", "PrimitiveBoolean", "PrimitiveSt
 WIDGETS = {"EmptyImage": ("width", "height", "batch_size", "color"), "ImageScaleBy": ("upscale_method", "scale_by"),
            "ImageScaleToTotalPixels": ("upscale_method", "megapixels", "resolution_steps"),
            "ResizeImageMaskNode": ("resize_type",),
+           "WanCameraEmbedding": ("camera_pose", "width", "height", "length", "speed", "fx", "fy", "cx", "cy"),
            "ImageScale": ("upscale_method", "width", "height", "crop"), **{p: ("value",) for p in PRIMITIVES}}
 RESIZE = {"scale by multiplier": ("multiplier",), "scale dimensions": ("width", "height", "crop"),
           "scale longer dimension": ("longer_size",), "scale shorter dimension": ("shorter_size",),
@@ -246,6 +249,8 @@ def value(v, ref, depth=0):
             raise Unread(f"{v.label(h)}, with no value")
         if t in PRIMITIVES:
             return widget(v, h, "value", depth)
+        if t == "WanCameraEmbedding" and slot in (1, 2, 3):  # outputs camera_embedding, width, height, length
+            return widget(v, h, WIDGETS[t][slot], depth)
         if t == "GetImageSize" and slot in (0, 1, 2):
             got = image(v, v.link_of(h, "image"), depth)[slot]
             if got is None:

@@ -201,3 +201,15 @@ def test_a_graph_with_only_loaders_it_does_not_size_says_which(tmp_path):
     (tmp_path / "checkpoints").mkdir()
     with pytest.raises(UserError, match=r"no loader nodes it reads \(ImageOnlyCheckpointLoader: not sized\)"):
         workflow.estimate_workflow(wf, tmp_path)
+
+
+def test_the_camera_embeddings_size_outputs_are_read():
+    """video_wan2.1_fun_camera_v1.1_1.3B: WanCameraEmbedding's width / height / length outputs (slots 1-3, its own
+    widgets) feed WanCameraImageToVideo, which keeps stale saved 832 x 480, 81 (first sight: the saved ones, named)."""
+    wf = _top({"id": 1, "type": "WanCameraEmbedding", "widgets_values": ["Zoom In", 640, 368, 49, 1.0, 0.5, 0.5, 0.5, 0.5]},
+              {"id": 2, "type": "WanCameraImageToVideo", "inputs": [_w("width", 1), _w("height", 2), _w("length", 3)],
+               "widgets_values": [832, 480, 81, 1]},
+              links=[(1, 1, 1, 2, 0, "INT"), (2, 1, 2, 2, 1, "INT"), (3, 1, 3, 2, 2, "INT")])
+    info = workflow.read(wf, None)
+    assert info["size"] == (640, 368, 49, 1)
+    assert not any("does not follow" in n for n in info["notes"])
