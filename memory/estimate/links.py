@@ -6,9 +6,18 @@ Followed (each source's widgets in UI order, ComfyUI 0.8.0):
 - constants: the frontend's PrimitiveNode (its widgets_values[0]); PrimitiveInt, PrimitiveFloat, PrimitiveBoolean,
   PrimitiveString, PrimitiveStringMultiline (comfy_extras/nodes_primitive.py, widget `value`, itself maybe linked);
 - Reroute (the frontend's, UI format only): its one input;
+- WanCameraEmbedding (comfy_extras/nodes_camera_trajectory.py:151): its width, height and length widgets, passed out
+  as its outputs 1-3 (the Wan fun-camera templates feed WanCameraImageToVideo's size so);
 - an image's size as GetImageSize reads it (comfy_extras/nodes_images.py:494, outputs width, height, batch_size) from
   EmptyImage (nodes.py:1884: width, height, batch_size), ImageScaleBy (nodes.py:1826: round(w x scale_by)) and
   ImageScale (nodes.py:1796: a 0 side keeps the aspect, round(), at least 1): LTX-2's templates halve the typed size so;
+  ResizeImageMaskNode (comfy_extras/nodes_post_processing.py:366, its resize_type's own widgets after it, then
+  scale_method): "scale dimensions" (both sides given: that size; a 0 side keeps the aspect), "scale by multiplier";
+  ImageScaleToTotalPixels (l.215) of a known image; FluxKontextImageScale (comfy_extras/nodes_flux.py:125: the
+  preferred size nearest the image's aspect); Canny (comfy_extras/nodes_canny.py:8: the edges at its image's size);
+  of an image whose size is not known, ImageScaleToTotalPixels and ResizeImageMaskNode's "scale total pixels" give
+  its area (AreaOnly; FluxKontextImageScale the largest of its sizes' areas), which a latent encoded from it is estimated at (image_size.py; wf65, the Qwen-Image edit
+  templates);
 - a subgraph's input (definitions.subgraphs, origin the subgraph's input node): the one instance's input of that name
   when it is linked (followed outside), else its promoted widget (properties.proxyWidgets ["-1", name], whose order is
   widgets_values', frontend 1.35.9; without proxyWidgets, frontend 1.58.1, widgets_values holds one value per instance
@@ -20,12 +29,33 @@ is not read; the saved value stays and an assumption line names the widget and i
 MAX_DEPTH = 32
 PRIMITIVES = ("PrimitiveInt", "PrimitiveFloat", "PrimitiveBoolean", "PrimitiveString", "PrimitiveStringMultiline")
 WIDGETS = {"EmptyImage": ("width", "height", "batch_size", "color"), "ImageScaleBy": ("upscale_method", "scale_by"),
+           "ImageScaleToTotalPixels": ("upscale_method", "megapixels", "resolution_steps"),
+           "ResizeImageMaskNode": ("resize_type",),
+           "WanCameraEmbedding": ("camera_pose", "width", "height", "length", "speed", "fx", "fy", "cx", "cy"),
            "ImageScale": ("upscale_method", "width", "height", "crop"), **{p: ("value",) for p in PRIMITIVES}}
+RESIZE = {"scale by multiplier": ("multiplier",), "scale dimensions": ("width", "height", "crop"),
+          "scale longer dimension": ("longer_size",), "scale shorter dimension": ("shorter_size",),
+          "scale width": ("width",), "scale height": ("height",), "scale total pixels": ("megapixels",),
+          "match size": ("crop",)}  # ResizeImageMaskNode's resize_type -> its widgets (UI: after resize_type)
+# FluxKontextImageScale's PREFERED_KONTEXT_RESOLUTIONS (ComfyUI 0.8.0 comfy_extras/nodes_flux.py:104-122), (w, h)
+KONTEXT_SIZES = ((672, 1568), (688, 1504), (720, 1456), (752, 1392), (800, 1328), (832, 1248), (880, 1184), (944, 1104),
+                 (1024, 1024), (1104, 944), (1184, 880), (1248, 832), (1328, 800), (1392, 752), (1456, 720), (1504, 688),
+                 (1568, 672))
+KONTEXT_MAX = max(w * h for w, h in KONTEXT_SIZES)
 SAVED = object()  # the link ends at a subgraph input whose value the inner node's saved widget holds
 
 
 class Unread(Exception):
     """A link the estimate does not follow; its message names the source."""
+
+
+class AreaOnly(Unread):
+    """An image scaled to a number of pixels (ImageScaleToTotalPixels, ResizeImageMaskNode's "scale total pixels") from
+    one whose size is not known: its area is known, not its sides."""
+
+    def __init__(self, msg, pixels, batch=None):
+        super().__init__(msg)
+        self.pixels, self.batch = pixels, batch
 
 
 def _key(x) -> bool:
@@ -219,8 +249,13 @@ def value(v, ref, depth=0):
             raise Unread(f"{v.label(h)}, with no value")
         if t in PRIMITIVES:
             return widget(v, h, "value", depth)
+        if t == "WanCameraEmbedding" and slot in (1, 2, 3):  # outputs camera_embedding, width, height, length
+            return widget(v, h, WIDGETS[t][slot], depth)
         if t == "GetImageSize" and slot in (0, 1, 2):
-            return image(v, v.link_of(h, "image"), depth)[slot]
+            got = image(v, v.link_of(h, "image"), depth)[slot]
+            if got is None:
+                raise Unread(f"{v.label(h)}: the batch of an image whose batch the estimate does not know")
+            return got
         raise Unread(f"{v.label(h)}, not a constant")
 
 
@@ -271,7 +306,76 @@ def image(v, ref, depth):
             elif th == 0:
                 th = max(1, round(hh * tw / w))
             return tw, th, b
+        if t == "Canny":  # the edges at its image's size
+            ref = v.link_of(h, "image")
+            continue
+        if t == "ImageScaleToTotalPixels":
+            return _total_pixels(v, h, depth)
+        if t == "ResizeImageMaskNode":
+            return _resize(v, h, depth)
+        if t == "FluxKontextImageScale":  # comfy_extras/nodes_flux.py:141-146: the preferred size nearest its aspect
+            try:
+                w, hh, b = image(v, v.link_of(h, "image"), depth)
+            except Unread as exc:
+                raise AreaOnly(f"{v.label(h)}: one of FLUX.1 Kontext's preferred sizes, at most {KONTEXT_MAX} pixels, for "
+                               f"an image whose size the estimate does not know ({exc})", KONTEXT_MAX) from None
+            return min((abs(w / hh - kw / kh), kw, kh) for kw, kh in KONTEXT_SIZES)[1:] + (b,)
         raise Unread(f"{v.label(h)}: an image whose size the estimate does not know")
+
+
+def _total_pixels(v, h, depth):
+    """ImageScaleToTotalPixels (nodes_post_processing.py:236-245): scale = sqrt(megapixels x 1024^2 / (w x h)), each side
+    round(side x scale / resolution_steps) x resolution_steps (resolution_steps 1 where the node was saved without it)."""
+    mp = _num(widget(v, h, "megapixels", depth), f"{v.label(h)}.megapixels")
+    try:
+        steps = int(_num(widget(v, h, "resolution_steps", depth), f"{v.label(h)}.resolution_steps")) or 1
+    except Unread:
+        steps = 1
+    total = mp * 1024 * 1024
+    try:
+        w, hh, b = image(v, v.link_of(h, "image"), depth)
+    except AreaOnly:
+        raise
+    except Unread as exc:
+        raise AreaOnly(f"{v.label(h)}: {mp} megapixels of an image whose size the estimate does not know ({exc})",
+                       total) from None
+    s = (total / (w * hh)) ** 0.5
+    return round(w * s / steps) * steps, round(hh * s / steps) * steps, b
+
+
+def _resize(v, h, depth):
+    """ResizeImageMaskNode (nodes_post_processing.py:366-445): the widgets of its resize_type, as execute() uses them."""
+    kind = widget(v, h, "resize_type", depth)
+    names = ("resize_type",) + tuple(f"resize_type.{n}" for n in RESIZE.get(kind, ())) + ("scale_method",)
+
+    def num(n):
+        ref = v.link_of(h, f"resize_type.{n}")
+        got = value(v, ref, depth) if ref is not None else SAVED
+        got = v.saved(h, f"resize_type.{n}", names) if got is SAVED else got
+        return _num(got if got is not SAVED else None, f"{v.label(h)}.{n}")
+
+    if kind == "scale dimensions":
+        tw, th = int(num("width")), int(num("height"))
+        if tw > 0 and th > 0:  # scale_dimensions (l.287-300): that size whatever the input's; its batch
+            try:
+                b = image(v, v.link_of(h, "input"), depth)[2]
+            except Unread:
+                b = None
+            return tw, th, b
+    elif kind == "scale total pixels":  # scale_total_pixels (l.342-353): int(megapixels x 1024^2) pixels
+        total = int(num("megapixels") * 1024 * 1024)
+        try:
+            w, hh, b = image(v, v.link_of(h, "input"), depth)
+        except Unread as exc:
+            raise AreaOnly(f"{v.label(h)}: {total} pixels of an image whose size the estimate does not know ({exc})",
+                           total) from None
+        s = (total / (w * hh)) ** 0.5
+        return round(w * s), round(hh * s), b
+    elif kind == "scale by multiplier":
+        w, hh, b = image(v, v.link_of(h, "input"), depth)
+        m = num("multiplier")
+        return round(w * m), round(hh * m), b
+    raise Unread(f"{v.label(h)}: {kind!r} of an image whose size the estimate does not know")
 
 
 def linked(v, h, names):

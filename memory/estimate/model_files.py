@@ -119,3 +119,34 @@ def subfolders():
 def has_model_folders(d) -> bool:
     """Whether folder d has any of the model sub-folders the loaders read (checkpoints/, vae/, ...)."""
     return any(os.path.isdir(Path(d) / s) for s in subfolders())  # False where stat is denied, as in ComfyUI
+
+
+# loaders whose model the estimate does not size (not a diffusion model, text encoder or VAE): each one a graph runs is
+# named in the assumptions with its file, so the total is not read as the whole graph's (wf65: 25 of the real templates
+# load a CLIP vision encoder, a ControlNet, a model patch, an audio encoder or a style model beside the models counted).
+# ComfyUI 0.8.0: loader -> (its file widget, the first in UI order; its models folder; what it loads), file:line
+NOT_FOLLOWED = {
+    "CLIPVisionLoader": ("clip_name", "clip_vision", "a CLIP vision encoder"),                         # nodes.py:1002
+    "ControlNetLoader": ("control_net_name", "controlnet", "a ControlNet"),                            # nodes.py:805
+    "DiffControlNetLoader": ("control_net_name", "controlnet", "a ControlNet"),                        # nodes.py:822
+    "StyleModelLoader": ("style_model_name", "style_models", "a style model"),                         # nodes.py:1038
+    "unCLIPCheckpointLoader": ("ckpt_name", "checkpoints", "an unCLIP checkpoint"),                    # nodes.py:615
+    "GLIGENLoader": ("gligen_name", "gligen", "a GLIGEN model"),                                       # nodes.py:1135
+    "ImageOnlyCheckpointLoader": ("ckpt_name", "checkpoints", "an image-conditioned checkpoint (SVD, Hunyuan3D)"),
+    "UpscaleModelLoader": ("model_name", "upscale_models", "a pixel upscale model"),                   # nodes_upscale_model.py:18
+    "HypernetworkLoader": ("hypernetwork_name", "hypernetworks", "a hypernetwork"),                    # nodes_hypernetwork.py:100
+    "ModelPatchLoader": ("name", "model_patches", "a model patch"),                                    # nodes_model_patch.py:222
+    "AudioEncoderLoader": ("audio_encoder_name", "audio_encoders", "an audio encoder"),                # nodes_audio_encoder.py:8
+    "PhotoMakerLoader": ("photomaker_model_name", "photomaker", "a PhotoMaker model"),                 # nodes_photomaker.py:121
+}  # ImageOnlyCheckpointLoader: comfy_extras/nodes_video_model.py:10
+NOT_FOLLOWED_NAMES = {t: (r[0],) for t, r in NOT_FOLLOWED.items()}  # the widget workflow.nodes() reads of each
+
+
+def not_followed(found) -> list[str]:
+    """The assumption lines for [(node type, widgets)] of the loaders the graph runs that the estimate does not size
+    (NOT_FOLLOWED), and of any other node named like a loader (a custom node's): none where there is none."""
+    known = [f"{w.get(NOT_FOLLOWED[t][0]) if isinstance(w.get(NOT_FOLLOWED[t][0]), str) else '(no file)'} "
+             f"({t}: {NOT_FOLLOWED[t][2]})" for t, w in found if t in NOT_FOLLOWED]
+    other = sorted({t for t, _ in found if t not in NOT_FOLLOWED})
+    return ([f"not counted, loaded beside the models estimated: {', '.join(dict.fromkeys(known))}"] if known else []) + \
+        ([f"not counted: {', '.join(other)}, a loader the estimate does not know (a custom node's?)"] if other else [])

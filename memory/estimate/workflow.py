@@ -11,10 +11,10 @@ import sys
 import tempfile
 from pathlib import Path
 
-from . import families, formula, latent_upscale, links, spec
+from . import families, formula, image_size, latent_upscale, links, pipelines, spec
 from .latent_nodes import LATENT_NODES, size_widgets, widget_names
-from .model_files import (CHECKED, FOLDER_ROLES, LOADER_ROLES, LOADERS, NOT_COUNTED, Unusable, find_file,
-                          has_model_folders)
+from .model_files import (CHECKED, FOLDER_ROLES, LOADER_ROLES, LOADERS, NOT_COUNTED, NOT_FOLLOWED_NAMES, Unusable,
+                          find_file, has_model_folders, not_followed)
 from .host_ram import MODEL_FILE_EXT
 from ..errors import UserError
 from ..units import GiB, fmt_bytes
@@ -58,6 +58,7 @@ def nodes(wf: dict, notes: list | None = None, whole: dict | None = None) -> lis
                 t = n.get("type") if isinstance(n.get("type"), str) else ""
                 w = _ui_widgets(t, n.get("widgets_values"))
                 _follow(v, (gid, n), t, w, _read_names(t), notes, saved=True)
+                image_size.attach(v, (gid, n), t, w)
                 out.append((t, w))
         return out
     v = links.view(whole if isinstance(whole, dict) else wf)
@@ -67,6 +68,7 @@ def nodes(wf: dict, notes: list | None = None, whole: dict | None = None) -> lis
             t = t if isinstance(t, str) else ""
             w = {k2: x for k2, x in inputs.items() if not isinstance(x, list)} if isinstance(inputs, dict) else {}
             _follow(v, (str(k), node), t, w, _read_names(t), notes, saved=False)
+            image_size.attach(v, (str(k), node), t, w)
             out.append((t, w))
     if not out:
         raise UserError("not a ComfyUI workflow: no nodes (UI format) and no class_type entries (API format)")
@@ -79,7 +81,7 @@ def _read_names(t) -> tuple:
         return tuple(n for n, _ in LOADERS.get(t) or CHECKED[t])
     if t in LATENT_NODES:
         return tuple(widget_names(t))
-    return ("cfg",) if t in SAMPLERS else VAE_TILED if t == "VAEDecodeTiled" else ()
+    return ("cfg",) if t in SAMPLERS else VAE_TILED if t == "VAEDecodeTiled" else NOT_FOLLOWED_NAMES.get(t, ())
 
 
 def _follow(v, h, t, w, names, notes, saved):
@@ -168,8 +170,8 @@ def read(wf: dict, models_dir, resolve=None) -> dict:
     size: (w, h, frames, batch), cfg, tiled, weights_dtype, notes}.
     resolve(folders, name) -> path or None replaces the models_dir lookup (inside ComfyUI: folder_paths)."""
     files, missing, missing_checked, checked, cfgs, notes = [], [], [], [], [], []
-    tiled, wdt = None, None
-    graph = {"sizes": [], "resizes": [], "from_input": [], "families": {}, "notes": []}
+    tiled, wdt, other = None, None, []
+    graph = {"sizes": [], "resizes": [], "from_input": [], "families": {}, "notes": [], "images": []}
     for t, w in nodes(wf, graph["notes"]):
         if t in LOADERS or t in CHECKED:
             for name, folders in LOADERS.get(t) or CHECKED[t]:
@@ -202,6 +204,8 @@ def read(wf: dict, models_dir, resolve=None) -> dict:
                          "frames": int(w.get("temporal_size") or spec.TILE_NODE["frames"])}
             except (TypeError, ValueError, OverflowError):
                 tiled = {"tile": spec.TILE_NODE["tile"], "frames": spec.TILE_NODE["frames"]}  # not a number: the defaults
+        elif "Loader" in t:  # a loader whose model the estimate does not size (model_files.NOT_FOLLOWED): named
+            other.append((t, w))
     sizes = graph["sizes"]
     size = max(sizes, key=lambda s: s[0] * s[1] * s[2] * s[3]) if sizes else None
     for wv, hv, t in graph["resizes"]:  # a resize keeps the length and batch of the latent it takes
@@ -210,7 +214,7 @@ def read(wf: dict, models_dir, resolve=None) -> dict:
     size = max(sizes, key=lambda s: s[0] * s[1] * s[2] * s[3]) if sizes else None
     if len(sizes) > 1:
         notes.append(f"{len(sizes)} latent sizes in the graph; the largest is estimated")
-    notes += graph["notes"]
+    notes += graph["notes"] + not_followed(other)
     if "audio_frames" in graph:  # LTXVEmptyLatentAudio (_ltx2_audio)
         af, fps = graph["audio_frames"], graph.get("audio_fps") or spec.family("ltx-2")["audio"]["fps"]
         notes.append(f"LTXVEmptyLatentAudio: LTX-2's audio latent, counted beside the video at {fps} frames a second")
@@ -225,6 +229,7 @@ def read(wf: dict, models_dir, resolve=None) -> dict:
     return {"files": files, "missing": missing, "missing_checked": missing_checked, "checked": checked, "size": size, "cfg": (max(cfgs) > 1.0) if cfgs else None,
             "tiled": tiled, "weights_dtype": wdt, "notes": notes, "cpu_te": CPU_TE in notes,
             "from_input": graph["from_input"], "latent_families": graph["families"], "audio_fps": graph.get("audio_fps"),
+            "input_image": image_size.largest(graph["images"]), "not_followed": sorted({t for t, _ in other}),
             "latent_upscale": {"values": _upscaler_values(checked)} if graph.get("upscale") else None}
 
 
@@ -293,6 +298,7 @@ def _latent_node(t, w, graph):
             got[role] = 0
     if row.kind == "input" or (row.kind == "resize" and not (got["width"] > 0 and got["height"] > 0)):
         graph["from_input"].append((t, row.takes or "its input latent's aspect (width or height 0)"))
+        graph["images"] += [(t, w[image_size.KEY])] if image_size.KEY in w else []  # VAEEncode's image, where set
     elif got["width"] > 0 and got["height"] > 0:
         if row.kind == "resize":
             graph["resizes"].append((got["width"], got["height"], t))
@@ -337,7 +343,7 @@ def estimate_workflow(wf: dict, models_dir, width=None, height=None, frames=None
     if not info["files"]:
         miss = "; ".join(f"{m[0]}: {m[4]}" if m[4] else f"{m[0]} (looked in {_looked(m[3])})"
                          for m in info["missing"] + info["missing_checked"]) \
-            or "no loader nodes"
+            or "no loader nodes" + (f" it reads ({', '.join(info['not_followed'])}: not sized)" if info["not_followed"] else "")
         where = str(models_dir) if models_dir else "ComfyUI's model folders" if resolve else "(no --models-dir)"
         hint = "" if not models_dir or has_model_folders(models_dir) else \
             " (it has none of checkpoints/, diffusion_models/, text_encoders/, vae/: give your ComfyUI/models folder)"
@@ -347,6 +353,10 @@ def estimate_workflow(wf: dict, models_dir, width=None, height=None, frames=None
     assumed, used = None, ("--width/--height" if width and height else "the graph's latent node" if info["size"] else
                            "the size given beside the workflow")
     comps = None
+    if (not w or not h) and info["input_image"]:  # VAEEncode of an image whose size the graph sets (image_size.py)
+        t, (iw, ih, ib, how) = info["input_image"]
+        used, assumed = f"{how}, {t}", (f"assumed: {how.split(' (')[0]}" if how.startswith("a square") else None)
+        w, h, size = w or iw, h or ih, (w or iw, h or ih, size[2], size[3] if info["size"] or default_size else ib)
     if (not w or not h) and info["from_input"]:  # VAEEncode of a loaded image, ...: the family's native size
         comps = components(info["files"])
         fam = next((c.get("family") for c in comps if c["role"] == "diffusion_model"), None)
@@ -374,7 +384,8 @@ def estimate_workflow(wf: dict, models_dir, width=None, height=None, frames=None
         pol["text_encoders"] = "cpu"
     if info["audio_fps"] and not pol.get("audio_fps"):
         pol["audio_fps"] = info["audio_fps"]
-    comps = comps or components(info["files"])
+    comps, other = pipelines.other_vaes(comps or components(info["files"]))  # a preprocessor's VAE beside the model's
+    info["notes"] += other
     w, h = _two_stage(info, comps, w, h, pol)
     families.check_vae_channels(comps)  # as `estimate FILE...`: the node's open-graph route shows it as text
     est = formula.estimate(comps, w, h, f, b,

@@ -1,0 +1,38 @@
+"""The size of the image a latent is encoded from (VAEEncode and the conditioning nodes that encode their pixels), where
+the graph sets it: an EmptyImage, a resize to a typed size, or a scale to a number of pixels of an image loaded from
+disk (links.image). workflow.estimate_workflow uses it where the graph has no latent size of its own, before the
+family's native size: the Qwen-Image edit templates of comfyui-workflow-templates 0.7.67 scale the loaded image with
+ImageScaleToTotalPixels (1 or 1.5 megapixels) and sample its encoded latent (wf65). An image known only by its area
+is estimated as a square of that area (the sampler's cost follows the token count, width x height)."""
+from . import links
+
+# the node's image input, ComfyUI 0.8.0: nodes.py:340 VAEEncode, 353 VAEEncodeTiled, 371 VAEEncodeForInpaint,
+# 411 InpaintModelConditioning; comfy_extras/nodes_ip2p.py:7 InstructPixToPixConditioning
+PIXELS = {"VAEEncode": "pixels", "VAEEncodeTiled": "pixels", "VAEEncodeForInpaint": "pixels",
+          "InpaintModelConditioning": "pixels", "InstructPixToPixConditioning": "pixels"}
+KEY = "_image"  # where workflow.nodes() leaves the size among the node's widgets (no widget has this name)
+
+
+def attach(v, h, t, w):
+    """Put into w (the node's widgets) the size of the image node h of type t encodes: (width, height, batch, how)."""
+    if t not in PIXELS:
+        return
+    try:
+        ref = v.link_of(h, PIXELS[t])
+        if ref is None:
+            return
+        wv, hv, b = links.image(v, ref, 0)
+        w[KEY] = (int(wv), int(hv), b if isinstance(b, int) and b > 0 else 1, "the size of the image it encodes")
+    except links.AreaOnly as exc:
+        side = int(round(exc.pixels ** 0.5))
+        w[KEY] = (side, side, 1, f"a square of the {int(exc.pixels)} pixels its image is scaled to ({exc}); the "
+                                  "loaded image's aspect is not known")
+    except links.Unread:
+        return
+    except (TypeError, ValueError, OverflowError, ZeroDivisionError, AttributeError, KeyError, IndexError):
+        return  # a malformed graph: the family's native size stands, as before
+
+
+def largest(found):
+    """The largest of [(node, (w, h, batch, how))], or None."""
+    return max(found, key=lambda x: x[1][0] * x[1][1] * x[1][2]) if found else None

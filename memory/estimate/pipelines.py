@@ -1,0 +1,23 @@
+"""A graph with two pipelines: the main model's and a preprocessor's with its own VAE (a Lotus depth model and the SD
+VAE beside FLUX.1, SD3.5, Qwen-Image or LTX-2: flux_depth_lora_example, sd3.5_large_depth,
+image_qwen_image_instantx_controlnet and video_ltx2_depth_to_video in comfyui-workflow-templates 0.7.67; wf65). The
+VAE whose latent channels are not the diffusion model's decodes the other pipeline's latent; where another VAE does
+match, that one is the model's and the other is left out with an assumption line, not refused as a VAE that cannot
+decode the model's latent (families.check_vae_channels still refuses a graph whose only VAE does not match)."""
+from . import families
+
+
+def other_vaes(comps):
+    """(comps without the VAEs of another pipeline, [assumption lines]): only where a VAE that matches stays."""
+    vaes = [c for c in comps if c["role"] == "vae"]
+    if len(vaes) < 2:
+        return comps, []
+    rest = [c for c in comps if c["role"] != "vae"]
+    ok = [c for c in vaes if families.vae_mismatch(rest + [c]) is None]
+    if not ok or len(ok) == len(vaes):
+        return comps, []
+    drop = [c for c in vaes if c not in ok]
+    notes = [f"{c.get('source') or 'a VAE'}: a VAE of another latent than the diffusion model's, beside its own "
+             f"({', '.join(str(k.get('source') or 'VAE') for k in ok)}): another pipeline's (a depth or other "
+             "preprocessor model's), not counted" for c in drop]
+    return [c for c in comps if not any(c is d for d in drop)], notes
