@@ -166,3 +166,21 @@ def test_the_answer_names_the_family_as_the_node_does(routes, monkeypatch):
     on(monkeypatch, "cpu")
     out = routes.estimate_graph({"workflow": graph()})
     assert (out["family"], out["family_name"], out["variant"]) == ("sd1", "Stable Diffusion 1.x", "")
+
+
+def test_a_size_from_the_image_the_graph_encodes_is_not_called_the_node_s(routes, monkeypatch):
+    """wf65's templates: with no latent node and no size in the body, the size comes from the image the graph encodes
+    (EmptyImage 640x384 -> VAEEncode: the graph's) or, for a loaded image, from the family's native size (SD1.5's
+    512x512, nodes.py EmptyLatentImage: assumed, and said so); "body" only when the node's size was used."""
+    on(monkeypatch, "cpu")
+    g = graph(latent=False)
+    g["6"] = {"class_type": "EmptyImage", "inputs": {"width": 640, "height": 384, "batch_size": 1, "color": 0}}
+    g["7"] = {"class_type": "VAEEncode", "inputs": {"pixels": ["6", 0], "vae": ["4", 2]}}
+    out = routes.estimate_graph({"workflow": g})
+    assert (out["width"], out["height"], out["size_from"]) == (640, 384, "graph"), out
+    g["6"] = {"class_type": "LoadImage", "inputs": {"image": "x.png"}}
+    out = routes.estimate_graph({"workflow": g})
+    assert (out["width"], out["height"], out["size_from"]) == (512, 512, "assumed"), out
+    assert out["size_assumed"] == "assumed: the native size of Stable Diffusion 1.x", out
+    out = routes.estimate_graph({"workflow": g, "width": 768, "height": 512})
+    assert (out["width"], out["height"], out["size_from"]) == (768, 512, "body"), out

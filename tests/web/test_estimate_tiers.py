@@ -260,6 +260,23 @@ def test_the_button_on_a_graph_without_a_latent_node(comfy_page, comfy_host, out
     assert console.unexpected() == [], console.unexpected()
 
 
+def test_the_button_names_a_size_it_assumed(comfy_page):
+    """No latent node and no size on the node, but the graph encodes a loaded image (LoadImage -> VAEEncode): the size
+    is the family's native one (SD1.5: 512x512), and the face says it assumed it, not that the node's size was used."""
+    page, console = comfy_page
+    wf = no_latent(512, 768, 4)
+    wf["6"] = {"class_type": "LoadImage", "inputs": {"image": "example.png"}}
+    wf["7"] = {"class_type": "VAEEncode", "inputs": {"pixels": ["6", 0], "vae": ["4", 2]}}
+    node_id = load(page, wf)
+    page.evaluate("(id) => { window.app.graph.getNodeById(id).widgets.find(w => w.name === 'width').value = undefined; }", node_id)
+    click_estimate(page, node_id, "gg-estimate-graph-size")
+    ans = page.evaluate("() => window.__gpuGarden.lastGraphEstimate")
+    assert (ans["width"], ans["height"], ans["size_from"]) == (512, 512, "assumed"), ans
+    size = face(page, node_id, "gg-estimate-graph-size")
+    assert size.startswith("Stable Diffusion 1.x (sd1) · 512×512 (assumed: the native size of Stable Diffusion 1.x) · batch "), size
+    assert console.from_pack() == [], console.from_pack()
+
+
 # Each text's colour and the first opaque background behind it, as the page computes them (an rgb() or, for a
 # color-mix(), a color(srgb ...) string).
 TEXT_ON_BACKGROUND = """([id, sel]) => [...window.app.graph.getNodeById(id).__ggEstimate.querySelectorAll(sel)].map(e => {

@@ -111,7 +111,7 @@ export function renderGraph(box, state) {
   } else if (a.outcome?.reason) {
     box.append(el("div", null, a.outcome.reason, { opacity: ".85", overflowWrap: "anywhere" }));
   }
-  const size = `${a.width}×${a.height}` + (a.frames > 1 ? `×${a.frames}f` : "") + (a.size_from === "body" ? " (the node's size: no latent node)" : "");
+  const size = `${a.width}×${a.height}` + (a.frames > 1 ? `×${a.frames}f` : "") + (a.size_from === "body" ? " (the node's size: no latent node)" : a.size_from === "assumed" ? ` (${a.size_assumed})` : "");
   const fam = a.family_name ? `${a.family_name} (${a.family}${a.variant ? " " + a.variant : ""})` : a.family;  // as the node's own run names it
   const what = el("div", null, `${fam} · ${size} · batch ${a.batch}` + deviceText(a), { opacity: ".85" });
   what.dataset.testid = "gg-estimate-graph-size";
