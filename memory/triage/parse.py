@@ -44,7 +44,7 @@ from .other_patterns import (ONNX_ARENA_LIMIT as _ONNX_ARENA_LIMIT, PADDLE_HOST 
                              TENSORVIEW_CUDA as _TENSORVIEW_CUDA,     # (round 90) spconv's / cumm's tensorview CUDA check
                              CUDA_SAFE_CALL as _CUDA_SAFE_CALL, COLMAP_SIFT_MATCH as _COLMAP_SIFT_MATCH,     # (round 91)
                              VTK_GL_OOM as _VTK_GL_OOM, FACESWAP_TRAIN_OOM as _FACESWAP_TRAIN_OOM,     # (tri63)
-                             CUDA_BARE_CODE as _CUDA_BARE_CODE,     # (tri69)
+                             CUDA_BARE_CODE as _CUDA_BARE_CODE, HIP_BARE_CODE as _HIP_BARE_CODE,     # (tri69, tri70)
                              NCCL_CUDA_CHECK as _NCCL_CUDA_CHECK, PYCUDA_MEM as _PYCUDA_MEM, ROCR_BLOCK_ALLOC as _ROCR_BLOCK_ALLOC,     # (round 92)
                              CAFFE_HOST as _CAFFE_HOST,     # (round 112) a CPU_ONLY Caffe's host malloc refused
                              KENLM_MALLOC as _KENLM_MALLOC,     # (round 118) KenLM's MallocException
@@ -411,6 +411,8 @@ RECOGNISERS = [
     _simple(_CUDA_SAFE_CALL, "cuda.driver", "cuda", "cuda", keys=("cudaSafeCall()",), form="runtime_call"),
     # (tri69) the same kind of check printing the bare code 2 (cudaErrorMemoryAllocation / CUDA_ERROR_OUT_OF_MEMORY)
     _simple(_CUDA_BARE_CODE, "cuda.driver", "cuda", "cuda", keys=("CUDA error: 2", "CUDA error 2"), form="runtime_call"),
+    # (tri70) a HIP program's check printing its bare code 2 (hipErrorOutOfMemory): a HIP program of its own, device rocm
+    _simple(_HIP_BARE_CODE, "cuda.driver", "rocm", "hip", keys=("HIP error: 2", "HIP error 2"), form="runtime_call"),
     _simple(_COLMAP_SIFT_MATCH, "colmap.sift_match", None, "colmap", keys=("GPU memory to match",)),
     # (tri63) VTK's OpenGL error listing at GL_OUT_OF_MEMORY (1285) and faceswap's training OOM message: each a memory failure in
     # its runtime's own words, read as any runtime's (generic.oom: no figure, the log's context decides the cause)
