@@ -305,6 +305,9 @@ RECOGNISERS = [
     _simple(_TURBOMIND, "lmdeploy.turbomind", "cuda", "lmdeploy", keys=("[TM][",)),
     _simple(_ELECTRON_OOM, "electron.renderer_oom", "cpu", "comfyui", keys=("render-process-gone",)),
     _vllm_startup,
+    # (tri70) a launcher's mirror of vLLM's start-up check, before vLLM starts (club-3090's preflight gate): the same reading
+    _simple(RX.VLLM_LAUNCHER_GATE, "vllm.startup_free", "cuda", "vllm", lambda m: {"free": size(m.group(1) + " GiB"),
+            "requested": size(m.group(2) + " GiB")}, keys=("this config needs ~",), form="launcher"),
     _vllm_cpu_node,
     _simple(RX.SGLANG_POOL, "sglang.pool", None, "sglang",
             lambda m: {"mem_fraction_static_ratio": num(m.group(1))} if m.group(1) else {},
