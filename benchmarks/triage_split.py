@@ -82,6 +82,13 @@ STUDIES = {
                           "after": "04b24c9629c5feaa316bb2dee30d09eb0112e086"},    # predicates.kaldi_held_outside (kept)
               "corpus": "after", "pairs": [("before", "after")],
               "confusion": ("other-process", "other"), "answers": ("other", "other-process")},
+    # single readings left by tri67-tri69 (issue 14), each its own candidate, then the largest even-half confusion no study had
+    # read (vae-decode read as activations), counted with its label's class ("label"); no change for it
+    "tri70": {"commits": {"before": "63b2c411f32126291b53ed300a62698647a1dab9",    # main before the changes
+                          "hip": "de67b77de8680031439d0711372ae39536e922f4",    # a HIP program's bare "HIP error: 2" read (kept)
+                          "gate": "83f2c44e93e52b8eff9f88274c74dc486f7f6cfd"},    # club-3090's launcher gate read as vLLM's start-up check (kept)
+              "corpus": "gate", "pairs": [("before", "hip"), ("hip", "gate")],
+              "confusion": ("vae-decode", "activations"), "label": "vae-decode"},
 }
 HALVES = ("even", "odd", "all")
 MOVES = ("fixed", "broken", "wrong_to_wrong", "top2_only")

@@ -228,6 +228,12 @@ VLLM_V1_LEN_SHORT = re.compile(r"(?<![\d.])\(?(\d{1,12}(?:\.\d{1,12})? Gi?B) KV 
 VLLM_MAMBA = re.compile(r"max_num_seqs \((\d{1,20})\) exceeds available Mamba cache blocks \((\d{1,20})\)")
 # (round 83) the device it names is torch's device string ("cuda:0", "xpu:0" on Intel's XPU build): group 1, its type
 VLLM_STARTUP = re.compile(r"[Ff]ree memory on device(?: ([a-z]{1,12})?\S{0,12})? \(([\d.]+)/([\d.]+) GiB\) on startup is less than desired GPU memory utilization \(([\d.]+), ([\d.]+) GiB\)")
+# (tri70) the same check made by a launcher before vLLM starts: club-3090's scripts/preflight.sh (preflight_compose_gpu_fit) reads
+# nvidia-smi's total and free per card and refuses when free < gpu_memory_utilization x total x 0.98, the check vLLM makes at start
+# (its comment says so): "[preflight] ERROR: GPU N has F GiB free, but this config needs ~D GiB/card" (F and D to one decimal, GiB of
+# 1024 MiB). Nothing of the job is loaded yet; groups: free, the share it needs per card
+VLLM_LAUNCHER_GATE = re.compile(r"(?:\[preflight\] )?ERROR: GPU \d{1,3} has (\d{1,6}(?:\.\d{1,3})?) GiB free, but this config needs "
+                                r"~(\d{1,6}(?:\.\d{1,3})?) GiB/card")
 # (fixZ) vLLM's CPU worker (v1/worker/cpu_worker.py, 0.20.2) checks the NUMA node's RAM three times, each a ValueError with
 # format_gib's figures (round(b / 2**30, 2)): "Available memory on node N (avail/total GiB) on startup is less than desired CPU
 # memory utilization (util, requested GiB)", and at the KV cache's allocation "... on kv cache allocation is less than requested

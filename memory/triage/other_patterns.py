@@ -78,6 +78,11 @@ CUDA_SAFE_CALL = re.compile(r"\bcudaSafeCall\(\) (?:failed: |Runtime API error :
 # or card figure. Only code 2 and only on a line of its own: another code is no memory error, and words after it are another
 # format (ggml's "CUDA error 2 at F:L: out of memory", read by its own rows)
 CUDA_BARE_CODE = re.compile(r"^\s*(?:[\w.\[\]-]{1,40}:\s+)?CUDA error:? 2\s*$")
+# (tri70) the same check in a HIP program ("HIP error: 2"): hip_runtime_api.h's hipError_t has hipErrorOutOfMemory = 2 (its
+# deprecated alias hipErrorMemoryAllocation = 2, as cudaErrorMemoryAllocation in CUDA's enum): a device allocation of the program's
+# own refused, no size or card figure. Only code 2 and only on a line of its own, as CUDA_BARE_CODE (PyTorch's HIP check prints the
+# code's string, "HIP error: out of memory", read by its own row)
+HIP_BARE_CODE = re.compile(r"^\s*(?:[\w.\[\]-]{1,40}:\s+)?HIP error:? 2\s*$")
 # (round 91) COLMAP's SIFT matcher (SiftGPU's SiftMatchGPU::Allocate, CUDA or OpenGL): "Not enough GPU memory to match N features.
 # Reduce the maximum number of matches." (colmap feature/sift.cc; older builds print "ERROR: " before it). Its buffers are sized
 # by max_num_matches (SiftMatching.max_num_matches), the figure it prints (a count, not bytes); a quote may keep the format's

@@ -44,7 +44,7 @@ from .other_patterns import (ONNX_ARENA_LIMIT as _ONNX_ARENA_LIMIT, PADDLE_HOST 
                              TENSORVIEW_CUDA as _TENSORVIEW_CUDA,     # (round 90) spconv's / cumm's tensorview CUDA check
                              CUDA_SAFE_CALL as _CUDA_SAFE_CALL, COLMAP_SIFT_MATCH as _COLMAP_SIFT_MATCH,     # (round 91)
                              VTK_GL_OOM as _VTK_GL_OOM, FACESWAP_TRAIN_OOM as _FACESWAP_TRAIN_OOM,     # (tri63)
-                             CUDA_BARE_CODE as _CUDA_BARE_CODE,     # (tri69)
+                             CUDA_BARE_CODE as _CUDA_BARE_CODE, HIP_BARE_CODE as _HIP_BARE_CODE,     # (tri69, tri70)
                              NCCL_CUDA_CHECK as _NCCL_CUDA_CHECK, PYCUDA_MEM as _PYCUDA_MEM, ROCR_BLOCK_ALLOC as _ROCR_BLOCK_ALLOC,     # (round 92)
                              CAFFE_HOST as _CAFFE_HOST,     # (round 112) a CPU_ONLY Caffe's host malloc refused
                              KENLM_MALLOC as _KENLM_MALLOC,     # (round 118) KenLM's MallocException
@@ -305,6 +305,9 @@ RECOGNISERS = [
     _simple(_TURBOMIND, "lmdeploy.turbomind", "cuda", "lmdeploy", keys=("[TM][",)),
     _simple(_ELECTRON_OOM, "electron.renderer_oom", "cpu", "comfyui", keys=("render-process-gone",)),
     _vllm_startup,
+    # (tri70) a launcher's mirror of vLLM's start-up check, before vLLM starts (club-3090's preflight gate): the same reading
+    _simple(RX.VLLM_LAUNCHER_GATE, "vllm.startup_free", "cuda", "vllm", lambda m: {"free": size(m.group(1) + " GiB"),
+            "requested": size(m.group(2) + " GiB")}, keys=("this config needs ~",), form="launcher"),
     _vllm_cpu_node,
     _simple(RX.SGLANG_POOL, "sglang.pool", None, "sglang",
             lambda m: {"mem_fraction_static_ratio": num(m.group(1))} if m.group(1) else {},
@@ -411,6 +414,8 @@ RECOGNISERS = [
     _simple(_CUDA_SAFE_CALL, "cuda.driver", "cuda", "cuda", keys=("cudaSafeCall()",), form="runtime_call"),
     # (tri69) the same kind of check printing the bare code 2 (cudaErrorMemoryAllocation / CUDA_ERROR_OUT_OF_MEMORY)
     _simple(_CUDA_BARE_CODE, "cuda.driver", "cuda", "cuda", keys=("CUDA error: 2", "CUDA error 2"), form="runtime_call"),
+    # (tri70) a HIP program's check printing its bare code 2 (hipErrorOutOfMemory): a HIP program of its own, device rocm
+    _simple(_HIP_BARE_CODE, "cuda.driver", "rocm", "hip", keys=("HIP error: 2", "HIP error 2"), form="runtime_call"),
     _simple(_COLMAP_SIFT_MATCH, "colmap.sift_match", None, "colmap", keys=("GPU memory to match",)),
     # (tri63) VTK's OpenGL error listing at GL_OUT_OF_MEMORY (1285) and faceswap's training OOM message: each a memory failure in
     # its runtime's own words, read as any runtime's (generic.oom: no figure, the log's context decides the cause)

@@ -7,7 +7,7 @@ from ..llm.cards import unified_by_total
 from ..units import GiB, MiB
 # moved out, re-exported under their old names (rules.py, rules_*.py, engine.py and the tests import them from here)
 from .driver_predicates import (CONTEXT_CALL, QUERY_FOLLOWS, mem_query, context_call, bare_driver, WDDM_HEAD, WDDM_NO_PROCS, wddm_refused)  # noqa: F401
-from .server_predicates import (KV_DOMINANT, ollama_kv_first, KV_GRAIN, KV_GRAINS, kv_grain, kv_sized, cumem_wake_up, sglang_pool_room, sleep_mode_budget, ggml_placed, ggml_placed_devices, ggml_room, TRT_WEIGHTS, TRT_KV, trt_component, trt_free, tgi, TGI_TINY_PREFILL, TGI_TINY_ROOM, tgi_tiny, tgi_figures, STAGE_SAID, CUDARC_OOM, stage_said, TRT_KV_STARVED, trt_kv_sizing, trt_kv_starved, PREFLIGHT_WEIGHTS_OVER, preflight_room, preflight_weights_over, metal_kv_overhead_over_budget, metal_kv_profile_peak, metal_kv_weights, ds4_guard_fits, ds4_guard_weights_over)  # noqa: F401
+from .server_predicates import (KV_DOMINANT, ollama_kv_first, KV_GRAIN, KV_GRAINS, kv_grain, kv_sized, cumem_wake_up, sglang_pool_room, sleep_mode_budget, ggml_placed, ggml_placed_devices, ggml_room, TRT_WEIGHTS, TRT_KV, trt_component, trt_free, tgi, TGI_TINY_PREFILL, TGI_TINY_ROOM, tgi_tiny, tgi_figures, STAGE_SAID, CUDARC_OOM, stage_said, TRT_KV_STARVED, trt_kv_sizing, trt_kv_starved, PREFLIGHT_WEIGHTS_OVER, preflight_room, preflight_weights_over, startup_free_says, metal_kv_overhead_over_budget, metal_kv_profile_peak, metal_kv_weights, ds4_guard_fits, ds4_guard_weights_over)  # noqa: F401
 
 
 from .shares import OVER_CARD, REQUEST_SHARE, SLIVER  # noqa: F401 (one definition with the readers: shares.py)

@@ -31,7 +31,7 @@ known and has a guide on every runtime (tests/unit/test_triage_guides.py).
 from ..units import GiB, MiB, fmt_bytes
 from .predicates import (ABSURD_HOST, metal_kv_profile_peak, OWN_POOLS, SLIVER, TRT_KV, TRT_WEIGHTS, async_full, async_numbers, big_request, big_slack,
                          context_call, fresh, gap_others, host, kind, mem_query, mps_full, kv_sized, KV_GRAINS, kv_grain, ollama_kv_first, others_hold,
-                         outside_others, slack_fits, slack_passed, stage, stage_said, tgi, tgi_figures, tgi_tiny, torch,
+                         outside_others, slack_fits, slack_passed, stage, stage_said, startup_free_says, tgi, tgi_figures, tgi_tiny, torch,
                          torch_cut, torch_full, trt_component, trt_free, trt_kv_starved)
 from .rule_row import CAUSES, LEADER, Rule, evidence, requested_free  # noqa: F401  (CAUSES and evidence are read through this module)
 from .rules_host import HOST_RAM
@@ -369,11 +369,8 @@ RULES = [
       "PyTorch holds 0 bytes of its own, yet {outside:b} of the {total:b} card is in use: another program holds it"),
     R("other-process", 3.2, lambda x: x.branch == "mps" and not x.impossible and x.other_alloc >= max(x.allocated, 0.3 * x.cap),
       "MPS: other allocations ({other_alloc:b}) outweigh PyTorch's {allocated:b} of the {cap:b} limit: memory this process holds outside PyTorch's allocator (Metal and MPSGraph buffers, or growth across runs)"),
-    R("other-process", 4.0, kind("vllm.startup_free"),
-      lambda x: f"only {fmt_bytes(x.n['free'])} of {fmt_bytes(x.n['total'])} free at startup; gpu_memory_utilization "
-                f"{x.n['gpu_memory_utilization_ratio']} asks for {fmt_bytes(x.n['requested'])}" if "requested" in x.n else
-                "vLLM found less memory free at startup than gpu_memory_utilization x the card asks for: memory held outside "
-                "vLLM (another program or server) makes the share unavailable"),
+    # (tri70) and a launcher's gate that mirrors it before vLLM starts (form launcher): the same reading, its own figures
+    R("other-process", 4.0, kind("vllm.startup_free"), startup_free_says),
     R("other-process", 4.0, kind("vllm.profile_race"), "another process released GPU memory while vLLM was profiling"),
     # a driver-level error names no holder: cudaErrorMemoryAllocation is "unable to allocate enough memory or other resources"
     # (CUDA runtime API), also a size computed wrong or a build that does not match the driver; another process is the runner-up

@@ -191,6 +191,11 @@ _ADDED_WORDS = (
     ("W", "enough GPU memory available to train"),
     # (tri69) a CUDA program's own check printing the bare code ("CUDA error: 2", other_patterns.CUDA_BARE_CODE): no memory word
     ("KW", "CUDA error: 2", "CUDA error 2"),
+    # (tri70) the same check in a HIP program ("HIP error: 2", other_patterns.HIP_BARE_CODE, hipErrorOutOfMemory): no memory word
+    ("KW", "HIP error: 2", "HIP error 2"),
+    # (tri70) a launcher's mirror of vLLM's start-up check ("[preflight] ERROR: GPU 0 has F GiB free, but this config needs ~D
+    # GiB/card", error_patterns.VLLM_LAUNCHER_GATE): no memory word in it
+    ("KW", "this config needs ~"),
 )
 ERROR_KEYS += tuple(w for lists, *words in _ADDED_WORDS if "K" in lists for w in words)
 ERROR_WORDS += tuple(w for lists, *words in _ADDED_WORDS if "W" in lists for w in words)
@@ -250,6 +255,8 @@ ANCHORS += (b"RuntimeError: RESOURCE_EXHAUSTED", b"/dev/shm/nccl-")   # (round 8
 ANCHORS += (b"error code: <1455>",)   # (round 89) PyTorch's Windows shared file mapping at the commit limit: no memory word
 ANCHORS += (b"cuda execution failed with error 2",)   # (round 90) spconv's tensorview CUDA check: no memory word
 ANCHORS += (b"CUDA error: 2", b"CUDA error 2")   # (tri69) a CUDA program's own check printing the bare code: no memory word
+ANCHORS += (b"HIP error: 2", b"HIP error 2")   # (tri70) a HIP program's own check printing the bare code (hipErrorOutOfMemory)
+ANCHORS += (b"this config needs ~",)   # (tri70) a launcher's mirror of vLLM's start-up check (VLLM_LAUNCHER_GATE): no memory word
 # (round 93) Windows' commit limit in Rust's io::Error form after a localized message ("... (os error 1455)") and the localized
 # message's heads (other_patterns.PAGING_LOCALIZED) by a piece each: no English word in them
 ANCHORS += (b"os error 1455", b"o de pagina", b"fichier de pagination", b"file di paging", b"Auslagerungsdatei", "页面文件太小".encode())

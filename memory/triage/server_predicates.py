@@ -240,6 +240,22 @@ def preflight_room(x):
     return next((x.n[k] for k in ("available", "free", "max_allowed") if x.n.get(k)), None)
 
 
+def startup_free_says(x):
+    """The evidence of vLLM's start-up free check (rules.py, other-process): its figures as the message gives them; (tri70) a
+    launcher's gate that mirrors it (form launcher) gives the free figure and the per-card share, before anything is loaded."""
+    n = x.n
+    if "requested" in n and "total" in n and "gpu_memory_utilization_ratio" in n:
+        return (f"only {fmt_bytes(n['free'])} of {fmt_bytes(n['total'])} free at startup; gpu_memory_utilization "
+                f"{n['gpu_memory_utilization_ratio']} asks for {fmt_bytes(n['requested'])}")
+    if x.ev.get("form") == "launcher" and "requested" in n:
+        return (f"only {fmt_bytes(n['free'])} free on the card before vLLM started; the launcher's gate, which repeats vLLM's own "
+                f"start-up check, needs {fmt_bytes(n['requested'])} per card (gpu_memory_utilization x the card): nothing of "
+                "this job was loaded yet, so memory held outside it (another program or server, a desktop, a stack not fully "
+                "stopped) makes the share unavailable")
+    return ("vLLM found less memory free at startup than gpu_memory_utilization x the card asks for: memory held outside "
+            "vLLM (another program or server) makes the share unavailable")
+
+
 def preflight_weights_over(x):
     room = preflight_room(x)
     return x.kind == "mlx.load_preflight" and room is not None and (x.ev.get("weights") or 0) > PREFLIGHT_WEIGHTS_OVER * room
