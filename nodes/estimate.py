@@ -353,6 +353,10 @@ class GPUGardenFootprintEstimate(io.ComfyNode):
                                tooltip="judge against this many GiB instead (plan for another card); 0: the budget input or this machine"),
                 io.Combo.Input("when_it_does_not_fit", options=list(ON_OVER), default="warn",
                                tooltip="stop: end the run here with the estimate and what would fit, before anything is sampled"),
+                io.Combo.Input("mode", options=list(MODES), default="formula",
+                               tooltip="exact: also trace one sampling step of the loaded model at this latent on meta "
+                                       "tensors (no memory used, seconds on a CPU) and show its peak beside the formula"),
+                # last: a saved workflow's widgets_values are positional, and the widgets before keep their places
                 io.Combo.Input("latent_upscale", options=upscale_options(), default="off", optional=True,
                                tooltip="LTX-2's two stages (LTXVLatentUpsampler between two samplers): this latent is stage "
                                        "1's, stage 2 samples and decodes twice its width and height, and the upscale step is a "
@@ -361,9 +365,6 @@ class GPUGardenFootprintEstimate(io.ComfyNode):
                 io.LatentUpscaleModel.Input("upscale_model", optional=True,
                                             tooltip="LTX-2's latent upscale model (Load Latent Upscale Model): wired, the "
                                                     "estimate counts two stages with it"),
-                io.Combo.Input("mode", options=list(MODES), default="formula",
-                               tooltip="exact: also trace one sampling step of the loaded model at this latent on meta "
-                                       "tensors (no memory used, seconds on a CPU) and show its peak beside the formula"),
             ],
             outputs=[io.Latent.Output(display_name="latent"), io.String.Output(display_name="report")],
             hidden=_hidden_prompt(),  # the prompt's model file names, as the flight recorder records them

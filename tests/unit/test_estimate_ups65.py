@@ -313,3 +313,12 @@ def test_face_names_the_stage_one_size():
     assert call("lib/estimate_size.js", "sizeText", est) == \
         "two stages: the connected latent 640×352×97f upscaled to 1280×704×97f (latent upscale)"
     assert call("lib/estimate_size.js", "sizeText", dict(est, stage1=None, size_from="widgets")) == "1280×704×97f"
+
+
+def test_the_new_widget_comes_last(node):
+    """A saved workflow's widgets_values are positional: latent_upscale (a widget) after every widget the node had, so
+    an older workflow's values keep their places (upscale_model is a socket, no widget value)."""
+    names = [i.args[0] for i in node.GPUGardenFootprintEstimate.define_schema().inputs]
+    assert names == ["model", "latent", "clip", "vae", "budget", "width", "height", "frames", "batch", "cfg", "weights_dtype",
+                     "vae_dtype", "vae_tile", "text_tokens", "vram_gb", "when_it_does_not_fit", "mode", "latent_upscale",
+                     "upscale_model"]
