@@ -15,6 +15,7 @@ from comfy_api.latest import io
 from ..memory.estimate import formula as est_core
 from ..memory.estimate import verdict as est_verdict
 from ..memory.estimate import families
+from ..memory.estimate import latent_upscale as est_upscale
 from ..memory.estimate.headers import torch_dtype_name
 from ..memory.estimate.report import TEXT_TOKENS_MAX
 from ..memory.units import GiB, fmt_bytes
@@ -29,6 +30,7 @@ WEIGHT_DTYPES = ("as loaded", "fp32", "bf16", "fp16", "fp8", "gguf")
 VAE_DTYPES = ("as loaded", "bf16", "fp16", "fp32")
 ON_OVER = ("warn", "stop")
 MODES = ("formula", "exact")
+UPSCALE_CHOICES = ("off", "auto")  # then the latent upscale model files ComfyUI lists (upscale_options)
 # the size widgets' ranges (used when no latent is connected); the workflow route checks its body against the same
 SIZE_RANGES = {"width": (64, 16384), "height": (64, 16384), "frames": (1, 10000), "batch": (1, 4096)}
 
@@ -139,6 +141,51 @@ def empty_latent(model, family, width, height, frames, batch):
     s, t = spec["s"], spec["t"]
     shape = [batch, ch, (frames - 1) // t + 1, height // s, width // s] if t else [batch, ch, height // s, width // s]
     return {"samples": torch.zeros(shape)}
+
+
+def upscale_options() -> list:
+    """The latent_upscale input's choices: off, auto, and the files in ComfyUI's latent_upscale_models folder."""
+    try:
+        import folder_paths
+
+        files = list(folder_paths.get_filename_list("latent_upscale_models"))
+    except Exception:  # no ComfyUI here (unit tests), or a ComfyUI without the folder
+        files = []
+    return list(UPSCALE_CHOICES) + [f for f in files if f not in UPSCALE_CHOICES]
+
+
+def upscaler(choice, module, notes):
+    """The upscaler LTX-2's two stages count (memory/estimate/latent_upscale.py), or None (one stage): the wired
+    upscale_model (its config and weights as loaded), else the choice: auto (Lightricks' x2, bundled layout) or a file
+    in latent_upscale_models (its header), as the CLI's --upscale FILE|auto."""
+    if module is not None:
+        up = est_upscale.from_module(module, "the wired upscale_model")
+        if up is None:
+            notes.append("the wired upscale_model is not LTX-2's latent upsampler (LatentUpsampler): one stage estimated")
+        return up
+    if not choice or choice == "off":
+        return None
+    if choice == "auto":
+        return est_upscale.bundled("latent_upscale auto, no upscale_model wired")
+    try:
+        import folder_paths
+
+        path = folder_paths.get_full_path("latent_upscale_models", choice)
+    except Exception:
+        path = None
+    up = est_upscale.from_file(path) if path else None
+    if up is None:
+        notes.append(f"latent_upscale {choice}: " + ("not found in latent_upscale_models" if not path else
+                     "not LTX-2's latent upscale model") + ": Lightricks' x2 from the bundled layout stands in")
+        return {"values": None}
+    return up
+
+
+def stage_two_shape(shape, two_stage: bool) -> list:
+    """The latent stage 2 samples: the stage-1 latent at twice its width and height (est_upscale.SCALE), else as is."""
+    if not two_stage:
+        return list(shape)
+    return list(shape[:-2]) + [int(shape[-2]) * est_upscale.SCALE, int(shape[-1]) * est_upscale.SCALE]
 
 
 def comfy_memory_required(model, latent_shape, b_eff):
@@ -309,6 +356,15 @@ class GPUGardenFootprintEstimate(io.ComfyNode):
                 io.Combo.Input("mode", options=list(MODES), default="formula",
                                tooltip="exact: also trace one sampling step of the loaded model at this latent on meta "
                                        "tensors (no memory used, seconds on a CPU) and show its peak beside the formula"),
+                # last: a saved workflow's widgets_values are positional, and the widgets before keep their places
+                io.Combo.Input("latent_upscale", options=upscale_options(), default="off", optional=True,
+                               tooltip="LTX-2's two stages (LTXVLatentUpsampler between two samplers): this latent is stage "
+                                       "1's, stage 2 samples and decodes twice its width and height, and the upscale step is a "
+                                       "phase of its own. auto: the wired upscale_model, else Lightricks' x2 from the bundled "
+                                       "layout; a file: that latent upscale model's header; off: one stage"),
+                io.LatentUpscaleModel.Input("upscale_model", optional=True,
+                                            tooltip="LTX-2's latent upscale model (Load Latent Upscale Model): wired, the "
+                                                    "estimate counts two stages with it"),
             ],
             outputs=[io.Latent.Output(display_name="latent"), io.String.Output(display_name="report")],
             hidden=_hidden_prompt(),  # the prompt's model file names, as the flight recorder records them
@@ -318,7 +374,7 @@ class GPUGardenFootprintEstimate(io.ComfyNode):
     @classmethod
     def execute(cls, model, latent=None, clip=None, vae=None, budget=None, width=1024, height=1024, frames=1, batch=1,
                 cfg="auto", vram_gb=0.0, when_it_does_not_fit="warn", mode="formula", weights_dtype="as loaded",
-                vae_dtype="as loaded", text_tokens=0, vae_tile=0) -> io.NodeOutput:
+                vae_dtype="as loaded", text_tokens=0, vae_tile=0, latent_upscale="off", upscale_model=None) -> io.NodeOutput:
         comps, policy = model_components(model, clip, vae)
         family = families.detect_family(comps[0]["table"])["family"]
         config = type(getattr(model.model, "model_config", None)).__name__
@@ -354,21 +410,30 @@ class GPUGardenFootprintEstimate(io.ComfyNode):
         use_cfg = {"auto": None, "on": True, "off": False, "batched": True, "separate": False}.get(cfg)
         b, label = live_budget(budget, vram_gb, getattr(model, "load_device", None))  # the sampler's GPU
         policy["budget"] = b
+        staged, stage1 = [], (width, height)  # LTX-2's two stages: this size is stage 1's, stage 2's is estimated
+        up = upscaler(latent_upscale, upscale_model, staged)
+        if up:
+            width, height = est_upscale.two_stage(up, [{"role": "diffusion_model", "family": family}], width, height, policy,
+                                                  staged, "Footprint Estimate's latent_upscale",
+                                                  "the connected latent" if latent_shape else "width x height")
         est = est_core.estimate(comps, width, height, frames, batch, cfg=use_cfg, policy=policy)
+        est["assumptions"][:0] = staged
         est_core.judge(est, b)
         if latent is None:
-            latent = empty_latent(model, family, width, height, frames, batch)
+            latent = empty_latent(model, family, *stage1, frames, batch)
             latent_shape = list(latent["samples"].shape)
+        sampled = stage_two_shape(latent_shape, (width, height) != stage1)  # the latent the estimated sampler takes
         ex, formula_est = None, est
         if mode == "exact":  # the loaded model's step traced; when the trace ran, the verdict and peak rest on it
-            ex = estimate_exact.exact(model, latent_shape, est["latent"]["batch_in_model"])
+            ex = estimate_exact.exact(model, sampled, est["latent"]["batch_in_model"])
             ex["vs_formula"] = estimate_exact.compare(ex, est)  # against the formula's own activations
             if ex.get("ok"):
                 est = est_core.estimate(comps, width, height, frames, batch, cfg=use_cfg,
                                         policy=dict(policy, sample_activations=ex["activations_peak"]))
+                est["assumptions"][:0] = staged
                 est_core.judge(est, b)
                 ex["verdict_from_trace"] = True
-        comfy = comfy_memory_required(model, latent_shape, est["latent"]["batch_in_model"])
+        comfy = comfy_memory_required(model, sampled, est["latent"]["batch_in_model"])
         est["comfyui_memory_required"] = comfy if comfy is not None else est["comfyui_memory_required"]
         comfy_total = (est["breakdown"]["sample"]["weights"] + comfy) if comfy is not None else None
         text = (f"error: {vae_error}\n" if vae_error else "") + est_core.format_text(est, label)
@@ -377,6 +442,8 @@ class GPUGardenFootprintEstimate(io.ComfyNode):
             raise FootprintDoesNotFit(stop_message(est))
         ui = for_ui(est, label, comfy_total)
         ui["size_from"] = size_from
+        two = (width, height) != stage1  # LTX-2's two stages: the face names the stage-1 size (web/lib/estimate_size.js)
+        ui["stage1"] = {"width": stage1[0], "height": stage1[1]} if two else None
         ui["vae_error"] = vae_error
         if ex is not None:
             ui["exact"] = ex

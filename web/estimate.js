@@ -7,6 +7,7 @@ import { el, exposeForTests, fmtBytes } from "./lib/format.js";
 import { addFace, followFace, registerFaceNode } from "./lib/node_face.js";
 import { OUTCOME_TEXT, tiersLine } from "./lib/estimate_tiers.js";
 import { graphSection } from "./lib/estimate_graph.js";
+import { sizeText } from "./lib/estimate_size.js";
 
 const NODE = "GPUGardenFootprintEstimate";
 const WIDTH = 430;
@@ -67,9 +68,7 @@ export function render(root, est) {
     why.dataset.testid = "gg-estimate-outcome";
     root.append(why);
   }
-  const dims = `${est.width}×${est.height}` + (est.frames > 1 ? `×${est.frames}f` : "");
-  // a connected latent's size is used, not the width/height widgets (ux21b: they showed 1024 beside a 512×512 run)
-  const size = est.size_from === "latent" ? `size from the connected latent: ${dims} (width/height widgets not used)` : dims;
+  const size = sizeText(est);  // lib/estimate_size.js: where the size came from; LTX-2's two stages
   const fam = `${est.family_name} (${est.family}${est.variant ? " " + est.variant : ""})`;
   const sizeLine = el("div", null, `${fam} · ${size} · batch ${est.batch} · CFG ${est.cfg ? "on" : "off"}`, { opacity: ".85" });
   sizeLine.dataset.testid = "gg-estimate-size";

@@ -108,8 +108,8 @@ ATTENTION_MODES = ("flash", "math")
 # (0.32.2 passes a [B, 1, 1, N] mask: no n x n extent)
 ATTENTION_MASKS = (None, "none", "dense")
 # audio_fps: LTX-2's audio latent length is ceil(frames / frame_rate x 25) (spec.audio_tokens); the frame_rate of the
-# workflow's LTXVEmptyLatentAudio (workflow.read), None for its default 25. latent_upscale: {"values": the upscale file's or None}
-# for LTX-2's two-stage run (workflow.read: an LTXVLatentUpsampler; the size given is stage 2's, latent_upscale.py)
+# workflow's LTXVEmptyLatentAudio (workflow.read), None for its default 25. latent_upscale: the upscaler (latent_upscale.py)
+# for LTX-2's two-stage run (an LTXVLatentUpsampler, --upscale, the node's input; the size given is stage 2's)
 # offload sequential under runner diffusers is enable_sequential_cpu_offload: accelerate's cpu_offload hooks move each
 # leaf module's weights onto the device for its forward and to meta after it, and every such move ends in
 # clear_device_cache() (accelerate.utils.modeling.set_module_tensor_to_device: torch.cuda.empty_cache() whenever the
@@ -443,7 +443,7 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
 
     # LTX-2: the audio latent decoded after sampling by the audio VAE and vocoder (LTXVAudioVAEDecode), a phase of its own
     audio = audio_decode.phase_inputs(comps, lat.get("audio_tokens"), batch, assumptions) if dm else None
-    upscale = latent_upscale.phase_inputs(lat["shape"], dtype_bytes(vdt), pol["latent_upscale"].get("values"), assumptions) \
+    upscale = latent_upscale.phase_inputs(lat["shape"], dtype_bytes(vdt), pol["latent_upscale"], assumptions) \
         if dm and family == "ltx-2" and pol["latent_upscale"] else None  # LTXVLatentUpsampler between the two stages
     from .verdict import reserve_on  # decided again where the estimate is judged (verdict.finish: a card tier keeps it)
     reserve = reserve_on(pol, pol.get("budget"))

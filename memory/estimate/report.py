@@ -3,7 +3,7 @@ import argparse
 import json
 import os
 
-from . import families, formula, spec
+from . import families, formula, latent_upscale, spec
 from .. import term
 from ..cli_args import OnOff, add_json  # --x / --no-x, refused together; --json
 from ..errors import UserError
@@ -24,6 +24,10 @@ def add_cli_arguments(s: argparse.ArgumentParser):
     s.add_argument("--layouts", action="store_true", help="list the names FILE takes for bundled layouts (families, "
                    "their Hub repos, files) and exit")
     s.add_argument("--workflow", metavar="WF.json", help="a ComfyUI workflow (UI or API format): estimate every phase at the sizes set in the graph")
+    s.add_argument("--upscale", metavar="FILE|auto", help="LTX-2's two stages (LTXVLatentUpsampler between them): the "
+                   "size given is stage 1's, stage 2 samples and decodes twice its width and height, and the upscale step is "
+                   "a phase of its own. FILE: the latent upscale model (its header's config and weights); auto: Lightricks' "
+                   "ltx-2-spatial-upscaler-x2-1.0 from the bundled layout. With --workflow the graph's node says it")
     s.add_argument("--models-dir", metavar="DIR", help="ComfyUI's models folder, where the workflow's files are found")
     s.add_argument("--write", metavar="OUT.json", help="with --workflow: write the workflow with extra.gpu_garden.memory (per card tier) to OUT.json")
     s.add_argument("--width", type=int, metavar="PX", help="image or video width in pixels (with --height; default: the "
@@ -140,6 +144,9 @@ def check_args(args):
         _usage_error(args, "--device cpu runs in host RAM: give --ram GIB (or nothing: this machine's), not --vram")
     if g("write") and not g("workflow"):
         _usage_error(args, "--write adds extra.gpu_garden.memory to a workflow: give --workflow WF.json too")
+    if g("upscale") and g("workflow"):
+        _usage_error(args, "--upscale is for model files: with --workflow the graph's LTXVLatentUpsampler and "
+                           "LatentUpscaleModelLoader say it")
     if g("workflow") and g("files"):
         _usage_error(args, "--workflow reads the model files from the graph (under --models-dir): give the workflow or "
                            f"model files, not both (got {', '.join(map(str, args.files))})")
@@ -398,6 +405,21 @@ def _hub_like(name: str) -> bool:
     return len(parts) == 2 and all(parts) and os.path.splitext(name)[1].lower() not in MODEL_FILE_EXT
 
 
+def upscaler_arg(args) -> dict:
+    """--upscale's upscaler: auto, the bundled layout; else a file (latent_upscale.from_file), refused (exit 2) when it is
+    missing or not LTX-2's latent upsampler."""
+    if args.upscale == "auto":
+        return latent_upscale.bundled("--upscale auto")
+    if not os.path.isfile(args.upscale):
+        _usage_error(args, f"--upscale {args.upscale}: no such file (give the latent upscale model, or auto for Lightricks' "
+                           "x2 from the bundled layout)")
+    up = latent_upscale.from_file(args.upscale)
+    if not up:
+        _usage_error(args, f"--upscale {args.upscale}: not LTX-2's latent upscale model (a safetensors file with "
+                           f"{families.LTX2_UPSCALER_KEY}, as LatentUpscaleModelLoader takes it)")
+    return up
+
+
 def native_size(args, comps):
     """((width, height, frames), note): as given, or the diffusion model family's native size (spec.NATIVE_SIZE)."""
     if args.width is not None:
@@ -444,13 +466,17 @@ def run_cli(args) -> int:
     comps, named = components(args.files)
     families.check_vae_channels(comps)
     (w, h, f), note = native_size(args, comps)
+    staged = []
+    if getattr(args, "upscale", None):  # LTX-2's two stages: the size given is stage 1's (latent_upscale.two_stage)
+        w, h = latent_upscale.two_stage(upscaler_arg(args), comps, w, h, policy, staged, "--upscale",
+                                        "--width/--height" if args.width is not None else "the native size")
     est = formula.estimate(comps, w, h, f, 1 if args.batch is None else args.batch, cfg=cfg_from_args(args), policy=policy)
     if note:
         est["assumptions"].insert(0, note)
     rounded = spec.latent_rounding_note(w, h, spec.family(est["family"])["s"])
     if rounded:
         est["assumptions"].insert(0, rounded)
-    est["assumptions"][:0] = named
+    est["assumptions"][:0] = named + staged
     formula.judge(est, budget)
     if args.json:
         out = formula.public(est)

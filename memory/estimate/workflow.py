@@ -230,35 +230,26 @@ def read(wf: dict, models_dir, resolve=None) -> dict:
             "tiled": tiled, "weights_dtype": wdt, "notes": notes, "cpu_te": CPU_TE in notes,
             "from_input": graph["from_input"], "latent_families": graph["families"], "audio_fps": graph.get("audio_fps"),
             "input_image": image_size.largest(graph["images"]), "not_followed": sorted({t for t, _ in other}),
-            "latent_upscale": {"values": _upscaler_values(checked)} if graph.get("upscale") else None}
+            "latent_upscale": _upscaler(checked) if graph.get("upscale") else None}
 
 
-def _upscaler_values(checked):
-    """The float values of the LTX-2 latent upscale file LatentUpscaleModelLoader names (its header), None if not found."""
-    from .headers import read_tensors
+def _upscaler(checked):
+    """The LTX-2 latent upscaler LatentUpscaleModelLoader names (latent_upscale.from_file: its header's values and config);
+    {"values": None} (the bundled layout stands in) when its file is not found or not one."""
     for p, t, _ in checked:
         if t == "LatentUpscaleModelLoader":
-            try:
-                table = read_tensors(p)
-            except (UserError, OSError):  # not a safetensors file: the published configuration stands in
-                continue
-            if families.LTX2_UPSCALER_KEY in table:
-                return latent_upscale.file_values(table)
-    return None
+            up = latent_upscale.from_file(p)
+            if up:
+                return up
+    return {"values": None}
 
 
 def _two_stage(info, comps, w, h, pol):
     """LTX-2 with an LTXVLatentUpsampler: the graph's latent (w x h) is stage 1's; stage 2 samples and the VAE decodes the
     upsampled latent, twice its latent width and height: (w2, h2), the pixel size of that latent. Else (w, h)."""
-    dm = next((c for c in comps if c["role"] == "diffusion_model"), None)
-    if not info.get("latent_upscale") or not dm or dm.get("family") != "ltx-2":
+    if not info.get("latent_upscale"):
         return w, h
-    s = spec.family("ltx-2")["s"]
-    w2, h2 = latent_upscale.SCALE * (w // s) * s, latent_upscale.SCALE * (h // s) * s
-    pol["latent_upscale"] = dict(info["latent_upscale"])
-    info["notes"].append(f"LTXVLatentUpsampler: two stages; the graph's latent ({w}x{h}) is the first's, the second samples "
-                         f"and the VAE decodes the upsampled latent ({w2}x{h2}), the size estimated")
-    return w2, h2
+    return latent_upscale.two_stage(info["latent_upscale"], comps, w, h, pol, info["notes"], "LTXVLatentUpsampler", "the graph's latent")
 
 
 def _ltx2_audio(w, graph):

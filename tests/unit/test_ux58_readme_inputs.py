@@ -55,6 +55,8 @@ CLAIMS = [
     ("estimate", "Inputs: MODEL, plus optional LATENT, CLIP,\nVAE and a `budget` from VRAM Budget",
      ["latent", "clip", "vae", "budget"], True),
     ("estimate", "Optional inputs `weights_dtype`", ["weights_dtype", "vae_dtype", "vae_tile", "text_tokens"], True),
+    ("estimate", "the optional inputs `latent_upscale` (default `off`: one stage) and `upscale_model`",
+     ["latent_upscale", "upscale_model"], True),
     ("fit_to_card", "Wire `model`, and\noptionally `vae`, `clip`, `latent` and a `budget`", ["model"], False),
     ("fit_to_card", "Wire `model`, and\noptionally `vae`, `clip`, `latent` and a `budget`",
      ["vae", "clip", "latent", "budget"], True),
