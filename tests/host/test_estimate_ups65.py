@@ -11,9 +11,14 @@ upscaler's config read from the file's header.
   (ltx64's trace covers the rational 1024-wide config)."""
 import json
 
+import pytest
+
 from gpu_garden.memory.estimate import layouts
-from support.comfy_host import sd15_prompt
+from support.comfy_host import host_unavailable_reason, sd15_prompt
 from support.pack import host_json
+
+# the third test runs ComfyUI's interpreter itself (no comfy_host fixture to skip it): without a host, all skip with why
+pytestmark = [pytest.mark.host, pytest.mark.skipif(bool(host_unavailable_reason()), reason=host_unavailable_reason() or "")]
 
 NODE = "GPUGardenFootprintEstimate"
 TINY = "tiny_ltx_upscaler.safetensors"
