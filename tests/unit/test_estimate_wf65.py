@@ -165,6 +165,24 @@ def test_a_graph_whose_only_vae_cannot_decode_the_model_is_still_refused(tmp_pat
         workflow.estimate_workflow(_depth_graph(["vae-ft-mse.safetensors"]), _flux_models(tmp_path))
 
 
+def test_a_checkpoints_own_vae_beside_a_vaeloader_of_another_latent_is_still_refused(tmp_path):
+    """SD1.5's checkpoint (its VAE inside, 4 channels) and a VAELoader of FLUX.1's ae (16): the loaded VAE is the one the
+    user decodes with, the classic mistake; the checkpoint's own VAE does not make the ae another pipeline's
+    (tests/host/test_estimate_node.py's refusal on the real host, which wf65's first version let through)."""
+    import pytest
+
+    from gpu_garden.memory.errors import UserError
+
+    d = tmp_path / "models"
+    layouts.write_sparse("sd15_v1-5-pruned-emaonly-fp16", d / "checkpoints" / "sd15.safetensors")
+    layouts.write_sparse("vae_flux_ae", d / "vae" / "ae.safetensors")
+    wf = _top({"id": 1, "type": "CheckpointLoaderSimple", "widgets_values": ["sd15.safetensors"]},
+              {"id": 2, "type": "VAELoader", "widgets_values": ["ae.safetensors"]},
+              {"id": 5, "type": "EmptyLatentImage", "widgets_values": [512, 512, 1]})
+    with pytest.raises(UserError, match="a 16-channel VAE cannot decode Stable Diffusion 1.x's 4-channel latent"):
+        workflow.estimate_workflow(wf, d)
+
+
 def test_a_clip_vision_encoder_beside_the_models_is_named_not_silently_left_out():
     """image_to_video_wan: CLIPVisionLoader (clip_vision_h) beside UNETLoader / CLIPLoader / VAELoader; the estimate
     does not size it, and now says so with its file (first sight: nothing said)."""
