@@ -188,6 +188,16 @@ def stage_two_shape(shape, two_stage: bool) -> list:
     return list(shape[:-2]) + [int(shape[-2]) * est_upscale.SCALE, int(shape[-1]) * est_upscale.SCALE]
 
 
+def _upscale_model_input() -> list:
+    """The upscale_model socket where this ComfyUI has the LATENT_UPSCALE_MODEL type (io.LatentUpscaleModel, 0.8.0);
+    an older one gets the node without it (latent_upscale auto/a file still counts the step), not a node that fails."""
+    kind = getattr(io, "LatentUpscaleModel", None)
+    if kind is None:
+        return []
+    return [kind.Input("upscale_model", optional=True, tooltip="LTX-2's latent upscale model (Load Latent Upscale "
+                       "Model): wired, the estimate counts two stages with it")]
+
+
 def comfy_memory_required(model, latent_shape, b_eff):
     """ComfyUI's own heuristic for this latent, as its sampler asks for it (batch x2 with CFG)."""
     try:
@@ -362,10 +372,7 @@ class GPUGardenFootprintEstimate(io.ComfyNode):
                                        "1's, stage 2 samples and decodes twice its width and height, and the upscale step is a "
                                        "phase of its own. auto: the wired upscale_model, else Lightricks' x2 from the bundled "
                                        "layout; a file: that latent upscale model's header; off: one stage"),
-                io.LatentUpscaleModel.Input("upscale_model", optional=True,
-                                            tooltip="LTX-2's latent upscale model (Load Latent Upscale Model): wired, the "
-                                                    "estimate counts two stages with it"),
-            ],
+            ] + _upscale_model_input(),
             outputs=[io.Latent.Output(display_name="latent"), io.String.Output(display_name="report")],
             hidden=_hidden_prompt(),  # the prompt's model file names, as the flight recorder records them
             is_output_node=True,

@@ -322,3 +322,11 @@ def test_the_new_widget_comes_last(node):
     assert names == ["model", "latent", "clip", "vae", "budget", "width", "height", "frames", "batch", "cfg", "weights_dtype",
                      "vae_dtype", "vae_tile", "text_tokens", "vram_gb", "when_it_does_not_fit", "mode", "latent_upscale",
                      "upscale_model"]
+
+
+def test_a_comfyui_without_the_upscale_model_type_still_gets_the_node(node, monkeypatch):
+    """io.LatentUpscaleModel is ComfyUI 0.8.0's; where a ComfyUI lacks it the node is defined without the upscale_model
+    socket (latent_upscale auto or a file still counts the step), rather than a schema that raises and loses the node."""
+    monkeypatch.setattr(node.io, "LatentUpscaleModel", None, raising=False)
+    names = [i.args[0] for i in node.GPUGardenFootprintEstimate.define_schema().inputs]
+    assert names[-2:] == ["mode", "latent_upscale"]
