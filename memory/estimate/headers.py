@@ -240,7 +240,11 @@ def _check_entry(path, name, t, data_len):
 
 
 def read_safetensors(path) -> dict:
-    header = read_safetensors_header(path)
+    return tensor_table(read_safetensors_header(path))
+
+
+def tensor_table(header: dict) -> dict:
+    """{name: (dtype, shape)} of a safetensors header (read_safetensors_header), its __metadata__ left out."""
     return {k: (v["dtype"], tuple(v["shape"])) for k, v in header.items() if k != "__metadata__"}
 
 

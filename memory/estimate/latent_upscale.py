@@ -164,13 +164,13 @@ def from_file(path):
     import os
 
     from .families import LTX2_UPSCALER_KEY
-    from .headers import read_safetensors_header
+    from .headers import read_safetensors_header, tensor_table
     from ..errors import UserError
     try:
         header = read_safetensors_header(path)
     except (UserError, OSError):  # not a safetensors file: the published configuration stands in
         return None
-    table = {k: (v["dtype"], tuple(v["shape"])) for k, v in header.items() if k != "__metadata__"}
+    table = tensor_table(header)
     if LTX2_UPSCALER_KEY not in table:
         return None
     return {"values": file_values(table), "config": header_config(header.get("__metadata__")),
