@@ -121,9 +121,10 @@ def has_model_folders(d) -> bool:
     return any(os.path.isdir(Path(d) / s) for s in subfolders())  # False where stat is denied, as in ComfyUI
 
 
-# loaders whose model the estimate does not size (not a diffusion model, text encoder or VAE): each one a graph runs is
-# named in the assumptions with its file, so the total is not read as the whole graph's (wf65: 25 of the real templates
-# load a CLIP vision encoder, a ControlNet, a model patch, an audio encoder or a style model beside the models counted).
+# loaders whose model is not a diffusion model, text encoder or VAE: each one a graph runs is named in the assumptions
+# with its file, so the total is not read as the whole graph's (wf65: 25 of the real templates load a CLIP vision
+# encoder, a ControlNet, a model patch, an audio encoder or a style model beside the models counted). Those of
+# side_models.SIDE are sized in their phase where their file is found (wf66); the named line stays for a file not found.
 # ComfyUI 0.8.0: loader -> (its file widget, the first in UI order; its models folder; what it loads), file:line
 NOT_FOLLOWED = {
     "CLIPVisionLoader": ("clip_name", "clip_vision", "a CLIP vision encoder"),                         # nodes.py:1002
