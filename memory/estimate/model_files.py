@@ -29,7 +29,8 @@ LOADERS = {
 # checkpoint's text part (families.LTX2_TEXT_KEYS) and its audio VAE (role "other", families.LTX2_AUDIO_KIND). A file
 # several loaders name is read once, each part counted once (components): ComfyUI builds each model from it once, and two
 # loader nodes of one class and the same widgets share one cached output (comfy_execution/caching.py:115-125)
-LOADER_ROLES = {("LTXAVTextEncoderLoader", "ckpt_name"): ("text_encoder",), ("LTXVAudioVAELoader", "ckpt_name"): ("other",)}
+LOADER_ROLES = {("LTXAVTextEncoderLoader", "ckpt_name"): ("text_encoder",), ("LTXVAudioVAELoader", "ckpt_name"): ("other",),
+                ("CLIPVisionLoader", "clip_name"): ("text_encoder",)}  # wf66: never a diffusion model (side_models.py)
 # loaders whose files are looked for (a missing one stops the run) but not estimated: a LoRA is merged into the weights;
 # the latent upscale model (0.8.0 comfy_extras/nodes_hunyuan.py:173-186: model_name from latent_upscale_models/,
 # folder_paths.py:41; LTX-2's and HunyuanVideo 1.5's two-stage workflows) runs in its own upscale node: LTX-2's

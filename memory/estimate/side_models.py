@@ -28,7 +28,7 @@ import math
 import re
 
 from .headers import dtype_bytes, read_tensors
-from . import weights as W
+from . import image_encoder, weights as W
 from .model_files import Unusable, find_file
 from ..errors import UserError
 from ..units import fmt_bytes
@@ -90,6 +90,20 @@ def find(found, models_dir, resolve=None):
     return got, left
 
 
+def components(files):
+    """The CLIP vision files among find()'s, to be read as text encoder components: those whose keys are a CLIP vision
+    tower's (image_encoder.is_clip_vision; read() names any other)."""
+    out = []
+    for f in files:
+        if SIDE[f[1]][3] == "component":
+            try:
+                ok = image_encoder.is_clip_vision(read_tensors(f[0]))
+            except (UserError, OSError):
+                ok = False
+            out += [f] if ok else []
+    return out
+
+
 def read(files, policy=None):
     """(side models: [{owner, loader, phase, weights, residual_width, host_ram}], assumption lines) of the files find()
     gave, each file read once. A file whose header is not read keeps a line naming it."""
@@ -102,6 +116,9 @@ def read(files, policy=None):
             notes.append(f"not counted: {owner}: its header is not read ({exc})")
             continue
         phase, how = SIDE[t][2], SIDE[t][3]
+        if how == "component" and not image_encoder.is_clip_vision(table):  # components() left it out
+            notes.append(f"not counted: {owner}: its keys are not a CLIP vision tower's (vision_model.encoder.layers.*)")
+            continue
         dev = pol.get("device", "cuda")
         m = {"owner": owner, "loader": t, "phase": phase, "how": how, "residual_width": 0,
              "weights": W.resident_bytes(table, pol.get("cast_fp32", True)) if how == "component" else weights_on_device(table, how, dev)}

@@ -209,7 +209,7 @@ def read(wf: dict, models_dir, resolve=None) -> dict:
         elif "Loader" in t:  # a loader whose model the estimate does not size (model_files.NOT_FOLLOWED): named
             other.append((t, w))
     side, left = side_models.find(side, models_dir, resolve)
-    other, files = other + left, files + [f for f in side if side_models.SIDE[f[1]][3] == "component"]
+    other, files = other + left, files + side_models.components(side)  # a CLIP vision file: an encoder component
     sizes = graph["sizes"]
     size = max(sizes, key=lambda s: s[0] * s[1] * s[2] * s[3]) if sizes else None
     for wv, hv, t in graph["resizes"]:  # a resize keeps the length and batch of the latent it takes

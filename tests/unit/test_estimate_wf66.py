@@ -216,3 +216,15 @@ def test_every_model_resident_keeps_the_controlnet_under_the_decode(tmp_path):
     assert est["breakdown"]["vae_decode"]["side_models"]["cn.safetensors (ControlNetLoader)"] == \
         {"weights": CNET_BYTES, "activations": 0}
     assert FRAGMENTATION > 0
+
+
+def test_a_clip_vision_file_that_is_no_vision_tower_is_named_not_counted(tmp_path):
+    """A file in clip_vision/ whose keys are no CLIP vision tower's (here one plain 4096 x 4096 weight): not read as a
+    diffusion model or an encoder, named instead."""
+    cv = {"type": "CLIPVisionLoader", "widgets_values": ["odd.safetensors"]}
+    before, after = _without_and_with(tmp_path, cv, "clip_vision", "odd.safetensors",
+                                      {"blocks.0.weight": ("F16", (4096, 4096))}, graph=_wan_graph, models=_wan)
+    assert after["phases"] == before["phases"]
+    assert [c["source"] for c in after["components"]] == [c["source"] for c in before["components"]]
+    assert "not counted: odd.safetensors (CLIPVisionLoader): its keys are not a CLIP vision tower's " \
+        "(vision_model.encoder.layers.*)" in after["assumptions"]
