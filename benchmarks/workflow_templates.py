@@ -5,15 +5,19 @@ templates and the rest of the media-api bundle call paid APIs and run no local m
 For every other template: the model files it names (its nodes' properties.models: name and directory, subgraphs
 included, and the file names its loader widgets hold) are written as sparse safetensors (layouts.write_sparse, the
 tests' writer) into a fresh models folder, each from the bundled layout of the same file where one exists, else from
-its family's layout (layouts.FAMILY_FILES), else not written (a file with no layout: a LoRA, a ControlNet, Qwen2.5-VL);
-the output says which. Then workflow.estimate_workflow reads the template from that folder, as `gpu-garden estimate
+its family's layout (layouts.FAMILY_FILES), else not written (a file with no layout: a LoRA, a ControlNet, a model
+patch, Qwen2.5-VL); the output says which. A CLIP vision file (clip_vision/) with no layout is built from ComfyUI's own
+config of that encoder (COMFYUI_DIR/comfy/clip_vision_config_h.json, ..._g, clip_vision_siglip_384.json, by the name;
+image_encoder.clip_vision, the tower comfy/clip_model.py builds, fp16), and an audio encoder (audio_encoders/) from
+ComfyUI's own class on the meta device (wav2vec2 large with comfy/audio_encoders/audio_encoders.py's config, Whisper
+large v3), in a child process of this interpreter: marked "built", not a real file's header. Then workflow.estimate_workflow reads the template from that folder, as `gpu-garden estimate
 --workflow T.json --models-dir DIR` does (no host RAM judged, the size the graph sets).
 
 Writes benchmarks/results/workflow_templates.json: per template whether it was read (or the error), the files named,
 found and missing, the phases estimated, the latent size and length read (and whether through links), the peak, the
 assumption lines; and a summary (templates read, estimated, failed, by reason), which it also prints.
 
-    COMFYUI_PYTHON benchmarks/workflow_templates.py [--only ID ...] [--out FILE]
+    COMFYUI_DIR=... COMFYUI_PYTHON benchmarks/workflow_templates.py [--only ID ...] [--out FILE]
 
 (the interpreter that has the templates package: ComfyUI's; without the package it says so and writes nothing)
 """
@@ -44,6 +48,9 @@ FAMILY_WORDS = (("ltx-2", ("ltx-2", "ltx2", "ltxav")), ("ltxv", ("ltxv", "ltx-vi
 TE_WORDS = (("umt5", "te_umt5_xxl_fp16"), ("t5xxl", "te_t5xxl_fp16"), ("clip_l", "te_clip_l"), ("clip_g", "te_clip_g"),
             ("gemma_3_12b", "te_gemma_3_12b_it"))
 MODEL_DIRS = ("diffusion_models", "unet", "checkpoints")
+# a CLIP vision file's ComfyUI config (COMFYUI_DIR/comfy/...), by what its name holds: the benchmark builds its tensors
+CLIP_VISION_CONFIGS = (("clip_vision_h", "clip_vision_config_h.json"), ("clip_vision_g", "clip_vision_config_g.json"),
+                       ("sigclip_vision_patch14_384", "clip_vision_siglip_384.json"))
 FULL_CHECKPOINTS = ("sd15_v1-5-pruned-emaonly-fp16", "sdxl_sd_xl_base_1.0")  # layouts that hold the VAE and text encoders
 
 
@@ -90,6 +97,59 @@ def layout_for(name, directory, names, family_files):
             return family_files["wan21"]["model"], "Wan 2.1's (Wan 2.2 14B is Wan 2.1 14B's architecture; 1.3B's layout)"
         return family_files[fam]["model" if directory in MODEL_DIRS else "vae"], f"the family's ({fam})"
     return None, f"no bundled layout for {directory}/"
+
+
+# an audio encoder file's ComfyUI class, by what its name holds (ComfyUI 0.8.0 comfy/audio_encoders/audio_encoders.py:47-80)
+AUDIO_ENCODERS = (("wav2vec2_large", "wav2vec2 large"), ("whisper_large_v3", "whisper large v3"))
+_AUDIO_CODE = r"""
+import json, sys
+sys.path.insert(0, sys.argv[1])
+import torch
+import comfy.cli_args
+comfy.cli_args.args.cpu = True  # no GPU needed to build on the meta device
+import comfy.ops
+kw = dict(dtype=torch.float16, device="meta", operations=comfy.ops.manual_cast)
+with torch.device("meta"):
+    if sys.argv[2] == "wav2vec2 large":  # audio_encoders.py:50-60, embed_dim 1024
+        from comfy.audio_encoders.wav2vec2 import Wav2Vec2Model
+        m = Wav2Vec2Model(embed_dim=1024, num_heads=16, num_layers=24, conv_norm=True, conv_bias=True, do_normalize=True,
+                          do_stable_layer_norm=True, **kw)
+    else:  # whisper.py imports torchaudio (its mel front end): not built where ComfyUI's interpreter lacks it
+        from comfy.audio_encoders.whisper import WhisperLargeV3
+        m = WhisperLargeV3(**kw)
+print(json.dumps({k: list(v.shape) for k, v in m.state_dict().items()}))
+"""
+
+
+def built_audio_encoder(name):
+    """(tensors, how) of an audio encoder built from ComfyUI's own class (COMFYUI_DIR), or (None, why)."""
+    import subprocess
+    kind = next((k for word, k in AUDIO_ENCODERS if word in _norm(name)), None)
+    comfy = os.environ.get("COMFYUI_DIR")
+    if kind is None or not comfy or not (Path(comfy) / "comfy" / "audio_encoders").is_dir():
+        return None, "no ComfyUI class known for this audio encoder" if kind is None else "set COMFYUI_DIR to build it"
+    p = subprocess.run([sys.executable, "-c", _AUDIO_CODE, comfy, kind], capture_output=True, text=True, timeout=300)
+    if p.returncode:
+        return None, f"not built ({p.stderr.strip().splitlines()[-1:]})"
+    shapes = json.loads(p.stdout.strip().splitlines()[-1])
+    return ({k: {"dtype": "F16", "shape": v} for k, v in shapes.items()},
+            f"built from ComfyUI's {kind} class (comfy/audio_encoders, fp16), not a real file")
+
+
+def built_clip_vision(name, directory):
+    """(tensors, how) of a CLIP vision file built from ComfyUI's own config of that encoder, or (None, why)."""
+    if directory != "clip_vision":
+        return None, None
+    cfg = next((c for word, c in CLIP_VISION_CONFIGS if word in _norm(name)), None)
+    if cfg is None:
+        return None, "no ComfyUI config known for this CLIP vision file"
+    path = Path(os.environ.get("COMFYUI_DIR") or "/nonexistent") / "comfy" / cfg
+    if not path.is_file():
+        return None, f"no COMFYUI_DIR/comfy/{cfg} to build it from (set COMFYUI_DIR)"
+    from gpu_garden.memory.estimate import image_encoder
+    t = image_encoder.clip_vision(json.loads(path.read_text(encoding="utf-8")), "F16")
+    return ({k: {"dtype": d, "shape": list(sh)} for k, (d, sh) in t.items()},
+            f"built from ComfyUI's comfy/{cfg} (fp16), not a real file")
 
 
 def named_files(wf, workflow, model_files):
@@ -169,6 +229,12 @@ def one(tid, bundle, path, mods):
             rel = os.path.relpath(os.path.join("/", name), "/")
             if lay:
                 layouts.write_sparse(lay, Path(d) / directory / rel)
+            elif directory in ("clip_vision", "audio_encoders"):
+                built, why = built_clip_vision(name, directory) if directory == "clip_vision" else built_audio_encoder(name)
+                how = why
+                if built:
+                    lay = f"built: {why.split(' (')[0].removeprefix('built from ComfyUI' + chr(39) + 's ')}"
+                    layouts.write_sparse({"tensors": built}, Path(d) / directory / rel)
             files.append({"name": name, "directory": directory, "source": source, "layout": lay, "how": how})
         row["files_named"] = files
         try:
@@ -191,6 +257,8 @@ def one(tid, bundle, path, mods):
                 size_through_links=any("read through its links" in n for n in notes),
                 links_not_followed=[n for n in notes if "which the estimate does not follow" in n],
                 peak=est["peak"], peak_gib=round(est["peak"] / 2**30, 2), peak_phase=est["peak_phase"],
+                phases_gib={k: round(v / 2**30, 2) for k, v in est["phases"].items() if v},
+                side_models=[dict(m, weights_gib=round(m["weights"] / 2**30, 2)) for m in w.get("side_models", [])],
                 outcome=est.get("outcome", {}).get("status"), notes=notes)
 
 
@@ -218,7 +286,10 @@ def summary(rows, skipped):
             "estimated_all_files_found": sum(1 for r in ok if not r["missing"]),
             "estimated_links_not_followed": sum(1 for r in ok if r["links_not_followed"]),
             "estimated_with_loaders_not_sized": sum(1 for r in ok if any(n.startswith("not counted, loaded beside")
-                                                                         for n in r["notes"]))}
+                                                                         for n in r["notes"])),
+            "estimated_with_side_models_sized": sum(1 for r in ok if r.get("side_models")),
+            "side_model_files_built": sum(1 for r in rows for f in r.get("files_named", [])
+                                          if str(f.get("layout") or "").startswith("built"))}
 
 
 def _first_sight(given, out):
@@ -289,7 +360,7 @@ def main(argv=None):
                                                    "comfyui-workflow-templates-media-image",
                                                    "comfyui-workflow-templates-media-video",
                                                    "comfyui-workflow-templates-media-other")},
-           "command": "COMFYUI_PYTHON benchmarks/workflow_templates.py", "summary": s,
+           "command": "COMFYUI_DIR=... COMFYUI_PYTHON benchmarks/workflow_templates.py", "summary": s,
            "first_sight": _first_sight(a.first_sight, Path(a.out)), "templates": rows,
            "no_local_model": no_local}
     Path(a.out).write_text(json.dumps(out, indent=1, default=str) + "\n", encoding="utf-8")

@@ -20,24 +20,42 @@ KIND = "clip-vision-h"
 WIDTH, LAYERS, MLP, PATCH, PROJ = 1280, 32, 5120, 14, 1024
 
 
+# ComfyUI 0.8.0's comfy/clip_vision_config_h.json, the keys comfy/clip_model.py builds CLIPVisionModelProjection from
+CONFIG_H = {"hidden_size": WIDTH, "num_hidden_layers": LAYERS, "intermediate_size": MLP, "patch_size": PATCH, "image_size": 224,
+            "projection_dim": PROJ, "num_channels": 3, "model_type": "clip_vision_model"}
+
+
 def clip_vision_h(dtype: str = "F16") -> dict:
     """The ViT-H/14 vision tower as ComfyUI's clip_vision_h.safetensors names it (transformers CLIPVisionModelWithProjection):
     {key: (dtype, shape)}, 632,076,800 parameters."""
-    d = WIDTH
-    t = {"vision_model.embeddings.patch_embedding.weight": (d, 3, PATCH, PATCH),
-         "vision_model.embeddings.class_embedding": (d,),
-         "vision_model.embeddings.position_embedding.weight": (CONTEXT_TOKENS, d),
-         "vision_model.pre_layrnorm.weight": (d,), "vision_model.pre_layrnorm.bias": (d,),
-         "vision_model.post_layernorm.weight": (d,), "vision_model.post_layernorm.bias": (d,),
-         "visual_projection.weight": (PROJ, d)}
-    for i in range(LAYERS):
+    return clip_vision(CONFIG_H, dtype)
+
+
+def clip_vision(cfg: dict, dtype: str = "F16") -> dict:
+    """{key: (dtype, shape)} of the CLIP / SigLIP vision tower comfy/clip_model.py builds from one of ComfyUI's
+    clip_vision config JSONs (CLIPVisionEmbeddings, CLIPVision, CLIPVisionModelProjection: a SigLIP has no class
+    embedding and no pre-norm, its patch embedding a bias; a projection only where the config has projection_dim)."""
+    d, mlp, patch, ch = cfg["hidden_size"], cfg["intermediate_size"], cfg["patch_size"], cfg.get("num_channels", 3)
+    siglip = cfg.get("model_type") == "siglip_vision_model"
+    n = (cfg["image_size"] // patch) ** 2 + (0 if siglip else 1)
+    t = {"vision_model.embeddings.patch_embedding.weight": (d, ch, patch, patch),
+         "vision_model.embeddings.position_embedding.weight": (n, d),
+         "vision_model.post_layernorm.weight": (d,), "vision_model.post_layernorm.bias": (d,)}
+    if siglip:
+        t["vision_model.embeddings.patch_embedding.bias"] = (d,)
+    else:
+        t["vision_model.embeddings.class_embedding"] = (d,)
+        t["vision_model.pre_layrnorm.weight"], t["vision_model.pre_layrnorm.bias"] = (d,), (d,)
+    if "projection_dim" in cfg:
+        t["visual_projection.weight"] = (cfg["projection_dim"], d)
+    for i in range(cfg["num_hidden_layers"]):
         p = f"vision_model.encoder.layers.{i}."
-        for n in ("q_proj", "k_proj", "v_proj", "out_proj"):
-            t[f"{p}self_attn.{n}.weight"], t[f"{p}self_attn.{n}.bias"] = (d, d), (d,)
-        for n in ("layer_norm1", "layer_norm2"):
-            t[f"{p}{n}.weight"], t[f"{p}{n}.bias"] = (d,), (d,)
-        t[f"{p}mlp.fc1.weight"], t[f"{p}mlp.fc1.bias"] = (MLP, d), (MLP,)
-        t[f"{p}mlp.fc2.weight"], t[f"{p}mlp.fc2.bias"] = (d, MLP), (d,)
+        for k in ("q_proj", "k_proj", "v_proj", "out_proj"):
+            t[f"{p}self_attn.{k}.weight"], t[f"{p}self_attn.{k}.bias"] = (d, d), (d,)
+        for k in ("layer_norm1", "layer_norm2"):
+            t[f"{p}{k}.weight"], t[f"{p}{k}.bias"] = (d,), (d,)
+        t[f"{p}mlp.fc1.weight"], t[f"{p}mlp.fc1.bias"] = (mlp, d), (mlp,)
+        t[f"{p}mlp.fc2.weight"], t[f"{p}mlp.fc2.bias"] = (d, mlp), (d,)
     return {k: (dtype, s) for k, s in t.items()}
 
 

@@ -29,7 +29,8 @@ LOADERS = {
 # checkpoint's text part (families.LTX2_TEXT_KEYS) and its audio VAE (role "other", families.LTX2_AUDIO_KIND). A file
 # several loaders name is read once, each part counted once (components): ComfyUI builds each model from it once, and two
 # loader nodes of one class and the same widgets share one cached output (comfy_execution/caching.py:115-125)
-LOADER_ROLES = {("LTXAVTextEncoderLoader", "ckpt_name"): ("text_encoder",), ("LTXVAudioVAELoader", "ckpt_name"): ("other",)}
+LOADER_ROLES = {("LTXAVTextEncoderLoader", "ckpt_name"): ("text_encoder",), ("LTXVAudioVAELoader", "ckpt_name"): ("other",),
+                ("CLIPVisionLoader", "clip_name"): ("text_encoder",)}  # wf66: never a diffusion model (side_models.py)
 # loaders whose files are looked for (a missing one stops the run) but not estimated: a LoRA is merged into the weights;
 # the latent upscale model (0.8.0 comfy_extras/nodes_hunyuan.py:173-186: model_name from latent_upscale_models/,
 # folder_paths.py:41; LTX-2's and HunyuanVideo 1.5's two-stage workflows) runs in its own upscale node: LTX-2's
@@ -121,9 +122,10 @@ def has_model_folders(d) -> bool:
     return any(os.path.isdir(Path(d) / s) for s in subfolders())  # False where stat is denied, as in ComfyUI
 
 
-# loaders whose model the estimate does not size (not a diffusion model, text encoder or VAE): each one a graph runs is
-# named in the assumptions with its file, so the total is not read as the whole graph's (wf65: 25 of the real templates
-# load a CLIP vision encoder, a ControlNet, a model patch, an audio encoder or a style model beside the models counted).
+# loaders whose model is not a diffusion model, text encoder or VAE: each one a graph runs is named in the assumptions
+# with its file, so the total is not read as the whole graph's (wf65: 25 of the real templates load a CLIP vision
+# encoder, a ControlNet, a model patch, an audio encoder or a style model beside the models counted). Those of
+# side_models.SIDE are sized in their phase where their file is found (wf66); the named line stays for a file not found.
 # ComfyUI 0.8.0: loader -> (its file widget, the first in UI order; its models folder; what it loads), file:line
 NOT_FOLLOWED = {
     "CLIPVisionLoader": ("clip_name", "clip_vision", "a CLIP vision encoder"),                         # nodes.py:1002

@@ -1,7 +1,7 @@
 """Per-phase peaks of an estimate on a VRAM budget: weights, activations, allocator margin and fixed costs of each
 phase as ComfyUI would run it (text encode, sample, VAE decode and encode), with the tiled retry ComfyUI makes when
 a VAE phase runs out of memory. formula.estimate builds the estimate; verdict.py judges these phases."""
-from . import sample_cache, vae as vae_mod
+from . import sample_cache, side_models, vae as vae_mod
 from .phases import naive_total
 from .spec import FRAGMENTATION
 from ..errors import UserError
@@ -18,10 +18,17 @@ def peak_on(est: dict, budget) -> dict:
     others = lambda *ex: sum(v for k, v in (("te", w.get("te_stay", w["te"])), ("dm", w["dm"]), ("vae", w["vae"]), ("dm_rest", w.get("dm_rest", 0)))  # noqa: E731
                              if k not in ex) if keep else 0
     breakdown, phases, retry, untiled = {}, {}, {}, {}
+    # the models a workflow's loaders load beside these (side_models.py: a ControlNet, a model patch, an audio encoder;
+    # a CLIP vision file is a text encoder component already, listed only where the text encoders are on the device)
+    side = [m for m in pol.get("side_models") or () if m["how"] != "component" or w["te"]]
 
     def phase(name, weights, acts, slack=0):
+        sw, sa, owners = side_models.phase_figures(side, name, keep, est["latent"], pol["compute_bytes"])
+        weights, acts = weights + sw, acts + sa
         margin = int(FRAGMENTATION * acts) + int(slack)
         breakdown[name] = {"weights": int(weights), "activations": int(acts), "allocator_margin": margin, "fixed": fixed_total}
+        if owners:  # each one's part of the phase's weights and activations (counted in them)
+            breakdown[name]["side_models"] = owners
         phases[name] = int(weights + acts + margin + fixed_total)
 
     if ctx["has_te"]:

@@ -11,7 +11,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from . import families, formula, image_size, latent_upscale, links, pipelines, spec
+from . import families, formula, image_size, latent_upscale, links, pipelines, side_models, spec
 from .latent_nodes import LATENT_NODES, size_widgets, widget_names
 from .model_files import (CHECKED, FOLDER_ROLES, LOADER_ROLES, LOADERS, NOT_COUNTED, NOT_FOLLOWED_NAMES, Unusable,
                           find_file, has_model_folders, not_followed)
@@ -170,7 +170,7 @@ def read(wf: dict, models_dir, resolve=None) -> dict:
     size: (w, h, frames, batch), cfg, tiled, weights_dtype, notes}.
     resolve(folders, name) -> path or None replaces the models_dir lookup (inside ComfyUI: folder_paths)."""
     files, missing, missing_checked, checked, cfgs, notes = [], [], [], [], [], []
-    tiled, wdt, other = None, None, []
+    tiled, wdt, other, side = None, None, [], []
     graph = {"sizes": [], "resizes": [], "from_input": [], "families": {}, "notes": [], "images": []}
     for t, w in nodes(wf, graph["notes"]):
         if t in LOADERS or t in CHECKED:
@@ -204,8 +204,12 @@ def read(wf: dict, models_dir, resolve=None) -> dict:
                          "frames": int(w.get("temporal_size") or spec.TILE_NODE["frames"])}
             except (TypeError, ValueError, OverflowError):
                 tiled = {"tile": spec.TILE_NODE["tile"], "frames": spec.TILE_NODE["frames"]}  # not a number: the defaults
+        elif t in side_models.SIDE:  # a model loaded beside these: sized where its file is found, else named
+            side.append((t, w))
         elif "Loader" in t:  # a loader whose model the estimate does not size (model_files.NOT_FOLLOWED): named
             other.append((t, w))
+    side, left = side_models.find(side, models_dir, resolve)
+    other, files = other + left, files + side_models.components(side)  # a CLIP vision file: an encoder component
     sizes = graph["sizes"]
     size = max(sizes, key=lambda s: s[0] * s[1] * s[2] * s[3]) if sizes else None
     for wv, hv, t in graph["resizes"]:  # a resize keeps the length and batch of the latent it takes
@@ -229,7 +233,7 @@ def read(wf: dict, models_dir, resolve=None) -> dict:
     return {"files": files, "missing": missing, "missing_checked": missing_checked, "checked": checked, "size": size, "cfg": (max(cfgs) > 1.0) if cfgs else None,
             "tiled": tiled, "weights_dtype": wdt, "notes": notes, "cpu_te": CPU_TE in notes,
             "from_input": graph["from_input"], "latent_families": graph["families"], "audio_fps": graph.get("audio_fps"),
-            "input_image": image_size.largest(graph["images"]), "not_followed": sorted({t for t, _ in other}),
+            "input_image": image_size.largest(graph["images"]), "not_followed": sorted({t for t, _ in other}), "side": side,
             "latent_upscale": _upscaler(checked) if graph.get("upscale") else None}
 
 
@@ -331,7 +335,7 @@ def estimate_workflow(wf: dict, models_dir, width=None, height=None, frames=None
     info = read(wf, models_dir, resolve)
     if note:
         info["notes"].insert(0, note)
-    if not info["files"]:
+    if not [f for f in info["files"] if f[1] not in side_models.SIDE]:  # a CLIP vision file alone is no estimate
         miss = "; ".join(f"{m[0]}: {m[4]}" if m[4] else f"{m[0]} (looked in {_looked(m[3])})"
                          for m in info["missing"] + info["missing_checked"]) \
             or "no loader nodes" + (f" it reads ({', '.join(info['not_followed'])}: not sized)" if info["not_followed"] else "")
@@ -375,13 +379,14 @@ def estimate_workflow(wf: dict, models_dir, width=None, height=None, frames=None
         pol["text_encoders"] = "cpu"
     if info["audio_fps"] and not pol.get("audio_fps"):
         pol["audio_fps"] = info["audio_fps"]
+    pol["side_models"], side_notes = side_models.read(info["side"], pol)  # a ControlNet, ... in its phase
     comps, other = pipelines.other_vaes(comps or components(info["files"]))  # a preprocessor's VAE beside the model's
     info["notes"] += other
     w, h = _two_stage(info, comps, w, h, pol)
     families.check_vae_channels(comps)  # as `estimate FILE...`: the node's open-graph route shows it as text
     est = formula.estimate(comps, w, h, f, b,
                            cfg=("on" if info["cfg"] else info["cfg"]) if cfg is None else cfg, policy=pol)  # cfg > 1: CFG on
-    est["assumptions"] += info["notes"] + [f"{m[0]}: {m[4]} ({m[1]}.{m[2]})" if m[4] else
+    est["assumptions"] += side_notes + info["notes"] + [f"{m[0]}: {m[4]} ({m[1]}.{m[2]})" if m[4] else
                                            f"not found under the models folder: {m[0]} ({m[1]}.{m[2]})" for m in info["missing"]]
     est["assumptions"] += [f"{t} takes its latent size from {takes}, not a widget: estimated at {w}x{h}"
                            + (f", {f} frames" if f > 1 else "") + f" ({used})" for t, takes in info["from_input"]]
@@ -396,7 +401,8 @@ def estimate_workflow(wf: dict, models_dir, width=None, height=None, frames=None
                        "size_from_graph": list(info["size"]) if info["size"] else None, "cfg_from_graph": info["cfg"],
                        "tiled_decode": info["tiled"], "latent_families": info["latent_families"],
                        "size_from_input": [t for t, _ in info["from_input"]],
-                       "size_assumed": assumed}  # the header's note beside the size
+                       "size_assumed": assumed,  # the header's note beside the size
+                       "side_models": [{k: m[k] for k in ("owner", "loader", "phase", "weights")} for m in pol["side_models"]]}
     return est
 
 

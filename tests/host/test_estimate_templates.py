@@ -17,7 +17,8 @@ else:
     import comfyui_workflow_templates as T
     print(json.dumps({t: json.load(open(T.get_asset_path(t, t + ".json"), encoding="utf-8")) for t in sys.argv[2:]}))
 """
-TEMPLATES = ("default", "image_qwen_image_union_control_lora", "flux_depth_lora_example")
+TEMPLATES = ("default", "image_qwen_image_union_control_lora", "flux_depth_lora_example", "image_to_video_wan",
+             "image_qwen_image_instantx_controlnet")
 
 
 @pytest.fixture(scope="module")
@@ -34,6 +35,10 @@ def templates(comfy_host):
             p = comfy_host.base / "models" / directory / name
             if lay and not p.exists():
                 layouts.write_sparse(lay, p)
+            elif directory == "clip_vision" and not p.exists():  # built from the host ComfyUI's own config (wf66)
+                built, why = bench.built_clip_vision(name, directory)
+                assert built, why
+                layouts.write_sparse({"tensors": built}, p)
     return got
 
 
@@ -65,3 +70,21 @@ def test_a_depth_template_with_a_preprocessors_vae_is_estimated(comfy_host, temp
     assert out["family"] == "flux1" and "ae.safetensors" in out["files"]
     assert any(a.startswith("vae-ft-mse-840000-ema-pruned.safetensors: a VAE of another latent than the diffusion "
                             "model's") for a in out["assumptions"])
+
+
+def test_side_models_are_found_through_comfyuis_folders_and_counted(comfy_host, templates):
+    """wf66: the route resolves a CLIP vision file in clip_vision/ and a ControlNet in controlnet/ through ComfyUI's
+    folder_paths; each is counted (no named line left): image_to_video_wan's clip_vision_h (built from the host's
+    comfy/clip_vision_config_h.json) as an encoder, a hand-made ControlNet header for the InstantX template."""
+    out = post(comfy_host, templates["image_to_video_wan"])
+    assert "clip_vision_h.safetensors" in out["files"]
+    assert not any("clip_vision_h.safetensors (CLIPVisionLoader" in a for a in out["assumptions"] if a.startswith("not counted"))
+    name = "Qwen-Image-InstantX-ControlNet-Union.safetensors"
+    p = comfy_host.base / "models" / "controlnet" / name
+    if not p.exists():
+        layouts.write_sparse({"tensors": {f"controlnet_blocks.{i}.weight": {"dtype": "BF16", "shape": [3072, 3072]}
+                                          for i in range(5)}}, p)
+    out = post(comfy_host, templates["image_qwen_image_instantx_controlnet"])
+    assert any(a.startswith(f"{name} (ControlNetLoader): loaded with the diffusion model for sampling") and
+               "its 5 control residuals (width 15360 a token in all)" in a for a in out["assumptions"])
+    assert not any(name in a for a in out["assumptions"] if a.startswith("not counted"))

@@ -1,0 +1,163 @@
+"""The models a workflow's loaders load beside the diffusion model, text encoders and VAE, counted in the phase where
+ComfyUI 0.8.0 holds their weights on the device (wf66). A file found under the models folder is sized from its header
+(headers.read_tensors) in the dtype ComfyUI loads it in; one not found keeps its named line (model_files.not_followed).
+
+- ControlNetLoader / DiffControlNetLoader (nodes.py:805, 822; folder_paths "controlnet": controlnet/ and t2i_adapter/):
+  comfy/controlnet.py builds the model in unet_dtype(model_params=-1, weight_dtype=the file's) (controlnet_config
+  l.421-439, load_controlnet_state_dict l.709-716): a 16-bit or fp8 file stays as stored, fp32 becomes 16-bit on a GPU
+  (weights.resident_bytes, as the diffusion model's). The sampler loads it with the diffusion model
+  (comfy/sampler_helpers.py:69-91, 132-138: get_additional_models -> load_models_gpu([model] + models)): sample phase.
+  Each step its forward runs before the diffusion model's (ControlNet.get_control, l.219-279) and returns one tensor per
+  controlnet_blocks entry, [batch in the model, image tokens, width] in the compute dtype (a DiT ControlNet: mmdit.py:74-79,
+  qwen_image/controlnet.py:66-77; the repeats share one tensor, control_merge scales each once, l.155-194), held while
+  the diffusion model runs: added to the sample phase's activations. Its own forward is over by then: not added (the
+  diffusion model's block peak is the larger). A ControlNet without controlnet_blocks (an SD U-Net's zero convs): its
+  residuals are not counted, and an assumption line says so.
+- ModelPatchLoader (comfy_extras/nodes_model_patch.py:222-259): built in the file's own dtype (comfy.utils.weight_dtype:
+  the dtype of the most elements), no cast; applied inside the diffusion model's forward (model_patcher.py:529-551
+  model_patches_models -> loaded with it): sample phase. Its per-block work is transient inside a block: not added.
+- CLIPVisionLoader (nodes.py:1002; comfy/clip_vision.py): a file component, counted with the encoders
+  (families._classify_whole: role text_encoder, kind clip-vision*), as image_encoder.py's CLIP-H: the conditioning
+  (text_encode) phase; listed here per phase.
+- AudioEncoderLoader (comfy/audio_encoders/audio_encoders.py:10-44): text_encoder_dtype, fp16 on a GPU and on a CPU
+  (model_management.py:900-915); loaded for its encode (load_model_gpu): the conditioning (text_encode) phase. Its
+  activations depend on the audio's length, which the graph does not set: not counted, an assumption line says so.
+- StyleModelLoader (comfy/sd.py:969-987): StyleModel keeps the model where load_state_dict left it, on the CPU in fp32,
+  and StyleModelApply runs it there on the CLIP vision output: no VRAM; named with its host RAM (fp32 bytes)."""
+import math
+import re
+
+from .headers import dtype_bytes, read_tensors
+from . import image_encoder, weights as W
+from .model_files import Unusable, find_file
+from ..errors import UserError
+from ..units import fmt_bytes
+
+# loader -> (its file widget, models folders as folder_paths has them, the phase it is on the device in, how ComfyUI
+# sizes it: unet (unet_dtype), stored (the file's own dtype), f16 (text_encoder_dtype), component (a file component),
+# cpu (no VRAM))
+SIDE = {
+    "ControlNetLoader": ("control_net_name", ("controlnet", "t2i_adapter"), "sample", "unet"),
+    "DiffControlNetLoader": ("control_net_name", ("controlnet", "t2i_adapter"), "sample", "unet"),
+    "ModelPatchLoader": ("name", ("model_patches",), "sample", "stored"),
+    "CLIPVisionLoader": ("clip_name", ("clip_vision",), "text_encode", "component"),
+    "AudioEncoderLoader": ("audio_encoder_name", ("audio_encoders",), "text_encode", "f16"),
+    "StyleModelLoader": ("style_model_name", ("style_models",), None, "cpu"),
+}
+RESIDUAL = re.compile(r"^(?:control_model\.)?controlnet_blocks\.(\d+)\.weight$")
+
+
+def residual_width(table) -> int:
+    """The elements per token of the control residuals a DiT ControlNet's forward returns: the out width of each
+    controlnet_blocks.N linear, summed (0: no such blocks)."""
+    return sum(s[0] for k, (_, s) in table.items() if RESIDUAL.match(k) and len(s) == 2)
+
+
+def weights_on_device(table, how, device="cuda") -> int:
+    """Bytes the model's weights take once ComfyUI loads it (see the module's list); cpu: none on the device."""
+    if how == "cpu":
+        return 0
+    if how == "f16":
+        return W.at_dtype_bytes(table, 2)
+    if how == "stored":
+        mix = {}
+        for dt, s in table.values():
+            if W.is_float(dt):
+                mix[dt] = mix.get(dt, 0) + math.prod(s)
+        return W.at_dtype_bytes(table, int(dtype_bytes(max(mix, key=mix.get)))) if mix else W.resident_bytes(table, False)
+    if device == "cpu":  # unet_dtype on a CPU: fp32 (an fp8 file stays fp8: twice its params are over the RAM it allows)
+        return sum(W.resident_bytes({k: v}, False) if str(v[0]).startswith("F8") else W.at_dtype_bytes({k: v}, 4)
+                   if W.is_float(v[0]) else W.resident_bytes({k: v}, False) for k, v in table.items())
+    return W.resident_bytes(table, True)
+
+
+def find(found, models_dir, resolve=None):
+    """([(path, loader, widget)] of the side loaders' files found, [(loader, widgets)] of those not found: they keep
+    their named line). found: [(loader, widgets)] of the SIDE loaders the graph runs."""
+    got, left = [], []
+    for t, w in found:
+        name, folders = SIDE[t][0], SIDE[t][1]
+        p = None
+        if isinstance(w.get(name), str) and w[name]:
+            try:
+                p = resolve(folders, w[name]) if resolve else find_file(models_dir, folders, w[name]) if models_dir else None
+            except Unusable:
+                p = None
+        if p:
+            got.append((str(p), t, name))
+        else:
+            left.append((t, w))
+    return got, left
+
+
+def components(files):
+    """The CLIP vision files among find()'s, to be read as text encoder components: those whose keys are a CLIP vision
+    tower's (image_encoder.is_clip_vision; read() names any other)."""
+    out = []
+    for f in files:
+        if SIDE[f[1]][3] == "component":
+            try:
+                ok = image_encoder.is_clip_vision(read_tensors(f[0]))
+            except (UserError, OSError):
+                ok = False
+            out += [f] if ok else []
+    return out
+
+
+def read(files, policy=None):
+    """(side models: [{owner, loader, phase, weights, residual_width, host_ram}], assumption lines) of the files find()
+    gave, each file read once. A file whose header is not read keeps a line naming it."""
+    pol, out, notes = policy or {}, [], []
+    for p, t, _ in dict.fromkeys(files):
+        owner = f"{p.replace(chr(92), '/').rsplit('/', 1)[-1]} ({t})"
+        try:
+            table = read_tensors(p)
+        except (UserError, OSError) as exc:
+            notes.append(f"not counted: {owner}: its header is not read ({exc})")
+            continue
+        phase, how = SIDE[t][2], SIDE[t][3]
+        if how == "component" and not image_encoder.is_clip_vision(table):  # components() left it out
+            notes.append(f"not counted: {owner}: its keys are not a CLIP vision tower's (vision_model.encoder.layers.*)")
+            continue
+        dev = pol.get("device", "cuda")
+        m = {"owner": owner, "loader": t, "phase": phase, "how": how, "residual_width": 0,
+             "weights": W.resident_bytes(table, pol.get("cast_fp32", True)) if how == "component" else weights_on_device(table, how, dev)}
+        if how == "cpu":
+            m["host_ram"] = W.at_dtype_bytes(table, 4)
+            notes.append(f"{owner}: ComfyUI runs the style model on the CPU in fp32 ({fmt_bytes(m['host_ram'])} of host "
+                         "RAM): no VRAM")
+        elif t in ("ControlNetLoader", "DiffControlNetLoader"):
+            m["residual_width"] = residual_width(table)
+            notes.append(f"{owner}: loaded with the diffusion model for sampling ({fmt_bytes(m['weights'])})"
+                         + (f"; its {sum(1 for k in table if RESIDUAL.match(k))} control residuals (width "
+                            f"{m['residual_width']} a token in all) are held while the diffusion model runs each step"
+                            if m["residual_width"] else "; its control residuals are not counted (no controlnet_blocks)"))
+        elif t == "ModelPatchLoader":
+            notes.append(f"{owner}: applied inside the diffusion model's forward, loaded with it for sampling "
+                         f"({fmt_bytes(m['weights'])}); its work inside each block is not counted")
+        elif t == "AudioEncoderLoader":
+            notes.append(f"{owner}: loaded in fp16 for its encode, counted in the conditioning (text_encode) phase "
+                         f"({fmt_bytes(m['weights'])}); its activations (the audio's length) are not counted")
+        out.append(m)
+    return out, notes
+
+
+def added(side, phase, keep=False):
+    """[(model, bytes of weights added)] of the side models on the device in `phase`: their own phase's, or every
+    phase's when every model stays resident (keep). A CLIP vision file is a component already (0 added)."""
+    return [(m, 0 if m["how"] == "component" else m["weights"]) for m in side or ()
+            if m["phase"] and (m["phase"] == phase or keep)]
+
+
+def phase_figures(side, phase, keep, latent, compute_bytes):
+    """(weights added, activations added, {owner: {weights, activations}}) of `phase` (sample_naive_attention is the
+    sample phase's). latent: the estimate's latent dict (image_tokens, batch_in_model)."""
+    base = "sample" if phase.startswith("sample") else phase
+    got = added(side, base, keep)
+    owners, wsum, asum = {}, 0, 0
+    for m, wb in got:
+        acts = m["residual_width"] * latent["image_tokens"] * latent["batch_in_model"] * compute_bytes \
+            if base == "sample" else 0
+        owners[m["owner"]] = {"weights": m["weights"], "activations": int(acts)}
+        wsum, asum = wsum + wb, asum + acts
+    return int(wsum), int(asum), owners
