@@ -379,6 +379,13 @@ class GPUGardenFootprintEstimate(io.ComfyNode):
         )
 
     @classmethod
+    def validate_inputs(cls, latent_upscale="off"):
+        """ComfyUI checks a combo's value against this machine's list before anything runs (execution.py 898-945, skipped
+        for an input named here): a shared workflow whose latent_upscale names a file this machine lacks would be refused
+        whole, sampler and all. upscaler() answers that itself (not found: the bundled x2 stands in, said on the face)."""
+        return True if isinstance(latent_upscale, str) else f"latent_upscale must be off, auto or a file name, not {latent_upscale!r}"
+
+    @classmethod
     def execute(cls, model, latent=None, clip=None, vae=None, budget=None, width=1024, height=1024, frames=1, batch=1,
                 cfg="auto", vram_gb=0.0, when_it_does_not_fit="warn", mode="formula", weights_dtype="as loaded",
                 vae_dtype="as loaded", text_tokens=0, vae_tile=0, latent_upscale="off", upscale_model=None) -> io.NodeOutput:
