@@ -323,8 +323,10 @@ NO_SIZE_CLI = "pass --width and --height"
 def estimate_workflow(wf: dict, models_dir, width=None, height=None, frames=None, batch=None, policy=None,
                       resolve=None, cfg=None, default_size=None, no_size=NO_SIZE_CLI) -> dict:
     """width..batch: typed, they win over the graph (the CLI's flags). default_size (w, h, frames, batch): used only
-    when the graph has no latent size (the route's: the Footprint Estimate node's own widgets). no_size: what the
-    error says to do when neither gives one, in the words of where it is raised."""
+    when the graph sets no size, neither a latent node nor an image it encodes (the route's: the Footprint Estimate
+    node's own widgets, which the button always sends; rev62 F1: they stood in for an img2img graph's encoded size);
+    it wins over the family's native size. no_size: what the error says to do when nothing gives one, in the words of
+    where it is raised."""
     note = None
     if models_dir and not resolve:
         models_dir, note = models_folder(models_dir)
@@ -339,15 +341,17 @@ def estimate_workflow(wf: dict, models_dir, width=None, height=None, frames=None
         hint = "" if not models_dir or has_model_folders(models_dir) else \
             " (it has none of checkpoints/, diffusion_models/, text_encoders/, vae/: give your ComfyUI/models folder)"
         raise UserError(f"none of the workflow's model files was found under {where}{hint}: {miss}")
-    size = info["size"] or default_size or (None, None, 1, 1)
+    size = info["size"] or (None, None, 1, 1)
     w, h = width or size[0], height or size[1]
-    assumed, used = None, ("--width/--height" if width and height else "the graph's latent node" if info["size"] else
-                           "the size given beside the workflow")
+    assumed, used = None, ("--width/--height" if width and height else "the graph's latent node")
     comps = None
     if (not w or not h) and info["input_image"]:  # VAEEncode of an image whose size the graph sets (image_size.py)
         t, (iw, ih, ib, how) = info["input_image"]
         used, assumed = f"{how}, {t}", (f"assumed: {how.split(' (')[0]}" if how.startswith("a square") else None)
-        w, h, size = w or iw, h or ih, (w or iw, h or ih, size[2], size[3] if info["size"] or default_size else ib)
+        w, h, size = w or iw, h or ih, (w or iw, h or ih, size[2], size[3] if info["size"] else ib)
+    if (not w or not h) and default_size:
+        used, size = "the size given beside the workflow", default_size
+        w, h = w or size[0], h or size[1]
     if (not w or not h) and info["from_input"]:  # VAEEncode of a loaded image, ...: the family's native size
         comps = components(info["files"])
         fam = next((c.get("family") for c in comps if c["role"] == "diffusion_model"), None)
@@ -359,7 +363,7 @@ def estimate_workflow(wf: dict, models_dir, width=None, height=None, frames=None
                        f"{'height' if w else 'width'} from {native}"
                 assumed = f"{'height' if w else 'width'} assumed: {native}"
             w, h = w or spec.NATIVE_SIZE[fam][0], h or spec.NATIVE_SIZE[fam][1]
-            size = (w, h, size[2] if info["size"] or default_size else spec.NATIVE_SIZE[fam][2], size[3])
+            size = (w, h, size[2] if info["size"] else spec.NATIVE_SIZE[fam][2], size[3])
     if not w or not h:
         raise UserError(NO_SIZE.format(no_size))
     f = frames if frames is not None else size[2] or 1  # a typed --frames 1 / --batch 1 overrides the graph
@@ -396,7 +400,8 @@ def estimate_workflow(wf: dict, models_dir, width=None, height=None, frames=None
                        "size_from_graph": list(info["size"]) if info["size"] else None, "cfg_from_graph": info["cfg"],
                        "tiled_decode": info["tiled"], "latent_families": info["latent_families"],
                        "size_from_input": [t for t, _ in info["from_input"]],
-                       "size_assumed": assumed}  # the header's note beside the size
+                       "size_assumed": assumed,  # the header's note beside the size
+                       "size_given_used": used == "the size given beside the workflow"}  # default_size: the route's "body"
     return est
 
 
