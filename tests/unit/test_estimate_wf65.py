@@ -183,6 +183,22 @@ def test_a_checkpoints_own_vae_beside_a_vaeloader_of_another_latent_is_still_ref
         workflow.estimate_workflow(wf, d)
 
 
+def test_a_checkpoint_and_a_vaeloader_of_the_same_latent_keep_both_vaes_and_no_pipeline_line(tmp_path):
+    """rev62 F3: the most common separate-VAE graph, SD1.5's checkpoint (its VAE inside) and a VAELoader of the SD VAE
+    (4 channels both): c9e10ee4 dropped the checkpoint's own VAE as 'a VAE of another latent ... another pipeline's',
+    both false, and its host RAM with it; ComfyUI loads it all the same (nodes.py CheckpointLoaderSimple:
+    output_vae=True). Nothing is another pipeline's here: both VAEs stay, no such line."""
+    d = tmp_path / "models"
+    layouts.write_sparse("sd15_v1-5-pruned-emaonly-fp16", d / "checkpoints" / "sd15.safetensors")
+    layouts.write_sparse("vae_sd15_vae-ft-mse-840000-ema-pruned", d / "vae" / "vae-ft-mse.safetensors")
+    wf = _top({"id": 1, "type": "CheckpointLoaderSimple", "widgets_values": ["sd15.safetensors"]},
+              {"id": 2, "type": "VAELoader", "widgets_values": ["vae-ft-mse.safetensors"]},
+              {"id": 5, "type": "EmptyLatentImage", "widgets_values": [512, 512, 1]})
+    est = workflow.estimate_workflow(wf, d)
+    assert sorted(c["source"] for c in est["components"] if c["role"] == "vae") == ["sd15.safetensors", "vae-ft-mse.safetensors"]
+    assert not any("another pipeline's" in a for a in est["assumptions"]), est["assumptions"]
+
+
 def test_a_clip_vision_encoder_beside_the_models_is_named_not_silently_left_out():
     """image_to_video_wan: CLIPVisionLoader (clip_vision_h) beside UNETLoader / CLIPLoader / VAELoader; the estimate
     does not size it, and now says so with its file (first sight: nothing said)."""
