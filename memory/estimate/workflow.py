@@ -138,11 +138,6 @@ def files_by_role(wf: dict, whole: dict | None = None) -> dict:
     return out
 
 
-def _link(x) -> bool:
-    """An API prompt's link: [source node id, output index] (ComfyUI's is_link)."""
-    return isinstance(x, list) and len(x) == 2 and isinstance(x[0], (str, int)) and isinstance(x[1], int)
-
-
 def files_feeding(prompt: dict, node_id, inputs=("model", "clip", "vae")) -> dict:
     """files_by_role of the loaders upstream of node `node_id`'s `inputs` in a queued (API-format) prompt: the links are
     walked back from those inputs through every input of the nodes reached (a LoRA, a model merge, a sampling patch),
@@ -152,14 +147,14 @@ def files_feeding(prompt: dict, node_id, inputs=("model", "clip", "vae")) -> dic
     own = me.get("inputs") if isinstance(me, dict) else None
     if not isinstance(own, dict):
         return {}
-    seen, todo = set(), [str(v[0]) for k, v in own.items() if k in inputs and _link(v)]
+    seen, todo = set(), [str(v[0]) for k, v in own.items() if k in inputs and links.is_api_link(v)]
     while todo:
         i = todo.pop()
         if i in seen or not isinstance(prompt.get(i), dict):
             continue
         seen.add(i)
         up = prompt[i].get("inputs")
-        todo += [str(v[0]) for v in up.values() if _link(v)] if isinstance(up, dict) else []
+        todo += [str(v[0]) for v in up.values() if links.is_api_link(v)] if isinstance(up, dict) else []
     fed = {i: prompt[i] for i in seen if isinstance(prompt[i].get("class_type"), str) and prompt[i]["class_type"] in LOADERS}
     return files_by_role(fed, whole=prompt) if fed else {}
 
