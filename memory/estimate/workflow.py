@@ -239,12 +239,14 @@ def _upscaler(checked):
     return {"values": None}
 
 
-def _two_stage(info, comps, w, h, pol):
-    """LTX-2 with an LTXVLatentUpsampler: the graph's latent (w x h) is stage 1's; stage 2 samples and the VAE decodes the
-    upsampled latent, twice its latent width and height: (w2, h2), the pixel size of that latent. Else (w, h)."""
+def _two_stage(info, comps, w, h, pol, used):
+    """LTX-2 with an LTXVLatentUpsampler: the size estimated so far (w x h, from `used`: the graph's latent node, the
+    node's size, ...) is stage 1's; stage 2 samples and the VAE decodes the upsampled latent, twice its latent width and
+    height: (w2, h2), the pixel size of that latent. Else (w, h)."""
     if not info.get("latent_upscale"):
         return w, h
-    return latent_upscale.two_stage(info["latent_upscale"], comps, w, h, pol, info["notes"], "LTXVLatentUpsampler", "the graph's latent")
+    return latent_upscale.two_stage(info["latent_upscale"], comps, w, h, pol, info["notes"], "LTXVLatentUpsampler",
+                                    "the graph's latent" if info["size"] and used == "the graph's latent node" else used.split(";")[0])
 
 
 def _ltx2_audio(w, graph):
@@ -376,7 +378,8 @@ def estimate_workflow(wf: dict, models_dir, width=None, height=None, frames=None
         pol["audio_fps"] = info["audio_fps"]
     comps, other = pipelines.other_vaes(comps or components(info["files"]))  # a preprocessor's VAE beside the model's
     info["notes"] += other
-    w, h = _two_stage(info, comps, w, h, pol)
+    stage1 = (w, h)
+    w, h = _two_stage(info, comps, w, h, pol, used)
     families.check_vae_channels(comps)  # as `estimate FILE...`: the node's open-graph route shows it as text
     est = formula.estimate(comps, w, h, f, b,
                            cfg=("on" if info["cfg"] else info["cfg"]) if cfg is None else cfg, policy=pol)  # cfg > 1: CFG on
@@ -396,7 +399,8 @@ def estimate_workflow(wf: dict, models_dir, width=None, height=None, frames=None
                        "tiled_decode": info["tiled"], "latent_families": info["latent_families"],
                        "size_from_input": [t for t, _ in info["from_input"]],
                        "size_assumed": assumed,  # the header's note beside the size
-                       "size_given_used": used == "the size given beside the workflow"}  # default_size: the route's "body"
+                       "size_given_used": used == "the size given beside the workflow",  # default_size: the route's "body"
+                       "stage1": list(stage1) if stage1 != (w, h) else None}  # LTX-2's two stages: the size upscaled from
     return est
 
 
