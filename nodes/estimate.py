@@ -371,7 +371,8 @@ class GPUGardenFootprintEstimate(io.ComfyNode):
                                tooltip="LTX-2's two stages (LTXVLatentUpsampler between two samplers): this latent is stage "
                                        "1's, stage 2 samples and decodes twice its width and height, and the upscale step is a "
                                        "phase of its own. auto: the wired upscale_model, else Lightricks' x2 from the bundled "
-                                       "layout; a file: that latent upscale model's header; off: one stage"),
+                                       "layout; a file: that latent upscale model's header; off: one stage, unless an "
+                                       "upscale_model is wired (it counts the two stages)"),
             ] + _upscale_model_input(),
             outputs=[io.Latent.Output(display_name="latent"), io.String.Output(display_name="report")],
             hidden=_hidden_prompt(),  # the prompt's model file names, as the flight recorder records them

@@ -1,4 +1,4 @@
-"""rev62 F4: LTX-2's two stages on the open-graph button. The stage-1 size can come from the Footprint Estimate node's
+"""rev62 F4 and F11. F4: LTX-2's two stages on the open-graph button. The stage-1 size can come from the Footprint Estimate node's
 own widgets (no latent node: the route's default_size); the assumption line said 'the graph's latent' whatever the
 source, and the face labelled stage 2's doubled size '(the node's size: no latent node)'. Now the workflow answer
 carries stage1 and the line names where it came from; the face (web/lib/estimate_size.js graphSizeText) puts the
@@ -39,3 +39,16 @@ def test_the_graph_face_labels_the_stage_one_size():
     assert call("lib/estimate_size.js", "graphSizeText", dict(a, stage1=None, size_from="assumed",
                                                                 size_assumed="assumed: the native size of LTX-2")) == \
         "1536×1024×97f (assumed: the native size of LTX-2)"
+
+
+def test_cli_upscale_names_the_rounding_of_stage_ones_size(tmp_path, capsys):
+    """rev62 F11: with --upscale the rounding note was taken on stage 2's size (always a multiple of 32), so a stage-1
+    width of 1000 was rounded down to 992 (LTX-2's latent is 1/32) without a word."""
+    from test_estimate_ups65 import _json
+
+    d = _models(tmp_path)
+    out = _json(capsys, str(d / "diffusion_models" / "ltx2.safetensors"), "--width", "1000", "--height", "352",
+                "--frames", "97", "--upscale", "auto", "--vram", "80", "--ram", "64")
+    assert (out["width"], out["height"]) == (2 * 992, 2 * 352)  # 1000 // 32 = 31 latent columns, doubled
+    assert "1000x352 is not a multiple of 32: ComfyUI's latent node rounds it down to 992x352 (latent 31x11)" \
+        in out["assumptions"], out["assumptions"]
