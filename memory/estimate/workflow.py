@@ -11,7 +11,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from . import families, formula, image_size, latent_upscale, links, pipelines, spec
+from . import families, formula, group_nodes, image_size, latent_upscale, links, pipelines, spec
 from .latent_nodes import LATENT_NODES, size_widgets, widget_names
 from .model_files import (CHECKED, FOLDER_ROLES, LOADER_ROLES, LOADERS, NOT_COUNTED, NOT_FOLLOWED_NAMES, Unusable,
                           find_file, has_model_folders, not_followed)
@@ -50,6 +50,9 @@ def nodes(wf: dict, notes: list | None = None, whole: dict | None = None) -> lis
     line naming the widget and its source. whole: the prompt an API-format subset's links are followed in."""
     out = []
     if isinstance(wf.get("nodes"), list):
+        wf, grouped = group_nodes.expand(wf)  # legacy group nodes: their inner nodes, from extra.groupNodes
+        if notes is not None:
+            notes += grouped
         v = links.view(wf)
         for gid, group in v.lists.items():
             for n in group:

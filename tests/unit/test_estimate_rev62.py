@@ -52,3 +52,48 @@ def test_cli_upscale_names_the_rounding_of_stage_ones_size(tmp_path, capsys):
     assert (out["width"], out["height"]) == (2 * 992, 2 * 352)  # 1000 // 32 = 31 latent columns, doubled
     assert "1000x352 is not a multiple of 32: ComfyUI's latent node rounds it down to 992x352 (latent 31x11)" \
         in out["assumptions"], out["assumptions"]
+
+
+# -- rev62 F6: legacy group nodes (extra.groupNodes) -------------------------------------------------------------------
+
+def _grouped(instance_values, mode=0):
+    """A txt2img group node made with frontend 1.35.9's Convert to Group Node: a checkpoint loader and an empty latent
+    inside, saved with sd15 at 512x512; the instance's widgets are theirs in inner-node order."""
+    return {"nodes": [{"id": 10, "type": "workflow>txt2img", "mode": mode, "widgets_values": instance_values},
+                      {"id": 11, "type": "KSampler", "widgets_values": [1, "fixed", 20, 7.0, "euler", "normal", 1.0]}],
+            "links": [], "version": 0.4,
+            "extra": {"groupNodes": {"txt2img": {"nodes": [
+                {"type": "CheckpointLoaderSimple", "index": 0, "widgets_values": ["sd15.safetensors"]},
+                {"type": "EmptyLatentImage", "index": 1, "widgets_values": [512, 512, 1]}], "links": [], "external": []}}}}
+
+
+def _sd15(tmp_path):
+    from gpu_garden.memory.estimate import layouts
+
+    d = tmp_path / "models"
+    layouts.write_sparse("sd15_v1-5-pruned-emaonly-fp16", d / "checkpoints" / "sd15.safetensors")
+    layouts.write_sparse("sd15_v1-5-pruned-emaonly-fp16", d / "checkpoints" / "other.safetensors")
+    return d
+
+
+def test_a_group_nodes_inner_loader_and_latent_are_read_with_the_instances_values(tmp_path):
+    est = workflow.estimate_workflow(_grouped(["other.safetensors", 768, 512, 2]), _sd15(tmp_path))
+    assert (est["width"], est["height"], est["batch"]) == (768, 512, 2)
+    assert est["workflow"]["files"] == ["other.safetensors"]
+    assert any(a.startswith("group node workflow>txt2img: its 2 inner nodes read with the values the group node holds")
+               for a in est["assumptions"]), est["assumptions"]
+
+
+def test_a_group_node_whose_values_do_not_map_reads_its_definition_and_says_so(tmp_path):
+    est = workflow.estimate_workflow(_grouped(["other.safetensors", 768]), _sd15(tmp_path))
+    assert (est["width"], est["height"]) == (512, 512) and est["workflow"]["files"] == ["sd15.safetensors"]
+    assert any("with the values saved in its definition" in a for a in est["assumptions"])
+
+
+def test_a_bypassed_group_node_is_not_read(tmp_path):
+    import pytest
+
+    from gpu_garden.memory.errors import UserError
+
+    with pytest.raises(UserError, match="none of the workflow's model files was found"):
+        workflow.estimate_workflow(_grouped(["other.safetensors", 768, 512, 2], mode=4), _sd15(tmp_path))
