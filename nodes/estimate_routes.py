@@ -106,13 +106,11 @@ def body_size(body: dict):
     return (got["width"], got["height"], got.get("frames", 1), got.get("batch", 1)) if "width" in got else None
 
 
-def _size_from(wf: dict, body_size) -> str:
+def _size_from(wf: dict) -> str:
     """Where the estimated size came from, for the face: "graph" (a latent node, or the image the graph encodes at a
-    size it sets), "body" (the Footprint Estimate node's own size), "assumed" (the family's native size, or a square of
-    a known area: size_assumed says which)."""
-    if wf["size_from_graph"]:
-        return "graph"
-    if body_size:
+    size it sets), "body" (the Footprint Estimate node's own size: the graph sets none), "assumed" (the family's native
+    size, or a square of a known area: size_assumed says which)."""
+    if wf["size_given_used"]:
         return "body"
     return "assumed" if wf["size_assumed"] else "graph"
 
@@ -141,7 +139,8 @@ def estimate_graph(body: dict) -> dict:
                verdict=est["verdict"], verdict_caveat=est.get("verdict_caveat"), outcome=est["outcome"], budget=est["budget"], assumptions=est["assumptions"],
                missing=est["workflow"]["missing"], host_ram=est["host_ram"], dynamic_vram=est["dynamic_vram"],
                missing_where=est["workflow"]["missing_where"],  # each one's why: "not found", "a broken link (...)"
-               device=pol["device"], size_from=_size_from(est["workflow"], size), size_assumed=est["workflow"]["size_assumed"],
+               device=pol["device"], size_from=_size_from(est["workflow"]), size_assumed=est["workflow"]["size_assumed"],
+               stage1=dict(zip(("width", "height"), est["workflow"]["stage1"])) if est["workflow"]["stage1"] else None,
                vae=est.get("vae"))  # per sample and the decode batch ComfyUI would pick on this budget (free memory)
     return out
 

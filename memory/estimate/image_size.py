@@ -24,6 +24,8 @@ def attach(v, h, t, w):
         wv, hv, b = links.image(v, ref, 0)
         w[KEY] = (int(wv), int(hv), b if isinstance(b, int) and b > 0 else 1, "the size of the image it encodes")
     except links.AreaOnly as exc:
+        if not isinstance(exc.pixels, (int, float)) or not 0 < exc.pixels < float("inf"):
+            return  # a negative, NaN or infinite area (ComfyUI refuses it): the native size stands (rev62 F7)
         side = int(round(exc.pixels ** 0.5))
         w[KEY] = (side, side, 1, f"a square of the {int(exc.pixels)} pixels its image is scaled to ({exc}); the "
                                   "loaded image's aspect is not known")

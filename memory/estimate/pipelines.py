@@ -17,10 +17,11 @@ def other_vaes(comps):
         return comps, []
     rest = [c for c in comps if c["role"] != "vae"]
     dm = {c.get("source") for c in comps if c["role"] == "diffusion_model"}
-    ok = [c for c in vaes if families.vae_mismatch(rest + [c]) is None and c.get("source") not in dm]  # not a checkpoint's
-    if not ok or len(ok) == len(vaes):
+    match = [c for c in vaes if families.vae_mismatch(rest + [c]) is None]
+    ok = [c for c in match if c.get("source") not in dm]  # a VAE of its own, not a checkpoint's
+    if not ok or len(match) == len(vaes):  # every VAE matches: all stay (ComfyUI loads a checkpoint's VAE too; rev62 F3)
         return comps, []
-    drop = [c for c in vaes if c not in ok]
+    drop = [c for c in vaes if c not in match]
     notes = [f"{c.get('source') or 'a VAE'}: a VAE of another latent than the diffusion model's, beside its own "
              f"({', '.join(str(k.get('source') or 'VAE') for k in ok)}): another pipeline's (a depth or other "
              "preprocessor model's), not counted" for c in drop]

@@ -466,14 +466,14 @@ def run_cli(args) -> int:
     comps, named = components(args.files)
     families.check_vae_channels(comps)
     (w, h, f), note = native_size(args, comps)
-    staged = []
+    staged, w1, h1 = [], w, h  # the size given: stage 1's with --upscale, the one ComfyUI's latent node rounds
     if getattr(args, "upscale", None):  # LTX-2's two stages: the size given is stage 1's (latent_upscale.two_stage)
         w, h = latent_upscale.two_stage(upscaler_arg(args), comps, w, h, policy, staged, "--upscale",
                                         "--width/--height" if args.width is not None else "the native size")
     est = formula.estimate(comps, w, h, f, 1 if args.batch is None else args.batch, cfg=cfg_from_args(args), policy=policy)
     if note:
         est["assumptions"].insert(0, note)
-    rounded = spec.latent_rounding_note(w, h, spec.family(est["family"])["s"])
+    rounded = spec.latent_rounding_note(w1, h1, spec.family(est["family"])["s"])  # stage 2's is a multiple (rev62 F11)
     if rounded:
         est["assumptions"].insert(0, rounded)
     est["assumptions"][:0] = named + staged

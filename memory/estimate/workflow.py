@@ -11,7 +11,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from . import families, formula, image_size, latent_upscale, links, pipelines, side_models, spec
+from . import families, formula, group_nodes, image_size, latent_upscale, links, pipelines, side_models, spec
 from .latent_nodes import LATENT_NODES, size_widgets, widget_names
 from .model_files import (CHECKED, FOLDER_ROLES, LOADER_ROLES, LOADERS, NOT_COUNTED, NOT_FOLLOWED_NAMES, Unusable,
                           find_file, has_model_folders, not_followed)
@@ -50,6 +50,9 @@ def nodes(wf: dict, notes: list | None = None, whole: dict | None = None) -> lis
     line naming the widget and its source. whole: the prompt an API-format subset's links are followed in."""
     out = []
     if isinstance(wf.get("nodes"), list):
+        wf, grouped = group_nodes.expand(wf)  # legacy group nodes: their inner nodes, from extra.groupNodes
+        if notes is not None:
+            notes += grouped
         v = links.view(wf)
         for gid, group in v.lists.items():
             for n in group:
@@ -138,11 +141,6 @@ def files_by_role(wf: dict, whole: dict | None = None) -> dict:
     return out
 
 
-def _link(x) -> bool:
-    """An API prompt's link: [source node id, output index] (ComfyUI's is_link)."""
-    return isinstance(x, list) and len(x) == 2 and isinstance(x[0], (str, int)) and isinstance(x[1], int)
-
-
 def files_feeding(prompt: dict, node_id, inputs=("model", "clip", "vae")) -> dict:
     """files_by_role of the loaders upstream of node `node_id`'s `inputs` in a queued (API-format) prompt: the links are
     walked back from those inputs through every input of the nodes reached (a LoRA, a model merge, a sampling patch),
@@ -152,14 +150,14 @@ def files_feeding(prompt: dict, node_id, inputs=("model", "clip", "vae")) -> dic
     own = me.get("inputs") if isinstance(me, dict) else None
     if not isinstance(own, dict):
         return {}
-    seen, todo = set(), [str(v[0]) for k, v in own.items() if k in inputs and _link(v)]
+    seen, todo = set(), [str(v[0]) for k, v in own.items() if k in inputs and links.is_api_link(v)]
     while todo:
         i = todo.pop()
         if i in seen or not isinstance(prompt.get(i), dict):
             continue
         seen.add(i)
         up = prompt[i].get("inputs")
-        todo += [str(v[0]) for v in up.values() if _link(v)] if isinstance(up, dict) else []
+        todo += [str(v[0]) for v in up.values() if links.is_api_link(v)] if isinstance(up, dict) else []
     fed = {i: prompt[i] for i in seen if isinstance(prompt[i].get("class_type"), str) and prompt[i]["class_type"] in LOADERS}
     return files_by_role(fed, whole=prompt) if fed else {}
 
@@ -248,12 +246,14 @@ def _upscaler(checked):
     return {"values": None}
 
 
-def _two_stage(info, comps, w, h, pol):
-    """LTX-2 with an LTXVLatentUpsampler: the graph's latent (w x h) is stage 1's; stage 2 samples and the VAE decodes the
-    upsampled latent, twice its latent width and height: (w2, h2), the pixel size of that latent. Else (w, h)."""
+def _two_stage(info, comps, w, h, pol, used):
+    """LTX-2 with an LTXVLatentUpsampler: the size estimated so far (w x h, from `used`: the graph's latent node, the
+    node's size, ...) is stage 1's; stage 2 samples and the VAE decodes the upsampled latent, twice its latent width and
+    height: (w2, h2), the pixel size of that latent. Else (w, h)."""
     if not info.get("latent_upscale"):
         return w, h
-    return latent_upscale.two_stage(info["latent_upscale"], comps, w, h, pol, info["notes"], "LTXVLatentUpsampler", "the graph's latent")
+    return latent_upscale.two_stage(info["latent_upscale"], comps, w, h, pol, info["notes"], "LTXVLatentUpsampler",
+                                    "the graph's latent" if info["size"] and used == "the graph's latent node" else used.split(";")[0])
 
 
 def _ltx2_audio(w, graph):
@@ -327,8 +327,10 @@ NO_SIZE_CLI = "pass --width and --height"
 def estimate_workflow(wf: dict, models_dir, width=None, height=None, frames=None, batch=None, policy=None,
                       resolve=None, cfg=None, default_size=None, no_size=NO_SIZE_CLI) -> dict:
     """width..batch: typed, they win over the graph (the CLI's flags). default_size (w, h, frames, batch): used only
-    when the graph has no latent size (the route's: the Footprint Estimate node's own widgets). no_size: what the
-    error says to do when neither gives one, in the words of where it is raised."""
+    when the graph sets no size, neither a latent node nor an image it encodes (the route's: the Footprint Estimate
+    node's own widgets, which the button always sends; rev62 F1: they stood in for an img2img graph's encoded size);
+    it wins over the family's native size. no_size: what the error says to do when nothing gives one, in the words of
+    where it is raised."""
     note = None
     if models_dir and not resolve:
         models_dir, note = models_folder(models_dir)
@@ -343,15 +345,17 @@ def estimate_workflow(wf: dict, models_dir, width=None, height=None, frames=None
         hint = "" if not models_dir or has_model_folders(models_dir) else \
             " (it has none of checkpoints/, diffusion_models/, text_encoders/, vae/: give your ComfyUI/models folder)"
         raise UserError(f"none of the workflow's model files was found under {where}{hint}: {miss}")
-    size = info["size"] or default_size or (None, None, 1, 1)
+    size = info["size"] or (None, None, 1, 1)
     w, h = width or size[0], height or size[1]
-    assumed, used = None, ("--width/--height" if width and height else "the graph's latent node" if info["size"] else
-                           "the size given beside the workflow")
+    assumed, used = None, ("--width/--height" if width and height else "the graph's latent node")
     comps = None
     if (not w or not h) and info["input_image"]:  # VAEEncode of an image whose size the graph sets (image_size.py)
         t, (iw, ih, ib, how) = info["input_image"]
         used, assumed = f"{how}, {t}", (f"assumed: {how.split(' (')[0]}" if how.startswith("a square") else None)
-        w, h, size = w or iw, h or ih, (w or iw, h or ih, size[2], size[3] if info["size"] or default_size else ib)
+        w, h, size = w or iw, h or ih, (w or iw, h or ih, size[2], size[3] if info["size"] else ib)
+    if (not w or not h) and default_size:
+        used, size = "the size given beside the workflow", default_size
+        w, h = w or size[0], h or size[1]
     if (not w or not h) and info["from_input"]:  # VAEEncode of a loaded image, ...: the family's native size
         comps = components(info["files"])
         fam = next((c.get("family") for c in comps if c["role"] == "diffusion_model"), None)
@@ -363,7 +367,7 @@ def estimate_workflow(wf: dict, models_dir, width=None, height=None, frames=None
                        f"{'height' if w else 'width'} from {native}"
                 assumed = f"{'height' if w else 'width'} assumed: {native}"
             w, h = w or spec.NATIVE_SIZE[fam][0], h or spec.NATIVE_SIZE[fam][1]
-            size = (w, h, size[2] if info["size"] or default_size else spec.NATIVE_SIZE[fam][2], size[3])
+            size = (w, h, size[2] if info["size"] else spec.NATIVE_SIZE[fam][2], size[3])
     if not w or not h:
         raise UserError(NO_SIZE.format(no_size))
     f = frames if frames is not None else size[2] or 1  # a typed --frames 1 / --batch 1 overrides the graph
@@ -382,7 +386,8 @@ def estimate_workflow(wf: dict, models_dir, width=None, height=None, frames=None
     pol["side_models"], side_notes = side_models.read(info["side"], pol)  # a ControlNet, ... in its phase
     comps, other = pipelines.other_vaes(comps or components(info["files"]))  # a preprocessor's VAE beside the model's
     info["notes"] += other
-    w, h = _two_stage(info, comps, w, h, pol)
+    stage1 = (w, h)
+    w, h = _two_stage(info, comps, w, h, pol, used)
     families.check_vae_channels(comps)  # as `estimate FILE...`: the node's open-graph route shows it as text
     est = formula.estimate(comps, w, h, f, b,
                            cfg=("on" if info["cfg"] else info["cfg"]) if cfg is None else cfg, policy=pol)  # cfg > 1: CFG on
@@ -402,6 +407,8 @@ def estimate_workflow(wf: dict, models_dir, width=None, height=None, frames=None
                        "tiled_decode": info["tiled"], "latent_families": info["latent_families"],
                        "size_from_input": [t for t, _ in info["from_input"]],
                        "size_assumed": assumed,  # the header's note beside the size
+                       "size_given_used": used == "the size given beside the workflow",  # default_size: the route's "body"
+                       "stage1": list(stage1) if stage1 != (w, h) else None,  # LTX-2's two stages: the size upscaled from
                        "side_models": [{k: m[k] for k in ("owner", "loader", "phase", "weights")} for m in pol["side_models"]]}
     return est
 

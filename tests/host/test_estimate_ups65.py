@@ -72,6 +72,22 @@ def test_a_wired_upscale_model_runs_and_is_named(comfy_host):
                for a in est["assumptions"]), est["assumptions"]
 
 
+def test_an_upscaler_file_this_machine_lacks_does_not_block_the_run(comfy_host):
+    """rev62 F2: a shared workflow whose latent_upscale names a file that is not in this machine's latent_upscale_models
+    runs (ComfyUI's combo check would refuse the whole prompt), and the node says the bundled x2 stands in."""
+    prompt = sd15_prompt("a garden shared", width=64, height=64, seed=8)
+    prompt["20"] = {"class_type": NODE, "inputs": {"model": ["4", 0], "latent": ["5", 0], "width": 1024, "height": 1024,
+                                                   "frames": 1, "batch": 1, "cfg": "auto", "vram_gb": 8.0,
+                                                   "when_it_does_not_fit": "warn", "mode": "formula",
+                                                   "latent_upscale": "not_on_this_machine_x2.safetensors"}}
+    prompt["3"] = dict(prompt["3"], inputs=dict(prompt["3"]["inputs"], latent_image=["20", 0]))
+    entry = comfy_host.run(prompt)
+    assert entry["status"]["status_str"] == "success", entry["status"]
+    est = entry["outputs"]["20"]["gpu_garden_estimate"][0]
+    assert any("latent_upscale not_on_this_machine_x2.safetensors: not found in latent_upscale_models" in a
+               for a in est["assumptions"]), est["assumptions"]
+
+
 def test_comfyuis_loaded_upsampler_reads_as_its_file_and_traces_to_the_rule(tmp_path):
     path = layouts.write_sparse(_tiny_tensors(), tmp_path / TINY)
     code = ("import json, torch\n"

@@ -306,6 +306,18 @@ def test_node_a_chosen_file_is_read_from_latent_upscale_models(node, tmp_path, m
     assert any("latent_upscale gone.safetensors: not found in latent_upscale_models" in a for a in ui["assumptions"])
 
 
+def test_a_file_this_machine_lacks_passes_comfyuis_combo_check(node):
+    """rev62 F2: ComfyUI refuses a prompt whose combo value is not in this machine's list before anything runs, unless the
+    node's validate_inputs names the input (execution.py 898: its combo check is skipped then). A shared workflow naming
+    an upscaler file this machine lacks must reach the node, which says the bundled x2 stands in (above)."""
+    import inspect
+
+    cls = node.GPUGardenFootprintEstimate
+    assert "latent_upscale" in inspect.getfullargspec(cls.validate_inputs).args
+    assert cls.validate_inputs(latent_upscale="someone_elses_upscaler.safetensors") is True
+    assert "latent_upscale must be" in cls.validate_inputs(latent_upscale=3)
+
+
 def test_face_names_the_stage_one_size():
     from support.node_js import call
 

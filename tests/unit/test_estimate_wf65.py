@@ -8,6 +8,8 @@ and names, not the template's text). Expected values by hand from ComfyUI 0.8.0'
   1,062,400 pixels; Canny (comfy_extras/nodes_canny.py:28-31) keeps its image's size.
 Each test failed on the first-sight reader (ba7b5a2b): a latent encoded from a scaled image took the family's native
 size; a size linked from a resize node kept the stale saved widgets."""
+import pytest
+
 from gpu_garden.memory.estimate import layouts, workflow
 
 from test_estimate_wf64 import _lk, _top, _w
@@ -44,6 +46,24 @@ def test_a_loaded_image_scaled_to_one_megapixel_is_estimated_at_a_square_of_that
     assert est["workflow"]["size_assumed"].startswith("assumed: a square of the 1048576 pixels")
     assert any("VAEEncode takes its latent size from its input image, not a widget: estimated at 1024x1024 (a square"
                in a for a in est["assumptions"])
+
+
+@pytest.mark.parametrize("mp", [-1.0, float("nan"), float("inf")])
+def test_an_impossible_megapixels_value_keeps_the_native_size_not_a_traceback(tmp_path, mp):
+    """rev62 F7: a negative, NaN or infinite megapixels (ComfyUI's own validation refuses them) raised TypeError /
+    ValueError inside image_size's AreaOnly handler, where its sibling except clauses do not catch: the CLI printed a
+    traceback, the route answered 400 'TypeError' and marked its health entry failed."""
+    d = tmp_path / "models"
+    layouts.write_sparse("sd15_v1-5-pruned-emaonly-fp16", d / "checkpoints" / "sd15.safetensors")
+    wf = {"nodes": [{"id": 1, "type": "LoadImage", "widgets_values": ["cat.png", "image"]},
+                    {"id": 2, "type": "ImageScaleToTotalPixels", "inputs": [{"name": "image", "type": "IMAGE", "link": 1}],
+                     "widgets_values": ["lanczos", mp, 1]},
+                    {"id": 3, "type": "VAEEncode", "inputs": [{"name": "pixels", "type": "IMAGE", "link": 2},
+                                                             {"name": "vae", "type": "VAE", "link": None}]},
+                    {"id": 4, "type": "CheckpointLoaderSimple", "widgets_values": ["sd15.safetensors"]}],
+          "links": [[1, 1, 0, 2, 0, "IMAGE"], [2, 2, 0, 3, 0, "IMAGE"]], "version": 0.4}
+    est = workflow.estimate_workflow(wf, d)
+    assert (est["width"], est["height"]) == (512, 512)  # SD1.5's native size (nodes.py EmptyLatentImage's default)
 
 
 def test_a_known_image_scaled_to_total_pixels_keeps_its_aspect_and_steps():
@@ -181,6 +201,22 @@ def test_a_checkpoints_own_vae_beside_a_vaeloader_of_another_latent_is_still_ref
               {"id": 5, "type": "EmptyLatentImage", "widgets_values": [512, 512, 1]})
     with pytest.raises(UserError, match="a 16-channel VAE cannot decode Stable Diffusion 1.x's 4-channel latent"):
         workflow.estimate_workflow(wf, d)
+
+
+def test_a_checkpoint_and_a_vaeloader_of_the_same_latent_keep_both_vaes_and_no_pipeline_line(tmp_path):
+    """rev62 F3: the most common separate-VAE graph, SD1.5's checkpoint (its VAE inside) and a VAELoader of the SD VAE
+    (4 channels both): c9e10ee4 dropped the checkpoint's own VAE as 'a VAE of another latent ... another pipeline's',
+    both false, and its host RAM with it; ComfyUI loads it all the same (nodes.py CheckpointLoaderSimple:
+    output_vae=True). Nothing is another pipeline's here: both VAEs stay, no such line."""
+    d = tmp_path / "models"
+    layouts.write_sparse("sd15_v1-5-pruned-emaonly-fp16", d / "checkpoints" / "sd15.safetensors")
+    layouts.write_sparse("vae_sd15_vae-ft-mse-840000-ema-pruned", d / "vae" / "vae-ft-mse.safetensors")
+    wf = _top({"id": 1, "type": "CheckpointLoaderSimple", "widgets_values": ["sd15.safetensors"]},
+              {"id": 2, "type": "VAELoader", "widgets_values": ["vae-ft-mse.safetensors"]},
+              {"id": 5, "type": "EmptyLatentImage", "widgets_values": [512, 512, 1]})
+    est = workflow.estimate_workflow(wf, d)
+    assert sorted(c["source"] for c in est["components"] if c["role"] == "vae") == ["sd15.safetensors", "vae-ft-mse.safetensors"]
+    assert not any("another pipeline's" in a for a in est["assumptions"]), est["assumptions"]
 
 
 def test_a_clip_vision_encoder_beside_the_models_is_named_not_silently_left_out():

@@ -184,3 +184,19 @@ def test_a_size_from_the_image_the_graph_encodes_is_not_called_the_node_s(routes
     assert out["size_assumed"] == "assumed: the native size of Stable Diffusion 1.x", out
     out = routes.estimate_graph({"workflow": g, "width": 768, "height": 512})
     assert (out["width"], out["height"], out["size_from"]) == (768, 512, "body"), out
+
+
+def test_the_image_the_graph_encodes_wins_over_the_nodes_size(routes, monkeypatch):
+    """rev62 F1: the button always sends the node's width/height (1024x1024 on a fresh node), and they stood in for the
+    size an img2img graph sets (EmptyImage 640x384 -> VAEEncode), labelled "the node's size: no latent node". The node
+    itself, its latent fed from that VAEEncode, runs at 640x384: the graph's size wins; the body is the fallback when
+    the graph sets none, before the family's native size."""
+    on(monkeypatch, "cpu")
+    g = graph(latent=False)
+    g["6"] = {"class_type": "EmptyImage", "inputs": {"width": 640, "height": 384, "batch_size": 1, "color": 0}}
+    g["7"] = {"class_type": "VAEEncode", "inputs": {"pixels": ["6", 0], "vae": ["4", 2]}}
+    out = routes.estimate_graph({"workflow": g, "width": 1024, "height": 1024})
+    assert (out["width"], out["height"], out["size_from"]) == (640, 384, "graph"), out
+    g["6"] = {"class_type": "LoadImage", "inputs": {"image": "x.png"}}  # a loaded image: the node's size beats native
+    out = routes.estimate_graph({"workflow": g, "width": 768, "height": 512, "batch": 2})
+    assert (out["width"], out["height"], out["batch"], out["size_from"]) == (768, 512, 2, "body"), out

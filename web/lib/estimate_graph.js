@@ -10,6 +10,7 @@ import { el, exposeForTests, fmtBytes } from "./format.js";
 import { rootGraph } from "./graph_adapter.js";
 import { OUTCOME_TEXT, tiersLine } from "./estimate_tiers.js";
 import { nodeSize } from "./node_size.js";
+import { graphSizeText } from "./estimate_size.js";
 
 export const ROUTE = "/gpu_garden/estimate/workflow";
 export const TIMEOUT_MS = 30000;
@@ -111,7 +112,7 @@ export function renderGraph(box, state) {
   } else if (a.outcome?.reason) {
     box.append(el("div", null, a.outcome.reason, { opacity: ".85", overflowWrap: "anywhere" }));
   }
-  const size = `${a.width}×${a.height}` + (a.frames > 1 ? `×${a.frames}f` : "") + (a.size_from === "body" ? " (the node's size: no latent node)" : a.size_from === "assumed" ? ` (${a.size_assumed})` : "");
+  const size = graphSizeText(a);
   const fam = a.family_name ? `${a.family_name} (${a.family}${a.variant ? " " + a.variant : ""})` : a.family;  // as the node's own run names it
   const what = el("div", null, `${fam} · ${size} · batch ${a.batch}` + deviceText(a), { opacity: ".85" });
   what.dataset.testid = "gg-estimate-graph-size";

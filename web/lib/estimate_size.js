@@ -17,3 +17,17 @@ export function sizeText(est) {
   // a connected latent's size is used, not the width/height widgets (ux21b: they showed 1024 beside a 512×512 run)
   return est.size_from === "latent" ? `size from the connected latent: ${dims} (width/height widgets not used)` : dims;
 }
+
+/**
+ * The open graph's size line (the workflow route's answer): where the size came from, and for LTX-2's two stages the
+ * stage-1 size it was upscaled from (the label says where that one came from: the node's size, an assumption).
+ * @param {{width: number, height: number, frames: number, size_from?: string, size_assumed?: string | null,
+ *          stage1?: {width: number, height: number} | null}} a
+ * @returns {string}
+ */
+export function graphSizeText(a) {
+  const frames = a.frames > 1 ? `×${a.frames}f` : "";
+  const from = a.size_from === "body" ? " (the node's size: no latent node)" : a.size_from === "assumed" ? ` (${a.size_assumed})` : "";
+  if (a.stage1) return `two stages: ${a.stage1.width}×${a.stage1.height}${frames}${from} upscaled to ${a.width}×${a.height}${frames} (latent upscale)`;
+  return `${a.width}×${a.height}${frames}${from}`;
+}
