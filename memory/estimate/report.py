@@ -448,8 +448,8 @@ def run_cli(args) -> int:
     from . import verdict
     check_args(args)
     if getattr(args, "workflow", None):
-        from . import workflow
-        return workflow.run_cli(args)
+        from . import workflow_cli
+        return workflow_cli.run_cli(args)
     if getattr(args, "layouts", False):
         from . import layouts
         print(layouts.listing())

@@ -3,11 +3,10 @@ name under the models folder, take the sizes set in the graph (latent nodes, sam
 fed by a link read from its source when that is a constant, links.py), and
 estimate every phase as ComfyUI would run it. On request the result is written back into the workflow's
 metadata (extra.gpu_garden.memory), with the verdict per common card tier, so a shared workflow carries its
-requirement. No ComfyUI import: the widget orders (model_files.py, below) are those of ComfyUI 0.8.0's nodes (and
+requirement (the command line: workflow_cli.py). No ComfyUI import: the widget orders (model_files.py, below) are those of ComfyUI 0.8.0's nodes (and
 ComfyUI-GGUF)."""
 import json
 import os
-import sys
 import tempfile
 from pathlib import Path
 
@@ -17,7 +16,6 @@ from .model_files import (CHECKED, FOLDER_ROLES, LOADER_ROLES, LOADERS, NOT_COUN
                           find_file, has_model_folders, not_followed)
 from .host_ram import MODEL_FILE_EXT
 from ..errors import UserError
-from ..units import GiB, fmt_bytes
 
 MAX_WORKFLOW_BYTES = 32 << 20
 
@@ -547,54 +545,3 @@ def _umask() -> int:
     mask = os.umask(0)
     os.umask(mask)
     return mask
-
-
-def run_cli(args) -> int:
-    from . import report, verdict
-    if not getattr(args, "models_dir", None):
-        report._usage_error(args, "--models-dir is required with --workflow (your ComfyUI/models folder)")
-    wf = load(args.workflow)
-    target = check_write_target(args.write) if getattr(args, "write", None) else None
-    if target is not None and not isinstance(wf.get("nodes"), list):
-        raise UserError(API_WRITE)  # before anything is estimated
-    pol = report.policy_from_args(args)
-    budget, label = report._budget(args)
-    pol["budget"] = budget
-    ram = getattr(args, "ram", None)
-    pol["host_ram"] = int(ram * GiB) if ram else verdict.host_available_ram()
-    pol["host_ram_source"] = ("--ram" if ram else None if not pol["host_ram"] else "this machine's available RAM"
-                              + (" when written" if getattr(args, "write", None) else ""))  # the workflow keeps it
-    est = estimate_workflow(wf, getattr(args, "models_dir", None), args.width, args.height,
-                            args.frames, args.batch, pol,
-                            cfg=report.cfg_from_args(args))
-    formula.judge(est, budget)
-    refused = written = None
-    if target is not None:
-        try:
-            written = write(wf, est, target)
-        except _Incomplete as exc:
-            refused = exc  # the report still prints: it says what is missing
-    if args.json:
-        out = formula.public(est)
-        out["budget_source"] = label
-        out["tiers"], out["host_ram_assumed"] = tiers(est), host_ram_assumed(est)
-        if written:
-            out["written"] = str(written)
-        print(json.dumps(out, indent=2, default=str))
-    else:
-        print(report.format_text(est, label))
-        if est["outcome"]["status"] == "incomplete":
-            print("per card tier: not judged (the estimate is incomplete)")
-        else:
-            ts, ram = tiers(est), host_ram_assumed(est)
-            print("per card tier: " + verdict.tier_line(ts)
-                  + (f" (host RAM {fmt_bytes(ram['available'])}, {ram['source']})" if ram["available"] else ""))
-            short = [dict(t, vram_label=f"{t['vram_label']} (needs {fmt_bytes(t['ram_hard_need'])} of RAM)")
-                     for t in ts if t["vram_outcome"] != t["outcome"]]
-            if short:
-                print("  with enough host RAM: " + verdict.tier_line(short, "vram_label"))
-        if written:  # its own line: inside the verdict's budget label it read as the budget's source (ux56)
-            print(f"written to {written} (extra.gpu_garden.memory)")
-    if refused:
-        print(f"gpu-garden estimate: {refused}", file=sys.stderr)
-    return verdict.exit_code(est)

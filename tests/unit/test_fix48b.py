@@ -68,7 +68,10 @@ def test_write_refuses_a_read_only_file(sd15_models, tmp_path, capsys):
 def test_write_target_is_checked_once(sd15_models, tmp_path, capsys, monkeypatch):
     calls = []
     check = workflow.check_write_target
-    monkeypatch.setattr(workflow, "check_write_target", lambda p: calls.append(p) or check(p))
+    from gpu_garden.memory.estimate import workflow_cli  # the command line's side calls it (split from workflow.py)
+
+    for module in (workflow, workflow_cli):  # counted wherever it is called: before the estimate, or inside write()
+        monkeypatch.setattr(module, "check_write_target", lambda p: calls.append(p) or check(p))
     rc, out, err = _write(tmp_path, sd15_models, tmp_path / "new.json", capsys)
     assert rc == 0, err
     assert calls == [str(tmp_path / "new.json")]
