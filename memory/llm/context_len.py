@@ -66,6 +66,19 @@ def sglang_max_len(cfg: dict) -> int | None:
     return int(min(found[0] * factor, 1 << 30))
 
 
+# the Qwen-VL / Qwen 3.5+ families, whose released configs give the rope an mrope_section (the built-ins keep no rope dict)
+MROPE_ARCHS = ("qwen2_vl", "qwen2_5_vl", "qwen2_5_omni", "qwen3_vl", "qwen3_vl_moe", "qwen3_vl_text", "qwen3_vl_moe_text",
+               "qwen3_omni_moe", "qwen3_5", "qwen3_5_moe", "qwen3_5_text", "qwen3_5_moe_text")
+
+
+def _mrope(cfg: dict, arch: str = "") -> bool:
+    """The rope has an mrope_section (rope_scaling or rope_parameters; a MROPE_ARCHS family): vLLM's get_rope builds
+    MRotaryEmbedding for it (rotary_embedding/__init__.py, default and YaRN rope types), whose cos/sin table covers
+    4 x max_position_embeddings positions (mrope.py, from vllm bf3b79efb, 2025-02-05, v0.7.2: MROPE_TABLE_FROM)."""
+    return (any(isinstance(cfg.get(k), dict) and "mrope_section" in cfg[k] for k in ("rope_scaling", "rope_parameters"))
+            or cfg.get("model_type") in MROPE_ARCHS or arch in MROPE_ARCHS)
+
+
 def _rope_cache_elems(cfg: dict, spec: LLMSpec) -> int:
     """Values of the cos/sin tables a runtime precomputes for the rotary embeddings (vLLM's RotaryEmbedding
     cos_sin_cache: one row of rotary_dim values per position, in the model's dtype, one table per distinct rope).

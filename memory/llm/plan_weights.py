@@ -6,7 +6,7 @@ from dataclasses import replace
 from ..errors import UserError
 from ..units import fmt_bytes
 from . import checkpoints as CK, gemma4_ple as G4, mmproj as MP
-from .runtimes import ollama as OL, parse_version, sglang as SG, vllm as V, vllm_drafter as VD, vllm_loader as VL
+from .runtimes import at_least, ollama as OL, parse_version, sglang as SG, vllm as V, vllm_drafter as VD, vllm_loader as VL
 from .runtimes import vllm_activation as VA, vllm_mla as VM, vllm_rocm_fp8 as VRF
 from .linear_quant import MARLIN_WIDTHS
 from .weights import (DEFAULT_GROUP, DENSE_BITS, LINEAR_BITS, MXFP4_EXPERT_ARCHS, MXFP4_EXPERTS, MXFP4_MOE,
@@ -214,6 +214,10 @@ def towers_and_shards(spec, runtime, weights_dtype, fmt, tp, skip, entry, fp32, 
     return spec, roles, proj
 
 
+MROPE_TABLE_POSITIONS = 4      # MRotaryEmbedding's cache_max_position_num = max_position_embeddings * 4 (mrope.py)
+MROPE_TABLE_FROM = (0, 7, 2)   # vllm bf3b79efb (Qwen2.5-VL, 2025-02-05) enlarged it; Qwen2-VL's table was 1 x before
+
+
 def vllm_load_extras(spec, runtime, fmt, tp, fp32, s, roles, knobs, notes, whole=None) -> dict:
     """What vLLM's settings add to the weights: the MTP drafter, MLA's absorbed or dequantized matrices, ROCm's FP8 row
     padding (from `whole`, the model before per_rank's split), the rotary tables."""
@@ -292,7 +296,11 @@ def vllm_load_extras(spec, runtime, fmt, tp, fp32, s, roles, knobs, notes, whole
                      f"the MTP hidden-state buffer ({fmt_bytes(buf['mtp_hidden'])}) and the indexer's top-k buffer(s) "
                      f"({fmt_bytes(buf['topk'])}) on every GPU, inside 'Model loading took' (deepseek_v4.load_buffers)")
     rope = spec.rope_cache_elems * (4 if fp32 else 2) if runtime == "vllm" else 0  # tables in the model's dtype
+    mrope = bool(rope) and spec.rope_mrope and (s["version"] is None or at_least(s["version"], *MROPE_TABLE_FROM))
+    if mrope:  # MRotaryEmbedding tabulates max_position_embeddings x 4 (mrope.py: "a larger the cos and sin cache")
+        rope *= MROPE_TABLE_POSITIONS
     if rope:  # the rotary tables are buffers of every GPU's model ("Model loading took" counts them)
         roles = dict(roles, total=roles["total"] + rope, rope=rope,
-                     how=roles["how"] + f" + {fmt_bytes(rope)} of rotary cos/sin tables")
+                     how=roles["how"] + f" + {fmt_bytes(rope)} of rotary cos/sin tables"
+                     + (f" (vLLM's MRotaryEmbedding: {MROPE_TABLE_POSITIONS} x the positions)" if mrope else ""))
     return roles

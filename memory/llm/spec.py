@@ -82,6 +82,7 @@ class LLMSpec:
     notes: list = field(default_factory=list)
     cross_attn_layers: tuple = ()  # decoder layers that attend to image features (mllama's cross_attention_layers)
     rope_cache_elems: int = 0      # cos/sin table values of its rotary embeddings (positions x rotary dim, summed)
+    rope_mrope: bool = False       # its rope has an mrope_section (Qwen-VL, Qwen 3.5+): vLLM tabulates 4 x the positions
     vllm_max_len: int | None = None  # the longest --max-model-len vLLM starts with (vllm_max_len(); None: max_ctx)
     sglang_max_len: int | None = None  # SGLang's context length without --context-length (sglang_max_len(); None: max_ctx)
     no_v_proj_layers: tuple = ()    # layers whose values come from the key projection (Gemma 4 attention_k_eq_v)
@@ -447,8 +448,9 @@ def from_config(cfg: dict, name: str = "config.json") -> LLMSpec:
         spec.notes.append(f"{len(cross)} of its {L} layers attend to image features (cross-attention): Ollama's estimate "
                           "prices their cache for one image; the other runtimes' figures count them as self-attention "
                           "layers")
-    from .context_len import _rope_cache_elems, sglang_max_len, vllm_max_len   # they import this module
+    from .context_len import _mrope, _rope_cache_elems, sglang_max_len, vllm_max_len   # they import this module
     spec.rope_cache_elems = _rope_cache_elems(cfg, spec)
+    spec.rope_mrope = _mrope(cfg, spec.arch)
     spec.vllm_max_len = vllm_max_len(cfg)
     spec.sglang_max_len = sglang_max_len(cfg)
     from .params import count_params, recurrent_state   # after this module: params.py reads its layer kinds

@@ -49,8 +49,14 @@ QUOTES = [
      "largest pool that does: the same 6 GiB pool on `--vram 20` gets `--kv-cache-memory 4779409408` there",
      ["(fixed KV pool 6.00 GiB, --kv-cache-memory): does NOT fit", "the largest pool that does is 4.45 GiB "
       "(--kv-cache-memory 4779409408)"]),
+    # 241 since task kv66/kv67 (244 before): the room beside the weights is 26 GiB = 27,917,287,424 - 536,870,912 of
+    # CUDA context - 64,424,509 outside PyTorch - the weights, which hold vLLM's MRotaryEmbedding table (Qwen 3.5's
+    # mrope_section) of 262,144 x 4 positions x 64 rotary values x 2 B = 134,217,728 B instead of 33,554,432:
+    # 18,853,181,920 + 100,663,296 = 18,953,845,216 B; room 8,362,146,787 B (8,462,810,083 before). A profiling-cache
+    # block is 8 tensors x a 2,162,688 B page (528 tokens x 4 KV heads x 256 x 2 (K, V) x 2 B) = 17,301,504 B:
+    # 8,362,146,787 // 17,301,504 = 483 blocks (489 before), and 0.18's 2 x seqs blocks fit 483 // 2 = 241 sequences
     ("kv --model Qwen3.5-9B --runtime vllm --runtime-version 0.18.0 --vram 26 --parallel 256 --ctx 1024",
-     "prints `--max-num-seqs 244`", ["--max-num-seqs 244 "]),
+     "prints `--max-num-seqs 241`", ["--max-num-seqs 241 "]),
     ("kv --model qwen3.6:27b --runtime ollama --runtime-version 0.24.0 --ctx 32768 --vram 23.6",
      "state checkpoints 3.51 GiB copies of each slot's DeltaNet state kept to resume a shared prefix total on GPU "
      "22.82 GiB the lines above, every layer on the GPU",

@@ -48,8 +48,17 @@ def test_no_share_given_is_vllms_092_on_a_new_build():
     # kv's hybrid arithmetic at 0.92 is the figure the batch-69 #74 row scores at its explicit 0.92 (591,654 = 2.26x;
     # 606,299 = 2.31x since round 66 sizes Lorbus's MTP layers at AutoRound's bits: tests/unit/test_kv_ellm44.py;
     # 604,835 since task kv64: the profile's tower term at TP 2 is 1,874,873,457 B, the 16,384-token dummy's
-    # 2,415,919,104 x 11,976 / 15,432, against 1,849,688,064 before, 25,185,393 B more)
-    assert "604,835 tokens" in default["vllm_would_print"] and "2.31x" in default["vllm_would_print"]
+    # 2,415,919,104 x 11,976 / 15,432, against 1,849,688,064 before, 25,185,393 B more;
+    # 598,977 = 2.28x since task kv66/kv67: vLLM's MRotaryEmbedding tabulates 4 x max_position_embeddings, so each
+    # rank's weights hold 262,144 x 4 x 64 rotary values (256 x partial_rotary_factor 0.25) x 2 B = 134,217,728 B of
+    # cos/sin table instead of 262,144 x 64 x 2 B = 33,554,432, 100,663,296 B more; the pool 11,519,365,830 B (kv64's)
+    # - 100,663,296 = 11,418,702,534 B. A block is 17 tensors (16 attention layers + the MTP layer) x a 1,638,400 B
+    # page (1600 tokens x 2 KV heads x 256 x 2 (K, V) x 1 B of fp8; the DeltaNet page 24 x 128 x 128 x 4 B
+    # + 5120 x (3 + 3) x 2 B = 1,634,304 B rounds up to it) = 27,852,800 B: 11,418,702,534 // 27,852,800 = 409 blocks
+    # (413 before); a request takes ceil(262,144 / 1600) = 164 + 3 DeltaNet groups x (2 + 3 speculative) state
+    # blocks = 179; int(409 / 179 x 262,144) = 598,977 tokens, 409 / 179 = 2.28x)
+    assert default["kv_capacity_bytes"] == 11_519_365_830 - 100_663_296 == 11_418_702_534
+    assert "598,977 tokens" in default["vllm_would_print"] and "2.28x" in default["vllm_would_print"]
     # the printed command proposes that share, not 0.90 (the figures are the command's)
     assert "--gpu-memory-utilization 0.92" in default["command"]
     # a build before the change keeps 0.90

@@ -24,8 +24,10 @@ def test_qwen35_4b_tower_params_by_hand():
         == TOWER
 
 
-# vLLM's weights: the decoder's 4,205,751,296 values (test_llm_arch25) and this tower in bf16, plus the 32 MiB rotary
-# cos/sin tables: 8,411,502,592 + 667,028,480 + 33,554,432 = 9,112,085,504 B = 8.486 GiB, against the 8.61 GiB vLLM
+# vLLM's weights: the decoder's 4,205,751,296 values (test_llm_arch25) and this tower in bf16, plus the rotary cos/sin
+# table. Since task kv66/kv67 that is MRotaryEmbedding's (Qwen 3.5's rope has an mrope_section): 4 x 262,144 positions
+# x 64 rotary values (256 x partial_rotary_factor 0.25) x 2 B = 134,217,728 B (128 MiB; 32 MiB before):
+# 8,411,502,592 + 667,028,480 + 134,217,728 = 9,212,748,800 B = 8.580 GiB (8.486 before), against the 8.61 GiB vLLM
 # 0.29.0 printed (waired-agent 0300-mtp @222514f6, llm_measured.json row 1374). With --language-model-only the tower
 # goes (vLLM builds it under _mark_tower_model, replaced by StageMissingLayer when every modality's limit is 0).
 # Breaking it: plan_weights.towers_and_shards' vLLM branch not adding the tower (the first), or _drop_tower_or_state
@@ -34,7 +36,7 @@ def test_vllm_loads_the_tower_unless_language_model_only():
     s = llm.describe(model="Qwen/Qwen3.5-4B")
     kw = dict(ctx=262144, weights_dtype="bf16", kv_dtype="fp8", runtime_version="0.29.0")
     r = llm.plan(s, "vllm", **kw)
-    assert r["weights"] == 4_205_751_296 * 2 + 2 * TOWER + 32 * (1 << 20) == 9_112_085_504
+    assert r["weights"] == 4_205_751_296 * 2 + 2 * TOWER + 262_144 * 4 * 64 * 2 == 9_212_748_800
     lmo = llm.plan(s, "vllm", language_model_only=True, **kw)
     assert r["weights"] - lmo["weights"] == 2 * TOWER == 667_028_480
 

@@ -73,8 +73,11 @@ def test_verdict_only_where_both_ends_agree(capsys):
                    "--ctx", "32768", "--vram", "23.5"])
     out = unwrap(capsys.readouterr().out)
     assert "depends on the file: give --gguf or --weights-gib" in out and rc == 1
-    # "fits with the flags below" at the low end only: the flags printed are the low end's (the top end has none)
-    assert "fits with the flags below at 14.12 GiB of weights" in out
+    # "fits with the flags below" at the low end only: the flags printed are the low end's (the top end has none).
+    # 14.21 GiB since task kv66/kv67 (14.12 before): the low end was 15,162,553,568 B = 14.121 GiB, and vLLM's
+    # MRotaryEmbedding table (Qwen 3.6's mrope_section) is 262,144 x 4 positions x 64 rotary values x 2 B =
+    # 134,217,728 B instead of 33,554,432: 15,162,553,568 + 100,663,296 = 15,263,216,864 B = 14.215 GiB
+    assert "fits with the flags below at 14.21 GiB of weights" in out
     # fixX (rev52 A): the GGUF file that was sized, not the repo's 16-bit weights
     assert "\n  vllm serve ./Qwen3.6-27B-UD-Q4_K_XL.gguf --tokenizer Qwen/Qwen3.6-27B --max-model-len 32768" in out
 
