@@ -21,8 +21,8 @@ Row format: `Rule(cause, weight, when, evidence, hint=False, first=None)`
 Named predicates and thresholds that several rows share live in predicates.py (no weights there); the row type and
 the cause vocabulary in rule_row.py; the *other* section's rows (the driver, the platform, a runtime's own limit) in
 rules_other.py, the *weights-exceed-vram* section's in rules_weights.py, the *host-ram* section's in rules_host.py, the
-*vae-decode* and *text-encoder* sections' in rules_stages.py, and *other-process* rows a runtime's own line decides in
-rules_process.py, spliced in at their place.
+*vae-decode* and *text-encoder* sections' in rules_stages.py, *other-process* rows a runtime's own line decides in
+rules_process.py, and the *graph-capture* rows PyTorch's message decides in rules_capture.py, spliced in at their place.
 
 Rows are read top to bottom: the cause sections in CAUSES order, then the fallbacks, which look at
 what the sections scored. Adding a rule means adding a row; a unit test checks every row's cause is
