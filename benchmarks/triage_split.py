@@ -89,6 +89,12 @@ STUDIES = {
                           "gate": "83f2c44e93e52b8eff9f88274c74dc486f7f6cfd"},    # club-3090's launcher gate read as vLLM's start-up check (kept)
               "corpus": "gate", "pairs": [("before", "hip"), ("hip", "gate")],
               "confusion": ("vae-decode", "activations"), "label": "vae-decode"},
+    # PyTorch's "allocated in private pools" (issue 14): idle graph pools of at least the request read as graph capture (kept),
+    # counted with the graph-capture class ("label"); the club-3090 report line was read and changed nothing (no commit)
+    "tri71": {"commits": {"before": "5dcb95bd7f30ba4010d7990f6167a9c13bbfef80",    # main before the change
+                          "after": "15b949ff2505ee9f5dd987f4be7e429994a166b1"},    # rules_capture.graph_pools_held (kept)
+              "corpus": "after", "pairs": [("before", "after")],
+              "confusion": ("graph-capture", "weights-exceed-vram"), "label": "graph-capture"},
 }
 HALVES = ("even", "odd", "all")
 MOVES = ("fixed", "broken", "wrong_to_wrong", "top2_only")

@@ -21,8 +21,8 @@ Row format: `Rule(cause, weight, when, evidence, hint=False, first=None)`
 Named predicates and thresholds that several rows share live in predicates.py (no weights there); the row type and
 the cause vocabulary in rule_row.py; the *other* section's rows (the driver, the platform, a runtime's own limit) in
 rules_other.py, the *weights-exceed-vram* section's in rules_weights.py, the *host-ram* section's in rules_host.py, the
-*vae-decode* and *text-encoder* sections' in rules_stages.py, and *other-process* rows a runtime's own line decides in
-rules_process.py, spliced in at their place.
+*vae-decode* and *text-encoder* sections' in rules_stages.py, *other-process* rows a runtime's own line decides in
+rules_process.py, and the *graph-capture* rows PyTorch's message decides in rules_capture.py, spliced in at their place.
 
 Rows are read top to bottom: the cause sections in CAUSES order, then the fallbacks, which look at
 what the sections scored. Adding a rule means adding a row; a unit test checks every row's cause is
@@ -34,6 +34,7 @@ from .predicates import (ABSURD_HOST, metal_kv_profile_peak, OWN_POOLS, SLIVER, 
                          outside_others, slack_fits, slack_passed, stage, stage_said, startup_free_says, tgi, tgi_figures, tgi_tiny, torch,
                          torch_cut, torch_full, trt_component, trt_free, trt_kv_starved)
 from .rule_row import CAUSES, LEADER, Rule, evidence, requested_free  # noqa: F401  (CAUSES and evidence are read through this module)
+from .rules_capture import CAPTURE_POOLS
 from .rules_host import HOST_RAM
 from .rules_other import omlx_safety
 from .rules_libs import LIB_WORKING
@@ -577,6 +578,7 @@ RULES = [
     R("graph-capture", 4.0, lambda x: x.kind == "cuda.driver" and "capture" in (x.f["ggml_cuda_fn"] or "") and "graph" in x.f["ggml_cuda_fn"],
       "ggml's CUDA backend ran out in {f[ggml_cuda_fn]}(): capturing or instantiating the CUDA graph needs memory of its own on "
       "top of the model, KV cache and compute buffers; GGML_CUDA_DISABLE_GRAPHS=1 turns the graphs off, or leave more headroom"),
+    *CAPTURE_POOLS,     # (tri71) PyTorch's private pools hold the request idle (rules_capture.py)
 
     # --- other: the driver, the platform, or nothing to go on (rules_other.py) --------------------------
     *OTHER,

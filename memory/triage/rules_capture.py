@@ -1,0 +1,37 @@
+"""Triage's rule rows for *graph-capture* that PyTorch's own message decides (rows, not code: the row format is in
+rules.py's docstring). rules.py puts them after the rows where the log shows the capture.
+
+(tri71) What "X allocated in private pools (e.g., CUDA Graphs)" counts. CUDACachingAllocator.cpp's out-of-memory branch
+sums, over every private pool (`graph_pools`: a CUDA graph's capture pool, or a torch.cuda.MemPool a program set up), the
+sizes of the blocks in that pool's `large_blocks` and `small_blocks` BlockPools. A BlockPool's `blocks` set holds its FREE
+blocks (free_block puts a block back with insert_into_blocks; a request takes one out). So the figure is memory reserved in
+private pools' segments and not in use: the caching allocator gives it only to its pool's owner (a graph's capture or
+replay, the MemPool's context), never to an ordinary request. The message counts it under "allocated by PyTorch" and takes
+it out of "reserved by PyTorch but unallocated". A figure of at least the request, with the ordinary cache's slack under
+the request, says the request failed for lack of memory that a private pool held idle. A log that names a program's own
+pool (a pluggable allocator, a MemPool, vLLM's sleep-mode cumem allocator, comfy-aimdo) is rules_other's own-pool row;
+otherwise the pool is what PyTorch's message names, a CUDA graph's (docs/triage-causes.md, graph-capture: CUDA-graph capture
+memory outside the runtime's budget)."""
+from ..units import MiB, fmt_bytes
+from .predicates import slack_fits, torch
+from .rule_row import Rule
+
+R = Rule
+POOL_FLOOR = 64 * MiB      # as slack_fits: a pool's idle memory under this is a graph's leftovers, not what ran out
+
+
+def graph_pools_held(x):
+    """PyTorch's private pools hold, idle, at least the request that failed; the log names no program pool of its own and
+    shows no capture (the rows above read those); the ordinary cache's slack would not have served it (fragmentation's)."""
+    pools = x.n.get("private_pools")
+    return (torch(x) and pools is not None and bool(x.req) and pools >= x.req and pools >= POOL_FLOOR
+            and not x.f["own_pool"] and not x.graph_capture and not slack_fits(x))
+
+
+CAPTURE_POOLS = [
+    R("graph-capture", 2.0, graph_pools_held,
+      lambda x: f"{fmt_bytes(x.n['private_pools'])} sits idle in PyTorch's private pools (CUDA graphs' capture pools): "
+                f"memory reserved for the captured graphs that the caching allocator cannot give to the {fmt_bytes(x.req)} "
+                "request; capture fewer or smaller graphs (vLLM: a shorter cudagraph capture list, or --enforce-eager), or "
+                "leave room for them outside the runtime's memory share"),
+]
