@@ -206,7 +206,9 @@ def build_report(node_ctx: dict, exc: BaseException, state: dict) -> dict:
     session = list(_session_ooms)
     context = {"node_type": class_type, "node_title": node["title"], "platform": host_models.platform_name(),
                "backend": backend, "cuda_malloc_async": cuda_malloc_async(backend), "snapshot": state.get("snapshot"),
-               "loaded_models": state.get("loaded_models"), "latent": latent, "previous_ooms": session}
+               "loaded_models": state.get("loaded_models"), "latent": latent, "previous_ooms": session,
+               # whose PyTorch private pools are (comfy-aimdo's MemPool, or the Comfy Compiler's CUDA graphs)
+               "dynamic_vram": host_models.dynamic_vram(), "comfy_compiler": host_models.comfy_compiler()}
     tri = _triage_report(log_excerpt(exc_type, bounded_text(full_message, RECOGNITION_CHARS)), context)
     events = (tri or {}).get("events") or []
     # the event triage's answer speaks of (its "headline": the last that failed; an event the run went on from is listed in

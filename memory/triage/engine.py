@@ -239,7 +239,7 @@ def triage_stream(stream, context: dict | None = None) -> dict:
 
 def triage_text(text: str, context: dict | None = None) -> dict:
     """The OOM panel's entry point: a message or a whole log, plus what the host knows (context keys:
-    node_type, platform, backend, runtime, cuda_malloc_async, snapshot, loaded_models, latent,
+    node_type, platform, backend, runtime, cuda_malloc_async, dynamic_vram, comfy_compiler, snapshot, loaded_models, latent,
     previous_ooms: earlier OOMs of the same host process, oldest first, each {"numbers": {...}, "kind": the
     message kind (events' "kind"), compared only with failures of the same kind}). Other keys are ignored
     (the capture's "node_title" and "model_family" are not read).

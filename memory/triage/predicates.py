@@ -107,6 +107,14 @@ def placing_taken(x):
             and outside_others(x) >= 0.5 * x.total and outside_others(x) >= x.short)
 
 
+def own_pool(x):
+    """PyTorch's private pools are a program's own, not CUDA graphs': the log names such an allocator (fact own_pool: a
+    pluggable allocator, a MemPool, comfy-aimdo, vLLM's cumem pool), or the OOM panel's host says ComfyUI runs Dynamic
+    VRAM (comfy-aimdo 0.1 hooks PyTorch through a MemPool and a pluggable allocator) with the Comfy Compiler off (its
+    CUDA graphs would make a graph's pool as likely). Context keys dynamic_vram / comfy_compiler: nodes/host_models."""
+    return x.f["own_pool"] or (x.ctx.get("dynamic_vram") is True and x.ctx.get("comfy_compiler") in ("off", "not available"))
+
+
 def torch_full(x):
     """ComfyUI, PyTorch holds nearly the whole card and a small request fails: what it holds is mostly weights."""
     # (rev8 D5) a small request: x.req <= PARAM_SHARE * x.total (below) is the test; no literal half besides it

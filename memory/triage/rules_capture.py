@@ -13,7 +13,7 @@ pool (a pluggable allocator, a MemPool, vLLM's sleep-mode cumem allocator, comfy
 otherwise the pool is what PyTorch's message names, a CUDA graph's (docs/triage-causes.md, graph-capture: CUDA-graph capture
 memory outside the runtime's budget)."""
 from ..units import MiB, fmt_bytes
-from .predicates import slack_fits, torch
+from .predicates import own_pool, slack_fits, torch
 from .rule_row import Rule
 
 R = Rule
@@ -25,7 +25,7 @@ def graph_pools_held(x):
     shows no capture (the rows above read those); the ordinary cache's slack would not have served it (fragmentation's)."""
     pools = x.n.get("private_pools")
     return (torch(x) and pools is not None and bool(x.req) and pools >= x.req and pools >= POOL_FLOOR
-            and not x.f["own_pool"] and not x.graph_capture and not slack_fits(x))
+            and not own_pool(x) and not x.graph_capture and not slack_fits(x))
 
 
 CAPTURE_POOLS = [

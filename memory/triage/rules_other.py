@@ -2,7 +2,7 @@
 code: the row format is in rules.py's docstring). rules.py puts them after the cause sections, before the fallbacks."""
 from ..units import GiB, fmt_bytes
 from .server_predicates import sglang_attn_init     # (round 117)
-from .predicates import (ABSURD_HOST, aimdo_file_read, aimdo_reader_only, ds4_guard_fits, OWN_POOLS, VA_RESERVE, async_numbers, compiler_flood, compiler_note, fraction_cap,
+from .predicates import (ABSURD_HOST, aimdo_file_read, own_pool, aimdo_reader_only, ds4_guard_fits, OWN_POOLS, VA_RESERVE, async_numbers, compiler_flood, compiler_note, fraction_cap,
                          ggml_header_failed, gpu_fault, host, kind, metal_kv_overhead_over_budget, preflight_room, preflight_weights_over, release_frame, sglang_pool_room, shortage_shown, sleep_mode_budget, sync_frame,
                          tgi, tgi_tiny, torch, trt_tactic_skip_near)
 from .native_runtimes import hip_host_call, physx_setting, rknn_errno_fault
@@ -274,7 +274,7 @@ OTHER = [
     # such an allocator says the pools are not graphs' (PyTorch's own message says "e.g., CUDA Graphs", and logs seldom show
     # the capture): then pools of at least the request, with no graph capture in the log, are that allocator's, an
     # allocator-integration fault of the runtime's version, not the workload's size
-    R("other", 1.6, lambda x: torch(x) and x.f["own_pool"] and not x.graph_capture and x.n.get("private_pools") is not None and x.n["private_pools"] >= x.req,
+    R("other", 1.6, lambda x: torch(x) and own_pool(x) and not x.graph_capture and x.n.get("private_pools") is not None and x.n["private_pools"] >= x.req,
       lambda x: f"{fmt_bytes(x.n['private_pools'])} of what PyTorch holds sits in private pools, and the log names the runtime's "
                 "own allocator pool (a pluggable allocator, a MemPool, a sleep-mode pool), not a CUDA graph: that pool keeps "
                 f"memory the {fmt_bytes(x.req)} request could not use; update the runtime (or turn that allocator off)"),
