@@ -140,6 +140,7 @@ NOT_FOLLOWED = {
     "ModelPatchLoader": ("name", "model_patches", "a model patch"),                                    # nodes_model_patch.py:222
     "AudioEncoderLoader": ("audio_encoder_name", "audio_encoders", "an audio encoder"),                # nodes_audio_encoder.py:8
     "PhotoMakerLoader": ("photomaker_model_name", "photomaker", "a PhotoMaker model"),                 # nodes_photomaker.py:121
+    "DiffusersLoader": ("model_path", "diffusers", "a diffusers-format model folder (the estimate reads single files)"),  # nodes.py:588
 }  # ImageOnlyCheckpointLoader: comfy_extras/nodes_video_model.py:10
 NOT_FOLLOWED_NAMES = {t: (r[0],) for t, r in NOT_FOLLOWED.items()}  # the widget workflow.nodes() reads of each
 

@@ -223,6 +223,8 @@ def read(wf: dict, models_dir, resolve=None) -> dict:
                          "latent is counted for the video's frames")
     for found, _ in dict.fromkeys(NOT_COUNTED[t] for _, t, _ in checked):  # one note per kind (a LoRA, an upscaler)
         notes.append(f"{found}: " + ", ".join(os.path.basename(p) for p, t, _ in checked if NOT_COUNTED[t][0] == found))
+    staged = [m for m in missing_checked if graph.get("upscale") and m[1] == "LatentUpscaleModelLoader"]  # _upscaler says
+    missing_checked = [m for m in missing_checked if m not in staged]
     for _, why in dict.fromkeys(NOT_COUNTED[m[1]] for m in missing_checked):  # never counted: the estimate stays whole
         notes.append(f"not found, and not counted if found ({why}): " + ", ".join(
             f"{m[0]} ({m[1]}; {m[4] or 'looked in ' + _looked(m[3])})" for m in missing_checked if NOT_COUNTED[m[1]][1] == why))
@@ -230,10 +232,10 @@ def read(wf: dict, models_dir, resolve=None) -> dict:
             "tiled": tiled, "weights_dtype": wdt, "notes": notes, "cpu_te": CPU_TE in notes,
             "from_input": graph["from_input"], "latent_families": graph["families"], "audio_fps": graph.get("audio_fps"),
             "input_image": image_size.largest(graph["images"]), "not_followed": sorted({t for t, _ in other}), "side": side,
-            "latent_upscale": _upscaler(checked) if graph.get("upscale") else None}
+            "latent_upscale": _upscaler(checked, staged) if graph.get("upscale") else None}
 
 
-def _upscaler(checked):
+def _upscaler(checked, missing=()):
     """The LTX-2 latent upscaler LatentUpscaleModelLoader names (latent_upscale.from_file: its header's values and config);
     {"values": None} (the bundled layout stands in) when its file is not found or not one."""
     for p, t, _ in checked:
@@ -241,6 +243,9 @@ def _upscaler(checked):
             up = latent_upscale.from_file(p)
             if up:
                 return up
+    if missing:  # named but not here: the bundled x2 stands in, and the line says which file was not found (rev62 F9)
+        name, loader, _, folders, why = missing[0]
+        return latent_upscale.bundled(f"{name} not found ({loader}; {why or 'looked in ' + _looked(folders)})")
     return {"values": None}
 
 

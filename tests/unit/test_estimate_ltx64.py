@@ -97,7 +97,11 @@ def test_without_the_file_the_published_upscaler_stands_in(tmp_path):
     d = _models(tmp_path, upscaler=False)
     est = formula.judge(workflow.estimate_workflow(_wf(LOADER, UP), d), 80 << 30)
     assert est["breakdown"]["latent_upscale"]["weights"] == 2 * VALUES
-    assert any(a.startswith("no latent upscale model file given") for a in est["assumptions"])
+    # the file named and not found is said so, not "no file given" nor "not counted if found" (rev62 F9: the step is
+    # counted, with the bundled x2)
+    assert any(a.startswith(f"{FILE} not found (LatentUpscaleModelLoader; looked in latent_upscale_models/): the upscale "
+                            "step counts Lightricks' ltx-2-spatial-upscaler-x2-1.0") for a in est["assumptions"]), est["assumptions"]
+    assert not any("not counted if found" in a for a in est["assumptions"]), est["assumptions"]
 
 
 def test_fp32_where_the_gpu_has_no_bf16(tmp_path):

@@ -1,4 +1,4 @@
-"""rev62 F4 and F11. F4: LTX-2's two stages on the open-graph button. The stage-1 size can come from the Footprint Estimate node's
+"""rev62 F4, F6, F9 and F11 (each test names its finding). F4: LTX-2's two stages on the open-graph button. The stage-1 size can come from the Footprint Estimate node's
 own widgets (no latent node: the route's default_size); the assumption line said 'the graph's latent' whatever the
 source, and the face labelled stage 2's doubled size '(the node's size: no latent node)'. Now the workflow answer
 carries stage1 and the line names where it came from; the face (web/lib/estimate_size.js graphSizeText) puts the
@@ -97,3 +97,23 @@ def test_a_bypassed_group_node_is_not_read(tmp_path):
 
     with pytest.raises(UserError, match="none of the workflow's model files was found"):
         workflow.estimate_workflow(_grouped(["other.safetensors", 768, 512, 2], mode=4), _sd15(tmp_path))
+
+
+def test_a_missing_upscaler_in_a_two_stage_graph_is_not_said_to_be_uncounted(tmp_path):
+    """rev62 F9: LatentUpscaleModelLoader's file not found beside an LTXVLatentUpsampler: the step is counted with the
+    bundled x2 (tests/unit/test_estimate_ltx64.py pins the line), so 'not found, and not counted if found' was false."""
+    est = workflow.estimate_workflow({"nodes": [{"id": 1, "type": "UNETLoader", "widgets_values": ["ltx2.safetensors", "default"]},
+                                                {"id": 2, "type": "EmptyLTXVLatentVideo", "widgets_values": [640, 352, 97, 1]},
+                                                dict(LOADER, id=3), dict(UP, id=4)], "links": []}, _models(tmp_path, upscaler=False))
+    assert "latent_upscale" in est["phases"]
+    assert not any("not counted if found" in a for a in est["assumptions"]), est["assumptions"]
+
+
+def test_comfyuis_diffusers_loader_is_named_as_such_not_as_a_custom_nodes():
+    """rev62 F9: ComfyUI's own DiffusersLoader (nodes.py:588, a diffusers folder: model, CLIP and VAE) was called 'a loader
+    the estimate does not know (a custom node's?)'."""
+    from gpu_garden.memory.estimate import model_files
+
+    lines = model_files.not_followed([("DiffusersLoader", {"model_path": "sd-turbo"})])
+    assert lines == ["not counted, loaded beside the models estimated: sd-turbo (DiffusersLoader: a diffusers-format "
+                     "model folder (the estimate reads single files))"], lines
