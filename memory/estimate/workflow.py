@@ -54,7 +54,7 @@ def nodes(wf: dict, notes: list | None = None, whole: dict | None = None) -> lis
         v = links.view(wf)
         for gid, group in v.lists.items():
             for n in group:
-                if n.get("mode") in (2, 4):  # muted / bypassed
+                if n.get("mode") in (2, 4) or _dangling(n.get("outputs")):  # muted / bypassed, or feeding nothing
                     continue
                 t = n.get("type") if isinstance(n.get("type"), str) else ""
                 w = _ui_widgets(t, n.get("widgets_values"))
@@ -74,6 +74,14 @@ def nodes(wf: dict, notes: list | None = None, whole: dict | None = None) -> lis
     if not out:
         raise UserError("not a ComfyUI workflow: no nodes (UI format) and no class_type entries (API format)")
     return out
+
+
+def _dangling(outputs) -> bool:
+    """A UI node whose every output feeds nothing (its outputs listed, none with a link): ComfyUI runs only the output
+    nodes and what they need (execution.py), so an unconnected loader, latent node or LTXVLatentUpsampler never runs
+    (rev62 F5: a stray upsampler made a one-stage graph four times its area). A node without outputs (SaveImage) runs;
+    an API prompt lists no outputs, and is read whole."""
+    return isinstance(outputs, list) and bool(outputs) and all(isinstance(o, dict) and not o.get("links") for o in outputs)
 
 
 def _read_names(t) -> tuple:

@@ -117,3 +117,35 @@ def test_comfyuis_diffusers_loader_is_named_as_such_not_as_a_custom_nodes():
     lines = model_files.not_followed([("DiffusersLoader", {"model_path": "sd-turbo"})])
     assert lines == ["not counted, loaded beside the models estimated: sd-turbo (DiffusersLoader: a diffusers-format "
                      "model folder (the estimate reads single files))"], lines
+
+
+# -- rev62 F5: a node whose outputs feed nothing never runs (execution.py runs the output nodes and what they need) ------
+
+def _out(*links):
+    return [{"name": "OUT", "type": "LATENT", "links": list(links)}]
+
+
+def test_an_unconnected_upsampler_is_not_a_second_stage(tmp_path):
+    """An LTXVLatentUpsampler left on the canvas with no link out: one stage at 640x352, not 1280x704 with an upscale
+    phase (four times the sampled area)."""
+    g = {"nodes": [{"id": 1, "type": "UNETLoader", "widgets_values": ["ltx2.safetensors", "default"], "outputs": _out(1)},
+                   {"id": 2, "type": "EmptyLTXVLatentVideo", "widgets_values": [640, 352, 97, 1], "outputs": _out(2)},
+                   dict(LOADER, id=3, outputs=_out()), dict(UP, id=4, outputs=_out())], "links": []}
+    est = workflow.estimate_workflow(g, _models(tmp_path))
+    assert (est["width"], est["height"]) == (640, 352) and "latent_upscale" not in est["phases"]
+    g["nodes"][3]["outputs"] = _out(9)  # its output linked: stage 2 at twice the latent's width and height
+    est = workflow.estimate_workflow(g, _models(tmp_path))
+    assert (est["width"], est["height"]) == (1280, 704) and "latent_upscale" in est["phases"]
+
+
+def test_an_unconnected_latent_node_does_not_set_the_size(tmp_path):
+    """02_qwen_Image_edit_subgraphed (comfyui-workflow-templates 0.7.67) keeps an EmptySD3LatentImage of 2560x1440 whose
+    output links to nothing beside the edited image's VAEEncode: the graph's size is the one it samples, not 2560x1440."""
+    d = _sd15(tmp_path)
+    g = {"nodes": [{"id": 1, "type": "CheckpointLoaderSimple", "widgets_values": ["sd15.safetensors"], "outputs": _out(1)},
+                   {"id": 2, "type": "EmptyLatentImage", "widgets_values": [512, 768, 1], "outputs": _out(2)},
+                   {"id": 3, "type": "EmptyLatentImage", "widgets_values": [2560, 1440, 1], "outputs": _out()}], "links": []}
+    est = workflow.estimate_workflow(g, d)
+    assert (est["width"], est["height"]) == (512, 768)
+    del g["nodes"][2]["outputs"]  # no outputs listed (a hand-made or older file): read as before
+    assert (workflow.estimate_workflow(g, d)["width"], ) == (2560, )
