@@ -185,6 +185,16 @@ def test_a_graph_whose_only_vae_cannot_decode_the_model_is_still_refused(tmp_pat
         workflow.estimate_workflow(_depth_graph(["vae-ft-mse.safetensors"]), _flux_models(tmp_path))
 
 
+def _sd15_checkpoint_beside(tmp_path, vae_layout, vae_name):
+    """SD1.5's checkpoint (its VAE inside) and a VAELoader of vae_name (written from vae_layout), at 512x512: (wf, models)."""
+    d = tmp_path / "models"
+    layouts.write_sparse("sd15_v1-5-pruned-emaonly-fp16", d / "checkpoints" / "sd15.safetensors")
+    layouts.write_sparse(vae_layout, d / "vae" / vae_name)
+    return _top({"id": 1, "type": "CheckpointLoaderSimple", "widgets_values": ["sd15.safetensors"]},
+                {"id": 2, "type": "VAELoader", "widgets_values": [vae_name]},
+                {"id": 5, "type": "EmptyLatentImage", "widgets_values": [512, 512, 1]}), d
+
+
 def test_a_checkpoints_own_vae_beside_a_vaeloader_of_another_latent_is_still_refused(tmp_path):
     """SD1.5's checkpoint (its VAE inside, 4 channels) and a VAELoader of FLUX.1's ae (16): the loaded VAE is the one the
     user decodes with, the classic mistake; the checkpoint's own VAE does not make the ae another pipeline's
@@ -193,12 +203,7 @@ def test_a_checkpoints_own_vae_beside_a_vaeloader_of_another_latent_is_still_ref
 
     from gpu_garden.memory.errors import UserError
 
-    d = tmp_path / "models"
-    layouts.write_sparse("sd15_v1-5-pruned-emaonly-fp16", d / "checkpoints" / "sd15.safetensors")
-    layouts.write_sparse("vae_flux_ae", d / "vae" / "ae.safetensors")
-    wf = _top({"id": 1, "type": "CheckpointLoaderSimple", "widgets_values": ["sd15.safetensors"]},
-              {"id": 2, "type": "VAELoader", "widgets_values": ["ae.safetensors"]},
-              {"id": 5, "type": "EmptyLatentImage", "widgets_values": [512, 512, 1]})
+    wf, d = _sd15_checkpoint_beside(tmp_path, "vae_flux_ae", "ae.safetensors")
     with pytest.raises(UserError, match="a 16-channel VAE cannot decode Stable Diffusion 1.x's 4-channel latent"):
         workflow.estimate_workflow(wf, d)
 
@@ -208,12 +213,7 @@ def test_a_checkpoint_and_a_vaeloader_of_the_same_latent_keep_both_vaes_and_no_p
     (4 channels both): c9e10ee4 dropped the checkpoint's own VAE as 'a VAE of another latent ... another pipeline's',
     both false, and its host RAM with it; ComfyUI loads it all the same (nodes.py CheckpointLoaderSimple:
     output_vae=True). Nothing is another pipeline's here: both VAEs stay, no such line."""
-    d = tmp_path / "models"
-    layouts.write_sparse("sd15_v1-5-pruned-emaonly-fp16", d / "checkpoints" / "sd15.safetensors")
-    layouts.write_sparse("vae_sd15_vae-ft-mse-840000-ema-pruned", d / "vae" / "vae-ft-mse.safetensors")
-    wf = _top({"id": 1, "type": "CheckpointLoaderSimple", "widgets_values": ["sd15.safetensors"]},
-              {"id": 2, "type": "VAELoader", "widgets_values": ["vae-ft-mse.safetensors"]},
-              {"id": 5, "type": "EmptyLatentImage", "widgets_values": [512, 512, 1]})
+    wf, d = _sd15_checkpoint_beside(tmp_path, "vae_sd15_vae-ft-mse-840000-ema-pruned", "vae-ft-mse.safetensors")
     est = workflow.estimate_workflow(wf, d)
     assert sorted(c["source"] for c in est["components"] if c["role"] == "vae") == ["sd15.safetensors", "vae-ft-mse.safetensors"]
     assert not any("another pipeline's" in a for a in est["assumptions"]), est["assumptions"]
