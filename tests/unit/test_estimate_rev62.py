@@ -63,8 +63,11 @@ def _grouped(instance_values, mode=0):
                       {"id": 11, "type": "KSampler", "widgets_values": [1, "fixed", 20, 7.0, "euler", "normal", 1.0]}],
             "links": [], "version": 0.4,
             "extra": {"groupNodes": {"txt2img": {"nodes": [
-                {"type": "CheckpointLoaderSimple", "index": 0, "widgets_values": ["sd15.safetensors"]},
-                {"type": "EmptyLatentImage", "index": 1, "widgets_values": [512, 512, 1]}], "links": [], "external": []}}}}
+                {"type": "CheckpointLoaderSimple", "index": 0, "widgets_values": ["sd15.safetensors"],
+                 "outputs": [{"name": "MODEL", "type": "MODEL"}, {"name": "CLIP", "type": "CLIP"}, {"name": "VAE", "type": "VAE"}]},
+                {"type": "EmptyLatentImage", "index": 1, "widgets_values": [512, 512, 1],
+                 "outputs": [{"name": "LATENT", "type": "LATENT"}]}], "links": [], "external": []}}}}
+    # (a definition's inner outputs carry no "links": the graph's links are the group node's, F5's reading must not drop them)
 
 
 def _sd15(tmp_path):
