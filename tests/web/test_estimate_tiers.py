@@ -161,8 +161,10 @@ def test_the_button_estimates_the_open_graph_before_it_runs(comfy_page, comfy_ho
     page.screenshot(path=str(output_dir / "estimate_node_open_graph.png"))
 
     wf = estimate_only(512, 768, vram_gb=8.0, mode="formula")
-    # a counted file the folders do not hold (a LoRA, never counted, is only a note: cliZ H)
+    # a counted file the folders do not hold (a LoRA, never counted, is only a note: cliZ H); the VAE the node is given,
+    # so it runs (an unconnected loader never runs and is not read: rev62 F5)
     wf["10"] = {"class_type": "VAELoader", "inputs": {"vae_name": "gg_absent_vae.safetensors"}}
+    wf["20"]["inputs"]["vae"] = ["10", 0]
     node_id = load(page, wf)
     click_estimate(page, node_id, "gg-estimate-graph-missing")
     assert face(page, node_id, "gg-estimate-graph-verdict") == "INCOMPLETE"
@@ -267,6 +269,7 @@ def test_the_button_names_a_size_it_assumed(comfy_page):
     wf = no_latent(512, 768, 4)
     wf["6"] = {"class_type": "LoadImage", "inputs": {"image": "example.png"}}
     wf["7"] = {"class_type": "VAEEncode", "inputs": {"pixels": ["6", 0], "vae": ["4", 2]}}
+    wf["20"]["inputs"]["latent"] = ["7", 0]  # the encoded latent goes somewhere (an unconnected node is not read: rev62 F5)
     node_id = load(page, wf)
     page.evaluate("(id) => { window.app.graph.getNodeById(id).widgets.find(w => w.name === 'width').value = undefined; }", node_id)
     click_estimate(page, node_id, "gg-estimate-graph-size")
