@@ -48,6 +48,21 @@ def resolve(folders, name):
     return None
 
 
+def image_reader():
+    """The size of an image a LoadImage node names, read from its header in ComfyUI's input folder (output / temp for a
+    "name [output]" / "[temp]" name, folder_paths.annotated_filepath): never a file outside those folders. None (the
+    image's size not known, said) where this folder_paths has no input folder."""
+    from ..memory.estimate.input_image import folder_reader
+
+    try:
+        import folder_paths
+
+        return folder_reader(folder_paths.get_input_directory(), folder_paths.get_output_directory(),
+                             folder_paths.get_temp_directory())
+    except (ImportError, AttributeError, TypeError, OSError):
+        return None
+
+
 def as_shown(text: str) -> str:
     """text with ComfyUI's model folders (each folder_paths.get_folder_paths of the folders the loaders read, then its
     models_dir) taken off the file paths in it: a file is named as the loader's dropdown shows it, relative to its models
@@ -128,7 +143,8 @@ def estimate_graph(body: dict) -> dict:
     size = body_size(body)
     budget = int(vram * GiB) if vram else None  # on a --cpu host vram_gb plans for a card, as the node's does
     pol = dict(host_policy(), host_ram=verdict.host_available_ram(), budget=budget)
-    est = workflow.estimate_workflow(wf, None, policy=pol, resolve=resolve, default_size=size, no_size=NO_SIZE)
+    est = workflow.estimate_workflow(wf, None, policy=pol, resolve=resolve, default_size=size, no_size=NO_SIZE,
+                                     read_image=image_reader())
     formula.judge(est, budget)
     if budget and pol["device"] == "cpu":  # as the node does: the card is judged with this host's fp32 figures
         est["assumptions"].append("vram_gb on a --cpu host: the card is judged with the fp32 weights this host runs; "

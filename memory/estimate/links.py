@@ -23,8 +23,13 @@ Followed (each source's widgets in UI order, ComfyUI 0.8.0):
   widgets_values', frontend 1.35.9; without proxyWidgets, frontend 1.58.1, widgets_values holds one value per instance
   input, in the inputs' order); else the inner node's saved value, which the frontend sets from the promoted widget when it saves
   (SubgraphNode.serialize, frontend 1.35.9) or which a proxied inner widget is itself.
-ComfyUI 0.8.0 has no math-expression node: any other source (a custom node, an image loaded from disk, a muted node)
+- an image LoadImage / LoadImageOutput loads (nodes.py:1647, 1774), where the estimate was given a reader of its file's
+  header (input_image.py: inside ComfyUI its input folder, on the command line --input-dir or the input folder beside
+  --models-dir): its width, height and frames, EXIF rotation applied as ComfyUI does.
+ComfyUI 0.8.0 has no math-expression node: any other source (a custom node, an image whose file is not read, a muted node)
 is not read; the saved value stays and an assumption line names the widget and its source."""
+
+from . import input_image
 
 MAX_DEPTH = 32
 PRIMITIVES = ("PrimitiveInt", "PrimitiveFloat", "PrimitiveBoolean", "PrimitiveString", "PrimitiveStringMultiline")
@@ -32,7 +37,8 @@ WIDGETS = {"EmptyImage": ("width", "height", "batch_size", "color"), "ImageScale
            "ImageScaleToTotalPixels": ("upscale_method", "megapixels", "resolution_steps"),
            "ResizeImageMaskNode": ("resize_type",),
            "WanCameraEmbedding": ("camera_pose", "width", "height", "length", "speed", "fx", "fy", "cx", "cy"),
-           "ImageScale": ("upscale_method", "width", "height", "crop"), **{p: ("value",) for p in PRIMITIVES}}
+           "ImageScale": ("upscale_method", "width", "height", "crop"), "LoadImage": ("image", "upload"),
+           "LoadImageOutput": ("image", "refresh"), **{p: ("value",) for p in PRIMITIVES}}
 RESIZE = {"scale by multiplier": ("multiplier",), "scale dimensions": ("width", "height", "crop"),
           "scale longer dimension": ("longer_size",), "scale shorter dimension": ("shorter_size",),
           "scale width": ("width",), "scale height": ("height",), "scale total pixels": ("megapixels",),
@@ -73,7 +79,8 @@ class _UI:
     """The UI format: the top graph and each subgraph definition, their links as [id, src, src_slot, dst, dst_slot,
     type] lists (the top graph) or {id, origin_id, origin_slot, ...} objects (subgraphs, newer frontends)."""
 
-    def __init__(self, wf):
+    def __init__(self, wf, read_image=None):
+        self.read_image, self.images_read = read_image, {}
         defs = wf.get("definitions") if isinstance(wf.get("definitions"), dict) else {}
         subs = [s for s in (defs.get("subgraphs") or []) if isinstance(s, dict) and isinstance(s.get("nodes"), list)] \
             if isinstance(defs.get("subgraphs"), list) else []
@@ -173,8 +180,8 @@ class _UI:
 class _API:
     """The API format: node id -> {class_type, inputs}, a link [source id, output index]."""
 
-    def __init__(self, prompt):
-        self.prompt = prompt
+    def __init__(self, prompt, read_image=None):
+        self.prompt, self.read_image, self.images_read = prompt, read_image, {}
 
     @staticmethod
     def label(h):
@@ -215,8 +222,9 @@ def is_api_link(x) -> bool:
         and not isinstance(x[1], bool)
 
 
-def view(wf):
-    return _UI(wf) if isinstance(wf.get("nodes"), list) else _API(wf)
+def view(wf, read_image=None):
+    """The graph's view; read_image(name) -> (w, h, frames, how) reads a loaded image's size (input_image.py), or None."""
+    return _UI(wf, read_image) if isinstance(wf.get("nodes"), list) else _API(wf, read_image)
 
 
 def value(v, ref, depth=0):
@@ -306,6 +314,8 @@ def image(v, ref, depth):
             elif th == 0:
                 th = max(1, round(hh * tw / w))
             return tw, th, b
+        if t in input_image.LOADERS:
+            return _loaded(v, h, depth)
         if t == "Canny":  # the edges at its image's size
             ref = v.link_of(h, "image")
             continue
@@ -321,6 +331,24 @@ def image(v, ref, depth):
                                f"an image whose size the estimate does not know ({exc})", KONTEXT_MAX) from None
             return min((abs(w / hh - kw / kh), kw, kh) for kw, kh in KONTEXT_SIZES)[1:] + (b,)
         raise Unread(f"{v.label(h)}: an image whose size the estimate does not know")
+
+
+def _loaded(v, h, depth):
+    """(width, height, frames) of the file a LoadImage node loads, where a reader was given and can read it
+    (input_image.py); the names read go to v.images_read for the estimate's notes."""
+    name = widget(v, h, "image", depth)
+    if not isinstance(name, str) or not name:
+        raise Unread(f"{v.label(h)}, no image named")
+    if v.read_image is None:
+        raise Unread(f"{v.label(h)}: an image whose size the estimate does not know (no input folder to read it from: "
+                     "--input-dir)")
+    try:
+        w, hh, frames, how = v.read_image(name)
+    except input_image.NotRead as exc:
+        v.images_read[name] = f"{v.label(h)}: its size not read ({exc})"
+        raise Unread(f"{v.label(h)}: an image whose size the estimate does not know ({exc})") from None
+    v.images_read[name] = f"{v.label(h)} loads {how}"
+    return w, hh, frames
 
 
 def _total_pixels(v, h, depth):

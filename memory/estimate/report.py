@@ -29,6 +29,8 @@ def add_cli_arguments(s: argparse.ArgumentParser):
                    "a phase of its own. FILE: the latent upscale model (its header's config and weights); auto: Lightricks' "
                    "ltx-2-spatial-upscaler-x2-1.0 from the bundled layout. With --workflow the graph's node says it")
     s.add_argument("--models-dir", metavar="DIR", help="ComfyUI's models folder, where the workflow's files are found")
+    s.add_argument("--input-dir", metavar="DIR", help="with --workflow: ComfyUI's input folder, where a LoadImage node's "
+                   "image is found to read its size (default: the input folder beside --models-dir, if there is one)")
     s.add_argument("--write", metavar="OUT.json", help="with --workflow: write the workflow with extra.gpu_garden.memory (per card tier) to OUT.json")
     s.add_argument("--width", type=int, metavar="PX", help="image or video width in pixels (with --height; default: the "
                    "diffusion model family's native size, or the workflow's latent node)")
@@ -144,6 +146,8 @@ def check_args(args):
         _usage_error(args, "--device cpu runs in host RAM: give --ram GIB (or nothing: this machine's), not --vram")
     if g("write") and not g("workflow"):
         _usage_error(args, "--write adds extra.gpu_garden.memory to a workflow: give --workflow WF.json too")
+    if g("input_dir") and not g("workflow"):
+        _usage_error(args, "--input-dir is where a workflow's LoadImage images are: give --workflow WF.json too")
     if g("upscale") and g("workflow"):
         _usage_error(args, "--upscale is for model files: with --workflow the graph's LTXVLatentUpsampler and "
                            "LatentUpscaleModelLoader say it")

@@ -41,17 +41,18 @@ def load(path) -> dict:
     return data
 
 
-def nodes(wf: dict, notes: list | None = None, whole: dict | None = None) -> list[tuple[str, dict]]:
+def nodes(wf: dict, notes: list | None = None, whole: dict | None = None, read_image=None) -> list[tuple[str, dict]]:
     """[(class name, {widget name: value})] for a UI-format (nodes with widgets_values) or API-format workflow;
     subgraph definitions included. A widget the estimate reads that is linked takes its source's value when the
     source is a constant (links.py); else the saved value stays (UI format; none in API format) and `notes` gets a
-    line naming the widget and its source. whole: the prompt an API-format subset's links are followed in."""
+    line naming the widget and its source. whole: the prompt an API-format subset's links are followed in. read_image:
+    a loaded image's size reader (links.view); `notes` gets a line per image it read or could not."""
     out = []
     if isinstance(wf.get("nodes"), list):
         wf, grouped = group_nodes.expand(wf)  # legacy group nodes: their inner nodes, from extra.groupNodes
         if notes is not None:
             notes += grouped
-        v = links.view(wf)
+        v = links.view(wf, read_image)
         for gid, group in v.lists.items():
             for n in group:
                 if n.get("mode") in (2, 4) or _dangling(n.get("outputs")):  # muted / bypassed, or feeding nothing
@@ -61,8 +62,10 @@ def nodes(wf: dict, notes: list | None = None, whole: dict | None = None) -> lis
                 _follow(v, (gid, n), t, w, _read_names(t), notes, saved=True)
                 image_size.attach(v, (gid, n), t, w)
                 out.append((t, w))
+        if notes is not None:
+            notes += v.images_read.values()
         return out
-    v = links.view(whole if isinstance(whole, dict) else wf)
+    v = links.view(whole if isinstance(whole, dict) else wf, read_image)
     for k, node in wf.items():
         if isinstance(node, dict) and "class_type" in node:
             t, inputs = node["class_type"], node.get("inputs")
@@ -73,6 +76,8 @@ def nodes(wf: dict, notes: list | None = None, whole: dict | None = None) -> lis
             out.append((t, w))
     if not out:
         raise UserError("not a ComfyUI workflow: no nodes (UI format) and no class_type entries (API format)")
+    if notes is not None:
+        notes += v.images_read.values()
     return out
 
 
@@ -168,7 +173,7 @@ def files_feeding(prompt: dict, node_id, inputs=("model", "clip", "vae")) -> dic
     return files_by_role(fed, whole=prompt) if fed else {}
 
 
-def read(wf: dict, models_dir, resolve=None) -> dict:
+def read(wf: dict, models_dir, resolve=None, read_image=None) -> dict:
     """{files: [(path, loader, widget)], missing: [(name, loader, widget, folders)] of the counted loaders (LOADERS),
     missing_checked: the same for the loaders never counted (CHECKED: a LoRA), checked: [found LoRA paths],
     size: (w, h, frames, batch), cfg, tiled, weights_dtype, notes}.
@@ -176,7 +181,7 @@ def read(wf: dict, models_dir, resolve=None) -> dict:
     files, missing, missing_checked, checked, cfgs, notes = [], [], [], [], [], []
     tiled, wdt, other, side = None, None, [], []
     graph = {"sizes": [], "resizes": [], "from_input": [], "families": {}, "notes": [], "images": []}
-    for t, w in nodes(wf, graph["notes"]):
+    for t, w in nodes(wf, graph["notes"], read_image=read_image):
         if t in LOADERS or t in CHECKED:
             for name, folders in LOADERS.get(t) or CHECKED[t]:
                 if not folders or not isinstance(w.get(name), str):
@@ -336,16 +341,17 @@ NO_SIZE_CLI = "pass --width and --height"
 
 
 def estimate_workflow(wf: dict, models_dir, width=None, height=None, frames=None, batch=None, policy=None,
-                      resolve=None, cfg=None, default_size=None, no_size=NO_SIZE_CLI) -> dict:
+                      resolve=None, cfg=None, default_size=None, no_size=NO_SIZE_CLI, read_image=None) -> dict:
     """width..batch: typed, they win over the graph (the CLI's flags). default_size (w, h, frames, batch): used only
     when the graph sets no size, neither a latent node nor an image it encodes (the route's: the Footprint Estimate
     node's own widgets, which the button always sends; rev62 F1: they stood in for an img2img graph's encoded size);
     it wins over the family's native size. no_size: what the error says to do when nothing gives one, in the words of
-    where it is raised."""
+    where it is raised. read_image(name) -> (w, h, frames, how): reads the size of an image a LoadImage node loads
+    (input_image.py), so an encoded image's size is known."""
     note = None
     if models_dir and not resolve:
         models_dir, note = models_folder(models_dir)
-    info = read(wf, models_dir, resolve)
+    info = read(wf, models_dir, resolve, read_image)
     if note:
         info["notes"].insert(0, note)
     if not [f for f in info["files"] if f[1] not in side_models.SIDE]:  # a CLIP vision file alone is no estimate

@@ -2,11 +2,27 @@
 estimate (workflow.py reads and estimates; this prints the report, the per-tier line and writes the requirement)."""
 import json
 import sys
+from pathlib import Path
 
 from . import formula
-from .workflow import API_WRITE, _Incomplete, check_write_target, estimate_workflow, host_ram_assumed, load, tiers, write
+from . import input_image
+from .workflow import (API_WRITE, _Incomplete, check_write_target, estimate_workflow, host_ram_assumed, load, models_folder,
+                       tiers, write)
 from ..errors import UserError
 from ..units import GiB, fmt_bytes
+
+
+def images(args):
+    """The reader of a LoadImage node's image size: in --input-dir, else in the input folder beside the models folder
+    (ComfyUI/input next to ComfyUI/models); None when there is neither (the image's size is then not known, said)."""
+    given = getattr(args, "input_dir", None)
+    if given and not Path(given).is_dir():
+        raise UserError(f"--input-dir {given}: no such folder (give your ComfyUI/input folder)")
+    d = Path(given) if given else input_image.beside_models(models_folder(args.models_dir)[0])
+    if d is None:
+        return None
+    out = d.parent / "output"
+    return input_image.folder_reader(d, out if out.is_dir() else None)
 
 
 def run_cli(args) -> int:
@@ -26,7 +42,7 @@ def run_cli(args) -> int:
                               + (" when written" if getattr(args, "write", None) else ""))  # the workflow keeps it
     est = estimate_workflow(wf, getattr(args, "models_dir", None), args.width, args.height,
                             args.frames, args.batch, pol,
-                            cfg=report.cfg_from_args(args))
+                            cfg=report.cfg_from_args(args), read_image=images(args))
     formula.judge(est, budget)
     refused = written = None
     if target is not None:

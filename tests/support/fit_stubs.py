@@ -61,6 +61,8 @@ def graph_route_on(monkeypatch, stubs, models):
         return full if os.path.isfile(full) else None
 
     fp.get_full_path, fp.get_folder_paths = get_full_path, (lambda folder: [str(models / folder)])
+    for kind in ("input", "output", "temp"):  # ComfyUI's folders beside models/ (folder_paths.get_input_directory, ...)
+        setattr(fp, f"get_{kind}_directory", lambda kind=kind: str(models.parent / kind))
     monkeypatch.setitem(sys.modules, "folder_paths", fp)
     monkeypatch.setattr(verdict, "host_available_ram", lambda: 64 << 30)
     monkeypatch.setattr(host_models, "compute_backend", lambda: "cuda")
