@@ -271,3 +271,28 @@ def test_a_vae_that_cannot_decode_the_latent_is_on_the_face_and_the_route_refuse
         raise AssertionError("a VAE that cannot decode the latent must be refused")
     except urllib.error.HTTPError as exc:
         assert exc.code == 400 and words in json.loads(exc.read())["error"]
+
+
+def test_workflow_route_reads_the_size_of_the_image_loadimage_loads(comfy_host):
+    """img63: an img2img graph (LoadImage -> VAEEncode, no latent node) is estimated at the photo's own size, read from
+    its header in ComfyUI's input folder (--base-directory's input/), EXIF rotation applied as LoadImage applies it;
+    before, the node's width and height sent beside the graph (512x512 here) stood in for it."""
+    from PIL import Image
+
+    from support.comfy_host import CHECKPOINT
+    exif = Image.Exif()
+    exif[0x0112] = 6  # stored 896x640, shown (and loaded by ComfyUI) as 640x896
+    (comfy_host.base / "input").mkdir(exist_ok=True)
+    Image.new("RGB", (896, 640)).save(comfy_host.base / "input" / "gg_photo.jpg", "JPEG", exif=exif.tobytes())
+    graph = {"4": {"class_type": "CheckpointLoaderSimple", "inputs": {"ckpt_name": CHECKPOINT}},
+             "1": {"class_type": "LoadImage", "inputs": {"image": "gg_photo.jpg"}},
+             "2": {"class_type": "VAEEncode", "inputs": {"pixels": ["1", 0], "vae": ["4", 2]}},
+             "3": {"class_type": "KSampler", "inputs": {"cfg": 7.0, "model": ["4", 0], "latent_image": ["2", 0]}}}
+    body = {"workflow": graph, "vram_gb": 8, "width": 512, "height": 512}
+    out = comfy_host.post("/gpu_garden/estimate/workflow", body)
+    assert (out["width"], out["height"]) == (640, 896) and out["size_from"] == "graph"
+    assert any("LoadImage (node 1) loads gg_photo.jpg, 640x896 (EXIF-rotated)" in a for a in out["assumptions"])
+    graph["1"]["inputs"]["image"] = "../gg_photo.jpg"  # outside the input folder: never opened; the node's size stands
+    out = comfy_host.post("/gpu_garden/estimate/workflow", body)
+    assert (out["width"], out["height"]) == (512, 512) and out["size_from"] == "body"
+    assert any("outside the input folder" in a for a in out["assumptions"])
