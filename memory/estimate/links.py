@@ -304,9 +304,17 @@ def image(v, ref, depth):
             s = _num(widget(v, h, "scale_by", depth), f"{v.label(h)}.scale_by")
             return round(w * s), round(hh * s), b
         if t == "ImageScale":  # nodes.py:1810-1823
-            w, hh, b = image(v, v.link_of(h, "image"), depth)
             tw = int(_num(widget(v, h, "width", depth), f"{v.label(h)}.width"))
             th = int(_num(widget(v, h, "height", depth), f"{v.label(h)}.height"))
+            if tw > 0 and th > 0:  # both sides typed: that size whatever the input's (rev63 #4); its batch if known
+                try:
+                    b = image(v, v.link_of(h, "image"), depth)[2]
+                except AreaOnly as exc:
+                    b = exc.batch
+                except Unread:
+                    b = None
+                return tw, th, b
+            w, hh, b = image(v, v.link_of(h, "image"), depth)
             if tw == 0 and th == 0:
                 return w, hh, b
             if tw == 0:

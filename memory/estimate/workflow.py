@@ -340,6 +340,21 @@ NO_SIZE = "the workflow has no latent size (EmptyLatentImage, ...): {}"
 NO_SIZE_CLI = "pass --width and --height"
 
 
+def _larger_image(info, size, width, height) -> bool:
+    """Whether the image a VAEEncode takes is larger than the still-image latent the graph's latent node sets (rev63 #5:
+    an EmptyLatentImage pass at 1024 beside a 2048 image encoded for a second sampler was estimated at 1024): the larger
+    is estimated, as between two latent nodes, and a line says so. Typed --width/--height win; a video latent stays."""
+    if not info["size"] or not info["input_image"] or (width and height) or size[2] != 1:
+        return False
+    t, (iw, ih, ib, how) = info["input_image"]
+    if how.startswith("a square") or iw * ih * ib <= size[0] * size[1] * size[3]:
+        return False  # a square standing in for a known area does not beat a latent node's own size (image_flux2)
+    info["notes"].append(f"{t} encodes an image of {iw}x{ih}" + (f" x{ib}" if ib > 1 else "") + ", larger than "
+                         f"the latent node's {size[0]}x{size[1]}" + (f" x{size[3]}" if size[3] > 1 else "")
+                         + ": the larger is estimated")
+    return True
+
+
 def estimate_workflow(wf: dict, models_dir, width=None, height=None, frames=None, batch=None, policy=None,
                       resolve=None, cfg=None, default_size=None, no_size=NO_SIZE_CLI, read_image=None) -> dict:
     """width..batch: typed, they win over the graph (the CLI's flags). default_size (w, h, frames, batch): used only
@@ -363,13 +378,15 @@ def estimate_workflow(wf: dict, models_dir, width=None, height=None, frames=None
             " (it has none of checkpoints/, diffusion_models/, text_encoders/, vae/: give your ComfyUI/models folder)"
         raise UserError(f"none of the workflow's model files was found under {where}{hint}: {miss}")
     size = info["size"] or (None, None, 1, 1)
+    larger = _larger_image(info, size, width, height)
     w, h = width or size[0], height or size[1]
     assumed, used = None, ("--width/--height" if width and height else "the graph's latent node")
     comps = None
-    if (not w or not h) and info["input_image"]:  # VAEEncode of an image whose size the graph sets (image_size.py)
+    if ((not w or not h) or larger) and info["input_image"]:  # VAEEncode of an image whose size the graph sets (image_size.py)
         t, (iw, ih, ib, how) = info["input_image"]
         used, assumed = f"{how}, {t}", (f"assumed: {how.split(' (')[0]}" if how.startswith("a square") else None)
-        w, h, size = w or iw, h or ih, (w or iw, h or ih, size[2], size[3] if info["size"] else ib)
+        w, h = (iw, ih) if larger else (w or iw, h or ih)
+        size = (w, h, size[2], size[3] if info["size"] and not larger else ib)
     if (not w or not h) and default_size:
         used, size = "the size given beside the workflow", default_size
         w, h = w or size[0], h or size[1]

@@ -171,3 +171,47 @@ def test_the_route_reads_the_image_in_comfyuis_input_folder(monkeypatch, tmp_pat
     routes = graph_route_on(monkeypatch, Path(__file__).parent / "stubs", d)
     out = routes.estimate_graph({"workflow": _sd15_img2img(), "vram_gb": 8, "width": 512, "height": 512})
     assert (out["width"], out["height"]) == (1024, 768) and out["size_from"] == "graph"  # not the node's 512x512 (F1)
+
+
+def test_an_imagescale_to_a_typed_size_of_an_unread_image_is_that_size(tmp_path):
+    """rev63 #4: ImageScale with both sides typed scales to exactly that size whatever its input (nodes.py:1811-1823);
+    the reader gave up on the unread LoadImage before reading the widgets and took the native size."""
+    wf = _edit({"type": "ImageScale", "widgets_values": ["lanczos", 2048, 1536, "disabled"]})
+    est = workflow.estimate_workflow(wf, _qwen_models(tmp_path))  # no reader: cat.png's own size is not known
+    assert (est["width"], est["height"], est["batch"]) == (2048, 1536, 1)
+    assert est["workflow"]["size_assumed"] is None
+    one_side = _edit({"type": "ImageScale", "widgets_values": ["lanczos", 2048, 0, "disabled"]})  # needs the aspect
+    est = workflow.estimate_workflow(one_side, _qwen_models(tmp_path))
+    assert (est["width"], est["height"]) == (1328, 1328)  # Qwen-Image's native size, as before
+
+
+def _latent_beside_encoded(latent=(512, 512, 1), image="photo.png"):
+    """An EmptyLatentImage pass beside a second sampler on an encoded photo (rev63 #5's shape)."""
+    wf = _sd15_img2img(image)
+    wf["nodes"].append({"id": 5, "type": "EmptyLatentImage", "widgets_values": list(latent)})
+    return wf
+
+
+@pytest.mark.parametrize("photo,want", [((1024, 768), (1024, 768)), ((384, 384), (512, 512))])
+def test_an_encoded_image_larger_than_the_latent_node_is_the_one_estimated(tmp_path, photo, want):
+    """rev63 #5: the encoded image's size was used only when no latent node set one; the larger is estimated now, as
+    between two latent nodes, and a line says so; a smaller one leaves the latent node's size."""
+    d = _sd15(tmp_path)
+    _png(tmp_path / "ComfyUI" / "input" / "photo.png", *photo)
+    size = input_image.folder_reader(tmp_path / "ComfyUI" / "input")
+    est = workflow.estimate_workflow(_latent_beside_encoded(), d, read_image=size)
+    assert (est["width"], est["height"]) == want
+    said = any("VAEEncode encodes an image of 1024x768, larger than the latent node's 512x512: "
+               "the larger is estimated" in a for a in est["assumptions"])
+    assert said == (want == (1024, 768)), est["assumptions"]
+    typed = workflow.estimate_workflow(_latent_beside_encoded(), d, width=640, height=640, read_image=size)
+    assert (typed["width"], typed["height"]) == (640, 640)  # typed flags win
+
+
+def test_a_square_standing_in_for_an_area_does_not_beat_the_latent_nodes_own_size(tmp_path):
+    """image_flux2's shape: LoadImage -> ImageScaleToTotalPixels (1 MP) -> VAEEncode, beside a latent node saved at
+    1248x832: the 1024x1024 square (an area, its aspect unknown) is larger by 10,240 pixels but is no size of its own."""
+    wf = _edit({"type": "ImageScaleToTotalPixels", "widgets_values": ["lanczos", 1.0, 1]})
+    wf["nodes"].append({"id": 5, "type": "EmptySD3LatentImage", "widgets_values": [1248, 832, 1]})
+    est = workflow.estimate_workflow(wf, _qwen_models(tmp_path))
+    assert (est["width"], est["height"]) == (1248, 832)
