@@ -221,3 +221,33 @@ def test_a_model_file_not_found_keeps_its_named_line_and_no_phase(tmp_path):
     est = workflow.estimate_workflow(wf, d)
     assert "pixel_upscale" not in est["phases"]
     assert any("4x-UltraSharp.safetensors (UpscaleModelLoader: a pixel upscale model)" in a for a in est["assumptions"])
+
+
+def test_the_upscale_model_stays_in_host_ram_between_phases(tmp_path):
+    """ImageUpscaleWithModel moves the model back to the CPU (nodes_upscale_model.py:93) and UpscaleModelLoader's output
+    stays cached: host RAM holds its fp32 weights beside the models kept for reload, 66,791,948 bytes more than the same
+    graph without the upscale nodes."""
+    wf, d = _hires(tmp_path)
+    plain = {k: v for k, v in wf.items() if k not in ("5", "6")}
+    plain["7"] = {"class_type": "SaveImage", "inputs": {"images": ["4", 0]}}
+    pol = {"host_ram": 64 << 30}
+    with_up = workflow.estimate_workflow(wf, d, policy=pol)["host_ram"]
+    without = workflow.estimate_workflow(plain, d, policy=pol)["host_ram"]
+    assert with_up["kept_for_reload"] - without["kept_for_reload"] == RRDB_FP32
+
+
+def test_side_models_stay_in_host_ram_where_they_are_not_on_the_device(tmp_path):
+    """wf66's side models in host RAM (ups63 item 5): Redux runs on the CPU in fp32 (12288 x 1152 x 4 = 56,623,104
+    bytes, held in RAM through the run); a ControlNet sits on the device with the diffusion model while it samples (the
+    phase with the most weights), so the RAM kept for reload does not move."""
+    from test_estimate_wf66 import CNET, _qwen, _qwen_graph
+    d = _qwen(tmp_path / "models")
+    pol = {"host_ram": 256 << 30}
+    base = workflow.estimate_workflow(_qwen_graph(), d, policy=pol)["host_ram"]["kept_for_reload"]
+    _sparse({"redux_up.weight": ("BF16", [12288, 1152])}, d / "style_models" / "redux.safetensors")
+    _sparse({k: (dt, list(s)) for k, (dt, s) in CNET.items()}, d / "controlnet" / "cn.safetensors")
+    sm = workflow.estimate_workflow(_qwen_graph({"type": "StyleModelLoader", "widgets_values": ["redux.safetensors"]}),
+                                    d, policy=pol)["host_ram"]["kept_for_reload"]
+    cn = workflow.estimate_workflow(_qwen_graph({"type": "ControlNetLoader", "widgets_values": ["cn.safetensors"]}),
+                                    d, policy=pol)["host_ram"]["kept_for_reload"]
+    assert sm - base == 56_623_104 and cn == base
