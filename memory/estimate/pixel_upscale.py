@@ -109,7 +109,10 @@ def read_file(path) -> dict:
         if table is None:
             return {"name": name, "weights": stored, "arch": None, "why": why}
     table = unwrap(table)
-    arch = detect(table)
+    try:
+        arch = detect(table)
+    except (KeyError, IndexError, TypeError, ValueError, ZeroDivisionError):  # a partial or malformed layout
+        arch = None
     return {"name": name, "weights": at_dtype_bytes(table, FP32), "arch": arch,
             "why": why or (None if arch else "its keys are not ESRGAN's (RRDBNet) or SRVGGNetCompact's")}
 

@@ -251,3 +251,13 @@ def test_side_models_stay_in_host_ram_where_they_are_not_on_the_device(tmp_path)
     cn = workflow.estimate_workflow(_qwen_graph({"type": "ControlNetLoader", "widgets_values": ["cn.safetensors"]}),
                                     d, policy=pol)["host_ram"]["kept_for_reload"]
     assert sm - base == 56_623_104 and cn == base
+
+
+def test_a_malformed_esrgan_or_compact_layout_is_an_unknown_architecture_not_a_crash(tmp_path):
+    """ESRGAN's detection keys without its last conv, a Compact body without its last bias: detect() reads a shape
+    that is not there; the file counts its weights, the architecture unknown."""
+    esr = {"model.0.weight": ("F32", [64, 3, 3, 3]), "model.1.sub.0.RDB1.conv1.0.weight": ("F32", [32, 64, 3, 3])}
+    com = {"body.0.weight": ("F32", [64, 3, 3, 3]), "body.1.weight": ("F32", [64]), "body.2.weight": ("F32", [64, 64, 3, 3])}
+    for name, t in (("e.safetensors", esr), ("c.safetensors", com)):
+        m = pixel_upscale.read_file(_sparse(t, tmp_path / name))
+        assert m["arch"] is None and m["weights"] == 4 * sum(__import__("math").prod(s) for _, s in t.values())
