@@ -261,3 +261,13 @@ def test_a_malformed_esrgan_or_compact_layout_is_an_unknown_architecture_not_a_c
     for name, t in (("e.safetensors", esr), ("c.safetensors", com)):
         m = pixel_upscale.read_file(_sparse(t, tmp_path / name))
         assert m["arch"] is None and m["weights"] == 4 * sum(__import__("math").prod(s) for _, s in t.values())
+
+
+def test_a_legacy_pre_zip_pth_is_read_through_weights_only_load(tmp_path):
+    """torch.save's legacy format (pickle protocol 2 and torch's magic number, no zip: older ESRGAN files):
+    torch.load(weights_only=True) without mmap lists its keys; Compact x4, 1,213,296 values x 4."""
+    p = tmp_path / "old.pth"
+    torch.save({"params": _tensors(compact())}, p, _use_new_zipfile_serialization=False)
+    assert p.read_bytes()[:14] == torch_file.LEGACY_MAGIC
+    m = pixel_upscale.read_file(p)
+    assert m["weights"] == 4_853_184 and m["arch"]["scale"] == 4
