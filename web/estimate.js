@@ -28,6 +28,7 @@ const PHASES = [
   ["latent_upscale", "latent upscale", false],
   ["vae_decode", "VAE decode", false],
   ["vae_decode_tiled", "  tiled decode", true],
+  ["pixel_upscale", "pixel upscale", false],  // ImageUpscaleWithModel (memory/estimate/pixel_upscale.py)
   ["audio_decode", "audio decode", false],
 ];
 

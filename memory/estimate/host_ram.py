@@ -35,7 +35,12 @@ def host_ram(est: dict, budget, spilled=None) -> dict:
     for x in c["components"]:
         if x["role"] != "other":
             res[x["role"]] = res.get(x["role"], 0) + x["resident"]
-    total = sum(v for k, v in res.items() if k != "other")
+    # the models a workflow loads beside these (side_models.py: a ControlNet, a model patch, an audio encoder; a style
+    # model in fp32 on the CPU) and the pixel upscale model (pixel_upscale.py: moved back to the CPU after its step,
+    # nodes_upscale_model.py:93): each node's output stays in ComfyUI's cache, in RAM, between phases (ups63)
+    beside = sum(m.get("host_ram") or m["weights"] for m in pol.get("side_models") or () if m["how"] != "component") \
+        + (pol.get("pixel_upscale") or {}).get("weights", 0)
+    total = sum(v for k, v in res.items() if k != "other") + int(beside)
     bd = est["breakdown"]
     if spilled is None:
         spilled = max((spill(bd[k], budget) for k in PARTIAL if k in bd), default=0) if budget else 0

@@ -13,8 +13,16 @@ PIXELS = {"VAEEncode": "pixels", "VAEEncodeTiled": "pixels", "VAEEncodeForInpain
 KEY = "_image"  # where workflow.nodes() leaves the size among the node's widgets (no widget has this name)
 
 
+# ImageUpscaleWithModel's image (comfy_extras/nodes_upscale_model.py:58): its size where the graph sets it, else "decode"
+# when a VAE decode gives it (the estimated latent's), under pixel_upscale.KEY (pixel_upscale.image_of reads it)
+UPSCALE = ("ImageUpscaleWithModel", "image", "_upscale_image")
+DECODES = ("VAEDecode", "VAEDecodeTiled")
+
+
 def attach(v, h, t, w):
     """Put into w (the node's widgets) the size of the image node h of type t encodes: (width, height, batch, how)."""
+    if t == UPSCALE[0]:
+        return _upscaled(v, h, w)
     if t not in PIXELS:
         return
     try:
@@ -38,3 +46,28 @@ def attach(v, h, t, w):
 def largest(found):
     """The largest of [(node, (w, h, batch, how))], or None."""
     return max(found, key=lambda x: x[1][0] * x[1][1] * x[1][2]) if found else None
+
+
+def _upscaled(v, h, w):
+    try:
+        ref = v.link_of(h, UPSCALE[1])
+        wv, hv, b = links.image(v, ref, 0)
+        w[UPSCALE[2]] = (int(wv), int(hv), b if isinstance(b, int) and b > 0 else 1, "the size the graph sets")
+    except (links.Unread, links.AreaOnly):
+        try:
+            for _ in range(links.MAX_DEPTH):  # through Reroutes to the node that makes the image
+                got = v.src(ref)
+                if got is links.SAVED or got[0] == "value":
+                    return
+                if got[0] == "ref":
+                    ref = got[1]
+                    continue
+                if v.kind(got[0]) == "Reroute" and v.first_link:
+                    ref = v.first_link(got[0])
+                    continue
+                w[UPSCALE[2]] = "decode" if v.kind(got[0]) in DECODES else None
+                return
+        except (TypeError, ValueError, AttributeError, KeyError, IndexError):
+            return
+    except (TypeError, ValueError, OverflowError, ZeroDivisionError, AttributeError, KeyError, IndexError):
+        return

@@ -135,6 +135,7 @@ NOT_FOLLOWED = {
     "unCLIPCheckpointLoader": ("ckpt_name", "checkpoints", "an unCLIP checkpoint"),                    # nodes.py:615
     "GLIGENLoader": ("gligen_name", "gligen", "a GLIGEN model"),                                       # nodes.py:1135
     "ImageOnlyCheckpointLoader": ("ckpt_name", "checkpoints", "an image-conditioned checkpoint (SVD, Hunyuan3D)"),
+    # sized in its own phase where its file is found and an ImageUpscaleWithModel runs (pixel_upscale.py, ups63)
     "UpscaleModelLoader": ("model_name", "upscale_models", "a pixel upscale model"),                   # nodes_upscale_model.py:18
     "HypernetworkLoader": ("hypernetwork_name", "hypernetworks", "a hypernetwork"),                    # nodes_hypernetwork.py:100
     "ModelPatchLoader": ("name", "model_patches", "a model patch"),                                    # nodes_model_patch.py:222

@@ -76,6 +76,16 @@ def peak_on(est: dict, budget) -> dict:
             if vae_mod.retries_tiled(pol.get("runner")):  # VAE.encode's tiled retry after an OOM
                 retry["vae_encode"] = _retry_phase(wv, vae_mod.vae_encode_fallback_bytes(
                     ctx["vae_kind"], *ctx["i2v_encode"], ctx["vae_dtype"], device=pol.get("device", "cuda")), fixed_total)
+    if pol.get("pixel_upscale"):  # ImageUpscaleWithModel after the decode: its model, the image, one tile (pixel_upscale.py)
+        u = pol["pixel_upscale"]
+        wu = u["weights"] + w["te_extra"] + others() + w["under"]["vae"]
+        phase("pixel_upscale", wu, u["bytes"])
+        breakdown["pixel_upscale"]["comfyui_request"] = u["comfy_request"]  # what the node frees first: shown, not counted
+        free = None if budget is None else budget - sum(est["fixed"].values()) - wu
+        if u["retry"]:  # its out-of-memory fallback: tile 256, then 128 (the first that fits, else the last)
+            acts = next((a for a in u["retry"].values() if free is not None and a + int(FRAGMENTATION * a) <= free),
+                        list(u["retry"].values())[-1])
+            retry["pixel_upscale"] = _retry_phase(wu, acts, fixed_total)
     if ctx.get("audio"):  # LTX-2's LTXVAudioVAEDecode: its own model on the device, the whole batch at once (audio_decode.py)
         a = ctx["audio"]
         phase("audio_decode", a["weights"] + w["te_extra"] + others() + w["under"]["vae"], a["bytes"])

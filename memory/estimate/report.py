@@ -11,7 +11,7 @@ from ..units import GiB, fmt_bytes, gib_arg, gpu_size_problem
 
 PHASE_LABELS = {"text_encode": "text encode", "vae_encode": "VAE encode (I2V)", "sample": "sample", "sample_naive_attention": "  naive attention *",
                 "vae_decode": "VAE decode", "vae_decode_tiled": "  tiled (node)", "audio_decode": "audio decode",
-                "latent_upscale": "latent upscale"}
+                "latent_upscale": "latent upscale", "pixel_upscale": "pixel upscale"}
 ROLE_LABELS = {"diffusion_model": "diffusion model", "text_encoder": "text encoder", "vae": "VAE", "other": "other"}
 
 

@@ -10,8 +10,8 @@ from .phase_peaks import peak_on
 from ..units import GiB, MiB, fmt_bytes
 
 # vae_encode: image-to-video's conditioning video only; audio_decode: LTX-2's audio VAE and vocoder (audio_decode.py);
-# latent_upscale: LTX-2's two-stage upscale step (latent_upscale.py)
-MAIN = ("text_encode", "vae_encode", "sample", "latent_upscale", "vae_decode", "audio_decode")
+# latent_upscale: LTX-2's two-stage upscale step (latent_upscale.py); pixel_upscale: ImageUpscaleWithModel (pixel_upscale.py)
+MAIN = ("text_encode", "vae_encode", "sample", "latent_upscale", "vae_decode", "pixel_upscale", "audio_decode")
 
 
 def as_run(r: dict, budget) -> tuple:
@@ -56,9 +56,12 @@ def _apply(est, r, budget):
     w = c["w"]
     aud = c.get("audio") or {}  # LTX-2's audio VAE and vocoder (audio_decode.py)
     up = c.get("latent_upscale") or {}  # LTX-2's latent upscaler (latent_upscale.py)
-    est["all_resident"] = int(w["dm"] + w["te"] + w["vae"] + aud.get("weights", 0) + up.get("weights", 0) + (1 + FRAGMENTATION) * max(
-        c["act"], (r["vae"] or {}).get("bytes", 0), c["te_act"], r["breakdown"].get("vae_encode", {}).get("activations", 0),
-        aud.get("bytes", 0), up.get("bytes", 0)) + sum(est["fixed"].values()))
+    px = est["policy"].get("pixel_upscale") or {}  # ImageUpscaleWithModel's model (pixel_upscale.py)
+    est["all_resident"] = int(w["dm"] + w["te"] + w["vae"] + aud.get("weights", 0) + up.get("weights", 0) + px.get("weights", 0)
+                              + (1 + FRAGMENTATION) * max(c["act"], (r["vae"] or {}).get("bytes", 0), c["te_act"],
+                                                          r["breakdown"].get("vae_encode", {}).get("activations", 0),
+                                                          aud.get("bytes", 0), up.get("bytes", 0), px.get("bytes", 0))
+                              + sum(est["fixed"].values()))
 
 
 def _card(gb):
@@ -257,7 +260,7 @@ def _vram_outcome(est: dict, budget) -> dict:
             + (f"; {note}" if note else "")}
 
 
-RETRY_LABELS = {"vae_encode": "VAE encode", "vae_decode": "VAE decode"}
+RETRY_LABELS = {"vae_encode": "VAE encode", "vae_decode": "VAE decode", "pixel_upscale": "pixel upscale (smaller tiles)"}
 
 
 # phases whose model ComfyUI loads partially when it does not fit (model_management.load_models_gpu)

@@ -10,7 +10,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from . import families, formula, group_nodes, image_size, latent_upscale, links, pipelines, side_models, spec
+from . import families, formula, group_nodes, image_size, latent_upscale, links, pipelines, pixel_upscale, side_models, spec
 from .latent_nodes import LATENT_NODES, size_widgets, widget_names
 from .model_files import (CHECKED, FOLDER_ROLES, LOADER_ROLES, LOADERS, NOT_COUNTED, NOT_FOLLOWED_NAMES, Unusable,
                           find_file, has_model_folders, not_followed)
@@ -180,7 +180,7 @@ def read(wf: dict, models_dir, resolve=None, read_image=None) -> dict:
     resolve(folders, name) -> path or None replaces the models_dir lookup (inside ComfyUI: folder_paths)."""
     files, missing, missing_checked, checked, cfgs, notes = [], [], [], [], [], []
     tiled, wdt, other, side = None, None, [], []
-    graph = {"sizes": [], "resizes": [], "from_input": [], "families": {}, "notes": [], "images": []}
+    graph = {"sizes": [], "resizes": [], "from_input": [], "families": {}, "notes": [], "images": [], **{n: [] for n in pixel_upscale.NODES}}
     for t, w in nodes(wf, graph["notes"], read_image=read_image):
         if t in LOADERS or t in CHECKED:
             for name, folders in LOADERS.get(t) or CHECKED[t]:
@@ -213,12 +213,16 @@ def read(wf: dict, models_dir, resolve=None, read_image=None) -> dict:
                          "frames": int(w.get("temporal_size") or spec.TILE_NODE["frames"])}
             except (TypeError, ValueError, OverflowError):
                 tiled = {"tile": spec.TILE_NODE["tile"], "frames": spec.TILE_NODE["frames"]}  # not a number: the defaults
+        elif t in pixel_upscale.NODES:  # the pixel upscale step (pixel_upscale.py): its own phase where its file is found
+            graph[t].append(w)
         elif t in side_models.SIDE:  # a model loaded beside these: sized where its file is found, else named
             side.append((t, w))
         elif "Loader" in t:  # a loader whose model the estimate does not size (model_files.NOT_FOLLOWED): named
             other.append((t, w))
     side, left = side_models.find(side, models_dir, resolve)
-    other, files = other + left, files + side_models.components(side)  # a CLIP vision file: an encoder component
+    ups, up_left, up_notes = pixel_upscale.find(graph[pixel_upscale.NODES[0]], bool(graph[pixel_upscale.NODES[1]]),
+                                                models_dir, resolve, find_file, Unusable)
+    other, files = other + left + up_left, files + side_models.components(side)  # a CLIP vision file: an encoder component
     sizes = graph["sizes"]
     size = max(sizes, key=lambda s: s[0] * s[1] * s[2] * s[3]) if sizes else None
     for wv, hv, t in graph["resizes"]:  # a resize keeps the length and batch of the latent it takes
@@ -227,7 +231,7 @@ def read(wf: dict, models_dir, resolve=None, read_image=None) -> dict:
     size = max(sizes, key=lambda s: s[0] * s[1] * s[2] * s[3]) if sizes else None
     if len(sizes) > 1:
         notes.append(f"{len(sizes)} latent sizes in the graph; the largest is estimated")
-    notes += graph["notes"] + not_followed(other)
+    notes += graph["notes"] + not_followed(other) + up_notes
     if "audio_frames" in graph:  # LTXVEmptyLatentAudio (_ltx2_audio)
         af, fps = graph["audio_frames"], graph.get("audio_fps") or spec.family("ltx-2")["audio"]["fps"]
         notes.append(f"LTXVEmptyLatentAudio: LTX-2's audio latent, counted beside the video at {fps} frames a second")
@@ -245,6 +249,7 @@ def read(wf: dict, models_dir, resolve=None, read_image=None) -> dict:
             "tiled": tiled, "weights_dtype": wdt, "notes": notes, "cpu_te": CPU_TE in notes,
             "from_input": graph["from_input"], "latent_families": graph["families"], "audio_fps": graph.get("audio_fps"),
             "input_image": image_size.largest(graph["images"]), "not_followed": sorted({t for t, _ in other}), "side": side,
+            "pixel_upscale": (ups, graph[pixel_upscale.NODES[1]]) if ups else None,
             "latent_upscale": _upscaler(checked, staged) if graph.get("upscale") else None}
 
 
@@ -422,6 +427,9 @@ def estimate_workflow(wf: dict, models_dir, width=None, height=None, frames=None
     info["notes"] += other
     stage1 = (w, h)
     w, h = _two_stage(info, comps, w, h, pol, used)
+    if info["pixel_upscale"]:  # ImageUpscaleWithModel: a phase of its own on the image it receives (pixel_upscale.py)
+        *img, how = pixel_upscale.image_of(info["pixel_upscale"][1], (w, h), f, b)
+        pol["pixel_upscale"] = pixel_upscale.phase_inputs(info["pixel_upscale"][0], img, how, side_notes)
     families.check_vae_channels(comps)  # as `estimate FILE...`: the node's open-graph route shows it as text
     est = formula.estimate(comps, w, h, f, b,
                            cfg=("on" if info["cfg"] else info["cfg"]) if cfg is None else cfg, policy=pol)  # cfg > 1: CFG on

@@ -1,0 +1,193 @@
+"""The pixel upscale step (ups63): ImageUpscaleWithModel fed by an UpscaleModelLoader, as ComfyUI 0.8.0 runs it
+(comfy_extras/nodes_upscale_model.py), a phase of its own ("pixel_upscale") after the VAE decode.
+
+- the model: load_torch_file(safe_load=True) (.safetensors, or .pth/.pt through torch.load(weights_only=True)), then
+  spandrel's ModelLoader().load_from_state_dict: the architecture's class is built in fp32 and load_state_dict copies the
+  file's tensors into it, so an fp16 file runs in fp32 too (benchmarks/results/pixel_upscale_tile.json: loaded_dtype);
+  its weights are the file's values at 4 bytes (module_size, which free_memory is asked for).
+- the node (l.66-96): memory_required = module_size + 512*512*3 * 4 * max(scale, 1) * 384 + the input image's bytes;
+  free_memory(memory_required) unloads models until that much is free (it never refuses: a card with less room unloads
+  everything and goes on); then the model and the whole input image (B x 3 x H x W, fp32) go to the device and
+  tiled_scale (comfy/utils.py:977-1085) runs the model on one tile at a time, min(512, side) a side, its output moved to
+  the CPU (output_device="cpu"); an out-of-memory error halves the tile, down to 128, then it raises.
+- the phase: the model's weights, the input image and one tile's activation peak, traced on spandrel's real class with
+  gpu_garden's tracer (benchmarks/pixel_upscale_tile.py; linear in the tile's area): TILE_BYTES_PER_PIXEL. ComfyUI's
+  memory_required is reported beside it (comfyui_request), not counted: docs/estimate.md says why. An architecture not
+  measured: its weights and the image only, and an assumption line says the tile is not counted.
+- the file: read_file, from the header alone (.safetensors) or the torch zip's entries (.pth: torch_file.py)."""
+import math
+import os
+import re
+
+from . import torch_file
+from .headers import read_tensors
+from .image_size import UPSCALE
+from .weights import at_dtype_bytes
+from ..errors import UserError
+from ..units import fmt_bytes
+
+# ComfyUI 0.8.0's constants, one table: name -> (value, where)
+COMFY = {"tile": (512, "comfy_extras/nodes_upscale_model.py:77"), "overlap": (32, "nodes_upscale_model.py:78"),
+         "per_scale": (384.0, "nodes_upscale_model.py:70 (512*512*3 x element_size x max(scale, 1) x 384)"),
+         "min_tile": (128, "nodes_upscale_model.py:89-91 (tile //= 2; below 128 it raises)"),
+         "image_bytes": (4, "the IMAGE is fp32 (VAEDecode's output), element_size 4"),
+         "model_bytes": (4, "spandrel builds the class in fp32; load_state_dict casts the file into it")}
+TILE, OVERLAP, PER_SCALE, MIN_TILE = (COMFY[k][0] for k in ("tile", "overlap", "per_scale", "min_tile"))
+FP32 = COMFY["model_bytes"][0]
+# activation bytes per input pixel of one tile (fp32), traced: benchmarks/results/pixel_upscale_tile.json (its
+# bytes_per_pixel per config; tests/unit/test_estimate_ups63.py checks this table against it).
+# (architecture, features, scale, unshuffled input) -> bytes; Compact's peak is in its body at 1x: any scale
+TILE_BYTES_PER_PIXEL = {("ESRGAN", 64, 4, False): 8204, ("ESRGAN", 64, 2, False): 2316, ("ESRGAN", 64, 2, True): 2072,
+                        ("Compact", 64, None, False): 524}
+NODES = ("UpscaleModelLoader", "ImageUpscaleWithModel")
+FOLDERS = ("upscale_models",)
+KEY = UPSCALE[2]  # where image_size.attach leaves the node's image (w, h, batch, how), or "decode" (a VAE decode's)
+_UPCONV = re.compile(r"^(?:upconv|conv_up)(\d)\.weight$")
+
+
+def unwrap(sd: dict) -> dict:
+    """The state dict as load_torch_file returns it (comfy/utils.py:91-98: "state_dict", or a dict's one entry), and
+    spandrel's params_ema / UpscaleModelLoader's "module." prefix taken off."""
+    if isinstance(sd.get("state_dict"), dict):
+        sd = sd["state_dict"]
+    elif len(sd) == 1 and isinstance(next(iter(sd.values())), dict):
+        sd = next(iter(sd.values()))
+    if isinstance(sd.get("params_ema"), dict):
+        sd = sd["params_ema"]
+    return {k[7:] if k.startswith("module.") else k: v for k, v in sd.items() if not isinstance(v, dict)}
+
+
+def _seq_len(table, prefix) -> int:
+    got = {int(k[len(prefix) + 1:].split(".", 1)[0]) for k in table
+           if k.startswith(prefix + ".") and k[len(prefix) + 1:].split(".", 1)[0].isdigit()}
+    return max(got) + 1 if got else 0
+
+
+def detect(table) -> dict | None:
+    """{arch, scale, features, unshuffle} by spandrel's rules (architectures/ESRGAN/__init__.py _get_scale, load;
+    Compact/__init__.py load), or None for another architecture. table: {key: (dtype, shape)}."""
+    shape = lambda k: table[k][1]  # noqa: E731
+    if "model.0.weight" in table and "model.1.sub.0.RDB1.conv1.0.weight" in table:  # ESRGAN's old keys
+        n = _seq_len(table, "model")
+        log2, first, last = (n - 5) // 3, shape("model.0.weight"), shape(f"model.{n - 1}.weight")
+    elif "conv_first.weight" in table and "conv_last.weight" in table and any(
+            k in table for k in ("body.0.rdb1.conv1.weight", "RRDB_trunk.0.RDB1.conv1.weight")):  # Real-ESRGAN / BSRGAN
+        ups = [int(m.group(1)) for k in table for m in [_UPCONV.match(k)] if m]
+        log2, first, last = max(ups, default=0), shape("conv_first.weight"), shape("conv_last.weight")
+    elif "body.0.weight" in table and "body.1.weight" in table:  # SRVGGNetCompact
+        top = _seq_len(table, "body") - 1
+        x, c = shape(f"body.{top}.bias")[0], shape("body.0.weight")[1]
+        for out in (c, 3, 4, 1):  # spandrel's get_scale_and_output_channels
+            if x % out == 0 and math.isqrt(x // out) ** 2 == x // out:
+                return {"arch": "Compact", "scale": math.isqrt(x // out), "features": shape("body.0.weight")[0],
+                        "unshuffle": False}
+        return None
+    else:
+        return None
+    scale, in_nc, out_nc = 2 ** max(log2, 0), first[1], last[0]
+    shuffle = int(math.isqrt(in_nc // out_nc)) if in_nc in (out_nc * 4, out_nc * 16) else 0
+    return {"arch": "ESRGAN", "scale": scale // shuffle if shuffle else scale, "features": first[0],
+            "unshuffle": bool(shuffle)}
+
+
+def per_pixel(arch) -> int | None:
+    """Traced activation bytes per input pixel of a tile for this architecture, None where not measured."""
+    if not arch:
+        return None
+    key = (arch["arch"], arch["features"], None if arch["arch"] == "Compact" else arch["scale"], arch["unshuffle"])
+    return TILE_BYTES_PER_PIXEL.get(key)
+
+
+def read_file(path) -> dict:
+    """{"name", "weights" (bytes as ComfyUI holds it), "arch" (detect(), None: unknown), "why" (a line when the
+    architecture is not read)}. UserError for a file that is not a model (a clear line, never a stall)."""
+    name = os.path.basename(str(path))
+    if str(path).lower().endswith((".safetensors", ".sft")):
+        table, why = read_tensors(path), None
+    else:
+        table, stored, why = torch_file.read(path)
+        if table is None:
+            return {"name": name, "weights": stored, "arch": None, "why": why}
+    table = unwrap(table)
+    try:
+        arch = detect(table)
+    except (KeyError, IndexError, TypeError, ValueError, ZeroDivisionError):  # a partial or malformed layout
+        arch = None
+    return {"name": name, "weights": at_dtype_bytes(table, FP32), "arch": arch,
+            "why": why or (None if arch else "its keys are not ESRGAN's (RRDBNet) or SRVGGNetCompact's")}
+
+
+def comfy_request(weights, scale, image) -> int:
+    """ImageUpscaleWithModel's memory_required (nodes_upscale_model.py:69-71) for an image (w, h, batch)."""
+    w, h, b = image
+    px = COMFY["image_bytes"][0]
+    return int(weights + TILE * TILE * 3 * px * max(scale or 1, 1.0) * PER_SCALE + b * h * w * 3 * px)
+
+
+def tile_area(w, h, tile=TILE) -> int:
+    """Pixels of tiled_scale's largest tile on a w x h image: min(tile, side) a side (a side within the tile runs whole)."""
+    return min(tile, w) * min(tile, h)
+
+
+def phase_inputs(model, image, how, assumptions) -> dict:
+    """{"weights", "bytes" (input image + one tile's activations), "image", "tile", "comfy_request", "scale", "out",
+    "retry": {tile: bytes} of the smaller tiles ComfyUI retries with} of the step; model: read_file()'s; image: (w, h,
+    batch) of the image the node receives, how: where that size comes from."""
+    w, h, b = image
+    arch, img = model["arch"], b * h * w * 3 * COMFY["image_bytes"][0]
+    scale = arch["scale"] if arch else None
+    per = per_pixel(arch)
+    tile = per * tile_area(w, h) if per else 0
+    retry = {t: img + per * tile_area(w, h, t) for t in (TILE // 2, MIN_TILE)} if per and tile_area(w, h) > tile_area(
+        w, h, MIN_TILE) else {}
+    out = {"weights": int(model["weights"]), "image": img, "tile": tile, "bytes": img + tile, "scale": scale,
+           "comfy_request": comfy_request(model["weights"], scale or 1, image), "retry": retry,
+           "out": [w * scale, h * scale, b] if scale else None, "name": model["name"]}
+    what = (f"{arch['arch']} x{scale}, {arch['features']} features" + (", unshuffled input" if arch["unshuffle"] else "")
+            ) if arch else "architecture not read"
+    assumptions.append(
+        f"pixel upscale (ImageUpscaleWithModel): {model['name']} ({what}; {fmt_bytes(out['weights'])} in fp32) on a "
+        f"{w}x{h}" + (f" x{b}" if b > 1 else "") + f" image ({how})" + (f" to {w * scale}x{h * scale}" if scale else "")
+        + f": its own phase, the image on the device ({fmt_bytes(img)}) and one {min(TILE, w)}x{min(TILE, h)} tile "
+        + (f"({fmt_bytes(tile)}, traced: {per} bytes a pixel)" if per else "(not counted: the architecture's tile is not "
+           f"measured{'; ' + model['why'] if model.get('why') else ''})")
+        + f"; ComfyUI frees {fmt_bytes(out['comfy_request'])} for it first (its memory_required), not counted")
+    return out
+
+
+def image_of(found, size, frames, batch):
+    """(w, h, batch, how) of the image the largest ImageUpscaleWithModel receives: the size the graph sets for it
+    (image_size.attach), else the decode of the estimated latent (size: w x h), said as assumed unless its source is a
+    VAE decode. found: the nodes' widgets."""
+    sized = [x[KEY] for x in found if isinstance(x.get(KEY), tuple) and len(x[KEY]) == 4]
+    if sized:
+        return max(sized, key=lambda s: s[0] * s[1] * s[2])
+    decoded = any(x.get(KEY) == "decode" for x in found)
+    return (size[0], size[1], frames * batch, "the decode of the graph's latent" if decoded else
+            "assumed: the decode of the graph's latent; its image's source is not read")
+
+
+def find(loaders, runs, models_dir, resolve, find_file, unusable_exc):
+    """(the upscale model read for the phase or None, [(loader, widgets)] left to the named line, notes). loaders: the
+    UpscaleModelLoader widgets; runs: whether an ImageUpscaleWithModel runs. The largest model found is counted."""
+    if not loaders or not runs:
+        return None, [("UpscaleModelLoader", w) for w in loaders], []
+    got, left, notes = [], [], []
+    for w in loaders:
+        name, p = w.get("model_name"), None
+        if isinstance(name, str) and name:
+            try:
+                p = resolve(FOLDERS, name) if resolve else find_file(models_dir, FOLDERS, name) if models_dir else None
+            except unusable_exc:
+                p = None
+        if not p:
+            left.append(("UpscaleModelLoader", w))
+            continue
+        try:
+            got.append(read_file(p))
+        except (UserError, OSError) as exc:
+            notes.append(f"not counted: {name} (UpscaleModelLoader): {str(exc).removeprefix(str(p) + ': ')}")
+    best = max(got, key=lambda m: m["weights"], default=None)
+    if len(got) > 1:
+        notes.append(f"{len(got)} pixel upscale models found: the largest, {best['name']}, is counted")
+    return best, left, notes
