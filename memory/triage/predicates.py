@@ -293,19 +293,22 @@ def fraction_cap(x):
 def vllm_loading_cut(x):
     """vllm_loading for PyTorch's message quoted up to "of which N is free" (what PyTorch holds dropped), as cut_full is for
     a plain script: vLLM, the message alone, the card full (under a SLIVER free), a layer-sized request, and no line shows
-    the weights loaded, the KV cache sized, graphs captured or a request served: the weights were still being placed."""
+    the weights loaded, the KV cache sized, graphs captured or a request served (nor a worker's failure sent back over vLLM's
+    RPC queue: vllm_loading): the weights were still being placed."""
     return (torch(x) and x.env["runtime"] == "vllm" and not x.frames_n and bool(x.total) and not x.impossible and not x.tiny
             and x.allocated is None and x.reserved is None and x.others is None and x.free is not None
             and x.free <= SLIVER * x.total and x.req <= LAYER_SHARE * x.total and not x.graph_capture
-            and not x.f["vllm_model_mem"] and not x.f["vllm_kv_mem"] and not x.f["vllm_serving"])
+            and not x.f["vllm_model_mem"] and not x.f["vllm_kv_mem"] and not x.f["vllm_serving"] and not x.f["vllm_worker_rpc"])
 
 
 def vllm_loading(x):
     """vLLM, the message alone, PyTorch holds the card and no line shows the weights loaded, the KV cache sized or graphs
-    captured, and no request served: it failed loading the weights (its start order: weights, profile, KV cache, graph capture)."""
+    captured, and no request served: it failed loading the weights (its start order: weights, profile, KV cache, graph capture).
+    (tri72) Nor where a worker's failure came back over V1's RPC queue (facts' vllm_worker_rpc): WorkerProc.__init__ loads the
+    weights before the worker serves that queue, and a failure there is "WorkerProc failed to start" instead."""
     return (torch(x) and x.env["runtime"] == "vllm" and not x.frames_n and x.allocated is not None
             and x.allocated >= 0.85 * x.reach and x.req <= PARAM_SHARE * x.total and not x.graph_capture
-            and not x.f["vllm_model_mem"] and not x.f["vllm_kv_mem"] and not x.f["vllm_serving"])
+            and not x.f["vllm_model_mem"] and not x.f["vllm_kv_mem"] and not x.f["vllm_serving"] and not x.f["vllm_worker_rpc"])
 
 
 def mps_full(x):

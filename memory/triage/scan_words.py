@@ -307,6 +307,9 @@ OPEN_ANCHORS += (b"iommu is disabled",)
 # failed" after a worker died in start-up, its V0 runner's "Error in model execution (input dumped to ...)" wrapper
 VLLM_OWN_RAISES = (b"Engine core initialization failed", b"Error in model execution")
 OPEN_ANCHORS += VLLM_OWN_RAISES
+# (tri72) vLLM V1's worker failure sent back over its RPC queue (facts "vllm_worker_rpc"): no memory word on the worker's line
+VLLM_WORKER_RPC = (b"Worker failed with error", b"WorkerProc hit an exception")
+OPEN_ANCHORS += VLLM_WORKER_RPC
 # the head (startup lines, and a whole short log) is read with the traceback forms and the launched script too
 # what should_fit.py reads (the runtime's version, the model, the GGUF's type and size, flash attention): start-up lines,
 # in the head and the window, found by its facts' own gate keys; a bare word there (" run ", kept short for the gate's
@@ -338,6 +341,7 @@ WINDOW_KEYS += (b"Prompt Cache: ",)       # (mlx_lm.server's prompt-cache line, 
 WINDOW_KEYS += (b"llama_model_load_internal: ",)   # (llama.cpp's pre-GGUF header lines, facts "ggml_header": round 70)
 WINDOW_KEYS += (b"iommu is disabled",)   # (fact rknpu_no_iommu: round 74)
 WINDOW_KEYS += VLLM_OWN_RAISES          # (vLLM's own raises, as OPEN_ANCHORS: round 102)
+WINDOW_KEYS += VLLM_WORKER_RPC          # (vLLM V1's worker failure over its RPC queue, as OPEN_ANCHORS: tri72)
 WINDOW_KEYS += (b"% CPU/GPU",)           # (`ollama ps`'s PROCESSOR column, facts "ollama_marker": round 107)
 OPEN_ANCHORS += (b"% CPU/GPU",)
 
