@@ -1,0 +1,96 @@
+"""Hunyuan3D 2.x (image to 3-D shape), as ComfyUI 0.8.0 loads it: one checkpoint through ImageOnlyCheckpointLoader
+(comfy_extras/nodes_video_model.py:10, load_checkpoint_guess_config with output_clipvision=True) holds three models:
+
+- model.: the DiT. comfy/model_detection.py:497-524 reads it from the keys: "latent_in.weight" is 2.0's Hunyuan3Dv2
+  (comfy/ldm/hunyuan3d/model.py, FLUX-style double and single blocks; 8 double blocks make supported_models'
+  Hunyuan3Dv2mini), "t_embedder.mlp.2.weight" 2.1's HunYuanDiTPlain (comfy/ldm/hunyuan3dv2_1, 21 blocks, MoE in the
+  last 6). memory_usage_factor 3.5 for all three configs (supported_models.py:1200-1247).
+- conditioner.main_image_encoder.model.: the DINOv2 image encoder (clip_vision_prefix; clip_vision.py picks
+  dino2_giant.json for 40 layers, dino2_large.json for 24). CLIPVisionEncode runs it once before sampling: counted with
+  the encoders (role text_encoder), as a CLIP vision file is (wf66).
+- vae.: the ShapeVAE (comfy/sd.py's branch for geo_decoder.cross_attn_decoder.ln_1.bias), run by VAEDecodeHunyuan3D.
+
+VARIANTS is the one table of the variants: their ids, the ComfyUI config class each is, how the keys tell them apart.
+families.py splits and detects through it; nothing here imports ComfyUI."""
+
+FAMILY = "hunyuan3d"
+DM_PREFIX = "model."
+IMAGE_ENCODER_PREFIX = "conditioner.main_image_encoder.model."
+# a key only a Hunyuan3D DiT has (model_detection.py:497, 512), under the checkpoint's model. prefix or without it
+DM_KEYS = ("latent_in.weight", "t_embedder.mlp.2.weight")
+VAE_KEY = "geo_decoder.cross_attn_decoder.ln_1.bias"  # comfy/sd.py's ShapeVAE branch
+VAE_KIND = "hunyuan3d-shape"  # its families.vae_kind: decodes the 64-channel latent (latent_formats.Hunyuan3Dv2*)
+
+# variant id -> (ComfyUI 0.8.0 model config class, the DiT's key it is detected by, double blocks it has (None: any))
+# in the order detection tries them: 2.0 mini before 2.0 (supported_models' list puts Hunyuan3Dv2mini first)
+VARIANTS = {
+    "2.0 mini": ("Hunyuan3Dv2mini", "latent_in.weight", 8),
+    "2.0": ("Hunyuan3Dv2", "latent_in.weight", None),
+    "2.1": ("Hunyuan3Dv2_1", "t_embedder.mlp.2.weight", None),
+}
+CONFIGS = {cls: FAMILY for cls, _, _ in VARIANTS.values()}  # families.CONFIG_FAMILY takes these
+# the DINOv2 comfy/clip_vision.py builds for each (its layer-count keys, the JSONs' widths): kind -> (layers, width)
+DINOV2 = {"dinov2-giant": (40, 1536), "dinov2-large": (24, 1024)}
+
+
+def _count(table, prefix: str) -> int:
+    n = len(prefix)
+    return len({k[n:].split(".", 1)[0] for k in table if k.startswith(prefix)})
+
+
+def is_checkpoint(table: dict) -> bool:
+    """A Hunyuan3D checkpoint: a DiT key under model. (model_detection's fallback prefix for it)."""
+    return any(DM_PREFIX + k in table for k in DM_KEYS)
+
+
+def split(table: dict) -> tuple[dict, list[dict]]:
+    """(the table less the DiT and the DINOv2, [those two as components: the DiT's keys without model., the encoder's
+    without its prefix]); the table itself and [] for any other file. vae.* stays for families.PREFIXES."""
+    if not is_checkpoint(table):
+        return table, []
+    dm, enc, rest = {}, {}, {}
+    for k, v in table.items():
+        if k.startswith(IMAGE_ENCODER_PREFIX):
+            enc[k[len(IMAGE_ENCODER_PREFIX):]] = v
+        elif k.startswith(DM_PREFIX):
+            dm[k[len(DM_PREFIX):]] = v
+        else:
+            rest[k] = v
+    parts = [{"role": "diffusion_model", "kind": None, "table": dm}]
+    if enc:
+        parts.append({"role": "text_encoder", "kind": dinov2_kind(enc), "table": enc})
+    return rest, parts
+
+
+def dinov2_kind(t: dict) -> str:
+    """dinov2-giant / dinov2-large by the layer key comfy/clip_vision.py tests (encoder.layer.39 / .23), else dinov2."""
+    for kind, (layers, _) in DINOV2.items():
+        if f"encoder.layer.{layers - 1}.layer_scale2.lambda1" in t:
+            return kind
+    return "dinov2"
+
+
+def detect(t: dict) -> dict | None:
+    """{family, variant, arch} of a Hunyuan3D DiT's table (keys without model.), else None. arch: hidden (the token
+    width), depth (blocks in all), heads 16 (model_detection.py:505, 519), ffn (mlp_ratio 4.0), context_dim (the image
+    tokens' width), block: "flux" for 2.0's double + single blocks, "hunyuan3d-2.1" for 2.1's cross-attention blocks."""
+    for variant, (_, key, double) in VARIANTS.items():
+        if key not in t:
+            continue
+        if key == "latent_in.weight":
+            n_double, n_single = _count(t, "double_blocks."), _count(t, "single_blocks.")
+            if double is not None and n_double != double:
+                continue
+            d = t[key][1][0]
+            ctx = t.get("cond_in.weight", (None, (d, 1536)))[1][1]
+            arch = {"hidden": d, "depth": n_double + n_single, "double": n_double, "single": n_single, "heads": 16,
+                    "ffn": 4 * d, "block": "flux", "context_dim": ctx}
+        else:  # Lumina 2 / Z-Image have x_embedder and t_embedder too, but layers., not blocks.N.attn2
+            if "x_embedder.weight" not in t or "blocks.0.attn2.to_k.weight" not in t:
+                continue
+            d = t["x_embedder.weight"][1][0]
+            ctx = t.get("blocks.0.attn2.to_k.weight", (None, (d, 1024)))[1][1]
+            arch = {"hidden": d, "depth": _count(t, "blocks."), "heads": 16, "ffn": 4 * d, "block": "hunyuan3d-2.1",
+                    "context_dim": ctx}
+        return {"family": FAMILY, "variant": variant, "arch": arch}
+    return None

@@ -1,0 +1,77 @@
+"""h3d63: Hunyuan3D 2.x checkpoints (ImageOnlyCheckpointLoader) in the estimate: hand-made headers with the real shapes
+of a few keys (ComfyUI 0.8.0's classes: comfy/ldm/hunyuan3d/model.py, hunyuan3dv2_1/hunyuandit.py, image_encoders/
+dino2_*.json, hunyuan3d/vae.py), expected values by hand."""
+from gpu_garden.memory.estimate import families, hunyuan3d as H3D, layouts
+
+ENC = "conditioner.main_image_encoder.model."
+
+
+def _v20(double=16, single=32):
+    """A 2.0 checkpoint's few keys: the DiT under model. (latent_in [1024, 64], cond_in [1024, 1536], one qkv per block),
+    DINOv2 giant's last layer key (encoder.layer.39) and one weight, the ShapeVAE's detection key."""
+    t = {"model.latent_in.weight": ("F16", (1024, 64)), "model.cond_in.weight": ("F16", (1024, 1536))}
+    t.update({f"model.double_blocks.{i}.img_attn.qkv.weight": ("F16", (3072, 1024)) for i in range(double)})
+    t.update({f"model.double_blocks.{i}.img_attn.norm.key_norm.scale": ("F16", (64,)) for i in range(double)})
+    t.update({f"model.single_blocks.{i}.linear1.weight": ("F16", (7168, 1024)) for i in range(single)})
+    t[ENC + "encoder.layer.39.layer_scale2.lambda1"] = ("F16", (1536,))
+    t[ENC + "encoder.layer.0.attention.attention.query.weight"] = ("F16", (1536, 1536))
+    t["vae.geo_decoder.cross_attn_decoder.ln_1.bias"] = ("F16", (1024,))
+    t["vae.post_kl.weight"] = ("F16", (1024, 64))
+    return t
+
+
+def _v21():
+    t = {"model.x_embedder.weight": ("F16", (2048, 64)), "model.t_embedder.mlp.2.weight": ("F16", (2048, 8192))}
+    t.update({f"model.blocks.{i}.attn2.to_k.weight": ("F16", (2048, 1024)) for i in range(21)})
+    t[ENC + "encoder.layer.23.layer_scale2.lambda1"] = ("F16", (1024,))
+    t["vae.geo_decoder.cross_attn_decoder.ln_1.bias"] = ("F16", (1024,))
+    return t
+
+
+def test_v20_checkpoint_splits_into_dit_dinov2_and_shape_vae():
+    comps = {c["role"]: c for c in families.split_components(_v20(), "hunyuan3d-dit-v2_fp16.safetensors")}
+    dm, enc, vae = comps["diffusion_model"], comps["text_encoder"], comps["vae"]
+    assert (dm["family"], dm["variant"]) == ("hunyuan3d", "2.0")
+    assert dm["arch"]["double"] == 16 and dm["arch"]["single"] == 32 and dm["arch"]["depth"] == 48
+    assert dm["arch"]["hidden"] == 1024 and dm["arch"]["context_dim"] == 1536
+    # latent_in 1024 x 64 + cond_in 1024 x 1536 + 16 x (3072 x 1024 + 64) + 32 x 7168 x 1024, two bytes each
+    assert dm["bytes"] == 2 * (65536 + 1572864 + 16 * (3145728 + 64) + 32 * 7340032) == 573_704_192
+    assert "latent_in.weight" in dm["table"] and not any(k.startswith("model.") for k in dm["table"])
+    assert enc["kind"] == "dinov2-giant" and enc["bytes"] == 2 * (1536 + 1536 * 1536) == 4_721_664
+    assert vae["kind"] == "hunyuan3d-shape" and vae["bytes"] == 2 * (1024 + 65536) == 133_120
+
+
+def test_mini_is_eight_double_blocks_and_v21_its_own_dit():
+    (dm,) = [c for c in families.split_components(_v20(8, 16)) if c["role"] == "diffusion_model"]
+    assert (dm["family"], dm["variant"], dm["arch"]["depth"]) == ("hunyuan3d", "2.0 mini", 24)
+    comps = {c["role"]: c for c in families.split_components(_v21())}
+    dm = comps["diffusion_model"]
+    assert (dm["family"], dm["variant"], dm["arch"]["hidden"], dm["arch"]["depth"]) == ("hunyuan3d", "2.1", 2048, 21)
+    assert dm["arch"]["context_dim"] == 1024 and comps["text_encoder"]["kind"] == "dinov2-large"
+
+
+def test_config_classes_and_vae_channels_from_the_one_table():
+    for cls in ("Hunyuan3Dv2", "Hunyuan3Dv2mini", "Hunyuan3Dv2_1"):
+        assert families.family_for_config(cls) == "hunyuan3d"
+    assert families.vae_latent_channels("hunyuan3d-shape") == 64
+    assert families.vae_mismatch(families.split_components(_v20())) is None
+
+
+def test_a_lumina_like_table_is_not_hunyuan3d_21():
+    """x_embedder and t_embedder.mlp.2 without blocks.N.attn2 (Lumina 2's NextDiT has layers.N): not 2.1."""
+    t = {"x_embedder.weight": ("BF16", (2304, 64)), "t_embedder.mlp.2.weight": ("BF16", (1024, 1024)),
+         "cap_embedder.1.weight": ("BF16", (2304, 2304))}
+    assert families.detect_family(t)["family"] == "lumina2"
+
+
+def test_bundled_layouts_are_comfyui_built_and_counted():
+    """The three built layouts (benchmarks/hunyuan3d_layouts.py): DiT, DINOv2 and ShapeVAE parameters as ComfyUI 0.8.0's
+    classes hold them (2.0's DiT 1,113,274,432: the published "1.1B"; DINOv2 giant 1,136,480,768; large 304,368,640)."""
+    for name, dm_params, enc_params in (("hunyuan3d_hunyuan3d-dit-v2_fp16", 1_113_274_432, 1_136_480_768),
+                                        ("hunyuan3d_hunyuan3d-dit-v2-mini_fp16", 559_196_224, 1_136_480_768),
+                                        ("hunyuan3d_hunyuan_3d_v2.1", 3_050_758_720, 304_368_640)):
+        lay = layouts.load(name)
+        assert "built from ComfyUI's classes, not a real header" in lay["source_note"]
+        comps = {c["role"]: c for c in families.split_components(layouts.table(name), name)}
+        assert comps["diffusion_model"]["bytes"] == 2 * dm_params and comps["text_encoder"]["bytes"] == 2 * enc_params
+        assert comps["vae"]["bytes"] == 2 * 327_614_977
