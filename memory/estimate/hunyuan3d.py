@@ -94,3 +94,27 @@ def detect(t: dict) -> dict | None:
                     "context_dim": ctx}
         return {"family": FAMILY, "variant": variant, "arch": arch}
     return None
+
+
+IMAGE_ONLY = "ImageOnlyCheckpointLoader"
+
+
+def image_only(files) -> tuple[list, list]:
+    """workflow.read()'s found files [(path, loader, widget)] less those ImageOnlyCheckpointLoader names that are not a
+    Hunyuan3D checkpoint (SVD's: the estimate does not size it), and those as [(loader, {widget: file name})] for
+    model_files.not_followed's named line. A file whose header cannot be read stays (the estimate reports it)."""
+    from .headers import read_tensors
+    keep, unsized = [], []
+    for f in files:
+        path, loader, widget = f
+        if loader == IMAGE_ONLY:
+            try:
+                ours = is_checkpoint(read_tensors(path))
+            except Exception:  # noqa: BLE001 - formula.from_files reports an unreadable file as it does for any loader
+                ours = True
+            if not ours:
+                import os
+                unsized.append((loader, {widget: os.path.basename(path)}))
+                continue
+        keep.append(f)
+    return keep, unsized

@@ -10,7 +10,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from . import families, formula, group_nodes, image_size, latent_upscale, links, pipelines, side_models, spec
+from . import families, formula, group_nodes, hunyuan3d, image_size, latent_upscale, links, pipelines, side_models, spec
 from .latent_nodes import LATENT_NODES, size_widgets, widget_names
 from .model_files import (CHECKED, FOLDER_ROLES, LOADER_ROLES, LOADERS, NOT_COUNTED, NOT_FOLLOWED_NAMES, Unusable,
                           find_file, has_model_folders, not_followed)
@@ -212,6 +212,8 @@ def read(wf: dict, models_dir, resolve=None) -> dict:
             side.append((t, w))
         elif "Loader" in t:  # a loader whose model the estimate does not size (model_files.NOT_FOLLOWED): named
             other.append((t, w))
+    files, unsized = hunyuan3d.image_only(files)  # ImageOnlyCheckpointLoader: a Hunyuan3D file counted, SVD's named
+    other += unsized
     side, left = side_models.find(side, models_dir, resolve)
     other, files = other + left, files + side_models.components(side)  # a CLIP vision file: an encoder component
     sizes = graph["sizes"]
@@ -302,6 +304,8 @@ def _latent_node(t, w, graph):
             got[role] = int(w.get(name) or 0)
         except (TypeError, ValueError, OverflowError):
             got[role] = 0
+    if row.height:  # a 1-D latent (EmptyLatentHunyuan3Dv2): tokens as the width, a height of 1
+        got["height"] = row.height
     if row.kind == "input" or (row.kind == "resize" and not (got["width"] > 0 and got["height"] > 0)):
         graph["from_input"].append((t, row.takes or "its input latent's aspect (width or height 0)"))
         graph["images"] += [(t, w[image_size.KEY])] if image_size.KEY in w else []  # VAEEncode's image, where set

@@ -75,3 +75,59 @@ def test_bundled_layouts_are_comfyui_built_and_counted():
         comps = {c["role"]: c for c in families.split_components(layouts.table(name), name)}
         assert comps["diffusion_model"]["bytes"] == 2 * dm_params and comps["text_encoder"]["bytes"] == 2 * enc_params
         assert comps["vae"]["bytes"] == 2 * 327_614_977
+
+
+def _graph_v21(ckpt="hunyuan_3d_v2.1.safetensors", resolution=4096, batch=1):
+    """A graph modelled on the 3d_hunyuan3d-v2.1 template (comfyui-workflow-templates 0.7.67): its loader, image encode,
+    conditioning, 3D latent, sampler (30 steps, cfg 5) and shape decode (num_chunks 8000, octree_resolution 256)."""
+    return {"nodes": [{"id": 1, "type": "ImageOnlyCheckpointLoader", "widgets_values": [ckpt]},
+                      {"id": 2, "type": "CLIPVisionEncode", "widgets_values": ["center"]},
+                      {"id": 3, "type": "Hunyuan3Dv2Conditioning", "widgets_values": []},
+                      {"id": 4, "type": "EmptyLatentHunyuan3Dv2", "widgets_values": [resolution, batch]},
+                      {"id": 5, "type": "KSampler", "widgets_values": [952805179515179, "randomize", 30, 5, "euler", "normal", 1]},
+                      {"id": 6, "type": "VAEDecodeHunyuan3D", "widgets_values": [8000, 256]},
+                      {"id": 7, "type": "VoxelToMesh", "widgets_values": ["surface net", 0.6]}], "links": []}
+
+
+def _write(table, path):
+    layouts.write_sparse({"tensors": {k: {"dtype": d, "shape": list(s)} for k, (d, s) in table.items()}}, path)
+
+
+def test_image_only_checkpoint_loader_is_followed_for_hunyuan3d(tmp_path):
+    """The template's checkpoint (hand-made: _v21's keys) through ImageOnlyCheckpointLoader: the DiT's bytes in the sample
+    phase, the DINOv2's in the encode phase (text_encode, as wf66's CLIP vision), the ShapeVAE's in the decode; the size
+    is EmptyLatentHunyuan3Dv2's resolution (4096 tokens as the width, height 1). First sight: "no loader nodes it reads
+    (ImageOnlyCheckpointLoader: not sized)"."""
+    from gpu_garden.memory.estimate import workflow
+    t = _v21()
+    t[ENC + "encoder.layer.0.attention.attention.query.weight"] = ("F16", (1024, 1024))
+    t["vae.post_kl.weight"] = ("F16", (1024, 64))
+    _write(t, tmp_path / "checkpoints" / "hunyuan_3d_v2.1.safetensors")
+    est = workflow.estimate_workflow(_graph_v21(), tmp_path)
+    assert est["family"] == "hunyuan3d" and (est["width"], est["height"], est["batch"]) == (4096, 1, 1)
+    bd = est["breakdown"]
+    # DiT: x_embedder 2048 x 64 + t_embedder.mlp.2 2048 x 8192 + 21 x attn2.to_k 2048 x 1024 = 60,948,480 values
+    assert bd["sample"]["weights"] == 2 * (131072 + 16777216 + 21 * 2097152) == 121_896_960
+    # DINOv2 large: layer 23's lambda1 (1024) + one query weight 1024 x 1024
+    assert bd["text_encode"]["weights"] == 2 * (1024 + 1048576) == 2_099_200
+    # ShapeVAE: ln_1.bias 1024 + post_kl 1024 x 64, 16-bit as stored
+    assert bd["vae_decode"]["weights"] == 2 * (1024 + 65536) == 133_120
+    assert "hunyuan_3d_v2.1.safetensors" in " ".join(est["workflow"]["files"])
+    assert not any("ImageOnlyCheckpointLoader" in a for a in est["assumptions"] if a.startswith("not counted"))
+
+
+def test_the_graph_resolution_and_batch_are_the_latent(tmp_path):
+    from gpu_garden.memory.estimate import workflow
+    _write(_v20(), tmp_path / "checkpoints" / "hunyuan3d-dit-v2_fp16.safetensors")
+    est = workflow.estimate_workflow(_graph_v21("hunyuan3d-dit-v2_fp16.safetensors", 3072, 2), tmp_path)
+    assert (est["width"], est["height"], est["batch"]) == (3072, 1, 2) and est["family"] == "hunyuan3d"
+
+
+def test_a_missing_hunyuan3d_checkpoint_is_named_missing(tmp_path):
+    """Followed, so a file not there stops the run (ComfyUI's loader raises): named with the folder looked in."""
+    import pytest
+    from gpu_garden.memory.errors import UserError
+    from gpu_garden.memory.estimate import workflow
+    (tmp_path / "checkpoints").mkdir()
+    with pytest.raises(UserError, match=r"hunyuan_3d_v2.1.safetensors \(looked in checkpoints/\)"):
+        workflow.estimate_workflow(_graph_v21(), tmp_path)
