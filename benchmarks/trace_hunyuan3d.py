@@ -65,6 +65,39 @@ def trace_one(comfyui_dir, layout, resolution, batch=1, views=1):
             "inputs": r["inputs"], "activations": r["activations_peak"], "at": r.get("at")}
 
 
+# VAEDecodeHunyuan3D (nodes_hunyuan3d.py:103-120: num_chunks 8000, octree_resolution 256 by default) through
+# comfy.sd.VAE.decode -> ShapeVAE.decode (hunyuan3d/vae.py:966: post_kl, the 16-layer transformer over the latent
+# tokens, then VanillaVolumeDecoder: (octree + 1)^3 grid points queried num_chunks at a time): (resolution, num_chunks,
+# octree_resolution, batch). The first row is the templates' decode; the others move one value each
+DECODES = ((3072, 8000, 256, 1), (3072, 8000, 32, 1), (3072, 8000, 64, 1), (4096, 8000, 32, 1), (3072, 16000, 32, 1),
+           (3072, 8000, 32, 2))
+
+
+def trace_decode(comfyui_dir, layout, resolution, num_chunks, octree, batch):
+    """One VAE.decode of [batch, 64, resolution] in the ShapeVAE's working dtype (fp16 first, comfy/sd.py), traced."""
+    import torch
+    from gpu_garden.memory.estimate import layouts
+    from gpu_garden.memory.trace import comfy_checkout as C
+    from gpu_garden.memory.trace.tracer import trace
+    comfy = C.import_comfy(comfyui_dir)
+    vae, dt = C.build_vae(comfy, C.meta_state_dict(layouts.load(layout)["tensors"]))
+    m = vae.first_stage_model
+    x = torch.empty((batch, 64, resolution), dtype=dt, device="meta")
+    r = trace(m, x, call=lambda z: m.decode(z, num_chunks=num_chunks, octree_resolution=octree, enable_pbar=False))
+    return {"resolution": resolution, "num_chunks": num_chunks, "octree_resolution": octree, "batch": batch,
+            "dtype": str(dt), "comfy_memory_used_decode": vae.memory_used_decode((batch, 64, resolution), dt),
+            "peak": r["peak"], "weights": r["weights"], "activations": r["activations_peak"], "at": r.get("at")}
+
+
+def ours_decode(layout, resolution, batch, num_chunks, octree):
+    """The estimate's VAE decode activations for the same latent, untiled, as estimate_traced.ours_traced reads a decode
+    row (per sample x samples)."""
+    from gpu_garden.memory.estimate import families, layouts, spec, vae
+    comps = [c for c in families.split_components(layouts.table(layout), layout) if c["role"] == "vae"]
+    kind = spec.vae_kind_for(comps[0]["kind"], "hunyuan3d")
+    return batch * vae.vae_decode_bytes(kind, [batch, 64, 1, resolution], "fp16")
+
+
 def ours(layout, resolution, batch=1):
     """The estimate's sample activations for the same case: the layout's DiT at width = resolution, height 1 (spec.FAMILY
     hunyuan3d), cond and uncond batched, no knobs; as estimate_traced.ours_traced reads a sample row."""
@@ -99,14 +132,25 @@ def main(argv=None):
         out["variants"][variant] = {"layout": layout, "runs": runs, "per_token_per_sample": per_token}
         print(f"{variant:9s} " + "  ".join(f"{r['resolution']}: act {r['activations'] / 2**20:9.1f} MiB"
                                           for r in runs) + f"  per token {per_token:,.0f} B")
+    lay = VARIANTS["2.0"]  # one ShapeVAE for 2.0 and 2.1 (comfy/sd.py builds ShapeVAE() at its defaults for both)
+    out["decode"] = {"layout": lay, "runs": [trace_decode(comfyui_dir, lay, *d) for d in DECODES]}
+    for r in out["decode"]["runs"]:
+        r["ours"] = ours_decode(lay, r["resolution"], r["batch"], r["num_chunks"], r["octree_resolution"])
+        r["error_pct"] = round((r["ours"] / r["activations"] - 1) * 100, 1)
+        print(f"decode {r['resolution']} tokens, chunks {r['num_chunks']}, octree {r['octree_resolution']}, batch "
+              f"{r['batch']}: traced {r['activations'] / 2**20:.1f} MiB, ours {r['ours'] / 2**20:.1f} MiB "
+              f"({r['error_pct']:+.1f} %)")
     errs = score(out)
     try:
         first = json.loads(Path(a.out).read_text(encoding="utf-8")).get("first_sight")
     except (OSError, ValueError):
         first = None
-    out["first_sight"] = first or {"note": "held-out: scored at the rules of h3d63 steps 1-2 (spec.FAMILY hunyuan3d, read from ComfyUI 0.8.0), "
-                                           "before any was tuned on these traces",
+    out["first_sight"] = first or {"note": "held-out: scored at the rules of h3d63 steps 1-2 (spec.FAMILY hunyuan3d, "
+                                           "read from ComfyUI 0.8.0), before any was tuned on these traces",
                                    "error_pct": errs}
+    dec = {f"decode {r['resolution']} {r['num_chunks']} {r['octree_resolution']} x{r['batch']}": r["error_pct"]
+           for r in out["decode"]["runs"]}
+    out["first_sight"].setdefault("decode_error_pct", dec)  # the decode's, kept from its first scoring on
     print("ours vs traced: " + ", ".join(f"{k} {e:+.1f} %" for k, e in errs.items()))
     Path(a.out).write_text(json.dumps(out, indent=1, default=str) + "\n", encoding="utf-8")
     print(f"wrote {a.out}")
