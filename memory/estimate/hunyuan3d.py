@@ -96,6 +96,41 @@ def detect(t: dict) -> dict | None:
     return None
 
 
+# VAEDecodeHunyuan3D (comfy_extras/nodes_hunyuan3d.py:103-120; num_chunks and octree_resolution, its defaults) runs
+# comfy.sd.VAE.decode -> ShapeVAE.decode (ldm/hunyuan3d/vae.py:966): post_kl and the 16-layer transformer over the
+# latent tokens, then VanillaVolumeDecoder (l.427-457) queries the (octree + 1)^3 grid points num_chunks at a time.
+# Activations of one sample at its peak (the geo decoder's MLP of one chunk), fp16, from the traces of ComfyUI 0.8.0's
+# class (benchmarks/results/hunyuan3d_trace.json "decode"; first sight +21734 %, the generic video heuristic):
+#   per query point of a chunk 22,532 bytes (16000 - 8000 chunks at octree 32: 367,476,294 - 187,220,294 = 180,256,000
+#   over 8000), per latent token 2,176 (4096 - 3072 tokens: 2,228,224 over 1024), per grid point 8 (the fp16 xyz grid,
+#   6, and the fp16 logits, 2: octree 64 - 32, 1,912,128 over 65^3 - 33^3 = 238,688 points). Fitted on those three
+#   moves and the octree-32 base; held out: the templates' 3072 / 8000 / 256 (+0.06 %) and batch 2 (+0.06 %).
+DECODE_QUERY, DECODE_TOKEN, DECODE_GRID = 22532, 2176, 8
+NUM_CHUNKS, OCTREE = 8000, 256  # the node's defaults, what every template sets
+WIDGETS = {"VAEDecodeHunyuan3D": ("num_chunks", "octree_resolution")}  # in UI order: what workflow.nodes() reads
+# ComfyUI's own memory_used_decode for the ShapeVAE (comfy/sd.py:570-579): batch x 64 x resolution x dtype bytes x
+# (1 + 2 x 16) for the latent [B, 64, resolution]; spec.VAE's heuristic for this kind reads it per sample
+COMFY_DECODE = 64 * (1 + 2 * 16)
+
+
+def decode_bytes(latent_shape, dtype_bytes: int = 2, num_chunks: int = NUM_CHUNKS, octree: int = OCTREE) -> int:
+    """Activation bytes of decoding ONE sample of a [B, 64, 1, resolution] latent (spec.FAMILY's w x 1) with the
+    ShapeVAE at VAEDecodeHunyuan3D's num_chunks and octree_resolution, in a dtype of dtype_bytes (traced in fp16)."""
+    grid = (int(octree) + 1) ** 3
+    per = DECODE_QUERY * min(int(num_chunks), grid) + DECODE_TOKEN * int(latent_shape[-1]) + DECODE_GRID * grid
+    return int(per * dtype_bytes // 2)
+
+
+def decode_note(w: dict) -> list[str]:
+    """The assumption line for a VAEDecodeHunyuan3D whose widgets are not its defaults (the estimate counts those)."""
+    got = (w.get("num_chunks"), w.get("octree_resolution"))
+    if got in ((NUM_CHUNKS, OCTREE), (None, None)):
+        return []
+    return [f"VAEDecodeHunyuan3D: num_chunks {got[0]}, octree_resolution {got[1]}; the decode is counted at the node's "
+            f"defaults ({NUM_CHUNKS}, {OCTREE}): per sample {DECODE_QUERY:,} bytes a query point of a chunk and "
+            f"{DECODE_GRID} a grid point ((octree_resolution + 1)^3)"]
+
+
 IMAGE_ONLY = "ImageOnlyCheckpointLoader"
 
 

@@ -220,6 +220,9 @@ VAE = {
     "mochi": dict(s=8, t=6, dtypes=("fp16", "fp32"), comfy=lambda sh: 1000 * sh[2] * sh[-2] * sh[-1] * 384),
     "cosmos": dict(s=8, t=8, dtypes=("bf16", "fp32"), comfy=lambda sh: 50 * sh[2] * sh[-2] * sh[-1] * 512),
     "video": dict(s=8, t=4, dtypes=("bf16", "fp32"), comfy=lambda sh: 2800 * sh[-3] * sh[-2] * sh[-1] * 64),
+    # Hunyuan3D's ShapeVAE (comfy/sd.py:563-582: fp16 first; its decode is hunyuan3d.decode_bytes): the latent held as
+    # [B, 64, 1, resolution] (FAMILY "hunyuan3d"), memory_used_decode 64 x resolution x (1 + 2 x 16) per sample
+    "hunyuan3d-shape": dict(s=1, t=None, dtypes=("fp16", "bf16", "fp32"), comfy=lambda sh: 64 * 33 * sh[-2] * sh[-1]),
 }
 VAE_FAMILY = {"wan21": "wan21", "wan22": "wan22", "hunyuan-video": "hunyuan-video", "hunyuan-video-15": "hunyuan-video-15",
               "ltxv": "ltxv", "ltx-2": "ltxv", "mochi": "mochi"}

@@ -90,7 +90,8 @@ def _read_names(t) -> tuple:
         return tuple(n for n, _ in LOADERS.get(t) or CHECKED[t])
     if t in LATENT_NODES:
         return tuple(widget_names(t))
-    return ("cfg",) if t in SAMPLERS else VAE_TILED if t == "VAEDecodeTiled" else NOT_FOLLOWED_NAMES.get(t, ())
+    return ("cfg",) if t in SAMPLERS else VAE_TILED if t == "VAEDecodeTiled" else \
+        hunyuan3d.WIDGETS.get(t) or NOT_FOLLOWED_NAMES.get(t, ())
 
 
 def _follow(v, h, t, w, names, notes, saved):
@@ -208,6 +209,8 @@ def read(wf: dict, models_dir, resolve=None) -> dict:
                          "frames": int(w.get("temporal_size") or spec.TILE_NODE["frames"])}
             except (TypeError, ValueError, OverflowError):
                 tiled = {"tile": spec.TILE_NODE["tile"], "frames": spec.TILE_NODE["frames"]}  # not a number: the defaults
+        elif t == "VAEDecodeHunyuan3D":  # the decode is counted at the node's defaults: other values are named
+            notes += hunyuan3d.decode_note(w)
         elif t in side_models.SIDE:  # a model loaded beside these: sized where its file is found, else named
             side.append((t, w))
         elif "Loader" in t:  # a loader whose model the estimate does not size (model_files.NOT_FOLLOWED): named

@@ -157,3 +157,34 @@ def test_sample_activations_against_comfyuis_traced_dit():
             assert abs(ours / run["activations"] - 1) <= 0.15, (variant, run["resolution"], ours, run["activations"])
     # recorded before any tuning on these traces (truth rules): held out
     assert set(r["first_sight"]["error_pct"]) == {f"{k} {n}" for k in ("2.0", "2.0 mini", "2.1") for n in (3072, 4096)}
+
+
+def test_shape_vae_decode_against_comfyuis_traced_decode():
+    """VAEDecodeHunyuan3D: hunyuan3d.decode_bytes against the traced ShapeVAE.decode (benchmarks/trace_hunyuan3d.py) at
+    every traced row, within 2 % (first sight, the generic video heuristic: +21734 % at the templates' values)."""
+    from gpu_garden.memory.estimate import vae
+    r = _traced()
+    assert r["first_sight"]["decode_error_pct"]["decode 3072 8000 256 x1"] == 21734.2
+    for run in r["decode"]["runs"]:
+        ours = run["batch"] * vae.vae_decode_bytes("hunyuan3d-shape", [run["batch"], 64, 1, run["resolution"]], "fp16") \
+            if (run["num_chunks"], run["octree_resolution"]) == (8000, 256) else \
+            run["batch"] * H3D.decode_bytes([1, 64, 1, run["resolution"]], 2, run["num_chunks"], run["octree_resolution"])
+        assert abs(ours / run["activations"] - 1) <= 0.02, run
+
+
+def test_the_templates_decode_phase_by_hand(tmp_path):
+    """The 3d_hunyuan3d-v2.1-like graph: the decode holds 22,532 x 8000 (a chunk of queries) + 2,176 x 4096 (the latent
+    tokens) + 8 x 257^3 (the grid and its logits) = 180,256,000 + 8,912,896 + 135,796,744 = 324,965,640 bytes of
+    activations in fp16, one sample at once; ComfyUI's own memory_used_decode 64 x 4096 x 2 x 33 = 17,301,504."""
+    from gpu_garden.memory.estimate import workflow
+    t = _v21()
+    t["vae.post_kl.weight"] = ("F16", (1024, 64))
+    _write(t, tmp_path / "checkpoints" / "hunyuan_3d_v2.1.safetensors")
+    est = workflow.estimate_workflow(_graph_v21(), tmp_path)
+    assert est["breakdown"]["vae_decode"]["activations"] == 324_965_640
+    assert est["vae"]["comfy_per_sample"] == 17_301_504 and est["vae"]["dtype"] == "fp16"
+    g = _graph_v21()
+    g["nodes"][5]["widgets_values"] = [16000, 384]
+    est = workflow.estimate_workflow(g, tmp_path)
+    assert any(a.startswith("VAEDecodeHunyuan3D: num_chunks 16000, octree_resolution 384; the decode is counted at the "
+                            "node's defaults (8000, 256)") for a in est["assumptions"])
