@@ -47,6 +47,11 @@ def _moe_worst_routing(self, x, flat_expert_indices, flat_expert_weights):
     return expert_cache
 
 
+def _key(variant: str) -> str:
+    """A variant's key in the results file: no dot or space (scripts/readme_figures.py reads dotted paths)."""
+    return variant.replace(".", "_").replace(" ", "_")
+
+
 def trace_one(comfyui_dir, layout, resolution, batch=1, views=1):
     from gpu_garden.memory.estimate import layouts
     from gpu_garden.memory.trace import comfy_checkout as C
@@ -113,7 +118,7 @@ def score(out):
         for r in v["runs"]:
             r["ours"] = ours(v["layout"], r["resolution"], r["batch"])
             r["error_pct"] = round((r["ours"] / r["activations"] - 1) * 100, 1)
-    return {f"{k} {r['resolution']}": r["error_pct"] for k, v in out["variants"].items() for r in v["runs"]}
+    return {f"{k}_{r['resolution']}": r["error_pct"] for k, v in out["variants"].items() for r in v["runs"]}
 
 
 def main(argv=None):
@@ -129,7 +134,8 @@ def main(argv=None):
         runs = [trace_one(comfyui_dir, layout, res) for res in RESOLUTIONS]
         lo, hi = runs
         per_token = (hi["activations"] - lo["activations"]) / ((hi["resolution"] - lo["resolution"]) * hi["batched"])
-        out["variants"][variant] = {"layout": layout, "runs": runs, "per_token_per_sample": per_token}
+        out["variants"][_key(variant)] = {"variant": variant, "layout": layout, "runs": runs,
+                                          "per_token_per_sample": per_token}
         print(f"{variant:9s} " + "  ".join(f"{r['resolution']}: act {r['activations'] / 2**20:9.1f} MiB"
                                           for r in runs) + f"  per token {per_token:,.0f} B")
     lay = VARIANTS["2.0"]  # one ShapeVAE for 2.0 and 2.1 (comfy/sd.py builds ShapeVAE() at its defaults for both)
@@ -148,7 +154,7 @@ def main(argv=None):
     out["first_sight"] = first or {"note": "held-out: scored at the rules of h3d63 steps 1-2 (spec.FAMILY hunyuan3d, "
                                            "read from ComfyUI 0.8.0), before any was tuned on these traces",
                                    "error_pct": errs}
-    dec = {f"decode {r['resolution']} {r['num_chunks']} {r['octree_resolution']} x{r['batch']}": r["error_pct"]
+    dec = {f"{r['resolution']}_{r['num_chunks']}_{r['octree_resolution']}_x{r['batch']}": r["error_pct"]
            for r in out["decode"]["runs"]}
     out["first_sight"].setdefault("decode_error_pct", dec)  # the decode's, kept from its first scoring on
     print("ours vs traced: " + ", ".join(f"{k} {e:+.1f} %" for k, e in errs.items()))

@@ -148,7 +148,7 @@ def test_sample_activations_against_comfyuis_traced_dit():
     16-bit), 2.1 102,784 (25.1 x 2048)."""
     from gpu_garden.memory.estimate import formula
     r = _traced()
-    assert r["variants"]["2.0"]["per_token_per_sample"] == 27008 and r["variants"]["2.1"]["per_token_per_sample"] == 102784
+    assert r["variants"]["2_0"]["per_token_per_sample"] == 27008 and r["variants"]["2_1"]["per_token_per_sample"] == 102784
     for variant, v in r["variants"].items():
         comps = [c for c in families.split_components(layouts.table(v["layout"]), v["layout"]) if c["role"] == "diffusion_model"]
         for run in v["runs"]:
@@ -156,7 +156,7 @@ def test_sample_activations_against_comfyuis_traced_dit():
             ours = e["breakdown"]["sample"]["activations"]
             assert abs(ours / run["activations"] - 1) <= 0.15, (variant, run["resolution"], ours, run["activations"])
     # recorded before any tuning on these traces (truth rules): held out
-    assert set(r["first_sight"]["error_pct"]) == {f"{k} {n}" for k in ("2.0", "2.0 mini", "2.1") for n in (3072, 4096)}
+    assert set(r["first_sight"]["error_pct"]) == {f"{k}_{n}" for k in ("2_0", "2_0_mini", "2_1") for n in (3072, 4096)}
 
 
 def test_shape_vae_decode_against_comfyuis_traced_decode():
@@ -164,7 +164,7 @@ def test_shape_vae_decode_against_comfyuis_traced_decode():
     every traced row, within 2 % (first sight, the generic video heuristic: +21734 % at the templates' values)."""
     from gpu_garden.memory.estimate import vae
     r = _traced()
-    assert r["first_sight"]["decode_error_pct"]["decode 3072 8000 256 x1"] == 21734.2
+    assert r["first_sight"]["decode_error_pct"]["3072_8000_256_x1"] == 21734.2
     for run in r["decode"]["runs"]:
         ours = run["batch"] * vae.vae_decode_bytes("hunyuan3d-shape", [run["batch"], 64, 1, run["resolution"]], "fp16") \
             if (run["num_chunks"], run["octree_resolution"]) == (8000, 256) else \
