@@ -103,12 +103,29 @@ def ours_decode(layout, resolution, batch, num_chunks, octree):
     return batch * vae.vae_decode_bytes(kind, [batch, 64, 1, resolution], "fp16")
 
 
-def ours(layout, resolution, batch=1):
+def ours(layout, resolution, batch=1, graph=False):
     """The estimate's sample activations for the same case: the layout's DiT at width = resolution, height 1 (spec.FAMILY
-    hunyuan3d), cond and uncond batched, no knobs; as estimate_traced.ours_traced reads a sample row."""
+    hunyuan3d), cond and uncond batched, no knobs; as estimate_traced.ours_traced reads a sample row. graph: through
+    the whole-workflow estimate of a multi-view graph (the multi-view templates' nodes, four views wired)."""
     from gpu_garden.memory.estimate import families, formula, layouts
+    if graph:
+        return _ours_multiview(layout, resolution)
     comps = [c for c in families.split_components(layouts.table(layout), layout) if c["role"] == "diffusion_model"]
     e = formula.estimate(comps, resolution, 1, 1, batch, cfg=True, policy={"_no_knobs": True})
+    return e["breakdown"]["sample"]["activations"]
+
+
+def _ours_multiview(layout, resolution):
+    import tempfile
+    from gpu_garden.memory.estimate import layouts, workflow
+    wf = {"nodes": [{"id": 1, "type": "ImageOnlyCheckpointLoader", "widgets_values": ["h3d.safetensors"]},
+                    {"id": 2, "type": "Hunyuan3Dv2ConditioningMultiView", "widgets_values": []},
+                    {"id": 3, "type": "EmptyLatentHunyuan3Dv2", "widgets_values": [resolution, 1]},
+                    {"id": 4, "type": "KSampler", "widgets_values": [0, "fixed", 20, 7.5, "euler", "normal", 1]}],
+          "links": []}
+    with tempfile.TemporaryDirectory() as d:
+        layouts.write_sparse(layout, f"{d}/checkpoints/h3d.safetensors")
+        e = workflow.estimate_workflow(wf, d, policy={"_no_knobs": True})
     return e["breakdown"]["sample"]["activations"]
 
 
@@ -138,6 +155,14 @@ def main(argv=None):
                                           "per_token_per_sample": per_token}
         print(f"{variant:9s} " + "  ".join(f"{r['resolution']}: act {r['activations'] / 2**20:9.1f} MiB"
                                           for r in runs) + f"  per token {per_token:,.0f} B")
+    # the multi-view templates (Hunyuan3Dv2ConditioningMultiView, nodes_hunyuan3d.py:62-95): four views' DINOv2 tokens
+    # concatenated, 4 x 1370 context tokens; 2.0's double blocks attend to them jointly with the latent
+    mv = trace_one(comfyui_dir, VARIANTS["2.0"], 3072, views=4)
+    mv["ours"] = ours(VARIANTS["2.0"], 3072, 1, graph=True)
+    mv["error_pct"] = round((mv["ours"] / mv["activations"] - 1) * 100, 1)
+    out["multiview"] = dict(mv, layout=VARIANTS["2.0"], views=4)
+    print(f"multi-view 2.0 3072, 4 views: traced {mv['activations'] / 2**20:.1f} MiB, ours {mv['ours'] / 2**20:.1f} MiB "
+          f"({mv['error_pct']:+.1f} %)")
     lay = VARIANTS["2.0"]  # one ShapeVAE for 2.0 and 2.1 (comfy/sd.py builds ShapeVAE() at its defaults for both)
     out["decode"] = {"layout": lay, "runs": [trace_decode(comfyui_dir, lay, *d) for d in DECODES]}
     for r in out["decode"]["runs"]:
@@ -157,6 +182,7 @@ def main(argv=None):
     dec = {f"{r['resolution']}_{r['num_chunks']}_{r['octree_resolution']}_x{r['batch']}": r["error_pct"]
            for r in out["decode"]["runs"]}
     out["first_sight"].setdefault("decode_error_pct", dec)  # the decode's, kept from its first scoring on
+    out["first_sight"].setdefault("multiview_error_pct", out["multiview"]["error_pct"])
     print("ours vs traced: " + ", ".join(f"{k} {e:+.1f} %" for k, e in errs.items()))
     Path(a.out).write_text(json.dumps(out, indent=1, default=str) + "\n", encoding="utf-8")
     print(f"wrote {a.out}")
