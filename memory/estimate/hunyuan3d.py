@@ -131,6 +131,25 @@ def decode_note(w: dict) -> list[str]:
             f"{DECODE_GRID} a grid point ((octree_resolution + 1)^3)"]
 
 
+# Hunyuan3Dv2ConditioningMultiView (nodes_hunyuan3d.py:62-95) concatenates the DINOv2 tokens of the views wired to it
+# (front, left, back, right): up to 4 x 1370 context tokens (spec.FAMILY's txt is one view's), which 2.0's double
+# blocks attend to jointly with the latent. Traced: 554.3 MiB at 3072 tokens with four views (benchmarks/results/
+# hunyuan3d_trace.json "multiview"; first sight -53.8 % at one view's tokens). The reader does not see which inputs
+# are wired: all four are counted (the multi-view templates wire four)
+MULTIVIEW, VIEWS, VIEW_TOKENS = "Hunyuan3Dv2ConditioningMultiView", 4, 1370
+GRAPH_NODES = ("VAEDecodeHunyuan3D", MULTIVIEW)  # the graph's Hunyuan3D nodes workflow.read hands to node_note
+
+
+def node_note(t: str, w: dict, graph: dict) -> list[str]:
+    """workflow.read's call for a Hunyuan3D node: the multi-view conditioning sets the context tokens (graph
+    "text_tokens", the policy's text_tokens), the decode's non-default values are named; the assumption lines."""
+    if t == MULTIVIEW:
+        graph["text_tokens"] = VIEWS * VIEW_TOKENS
+        return [f"{MULTIVIEW}: counted with its {VIEWS} views wired, {VIEWS} x {VIEW_TOKENS} DINOv2 tokens the DiT attends "
+                "to (fewer views hold less)"]
+    return decode_note(w)
+
+
 IMAGE_ONLY = "ImageOnlyCheckpointLoader"
 
 

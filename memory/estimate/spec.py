@@ -190,6 +190,10 @@ DEFAULT_ARCH = {
 }
 # text tokens one prompt becomes per encoder in ComfyUI (its tokenizer's min_length, padding included;
 # comfy/text_encoders/*.py); LLM encoders do not pad: a typical prompt with its template
+# an image encoder counted with the text encoders: the tokens of one image, fixed by its size, not by --text-tokens (the
+# DiT's context tokens): Hunyuan3D's DINOv2 at 518 px, 37 x 37 patches of 14 + the class token (hunyuan3d.py), one image
+# per CLIPVisionEncode (the multi-view graphs encode each view apart)
+IMAGE_ENCODER_TOKENS = {"dinov2-giant": 1370, "dinov2-large": 1370}
 TE_TOKENS = {"clip-l": 77, "clip-g": 77, "clip-h": 77, "t5-xxl": 256, "umt5-xxl": 512, "t5": 256, "umt5": 512}
 TE_TOKENS_FAMILY = {"sd3": {"t5-xxl": 77}, "flux1": {"t5-xxl": 256}, "chroma": {"t5-xxl": 256}, "mochi": {"t5-xxl": 256},
                     "ltxv": {"t5-xxl": 128}, "hidream": {"t5-xxl": 128, "llama": 128}, "cosmos": {"t5-xxl": 512},

@@ -209,8 +209,8 @@ def read(wf: dict, models_dir, resolve=None) -> dict:
                          "frames": int(w.get("temporal_size") or spec.TILE_NODE["frames"])}
             except (TypeError, ValueError, OverflowError):
                 tiled = {"tile": spec.TILE_NODE["tile"], "frames": spec.TILE_NODE["frames"]}  # not a number: the defaults
-        elif t == "VAEDecodeHunyuan3D":  # the decode is counted at the node's defaults: other values are named
-            notes += hunyuan3d.decode_note(w)
+        elif t in hunyuan3d.GRAPH_NODES:  # the multi-view context tokens; the decode's non-default values named
+            notes += hunyuan3d.node_note(t, w, graph)
         elif t in side_models.SIDE:  # a model loaded beside these: sized where its file is found, else named
             side.append((t, w))
         elif "Loader" in t:  # a loader whose model the estimate does not size (model_files.NOT_FOLLOWED): named
@@ -245,7 +245,8 @@ def read(wf: dict, models_dir, resolve=None) -> dict:
             "tiled": tiled, "weights_dtype": wdt, "notes": notes, "cpu_te": CPU_TE in notes,
             "from_input": graph["from_input"], "latent_families": graph["families"], "audio_fps": graph.get("audio_fps"),
             "input_image": image_size.largest(graph["images"]), "not_followed": sorted({t for t, _ in other}), "side": side,
-            "latent_upscale": _upscaler(checked, staged) if graph.get("upscale") else None}
+            "latent_upscale": _upscaler(checked, staged) if graph.get("upscale") else None,
+            "text_tokens": graph.get("text_tokens")}
 
 
 def _upscaler(checked, missing=()):
@@ -401,6 +402,8 @@ def estimate_workflow(wf: dict, models_dir, width=None, height=None, frames=None
         pol["text_encoders"] = "cpu"
     if info["audio_fps"] and not pol.get("audio_fps"):
         pol["audio_fps"] = info["audio_fps"]
+    if info["text_tokens"] and not pol.get("text_tokens"):  # Hunyuan3D's multi-view context (hunyuan3d.node_note)
+        pol["text_tokens"] = info["text_tokens"]
     pol["side_models"], side_notes = side_models.read(info["side"], pol)  # a ControlNet, ... in its phase
     comps, other = pipelines.other_vaes(comps or components(info["files"]))  # a preprocessor's VAE beside the model's
     info["notes"] += other
