@@ -37,7 +37,8 @@ PACKAGE = "comfyui_workflow_templates"
 API_BUNDLE = "media-api"
 
 # a file name's family (layouts.FAMILY_FILES entry), by what its name holds; the first row that matches
-FAMILY_WORDS = (("ltx-2", ("ltx-2", "ltx2", "ltxav")), ("ltxv", ("ltxv", "ltx-video", "ltx_video")),
+FAMILY_WORDS = (("hunyuan3d-2.1", ("hunyuan_3d_v2.1", "hunyuan3d-v2.1", "hunyuan3d-dit-v2-1")),
+                ("hunyuan3d", ("hunyuan3d-dit-v2", "hunyuan3d-v2", "hunyuan_3d_v2")), ("ltx-2", ("ltx-2", "ltx2", "ltxav")), ("ltxv", ("ltxv", "ltx-video", "ltx_video")),
                 ("hunyuan-video-1.5", ("hunyuanvideo1.5", "hunyuan_video_1.5", "hunyuanvideo15", "hunyuan_video15")),
                 ("hunyuan-video", ("hunyuan_video",)), ("wan22", ("wan2.2", "wan2_2", "wan22")),
                 ("wan21", ("wan2.1", "wan2_1", "wan21", "wan_2.1")), ("qwen-image", ("qwen_image", "qwen-image")),

@@ -4,7 +4,7 @@ ComfyUI's comfy/model_detection.py (and the diffusers names where common); nothi
 import re
 from collections import Counter
 
-from . import image_encoder
+from . import hunyuan3d as H3D, image_encoder
 from .headers import table_bytes
 from .spec import DEFAULT_ARCH  # one place for a family's fixed block kind
 
@@ -28,7 +28,7 @@ OTHER_KEYS = re.compile(r"^(alphas_cumprod|alphas_cumprod_prev|betas|log_one_min
 # Family ids, the one list (hyphenated; every module, node and report uses these); "unknown" when nothing matches.
 FAMILIES = ("sd1", "sd2", "sdxl", "sd3", "flux1", "flux2", "chroma", "qwen-image", "hidream", "lumina2", "z-image",
             "wan21", "wan22", "hunyuan-video", "hunyuan-video-15", "hunyuan-image", "ltxv", "ltx-2", "mochi", "cosmos", "pixart", "auraflow",
-            "hunyuan-dit", "unknown")
+            "hunyuan-dit", "hunyuan3d", "unknown")
 
 # ComfyUI model config classes (comfy/supported_models.py, 0.8.0) -> family id: the one table. Used where the
 # keys alone do not tell (a custom loader renamed them) and to name a loaded model in reports.
@@ -44,6 +44,7 @@ CONFIG_FAMILY = {
     "HunyuanImage21": "hunyuan-image", "LTXV": "ltxv", "LTXAV": "ltx-2", "GenmoMochi": "mochi", "CosmosT2V": "cosmos",
     "CosmosI2V": "cosmos", "CosmosT2IPredict2": "cosmos", "CosmosI2VPredict2": "cosmos", "PixArtAlpha": "pixart",
     "PixArtSigma": "pixart", "AuraFlow": "auraflow", "HunyuanDiT": "hunyuan-dit", "HunyuanDiT1": "hunyuan-dit",
+    **H3D.CONFIGS,  # Hunyuan3Dv2, Hunyuan3Dv2mini, Hunyuan3Dv2_1: hunyuan3d.VARIANTS
 }
 # prefixes for subclasses not listed, tried longest first. "WAN": every Wan class subclasses WAN21_T2V and keeps
 # its Wan 2.1 latent; only WAN22_T2V (the 5B TI2V) sets latent_formats.Wan22, so a WAN22_ name is no sign of wan22
@@ -124,6 +125,7 @@ def split_components(table: dict, source: str = "") -> list[dict]:
     if LTX2_UPSCALER_KEY in table:  # a latent upscale model, whole: not a diffusion model (latent_upscale.py)
         return [{"role": "other", "kind": LTX2_UPSCALER_KIND, "table": table, "bytes": table_bytes(table), "source": source}]
     table, ltx2 = _ltx2_parts(table)
+    table, h3d = H3D.split(table)  # a Hunyuan3D checkpoint's DiT (model.) and DINOv2 image encoder (hunyuan3d.py)
     for name, t in table.items():
         if not name.startswith(_ALL_PREFIXES):
             rest[name] = t
@@ -139,7 +141,7 @@ def split_components(table: dict, source: str = "") -> list[dict]:
                 break
         else:
             rest[name] = t
-    out = list(ltx2)
+    out = list(ltx2) + h3d
     other = {k: v for k, v in rest.items() if OTHER_KEYS.match(k)}
     rest = {k: v for k, v in rest.items() if k not in other}
     if rest:
@@ -279,7 +281,7 @@ def _looks_like_vae(t):
 # z_channels, l.512; Wan 2.2 48, l.539; Wan 2.1 16, l.552). VAE.decode checks none: a latent of another width reaches
 # the decoder's first convolution (post_quant_conv, Wan's conv2), which raises "expected input[...] to have 16
 # channels, but got 48 channels instead", after the whole sampling.
-VAE_LATENT_CHANNELS = {"kl-f8-4ch": 4, "kl-f8-16ch": 16, "kl-f16-32ch": 128, "wan21": 16, "wan22": 48,
+VAE_LATENT_CHANNELS = {H3D.VAE_KIND: 64, "kl-f8-4ch": 4, "kl-f8-16ch": 16, "kl-f16-32ch": 128, "wan21": 16, "wan22": 48,
                        "hunyuan-video": 16, "hunyuan-video-15": 32, "ltxv": 128}
 
 
@@ -323,6 +325,8 @@ def check_vae_channels(comps) -> None:
 
 def vae_kind(t: dict) -> str | None:
     """kl-f8-4ch (SD/SDXL), kl-f8-16ch (Flux/SD3), kl-f16-32ch (Flux2), wan21, wan22, hunyuan-video, ltxv, mochi, video."""
+    if H3D.VAE_KEY in t:
+        return H3D.VAE_KIND
     ci = _shape(t, "decoder.conv_in.weight")
     if ci and len(ci) == 4:
         z = ci[1]
@@ -365,6 +369,9 @@ def detect_family(t: dict) -> dict:
     """{family, variant, arch: {hidden, depth, heads, ffn, ...}} from a diffusion model's keys and shapes."""
     s = lambda k: _shape(t, k)  # noqa: E731
     has = t.__contains__
+    h3d = H3D.detect(t)  # before FLUX.1's: Hunyuan3D 2.0's double blocks have its img_attn.norm.key_norm
+    if h3d:
+        return h3d
     if has("txt_in.individual_token_refiner.blocks.0.norm1.weight"):
         w = s("img_in.proj.weight") or (3072, 16, 1, 2, 2)
         d = w[0]

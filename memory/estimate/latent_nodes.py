@@ -7,7 +7,7 @@ LatentConcat, RepeatLatentBatch, LTXVAddGuide, TrimVideoLatent, ...).
 kind  size:   the widgets give the latent's width / height / length / batch
       resize: width / height from the widgets (0: from the input's aspect), length and batch from the latent it takes
       input:  the size comes from an input (`takes`), not a widget: the estimate says so and which size it used
-      other:  a latent the estimate does not size (audio, 3D): named in the assumptions, never the size
+      other:  a latent the estimate does not size (audio): named in the assumptions, never the size
 roles: a widget that gives a size under another name (SVD's video_frames is the latent's batch).
 family: the family the node's latent implies (spec.FAMILY id), where only one family's model samples it; None where
 several do (EmptyLatentImage, EmptySD3LatentImage, EmptyHunyuanLatentVideo: HunyuanVideo 1.0 and Wan 2.1) or where
@@ -26,6 +26,7 @@ class Node(NamedTuple):
     roles: tuple = ()       # ((widget, size role), ...) beyond width / height / length / batch_size
     t: int | None = None    # family None: the temporal compression of its length ((L-1)//t+1), the same in every
                             # family that samples it (the node's source); a family's row takes spec.FAMILY's "t"
+    height: int | None = None  # a 1-D latent's fixed height: its tokens are the width (Hunyuan3D, spec.FAMILY)
 
 
 WHB = (("width", 512), ("height", 512), ("batch_size", 1))
@@ -144,7 +145,9 @@ LATENT_NODES = {
                                  takes="an audio latent", src="comfy_extras/nodes_lt_audio.py:97"),
     "VAEEncodeAudio": Node((), kind="other", takes="an audio latent", src="comfy_extras/nodes_audio.py:67"),
     "LTXVAudioVAEEncode": Node((), kind="other", takes="an audio latent", src="comfy_extras/nodes_lt_audio.py:34"),
-    "EmptyLatentHunyuan3Dv2": Node((("resolution", 3072), ("batch_size", 1)), kind="other", takes="a 3D shape latent",
+    # h3d63: its resolution is the DiT's token count, held as a width of resolution and a height of 1 (spec.FAMILY)
+    "EmptyLatentHunyuan3Dv2": Node((("resolution", 3072), ("batch_size", 1)), family="hunyuan3d", height=1,
+                                   roles=(("resolution", "width"),), takes="a 3D shape latent",
                                    src="comfy_extras/nodes_hunyuan3d.py:15 [B, 64, resolution]"),
 }
 

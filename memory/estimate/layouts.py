@@ -53,12 +53,17 @@ FAMILY_FILES = {
     "hunyuan-video-1.5": {"family": "hunyuan-video-15", "model": "hunyuan_video_hunyuanvideo1.5_720p_t2v_fp16",
                           "vae": "vae_hunyuan_video_1.5_vae", "te": (), "te_missing": "Qwen2.5-VL 7B and byT5 small (glyph)",
                           "hub": ()},
+    # h3d63: Hunyuan3D 2.x checkpoints (ImageOnlyCheckpointLoader): the DiT, its DINOv2 and its ShapeVAE in one file
+    # (the layout is its own VAE's entry: report.py adds a VAE only where the files hold none); 2.0 the family's standard
+    "hunyuan3d": {"model": "hunyuan3d_hunyuan3d-dit-v2_fp16", "vae": "hunyuan3d_hunyuan3d-dit-v2_fp16", "te": (), "hub": ()},
+    "hunyuan3d-2.1": {"family": "hunyuan3d", "model": "hunyuan3d_hunyuan_3d_v2.1", "vae": "hunyuan3d_hunyuan_3d_v2.1",
+                      "te": (), "hub": ()},
 }
 ALIASES = {"sd15": "sd1", "sd1.5": "sd1", "flux": "flux1", "flux-dev": "flux1", "wan": "wan21", "wan2.1": "wan21",
            "wan2.2": "wan22", "sd35": "sd3", "sd3.5": "sd3", "qwen_image": "qwen-image", "qwen": "qwen-image",
            "z_image": "z-image", "zimage": "z-image", "hunyuan_video": "hunyuan-video", "hunyuanvideo": "hunyuan-video",
            "ltx": "ltxv", "ltx-video": "ltxv", "ltx2": "ltx-2", "ltxav": "ltx-2", "flux.2": "flux2", "hunyuanvideo1.5": "hunyuan-video-1.5",
-           "hidream-i1": "hidream", "hidream_i1_dev_bf16": "hidream", "hidream_i1_fast_bf16": "hidream"}
+           "hidream-i1": "hidream", "hunyuan3d-2": "hunyuan3d", "hunyuan3d-2.0": "hunyuan3d", "hidream_i1_dev_bf16": "hidream", "hidream_i1_fast_bf16": "hidream"}
 
 
 def family_of(entry: str) -> str:

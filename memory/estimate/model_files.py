@@ -24,6 +24,9 @@ LOADERS = {
     # clip/) plus the connectors in the checkpoint (l.180-188, 194-201); the audio VAE from the checkpoint (l.17-21, 28-31)
     "LTXAVTextEncoderLoader": [("text_encoder", ("text_encoders", "clip")), ("ckpt_name", ("checkpoints",))],
     "LTXVAudioVAELoader": [("ckpt_name", ("checkpoints",))],
+    # comfy_extras/nodes_video_model.py:10 (MODEL, CLIP_VISION, VAE of one checkpoint): followed for Hunyuan3D 2.x
+    # (hunyuan3d.py); a file of any other model (SVD) is named as NOT_FOLLOWED's row says (hunyuan3d.image_only)
+    "ImageOnlyCheckpointLoader": [("ckpt_name", ("checkpoints",))],
 }
 # (loader, widget) -> the estimate roles it takes from its file, where that is not the folder's (FOLDER_ROLES): the LTX-2
 # checkpoint's text part (families.LTX2_TEXT_KEYS) and its audio VAE (role "other", families.LTX2_AUDIO_KIND). A file
@@ -134,7 +137,8 @@ NOT_FOLLOWED = {
     "StyleModelLoader": ("style_model_name", "style_models", "a style model"),                         # nodes.py:1038
     "unCLIPCheckpointLoader": ("ckpt_name", "checkpoints", "an unCLIP checkpoint"),                    # nodes.py:615
     "GLIGENLoader": ("gligen_name", "gligen", "a GLIGEN model"),                                       # nodes.py:1135
-    "ImageOnlyCheckpointLoader": ("ckpt_name", "checkpoints", "an image-conditioned checkpoint (SVD, Hunyuan3D)"),
+    "ImageOnlyCheckpointLoader": ("ckpt_name", "checkpoints",
+                                  "an image-conditioned checkpoint the estimate does not size (SVD): Hunyuan3D's only"),
     # sized in its own phase where its file is found and an ImageUpscaleWithModel runs (pixel_upscale.py, ups63)
     "UpscaleModelLoader": ("model_name", "upscale_models", "a pixel upscale model"),                   # nodes_upscale_model.py:18
     "HypernetworkLoader": ("hypernetwork_name", "hypernetworks", "a hypernetwork"),                    # nodes_hypernetwork.py:100

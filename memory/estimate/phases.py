@@ -397,6 +397,8 @@ def te_dims(table: dict):
 
 def te_tokens(family: str, kind: str, text_tokens=None) -> int:
     """Tokens one prompt becomes for this encoder in ComfyUI (its tokenizer's min_length; --text-tokens wins)."""
+    if kind in spec.IMAGE_ENCODER_TOKENS:  # an image encoder's tokens are the image's, whatever the prompt's
+        return spec.IMAGE_ENCODER_TOKENS[kind]
     if text_tokens:
         return int(text_tokens)
     return spec.TE_TOKENS_FAMILY.get(family, {}).get(kind) or spec.TE_TOKENS.get(kind, 128)

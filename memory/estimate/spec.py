@@ -138,6 +138,13 @@ FAMILY = {
     "pixart": dict(ch=4, s=8, t=None, p=2, txt=0, ctx=300, cfg=True, cfg_separate="comfyui", factor=0.5, vae="kl", name="PixArt"),
     "auraflow": dict(ch=4, s=8, t=None, p=2, txt=256, ctx=0, cfg=True, factor=2.0, vae="kl", name="AuraFlow"),
     "hunyuan-dit": dict(ch=4, s=8, t=None, p=2, txt=0, ctx=333, cfg=True, factor=1.3, vae="kl", name="Hunyuan-DiT"),
+    # Hunyuan3D 2.x (hunyuan3d.py): a 1-D latent, EmptyLatentHunyuan3Dv2's [B, 64, resolution] (nodes_hunyuan3d.py;
+    # latent_formats.Hunyuan3Dv2 latent_channels 64), one token a latent position: held here as a width of `resolution`
+    # and a height of 1 at s 1, p 1 (NATIVE_SIZE). txt: 2.0's double blocks attend jointly to the DINOv2 tokens
+    # (1370: 37 x 37 patches of 518 px + the class token, comfy/image_encoders/dino2_*.json); cfg: Hunyuan3Dv2Conditioning
+    # hands the negative as zeros of the same shape, batched with the positive; factor: supported_models.py:1213
+    "hunyuan3d": dict(ch=64, s=1, t=None, p=1, txt=1370, ctx=0, cfg=True, factor=3.5, vae="hunyuan3d-shape",
+                      name="Hunyuan3D 2.x"),
     "unknown": dict(ch=16, s=8, t=None, p=2, txt=256, ctx=0, cfg=True, factor=2.0, vae="kl", name="unknown model"),
 }
 # The size a family is made for, (width, height, frames): ComfyUI 0.8.0's own default for the family (the width /
@@ -168,6 +175,7 @@ NATIVE_SIZE = {
     "ltx-2": (768, 512, 97),          # nodes_lt.py:22-24 EmptyLTXVLatentVideo 768x512, 97; nodes_lt_audio.py:107,116 97 at 25 fps
     "mochi": (848, 480, 25),          # nodes_mochi.py EmptyMochiLatentVideo 848x480, length 25
     "cosmos": (1280, 704, 121),       # nodes_cosmos.py EmptyCosmosLatentVideo 1280x704, length 121
+    "hunyuan3d": (3072, 1, 1),        # nodes_hunyuan3d.py EmptyLatentHunyuan3Dv2 resolution 3072 (spec.FAMILY: w x 1)
 }
 # Families whose file layout is fixed and whose defaults apply when only a family name is known (bench, node fallbacks).
 DEFAULT_ARCH = {
@@ -182,6 +190,10 @@ DEFAULT_ARCH = {
 }
 # text tokens one prompt becomes per encoder in ComfyUI (its tokenizer's min_length, padding included;
 # comfy/text_encoders/*.py); LLM encoders do not pad: a typical prompt with its template
+# an image encoder counted with the text encoders: the tokens of one image, fixed by its size, not by --text-tokens (the
+# DiT's context tokens): Hunyuan3D's DINOv2 at 518 px, 37 x 37 patches of 14 + the class token (hunyuan3d.py), one image
+# per CLIPVisionEncode (the multi-view graphs encode each view apart)
+IMAGE_ENCODER_TOKENS = {"dinov2-giant": 1370, "dinov2-large": 1370}
 TE_TOKENS = {"clip-l": 77, "clip-g": 77, "clip-h": 77, "t5-xxl": 256, "umt5-xxl": 512, "t5": 256, "umt5": 512}
 TE_TOKENS_FAMILY = {"sd3": {"t5-xxl": 77}, "flux1": {"t5-xxl": 256}, "chroma": {"t5-xxl": 256}, "mochi": {"t5-xxl": 256},
                     "ltxv": {"t5-xxl": 128}, "hidream": {"t5-xxl": 128, "llama": 128}, "cosmos": {"t5-xxl": 512},
@@ -212,6 +224,9 @@ VAE = {
     "mochi": dict(s=8, t=6, dtypes=("fp16", "fp32"), comfy=lambda sh: 1000 * sh[2] * sh[-2] * sh[-1] * 384),
     "cosmos": dict(s=8, t=8, dtypes=("bf16", "fp32"), comfy=lambda sh: 50 * sh[2] * sh[-2] * sh[-1] * 512),
     "video": dict(s=8, t=4, dtypes=("bf16", "fp32"), comfy=lambda sh: 2800 * sh[-3] * sh[-2] * sh[-1] * 64),
+    # Hunyuan3D's ShapeVAE (comfy/sd.py:563-582: fp16 first; its decode is hunyuan3d.decode_bytes): the latent held as
+    # [B, 64, 1, resolution] (FAMILY "hunyuan3d"), memory_used_decode 64 x resolution x (1 + 2 x 16) per sample
+    "hunyuan3d-shape": dict(s=1, t=None, dtypes=("fp16", "bf16", "fp32"), comfy=lambda sh: 64 * 33 * sh[-2] * sh[-1]),
 }
 VAE_FAMILY = {"wan21": "wan21", "wan22": "wan22", "hunyuan-video": "hunyuan-video", "hunyuan-video-15": "hunyuan-video-15",
               "ltxv": "ltxv", "ltx-2": "ltxv", "mochi": "mochi"}

@@ -17,7 +17,7 @@ ComfyUI's own heuristic, labelled as such.
 
 `device` "cuda" adds the CUDA convolution workspace the tracer cannot see (cuda_conv.py, fitted on the GPU rows);
 device None (the default) is the tracer-equivalent figure; "rocm", "mps", "cpu", ...: no workspace term."""
-from . import cuda_conv, spec
+from . import cuda_conv, hunyuan3d as H3D, spec
 from .phases import dtype_bytes, dtype_name
 from ..units import fmt_bytes
 
@@ -281,6 +281,8 @@ def _decode_acts(kind, latent_shape, dtype, runner, gpu_arch=None):
     if kind == "hunyuan-video":
         per = HV_DECODE_SHORT[lat_t - 1] if lat_t <= len(HV_DECODE_SHORT) else HV_DECODE + HV_FRAME * frames
         return int(per * hw * b)
+    if kind == H3D.VAE_KIND:  # Hunyuan3D's ShapeVAE: its volume decode at VAEDecodeHunyuan3D's defaults (traced)
+        return H3D.decode_bytes(latent_shape, b)
     one = [1] + list(latent_shape)[1:]
     return int(spec.VAE[kind]["comfy"](one) * b)  # ComfyUI's own heuristic: not traced here
 

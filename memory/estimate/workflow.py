@@ -10,7 +10,8 @@ import os
 import tempfile
 from pathlib import Path
 
-from . import families, formula, group_nodes, image_size, latent_upscale, links, pipelines, pixel_upscale, side_models, spec
+from . import (families, formula, group_nodes, hunyuan3d, image_size, latent_upscale, links, pipelines, pixel_upscale,
+               side_models, spec)
 from .latent_nodes import LATENT_NODES, size_widgets, widget_names
 from .model_files import (CHECKED, FOLDER_ROLES, LOADER_ROLES, LOADERS, NOT_COUNTED, NOT_FOLLOWED_NAMES, Unusable,
                           find_file, has_model_folders, not_followed)
@@ -95,7 +96,8 @@ def _read_names(t) -> tuple:
         return tuple(n for n, _ in LOADERS.get(t) or CHECKED[t])
     if t in LATENT_NODES:
         return tuple(widget_names(t))
-    return ("cfg",) if t in SAMPLERS else VAE_TILED if t == "VAEDecodeTiled" else NOT_FOLLOWED_NAMES.get(t, ())
+    return ("cfg",) if t in SAMPLERS else VAE_TILED if t == "VAEDecodeTiled" else \
+        hunyuan3d.WIDGETS.get(t) or NOT_FOLLOWED_NAMES.get(t, ())
 
 
 def _follow(v, h, t, w, names, notes, saved):
@@ -215,10 +217,14 @@ def read(wf: dict, models_dir, resolve=None, read_image=None) -> dict:
                 tiled = {"tile": spec.TILE_NODE["tile"], "frames": spec.TILE_NODE["frames"]}  # not a number: the defaults
         elif t in pixel_upscale.NODES:  # the pixel upscale step (pixel_upscale.py): its own phase where its file is found
             graph[t].append(w)
+        elif t in hunyuan3d.GRAPH_NODES:  # the multi-view context tokens; the decode's non-default values named
+            notes += hunyuan3d.node_note(t, w, graph)
         elif t in side_models.SIDE:  # a model loaded beside these: sized where its file is found, else named
             side.append((t, w))
         elif "Loader" in t:  # a loader whose model the estimate does not size (model_files.NOT_FOLLOWED): named
             other.append((t, w))
+    files, unsized = hunyuan3d.image_only(files)  # ImageOnlyCheckpointLoader: a Hunyuan3D file counted, SVD's named
+    other += unsized
     side, left = side_models.find(side, models_dir, resolve)
     ups, up_left, up_notes = pixel_upscale.find(graph[pixel_upscale.NODES[0]], bool(graph[pixel_upscale.NODES[1]]),
                                                 models_dir, resolve, find_file, Unusable)
@@ -250,7 +256,8 @@ def read(wf: dict, models_dir, resolve=None, read_image=None) -> dict:
             "from_input": graph["from_input"], "latent_families": graph["families"], "audio_fps": graph.get("audio_fps"),
             "input_image": image_size.largest(graph["images"]), "not_followed": sorted({t for t, _ in other}), "side": side,
             "pixel_upscale": (ups, graph[pixel_upscale.NODES[1]]) if ups else None,
-            "latent_upscale": _upscaler(checked, staged) if graph.get("upscale") else None}
+            "latent_upscale": _upscaler(checked, staged) if graph.get("upscale") else None,
+            "text_tokens": graph.get("text_tokens")}
 
 
 def _upscaler(checked, missing=()):
@@ -312,6 +319,8 @@ def _latent_node(t, w, graph):
             got[role] = int(w.get(name) or 0)
         except (TypeError, ValueError, OverflowError):
             got[role] = 0
+    if row.height:  # a 1-D latent (EmptyLatentHunyuan3Dv2): tokens as the width, a height of 1
+        got["height"] = row.height
     if row.kind == "input" or (row.kind == "resize" and not (got["width"] > 0 and got["height"] > 0)):
         graph["from_input"].append((t, row.takes or "its input latent's aspect (width or height 0)"))
         graph["images"] += [(t, w[image_size.KEY])] if image_size.KEY in w else []  # VAEEncode's image, where set
@@ -422,6 +431,8 @@ def estimate_workflow(wf: dict, models_dir, width=None, height=None, frames=None
         pol["text_encoders"] = "cpu"
     if info["audio_fps"] and not pol.get("audio_fps"):
         pol["audio_fps"] = info["audio_fps"]
+    if info["text_tokens"] and not pol.get("text_tokens"):  # Hunyuan3D's multi-view context (hunyuan3d.node_note)
+        pol["text_tokens"] = info["text_tokens"]
     pol["side_models"], side_notes = side_models.read(info["side"], pol)  # a ControlNet, ... in its phase
     comps, other = pipelines.other_vaes(comps or components(info["files"]))  # a preprocessor's VAE beside the model's
     info["notes"] += other

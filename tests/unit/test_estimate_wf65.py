@@ -245,14 +245,17 @@ def test_api_format_names_a_model_patch_and_a_custom_loader():
 
 
 def test_a_graph_with_only_loaders_it_does_not_size_says_which(tmp_path):
-    """3d_hunyuan3d-v2.1: ImageOnlyCheckpointLoader and a 3D latent; the error named no loader at all (first sight)."""
+    """An SVD checkpoint through ImageOnlyCheckpointLoader: the error named no loader at all (first sight). h3d63 follows
+    the loader for Hunyuan3D (test_estimate_h3d63.py); an SVD file (a UNet under model.diffusion_model.) stays unsized."""
     import pytest
 
     from gpu_garden.memory.errors import UserError
+    from gpu_garden.memory.estimate import layouts
 
-    wf = _top({"id": 1, "type": "ImageOnlyCheckpointLoader", "widgets_values": ["hunyuan_3d_v2.1.safetensors"]},
-              {"id": 2, "type": "EmptyLatentHunyuan3Dv2", "widgets_values": [4096, 1]})
-    (tmp_path / "checkpoints").mkdir()
+    wf = _top({"id": 1, "type": "ImageOnlyCheckpointLoader", "widgets_values": ["svd_xt.safetensors"]},
+              {"id": 2, "type": "SVD_img2vid_Conditioning", "widgets_values": [1024, 576, 14, 127, 6, 0.0]})
+    layouts.write_sparse({"tensors": {"model.diffusion_model.input_blocks.0.0.weight": {"dtype": "F16", "shape": [320, 8, 3, 3]}}},
+                         tmp_path / "checkpoints" / "svd_xt.safetensors")
     with pytest.raises(UserError, match=r"no loader nodes it reads \(ImageOnlyCheckpointLoader: not sized\)"):
         workflow.estimate_workflow(wf, tmp_path)
 

@@ -20,7 +20,9 @@ EXPECTED_KIND = {"te_clip_g": "clip-g", "te_clip_l": "clip-l", "te_t5xxl_fp16": 
 EXPECTED_VARIANT = {"flux_flux1-dev": "dev", "sd3_sd3.5_medium": "3.5 medium", "sdxl_sd_xl_base_1.0": "base",
                     "wan_wan2.1_t2v_1.3B_fp16": "t2v 1.3B", "wan_wan2.2_ti2v_5B_fp16": "ti2v 5B",
                     "chroma_chroma-unlocked-v2": "", "hidream_hidream_i1_full_fp16": "i1 (17B)",
-                    "hunyuan_video_hunyuanvideo1.5_720p_t2v_fp16": "", "ltx-2_ltx-2-19b_bf16": "18.9B"}
+                    "hunyuan_video_hunyuanvideo1.5_720p_t2v_fp16": "", "ltx-2_ltx-2-19b_bf16": "18.9B",
+                    "hunyuan3d_hunyuan3d-dit-v2_fp16": "2.0", "hunyuan3d_hunyuan3d-dit-v2-mini_fp16": "2.0 mini",
+                    "hunyuan3d_hunyuan_3d_v2.1": "2.1"}
 ROLE = {"unet": "diffusion_model", "diffusion_model": "diffusion_model", "clip_l": "text_encoder", "clip_g": "text_encoder",
         "text_encoder": "text_encoder", "vae": "vae"}
 

@@ -1,0 +1,174 @@
+"""Hunyuan3D 2.x (image to 3-D shape), as ComfyUI 0.8.0 loads it: one checkpoint through ImageOnlyCheckpointLoader
+(comfy_extras/nodes_video_model.py:10, load_checkpoint_guess_config with output_clipvision=True) holds three models:
+
+- model.: the DiT. comfy/model_detection.py:497-524 reads it from the keys: "latent_in.weight" is 2.0's Hunyuan3Dv2
+  (comfy/ldm/hunyuan3d/model.py, FLUX-style double and single blocks; 8 double blocks make supported_models'
+  Hunyuan3Dv2mini), "t_embedder.mlp.2.weight" 2.1's HunYuanDiTPlain (comfy/ldm/hunyuan3dv2_1, 21 blocks, MoE in the
+  last 6). memory_usage_factor 3.5 for all three configs (supported_models.py:1200-1247).
+- conditioner.main_image_encoder.model.: the DINOv2 image encoder (clip_vision_prefix; clip_vision.py picks
+  dino2_giant.json for 40 layers, dino2_large.json for 24). CLIPVisionEncode runs it once before sampling: counted with
+  the encoders (role text_encoder), as a CLIP vision file is (wf66).
+- vae.: the ShapeVAE (comfy/sd.py's branch for geo_decoder.cross_attn_decoder.ln_1.bias), run by VAEDecodeHunyuan3D.
+
+VARIANTS is the one table of the variants: their ids, the ComfyUI config class each is, how the keys tell them apart.
+families.py splits and detects through it; nothing here imports ComfyUI."""
+
+FAMILY = "hunyuan3d"
+DM_PREFIX = "model."
+IMAGE_ENCODER_PREFIX = "conditioner.main_image_encoder.model."
+# a key only a Hunyuan3D DiT has (model_detection.py:497, 512), under the checkpoint's model. prefix or without it
+DM_KEYS = ("latent_in.weight", "t_embedder.mlp.2.weight")
+VAE_KEY = "geo_decoder.cross_attn_decoder.ln_1.bias"  # comfy/sd.py's ShapeVAE branch
+VAE_KIND = "hunyuan3d-shape"  # its families.vae_kind: decodes the 64-channel latent (latent_formats.Hunyuan3Dv2*)
+
+# variant id -> (ComfyUI 0.8.0 model config class, the DiT's key it is detected by, double blocks it has (None: any))
+# in the order detection tries them: 2.0 mini before 2.0 (supported_models' list puts Hunyuan3Dv2mini first)
+VARIANTS = {
+    "2.0 mini": ("Hunyuan3Dv2mini", "latent_in.weight", 8),
+    "2.0": ("Hunyuan3Dv2", "latent_in.weight", None),
+    "2.1": ("Hunyuan3Dv2_1", "t_embedder.mlp.2.weight", None),
+}
+CONFIGS = {cls: FAMILY for cls, _, _ in VARIANTS.values()}  # families.CONFIG_FAMILY takes these
+# the DINOv2 comfy/clip_vision.py builds for each (its layer-count keys, the JSONs' widths): kind -> (layers, width)
+DINOV2 = {"dinov2-giant": (40, 1536), "dinov2-large": (24, 1024)}
+
+
+def _count(table, prefix: str) -> int:
+    n = len(prefix)
+    return len({k[n:].split(".", 1)[0] for k in table if k.startswith(prefix)})
+
+
+def is_checkpoint(table: dict) -> bool:
+    """A Hunyuan3D checkpoint: a DiT key under model. (model_detection's fallback prefix for it)."""
+    return any(DM_PREFIX + k in table for k in DM_KEYS)
+
+
+def split(table: dict) -> tuple[dict, list[dict]]:
+    """(the table less the DiT and the DINOv2, [those two as components: the DiT's keys without model., the encoder's
+    without its prefix]); the table itself and [] for any other file. vae.* stays for families.PREFIXES."""
+    if not is_checkpoint(table):
+        return table, []
+    dm, enc, rest = {}, {}, {}
+    for k, v in table.items():
+        if k.startswith(IMAGE_ENCODER_PREFIX):
+            enc[k[len(IMAGE_ENCODER_PREFIX):]] = v
+        elif k.startswith(DM_PREFIX):
+            dm[k[len(DM_PREFIX):]] = v
+        else:
+            rest[k] = v
+    parts = [{"role": "diffusion_model", "kind": None, "table": dm}]
+    if enc:
+        parts.append({"role": "text_encoder", "kind": dinov2_kind(enc), "table": enc})
+    return rest, parts
+
+
+def dinov2_kind(t: dict) -> str:
+    """dinov2-giant / dinov2-large by the layer key comfy/clip_vision.py tests (encoder.layer.39 / .23), else dinov2."""
+    for kind, (layers, _) in DINOV2.items():
+        if f"encoder.layer.{layers - 1}.layer_scale2.lambda1" in t:
+            return kind
+    return "dinov2"
+
+
+def detect(t: dict) -> dict | None:
+    """{family, variant, arch} of a Hunyuan3D DiT's table (keys without model.), else None. arch: hidden (the token
+    width), depth (blocks in all), heads 16 (model_detection.py:505, 519), ffn (mlp_ratio 4.0), context_dim (the image
+    tokens' width), block: "flux" for 2.0's double + single blocks, "hunyuan3d-2.1" for 2.1's cross-attention blocks."""
+    for variant, (_, key, double) in VARIANTS.items():
+        if key not in t:
+            continue
+        if key == "latent_in.weight":
+            n_double, n_single = _count(t, "double_blocks."), _count(t, "single_blocks.")
+            if double is not None and n_double != double:
+                continue
+            d = t[key][1][0]
+            ctx = t.get("cond_in.weight", (None, (d, 1536)))[1][1]
+            arch = {"hidden": d, "depth": n_double + n_single, "double": n_double, "single": n_single, "heads": 16,
+                    "ffn": 4 * d, "block": "flux", "context_dim": ctx}
+        else:  # Lumina 2 / Z-Image have x_embedder and t_embedder too, but layers., not blocks.N.attn2
+            if "x_embedder.weight" not in t or "blocks.0.attn2.to_k.weight" not in t:
+                continue
+            d = t["x_embedder.weight"][1][0]
+            ctx = t.get("blocks.0.attn2.to_k.weight", (None, (d, 1024)))[1][1]
+            arch = {"hidden": d, "depth": _count(t, "blocks."), "heads": 16, "ffn": 4 * d, "block": "hunyuan3d-2.1",
+                    "context_dim": ctx}
+        return {"family": FAMILY, "variant": variant, "arch": arch}
+    return None
+
+
+# VAEDecodeHunyuan3D (comfy_extras/nodes_hunyuan3d.py:103-120; num_chunks and octree_resolution, its defaults) runs
+# comfy.sd.VAE.decode -> ShapeVAE.decode (ldm/hunyuan3d/vae.py:966): post_kl and the 16-layer transformer over the
+# latent tokens, then VanillaVolumeDecoder (l.427-457) queries the (octree + 1)^3 grid points num_chunks at a time.
+# Activations of one sample at its peak (the geo decoder's MLP of one chunk), fp16, from the traces of ComfyUI 0.8.0's
+# class (benchmarks/results/hunyuan3d_trace.json "decode"; first sight +21734 %, the generic video heuristic):
+#   per query point of a chunk 22,532 bytes (16000 - 8000 chunks at octree 32: 367,476,294 - 187,220,294 = 180,256,000
+#   over 8000), per latent token 2,176 (4096 - 3072 tokens: 2,228,224 over 1024), per grid point 8 (the fp16 xyz grid,
+#   6, and the fp16 logits, 2: octree 64 - 32, 1,912,128 over 65^3 - 33^3 = 238,688 points). Fitted on those three
+#   moves and the octree-32 base; held out: the templates' 3072 / 8000 / 256 (+0.06 %) and batch 2 (+0.06 %).
+DECODE_QUERY, DECODE_TOKEN, DECODE_GRID = 22532, 2176, 8
+NUM_CHUNKS, OCTREE = 8000, 256  # the node's defaults, what every template sets
+WIDGETS = {"VAEDecodeHunyuan3D": ("num_chunks", "octree_resolution")}  # in UI order: what workflow.nodes() reads
+# ComfyUI's own memory_used_decode for the ShapeVAE (comfy/sd.py:570-579): batch x 64 x resolution x dtype bytes x
+# (1 + 2 x 16) for the latent [B, 64, resolution]; spec.VAE's heuristic for this kind reads it per sample
+COMFY_DECODE = 64 * (1 + 2 * 16)
+
+
+def decode_bytes(latent_shape, dtype_bytes: int = 2, num_chunks: int = NUM_CHUNKS, octree: int = OCTREE) -> int:
+    """Activation bytes of decoding ONE sample of a [B, 64, 1, resolution] latent (spec.FAMILY's w x 1) with the
+    ShapeVAE at VAEDecodeHunyuan3D's num_chunks and octree_resolution, in a dtype of dtype_bytes (traced in fp16)."""
+    grid = (int(octree) + 1) ** 3
+    per = DECODE_QUERY * min(int(num_chunks), grid) + DECODE_TOKEN * int(latent_shape[-1]) + DECODE_GRID * grid
+    return int(per * dtype_bytes // 2)
+
+
+def decode_note(w: dict) -> list[str]:
+    """The assumption line for a VAEDecodeHunyuan3D whose widgets are not its defaults (the estimate counts those)."""
+    got = (w.get("num_chunks"), w.get("octree_resolution"))
+    if got in ((NUM_CHUNKS, OCTREE), (None, None)):
+        return []
+    return [f"VAEDecodeHunyuan3D: num_chunks {got[0]}, octree_resolution {got[1]}; the decode is counted at the node's "
+            f"defaults ({NUM_CHUNKS}, {OCTREE}): per sample {DECODE_QUERY:,} bytes a query point of a chunk and "
+            f"{DECODE_GRID} a grid point ((octree_resolution + 1)^3)"]
+
+
+# Hunyuan3Dv2ConditioningMultiView (nodes_hunyuan3d.py:62-95) concatenates the DINOv2 tokens of the views wired to it
+# (front, left, back, right): up to 4 x 1370 context tokens (spec.FAMILY's txt is one view's), which 2.0's double
+# blocks attend to jointly with the latent. Traced: 554.3 MiB at 3072 tokens with four views (benchmarks/results/
+# hunyuan3d_trace.json "multiview"; first sight -53.8 % at one view's tokens). The reader does not see which inputs
+# are wired: all four are counted (the multi-view templates wire four)
+MULTIVIEW, VIEWS, VIEW_TOKENS = "Hunyuan3Dv2ConditioningMultiView", 4, 1370
+GRAPH_NODES = ("VAEDecodeHunyuan3D", MULTIVIEW)  # the graph's Hunyuan3D nodes workflow.read hands to node_note
+
+
+def node_note(t: str, w: dict, graph: dict) -> list[str]:
+    """workflow.read's call for a Hunyuan3D node: the multi-view conditioning sets the context tokens (graph
+    "text_tokens", the policy's text_tokens), the decode's non-default values are named; the assumption lines."""
+    if t == MULTIVIEW:
+        graph["text_tokens"] = VIEWS * VIEW_TOKENS
+        return [f"{MULTIVIEW}: counted with its {VIEWS} views wired, {VIEWS} x {VIEW_TOKENS} DINOv2 tokens the DiT attends "
+                "to (fewer views hold less)"]
+    return decode_note(w)
+
+
+IMAGE_ONLY = "ImageOnlyCheckpointLoader"
+
+
+def image_only(files) -> tuple[list, list]:
+    """workflow.read()'s found files [(path, loader, widget)] less those ImageOnlyCheckpointLoader names that are not a
+    Hunyuan3D checkpoint (SVD's: the estimate does not size it), and those as [(loader, {widget: file name})] for
+    model_files.not_followed's named line. A file whose header cannot be read stays (the estimate reports it)."""
+    from .headers import read_tensors
+    keep, unsized = [], []
+    for f in files:
+        path, loader, widget = f
+        if loader == IMAGE_ONLY:
+            try:
+                ours = is_checkpoint(read_tensors(path))
+            except Exception:  # noqa: BLE001 - formula.from_files reports an unreadable file as it does for any loader
+                ours = True
+            if not ours:
+                import os
+                unsized.append((loader, {widget: os.path.basename(path)}))
+                continue
+        keep.append(f)
+    return keep, unsized
