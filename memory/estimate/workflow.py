@@ -10,7 +10,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from . import families, formula, group_nodes, image_size, latent_upscale, links, pipelines, side_models, spec
+from . import families, formula, group_nodes, image_size, latent_upscale, links, pipelines, reach, side_models, spec
 from .latent_nodes import LATENT_NODES, size_widgets, widget_names
 from .model_files import (CHECKED, FOLDER_ROLES, LOADER_ROLES, LOADERS, NOT_COUNTED, NOT_FOLLOWED_NAMES, Unusable,
                           find_file, has_model_folders, not_followed)
@@ -48,40 +48,64 @@ def nodes(wf: dict, notes: list | None = None, whole: dict | None = None) -> lis
     line naming the widget and its source. whole: the prompt an API-format subset's links are followed in."""
     out = []
     if isinstance(wf.get("nodes"), list):
+        runs, left = reach.ui(wf), []  # None: no output node, read whole but for the nodes feeding nothing (F5)
+        top = {n.get("id") for n in wf["nodes"] if isinstance(n, dict) and links._key(n.get("id"))}
+        idle = reach.feeding_nothing(wf) if runs is None else set()
+        if runs is not None or idle:  # a legacy group-node instance not reached: its inner nodes never run
+            left = [n for n in wf["nodes"] if isinstance(n, dict) and links._key(n.get("id")) and _group(n)
+                    and n.get("mode") not in (2, 4) and ((None, n["id"]) in idle if runs is None else (None, n["id"]) not in runs)]
+            gone = {id(x) for x in left}
+            wf = dict(wf, nodes=[n for n in wf["nodes"] if id(n) not in gone])
         wf, grouped = group_nodes.expand(wf)  # legacy group nodes: their inner nodes, from extra.groupNodes
         if notes is not None:
             notes += grouped
         v = links.view(wf)
         for gid, group in v.lists.items():
             for n in group:
-                if n.get("mode") in (2, 4) or _dangling(n.get("outputs")):  # muted / bypassed, or feeding nothing
+                if n.get("mode") in (2, 4):  # muted / bypassed
+                    continue
+                k = (gid, n["id"]) if links._key(n.get("id")) else None  # a node with no usable id: reached by nothing
+                if (gid is not None or k is None or n["id"] in top) and (k in idle if runs is None else k not in runs):
+                    left.append(n)  # not reached from an output node (a group's inner node: its instance was)
                     continue
                 t = n.get("type") if isinstance(n.get("type"), str) else ""
                 w = _ui_widgets(t, n.get("widgets_values"))
                 _follow(v, (gid, n), t, w, _read_names(t), notes, saved=True)
                 image_size.attach(v, (gid, n), t, w)
                 out.append((t, w))
+        if notes is not None:
+            notes += _not_reached(left)
         return out
     v = links.view(whole if isinstance(whole, dict) else wf)
+    runs, left = None if isinstance(whole, dict) else reach.api(wf), []  # None: no output node (or a chosen subset): whole
     for k, node in wf.items():
         if isinstance(node, dict) and "class_type" in node:
+            if runs is not None and str(k) not in runs:
+                left.append({"type": node["class_type"], "id": k})
+                continue
             t, inputs = node["class_type"], node.get("inputs")
             t = t if isinstance(t, str) else ""
             w = {k2: x for k2, x in inputs.items() if not isinstance(x, list)} if isinstance(inputs, dict) else {}
             _follow(v, (str(k), node), t, w, _read_names(t), notes, saved=False)
             image_size.attach(v, (str(k), node), t, w)
             out.append((t, w))
-    if not out:
+    if not out and not left:
         raise UserError("not a ComfyUI workflow: no nodes (UI format) and no class_type entries (API format)")
+    if notes is not None:
+        notes += _not_reached(left)
     return out
 
 
-def _dangling(outputs) -> bool:
-    """A UI node whose every output feeds nothing (its outputs listed, none with a link): ComfyUI runs only the output
-    nodes and what they need (execution.py), so an unconnected loader, latent node or LTXVLatentUpsampler never runs
-    (rev62 F5: a stray upsampler made a one-stage graph four times its area). A node without outputs (SaveImage) runs;
-    an API prompt lists no outputs, and is read whole."""
-    return isinstance(outputs, list) and bool(outputs) and all(isinstance(o, dict) and not o.get("links") for o in outputs)
+def _group(n) -> bool:
+    return isinstance(n.get("type"), str) and n["type"].startswith(group_nodes.PREFIXES)
+
+
+def _not_reached(left) -> list:
+    """One line naming the nodes left out that the estimate would read (a loader, a latent node, a sampler)."""
+    read = [f"{n.get('type')} (node {n.get('id')})" for n in left if isinstance(n.get("type"), str)
+            and (_read_names(n["type"]) or n["type"] in side_models.SIDE or "Loader" in n["type"] or _group(n))]
+    return [f"not read: {', '.join(read)}: not reached from an output node (ComfyUI runs only the output nodes and "
+            "what they need, execution.py)"] if read else []
 
 
 def _read_names(t) -> tuple:

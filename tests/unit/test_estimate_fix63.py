@@ -1,0 +1,200 @@
+"""fix63 (review rev63): what ComfyUI 0.8.0 runs of a workflow, and the side models' accounting.
+
+#1/#7: ComfyUI runs only the output nodes and what they reach (execution.py:712-713; comfy_execution/graph.py:139-165
+add_node walks back through linked inputs); frontend 1.35.9's graphToPrompt leaves muted (mode 2) and bypassed (mode 4)
+nodes out, a bypassed node's output resolving to its input of the same type. The graphs are hand-made on a txt2img
+SD3.5 graph (CheckpointLoaderSimple -> KSampler -> VAEDecode -> SaveImage at 1024x1024) with a second branch: its size
+or ControlNet must not be counted where no output reaches it."""
+import pytest
+
+from gpu_garden.memory.estimate import layouts, workflow
+
+BF16 = "BF16"
+CNET = {**{f"controlnet_blocks.{i}.weight": (BF16, (1536, 1536)) for i in range(3)},
+        **{f"controlnet_blocks.{i}.bias": (BF16, (1536,)) for i in range(3)}}
+SG = "11111111-2222-3333-4444-555555555555"
+
+
+def _file(path, tensors):
+    return layouts.write_sparse({"tensors": {k: {"dtype": d, "shape": list(s)} for k, (d, s) in tensors.items()}}, path)
+
+
+@pytest.fixture(scope="module")
+def models(tmp_path_factory):
+    d = tmp_path_factory.mktemp("fix63") / "models"
+    layouts.write_sparse("sd3_sd3.5_medium", d / "checkpoints" / "sd35.safetensors")
+    _file(d / "controlnet" / "cn_a.safetensors", CNET)
+    return d
+
+
+def _top(*nodes, links=()):
+    return {"nodes": list(nodes), "links": [list(x) for x in links], "version": 0.4}
+
+
+def _in(name, link, typ=None):
+    return {"name": name, "link": link, **({"type": typ} if typ else {})}
+
+
+def _out(name, *links, typ=None):
+    return {"name": name, "links": list(links), **({"type": typ} if typ else {})}
+
+
+KS = [1, "fixed", 20, 4.0, "euler", "simple", 1.0]
+
+
+def _main(*extra, links=(), latent_link=2, sub=None):
+    """Loader -> KSampler (latent from node 2 at 1024x1024, or the link latent_link) -> VAEDecode -> SaveImage."""
+    g = _top({"id": 1, "type": "CheckpointLoaderSimple", "outputs": [_out("MODEL", 1, 21), _out("CLIP"), _out("VAE", 5)],
+              "widgets_values": ["sd35.safetensors"]},
+             {"id": 2, "type": "EmptySD3LatentImage", "outputs": [_out("LATENT", 2)], "widgets_values": [1024, 1024, 1]},
+             {"id": 3, "type": "KSampler", "inputs": [_in("model", 1), _in("positive", 11), _in("latent_image", latent_link)],
+              "outputs": [_out("LATENT", 3)], "widgets_values": KS},
+             {"id": 4, "type": "VAEDecode", "inputs": [_in("samples", 3), _in("vae", 5)], "outputs": [_out("IMAGE", 4)]},
+             {"id": 5, "type": "SaveImage", "inputs": [_in("images", 4)], "outputs": [], "widgets_values": ["x"]},
+             *extra,
+             links=[(1, 1, 0, 3, 0, "MODEL"), (2, 2, 0, 3, 2, "LATENT"), (3, 3, 0, 4, 0, "LATENT"), (4, 4, 0, 5, 0, "IMAGE"),
+                    (5, 1, 2, 4, 1, "VAE"), *links])
+    if sub:
+        g["definitions"] = {"subgraphs": [sub]}
+    return g
+
+
+def _controlnet(mode):
+    """ControlNetLoader -> Apply ControlNet (mode) -> the sampler's positive."""
+    return _main({"id": 10, "type": "ControlNetLoader", "outputs": [_out("CONTROL_NET", 10)], "widgets_values": ["cn_a.safetensors"]},
+                 {"id": 11, "type": "ControlNetApplyAdvanced", "mode": mode,
+                  "inputs": [_in("positive", None, "CONDITIONING"), _in("negative", None, "CONDITIONING"),
+                             _in("control_net", 10, "CONTROL_NET")],
+                  "outputs": [_out("positive", 11, typ="CONDITIONING"), _out("negative", typ="CONDITIONING")],
+                  "widgets_values": [1.0, 0.0, 1.0]},
+                 links=[(10, 10, 0, 11, 2, "CONTROL_NET"), (11, 11, 0, 3, 1, "CONDITIONING")])
+
+
+def _size(e):
+    return e["width"], e["height"]
+
+
+def test_a_controlnet_behind_a_bypassed_or_muted_apply_is_not_loaded(models):
+    """Bypassed, Apply ControlNet's positive output resolves to its positive input (the types match): the ControlNet
+    input is not followed, so its loader is never run; muted, the walk ends there."""
+    assert [m["loader"] for m in workflow.estimate_workflow(_controlnet(0), models)["workflow"]["side_models"]] == ["ControlNetLoader"]
+    for mode in (4, 2):
+        e = workflow.estimate_workflow(_controlnet(mode), models)
+        assert e["workflow"]["side_models"] == [], mode
+        assert any(a.startswith("not read: ControlNetLoader (node 10): not reached from an output node")
+                   for a in e["assumptions"]), e["assumptions"]
+
+
+def test_a_bypassed_node_passes_its_matching_input_on(models):
+    """A 2048x2048 latent through a bypassed latent node (LATENT in, LATENT out) into the sampler: it is the sampled size."""
+    g = _main({"id": 20, "type": "EmptySD3LatentImage", "outputs": [_out("LATENT", 22)], "widgets_values": [2048, 2048, 1]},
+              {"id": 21, "type": "LatentUpscaleBy", "mode": 4, "inputs": [_in("samples", 22, "LATENT")],
+               "outputs": [_out("LATENT", 23, typ="LATENT")], "widgets_values": ["nearest-exact", 1.5]},
+              links=[(22, 20, 0, 21, 0, "LATENT"), (23, 21, 0, 3, 2, "LATENT")], latent_link=23)
+    assert _size(workflow.estimate_workflow(g, models)) == (2048, 2048)
+
+
+def test_a_latent_feeding_a_muted_sampler_is_not_the_size(models):
+    g = _main({"id": 20, "type": "EmptySD3LatentImage", "outputs": [_out("LATENT", 22)], "widgets_values": [2048, 2048, 1]},
+              {"id": 21, "type": "KSampler", "mode": 2, "inputs": [_in("model", 21), _in("latent_image", 22)],
+               "outputs": [_out("LATENT")], "widgets_values": KS},
+              links=[(21, 1, 0, 21, 0, "MODEL"), (22, 20, 0, 21, 3, "LATENT")])
+    e = workflow.estimate_workflow(g, models)
+    assert _size(e) == (1024, 1024) and not any("latent sizes" in a for a in e["assumptions"])
+
+
+def test_a_chain_no_output_reaches_is_not_read(models):
+    """latent 2048 -> KSampler -> VAEDecode whose image feeds nothing: each node has a link out, none reaches SaveImage."""
+    g = _main({"id": 20, "type": "EmptySD3LatentImage", "outputs": [_out("LATENT", 22)], "widgets_values": [2048, 2048, 1]},
+              {"id": 21, "type": "KSampler", "inputs": [_in("model", 21), _in("latent_image", 22)], "outputs": [_out("LATENT", 23)],
+               "widgets_values": KS},
+              {"id": 22, "type": "VAEDecode", "inputs": [_in("samples", 23)], "outputs": [_out("IMAGE")]},
+              links=[(21, 1, 0, 21, 0, "MODEL"), (22, 20, 0, 21, 3, "LATENT"), (23, 21, 0, 22, 0, "LATENT")])
+    e = workflow.estimate_workflow(g, models)
+    assert _size(e) == (1024, 1024)
+    line = next(a for a in e["assumptions"] if a.startswith("not read:"))
+    assert "EmptySD3LatentImage (node 20)" in line and "KSampler (node 21)" in line
+
+
+def _sub():
+    return {"id": SG, "name": "extra pass", "inputNode": {"id": -10}, "outputNode": {"id": -20}, "inputs": [],
+            "outputs": [{"name": "LATENT"}],
+            "nodes": [{"id": 1, "type": "EmptySD3LatentImage", "outputs": [_out("LATENT", 1)], "widgets_values": [2048, 2048, 1]},
+                      {"id": 2, "type": "ControlNetLoader", "outputs": [_out("CONTROL_NET", 2)], "widgets_values": ["cn_a.safetensors"]},
+                      {"id": 3, "type": "ControlNetApplyAdvanced", "inputs": [_in("control_net", 2)], "outputs": [_out("positive", 3)]}],
+            "links": [{"id": 1, "origin_id": 1, "origin_slot": 0, "target_id": -20, "target_slot": 0},
+                      {"id": 2, "origin_id": 2, "origin_slot": 0, "target_id": 3, "target_slot": 0},
+                      {"id": 3, "origin_id": 3, "origin_slot": 0, "target_id": -20, "target_slot": 0}]}
+
+
+@pytest.mark.parametrize("mode", [4, 2, None])
+def test_a_subgraph_that_never_runs_is_not_read(models, mode):
+    """A bypassed or muted instance, or a definition with no instance (None): its 2048 latent and ControlNet never run."""
+    inst = [{"id": 30, "type": SG, "mode": mode, "outputs": [_out("LATENT")], "widgets_values": []}] if mode else []
+    e = workflow.estimate_workflow(_main(*inst, sub=_sub()), models)
+    assert _size(e) == (1024, 1024) and e["workflow"]["side_models"] == []
+
+
+def test_a_subgraph_instance_feeding_the_sampler_runs_its_inner_nodes(models):
+    """The instance's output (linked to the inner latent and Apply ControlNet) feeds the sampler: both run."""
+    inst = {"id": 30, "type": SG, "outputs": [_out("LATENT", 30)], "widgets_values": []}
+    e = workflow.estimate_workflow(_main(inst, links=[(30, 30, 0, 3, 2, "LATENT")], latent_link=30, sub=_sub()), models)
+    assert _size(e) == (2048, 2048) and [m["loader"] for m in e["workflow"]["side_models"]] == ["ControlNetLoader"]
+
+
+def test_a_reroute_or_group_node_feeding_nothing_is_not_read_in_a_graph_without_an_output(models):
+    """No output node (the sampler's output unlinked): read as before, but for the nodes that feed nothing, a Reroute
+    that feeds nothing and a legacy group node whose outputs feed nothing (rev62 F5's rule, carried through a Reroute)."""
+    r = _top({"id": 1, "type": "CheckpointLoaderSimple", "outputs": [_out("MODEL", 1)], "widgets_values": ["sd35.safetensors"]},
+             {"id": 2, "type": "EmptySD3LatentImage", "outputs": [_out("LATENT", 2)], "widgets_values": [2048, 2048, 1]},
+             {"id": 3, "type": "Reroute", "inputs": [_in("", 2)], "outputs": [_out("")]},
+             {"id": 4, "type": "EmptySD3LatentImage", "outputs": [_out("LATENT", 3)], "widgets_values": [1024, 1024, 1]},
+             {"id": 5, "type": "KSampler", "inputs": [_in("model", 1), _in("latent_image", 3)], "outputs": [_out("LATENT")],
+              "widgets_values": KS},
+             links=[(1, 1, 0, 5, 0), (2, 2, 0, 3, 0), (3, 4, 0, 5, 3)])
+    assert _size(workflow.estimate_workflow(r, models)) == (1024, 1024)
+    g = {"nodes": [{"id": 1, "type": "CheckpointLoaderSimple", "outputs": [_out("MODEL", 1)], "widgets_values": ["sd35.safetensors"]},
+                   {"id": 2, "type": "EmptySD3LatentImage", "outputs": [_out("LATENT", 2)], "widgets_values": [1024, 1024, 1]},
+                   {"id": 3, "type": "KSampler", "widgets_values": KS},
+                   {"id": 10, "type": "workflow>pass2", "outputs": [_out("LATENT")], "widgets_values": [2048, 2048, 1, "cn_a.safetensors"]}],
+         "links": [[1, 1, 0, 3, 0, "MODEL"], [2, 2, 0, 3, 3, "LATENT"]], "version": 0.4,
+         "extra": {"groupNodes": {"pass2": {"nodes": [
+             {"type": "EmptySD3LatentImage", "index": 0, "widgets_values": [2048, 2048, 1], "outputs": [{"name": "LATENT", "type": "LATENT"}]},
+             {"type": "ControlNetLoader", "index": 1, "widgets_values": ["cn_a.safetensors"],
+              "outputs": [{"name": "CONTROL_NET", "type": "CONTROL_NET"}]}], "links": [], "external": [[0, 0, "LATENT"]]}}}}
+    e = workflow.estimate_workflow(g, models)
+    assert _size(e) == (1024, 1024) and e["workflow"]["side_models"] == []
+
+
+API = {"1": {"class_type": "CheckpointLoaderSimple", "inputs": {"ckpt_name": "sd35.safetensors"}},
+       "2": {"class_type": "EmptySD3LatentImage", "inputs": {"width": 1024, "height": 1024, "batch_size": 1}},
+       "3": {"class_type": "KSampler", "inputs": {"model": ["1", 0], "latent_image": ["2", 0], "cfg": 4.0, "seed": 1, "steps": 20,
+                                               "sampler_name": "euler", "scheduler": "simple", "denoise": 1.0,
+                                               "positive": ["1", 1], "negative": ["1", 1]}},
+       "4": {"class_type": "VAEDecode", "inputs": {"samples": ["3", 0], "vae": ["1", 2]}},
+       "5": {"class_type": "SaveImage", "inputs": {"images": ["4", 0], "filename_prefix": "x"}},
+       "6": {"class_type": "EmptySD3LatentImage", "inputs": {"width": 2048, "height": 2048, "batch_size": 1}},
+       "7": {"class_type": "ControlNetLoader", "inputs": {"control_net_name": "cn_a.safetensors"}}}
+
+
+def test_an_api_prompts_unconnected_nodes_are_not_read(models):
+    """The frontend puts an active node connected to nothing into the prompt; ComfyUI never runs it."""
+    e = workflow.estimate_workflow(API, models)
+    assert _size(e) == (1024, 1024) and e["workflow"]["side_models"] == []
+    assert any(a.startswith("not read: EmptySD3LatentImage (node 6), ControlNetLoader (node 7): not reached")
+               for a in e["assumptions"]), e["assumptions"]
+
+
+def test_an_api_prompts_custom_output_node_is_kept(models):
+    """A class the estimate does not know that nothing consumes may be an output (a custom save node): what it needs runs."""
+    api = dict(API, **{"8": {"class_type": "MyLatentPreview", "inputs": {"latent": ["6", 0]}}})
+    assert _size(workflow.estimate_workflow(api, models)) == (2048, 2048)
+
+
+def test_a_cycle_and_malformed_links_end_the_walk(models):
+    g = _main({"id": 20, "type": "KSampler", "inputs": [_in("model", 40), _in("latent_image", "x"), _in("positive", [1])],
+               "outputs": [_out("LATENT", 41)], "widgets_values": KS},
+              {"id": 21, "type": "SomeNode", "inputs": [_in("x", 41)], "outputs": [_out("y", 40)]},
+              {"id": 22, "type": "PreviewAny", "inputs": [_in("source", 41)], "outputs": []},
+              links=[(40, 21, 0, 20, 0), (41, 20, 0, 21, 0), [99], {"id": 7}])
+    assert _size(workflow.estimate_workflow(g, models)) == (1024, 1024)
