@@ -236,7 +236,8 @@ def read(wf: dict, models_dir, resolve=None) -> dict:
             side.append((t, w))
         elif "Loader" in t:  # a loader whose model the estimate does not size (model_files.NOT_FOLLOWED): named
             other.append((t, w))
-    side, left = side_models.find(side, models_dir, resolve)
+    side, left, gone = side_models.find(side, models_dir, resolve)
+    missing += gone  # a ControlNet named and not found: ComfyUI refuses the prompt, the estimate is incomplete
     other, files = other + left, files + side_models.components(side)  # a CLIP vision file: an encoder component
     sizes = graph["sizes"]
     size = max(sizes, key=lambda s: s[0] * s[1] * s[2] * s[3]) if sizes else None

@@ -198,3 +198,23 @@ def test_a_cycle_and_malformed_links_end_the_walk(models):
               {"id": 22, "type": "PreviewAny", "inputs": [_in("source", 41)], "outputs": []},
               links=[(40, 21, 0, 20, 0), (41, 20, 0, 21, 0), [99], {"id": 7}])
     assert _size(workflow.estimate_workflow(g, models)) == (1024, 1024)
+
+
+# -- #2: a side model's file named and not found --------------------------------------------------------------------------
+
+def test_a_controlnet_not_found_makes_the_estimate_incomplete_and_write_refuses(models, tmp_path):
+    """ComfyUI refuses a prompt whose ControlNetLoader names a file not in its controlnet folder (value_not_in_list,
+    execution.py:938-955): as with a missing VAE the estimate is incomplete and --write writes nothing."""
+    from gpu_garden.memory.errors import UserError
+    from gpu_garden.memory.estimate import formula
+
+    g = _controlnet(0)
+    g["nodes"][5]["widgets_values"] = ["flux_union_pro_not_here.safetensors"]
+    e = workflow.estimate_workflow(g, models, policy={"budget": 8 << 30})
+    formula.judge(e, 8 << 30)
+    assert e["outcome"]["status"] == "incomplete" and e["workflow"]["missing"] == ["flux_union_pro_not_here.safetensors"]
+    assert "not found under the models folder: flux_union_pro_not_here.safetensors (ControlNetLoader.control_net_name)" \
+        in e["assumptions"]
+    with pytest.raises(UserError, match="nothing written: the estimate is incomplete"):
+        workflow.write(g, e, tmp_path / "out.json")
+    assert not (tmp_path / "out.json").exists()
