@@ -45,12 +45,17 @@ SIDE = {
     "AudioEncoderLoader": ("audio_encoder_name", ("audio_encoders",), "text_encode", "f16"),
     "StyleModelLoader": ("style_model_name", ("style_models",), None, "cpu"),
 }
-RESIDUAL = re.compile(r"^(?:control_model\.)?controlnet_blocks\.(\d+)\.weight$")
+# a DiT ControlNet's residual linears: controlnet_blocks.N (its double/joint blocks'), and a FLUX.1 ControlNet's
+# controlnet_single_blocks.N too (comfy/ldm/flux/controlnet.py:152-181 returns both: "input" and "output"), Mistoline's
+# spelled single_controlnet_blocks.N (comfy/controlnet.py:609 renames it), its blocks a .linear inside (l.42-49)
+RESIDUAL = re.compile(r"^(?:control_model\.)?(?:controlnet_blocks|controlnet_single_blocks|single_controlnet_blocks)"
+                      r"\.(\d+)\.(?:linear\.)?weight$")
 
 
 def residual_width(table) -> int:
     """The elements per token of the control residuals a DiT ControlNet's forward returns: the out width of each
-    controlnet_blocks.N linear, summed (0: no such blocks)."""
+    controlnet_blocks.N (and FLUX.1's controlnet_single_blocks.N) linear, summed (0: no such blocks). The single
+    blocks' residuals are the image tokens' only (flux/controlnet.py:178, img[:, txt.shape[1]:]), as the others."""
     return sum(s[0] for k, (_, s) in table.items() if RESIDUAL.match(k) and len(s) == 2)
 
 

@@ -218,3 +218,22 @@ def test_a_controlnet_not_found_makes_the_estimate_incomplete_and_write_refuses(
     with pytest.raises(UserError, match="nothing written: the estimate is incomplete"):
         workflow.write(g, e, tmp_path / "out.json")
     assert not (tmp_path / "out.json").exists()
+
+
+# -- #6: a FLUX.1 ControlNet's single-block residuals ---------------------------------------------------------------------
+
+def test_a_flux_controlnets_single_block_residuals_count():
+    """comfy/ldm/flux/controlnet.py:152-181 returns one residual per controlnet_blocks linear ("input") and one per
+    controlnet_single_blocks linear ("output"), each of the image tokens at the hidden width. InstantX's FLUX.1 Union
+    layout: 5 double + 10 single blocks of 3072 -> 15 x 3072 = 46,080 a token. Mistoline (comfy/controlnet.py:609):
+    single_controlnet_blocks.N, each block's linear inside (MistolineControlnetBlock, l.42-49)."""
+    from gpu_garden.memory.estimate import side_models
+
+    t = {f"controlnet_blocks.{i}.weight": (BF16, (3072, 3072)) for i in range(5)}
+    t.update({f"controlnet_blocks.{i}.bias": (BF16, (3072,)) for i in range(5)})
+    t.update({f"controlnet_single_blocks.{i}.weight": (BF16, (3072, 3072)) for i in range(10)})
+    assert side_models.residual_width(t) == 46_080
+    misto = {f"controlnet_blocks.{i}.linear.weight": (BF16, (3072, 3072)) for i in range(2)}
+    misto.update({f"single_controlnet_blocks.{i}.linear.weight": (BF16, (3072, 3072)) for i in range(4)})
+    misto["controlnet_blocks.0.linear.bias"] = (BF16, (3072,))
+    assert side_models.residual_width(misto) == 6 * 3072
