@@ -35,7 +35,12 @@ def host_ram(est: dict, budget, spilled=None) -> dict:
     for x in c["components"]:
         if x["role"] != "other":
             res[x["role"]] = res.get(x["role"], 0) + x["resident"]
-    total = sum(v for k, v in res.items() if k != "other")
+    # the workflow's side models (side_models.py): a ControlNet or model patch is a ModelPatcher whose offload device is
+    # the CPU (comfy/controlnet.py: offload_device), its weights in RAM beside the others'; a style model stays on the
+    # CPU in fp32 (its host_ram). A CLIP vision file is a component already (rev63 #3)
+    total = sum(v for k, v in res.items() if k != "other") + sum(
+        m.get("host_ram", 0) if m.get("how") == "cpu" else m.get("weights", 0)
+        for m in pol.get("side_models") or () if m.get("how") != "component")
     bd = est["breakdown"]
     if spilled is None:
         spilled = max((spill(bd[k], budget) for k in PARTIAL if k in bd), default=0) if budget else 0

@@ -237,3 +237,62 @@ def test_a_flux_controlnets_single_block_residuals_count():
     misto.update({f"single_controlnet_blocks.{i}.linear.weight": (BF16, (3072, 3072)) for i in range(4)})
     misto["controlnet_blocks.0.linear.bias"] = (BF16, (3072,))
     assert side_models.residual_width(misto) == 6 * 3072
+
+
+# -- #3: side models in host RAM --------------------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def flux(tmp_path_factory):
+    """FLUX.1-dev's files and a 2.02 GiB bf16 FLUX ControlNet (5 double blocks of 3072 and their controlnet_blocks),
+    hand-made; FLUX Redux's style model (12288 x 1152, bf16)."""
+    f = tmp_path_factory.mktemp("flux") / "models"
+    layouts.write_sparse("flux_flux1-dev", f / "diffusion_models" / "flux1-dev.safetensors")
+    layouts.write_sparse("te_clip_l", f / "text_encoders" / "clip_l.safetensors")
+    layouts.write_sparse("te_t5xxl_fp16", f / "text_encoders" / "t5xxl_fp16.safetensors")
+    layouts.write_sparse("vae_flux_ae", f / "vae" / "ae.safetensors")
+    t = {f"controlnet_blocks.{i}.weight": (BF16, (3072, 3072)) for i in range(5)}
+    for i in range(5):
+        for k, s in (("img_attn.qkv", (9216, 3072)), ("txt_attn.qkv", (9216, 3072)), ("img_mlp.0", (12288, 3072)),
+                     ("txt_mlp.0", (12288, 3072)), ("img_mlp.2", (3072, 12288)), ("txt_mlp.2", (3072, 12288))):
+            t[f"double_blocks.{i}.{k}.weight"] = (BF16, s)
+    _file(f / "controlnet" / "flux_cn_union.safetensors", t)
+    _file(f / "style_models" / "redux.safetensors", {"redux_up.weight": (BF16, (12288, 1152))})
+    return f
+
+
+def _flux_graph(*extra):
+    return _top({"id": 1, "type": "UNETLoader", "widgets_values": ["flux1-dev.safetensors", "default"]},
+                {"id": 2, "type": "DualCLIPLoader", "widgets_values": ["clip_l.safetensors", "t5xxl_fp16.safetensors", "flux", "default"]},
+                {"id": 3, "type": "VAELoader", "widgets_values": ["ae.safetensors"]},
+                {"id": 4, "type": "EmptySD3LatentImage", "widgets_values": [1024, 1024, 1]},
+                {"id": 5, "type": "KSampler", "widgets_values": [1, "fixed", 20, 1.0, "euler", "simple", 1.0]},
+                *({"id": 6 + i, **x} for i, x in enumerate(extra)))
+
+
+def _ram(models, g, gib):
+    from gpu_garden.memory.estimate import formula
+
+    e = workflow.estimate_workflow(g, models, policy={"host_ram": 64 << 30, "budget": gib << 30, "dynamic_vram": "off"})
+    formula.judge(e, gib << 30)
+    return e
+
+
+def test_a_controlnet_does_not_lower_the_ram_kept_for_reload(flux):
+    """The text encoders ComfyUI keeps in RAM while the sampler runs stay there whatever else the sampler loads: with the
+    ControlNet (a ModelPatcher offloaded to the CPU, comfy/controlnet.py:206) the kept bytes are the same, not 2.02 GiB
+    fewer; on a 24 GiB card its bytes add to what the partial load leaves in RAM."""
+    cn = {"type": "ControlNetLoader", "widgets_values": ["flux_cn_union.safetensors"]}
+    before, after = _ram(flux, _flux_graph(), 24), _ram(flux, _flux_graph(cn), 24)
+    w = after["workflow"]["side_models"][0]["weights"]
+    assert w == 2 * 5 * (3072 * 3072 + 2 * 9216 * 3072 + 4 * 12288 * 3072) == 2_170_552_320  # bf16, as stored
+    assert after["host_ram"]["kept_for_reload"] == before["host_ram"]["kept_for_reload"]
+    assert after["host_ram"]["needed"] >= before["host_ram"]["needed"]
+
+
+def test_a_style_models_fp32_copy_is_in_host_ram(flux):
+    """StyleModelLoader keeps FLUX Redux on the CPU in fp32 (comfy/sd.py:969-987): 12288 x 1152 x 4 = 56,623,104 bytes
+    more host RAM (kept beside the models on the card), and no VRAM."""
+    sm = {"type": "StyleModelLoader", "widgets_values": ["redux.safetensors"]}
+    before, after = _ram(flux, _flux_graph(), 80), _ram(flux, _flux_graph(sm), 80)
+    assert after["host_ram"]["needed"] - before["host_ram"]["needed"] == 56_623_104
+    assert after["peak"] == before["peak"]
