@@ -296,3 +296,20 @@ def test_a_style_models_fp32_copy_is_in_host_ram(flux):
     before, after = _ram(flux, _flux_graph(), 80), _ram(flux, _flux_graph(sm), 80)
     assert after["host_ram"]["needed"] - before["host_ram"]["needed"] == 56_623_104
     assert after["peak"] == before["peak"]
+
+
+# -- #8: CLIP vision with the CLIP on the CPU --------------------------------------------------------------------------------
+
+def test_clip_vision_stays_on_the_gpu_when_the_clip_loader_says_cpu(tmp_path):
+    """CLIPLoader's device "cpu" moves that CLIP only (nodes.py:966); ClipVisionModel loads on text_encoder_device()
+    (comfy/clip_vision.py:42,57), the GPU: clip_vision_h's 632,076,800 fp16 parameters (1,264,153,600 bytes) stay in the
+    conditioning phase's weights, the text encoder's gone from it."""
+    from gpu_garden.memory.estimate import image_encoder
+    from test_estimate_wf66 import _wan, _wan_graph
+
+    d = _wan(tmp_path / "models")
+    _file(d / "clip_vision" / "clip_vision_h.safetensors", image_encoder.clip_vision_h("F16"))
+    g = _wan_graph({"type": "CLIPVisionLoader", "widgets_values": ["clip_vision_h.safetensors"]})
+    g["nodes"][1]["widgets_values"][2] = "cpu"
+    e = workflow.estimate_workflow(g, d)
+    assert e["breakdown"]["text_encode"]["weights"] == 1_264_153_600
