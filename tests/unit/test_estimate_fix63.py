@@ -313,3 +313,25 @@ def test_clip_vision_stays_on_the_gpu_when_the_clip_loader_says_cpu(tmp_path):
     g["nodes"][1]["widgets_values"][2] = "cpu"
     e = workflow.estimate_workflow(g, d)
     assert e["breakdown"]["text_encode"]["weights"] == 1_264_153_600
+
+
+# -- #10: a .pth ControlNet --------------------------------------------------------------------------------------------------
+
+def test_a_pth_controlnet_is_named_as_a_pickle_checkpoint_not_a_compressed_file(models, tmp_path):
+    """control_v11p_sd15_canny.pth is torch.save's zip: not "zip-compressed: decompress it first" (unzipping gives no
+    safetensors), but a PyTorch pickle checkpoint the estimate does not read, so not counted."""
+    import zipfile
+
+    d = tmp_path / "models"
+    (d / "checkpoints").mkdir(parents=True)
+    (d / "controlnet").mkdir()
+    (d / "checkpoints" / "sd35.safetensors").symlink_to(models / "checkpoints" / "sd35.safetensors")
+    with zipfile.ZipFile(d / "controlnet" / "control_v11p_sd15_canny.pth", "w") as z:  # torch.save's layout
+        z.writestr("archive/data.pkl", b"\x80\x02}q\x00.")
+    g = _controlnet(0)
+    g["nodes"][5]["widgets_values"] = ["control_v11p_sd15_canny.pth"]
+    e = workflow.estimate_workflow(g, d)
+    line = next(a for a in e["assumptions"] if "control_v11p_sd15_canny.pth" in a)
+    assert line.startswith("not counted: control_v11p_sd15_canny.pth (ControlNetLoader): its header is not read")
+    assert "a PyTorch pickle checkpoint (torch.save's zip), which the estimate does not read" in line
+    assert "decompress" not in line and e["workflow"]["side_models"] == [] and e["workflow"]["missing"] == []
