@@ -434,7 +434,10 @@ def estimate_workflow(wf: dict, models_dir, width=None, height=None, frames=None
     est["assumptions"] += [f"{t} makes a {spec.family(fam)['name']} latent ({fam}); the diffusion model is "
                            f"{est['family']}: the estimate follows the model file"
                            for t, fam in info["latent_families"].items() if fam != est["family"]]
-    est["workflow"] = {"files": list(dict.fromkeys(os.path.basename(p) for p, _, _ in info["files"])), "missing": [m[0] for m in info["missing"]],
+    counted = {m["owner"] for m in pol["side_models"]}  # a ControlNet, ... counted: listed with the files (rev63 #11)
+    est["workflow"] = {"files": list(dict.fromkeys([os.path.basename(p) for p, _, _ in info["files"]] + [
+                           os.path.basename(p) for p, t, _ in info["side"] if f"{os.path.basename(p)} ({t})" in counted])),
+                       "missing": [m[0] for m in info["missing"]],
                        "missing_where": [{"name": m[0], "loader": f"{m[1]}.{m[2]}", "folders": list(m[3]),
                                           "why": m[4] or "not found"} for m in info["missing"]],
                        "missing_not_counted": [m[0] for m in info["missing_checked"]],

@@ -335,3 +335,12 @@ def test_a_pth_controlnet_is_named_as_a_pickle_checkpoint_not_a_compressed_file(
     assert line.startswith("not counted: control_v11p_sd15_canny.pth (ControlNetLoader): its header is not read")
     assert "a PyTorch pickle checkpoint (torch.save's zip), which the estimate does not read" in line
     assert "decompress" not in line and e["workflow"]["side_models"] == [] and e["workflow"]["missing"] == []
+
+
+# -- #11: a counted side model is listed with the files -------------------------------------------------------------------
+
+def test_a_counted_controlnet_is_listed_with_the_workflows_files(models):
+    e = workflow.estimate_workflow(_controlnet(0), models)
+    assert e["workflow"]["files"] == ["sd35.safetensors", "cn_a.safetensors"]
+    assert workflow.metadata(e)["files"] == ["sd35.safetensors", "cn_a.safetensors"]  # what --write stores
+    assert workflow.estimate_workflow(_controlnet(4), models)["workflow"]["files"] == ["sd35.safetensors"]
