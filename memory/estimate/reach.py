@@ -12,7 +12,8 @@ subgraph's output node, an inner link from the subgraph's input node to its inst
 group-node instance (group_nodes.py) is one node here, read whole where it is reached.
 The output nodes: an active node of a known output class (OUTPUT_CLASSES), or one saved with an empty outputs list
 (the frontend saves a node's outputs, [] for a save node: a custom node's save) whose class is not a known non-output
-(NON_OUTPUT); a node saved without an outputs list (a hand-made graph) is no output node by itself. A graph with no output node at all (ComfyUI refuses it: "Prompt has no outputs") is read as before.
+(NON_OUTPUT); a node saved without an outputs list (a hand-made graph) is no output node by itself, nor is one with
+inputs none of which is linked (ComfyUI's validation refuses it). A graph with no output node at all (ComfyUI refuses it: "Prompt has no outputs") is read as before.
 
 API format: the frontend still puts an active node connected to nothing into the prompt, which ComfyUI never runs:
 the outputs are the nodes of a known output class and those nothing consumes whose class is not a known non-output (a
@@ -129,7 +130,7 @@ def ui(wf: dict):
     g = _Graphs(wf)
     runs = g.runs()
     todo = [(gid, n) for gid in runs for n in g.nodes.get(gid, {}).values()
-            if n.get("mode") not in (2, 4) and g.is_output(n)]
+            if n.get("mode") not in (2, 4) and g.is_output(n) and _fed(n)]
     if not todo:
         return None
     seen, passed = set(), set()
@@ -181,6 +182,13 @@ def ui(wf: dict):
                 if target == out_id:
                     arrive(sg["id"], lid)
     return seen
+
+
+def _fed(n) -> bool:
+    """An output node with inputs none of which is linked (a starter template's SaveImage) fails ComfyUI's validation
+    (execution.py validate_inputs: a required input missing) and runs nothing: no output."""
+    ins = _list(n.get("inputs"))
+    return not ins or any(i.get("link") is not None for i in ins)
 
 
 def _bypass_input(g, gid, m, slot, ltype):

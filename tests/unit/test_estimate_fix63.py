@@ -344,3 +344,17 @@ def test_a_counted_controlnet_is_listed_with_the_workflows_files(models):
     assert e["workflow"]["files"] == ["sd35.safetensors", "cn_a.safetensors"]
     assert workflow.metadata(e)["files"] == ["sd35.safetensors", "cn_a.safetensors"]  # what --write stores
     assert workflow.estimate_workflow(_controlnet(4), models)["workflow"]["files"] == ["sd35.safetensors"]
+
+
+def test_a_save_node_with_nothing_linked_is_no_output(models):
+    """gsc_starter_1 (comfyui-workflow-templates 0.7.67) leaves its SaveImage's images input unconnected: ComfyUI's
+    validation refuses that output (a required input missing), so the graph has no output and is read as before (F5's
+    rule), not emptied by a walk from that SaveImage."""
+    g = _top({"id": 1, "type": "CheckpointLoaderSimple", "outputs": [_out("MODEL", 1)], "widgets_values": ["sd35.safetensors"]},
+             {"id": 2, "type": "EmptySD3LatentImage", "outputs": [_out("LATENT", 2)], "widgets_values": [1536, 864, 1]},
+             {"id": 3, "type": "KSampler", "inputs": [_in("model", 1), _in("latent_image", 2)], "outputs": [_out("LATENT")],
+              "widgets_values": KS},
+             {"id": 4, "type": "SaveImage", "inputs": [_in("images", None, "IMAGE")], "outputs": [], "widgets_values": ["x"]},
+             links=[(1, 1, 0, 3, 0, "MODEL"), (2, 2, 0, 3, 3, "LATENT")])
+    e = workflow.estimate_workflow(g, models)
+    assert _size(e) == (1536, 864) and e["workflow"]["files"] == ["sd35.safetensors"]
