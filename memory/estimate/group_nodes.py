@@ -33,7 +33,7 @@ def expand(wf: dict) -> tuple[dict, list]:
         for m, values in zip(inner, saved):
             own = mine[at:at + len(values)] if split else values
             at += len(values)
-            # a definition's outputs carry no links of the graph's: left out, so workflow._dangling does not drop the node
+            # a definition's outputs carry no links of the graph's: left out, so reach.feeding_nothing does not drop the node
             inner_node = {k: v for k, v in m.items() if k != "outputs"}
             out.append(dict(inner_node, id=next_id, mode=n.get("mode", 0) if m.get("mode") in (None, 0) else m["mode"],
                             widgets_values=list(own)))

@@ -102,6 +102,8 @@ MAX_GGUF_COUNT = 1 << 20
 GGUF_MAGIC = b"GGUF"
 
 
+PICKLE_EXT = (".pth", ".pt", ".ckpt", ".bin")  # torch.save's zip files (a .pth ControlNet: control_v11p_sd15_canny.pth)
+
 def dtype_bytes(dtype: str) -> float:
     """Bytes per element (fractional for block quants)."""
     if dtype in ST_BYTES:
@@ -194,6 +196,9 @@ def read_safetensors_header(path) -> dict:
         if n < 2 or n > MAX_HEADER:
             from ..triage.engine import COMPRESSED  # light: read only on this error path (rev52 K: name gzip as triage does)
             kind = next((k for magic, k, _r in COMPRESSED if head.startswith(magic)), None)
+            if kind == "zip" and path.suffix.lower() in PICKLE_EXT:  # torch.save's zip (rev63 #10)
+                raise UserError(f"{path}: a PyTorch pickle checkpoint (torch.save's zip), which the estimate does not "
+                                "read (reading it means unpickling it); its .safetensors form is read")
             if kind:
                 raise UserError(f"{path}: not a safetensors file ({kind}-compressed: decompress it first; a log of a run "
                                 "that ran out of memory is read by gpu-garden triage FILE, which names the command)")

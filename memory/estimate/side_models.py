@@ -1,6 +1,7 @@
 """The models a workflow's loaders load beside the diffusion model, text encoders and VAE, counted in the phase where
 ComfyUI 0.8.0 holds their weights on the device (wf66). A file found under the models folder is sized from its header
-(headers.read_tensors) in the dtype ComfyUI loads it in; one not found keeps its named line (model_files.not_followed).
+(headers.read_tensors) in the dtype ComfyUI loads it in; one named and not found is missing, as a missing VAE is:
+the estimate is incomplete and --write refuses it (ComfyUI refuses the prompt: value_not_in_list, execution.py:938-955).
 
 - ControlNetLoader / DiffControlNetLoader (nodes.py:805, 822; folder_paths "controlnet": controlnet/ and t2i_adapter/):
   comfy/controlnet.py builds the model in unet_dtype(model_params=-1, weight_dtype=the file's) (controlnet_config
@@ -44,12 +45,17 @@ SIDE = {
     "AudioEncoderLoader": ("audio_encoder_name", ("audio_encoders",), "text_encode", "f16"),
     "StyleModelLoader": ("style_model_name", ("style_models",), None, "cpu"),
 }
-RESIDUAL = re.compile(r"^(?:control_model\.)?controlnet_blocks\.(\d+)\.weight$")
+# a DiT ControlNet's residual linears: controlnet_blocks.N (its double/joint blocks'), and a FLUX.1 ControlNet's
+# controlnet_single_blocks.N too (comfy/ldm/flux/controlnet.py:152-181 returns both: "input" and "output"), Mistoline's
+# spelled single_controlnet_blocks.N (comfy/controlnet.py:609 renames it), its blocks a .linear inside (l.42-49)
+RESIDUAL = re.compile(r"^(?:control_model\.)?(?:controlnet_blocks|controlnet_single_blocks|single_controlnet_blocks)"
+                      r"\.(\d+)\.(?:linear\.)?weight$")
 
 
 def residual_width(table) -> int:
     """The elements per token of the control residuals a DiT ControlNet's forward returns: the out width of each
-    controlnet_blocks.N linear, summed (0: no such blocks)."""
+    controlnet_blocks.N (and FLUX.1's controlnet_single_blocks.N) linear, summed (0: no such blocks). The single
+    blocks' residuals are the image tokens' only (flux/controlnet.py:178, img[:, txt.shape[1]:]), as the others."""
     return sum(s[0] for k, (_, s) in table.items() if RESIDUAL.match(k) and len(s) == 2)
 
 
@@ -72,22 +78,27 @@ def weights_on_device(table, how, device="cuda") -> int:
 
 
 def find(found, models_dir, resolve=None):
-    """([(path, loader, widget)] of the side loaders' files found, [(loader, widgets)] of those not found: they keep
-    their named line). found: [(loader, widgets)] of the SIDE loaders the graph runs."""
-    got, left = [], []
+    """([(path, loader, widget)] of the side loaders' files found, [(loader, widgets)] of those naming no file (they
+    keep their named line), [(name, loader, widget, folders, why)] of the files named and not found: missing, as a
+    VAE's (rev63 #2: ComfyUI refuses the prompt, value_not_in_list, execution.py:938-955). found: [(loader, widgets)]
+    of the SIDE loaders the graph runs."""
+    got, left, missing = [], [], []
     for t, w in found:
         name, folders = SIDE[t][0], SIDE[t][1]
-        p = None
+        p, why = None, None
         if isinstance(w.get(name), str) and w[name]:
             try:
                 p = resolve(folders, w[name]) if resolve else find_file(models_dir, folders, w[name]) if models_dir else None
-            except Unusable:
-                p = None
+            except Unusable as exc:
+                p, why = None, str(exc)
+            if not p and (models_dir or resolve):
+                missing.append((w[name], t, name, folders, why))
+                continue
         if p:
             got.append((str(p), t, name))
         else:
             left.append((t, w))
-    return got, left
+    return got, left, missing
 
 
 def components(files):

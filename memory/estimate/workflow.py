@@ -7,15 +7,13 @@ requirement (the command line: workflow_cli.py). No ComfyUI import: the widget o
 ComfyUI-GGUF)."""
 import json
 import os
-import tempfile
 from pathlib import Path
 
 from . import (families, formula, group_nodes, hunyuan3d, image_size, latent_upscale, links, pipelines, pixel_upscale,
-               side_models, spec)
+               reach, side_models, spec)
 from .latent_nodes import LATENT_NODES, size_widgets, widget_names
 from .model_files import (CHECKED, FOLDER_ROLES, LOADER_ROLES, LOADERS, NOT_COUNTED, NOT_FOLLOWED_NAMES, Unusable,
                           find_file, has_model_folders, not_followed)
-from .host_ram import MODEL_FILE_EXT
 from ..errors import UserError
 
 MAX_WORKFLOW_BYTES = 32 << 20
@@ -50,13 +48,25 @@ def nodes(wf: dict, notes: list | None = None, whole: dict | None = None, read_i
     a loaded image's size reader (links.view); `notes` gets a line per image it read or could not."""
     out = []
     if isinstance(wf.get("nodes"), list):
+        runs, left = reach.ui(wf), []  # None: no output node, read whole but for the nodes feeding nothing (F5)
+        top = {n.get("id") for n in wf["nodes"] if isinstance(n, dict) and links._key(n.get("id"))}
+        idle = reach.feeding_nothing(wf) if runs is None else set()
+        if runs is not None or idle:  # a legacy group-node instance not reached: its inner nodes never run
+            left = [n for n in wf["nodes"] if isinstance(n, dict) and links._key(n.get("id")) and _group(n)
+                    and n.get("mode") not in (2, 4) and ((None, n["id"]) in idle if runs is None else (None, n["id"]) not in runs)]
+            gone = {id(x) for x in left}
+            wf = dict(wf, nodes=[n for n in wf["nodes"] if id(n) not in gone])
         wf, grouped = group_nodes.expand(wf)  # legacy group nodes: their inner nodes, from extra.groupNodes
         if notes is not None:
             notes += grouped
         v = links.view(wf, read_image)
         for gid, group in v.lists.items():
             for n in group:
-                if n.get("mode") in (2, 4) or _dangling(n.get("outputs")):  # muted / bypassed, or feeding nothing
+                if n.get("mode") in (2, 4):  # muted / bypassed
+                    continue
+                k = (gid, n["id"]) if links._key(n.get("id")) else None  # a node with no usable id: reached by nothing
+                if (gid is not None or k is None or n["id"] in top) and (k in idle if runs is None else k not in runs):
+                    left.append(n)  # not reached from an output node (a group's inner node: its instance was)
                     continue
                 t = n.get("type") if isinstance(n.get("type"), str) else ""
                 w = _ui_widgets(t, n.get("widgets_values"))
@@ -64,30 +74,40 @@ def nodes(wf: dict, notes: list | None = None, whole: dict | None = None, read_i
                 image_size.attach(v, (gid, n), t, w)
                 out.append((t, w))
         if notes is not None:
+            notes += _not_reached(left)
             notes += v.images_read.values()
         return out
     v = links.view(whole if isinstance(whole, dict) else wf, read_image)
+    runs, left = None if isinstance(whole, dict) else reach.api(wf), []  # None: no output node (or a chosen subset): whole
     for k, node in wf.items():
         if isinstance(node, dict) and "class_type" in node:
+            if runs is not None and str(k) not in runs:
+                left.append({"type": node["class_type"], "id": k})
+                continue
             t, inputs = node["class_type"], node.get("inputs")
             t = t if isinstance(t, str) else ""
             w = {k2: x for k2, x in inputs.items() if not isinstance(x, list)} if isinstance(inputs, dict) else {}
             _follow(v, (str(k), node), t, w, _read_names(t), notes, saved=False)
             image_size.attach(v, (str(k), node), t, w)
             out.append((t, w))
-    if not out:
+    if not out and not left:
         raise UserError("not a ComfyUI workflow: no nodes (UI format) and no class_type entries (API format)")
     if notes is not None:
+        notes += _not_reached(left)
         notes += v.images_read.values()
     return out
 
 
-def _dangling(outputs) -> bool:
-    """A UI node whose every output feeds nothing (its outputs listed, none with a link): ComfyUI runs only the output
-    nodes and what they need (execution.py), so an unconnected loader, latent node or LTXVLatentUpsampler never runs
-    (rev62 F5: a stray upsampler made a one-stage graph four times its area). A node without outputs (SaveImage) runs;
-    an API prompt lists no outputs, and is read whole."""
-    return isinstance(outputs, list) and bool(outputs) and all(isinstance(o, dict) and not o.get("links") for o in outputs)
+def _group(n) -> bool:
+    return isinstance(n.get("type"), str) and n["type"].startswith(group_nodes.PREFIXES)
+
+
+def _not_reached(left) -> list:
+    """One line naming the nodes left out that the estimate would read (a loader, a latent node, a sampler)."""
+    read = [f"{n.get('type')} (node {n.get('id')})" for n in left if isinstance(n.get("type"), str)
+            and (_read_names(n["type"]) or n["type"] in side_models.SIDE or "Loader" in n["type"] or _group(n))]
+    return [f"not read: {', '.join(read)}: not reached from an output node (ComfyUI runs only the output nodes and "
+            "what they need, execution.py)"] if read else []
 
 
 def _read_names(t) -> tuple:
@@ -225,7 +245,8 @@ def read(wf: dict, models_dir, resolve=None, read_image=None) -> dict:
             other.append((t, w))
     files, unsized = hunyuan3d.image_only(files)  # ImageOnlyCheckpointLoader: a Hunyuan3D file counted, SVD's named
     other += unsized
-    side, left = side_models.find(side, models_dir, resolve)
+    side, left, gone = side_models.find(side, models_dir, resolve)
+    missing += gone  # a ControlNet named and not found: ComfyUI refuses the prompt, the estimate is incomplete
     ups, up_left, up_notes = pixel_upscale.find(graph[pixel_upscale.NODES[0]], bool(graph[pixel_upscale.NODES[1]]),
                                                 models_dir, resolve, find_file, Unusable)
     other, files = other + left + up_left, files + side_models.components(side)  # a CLIP vision file: an encoder component
@@ -451,7 +472,10 @@ def estimate_workflow(wf: dict, models_dir, width=None, height=None, frames=None
     est["assumptions"] += [f"{t} makes a {spec.family(fam)['name']} latent ({fam}); the diffusion model is "
                            f"{est['family']}: the estimate follows the model file"
                            for t, fam in info["latent_families"].items() if fam != est["family"]]
-    est["workflow"] = {"files": list(dict.fromkeys(os.path.basename(p) for p, _, _ in info["files"])), "missing": [m[0] for m in info["missing"]],
+    counted = {m["owner"] for m in pol["side_models"]}  # a ControlNet, ... counted: listed with the files (rev63 #11)
+    est["workflow"] = {"files": list(dict.fromkeys([os.path.basename(p) for p, _, _ in info["files"]] + [
+                           os.path.basename(p) for p, t, _ in info["side"] if f"{os.path.basename(p)} ({t})" in counted])),
+                       "missing": [m[0] for m in info["missing"]],
                        "missing_where": [{"name": m[0], "loader": f"{m[1]}.{m[2]}", "folders": list(m[3]),
                                           "why": m[4] or "not found"} for m in info["missing"]],
                        "missing_not_counted": [m[0] for m in info["missing_checked"]],
@@ -510,93 +534,3 @@ def metadata(est: dict) -> dict:
             "phases": est["phases"], "tiers": tiers(est), "files": est["workflow"]["files"],
             "host_ram_assumed": host_ram_assumed(est), "estimated_by": "gpu-garden estimate --workflow",
             **({"verdict_caveat": est["verdict_caveat"]} if est.get("verdict_caveat") else {})}  # an unknown architecture
-
-
-# ComfyUI's prompt format is node id -> node, with no other key its loader accepts: the estimate has nowhere to go
-API_WRITE = ("--write: nothing written: --write needs the workflow in UI format (the .json of ComfyUI's Workflow > Save "
-             "or Export, not Export (API)): an API-format prompt has no field to carry the estimate; --workflow reads "
-             "either format")
-
-
-class _Incomplete(UserError):
-    pass
-
-
-def is_workflow(data) -> bool:
-    """A ComfyUI UI workflow (its nodes objects with an id and a type, its links a list) or an API prompt (every value
-    an object with a string class_type and an inputs object). A d3/networkx graph also has "nodes"; it is neither."""
-    if not isinstance(data, dict) or not data:
-        return False
-    if "nodes" in data:
-        return (isinstance(data["nodes"], list) and isinstance(data.get("links"), list)
-                and all(isinstance(n, dict) and "id" in n and isinstance(n.get("type"), str) for n in data["nodes"]))
-    return all(isinstance(v, dict) and isinstance(v.get("class_type"), str) and isinstance(v.get("inputs"), dict)
-               for v in data.values())
-
-
-def check_write_target(out_path) -> Path:
-    """--write's file, refused before anything is estimated unless it is new, empty (or only whitespace) or a ComfyUI
-    workflow JSON the user may write: a model file's name given by mistake (--write vae/ae.safetensors) was replaced
-    by the workflow's few KB, and a read-only file was replaced through its folder."""
-    p = Path(out_path)
-    refuse = f"--write {out_path}: nothing written: "
-    if p.suffix.lower() in MODEL_FILE_EXT:
-        raise UserError(refuse + f"{p.suffix} is a model file's extension; --write takes the .json to write the workflow to")
-    if p.is_dir():
-        raise UserError(refuse + "it is a directory; --write takes the .json to write the workflow to")
-    if not p.parent.is_dir():
-        raise UserError(refuse + f"no folder {p.parent}")
-    if not p.exists():
-        return p
-    if not p.is_file():
-        raise UserError(refuse + "not a regular file")
-    if not os.access(p, os.W_OK) or not p.stat().st_mode & 0o200:  # root passes os.access; the mode still says read-only
-        raise UserError(refuse + "the file is read-only; make it writable or give another file")
-    size = p.stat().st_size
-    if size <= MAX_WORKFLOW_BYTES and not p.read_bytes().strip(b" \t\r\n"):
-        return p  # empty, or only whitespace
-    try:
-        data = load(p)
-    except (UserError, OSError, RecursionError) as exc:
-        why = str(exc).removeprefix(f"{p}: ")
-    else:
-        if is_workflow(data):
-            return p
-        why = "a JSON object, but no ComfyUI nodes with an id and a type and no API prompt of class_type entries"
-    raise UserError(refuse + f"it holds something other than a ComfyUI workflow ({why}); only a workflow JSON is "
-                    "replaced, so give a new file or the workflow's own .json")
-
-
-def write(wf: dict, est: dict, p: Path) -> Path:
-    """Write wf with est's requirement to p, a target check_write_target has passed."""
-    if not isinstance(wf.get("nodes"), list):
-        raise UserError(API_WRITE)
-    if est["workflow"]["missing"]:  # a shared workflow must not carry "fits" for a graph we could not see whole
-        raise _Incomplete(f"--write: nothing written: the estimate is incomplete ({est['outcome']['reason']})")
-    wf.setdefault("extra", {}).setdefault("gpu_garden", {})["memory"] = metadata(est)
-    # a temporary file beside the target, renamed over it: a crash or a full disk leaves the old file whole
-    target = Path(os.path.realpath(p))  # a symlink's target is written, the link kept
-    try:
-        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    except OSError as exc:  # a folder not writable: name the file asked for, not the temporary
-        raise OSError(exc.errno, exc.strerror, str(p)) from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(json.dumps(wf, indent=1))
-            f.flush()
-            os.fsync(f.fileno())
-        if target.exists():
-            os.chmod(tmp, target.stat().st_mode & 0o7777)
-        else:
-            os.chmod(tmp, 0o666 & ~_umask())
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return p
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask

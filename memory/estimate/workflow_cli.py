@@ -4,10 +4,9 @@ import json
 import sys
 from pathlib import Path
 
-from . import formula
-from . import input_image
-from .workflow import (API_WRITE, _Incomplete, check_write_target, estimate_workflow, host_ram_assumed, load, models_folder,
-                       tiers, write)
+from . import formula, input_image
+from .workflow import estimate_workflow, host_ram_assumed, load, models_folder, tiers
+from .workflow_write import API_WRITE, _Incomplete, check_write_target, write
 from ..errors import UserError
 from ..units import GiB, fmt_bytes
 

@@ -175,7 +175,8 @@ def test_ui_format_image_through_a_reroute_and_an_image_scale(tmp_path):
     image (the size the graph sets), x4 Compact: image 768*512*3*4*2 = 9,437,184; tile 512 x 512 x 524 = 137,363,456."""
     _, d = _hires(tmp_path, model="realesr-general-x4v3.safetensors", table=compact())
     wf = {"nodes": [
-        {"id": 1, "type": "CheckpointLoaderSimple", "outputs": [{"links": [9]}], "widgets_values": ["sdxl.safetensors"]},
+        {"id": 1, "type": "CheckpointLoaderSimple", "outputs": [{"links": [9]}, {"links": []}, {"links": [11]}],
+         "widgets_values": ["sdxl.safetensors"]},
         {"id": 2, "type": "EmptyLatentImage", "outputs": [{"links": [8]}], "widgets_values": [1024, 1024, 1]},
         {"id": 3, "type": "EmptyImage", "outputs": [{"links": [1]}], "widgets_values": [1536, 1024, 2, 0]},
         {"id": 4, "type": "ImageScaleBy", "inputs": [{"name": "image", "link": 1}], "outputs": [{"links": [2]}],
@@ -184,9 +185,16 @@ def test_ui_format_image_through_a_reroute_and_an_image_scale(tmp_path):
         {"id": 6, "type": "UpscaleModelLoader", "outputs": [{"links": [4]}], "widgets_values": ["realesr-general-x4v3.safetensors"]},
         {"id": 7, "type": "ImageUpscaleWithModel", "inputs": [{"name": "upscale_model", "link": 4}, {"name": "image", "link": 3}],
          "outputs": [{"links": [5]}]},
-        {"id": 8, "type": "SaveImage", "inputs": [{"name": "images", "link": 5}]}],
+        {"id": 8, "type": "SaveImage", "inputs": [{"name": "images", "link": 5}]},
+        # the sampling branch reaches an output too (fix63: only what an output node needs is read)
+        {"id": 9, "type": "KSampler", "inputs": [{"name": "model", "link": 9}, {"name": "latent_image", "link": 8}],
+         "outputs": [{"links": [10]}], "widgets_values": [1, "fixed", 20, 7.0, "euler", "normal", 1.0]},
+        {"id": 10, "type": "VAEDecode", "inputs": [{"name": "samples", "link": 10}, {"name": "vae", "link": 11}],
+         "outputs": [{"links": [12]}]},
+        {"id": 11, "type": "SaveImage", "inputs": [{"name": "images", "link": 12}]}],
         "links": [[1, 3, 0, 4, 0, "IMAGE"], [2, 4, 0, 5, 0, "IMAGE"], [3, 5, 0, 7, 1, "IMAGE"], [4, 6, 0, 7, 0, "UPSCALE_MODEL"],
-                  [5, 7, 0, 8, 0, "IMAGE"]]}
+                  [5, 7, 0, 8, 0, "IMAGE"], [8, 2, 0, 9, 1, "LATENT"], [9, 1, 0, 9, 0, "MODEL"], [10, 9, 0, 10, 0, "LATENT"],
+                  [11, 1, 2, 10, 1, "VAE"], [12, 10, 0, 11, 0, "IMAGE"]]}
     est = workflow.estimate_workflow(wf, d)
     bd = est["breakdown"]["pixel_upscale"]
     assert bd["activations"] == 9_437_184 + 137_363_456

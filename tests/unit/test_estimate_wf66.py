@@ -187,12 +187,14 @@ def test_a_style_model_runs_on_the_cpu_and_takes_no_vram(tmp_path):
     assert not any(x.startswith("not counted, loaded beside") for x in after["assumptions"])
 
 
-def test_a_side_file_not_found_keeps_its_named_line_and_the_estimate_whole(tmp_path):
+def test_a_side_file_not_found_is_missing(tmp_path):
+    """rev63 #2 (was: named, the estimate whole): ComfyUI refuses a prompt naming a ControlNet its folder lacks
+    (value_not_in_list, execution.py:938-955), so it is missing as a VAE is (test_estimate_fix63 has the outcome)."""
     d = _qwen(tmp_path / "models")
     est = workflow.estimate_workflow(_qwen_graph({"type": "ControlNetLoader", "widgets_values": ["absent.safetensors"]}), d)
-    assert "not counted, loaded beside the models estimated: absent.safetensors (ControlNetLoader: a ControlNet)" \
-        in est["assumptions"]
-    assert est["workflow"]["missing"] == [] and est["workflow"]["side_models"] == []
+    assert "not found under the models folder: absent.safetensors (ControlNetLoader.control_net_name)" in est["assumptions"]
+    assert not any(a.startswith("not counted, loaded beside") for a in est["assumptions"])
+    assert est["workflow"]["missing"] == ["absent.safetensors"] and est["workflow"]["side_models"] == []
     assert "side_models" not in est["breakdown"]["sample"]
 
 

@@ -67,10 +67,10 @@ def test_write_refuses_a_read_only_file(sd15_models, tmp_path, capsys):
 # D4: the target was checked before the estimate and again inside write(); once is enough, its answer passed on
 def test_write_target_is_checked_once(sd15_models, tmp_path, capsys, monkeypatch):
     calls = []
-    check = workflow.check_write_target
-    from gpu_garden.memory.estimate import workflow_cli  # the command line's side calls it (split from workflow.py)
+    from gpu_garden.memory.estimate import workflow_cli, workflow_write  # split from workflow.py
 
-    for module in (workflow, workflow_cli):  # counted wherever it is called: before the estimate, or inside write()
+    check = workflow_write.check_write_target
+    for module in (workflow_write, workflow_cli):  # counted wherever it is called: before the estimate, or inside write()
         monkeypatch.setattr(module, "check_write_target", lambda p: calls.append(p) or check(p))
     rc, out, err = _write(tmp_path, sd15_models, tmp_path / "new.json", capsys)
     assert rc == 0, err
