@@ -8,6 +8,8 @@ executor's collective_rpc raises "Worker failed with error '<the worker's except
 for the root cause". So that message says the weights were loaded (the failure is the profile run, the KV cache, graph
 capture or a step), and predicates.vllm_loading / vllm_loading_cut, which read a bare message as the weights still being
 placed, no longer fire on it."""
+import pytest
+
 from support.triage_event import top
 
 CMD = "$ vllm serve example-org/example-13b-instruct --tensor-parallel-size 2 --max-model-len 16384\n"
@@ -25,20 +27,14 @@ def test_a_worker_failure_over_the_rpc_queue_is_after_the_load():
     assert not any("before any line shows the weights loaded" in e for c in ev["causes"] for e in c["evidence"])
 
 
-def test_the_workers_own_line_from_its_busy_loop():
+@pytest.mark.parametrize("line,want", [
     # the worker's side of the same failure: its busy loop logs "WorkerProc hit an exception." with the exception after it
-    text = CMD + ("(VllmWorker TP0 pid=4121) ERROR 03-02 11:20:41 [multiproc_executor.py:671] WorkerProc hit an exception.\n"
-                  f"torch.OutOfMemoryError: {OOM}\n")
-    cause, conf, ev = top(text)
-    assert ev["runtime"] == "vllm"
-    assert cause == "activations", conf
-
-
-def test_a_worker_that_failed_to_start_is_still_the_load():
+    ("[multiproc_executor.py:671] WorkerProc hit an exception.", "activations"),
     # the converse: a failure in WorkerProc.__init__ (init_device, load_model) is logged so, and the bare message keeps
     # the loading reading
-    text = CMD + ("(VllmWorker TP0 pid=4121) ERROR 03-02 11:20:41 [multiproc_executor.py:597] WorkerProc failed to start.\n"
-                  f"torch.OutOfMemoryError: {OOM}\n")
+    ("[multiproc_executor.py:597] WorkerProc failed to start.", "weights-exceed-vram")])
+def test_the_workers_own_line_says_whether_the_load_was_over(line, want):
+    text = CMD + f"(VllmWorker TP0 pid=4121) ERROR 03-02 11:20:41 {line}\ntorch.OutOfMemoryError: {OOM}\n"
     cause, conf, ev = top(text)
     assert ev["runtime"] == "vllm"
-    assert cause == "weights-exceed-vram", conf
+    assert cause == want, conf
