@@ -9,13 +9,14 @@ from ..memory.estimate.spec import TILE_NODE  # VAE Decode (Tiled) defaults, one
 def _spatial_factors() -> dict:
     """(latent rank, channels) -> the VAE's spatial downscale, from the estimate's family table (one source):
     48 ch: Wan 2.2 TI2V (16x), 128 ch: FLUX.2 (4-d, 16x) or LTX-Video (5-d, 32x), 64 ch: HunyuanImage (32x).
-    A rank and channel count two families read differently is left out (8x then)."""
+    A rank and channel count two families read differently is left out (8x then); a family whose latent has another
+    rank (Hunyuan3D's [B, 64, resolution], spec's rank 3) is keyed by it, never read as an image latent."""
     from ..memory.estimate.spec import FAMILY
 
     seen: dict = {}
     for f in FAMILY.values():
         if f.get("ch") and f.get("s"):
-            seen.setdefault((5 if f.get("t") else 4, f["ch"]), set()).add(f["s"])
+            seen.setdefault((f.get("rank") or (5 if f.get("t") else 4), f["ch"]), set()).add(f["s"])
     return {k: v.pop() for k, v in seen.items() if len(v) == 1}
 
 

@@ -144,7 +144,7 @@ FAMILY = {
     # (1370: 37 x 37 patches of 518 px + the class token, comfy/image_encoders/dino2_*.json); cfg: Hunyuan3Dv2Conditioning
     # hands the negative as zeros of the same shape, batched with the positive; factor: supported_models.py:1213
     "hunyuan3d": dict(ch=64, s=1, t=None, p=1, txt=1370, ctx=0, cfg=True, factor=3.5, vae="hunyuan3d-shape",
-                      name="Hunyuan3D 2.x"),
+                      name="Hunyuan3D 2.x", rank=3),  # rank: its LATENT tensor's, [B, 64, resolution]
     "unknown": dict(ch=16, s=8, t=None, p=2, txt=256, ctx=0, cfg=True, factor=2.0, vae="kl", name="unknown model"),
 }
 # The size a family is made for, (width, height, frames): ComfyUI 0.8.0's own default for the family (the width /
