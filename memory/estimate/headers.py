@@ -141,7 +141,7 @@ def torch_dtype_name(dtype) -> str:
 
 def read_tensors(path) -> dict:
     """{name: (dtype, shape)} of a .safetensors or .gguf file, from its header."""
-    path = _checked_path(path)
+    path = checked_path(path)
     with open(path, "rb") as f:
         magic = f.read(4)
     if magic == GGUF_MAGIC:
@@ -151,7 +151,7 @@ def read_tensors(path) -> dict:
     return read_safetensors(path)
 
 
-def _checked_path(path) -> Path:
+def checked_path(path) -> Path:
     path = Path(path)
     if path.is_dir():
         raise UserError(f"{path}: is a directory, not a model file")
@@ -179,7 +179,7 @@ def _no_duplicates(pairs):
 
 def read_safetensors_header(path) -> dict:
     """The raw, validated header dict (without __metadata__ checks beyond its type)."""
-    path = _checked_path(path)
+    path = checked_path(path)
     size = path.stat().st_size
     with open(path, "rb") as f:
         head = f.read(8)
@@ -264,7 +264,7 @@ def read_gguf_metadata(path, keep=None) -> tuple:
     keep(key, architecture) -> bool names the metadata values decoded into `metadata` (an array of up to
     GGUF_KEEP_ITEMS items as a list, a longer one as its length); the rest are skipped undecoded. Type ids are
     named with the gguf package's GGMLQuantizationType when it is installed."""
-    path = _checked_path(path)
+    path = checked_path(path)
     _check_gguf_preamble(path)
     names = _ggml_type_names()
     try:

@@ -9,7 +9,7 @@ import re
 import zipfile
 from pathlib import Path
 
-from .headers import _checked_path, torch_dtype_name
+from .headers import checked_path, torch_dtype_name
 from ..errors import UserError
 
 # torch.serialization's legacy format starts with pickle protocol 2 and its magic number 0x1950a86a20f9469cfc6c
@@ -44,7 +44,7 @@ def _table(obj, depth=0):
 def read(path):
     """(table or None, stored bytes, why) of a .pth/.pt file: table {key: (dtype, shape)} from torch.load (weights_only,
     mmap), None where torch is not importable or cannot list it (why says so, stored bytes stand)."""
-    path = _checked_path(path)
+    path = checked_path(path)
     is_zip = zipfile.is_zipfile(path)
     if is_zip:
         stored = stored_bytes(path)
