@@ -21,6 +21,7 @@ custom node's output is kept); the nodes they reach run, the others are left out
 part of a graph) is read whole.
 
 Linear time: each node is entered once, each bypassed node's slot once; malformed links and cycles end the walk."""
+from . import group_nodes
 from .latent_nodes import LATENT_NODES
 from .model_files import CHECKED, LOADERS, NOT_FOLLOWED
 from .side_models import SIDE
@@ -42,7 +43,6 @@ NON_OUTPUT = frozenset(LOADERS) | frozenset(CHECKED) | frozenset(LATENT_NODES) |
     "CLIPVisionEncode", "StyleModelApply", "ModelSamplingSD3", "ModelSamplingFlux", "ModelSamplingAuraFlow",
     "Reroute", "PrimitiveNode", "Note", "MarkdownNote", *("PrimitiveInt", "PrimitiveFloat", "PrimitiveBoolean",
                                                           "PrimitiveString", "PrimitiveStringMultiline")}
-GROUP_PREFIXES = ("workflow>", "workflow/")
 
 
 def _non_output(t) -> bool:
@@ -117,7 +117,7 @@ class _Graphs:
             return True
         if _key(t) and t in self.subs or _non_output(t):
             return False
-        name = next((t[len(p):] for p in GROUP_PREFIXES if isinstance(t, str) and t.startswith(p)), None)
+        name = next((t[len(p):] for p in group_nodes.PREFIXES if isinstance(t, str) and t.startswith(p)), None)
         inner = self.groups.get(name) if name is not None else None
         if isinstance(inner, dict) and isinstance(inner.get("nodes"), list):  # a legacy group: an output inside it
             return any(self.is_output(m) for m in _list(inner["nodes"]))
