@@ -226,11 +226,13 @@ def test_workflow_route_answers_as_the_node_runs_on_this_cpu_host(comfy_host):
         assert out["phases"]["vae_decode"] == node["phases"]["vae_decode"]
     assert out["budget"] is None and out["min_vram_gb"] is None and out["outcome"]["reason"].startswith("CPU run: ")
     assert out["verdict"] == node["verdict"] and node["outcome"]["reason"].startswith("CPU run: ")
-    # a latent node in the graph wins over the node's widgets, as the node's own latent input does
+    # a latent node in the graph wins over the node's widgets, as the node's own latent input does (connected: an
+    # EmptyLatentImage nothing uses never runs, fix63, and is not read)
     graph["5"] = {"class_type": "EmptyLatentImage", "inputs": {"width": 256, "height": 320, "batch_size": 2}}
+    graph["20"]["inputs"]["latent"] = ["5", 0]
     out = comfy_host.post("/gpu_garden/estimate/workflow", {"workflow": graph, "width": 512, "height": 768, "batch": 4})
     assert (out["width"], out["height"], out["batch"], out["size_from"]) == (256, 320, 2, "graph")
-    del graph["5"]
+    del graph["5"], graph["20"]["inputs"]["latent"]
     import urllib.error
     try:
         comfy_host.post("/gpu_garden/estimate/workflow", {"workflow": graph})
