@@ -64,7 +64,7 @@ class AreaOnly(Unread):
         self.pixels, self.batch = pixels, batch
 
 
-def _key(x) -> bool:
+def is_key(x) -> bool:
     """An id a dict may hold: a JSON number or string (a hand-edited file may have anything)."""
     return isinstance(x, (int, float, str)) and not isinstance(x, bool)
 
@@ -85,19 +85,19 @@ class _UI:
         subs = [s for s in (defs.get("subgraphs") or []) if isinstance(s, dict) and isinstance(s.get("nodes"), list)] \
             if isinstance(defs.get("subgraphs"), list) else []
         self.graphs, self.lists, self.instances = {}, {}, {}
-        self.subgraphs = {s["id"]: s for s in subs if _key(s.get("id"))}
-        for gid, g in [(None, wf)] + [(s["id"], s) for s in subs if _key(s.get("id"))]:
+        self.subgraphs = {s["id"]: s for s in subs if is_key(s.get("id"))}
+        for gid, g in [(None, wf)] + [(s["id"], s) for s in subs if is_key(s.get("id"))]:
             self.lists[gid] = [n for n in g.get("nodes") if isinstance(n, dict)] if isinstance(g.get("nodes"), list) else []
-            nodes = {n["id"]: n for n in self.lists[gid] if _key(n.get("id"))}
+            nodes = {n["id"]: n for n in self.lists[gid] if is_key(n.get("id"))}
             links = {}
             for lk in g.get("links") if isinstance(g.get("links"), list) else []:
-                if isinstance(lk, list) and len(lk) >= 5 and _key(lk[0]):
+                if isinstance(lk, list) and len(lk) >= 5 and is_key(lk[0]):
                     links[lk[0]] = (lk[1], lk[2])
-                elif isinstance(lk, dict) and _key(lk.get("id")):
+                elif isinstance(lk, dict) and is_key(lk.get("id")):
                     links[lk["id"]] = (lk.get("origin_id"), lk.get("origin_slot"))
             self.graphs[gid] = (nodes, links)
             for n in nodes.values():
-                if _key(n.get("type")) and n["type"] in self.subgraphs:
+                if is_key(n.get("type")) and n["type"] in self.subgraphs:
                     self.instances.setdefault(n["type"], []).append((gid, n))
 
     @staticmethod
@@ -140,14 +140,14 @@ class _UI:
         """(node handle, slot), or ("ref", outer link), ("value", v) or SAVED for a subgraph's input."""
         gid, link = ref
         nodes, links = self.graphs.get(gid, ({}, {}))
-        if not _key(link) or link not in links:
+        if not is_key(link) or link not in links:
             raise Unread(f"link {link}, not in the graph's links")
         origin, slot = links[link]
         sg = self.subgraphs.get(gid)
         io = sg.get("inputNode") if sg is not None and isinstance(sg.get("inputNode"), dict) else {}
         if sg is not None and origin == io.get("id", -10):
             return self._subgraph_input(gid, sg, slot)
-        if not _key(origin) or origin not in nodes:
+        if not is_key(origin) or origin not in nodes:
             raise Unread(f"node {origin}, not in the graph")
         return (gid, nodes[origin]), slot
 

@@ -22,6 +22,7 @@ part of a graph) is read whole.
 
 Linear time: each node is entered once, each bypassed node's slot once; malformed links and cycles end the walk."""
 from . import group_nodes
+from .links import is_key
 from .latent_nodes import LATENT_NODES
 from .model_files import CHECKED, LOADERS, NOT_FOLLOWED
 from .side_models import SIDE
@@ -49,10 +50,6 @@ def _non_output(t) -> bool:
     return isinstance(t, str) and (t in NON_OUTPUT or "Loader" in t)
 
 
-def _key(x) -> bool:
-    return isinstance(x, (int, float, str)) and not isinstance(x, bool)
-
-
 def _list(x) -> list:
     return [i for i in x if isinstance(i, dict)] if isinstance(x, list) else []
 
@@ -61,7 +58,7 @@ def api(prompt: dict):
     """The ids (str) of an API prompt's nodes that run; None when no node is an output (read whole)."""
     ids = {str(k): n for k, n in prompt.items() if isinstance(n, dict) and "class_type" in n}
     used = {str(v[0]) for n in ids.values() if isinstance(n.get("inputs"), dict)
-            for v in n["inputs"].values() if isinstance(v, list) and len(v) == 2 and _key(v[0])}
+            for v in n["inputs"].values() if isinstance(v, list) and len(v) == 2 and is_key(v[0])}
     todo = [k for k, n in ids.items() if isinstance(n.get("class_type"), str) and (
         n["class_type"] in OUTPUT_CLASSES or k not in used and not _non_output(n["class_type"]))]
     if not todo:
@@ -74,7 +71,7 @@ def api(prompt: dict):
         seen.add(k)
         ins = ids[k].get("inputs")
         for v in ins.values() if isinstance(ins, dict) else ():
-            if isinstance(v, list) and len(v) == 2 and _key(v[0]) and str(v[0]) not in seen:
+            if isinstance(v, list) and len(v) == 2 and is_key(v[0]) and str(v[0]) not in seen:
                 todo.append(str(v[0]))
     return seen
 
@@ -82,22 +79,22 @@ def api(prompt: dict):
 class _Graphs:
     def __init__(self, wf):
         defs = wf.get("definitions") if isinstance(wf.get("definitions"), dict) else {}
-        subs = [s for s in _list(defs.get("subgraphs")) if isinstance(s.get("nodes"), list) and _key(s.get("id"))]
+        subs = [s for s in _list(defs.get("subgraphs")) if isinstance(s.get("nodes"), list) and is_key(s.get("id"))]
         self.subs = {s["id"]: s for s in subs}
         self.groups = (wf.get("extra") or {}).get("groupNodes") if isinstance(wf.get("extra"), dict) else None
         self.groups = self.groups if isinstance(self.groups, dict) else {}
         self.nodes, self.links, self.instances = {}, {}, {}
         for gid, g in [(None, wf)] + [(s["id"], s) for s in subs]:
-            self.nodes[gid] = {n["id"]: n for n in _list(g.get("nodes")) if _key(n.get("id"))}
+            self.nodes[gid] = {n["id"]: n for n in _list(g.get("nodes")) if is_key(n.get("id"))}
             lk = {}
             for x in g.get("links") if isinstance(g.get("links"), list) else ():
-                if isinstance(x, list) and len(x) >= 5 and _key(x[0]):
+                if isinstance(x, list) and len(x) >= 5 and is_key(x[0]):
                     lk[x[0]] = (x[1], x[2], x[3], x[4], x[5] if len(x) > 5 else None)
-                elif isinstance(x, dict) and _key(x.get("id")):
+                elif isinstance(x, dict) and is_key(x.get("id")):
                     lk[x["id"]] = (x.get("origin_id"), x.get("origin_slot"), x.get("target_id"), x.get("target_slot"), x.get("type"))
             self.links[gid] = lk
             for n in self.nodes[gid].values():
-                if _key(n.get("type")) and n["type"] in self.subs:
+                if is_key(n.get("type")) and n["type"] in self.subs:
                     self.instances.setdefault(n["type"], []).append((gid, n))
 
     def runs(self):
@@ -115,7 +112,7 @@ class _Graphs:
         t = n.get("type")
         if isinstance(t, str) and t in OUTPUT_CLASSES:
             return True
-        if _key(t) and t in self.subs or _non_output(t):
+        if is_key(t) and t in self.subs or _non_output(t):
             return False
         name = next((t[len(p):] for p in group_nodes.PREFIXES if isinstance(t, str) and t.startswith(p)), None)
         inner = self.groups.get(name) if name is not None else None
@@ -140,7 +137,7 @@ def ui(wf: dict):
         stack = [(gid, link)]
         while stack:
             gid, link = stack.pop()
-            got = g.links.get(gid, {}).get(link) if _key(link) else None
+            got = g.links.get(gid, {}).get(link) if is_key(link) else None
             if got is None:
                 continue
             origin, slot, _, _, ltype = got
@@ -154,7 +151,7 @@ def ui(wf: dict):
                         if name is not None and i.get("name") == name and i.get("link") is not None:
                             stack.append((pg, i["link"]))
                 continue
-            m = g.nodes.get(gid, {}).get(origin) if _key(origin) else None
+            m = g.nodes.get(gid, {}).get(origin) if is_key(origin) else None
             if m is None or m.get("mode") == 2:
                 continue
             if m.get("mode") == 4:  # bypassed: its matching input
@@ -175,7 +172,7 @@ def ui(wf: dict):
         for i in _list(n.get("inputs")):
             if i.get("link") is not None:
                 arrive(gid, i["link"])
-        sg = g.subs.get(n.get("type")) if _key(n.get("type")) else None
+        sg = g.subs.get(n.get("type")) if is_key(n.get("type")) else None
         if sg is not None:  # an instance: the inner nodes linked to the subgraph's output node
             out_id = sg["outputNode"].get("id", -20) if isinstance(sg.get("outputNode"), dict) else -20
             for lid, (_, _, target, _, _) in g.links.get(sg["id"], {}).items():
@@ -198,7 +195,7 @@ def _bypass_input(g, gid, m, slot, ltype):
     links = g.links.get(gid, {})
 
     def typ(i):
-        return i.get("type") if i.get("type") else (links.get(i.get("link")) or (None,) * 5)[4] if _key(i.get("link")) else None
+        return i.get("type") if i.get("type") else (links.get(i.get("link")) or (None,) * 5)[4] if is_key(i.get("link")) else None
 
     t = (outs[slot].get("type") if isinstance(slot, int) and 0 <= slot < len(outs) else None) or ltype
     if t in (None, "", "*"):
@@ -232,8 +229,8 @@ def feeding_nothing(wf: dict) -> set:
                 if ls and not isinstance(ls, list):
                     return False
                 for lid in ls or ():
-                    got = links.get(lid) if _key(lid) else None
-                    m = nodes.get(got[2]) if got is not None and _key(got[2]) else None
+                    got = links.get(lid) if is_key(lid) else None
+                    m = nodes.get(got[2]) if got is not None and is_key(got[2]) else None
                     if m is None or m.get("type") != "Reroute" or m.get("mode") in (2, 4) or depth > 64 \
                             or not is_dead(m, depth + 1):
                         return False

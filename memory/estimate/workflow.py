@@ -49,10 +49,10 @@ def nodes(wf: dict, notes: list | None = None, whole: dict | None = None, read_i
     out = []
     if isinstance(wf.get("nodes"), list):
         runs, left = reach.ui(wf), []  # None: no output node, read whole but for the nodes feeding nothing (F5)
-        top = {n.get("id") for n in wf["nodes"] if isinstance(n, dict) and links._key(n.get("id"))}
+        top = {n.get("id") for n in wf["nodes"] if isinstance(n, dict) and links.is_key(n.get("id"))}
         idle = reach.feeding_nothing(wf) if runs is None else set()
         if runs is not None or idle:  # a legacy group-node instance not reached: its inner nodes never run
-            left = [n for n in wf["nodes"] if isinstance(n, dict) and links._key(n.get("id")) and _group(n)
+            left = [n for n in wf["nodes"] if isinstance(n, dict) and links.is_key(n.get("id")) and _group(n)
                     and n.get("mode") not in (2, 4) and ((None, n["id"]) in idle if runs is None else (None, n["id"]) not in runs)]
             gone = {id(x) for x in left}
             wf = dict(wf, nodes=[n for n in wf["nodes"] if id(n) not in gone])
@@ -64,7 +64,7 @@ def nodes(wf: dict, notes: list | None = None, whole: dict | None = None, read_i
             for n in group:
                 if n.get("mode") in (2, 4):  # muted / bypassed
                     continue
-                k = (gid, n["id"]) if links._key(n.get("id")) else None  # a node with no usable id: reached by nothing
+                k = (gid, n["id"]) if links.is_key(n.get("id")) else None  # a node with no usable id: reached by nothing
                 if (gid is not None or k is None or n["id"] in top) and (k in idle if runs is None else k not in runs):
                     left.append(n)  # not reached from an output node (a group's inner node: its instance was)
                     continue
