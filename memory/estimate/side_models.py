@@ -7,7 +7,8 @@ the estimate is incomplete and --write refuses it (ComfyUI refuses the prompt: v
   comfy/controlnet.py builds the model in unet_dtype(model_params=-1, weight_dtype=the file's) (controlnet_config
   l.421-439, load_controlnet_state_dict l.709-716): a 16-bit or fp8 file stays as stored, fp32 becomes 16-bit on a GPU
   (weights.resident_bytes, as the diffusion model's). The sampler loads it with the diffusion model
-  (comfy/sampler_helpers.py:69-91, 132-138: get_additional_models -> load_models_gpu([model] + models)): sample phase.
+  (comfy/sampler_helpers.py:69-91, 132-138: get_additional_models -> load_models_gpu([model] + models)): sample phase,
+  the ControlNets of one sampler at a time where several samplers run (control_feeds.py, one_sampler below).
   Each step its forward runs before the diffusion model's (ControlNet.get_control, l.219-279) and returns one tensor per
   controlnet_blocks entry, [batch in the model, image tokens, width] in the compute dtype (a DiT ControlNet: mmdit.py:74-79,
   qwen_image/controlnet.py:66-77; the repeats share one tensor, control_merge scales each once, l.155-194), held while
