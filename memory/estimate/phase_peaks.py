@@ -26,7 +26,8 @@ def peak_on(est: dict, budget) -> dict:
         side += [dict(m, how="on_device") for m in pol.get("side_models") or () if m["how"] == "component"]
 
     def phase(name, weights, acts, slack=0):
-        sw, sa, owners = side_models.phase_figures(side, name, keep, est["latent"], pol["compute_bytes"])
+        sw, sa, owners = side_models.phase_figures(side, name, keep, est["latent"], pol["compute_bytes"],
+                                                   pol.get("control_samplers"))
         weights, acts = weights + sw, acts + sa
         margin = int(FRAGMENTATION * acts) + int(slack)
         breakdown[name] = {"weights": int(weights), "activations": int(acts), "allocator_margin": margin, "fixed": fixed_total}

@@ -56,13 +56,22 @@ def _list(x) -> list:
 
 def api(prompt: dict):
     """The ids (str) of an API prompt's nodes that run; None when no node is an output (read whole)."""
-    ids = {str(k): n for k, n in prompt.items() if isinstance(n, dict) and "class_type" in n}
+    ids = api_nodes(prompt)
     used = {str(v[0]) for n in ids.values() if isinstance(n.get("inputs"), dict)
             for v in n["inputs"].values() if isinstance(v, list) and len(v) == 2 and is_key(v[0])}
     todo = [k for k, n in ids.items() if isinstance(n.get("class_type"), str) and (
         n["class_type"] in OUTPUT_CLASSES or k not in used and not _non_output(n["class_type"]))]
-    if not todo:
-        return None
+    return walk_api(ids, todo) if todo else None
+
+
+def api_nodes(prompt: dict) -> dict:
+    """{id (str): node} of an API prompt's nodes."""
+    return {str(k): n for k, n in prompt.items() if isinstance(n, dict) and "class_type" in n}
+
+
+def walk_api(ids: dict, todo: list, follow=None) -> set:
+    """The ids (str) reached from the ids in todo through their linked inputs. follow(node) -> the names of the inputs
+    to go on through (None: every input); each node once."""
     seen = set()
     while todo:
         k = todo.pop()
@@ -70,13 +79,17 @@ def api(prompt: dict):
             continue
         seen.add(k)
         ins = ids[k].get("inputs")
-        for v in ins.values() if isinstance(ins, dict) else ():
-            if isinstance(v, list) and len(v) == 2 and is_key(v[0]) and str(v[0]) not in seen:
+        names = follow(ids[k]) if follow else None
+        for name, v in ins.items() if isinstance(ins, dict) else ():
+            if (names is None or name in names) and isinstance(v, list) and len(v) == 2 and is_key(v[0]) \
+                    and str(v[0]) not in seen:
                 todo.append(str(v[0]))
     return seen
 
 
-class _Graphs:
+class Graphs:
+    """A UI workflow's top graph and subgraph definitions: their nodes and links by id, each subgraph's instances."""
+
     def __init__(self, wf):
         defs = wf.get("definitions") if isinstance(wf.get("definitions"), dict) else {}
         subs = [s for s in _list(defs.get("subgraphs")) if isinstance(s.get("nodes"), list) and is_key(s.get("id"))]
@@ -124,12 +137,17 @@ class _Graphs:
 def ui(wf: dict):
     """{(graph id, node id)} of a UI workflow's nodes that run (graph id None: the top graph, else a subgraph's id);
     None when the graph has no output node (read whole)."""
-    g = _Graphs(wf)
+    g = Graphs(wf)
     runs = g.runs()
     todo = [(gid, n) for gid in runs for n in g.nodes.get(gid, {}).values()
             if n.get("mode") not in (2, 4) and g.is_output(n) and _fed(n)]
-    if not todo:
-        return None
+    return walk_ui(g, todo) if todo else None
+
+
+def walk_ui(g, todo: list, follow=None) -> set:
+    """{(graph id, node id)} reached from the nodes in todo [(graph id, node)] through their linked inputs, as ComfyUI
+    runs them (the module's list: muted ends, bypassed passes, Reroutes, subgraphs). follow(node) -> the names of the
+    inputs to go on through (None: every input; a subgraph instance's inner nodes are entered then)."""
     seen, passed = set(), set()
 
     def arrive(gid, link):
@@ -169,10 +187,11 @@ def ui(wf: dict):
         if (gid, n["id"]) in seen:
             continue
         seen.add((gid, n["id"]))
+        names = follow(n) if follow else None
         for i in _list(n.get("inputs")):
-            if i.get("link") is not None:
+            if i.get("link") is not None and (names is None or i.get("name") in names):
                 arrive(gid, i["link"])
-        sg = g.subs.get(n.get("type")) if is_key(n.get("type")) else None
+        sg = g.subs.get(n.get("type")) if is_key(n.get("type")) and names is None else None
         if sg is not None:  # an instance: the inner nodes linked to the subgraph's output node
             out_id = sg["outputNode"].get("id", -20) if isinstance(sg.get("outputNode"), dict) else -20
             for lid, (_, _, target, _, _) in g.links.get(sg["id"], {}).items():
@@ -212,7 +231,7 @@ def feeding_nothing(wf: dict) -> set:
     """{(graph id, node id)} of a UI workflow's nodes whose every output feeds nothing: no link, or only links into
     Reroutes that themselves feed nothing (rev62 F5, the reading of a graph with no output node). A link id the graph's
     links do not hold is taken as feeding something (a hand-made graph), as before."""
-    g, out = _Graphs(wf), set()
+    g, out = Graphs(wf), set()
     for gid, nodes in g.nodes.items():
         links, dead = g.links.get(gid, {}), {}
 

@@ -7,7 +7,8 @@ the estimate is incomplete and --write refuses it (ComfyUI refuses the prompt: v
   comfy/controlnet.py builds the model in unet_dtype(model_params=-1, weight_dtype=the file's) (controlnet_config
   l.421-439, load_controlnet_state_dict l.709-716): a 16-bit or fp8 file stays as stored, fp32 becomes 16-bit on a GPU
   (weights.resident_bytes, as the diffusion model's). The sampler loads it with the diffusion model
-  (comfy/sampler_helpers.py:69-91, 132-138: get_additional_models -> load_models_gpu([model] + models)): sample phase.
+  (comfy/sampler_helpers.py:69-91, 132-138: get_additional_models -> load_models_gpu([model] + models)): sample phase,
+  the ControlNets of one sampler at a time where several samplers run (control_feeds.py, one_sampler below).
   Each step its forward runs before the diffusion model's (ControlNet.get_control, l.219-279) and returns one tensor per
   controlnet_blocks entry, [batch in the model, image tokens, width] in the compute dtype (a DiT ControlNet: mmdit.py:74-79,
   qwen_image/controlnet.py:66-77; the repeats share one tensor, control_merge scales each once, l.155-194), held while
@@ -31,6 +32,7 @@ import re
 from .headers import dtype_bytes, read_tensors
 from . import image_encoder, weights as W
 from .model_files import Unusable, find_file
+from .spec import FRAGMENTATION
 from ..errors import UserError
 from ..units import fmt_bytes
 
@@ -45,6 +47,7 @@ SIDE = {
     "AudioEncoderLoader": ("audio_encoder_name", ("audio_encoders",), "text_encode", "f16"),
     "StyleModelLoader": ("style_model_name", ("style_models",), None, "cpu"),
 }
+CONTROLNETS = ("ControlNetLoader", "DiffControlNetLoader")
 # a DiT ControlNet's residual linears: controlnet_blocks.N (its double/joint blocks'), and a FLUX.1 ControlNet's
 # controlnet_single_blocks.N too (comfy/ldm/flux/controlnet.py:152-181 returns both: "input" and "output"), Mistoline's
 # spelled single_controlnet_blocks.N (comfy/controlnet.py:609 renames it), its blocks a .linear inside (l.42-49)
@@ -57,6 +60,12 @@ def residual_width(table) -> int:
     controlnet_blocks.N (and FLUX.1's controlnet_single_blocks.N) linear, summed (0: no such blocks). The single
     blocks' residuals are the image tokens' only (flux/controlnet.py:178, img[:, txt.shape[1]:]), as the others."""
     return sum(s[0] for k, (_, s) in table.items() if RESIDUAL.match(k) and len(s) == 2)
+
+
+def owner_of(path, loader) -> str:
+    """How a side model is named in the estimate: its file's name and its loader, 'cn.safetensors (ControlNetLoader)'
+    (the path ComfyUI resolves keeps the name's last part: folder_paths.get_full_path joins it to the folder)."""
+    return f"{path.replace(chr(92), '/').rsplit('/', 1)[-1]} ({loader})"
 
 
 def weights_on_device(table, how, device="cuda") -> int:
@@ -120,7 +129,7 @@ def read(files, policy=None):
     gave, each file read once. A file whose header is not read keeps a line naming it."""
     pol, out, notes = policy or {}, [], []
     for p, t, _ in dict.fromkeys(files):
-        owner = f"{p.replace(chr(92), '/').rsplit('/', 1)[-1]} ({t})"
+        owner = owner_of(p, t)
         try:
             table = read_tensors(p)
         except (UserError, OSError) as exc:
@@ -160,15 +169,47 @@ def added(side, phase, keep=False):
             if m["phase"] and (m["phase"] == phase or keep)]
 
 
-def phase_figures(side, phase, keep, latent, compute_bytes):
+def phase_figures(side, phase, keep, latent, compute_bytes, samplers=None):
     """(weights added, activations added, {owner: {weights, activations}}) of `phase` (sample_naive_attention is the
-    sample phase's). latent: the estimate's latent dict (image_tokens, batch_in_model)."""
+    sample phase's). latent: the estimate's latent dict (image_tokens, batch_in_model). samplers: [[owner of each
+    ControlNet one sampler runs with]] one per sampler (control_feeds.owner_sets), or None: every ControlNet in one."""
     base = "sample" if phase.startswith("sample") else phase
     got = added(side, base, keep)
     owners, wsum, asum = {}, 0, 0
+    acts = {m["owner"]: m["residual_width"] * latent["image_tokens"] * latent["batch_in_model"] * compute_bytes
+            if base == "sample" else 0 for m, _ in got}
+    run = one_sampler(got, samplers, keep, acts) if base == "sample" else None
     for m, wb in got:
-        acts = m["residual_width"] * latent["image_tokens"] * latent["batch_in_model"] * compute_bytes \
-            if base == "sample" else 0
-        owners[m["owner"]] = {"weights": m["weights"], "activations": int(acts)}
-        wsum, asum = wsum + wb, asum + acts
+        if run is not None and m["owner"] not in run:
+            if not keep:
+                continue
+            a = 0  # resident (keep), its residuals not in this sampler's forward
+        else:
+            a = acts[m["owner"]]
+        owners[m["owner"]] = {"weights": m["weights"], "activations": int(a)}
+        wsum, asum = wsum + wb, asum + a
     return int(wsum), int(asum), owners
+
+
+def one_sampler(got, samplers, keep, acts):
+    """The owners of the ControlNets counted in the sample phase: the set of the one sampler whose set is the largest
+    (weights + residuals + their allocator margin; residuals alone when every model stays resident, keep), or None
+    (all of them) when there is no split to make. ComfyUI runs one sampler at a time, each with the ControlNets its own
+    conditioning carries (control_feeds.py), so the residuals of two samplers' ControlNets are never held at once. Their
+    weights: the next sampler's load_models_gpu (comfy/model_management.py:621-705) frees memory for its own models
+    (free_memory l.584-619, its keep_loaded empty): the other sampler's ControlNet stays loaded while there is room and
+    is unloaded first under pressure, so the peak needs only the running sampler's (an estimate of what fits, not of
+    what a roomy card happens to keep). A ControlNet no sampler reaches is in every set; a model patch is counted as
+    before (it rides on the model, not on the conditioning)."""
+    cn = [m for m, _ in got if m["loader"] in CONTROLNETS]
+    if not samplers or len(samplers) < 2 or not cn:
+        return None
+    named = {o for s in samplers for o in s}
+    free = {m["owner"] for m in cn if m["owner"] not in named}
+    sets = [set(s) | free for s in samplers]
+
+    def size(s):
+        return sum((0 if keep else m["weights"]) + acts[m["owner"]] * (1 + FRAGMENTATION) for m in cn if m["owner"] in s)
+
+    best = max(sets, key=size)
+    return best | {m["owner"] for m, _ in got if m["loader"] not in CONTROLNETS}

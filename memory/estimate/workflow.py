@@ -9,8 +9,8 @@ import json
 import os
 from pathlib import Path
 
-from . import (families, formula, group_nodes, hunyuan3d, image_size, latent_upscale, links, pipelines, pixel_upscale,
-               reach, side_models, spec)
+from . import (control_feeds, families, formula, group_nodes, hunyuan3d, image_size, latent_upscale, links, pipelines,
+               pixel_upscale, reach, side_models, spec)
 from .latent_nodes import LATENT_NODES, size_widgets, widget_names
 from .model_files import (CHECKED, FOLDER_ROLES, LOADER_ROLES, LOADERS, NOT_COUNTED, NOT_FOLLOWED_NAMES, Unusable,
                           find_file, has_model_folders, not_followed)
@@ -40,12 +40,14 @@ def load(path) -> dict:
     return data
 
 
-def nodes(wf: dict, notes: list | None = None, whole: dict | None = None, read_image=None) -> list[tuple[str, dict]]:
+def nodes(wf: dict, notes: list | None = None, whole: dict | None = None, read_image=None,
+          keyed: dict | None = None) -> list[tuple[str, dict]]:
     """[(class name, {widget name: value})] for a UI-format (nodes with widgets_values) or API-format workflow;
     subgraph definitions included. A widget the estimate reads that is linked takes its source's value when the
     source is a constant (links.py); else the saved value stays (UI format; none in API format) and `notes` gets a
     line naming the widget and its source. whole: the prompt an API-format subset's links are followed in. read_image:
-    a loaded image's size reader (links.view); `notes` gets a line per image it read or could not."""
+    a loaded image's size reader (links.view); `notes` gets a line per image it read or could not. keyed: gets
+    {(graph id, node id) (UI) or id (API, a string): (class name, widgets)} of the nodes read (control_feeds.py)."""
     out = []
     if isinstance(wf.get("nodes"), list):
         runs, left = reach.ui(wf), []  # None: no output node, read whole but for the nodes feeding nothing (F5)
@@ -73,6 +75,8 @@ def nodes(wf: dict, notes: list | None = None, whole: dict | None = None, read_i
                 _follow(v, (gid, n), t, w, _read_names(t), notes, saved=True)
                 image_size.attach(v, (gid, n), t, w)
                 out.append((t, w))
+                if keyed is not None and k is not None:
+                    keyed[k] = (t, w)
         if notes is not None:
             notes += _not_reached(left)
             notes += v.images_read.values()
@@ -90,6 +94,8 @@ def nodes(wf: dict, notes: list | None = None, whole: dict | None = None, read_i
             _follow(v, (str(k), node), t, w, _read_names(t), notes, saved=False)
             image_size.attach(v, (str(k), node), t, w)
             out.append((t, w))
+            if keyed is not None:
+                keyed[str(k)] = (t, w)
     if not out and not left:
         raise UserError("not a ComfyUI workflow: no nodes (UI format) and no class_type entries (API format)")
     if notes is not None:
@@ -203,7 +209,8 @@ def read(wf: dict, models_dir, resolve=None, read_image=None) -> dict:
     files, missing, missing_checked, checked, cfgs, notes = [], [], [], [], [], []
     tiled, wdt, other, side = None, None, [], []
     graph = {"sizes": [], "resizes": [], "from_input": [], "families": {}, "notes": [], "images": [], **{n: [] for n in pixel_upscale.NODES}}
-    for t, w in nodes(wf, graph["notes"], read_image=read_image):
+    keyed = {}
+    for t, w in nodes(wf, graph["notes"], read_image=read_image, keyed=keyed):
         if t in LOADERS or t in CHECKED:
             for name, folders in LOADERS.get(t) or CHECKED[t]:
                 if not folders or not isinstance(w.get(name), str):
@@ -278,7 +285,7 @@ def read(wf: dict, models_dir, resolve=None, read_image=None) -> dict:
             "input_image": image_size.largest(graph["images"]), "not_followed": sorted({t for t, _ in other}), "side": side,
             "pixel_upscale": (ups, graph[pixel_upscale.NODES[1]]) if ups else None,
             "latent_upscale": _upscaler(checked, staged) if graph.get("upscale") else None,
-            "text_tokens": graph.get("text_tokens")}
+            "text_tokens": graph.get("text_tokens"), "control_samplers": control_feeds.owner_sets(wf, keyed)}
 
 
 def _upscaler(checked, missing=()):
@@ -455,6 +462,8 @@ def estimate_workflow(wf: dict, models_dir, width=None, height=None, frames=None
     if info["text_tokens"] and not pol.get("text_tokens"):  # Hunyuan3D's multi-view context (hunyuan3d.node_note)
         pol["text_tokens"] = info["text_tokens"]
     pol["side_models"], side_notes = side_models.read(info["side"], pol)  # a ControlNet, ... in its phase
+    pol["control_samplers"] = info["control_samplers"]  # each sampler's ControlNets: one set counted (control_feeds.py)
+    side_notes += control_feeds.note(info["control_samplers"], pol["side_models"])
     comps, other = pipelines.other_vaes(comps or components(info["files"]))  # a preprocessor's VAE beside the model's
     info["notes"] += other
     stage1 = (w, h)

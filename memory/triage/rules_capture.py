@@ -28,10 +28,19 @@ def graph_pools_held(x):
             and not own_pool(x) and not x.graph_capture and not slack_fits(x))
 
 
+def capture_fix(x) -> str:
+    """The way to capture fewer graphs, or none, in the runtime the log shows (both named where it shows neither): vLLM's
+    capture sizes or eager mode; ComfyUI's Comfy Compiler (comfy-aimdo, on with Dynamic VRAM, captures CUDA graphs: its
+    off switch, guides/comfyui-compiler.md) or a compile node (guides/graph-capture.md, Fix 2)."""
+    vllm = "vLLM: a shorter cudagraph capture list, or --enforce-eager"
+    comfy = "ComfyUI: --disable-comfy-compiler turns the Comfy Compiler's graphs off, or bypass the compile node"
+    return comfy if x.comfy else vllm if x.env["runtime"] == "vllm" else f"{vllm}; {comfy}"
+
+
 CAPTURE_POOLS = [
     R("graph-capture", 2.0, graph_pools_held,
       lambda x: f"{fmt_bytes(x.n['private_pools'])} sits idle in PyTorch's private pools (CUDA graphs' capture pools): "
                 f"memory reserved for the captured graphs that the caching allocator cannot give to the {fmt_bytes(x.req)} "
-                "request; capture fewer or smaller graphs (vLLM: a shorter cudagraph capture list, or --enforce-eager), or "
-                "leave room for them outside the runtime's memory share"),
+                f"request; capture fewer or smaller graphs, or none ({capture_fix(x)}), or leave room for them outside the "
+                "runtime's memory share"),
 ]
