@@ -101,6 +101,12 @@ STUDIES = {
                           "after": "9fcfa166219e2a5409f24623eaa9d4d6678a2615"},    # facts vllm_worker_rpc, vllm_loading(_cut) skip it (kept)
               "corpus": "after", "pairs": [("before", "after")],
               "confusion": ("weights-exceed-vram", "activations")},
+    # the tiny-card weights row (issue 14): tri72's untried second candidate, the row skipped where PyTorch's free figure is
+    # past a parameter's share of the card and the request passes it (kept or reverted by the odd half)
+    "tri73": {"commits": {"before": "1e58865214ea2231514174ec0cc565db18ea6d2a",    # main before the change
+                          "after": "0540e6d7976825331ab8371a874507bb7e2b4ec1"},    # card_room.room_left, the tiny row skipped
+              "corpus": "after", "pairs": [("before", "after")],
+              "confusion": ("activations", "weights-exceed-vram")},
 }
 HALVES = ("even", "odd", "all")
 MOVES = ("fixed", "broken", "wrong_to_wrong", "top2_only")
