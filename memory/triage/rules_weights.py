@@ -5,6 +5,7 @@ from . import predicates
 from .predicates import (OVER_CARD, big_request, ds4_guard_weights_over, fsdp_clone_near, PARAM_RE, TRT_WEIGHTS, async_full, ct2_load, cut_full, ggml_placed, ggml_room, host, kind,
                          metal_kv_weights, mps_full, preflight_room, preflight_weights_over, script_full, script_packed, stage, stage_said, sysmem_fallback, tf_kernel, torch, torch_full, tpu_full, trt_component, trt_free,
                          trt_kv_sizing, trt_kv_starved, vllm_loading, vllm_loading_cut)
+from .card_room import room_left
 from .native_runtimes import mnn_parameter
 from .rule_row import Rule
 from .should_fit import over_card
@@ -84,8 +85,10 @@ WEIGHTS = [
     # (round 113) not where the one failing request is itself over half the tiny card while PyTorch holds under a tenth of
     # it: the weights are in place and small, and that request is a working buffer (a load goes tensor by tensor, each well
     # under the card): the activations' 50%-of-the-card row reads it ((rev6 S4) its own test, predicates.big_request)
+    # (tri73) nor where the message's free figure is past a parameter's share of the card and the request is larger still:
+    # the card was not full, so what was placed did not fill it (card_room.room_left)
     R("weights-exceed-vram", 6.0, lambda x: x.tiny and not (x.req and big_request(x) and x.allocated is not None
-                                                       and x.allocated < TINY_HELD_SHARE * x.total),
+                                                       and x.allocated < TINY_HELD_SHARE * x.total) and not room_left(x),
       "the device has only {total:b}: an integrated GPU's carve-out (APU) or a very small card; the weights cannot fit"),
     R("weights-exceed-vram", 2.0, lambda x: (torch_full(x) or async_full(x)) and {"--gpu-only", "--highvram"} & x.f["args"],
       lambda x: f"{' '.join(sorted({'--gpu-only', '--highvram'} & x.f['args']))} keeps every model in VRAM at once, and they fill it"),

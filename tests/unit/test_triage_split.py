@@ -139,3 +139,20 @@ def test_cases_with_no_answer_are_counted_per_half_and_label():
     assert (got["even"]["no_answer"], got["even"]["no_answer_by_label"]) == (2, {"host-ram": 1, "other": 1})
     assert (got["odd"]["no_answer"], got["odd"]["no_answer_by_label"]) == (1, {"host-ram": 1})
     assert (got["all"]["no_answer"], got["all"]["no_answer_by_label"]) == (3, {"host-ram": 2, "other": 1})
+
+
+def test_only_one_study_replaces_its_own_entry_and_keeps_the_others():
+    # (task tri73) --only NAME: the named study's entry is new, every other entry is the file's as it was
+    previous = {"tw49": {"batches": 10, "score": {"x": 1}}, "tri72": {"batches": 11, "score": {"x": 2}},
+                "tri73": {"batches": 12, "score": {"x": 3}}}
+    out = S.merged(previous, {"tri73": {"batches": 13, "score": {"x": 4}}})
+    assert out == {"tw49": {"batches": 10, "score": {"x": 1}}, "tri72": {"batches": 11, "score": {"x": 2}},
+                   "tri73": {"batches": 13, "score": {"x": 4}}}
+    assert S.merged({"tw49": previous["tw49"]}, {"tri73": {"batches": 13}}) == {"tw49": previous["tw49"],
+                                                                              "tri73": {"batches": 13}}
+
+
+def test_only_names_a_listed_study(capsys):
+    with pytest.raises(SystemExit):
+        S.main(["--only", "no-such-study"])
+    assert "invalid choice: 'no-such-study'" in capsys.readouterr().err
