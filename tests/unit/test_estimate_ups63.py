@@ -224,11 +224,12 @@ def test_an_architecture_not_measured_counts_weights_and_image_and_says_so(tmp_p
     assert any("tile (not counted: the architecture's tile is not measured" in a for a in est["assumptions"])
 
 
-def test_a_model_file_not_found_keeps_its_named_line_and_no_phase(tmp_path):
+def test_a_model_file_not_found_is_missing_and_no_phase(tmp_path):
+    """ups64: a file named and not found is missing (the estimate incomplete), as a ControlNet's; before, only named."""
     wf, d = _hires(tmp_path, table=False)
     est = workflow.estimate_workflow(wf, d)
-    assert "pixel_upscale" not in est["phases"]
-    assert any("4x-UltraSharp.safetensors (UpscaleModelLoader: a pixel upscale model)" in a for a in est["assumptions"])
+    assert "pixel_upscale" not in est["phases"] and est["workflow"]["missing"] == ["4x-UltraSharp.safetensors"]
+    assert "not found under the models folder: 4x-UltraSharp.safetensors (UpscaleModelLoader.model_name)" in est["assumptions"]
 
 
 def test_the_upscale_model_stays_in_host_ram_between_phases(tmp_path):
