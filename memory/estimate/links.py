@@ -32,7 +32,8 @@ Followed (each source's widgets in UI order, ComfyUI 0.8.0):
   (pixel_upscale.scale_reader, built by workflow.read from the models folder); a model not found or not read: Unread,
   and a line names it.
 - an image a VAE decode makes (VAEDecode, VAEDecodeTiled: nodes.py:281, 307) of a latent followed back through the
-  samplers (KSampler, KSamplerAdvanced, SamplerCustom, SamplerCustomAdvanced: their latent_image) to a still-image latent
+  samplers (KSampler, KSamplerAdvanced, SamplerCustom, SamplerCustomAdvanced: their latent_image; this pack's Footprint
+  Estimate node, which passes its latent input through) to a still-image latent
   node's width, height and batch_size (latent_nodes.py, kind "size", no length), or to a VAEEncode of a known image: the
   hires fix's second pass (decode -> upscale model -> scale -> encode -> sampler) is sized so. The widget's size is the
   decoded one, as everywhere in the estimate (a side that is not a multiple of the VAE's factor is not rounded down).
@@ -55,6 +56,7 @@ DECODES = {"VAEDecode": "samples", "VAEDecodeTiled": "samples"}  # nodes.py:281,
 SAMPLED = {"KSampler": "latent_image", "KSamplerAdvanced": "latent_image", "SamplerCustom": "latent_image",
            "SamplerCustomAdvanced": "latent_image"}  # nodes.py:1529, 1557; nodes_custom_sampler.py:730, 926: same size out
 ENCODES = {"VAEEncode": "pixels", "VAEEncodeTiled": "pixels"}  # nodes.py:340, 353: the latent of their image
+PASSED = {"GPUGardenFootprintEstimate": "latent"}  # this pack's node (nodes/estimate.py): passes its latent through
 RESIZE = {"scale by multiplier": ("multiplier",), "scale dimensions": ("width", "height", "crop"),
           "scale longer dimension": ("longer_size",), "scale shorter dimension": ("shorter_size",),
           "scale width": ("width",), "scale height": ("height",), "scale total pixels": ("megapixels",),
@@ -385,8 +387,8 @@ def latent(v, ref, depth):
             raise Unread(f"{v.label(h)}, muted or bypassed")
         if t == "Reroute" and v.first_link:
             ref = v.first_link(h)
-        elif t in SAMPLED:
-            ref = v.link_of(h, SAMPLED[t])
+        elif t in SAMPLED or t in PASSED:
+            ref = v.link_of(h, SAMPLED.get(t) or PASSED[t])  # the Footprint Estimate node unlinked: no source, Unread
         elif t in ENCODES:
             return image(v, v.link_of(h, ENCODES[t]), depth)
         elif t in LATENT_NODES and LATENT_NODES[t].kind == "size" and {"width", "height"} <= set(

@@ -20,7 +20,8 @@ import pytest
 
 from gpu_garden.memory.errors import UserError
 from gpu_garden.memory.estimate import layouts, workflow, workflow_write
-from test_estimate_ups63 import _sparse, _tensors, compact, rrdb_old
+from support.upscale_models import compact, rrdb_old
+from test_estimate_ups63 import _sparse, _tensors
 
 torch = pytest.importorskip("torch")
 
@@ -115,6 +116,17 @@ def test_the_cli_json_reports_the_second_passs_size(tmp_path, capsys):
     assert rc == 0, err
     got = json.loads(out)
     assert (got["width"], got["height"]) == (1024, 1024)
+
+
+def test_the_footprint_estimate_node_in_the_latent_path_passes_the_first_pass_through(tmp_path):
+    """This pack's node between the latent and the first KSampler (its documented place: it passes the latent through,
+    nodes/estimate.py) does not hide the first pass's size: the second pass is still 1024 x 1024."""
+    wf = _api()
+    wf["20"] = {"class_type": "GPUGardenFootprintEstimate", "inputs": {"model": ["1", 0], "latent": ["2", 0],
+                                                                       "width": 1024, "height": 1024, "batch": 1}}
+    wf["3"]["inputs"]["latent_image"] = ["20", 0]
+    est = workflow.estimate_workflow(wf, _models(tmp_path))
+    assert (est["width"], est["height"]) == (1024, 1024)
 
 
 def test_a_typed_size_wins_and_the_upscale_takes_its_decode(tmp_path):
