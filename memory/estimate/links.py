@@ -353,7 +353,11 @@ def image(v, ref, depth):
         if t == "ResizeImageMaskNode":
             return _resize(v, h, depth)
         if t == "ImageUpscaleWithModel":
-            w, hh, b = image(v, v.link_of(h, "image"), depth)
+            try:
+                w, hh, b = image(v, v.link_of(h, "image"), depth)
+            except AreaOnly as exc:  # an image known by its area: the upscaled one's is scale^2 times it
+                s = _upscale_factor(v, h, depth)
+                raise AreaOnly(f"{v.label(h)}: x{s} of {exc}", exc.pixels * s * s, exc.batch) from None
             s = _upscale_factor(v, h, depth)
             return round(w * s), round(hh * s), b
         if t in DECODES:

@@ -152,6 +152,24 @@ def test_an_upscale_model_whose_scale_is_not_read_leaves_the_second_pass_unread_
     assert line and f"its upscale model {model} is not read" in line[0] and says in line[0], est["assumptions"]
 
 
+def test_an_image_known_by_its_area_is_upscaled_by_its_area(tmp_path):
+    """LoadImage with no input folder (its size not read) -> ImageScaleToTotalPixels 1 MP -> x4 -> VAEEncode: the encoded
+    image's area is 1,048,576 x 4^2 = 16,777,216 pixels, estimated as a square of it, 4096 x 4096 (old code: the family's
+    native size, SDXL's 1024 x 1024)."""
+    wf = {"1": {"class_type": "CheckpointLoaderSimple", "inputs": {"ckpt_name": "sdxl.safetensors"}},
+          "2": {"class_type": "LoadImage", "inputs": {"image": "photo.png"}},
+          "3": {"class_type": "ImageScaleToTotalPixels", "inputs": {"image": ["2", 0], "upscale_method": "lanczos",
+                                                                     "megapixels": 1.0}},
+          "5": {"class_type": "UpscaleModelLoader", "inputs": {"model_name": "4x-UltraSharp.safetensors"}},
+          "6": {"class_type": "ImageUpscaleWithModel", "inputs": {"upscale_model": ["5", 0], "image": ["3", 0]}},
+          "8": {"class_type": "VAEEncode", "inputs": {"pixels": ["6", 0], "vae": ["1", 2]}},
+          "9": {"class_type": "KSampler", "inputs": {"model": ["1", 0], "latent_image": ["8", 0], "cfg": 7.0}},
+          "10": {"class_type": "VAEDecode", "inputs": {"samples": ["9", 0], "vae": ["1", 2]}},
+          "11": {"class_type": "SaveImage", "inputs": {"images": ["10", 0]}}}
+    est = workflow.estimate_workflow(wf, _models(tmp_path))
+    assert (est["width"], est["height"]) == (4096, 4096)
+
+
 def test_a_decode_of_a_latent_not_followed_is_not_read(tmp_path):
     """A decode of a latent from a node the estimate does not follow (LatentUpscaleBy here): the second pass is not
     sized from the graph; the first pass's 512 x 512 stands."""
