@@ -16,7 +16,7 @@ KEY = "_image"  # where workflow.nodes() leaves the size among the node's widget
 # ImageUpscaleWithModel's image (comfy_extras/nodes_upscale_model.py:58): its size where the graph sets it, else "decode"
 # when a VAE decode gives it (the estimated latent's), under pixel_upscale.KEY (pixel_upscale.image_of reads it)
 UPSCALE = ("ImageUpscaleWithModel", "image", "_upscale_image")
-DECODES = ("VAEDecode", "VAEDecodeTiled")
+DECODED = "the decode of the graph's latent"  # the how of a decoded image's size
 
 
 def attach(v, h, t, w):
@@ -48,26 +48,37 @@ def largest(found):
     return max(found, key=lambda x: x[1][0] * x[1][1] * x[1][2]) if found else None
 
 
+def _maker(v, ref):
+    """The type of the node that makes the image on link ref, through Reroutes and subgraph inputs; None if unknown."""
+    for _ in range(links.MAX_DEPTH):
+        got = v.src(ref)
+        if got is links.SAVED or got[0] == "value":
+            return None
+        if got[0] == "ref":
+            ref = got[1]
+            continue
+        if v.kind(got[0]) == "Reroute" and v.first_link:
+            ref = v.first_link(got[0])
+            continue
+        return v.kind(got[0])
+    return None
+
+
 def _upscaled(v, h, w):
+    """The image ImageUpscaleWithModel receives: (w, h, batch, how) where the graph sets it; a VAE decode's is said as
+    DECODED (the estimate's typed size wins over it: pixel_upscale.image_of), or "decode" where its latent is not
+    followed (links.latent); None for another source not read."""
     try:
         ref = v.link_of(h, UPSCALE[1])
-        wv, hv, b = links.image(v, ref, 0)
-        w[UPSCALE[2]] = (int(wv), int(hv), b if isinstance(b, int) and b > 0 else 1, "the size the graph sets")
-    except (links.Unread, links.AreaOnly):
-        try:
-            for _ in range(links.MAX_DEPTH):  # through Reroutes to the node that makes the image
-                got = v.src(ref)
-                if got is links.SAVED or got[0] == "value":
-                    return
-                if got[0] == "ref":
-                    ref = got[1]
-                    continue
-                if v.kind(got[0]) == "Reroute" and v.first_link:
-                    ref = v.first_link(got[0])
-                    continue
-                w[UPSCALE[2]] = "decode" if v.kind(got[0]) in DECODES else None
-                return
-        except (TypeError, ValueError, AttributeError, KeyError, IndexError):
-            return
-    except (TypeError, ValueError, OverflowError, ZeroDivisionError, AttributeError, KeyError, IndexError):
+        maker = _maker(v, ref) if ref is not None else None
+    except (links.Unread, TypeError, ValueError, AttributeError, KeyError, IndexError):
         return
+    try:
+        wv, hv, b = links.image(v, ref, 0)
+        size = (int(wv), int(hv), b if isinstance(b, int) and b > 0 else 1)
+    except (links.Unread, TypeError, ValueError, OverflowError, ZeroDivisionError, AttributeError, KeyError, IndexError):
+        size = None  # links.AreaOnly is an Unread: a side not known
+    if maker in links.DECODES:
+        w[UPSCALE[2]] = size + (DECODED,) if size else "decode"
+    else:
+        w[UPSCALE[2]] = size + ("the size the graph sets",) if size else None

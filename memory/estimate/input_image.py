@@ -18,7 +18,8 @@ MAX_FRAMES = 10000  # more frames are not counted one by one (a stand-in batch i
 
 
 class NotRead(Exception):
-    """The image's size could not be read; the message says why."""
+    """The image's size (or, for pixel_upscale.scale_reader, an upscale model's scale) could not be read; the message
+    says why."""
 
 
 def split_annotation(name: str) -> tuple[str, str | None]:

@@ -26,10 +26,22 @@ Followed (each source's widgets in UI order, ComfyUI 0.8.0):
 - an image LoadImage / LoadImageOutput loads (nodes.py:1647, 1774), where the estimate was given a reader of its file's
   header (input_image.py: inside ComfyUI its input folder, on the command line --input-dir or the input folder beside
   --models-dir): its width, height and frames, EXIF rotation applied as ComfyUI does.
+- an image ImageUpscaleWithModel makes (comfy_extras/nodes_upscale_model.py:86, tiled_scale with upscale_amount =
+  the model's scale; comfy/utils.py:1027-1033 makes the output round(side x scale) a side, the batch kept): its input
+  image times the scale of the model its UpscaleModelLoader names, where the estimate was given a reader of that file
+  (pixel_upscale.scale_reader, built by workflow.read from the models folder); a model not found or not read: Unread,
+  and a line names it.
+- an image a VAE decode makes (VAEDecode, VAEDecodeTiled: nodes.py:281, 307) of a latent followed back through the
+  samplers (KSampler, KSamplerAdvanced, SamplerCustom, SamplerCustomAdvanced: their latent_image; this pack's Footprint
+  Estimate node, which passes its latent input through) to a still-image latent
+  node's width, height and batch_size (latent_nodes.py, kind "size", no length), or to a VAEEncode of a known image: the
+  hires fix's second pass (decode -> upscale model -> scale -> encode -> sampler) is sized so. The widget's size is the
+  decoded one, as everywhere in the estimate (a side that is not a multiple of the VAE's factor is not rounded down).
 ComfyUI 0.8.0 has no math-expression node: any other source (a custom node, an image whose file is not read, a muted node)
 is not read; the saved value stays and an assumption line names the widget and its source."""
 
 from . import input_image
+from .latent_nodes import LATENT_NODES, size_widgets, widget_names
 
 MAX_DEPTH = 32
 PRIMITIVES = ("PrimitiveInt", "PrimitiveFloat", "PrimitiveBoolean", "PrimitiveString", "PrimitiveStringMultiline")
@@ -38,7 +50,13 @@ WIDGETS = {"EmptyImage": ("width", "height", "batch_size", "color"), "ImageScale
            "ResizeImageMaskNode": ("resize_type",),
            "WanCameraEmbedding": ("camera_pose", "width", "height", "length", "speed", "fx", "fy", "cx", "cy"),
            "ImageScale": ("upscale_method", "width", "height", "crop"), "LoadImage": ("image", "upload"),
-           "LoadImageOutput": ("image", "refresh"), **{p: ("value",) for p in PRIMITIVES}}
+           "LoadImageOutput": ("image", "refresh"), "UpscaleModelLoader": ("model_name",),
+           **{p: ("value",) for p in PRIMITIVES}}
+DECODES = {"VAEDecode": "samples", "VAEDecodeTiled": "samples"}  # nodes.py:281, 307: their latent input
+SAMPLED = {"KSampler": "latent_image", "KSamplerAdvanced": "latent_image", "SamplerCustom": "latent_image",
+           "SamplerCustomAdvanced": "latent_image"}  # nodes.py:1529, 1557; nodes_custom_sampler.py:730, 926: same size out
+ENCODES = {"VAEEncode": "pixels", "VAEEncodeTiled": "pixels"}  # nodes.py:340, 353: the latent of their image
+PASSED = {"GPUGardenFootprintEstimate": "latent"}  # this pack's node (nodes/estimate.py): passes its latent through
 RESIZE = {"scale by multiplier": ("multiplier",), "scale dimensions": ("width", "height", "crop"),
           "scale longer dimension": ("longer_size",), "scale shorter dimension": ("shorter_size",),
           "scale width": ("width",), "scale height": ("height",), "scale total pixels": ("megapixels",),
@@ -79,8 +97,8 @@ class _UI:
     """The UI format: the top graph and each subgraph definition, their links as [id, src, src_slot, dst, dst_slot,
     type] lists (the top graph) or {id, origin_id, origin_slot, ...} objects (subgraphs, newer frontends)."""
 
-    def __init__(self, wf, read_image=None):
-        self.read_image, self.images_read = read_image, {}
+    def __init__(self, wf, read_image=None, read_upscale=None):
+        self.read_image, self.read_upscale, self.images_read = read_image, read_upscale, {}
         defs = wf.get("definitions") if isinstance(wf.get("definitions"), dict) else {}
         subs = [s for s in (defs.get("subgraphs") or []) if isinstance(s, dict) and isinstance(s.get("nodes"), list)] \
             if isinstance(defs.get("subgraphs"), list) else []
@@ -180,8 +198,8 @@ class _UI:
 class _API:
     """The API format: node id -> {class_type, inputs}, a link [source id, output index]."""
 
-    def __init__(self, prompt, read_image=None):
-        self.prompt, self.read_image, self.images_read = prompt, read_image, {}
+    def __init__(self, prompt, read_image=None, read_upscale=None):
+        self.prompt, self.read_image, self.read_upscale, self.images_read = prompt, read_image, read_upscale, {}
 
     @staticmethod
     def label(h):
@@ -222,9 +240,11 @@ def is_api_link(x) -> bool:
         and not isinstance(x[1], bool)
 
 
-def view(wf, read_image=None):
-    """The graph's view; read_image(name) -> (w, h, frames, how) reads a loaded image's size (input_image.py), or None."""
-    return _UI(wf, read_image) if isinstance(wf.get("nodes"), list) else _API(wf, read_image)
+def view(wf, read_image=None, read_upscale=None):
+    """The graph's view; read_image(name) -> (w, h, frames, how) reads a loaded image's size (input_image.py), or None;
+    read_upscale(name) -> scale reads an upscale model's factor (pixel_upscale.scale_reader), or None. Both raise
+    input_image.NotRead with the reason."""
+    return (_UI if isinstance(wf.get("nodes"), list) else _API)(wf, read_image, read_upscale)
 
 
 def value(v, ref, depth=0):
@@ -272,7 +292,8 @@ def widget(v, h, name, depth=0):
     ref = v.link_of(h, name)
     got = value(v, ref, depth) if ref is not None else SAVED
     if got is SAVED:
-        got = v.saved(h, name, WIDGETS.get(v.kind(h), ()))
+        t = v.kind(h)
+        got = v.saved(h, name, WIDGETS.get(t) or (tuple(widget_names(t)) if t in LATENT_NODES else ()))
     if got is SAVED:
         raise Unread(f"{v.label(h)}, no {name} value")
     return got
@@ -331,6 +352,16 @@ def image(v, ref, depth):
             return _total_pixels(v, h, depth)
         if t == "ResizeImageMaskNode":
             return _resize(v, h, depth)
+        if t == "ImageUpscaleWithModel":
+            try:
+                w, hh, b = image(v, v.link_of(h, "image"), depth)
+            except AreaOnly as exc:  # an image known by its area: the upscaled one's is scale^2 times it
+                s = _upscale_factor(v, h, depth)
+                raise AreaOnly(f"{v.label(h)}: x{s} of {exc}", exc.pixels * s * s, exc.batch) from None
+            s = _upscale_factor(v, h, depth)
+            return round(w * s), round(hh * s), b
+        if t in DECODES:
+            return latent(v, v.link_of(h, DECODES[t]), depth)
         if t == "FluxKontextImageScale":  # comfy_extras/nodes_flux.py:141-146: the preferred size nearest its aspect
             try:
                 w, hh, b = image(v, v.link_of(h, "image"), depth)
@@ -339,6 +370,73 @@ def image(v, ref, depth):
                                f"an image whose size the estimate does not know ({exc})", KONTEXT_MAX) from None
             return min((abs(w / hh - kw / kh), kw, kh) for kw, kh in KONTEXT_SIZES)[1:] + (b,)
         raise Unread(f"{v.label(h)}: an image whose size the estimate does not know")
+
+
+def latent(v, ref, depth):
+    """(width, height, batch) of the image a latent decodes to: followed back through the samplers to a still-image
+    latent node's widgets or to the image a VAEEncode encodes."""
+    while True:
+        depth += 1
+        if ref is None or depth > MAX_DEPTH:
+            raise Unread("a latent with no source" if ref is None else f"a chain of more than {MAX_DEPTH} links")
+        got = v.src(ref)
+        if got is SAVED or got[0] == "value":
+            raise Unread("the subgraph's latent input, not linked")
+        if got[0] == "ref":
+            ref = got[1]
+            continue
+        h, _ = got
+        t = v.kind(h)
+        if not v.active(h):
+            raise Unread(f"{v.label(h)}, muted or bypassed")
+        if t == "Reroute" and v.first_link:
+            ref = v.first_link(h)
+        elif t in SAMPLED or t in PASSED:
+            ref = v.link_of(h, SAMPLED.get(t) or PASSED[t])  # the Footprint Estimate node unlinked: no source, Unread
+        elif t in ENCODES:
+            return image(v, v.link_of(h, ENCODES[t]), depth)
+        elif t in LATENT_NODES and LATENT_NODES[t].kind == "size" and {"width", "height"} <= set(
+                size_widgets(t).values()) and "length" not in size_widgets(t).values():
+            got = {role: int(_num(widget(v, h, n, depth), f"{v.label(h)}.{n}")) for n, role in size_widgets(t).items()}
+            return got["width"], got["height"], got.get("batch", 1)
+        else:
+            raise Unread(f"{v.label(h)}: a latent whose size the estimate does not follow")
+
+
+def _upscale_factor(v, h, depth):
+    """The scale of the model ImageUpscaleWithModel h runs: its UpscaleModelLoader's file, read by v.read_upscale; the
+    name read or not goes to v.images_read (the estimate's notes) where it is not read."""
+    ref = v.link_of(h, "upscale_model")
+    for _ in range(MAX_DEPTH):
+        got = v.src(ref) if ref is not None else SAVED
+        if got is SAVED or got[0] == "value":
+            raise Unread(f"{v.label(h)}: its upscale model, not linked")
+        if got[0] == "ref":
+            ref = got[1]
+            continue
+        src = got[0]
+        if v.kind(src) == "Reroute" and v.first_link:
+            ref = v.first_link(src)
+            continue
+        if v.kind(src) != "UpscaleModelLoader" or not v.active(src):
+            raise Unread(f"{v.label(h)}: an upscale model from {v.label(src)}, which the estimate does not read")
+        name = widget(v, src, "model_name", depth)
+        break
+    else:
+        raise Unread(f"a chain of more than {MAX_DEPTH} links")
+    if not isinstance(name, str) or not name:
+        raise Unread(f"{v.label(src)}, no model named")
+    why = "no models folder to read it from" if v.read_upscale is None else None
+    if why is None:
+        try:
+            scale = v.read_upscale(name)
+        except input_image.NotRead as exc:
+            why = str(exc)
+    if why is not None:
+        v.images_read[("upscale", name)] = (f"{v.label(h)}: the size of the image it makes is not known: its upscale "
+                                           f"model {name} is not read ({why})")
+        raise Unread(f"{v.label(h)}: an image upscaled by {name}, whose scale the estimate does not know ({why})")
+    return scale
 
 
 def _loaded(v, h, depth):

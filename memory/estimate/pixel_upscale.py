@@ -21,7 +21,8 @@ import re
 
 from . import torch_file
 from .headers import read_tensors
-from .image_size import UPSCALE
+from .image_size import DECODED, UPSCALE
+from .input_image import NotRead
 from .weights import at_dtype_bytes
 from ..errors import UserError
 from ..units import fmt_bytes
@@ -155,39 +156,85 @@ def phase_inputs(model, image, how, assumptions) -> dict:
     return out
 
 
-def image_of(found, size, frames, batch):
+def image_of(found, size, frames, batch, typed=False):
     """(w, h, batch, how) of the image the largest ImageUpscaleWithModel receives: the size the graph sets for it
-    (image_size.attach), else the decode of the estimated latent (size: w x h), said as assumed unless its source is a
-    VAE decode. found: the nodes' widgets."""
-    sized = [x[KEY] for x in found if isinstance(x.get(KEY), tuple) and len(x[KEY]) == 4]
+    (image_size.attach; a VAE decode's, followed to its latent node: the hires fix's first pass, whatever size its second
+    pass is estimated at), else the decode of the estimated latent (size: w x h), said as assumed unless its source is a
+    VAE decode. found: the nodes' widgets. typed: the size was typed (--width, ...): a decode's image is the typed one."""
+    sized = [x[KEY] for x in found if isinstance(x.get(KEY), tuple) and len(x[KEY]) == 4
+             and not (typed and x[KEY][3] == DECODED)]
     if sized:
         return max(sized, key=lambda s: s[0] * s[1] * s[2])
-    decoded = any(x.get(KEY) == "decode" for x in found)
-    return (size[0], size[1], frames * batch, "the decode of the graph's latent" if decoded else
-            "assumed: the decode of the graph's latent; its image's source is not read")
+    decoded = any(x.get(KEY) == "decode" or isinstance(x.get(KEY), tuple) and x[KEY][3] == DECODED for x in found)
+    return (size[0], size[1], frames * batch, DECODED if decoded else
+            f"assumed: {DECODED}; its image's source is not read")
 
 
-def find(loaders, runs, models_dir, resolve, find_file, unusable_exc):
-    """(the upscale model read for the phase or None, [(loader, widgets)] left to the named line, notes). loaders: the
-    UpscaleModelLoader widgets; runs: whether an ImageUpscaleWithModel runs. The largest model found is counted."""
-    if not loaders or not runs:
-        return None, [("UpscaleModelLoader", w) for w in loaders], []
-    got, left, notes = [], [], []
-    for w in loaders:
-        name, p = w.get("model_name"), None
-        if isinstance(name, str) and name:
-            try:
-                p = resolve(FOLDERS, name) if resolve else find_file(models_dir, FOLDERS, name) if models_dir else None
-            except unusable_exc:
-                p = None
+def locate(name, models_dir, resolve, find_file, unusable_exc):
+    """(path or None, why or None) of the upscale model `name` in upscale_models/ (inside ComfyUI: resolve, its
+    folder_paths)."""
+    if not isinstance(name, str) or not name:
+        return None, None
+    try:
+        return (resolve(FOLDERS, name) if resolve else find_file(models_dir, FOLDERS, name) if models_dir else None), None
+    except unusable_exc as exc:  # a broken link: that file is reported
+        return None, str(exc)
+
+
+def scale_reader(models_dir, resolve, find_file, unusable_exc, cache):
+    """scale(name) -> the upscale factor of the model UpscaleModelLoader names (read_file's detect()), for links.image
+    (links.view's read_upscale: links never reads a file); raises input_image.NotRead with the reason where the file is
+    not found or its architecture not read. cache: {path: read_file()} shared with find()."""
+    def scale(name):
+        p, why = locate(name, models_dir, resolve, find_file, unusable_exc)
         if not p:
-            left.append(("UpscaleModelLoader", w))
+            raise NotRead(why or ("no models folder given" if not (models_dir or resolve) else
+                                  f"not found under the models folder (looked in {FOLDERS[0]}/)"))
+        try:
+            m = _read_cached(p, cache)
+        except (UserError, OSError) as exc:
+            raise NotRead(str(exc).removeprefix(str(p) + ": ")) from None
+        if not m["arch"]:
+            raise NotRead(f"its scale is not read: {m['why']}")
+        return m["arch"]["scale"]
+
+    return scale
+
+
+def _read_cached(p, cache):
+    if str(p) not in cache:
+        try:
+            cache[str(p)] = read_file(p)
+        except (UserError, OSError) as exc:
+            cache[str(p)] = exc
+    if isinstance(cache[str(p)], Exception):
+        raise cache[str(p)]
+    return cache[str(p)]
+
+
+def find(loaders, runs, models_dir, resolve, find_file, unusable_exc, cache=None):
+    """(the upscale model read for the phase or None, [(loader, widgets)] left to the named line, [(name, loader,
+    widget, folders, why)] named and not found, notes). loaders: the UpscaleModelLoader widgets; runs: whether an
+    ImageUpscaleWithModel runs (else nothing is read, as for any node that does not run). A file named and not found is
+    missing, as a side model's (side_models.find; ComfyUI refuses the prompt: get_full_path_or_raise,
+    nodes_upscale_model.py:35, and value_not_in_list before it). The largest model found is counted."""
+    if not loaders or not runs:
+        return None, [("UpscaleModelLoader", w) for w in loaders], [], []
+    got, left, missing, notes, cache = [], [], [], [], {} if cache is None else cache
+    for w in loaders:
+        name = w.get("model_name")
+        p, why = locate(name, models_dir, resolve, find_file, unusable_exc)
+        if not p:
+            if isinstance(name, str) and name and (models_dir or resolve):
+                missing.append((name, NODES[0], "model_name", FOLDERS, why))
+            else:
+                left.append((NODES[0], w))
             continue
         try:
-            got.append(read_file(p))
+            got.append(_read_cached(p, cache))
         except (UserError, OSError) as exc:
             notes.append(f"not counted: {name} (UpscaleModelLoader): {str(exc).removeprefix(str(p) + ': ')}")
     best = max(got, key=lambda m: m["weights"], default=None)
     if len(got) > 1:
         notes.append(f"{len(got)} pixel upscale models found: the largest, {best['name']}, is counted")
-    return best, left, notes
+    return best, left, missing, notes

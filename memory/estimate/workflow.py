@@ -41,12 +41,13 @@ def load(path) -> dict:
 
 
 def nodes(wf: dict, notes: list | None = None, whole: dict | None = None, read_image=None,
-          keyed: dict | None = None) -> list[tuple[str, dict]]:
+          read_upscale=None, keyed: dict | None = None) -> list[tuple[str, dict]]:
     """[(class name, {widget name: value})] for a UI-format (nodes with widgets_values) or API-format workflow;
     subgraph definitions included. A widget the estimate reads that is linked takes its source's value when the
     source is a constant (links.py); else the saved value stays (UI format; none in API format) and `notes` gets a
     line naming the widget and its source. whole: the prompt an API-format subset's links are followed in. read_image:
-    a loaded image's size reader (links.view); `notes` gets a line per image it read or could not. keyed: gets
+    a loaded image's size reader (links.view); `notes` gets a line per image it read or could not. read_upscale: an
+    upscale model's scale reader (links.view), so the image ImageUpscaleWithModel makes has a size. keyed: gets
     {(graph id, node id) (UI) or id (API, a string): (class name, widgets)} of the nodes read (control_feeds.py)."""
     out = []
     if isinstance(wf.get("nodes"), list):
@@ -61,7 +62,7 @@ def nodes(wf: dict, notes: list | None = None, whole: dict | None = None, read_i
         wf, grouped = group_nodes.expand(wf)  # legacy group nodes: their inner nodes, from extra.groupNodes
         if notes is not None:
             notes += grouped
-        v = links.view(wf, read_image)
+        v = links.view(wf, read_image, read_upscale)
         for gid, group in v.lists.items():
             for n in group:
                 if n.get("mode") in (2, 4):  # muted / bypassed
@@ -81,7 +82,7 @@ def nodes(wf: dict, notes: list | None = None, whole: dict | None = None, read_i
             notes += _not_reached(left)
             notes += v.images_read.values()
         return out
-    v = links.view(whole if isinstance(whole, dict) else wf, read_image)
+    v = links.view(whole if isinstance(whole, dict) else wf, read_image, read_upscale)
     runs, left = None if isinstance(whole, dict) else reach.api(wf), []  # None: no output node (or a chosen subset): whole
     for k, node in wf.items():
         if isinstance(node, dict) and "class_type" in node:
@@ -209,8 +210,9 @@ def read(wf: dict, models_dir, resolve=None, read_image=None) -> dict:
     files, missing, missing_checked, checked, cfgs, notes = [], [], [], [], [], []
     tiled, wdt, other, side = None, None, [], []
     graph = {"sizes": [], "resizes": [], "from_input": [], "families": {}, "notes": [], "images": [], **{n: [] for n in pixel_upscale.NODES}}
-    keyed = {}
-    for t, w in nodes(wf, graph["notes"], read_image=read_image, keyed=keyed):
+    upscale_models, keyed = {}, {}  # {path: read_file()}: each upscale model read once (its scale, its phase)
+    scale = pixel_upscale.scale_reader(models_dir, resolve, find_file, Unusable, upscale_models)
+    for t, w in nodes(wf, graph["notes"], read_image=read_image, read_upscale=scale, keyed=keyed):
         if t in LOADERS or t in CHECKED:
             for name, folders in LOADERS.get(t) or CHECKED[t]:
                 if not folders or not isinstance(w.get(name), str):
@@ -254,8 +256,9 @@ def read(wf: dict, models_dir, resolve=None, read_image=None) -> dict:
     other += unsized
     side, left, gone = side_models.find(side, models_dir, resolve)
     missing += gone  # a ControlNet named and not found: ComfyUI refuses the prompt, the estimate is incomplete
-    ups, up_left, up_notes = pixel_upscale.find(graph[pixel_upscale.NODES[0]], bool(graph[pixel_upscale.NODES[1]]),
-                                                models_dir, resolve, find_file, Unusable)
+    ups, up_left, up_gone, up_notes = pixel_upscale.find(graph[pixel_upscale.NODES[0]], bool(graph[pixel_upscale.NODES[1]]),
+                                                         models_dir, resolve, find_file, Unusable, upscale_models)
+    missing += up_gone  # an upscale model named and not found: ComfyUI refuses the prompt, as for a ControlNet
     other, files = other + left + up_left, files + side_models.components(side)  # a CLIP vision file: an encoder component
     sizes = graph["sizes"]
     size = max(sizes, key=lambda s: s[0] * s[1] * s[2] * s[3]) if sizes else None
@@ -469,7 +472,8 @@ def estimate_workflow(wf: dict, models_dir, width=None, height=None, frames=None
     stage1 = (w, h)
     w, h = _two_stage(info, comps, w, h, pol, used)
     if info["pixel_upscale"]:  # ImageUpscaleWithModel: a phase of its own on the image it receives (pixel_upscale.py)
-        *img, how = pixel_upscale.image_of(info["pixel_upscale"][1], (w, h), f, b)
+        *img, how = pixel_upscale.image_of(info["pixel_upscale"][1], (w, h), f, b,
+                                           typed=any(x is not None for x in (width, height, frames, batch)))
         pol["pixel_upscale"] = pixel_upscale.phase_inputs(info["pixel_upscale"][0], img, how, side_notes)
     families.check_vae_channels(comps)  # as `estimate FILE...`: the node's open-graph route shows it as text
     est = formula.estimate(comps, w, h, f, b,

@@ -15,46 +15,10 @@ import pytest
 from gpu_garden.memory.errors import UserError
 from gpu_garden.memory.estimate import layouts, phase_peaks, pixel_upscale, torch_file, workflow
 from gpu_garden.memory.estimate.spec import FRAGMENTATION
+from support.upscale_models import RRDB_FP32, RRDB_VALUES, compact, rrdb_old
 
 torch = pytest.importorskip("torch")
 REPO = Path(__file__).resolve().parents[2]
-
-# RRDBNet x4, 23 blocks, nf 64, gc 32, by hand:
-#   conv_first 3->64 3x3: 64*3*9 + 64 = 1,792
-#   one RDB: conv1 64->32 18,464; conv2 96->32 27,680; conv3 128->32 36,896; conv4 160->32 46,112; conv5 192->64 110,656
-#            = 239,808; one RRDB = 3 RDBs = 719,424; 23 RRDBs = 16,546,752
-#   trunk, upconv1, upconv2, HRconv 64->64: 4 x 36,928 = 147,712
-#   conv_last 64->3: 3*64*9 + 3 = 1,731                      total 16,697,987 values; fp32 (as spandrel holds it) x4
-RRDB_VALUES = 1_792 + 16_546_752 + 147_712 + 1_731
-RRDB_FP32 = 66_791_948
-RDB = ((32, 64), (32, 96), (32, 128), (32, 160), (64, 192))
-
-
-def rrdb_old(dtype="F16"):
-    """ESRGAN's old keys (4x-UltraSharp, NMKD): model.0, model.1.sub.N.RDBr.convc.0, model.1.sub.23, model.3/6 (the two
-    upsampling convs), model.8, model.10: get_seq_len("model") = 11, log2(scale) = (11 - 5) // 3 = 2."""
-    t = {"model.0.weight": (dtype, [64, 3, 3, 3]), "model.0.bias": (dtype, [64])}
-    for i in range(23):
-        for r in (1, 2, 3):
-            for c, (o, n) in enumerate(RDB, 1):
-                t[f"model.1.sub.{i}.RDB{r}.conv{c}.0.weight"] = (dtype, [o, n, 3, 3])
-                t[f"model.1.sub.{i}.RDB{r}.conv{c}.0.bias"] = (dtype, [o])
-    for k in ("model.1.sub.23", "model.3", "model.6", "model.8"):
-        t[k + ".weight"], t[k + ".bias"] = (dtype, [64, 64, 3, 3]), (dtype, [64])
-    t["model.10.weight"], t["model.10.bias"] = (dtype, [3, 64, 3, 3]), (dtype, [3])
-    return t
-
-
-def compact(dtype="F32"):
-    """realesr-general-x4v3: body.0 conv 3->64 (1,792), 33 PReLUs (33 x 64 = 2,112), 32 convs 64->64 (32 x 36,928 =
-    1,181,696), body.66 conv 64->48 = 3 x 4^2 (27,696): 1,213,296 values, scale 4."""
-    t = {"body.0.weight": (dtype, [64, 3, 3, 3]), "body.0.bias": (dtype, [64])}
-    for i in range(1, 66, 2):
-        t[f"body.{i}.weight"] = (dtype, [64])
-        if i + 1 < 66:
-            t[f"body.{i + 1}.weight"], t[f"body.{i + 1}.bias"] = (dtype, [64, 64, 3, 3]), (dtype, [64])
-    t["body.66.weight"], t["body.66.bias"] = (dtype, [48, 64, 3, 3]), (dtype, [48])
-    return t
 
 
 def _sparse(table, path):
@@ -224,11 +188,12 @@ def test_an_architecture_not_measured_counts_weights_and_image_and_says_so(tmp_p
     assert any("tile (not counted: the architecture's tile is not measured" in a for a in est["assumptions"])
 
 
-def test_a_model_file_not_found_keeps_its_named_line_and_no_phase(tmp_path):
+def test_a_model_file_not_found_is_missing_and_no_phase(tmp_path):
+    """ups64: a file named and not found is missing (the estimate incomplete), as a ControlNet's; before, only named."""
     wf, d = _hires(tmp_path, table=False)
     est = workflow.estimate_workflow(wf, d)
-    assert "pixel_upscale" not in est["phases"]
-    assert any("4x-UltraSharp.safetensors (UpscaleModelLoader: a pixel upscale model)" in a for a in est["assumptions"])
+    assert "pixel_upscale" not in est["phases"] and est["workflow"]["missing"] == ["4x-UltraSharp.safetensors"]
+    assert "not found under the models folder: 4x-UltraSharp.safetensors (UpscaleModelLoader.model_name)" in est["assumptions"]
 
 
 def test_the_upscale_model_stays_in_host_ram_between_phases(tmp_path):

@@ -4,9 +4,10 @@ to POST /gpu_garden/estimate/workflow and shows the answer, an incomplete graph,
 import json
 
 from support.comfy_host import CHECKPOINT
+from support.upscale_models import rrdb_old, write as write_upscale_model
 from support.web import show_node
 from web.conftest import open_comfy
-from web.test_estimate_node import NODE, estimate_only, face_fits, run_and_wait
+from web.test_estimate_node import NODE, estimate_only, face_fits, fmt_gib, run_and_wait, workflow
 
 ROOT = "window.app.graph.getNodeById(id).__ggEstimate"
 TIERS = [8, 12, 16, 24, 32, 48, 80]  # memory/estimate/spec.CARD_TIERS_GB, as the route test pins them
@@ -170,6 +171,66 @@ def test_the_button_estimates_the_open_graph_before_it_runs(comfy_page, comfy_ho
     assert face(page, node_id, "gg-estimate-graph-verdict") == "INCOMPLETE"
     assert face(page, node_id, "gg-estimate-graph-missing") == "incomplete: gg_absent_vae.safetensors not found"
     assert face(page, node_id, "gg-estimate-graph-tiers") == "per card tier: not judged (the estimate is incomplete)"
+    assert console.from_pack() == [], console.from_pack()
+    assert console.unexpected() == [], console.unexpected()
+
+
+UPSCALER = "gg_4x_ups64.safetensors"
+
+
+def hires_fix(upscaler=UPSCALER) -> dict:
+    """The node's SD1.5 graph at 512 x 512 (the node in the latent path, as it passes the latent through), then the hires
+    fix with an upscale model: VAE Decode -> Upscale Image (using Model) -> Upscale Image By 0.5 -> VAE Encode ->
+    KSampler at denoise 0.5 -> VAE Decode -> Save Image."""
+    p = workflow(8.0, "formula")
+    p["5"]["inputs"].update(width=512, height=512)
+    second = dict(p["3"]["inputs"], latent_image=["33", 0], denoise=0.5)
+    p.update({"30": {"class_type": "UpscaleModelLoader", "inputs": {"model_name": upscaler}},
+              "31": {"class_type": "ImageUpscaleWithModel", "inputs": {"upscale_model": ["30", 0], "image": ["8", 0]}},
+              "32": {"class_type": "ImageScaleBy", "inputs": {"image": ["31", 0], "upscale_method": "lanczos", "scale_by": 0.5}},
+              "33": {"class_type": "VAEEncode", "inputs": {"pixels": ["32", 0], "vae": ["4", 2]}},
+              "34": {"class_type": "KSampler", "inputs": second},
+              "35": {"class_type": "VAEDecode", "inputs": {"samples": ["34", 0], "vae": ["4", 2]}},
+              "36": {"class_type": "SaveImage", "inputs": {"filename_prefix": "gg", "images": ["35", 0]}}})
+    return p
+
+
+def test_the_open_graph_with_an_upscale_model_shows_its_pixel_upscale_row(comfy_page, comfy_host):
+    """ups64: an x4 RRDBNet header in the host's upscale_models/ (tests/support/upscale_models.py). The button's answer
+    (the route, ComfyUI's folders) has the pixel_upscale phase and samples the second pass at 512 x 4 x 0.5 = 1024; the
+    open graph's section says 1024×1024 and names the upscale among its assumptions; and the node's face, drawing that
+    answer as it draws a run's (estimate.js render), shows the "pixel upscale" row with its figure. With the file gone the
+    answer is INCOMPLETE and names it."""
+    page, console = comfy_page
+    write_upscale_model(rrdb_old(), comfy_host.base / "models" / "upscale_models" / UPSCALER)
+    node_id = load(page, hires_fix())
+    click_estimate(page, node_id, "gg-estimate-graph-verdict")
+    ans = page.evaluate("() => window.__gpuGarden.lastGraphEstimate")
+    direct = comfy_host.post("/gpu_garden/estimate/workflow",
+                             {"workflow": page.evaluate("() => window.app.graph.serialize()"), "vram_gb": 8})
+    assert (ans["width"], ans["height"]) == (1024, 1024) and ans["missing"] == [], ans
+    assert ans["phases"]["pixel_upscale"] == direct["phases"]["pixel_upscale"] > 2 ** 31  # a 512 tile: 2.00 GiB
+    text = page.evaluate(f"(id) => {ROOT}.querySelector('[data-testid=gg-estimate-graph]').innerText", node_id)
+    assert "Stable Diffusion 1.x (sd1) · 1024×1024 · batch 1" in text, text
+    assumed = page.evaluate(f"(id) => [...{ROOT}.querySelectorAll('[data-testid=gg-estimate-graph-assumptions] div')]"
+                            ".map(e => e.textContent)", node_id)
+    line = [a for a in assumed if a.startswith(f"· pixel upscale (ImageUpscaleWithModel): {UPSCALER} (ESRGAN x4")]
+    assert line and "on a 512x512 image (the decode of the graph's latent) to 2048x2048" in line[0], assumed
+    row = page.evaluate("""async (ans) => {
+        const m = await import('/extensions/comfyui-gpu-garden/estimate.js');
+        const root = document.createElement('div');
+        m.render(root, ans);
+        const rows = [...root.querySelectorAll('[data-phase]')].map(e => e.dataset.phase);
+        const r = root.querySelector('[data-phase=pixel_upscale]');
+        return [rows, r ? r.innerText : null];
+    }""", ans)
+    assert row[0][-1] == "pixel_upscale" and "vae_decode" in row[0], row  # after the decode, as the phases run
+    assert row[1].startswith("pixel upscale") and row[1].rstrip().endswith(fmt_gib(ans["phases"]["pixel_upscale"])), row
+
+    node_id = load(page, hires_fix("gg_4x_not_here.pth"))
+    click_estimate(page, node_id, "gg-estimate-graph-missing")
+    assert face(page, node_id, "gg-estimate-graph-verdict") == "INCOMPLETE"
+    assert face(page, node_id, "gg-estimate-graph-missing") == "incomplete: gg_4x_not_here.pth not found"
     assert console.from_pack() == [], console.from_pack()
     assert console.unexpected() == [], console.unexpected()
 
