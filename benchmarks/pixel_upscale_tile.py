@@ -15,6 +15,20 @@ from this file: tests/unit/test_estimate_ups63.py checks they agree).
   compact_4x_64nf_32nc       SRVGGNetCompact x4, 32 convs: realesr-general-x4v3
   compact_4x_64nf_16nc       SRVGGNetCompact x4, 16 convs: realesr-animevideov3
   compact_2x_64nf_16nc       SRVGGNetCompact x2
+  span_4x_48nf / span_2x_48nf  SPAN, 48 features (4x-ClearRealityV1, 2xNomosUni_span) (arch64, as each below)
+  swinir_m_4x_classical / swinir_m_2x_classical  SwinIR-M classical SR (001_classicalSR_DF2K_s64w8_SwinIR-M_x4/x2)
+  swinir_m_4x_real           SwinIR-M real-world SR, nearest+conv upsampler (003_realSR_BSRGAN_DFO_s64w8_SwinIR-M_x4_GAN)
+  swinir_l_4x_real           SwinIR-L real-world SR (003_realSR_BSRGAN_DFOWMFC_s64w8_SwinIR-L_x4_GAN: 240 wide, 9 groups, 8 heads)
+  swinir_s_4x_light          SwinIR lightweight (002_lightweightSR_DIV2K_s64w8_SwinIR-S_x4: 60 wide, pixelshuffledirect)
+  hat_4x / hat_2x            HAT (HAT_SRx4 / x2: 180 wide, window 16, overlap 0.5)
+  hat_l_4x                   HAT-L (HAT-L_SRx4: 12 groups; the peak is in one group: the same per-pixel figure as HAT)
+  hat_s_4x                   HAT-S (HAT-S_SRx4: 144 wide, compress 24, squeeze 24)
+  dat_4x / dat_2x            DAT (DAT_x4 / x2, 4xNomos8kDAT: 180 wide, split 8x32, expansion 4)
+  dat_s_4x                   DAT-S (split 8x16, expansion 2)
+  dat_2_4x                   DAT-2 (split 8x32, expansion 2: 4xRealWebPhoto_v4_dat2)
+  dat_light_4x               DAT-light (60 wide, one group of 18, pixelshuffledirect)
+  For each: the key estimate/upscale_archs.py reads from the state dict's shapes (pixel_upscale.detect), so the table
+  there is checked against the classes that made these figures.
 
     COMFYUI_PYTHON=... $COMFYUI_PYTHON benchmarks/pixel_upscale_tile.py   (ComfyUI's Python: spandrel and torch)
 """
@@ -32,7 +46,12 @@ load_pack()
 import torch  # noqa: E402
 from spandrel import ModelLoader  # noqa: E402
 from spandrel.architectures.Compact import Compact  # noqa: E402
+from spandrel.architectures.DAT import DAT  # noqa: E402
 from spandrel.architectures.ESRGAN import ESRGAN  # noqa: E402
+from spandrel.architectures.HAT import HAT  # noqa: E402
+from spandrel.architectures.SPAN import SPAN  # noqa: E402
+from spandrel.architectures.SPAN.__arch import span as span_arch  # noqa: E402
+from spandrel.architectures.SwinIR import SwinIR  # noqa: E402
 
 from gpu_garden.memory.estimate import pixel_upscale  # noqa: E402
 from gpu_garden.memory.trace import tracer  # noqa: E402
@@ -48,13 +67,49 @@ CONFIGS = {
     "compact_4x_64nf_32nc": lambda: Compact(num_in_ch=3, num_out_ch=3, num_feat=64, num_conv=32, upscale=4),
     "compact_4x_64nf_16nc": lambda: Compact(num_in_ch=3, num_out_ch=3, num_feat=64, num_conv=16, upscale=4),
     "compact_2x_64nf_16nc": lambda: Compact(num_in_ch=3, num_out_ch=3, num_feat=64, num_conv=16, upscale=2),
+    "span_4x_48nf": lambda: SPAN(num_in_ch=3, num_out_ch=3, feature_channels=48, upscale=4),
+    "span_2x_48nf": lambda: SPAN(num_in_ch=3, num_out_ch=3, feature_channels=48, upscale=2),
+    "swinir_m_4x_classical": lambda: _swinir(4, "pixelshuffle"),
+    "swinir_m_2x_classical": lambda: _swinir(2, "pixelshuffle"),
+    "swinir_m_4x_real": lambda: _swinir(4, "nearest+conv"),
+    "swinir_l_4x_real": lambda: _swinir(4, "nearest+conv", embed_dim=240, depths=[6] * 9, num_heads=[8] * 9,
+                                        resi_connection="3conv"),
+    "swinir_s_4x_light": lambda: _swinir(4, "pixelshuffledirect", embed_dim=60, depths=[6] * 4, num_heads=[6] * 4),
+    "hat_4x": lambda: _hat(4),
+    "hat_2x": lambda: _hat(2),
+    "hat_l_4x": lambda: _hat(4, depths=[6] * 12, num_heads=[6] * 12),
+    "hat_s_4x": lambda: _hat(4, embed_dim=144, compress_ratio=24, squeeze_factor=24),
+    "dat_4x": lambda: _dat(4),
+    "dat_2x": lambda: _dat(2),
+    "dat_s_4x": lambda: _dat(4, split_size=[8, 16], expansion_factor=2.0),
+    "dat_2_4x": lambda: _dat(4, expansion_factor=2.0),
+    "dat_light_4x": lambda: _dat(4, embed_dim=60, depth=[18], num_heads=[6], expansion_factor=2.0,
+                                 resi_connection="3conv", upsampler="pixelshuffledirect"),
 }
 
 
+def _swinir(scale, upsampler, **kw):
+    cfg = dict(img_size=64, window_size=8, img_range=1.0, depths=[6] * 6, embed_dim=180, num_heads=[6] * 6, mlp_ratio=2,
+               resi_connection="1conv")
+    return SwinIR(upscale=scale, in_chans=3, upsampler=upsampler, **{**cfg, **kw})
+
+
+def _hat(scale, **kw):
+    cfg = dict(img_size=64, window_size=16, compress_ratio=3, squeeze_factor=30, conv_scale=0.01, overlap_ratio=0.5,
+               img_range=1.0, depths=[6] * 6, embed_dim=180, num_heads=[6] * 6, mlp_ratio=2, resi_connection="1conv")
+    return HAT(upscale=scale, in_chans=3, upsampler="pixelshuffle", **{**cfg, **kw})
+
+
+def _dat(scale, **kw):
+    cfg = dict(img_size=64, embed_dim=180, split_size=[8, 32], depth=[6] * 6, num_heads=[6] * 6, expansion_factor=4.0,
+               resi_connection="1conv", upsampler="pixelshuffle")
+    return DAT(upscale=scale, in_chans=3, **{**cfg, **kw})
+
+
 def measure(build) -> dict:
-    with torch.device("meta"):
-        shapes = {k: v.shape for k, v in build().state_dict().items()}
-    sd = {k: torch.zeros(s, dtype=torch.float16) for k, s in shapes.items()}  # an fp16 file's state dict
+    # an fp16 file's state dict, its integer buffers kept (DAT's loader reads its split window from rpe_biases' values)
+    sd = {k: v.to(torch.float16) if v.is_floating_point() else v for k, v in build().state_dict().items()}
+    header = {k: (str(v.dtype), list(v.shape)) for k, v in sd.items()}  # what the estimate reads from a file
     d = ModelLoader().load_from_state_dict(sd).eval()
     module_size = sum(t.nbytes for t in d.model.state_dict().values())  # model_management.module_size
     tiles = {}
@@ -62,14 +117,24 @@ def measure(build) -> dict:
         r = tracer.trace(d.model, torch.empty(1, 3, t, t), call=d)
         tiles[str(t)] = {"activations_peak": r["activations_peak"], "weights": r["weights"], "at": r["at"]["module"],
                          "bytes_per_pixel": r["activations_peak"] / (t * t)}
+    read = pixel_upscale.detect(header)
     return {"architecture": d.architecture.id, "scale": d.scale, "tags": d.tags, "loaded_dtype": str(d.dtype),
+            "read": {"arch": read["arch"], "scale": read["scale"], "key": read.get("key")} if read else None,
             "module_size": module_size, "values": sum(int(v.numel()) for v in sd.values()), "tiles": tiles,
             "bytes_per_pixel": tiles["512"]["bytes_per_pixel"],
             "linear_in_tile_area": len({v["bytes_per_pixel"] for v in tiles.values()}) == 1}
 
 
 def main() -> int:
+    # SPAN's eval forward re-fuses each Conv3XC's kernels (span.py update_params: a few kernel-sized tensors, no
+    # activation) by assigning .data, which fake tensors refuse: the fused kernels are the built ones, kept as they are
+    span_arch.Conv3XC.update_params = lambda self: None
     configs = {name: measure(build) for name, build in CONFIGS.items()}
+    keys = {}
+    for name, c in configs.items():  # one figure a key: a key that two different peaks share misses a number
+        k = json.dumps(c["read"] and c["read"]["key"])
+        if c["read"] and c["read"]["key"] and keys.setdefault(k, c["bytes_per_pixel"]) != c["bytes_per_pixel"]:
+            raise SystemExit(f"{name}: key {k} has {c['bytes_per_pixel']} and {keys[k]} bytes per pixel")
     data = {"torch": torch.__version__, "spandrel": __import__("spandrel").__version__, "tiles": list(TILES),
             "configs": configs,
             # ComfyUI's memory_required (pixel_upscale.comfy_request): its tile term for one unit of scale, and an x4

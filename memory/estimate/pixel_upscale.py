@@ -19,7 +19,7 @@ import math
 import os
 import re
 
-from . import torch_file
+from . import torch_file, upscale_archs
 from .headers import read_tensors
 from .image_size import DECODED, UPSCALE
 from .input_image import NotRead
@@ -84,7 +84,7 @@ def detect(table) -> dict | None:
                         "unshuffle": False}
         return None
     else:
-        return None
+        return upscale_archs.detect(table)  # SPAN, SwinIR, HAT, DAT (arch64)
     scale, in_nc, out_nc = 2 ** max(log2, 0), first[1], last[0]
     shuffle = int(math.isqrt(in_nc // out_nc)) if in_nc in (out_nc * 4, out_nc * 16) else 0
     return {"arch": "ESRGAN", "scale": scale // shuffle if shuffle else scale, "features": first[0],
@@ -95,6 +95,8 @@ def per_pixel(arch) -> int | None:
     """Traced activation bytes per input pixel of a tile for this architecture, None where not measured."""
     if not arch:
         return None
+    if "key" in arch:
+        return upscale_archs.per_pixel(arch)
     key = (arch["arch"], arch["features"], None if arch["arch"] == "Compact" else arch["scale"], arch["unshuffle"])
     return TILE_BYTES_PER_PIXEL.get(key)
 
@@ -115,7 +117,8 @@ def read_file(path) -> dict:
     except (KeyError, IndexError, TypeError, ValueError, ZeroDivisionError):  # a partial or malformed layout
         arch = None
     return {"name": name, "weights": at_dtype_bytes(table, FP32), "arch": arch,
-            "why": why or (None if arch else "its keys are not ESRGAN's (RRDBNet) or SRVGGNetCompact's")}
+            "why": why or (None if arch else "its keys are none of ESRGAN's (RRDBNet), SRVGGNetCompact's, SPAN's, SwinIR's, "
+                                      "HAT's or DAT's")}
 
 
 def comfy_request(weights, scale, image) -> int:
@@ -145,7 +148,7 @@ def phase_inputs(model, image, how, assumptions) -> dict:
            "comfy_request": comfy_request(model["weights"], scale or 1, image), "retry": retry,
            "out": [w * scale, h * scale, b] if scale else None, "name": model["name"]}
     what = (f"{arch['arch']} x{scale}, {arch['features']} features" + (", unshuffled input" if arch["unshuffle"] else "")
-            ) if arch else "architecture not read"
+            + (f", {arch['variant']}" if arch.get("variant") else "")) if arch else "architecture not read"
     assumptions.append(
         f"pixel upscale (ImageUpscaleWithModel): {model['name']} ({what}; {fmt_bytes(out['weights'])} in fp32) on a "
         f"{w}x{h}" + (f" x{b}" if b > 1 else "") + f" image ({how})" + (f" to {w * scale}x{h * scale}" if scale else "")
