@@ -138,7 +138,7 @@ def test_a_typed_size_wins_and_the_upscale_takes_its_decode(tmp_path):
 
 
 @pytest.mark.parametrize("model, says", [
-    ("SwinIR.safetensors", "its scale is not read: its keys are not ESRGAN's"),
+    ("SwinIR.safetensors", "its scale is not read: its keys are none of ESRGAN's"),
     ("not-here.pth", "not found under the models folder"),
 ])
 def test_an_upscale_model_whose_scale_is_not_read_leaves_the_second_pass_unread_and_says_so(tmp_path, model, says):
