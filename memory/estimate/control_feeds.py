@@ -14,13 +14,11 @@ base pass stays out); another sampler ends the walk (its output is a latent). Th
 sampler's set. side_models.phase_figures counts the sample phase's for one set, the largest; a ControlNet no sampler
 reaches (a custom sampler's, a legacy group node's) is put in every set, so a graph with one sampler counts every
 ControlNet, as before."""
-from . import reach
+from . import reach, sampler_nodes
 from .side_models import CONTROLNETS, SIDE, owner_of
 
-# each sampler's conditioning inputs (nodes.py KSampler / KSamplerAdvanced; comfy_extras/nodes_custom_sampler.py
-# SamplerCustom's positive/negative, SamplerCustomAdvanced's guider: a CFGGuider / BasicGuider holding them)
-SAMPLERS = {"KSampler": ("positive", "negative"), "KSamplerAdvanced": ("positive", "negative"),
-            "SamplerCustom": ("positive", "negative"), "SamplerCustomAdvanced": ("guider",)}
+# each sampler's conditioning inputs (sampler_nodes.py: SamplerCustomAdvanced's guider holds them)
+SAMPLERS = {t: s.conditioning for t, s in sampler_nodes.SAMPLERS.items()}
 # Apply ControlNet nodes: the inputs that carry this sampler's ControlNets
 APPLY = {"ControlNetApply": ("conditioning", "control_net"),
          **{t: ("positive", "negative", "control_net") for t in

@@ -10,7 +10,7 @@ import os
 from pathlib import Path
 
 from . import (control_feeds, families, formula, group_nodes, hunyuan3d, image_size, latent_upscale, links, pipelines,
-               pixel_upscale, reach, side_models, spec)
+               pixel_upscale, reach, sampler_nodes, side_models, spec)
 from .latent_nodes import LATENT_NODES, size_widgets, widget_names
 from .model_files import (CHECKED, FOLDER_ROLES, LOADER_ROLES, LOADERS, NOT_COUNTED, NOT_FOLLOWED_NAMES, Unusable,
                           find_file, has_model_folders, not_followed)
@@ -18,7 +18,8 @@ from ..errors import UserError
 
 MAX_WORKFLOW_BYTES = 32 << 20
 
-SAMPLERS = {"KSampler": 3, "KSamplerAdvanced": 4, "SamplerCustom": 3}  # UI widget index of cfg (after seed's control widget)
+# UI widget index of cfg (after seed's control widget), of the samplers with a cfg widget (sampler_nodes.py)
+SAMPLERS = {t: s.cfg_widget for t, s in sampler_nodes.SAMPLERS.items() if s.cfg_widget is not None}
 CPU_TE = "text encoders on the CPU (loader device: cpu)"
 WEIGHT_DTYPE = {"fp8_e4m3fn": "fp8", "fp8_e4m3fn_fast": "fp8", "fp8_e5m2": "fp8"}
 
