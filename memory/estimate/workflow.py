@@ -289,7 +289,8 @@ def read(wf: dict, models_dir, resolve=None, read_image=None) -> dict:
             "input_image": image_size.largest(graph["images"]), "not_followed": sorted({t for t, _ in other}), "side": side,
             "pixel_upscale": (ups, graph[pixel_upscale.NODES[1]]) if ups else None,
             "latent_upscale": _upscaler(checked, staged) if graph.get("upscale") else None,
-            "text_tokens": graph.get("text_tokens"), "control_samplers": control_feeds.owner_sets(wf, keyed)}
+            "text_tokens": graph.get("text_tokens"), "control_samplers": control_feeds.owner_sets(wf, keyed),
+            "control_sizes": control_feeds.latents(wf, read_image, scale)}
 
 
 def _upscaler(checked, missing=()):
@@ -472,6 +473,10 @@ def estimate_workflow(wf: dict, models_dir, width=None, height=None, frames=None
     info["notes"] += other
     stage1 = (w, h)
     w, h = _two_stage(info, comps, w, h, pol, used)
+    if info["control_sizes"] and not (width or height) and f == 1:  # each sampler's own size, where the graph's is used
+        pol["control_sizes"] = {"of": (w, h), "samplers": [s for s, _ in info["control_sizes"]]}
+        side_notes += control_feeds.size_note(info["control_samplers"], info["control_sizes"], pol["side_models"],
+                                              (w, h))
     if info["pixel_upscale"]:  # ImageUpscaleWithModel: a phase of its own on the image it receives (pixel_upscale.py)
         *img, how = pixel_upscale.image_of(info["pixel_upscale"][1], (w, h), f, b,
                                            typed=any(x is not None for x in (width, height, frames, batch)))
