@@ -472,9 +472,11 @@ def estimate_workflow(wf: dict, models_dir, width=None, height=None, frames=None
     stage1 = (w, h)
     w, h = _two_stage(info, comps, w, h, pol, used)
     if info["pixel_upscale"]:  # ImageUpscaleWithModel: a phase of its own on the image it receives (pixel_upscale.py)
-        *img, how = pixel_upscale.image_of(info["pixel_upscale"][1], (w, h), f, b,
-                                           typed=any(x is not None for x in (width, height, frames, batch)))
-        pol["pixel_upscale"] = pixel_upscale.phase_inputs(info["pixel_upscale"][0], img, how, side_notes)
+        model, img, how, step_notes = pixel_upscale.step(*info["pixel_upscale"], (w, h), f, b,
+                                                         typed_size=width is not None or height is not None,
+                                                         typed_batch=frames is not None or batch is not None)
+        pol["pixel_upscale"] = pixel_upscale.phase_inputs(model, img, how, side_notes)
+        side_notes += step_notes
     families.check_vae_channels(comps)  # as `estimate FILE...`: the node's open-graph route shows it as text
     est = formula.estimate(comps, w, h, f, b,
                            cfg=("on" if info["cfg"] else info["cfg"]) if cfg is None else cfg, policy=pol)  # cfg > 1: CFG on
