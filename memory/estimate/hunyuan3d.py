@@ -19,6 +19,7 @@ IMAGE_ENCODER_PREFIX = "conditioner.main_image_encoder.model."
 # a key only a Hunyuan3D DiT has (model_detection.py:497, 512), under the checkpoint's model. prefix or without it
 DM_KEYS = ("latent_in.weight", "t_embedder.mlp.2.weight")
 VAE_KEY = "geo_decoder.cross_attn_decoder.ln_1.bias"  # comfy/sd.py's ShapeVAE branch
+BLOCK_21 = "hunyuan3d-2.1"  # detect()'s arch block of 2.1's HunYuanDiTPlain (2.0's is "flux")
 VAE_KIND = "hunyuan3d-shape"  # its families.vae_kind: decodes the 64-channel latent (latent_formats.Hunyuan3Dv2*)
 
 # variant id -> (ComfyUI 0.8.0 model config class, the DiT's key it is detected by, double blocks it has (None: any))
@@ -90,10 +91,60 @@ def detect(t: dict) -> dict | None:
                 continue
             d = t["x_embedder.weight"][1][0]
             ctx = t.get("blocks.0.attn2.to_k.weight", (None, (d, 1024)))[1][1]
-            arch = {"hidden": d, "depth": _count(t, "blocks."), "heads": 16, "ffn": 4 * d, "block": "hunyuan3d-2.1",
+            arch = {"hidden": d, "depth": _count(t, "blocks."), "heads": 16, "ffn": 4 * d, "block": BLOCK_21,
                     "context_dim": ctx}
         return {"family": FAMILY, "variant": variant, "arch": arch}
     return None
+
+
+# Sampling: one model call's activations (phases.sample_parts hands this family to sample_bytes), read from ComfyUI
+# 0.8.0's code, not fitted; each term is a tensor the fake-tensor trace of that call lists live at its peak
+# (benchmarks/trace_hunyuan3d.py, h3d64). Per sample, in the compute dtype unless said:
+# - 2.0 / mini (ldm/hunyuan3d/model.py:77-140, flux/layers.py:325-345 SingleStreamBlock): the first single block's MLP
+#   GELU. Per joint token (latent + context, model.py:123 cat): the block's input, the attention's output, linear1's
+#   output (3d + f: qkv and the MLP half) and the GELU's (f): FLUX_HIDDEN d + 3d + 2f. Per context token besides: the
+#   last double block's text stream (txt, still bound in _forward), d.
+# - 2.1 (ldm/hunyuan3dv2_1/hunyuandit.py:605-659), U-shaped: blocks 0 .. depth//2 - 1 push their outputs on skip_stack
+#   (l.652), each block after depth//2 pops one (l.636) and concatenates it with its input (l.492). The first skip block's
+#   MLP GELU (block 11 of 21) is the peak. Per token of the sequence (the latent's and the time token, l.620): the
+#   depth//2 skip outputs (those left on the stack and the one popped, held as skip_input), and SKIP_BLOCK_HIDDEN d: the
+#   block's input (block depth//2's output), the cat (2 d, still bound as `combined`, l.492), the residual stream,
+#   self_attn_out (l.501, bound to the block's end) and the MLP's input (norm3, l.508); fc1's and the GELU's outputs
+#   (f each). Per latent token x_embedded (l.618, bound in forward), d. The later blocks hold fewer skips (one fewer
+#   each); the MoE blocks (the last 6) add 2 d in the routing but hold 4 or more fewer: less. The context is
+#   cross-attended, not in the sequence: per context token the cond/uncond swap (l.610, context_dim wide).
+# - both, per context token: the sampler's c_crossattn in fp32 (CONTEXT_IN_BYTES: the DINOv2 runs in fp32,
+#   clip_vision.py:58 pixel_values.float() under manual_cast) and model_base's cast of it (model_base.py:186).
+# The trace's at 3072 tokens lists exactly these (2.1: blocks.11.mlp.gelu, 2 x [2, 3073, 8192] + [2, 3073, 4096] + 14 x
+# [2, 3073, 2048] + [2, 3072, 2048] + the context's three copies; 2.0: single_blocks.0.mlp_act, [8884, 7168] +
+# [2, 4442, 4096] + 2 x [2, 4442, 1024] + [2, 1370, 1024] + the context's two). The h3d63 rows (3072, 4096 tokens) were
+# seen before this was written: a regression set; 2048, 5120 and batch 2 were scored first (first_sight.added).
+FLUX_HIDDEN, SKIP_BLOCK_HIDDEN, CONTEXT_IN_BYTES = 2, 6, 4
+CONTEXT_DIM = {"flux": 1536, BLOCK_21: 1024}  # model_detection.py's context widths, when unread
+
+
+def sample_units(arch: dict) -> float:
+    """Elements alive per token of the sequence at the sampling peak, in units of the hidden width (see above)."""
+    d = arch.get("hidden") or 1
+    f = arch.get("ffn") or 4 * d
+    if arch.get("block") == BLOCK_21:
+        return (arch.get("depth") or 21) // 2 + SKIP_BLOCK_HIDDEN + 2 * f / d
+    return FLUX_HIDDEN + 3 + 2 * f / d
+
+
+def sample_bytes(arch: dict, lat: dict, b_eff: int, bc: int) -> int:
+    """Activation bytes of one model call on b_eff samples (cond and uncond batched count 2) of the latent `lat`
+    (phases.latent_geometry: image_tokens the latent's, text_tokens the DINOv2 context's) in a dtype of bc bytes;
+    without the sampler state (phases.sampler_state_bytes)."""
+    d = arch.get("hidden") or 1024
+    n, ctx = lat["image_tokens"], lat["text_tokens"]
+    ctx_in = arch.get("context_dim") or CONTEXT_DIM.get(arch.get("block"), 1536)
+    if arch.get("block") == BLOCK_21:
+        per = (n + 1) * sample_units(arch) * d + n * d + ctx * ctx_in  # sequence, x_embedded, the context's swap
+    else:
+        per = (n + ctx) * sample_units(arch) * d + ctx * d  # joint tokens, the text stream
+    per = per * bc + ctx * ctx_in * (CONTEXT_IN_BYTES + bc)  # the sampler's fp32 context and its cast
+    return int(b_eff * per)
 
 
 # VAEDecodeHunyuan3D (comfy_extras/nodes_hunyuan3d.py:103-120; num_chunks and octree_resolution, its defaults) runs
@@ -134,7 +185,8 @@ def decode_note(w: dict) -> list[str]:
 # Hunyuan3Dv2ConditioningMultiView (nodes_hunyuan3d.py:62-95) concatenates the DINOv2 tokens of the views wired to it
 # (front, left, back, right): up to 4 x 1370 context tokens (spec.FAMILY's txt is one view's), which 2.0's double
 # blocks attend to jointly with the latent. Traced: 554.3 MiB at 3072 tokens with four views (benchmarks/results/
-# hunyuan3d_trace.json "multiview"; first sight -53.8 % at one view's tokens). The reader does not see which inputs
+# hunyuan3d_trace.json "multiview"; first sight -53.8 % at one view's tokens, -12.4 % as joint tokens only, +0.9 % since
+# sample_bytes counts each context token's fp32 copy, cast and text stream). The reader does not see which inputs
 # are wired: all four are counted (the multi-view templates wire four)
 MULTIVIEW, VIEWS, VIEW_TOKENS = "Hunyuan3Dv2ConditioningMultiView", 4, 1370
 GRAPH_NODES = ("VAEDecodeHunyuan3D", MULTIVIEW)  # the graph's Hunyuan3D nodes workflow.read hands to node_note

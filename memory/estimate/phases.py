@@ -7,7 +7,7 @@ of benchmarks/bench_estimate.py (traced peaks of ComfyUI 0.8.0's real forward); 
 held-out rows separately, and tests/host/test_trace_comfy.py pins the traced peaks they were fitted to."""
 import math
 
-from . import spec
+from . import hunyuan3d as H3D, spec
 from ..units import MiB
 
 DTYPE_SIZE = {"fp32": 4, "bf16": 2, "fp16": 2, "fp8": 1}
@@ -201,12 +201,14 @@ def sample_parts(family, arch, lat, b_eff, bc, batch=None):
         units = block_units(arch)
         if arch.get("block") == "av":  # LTX-2: both streams, each at its own width, at the block's larger peak (av_bytes)
             act, units = av_bytes(arch, lat, sp["ctx"], b_eff, bc), av_units(arch)[0]
+        elif family == H3D.FAMILY:  # read from ComfyUI's code (hunyuan3d.sample_bytes); neither variant has rotary tables
+            act, units = H3D.sample_bytes(arch, lat, b_eff, bc), H3D.sample_units(arch)
         elif arch.get("block") == "dual":  # the image MLP's peak: text tokens hold only their stream (DUAL_TEXT)
             act = int(units * b_eff * lat["image_tokens"] * d * bc + DUAL_TEXT * b_eff * (n - lat["image_tokens"]) * d * bc)
         else:
             act = int(units * b_eff * n * d * bc)
         head_dim = d // heads if heads else 128
-        if arch.get("block") != "av":  # LTX-2's tables are in av_units (model dtype)
+        if arch.get("block") != "av" and family != H3D.FAMILY:  # LTX-2's tables are in av_units (model dtype)
             act += int(b_eff * n * head_dim * 8)  # rotary tables (fp32)
         naive = int(b_eff * heads * n * n * 2 * bc + b_eff * heads * n * sp["ctx"] * 2 * bc)
         how = f"{units:.1f} x hidden {d} per token, {n} tokens"
