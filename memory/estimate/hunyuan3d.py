@@ -172,14 +172,45 @@ def decode_bytes(latent_shape, dtype_bytes: int = 2, num_chunks: int = NUM_CHUNK
     return int(per * dtype_bytes // 2)
 
 
+def decode_options(w: dict) -> dict:
+    """VAEDecodeHunyuan3D's vae_options as the node hands them to VAE.decode (nodes_hunyuan3d.py:118): its widgets where
+    they are whole numbers in the node's range (num_chunks 1000-500000, octree_resolution 16-512), else its defaults."""
+    out = {}
+    for k, default, lo, hi in (("num_chunks", NUM_CHUNKS, 1000, 500000), ("octree_resolution", OCTREE, 16, 512)):
+        v = (w or {}).get(k)
+        out[k] = v if isinstance(v, int) and not isinstance(v, bool) and lo <= v <= hi else default
+    return out
+
+
+def decode_phase(latent_shape, dtype_bytes: int, batch: int, options=None) -> dict:
+    """vae.phase's figures for the ShapeVAE: VAE.decode (comfy/sd.py:788-806) runs `batch` samples at once (the batch
+    ComfyUI picks from memory_used_decode) with the node's num_chunks and octree_resolution; no pixel tiles: the volume
+    is queried num_chunks grid points at a time. ComfyUI's retry after an out-of-memory error (sd.py:815-818,
+    decode_tiled_1d: 128-token tiles of the latent, decoded without the node's vae_options) is not counted."""
+    o = decode_options(options)
+    per = decode_bytes(latent_shape, dtype_bytes, o["num_chunks"], o["octree_resolution"])
+    b = int(latent_shape[0])
+    return {"per_sample": per, "bytes": batch * per, "batch": batch, "tiled_bytes": None, "fallback_bytes": None,
+            "tiled": False, "fallback": False, "conv_workspace": 0, "allocator_slack": 0, "cached_slack": 0,
+            "how": f"VAEDecodeHunyuan3D, {batch} of {b} sample(s) at once: the ShapeVAE queries "
+                   f"{(o['octree_resolution'] + 1) ** 3:,} grid points (octree_resolution {o['octree_resolution']}) "
+                   f"{min(o['num_chunks'], (o['octree_resolution'] + 1) ** 3):,} at a time (num_chunks {o['num_chunks']}); "
+                   "no pixel tiles (VAE Decode (Tiled) and ComfyUI's tiled retry do not apply)"}
+
+
 def decode_note(w: dict) -> list[str]:
-    """The assumption line for a VAEDecodeHunyuan3D whose widgets are not its defaults (the estimate counts those)."""
+    """The assumption line for a VAEDecodeHunyuan3D whose widgets are not its defaults (the estimate counts them) or are
+    out of the node's range (counted at the defaults)."""
     got = (w.get("num_chunks"), w.get("octree_resolution"))
     if got in ((NUM_CHUNKS, OCTREE), (None, None)):
         return []
-    return [f"VAEDecodeHunyuan3D: num_chunks {got[0]}, octree_resolution {got[1]}; the decode is counted at the node's "
-            f"defaults ({NUM_CHUNKS}, {OCTREE}): per sample {DECODE_QUERY:,} bytes a query point of a chunk and "
-            f"{DECODE_GRID} a grid point ((octree_resolution + 1)^3)"]
+    o = decode_options(w)
+    if (o["num_chunks"], o["octree_resolution"]) == got:
+        return [f"VAEDecodeHunyuan3D: num_chunks {got[0]}, octree_resolution {got[1]} counted (the node's defaults: "
+                f"{NUM_CHUNKS}, {OCTREE}): per sample {DECODE_QUERY:,} bytes a query point of a chunk and {DECODE_GRID} a "
+                "grid point ((octree_resolution + 1)^3)"]
+    return [f"VAEDecodeHunyuan3D: num_chunks {got[0]}, octree_resolution {got[1]} are not values the node takes; counted "
+            f"at {o['num_chunks']}, {o['octree_resolution']}"]
 
 
 # Hunyuan3Dv2ConditioningMultiView (nodes_hunyuan3d.py:62-95) concatenates the DINOv2 tokens of the views wired to it
@@ -194,11 +225,13 @@ GRAPH_NODES = ("VAEDecodeHunyuan3D", MULTIVIEW)  # the graph's Hunyuan3D nodes w
 
 def node_note(t: str, w: dict, graph: dict) -> list[str]:
     """workflow.read's call for a Hunyuan3D node: the multi-view conditioning sets the context tokens (graph
-    "text_tokens", the policy's text_tokens), the decode's non-default values are named; the assumption lines."""
+    "text_tokens", the policy's text_tokens), the decode its num_chunks and octree_resolution (graph "vae_options", the
+    policy's vae_options); the assumption lines."""
     if t == MULTIVIEW:
         graph["text_tokens"] = VIEWS * VIEW_TOKENS
         return [f"{MULTIVIEW}: counted with its {VIEWS} views wired, {VIEWS} x {VIEW_TOKENS} DINOv2 tokens the DiT attends "
                 "to (fewer views hold less)"]
+    graph["vae_options"] = decode_options(w)  # the policy's vae_options: vae.phase hands them to decode_phase
     return decode_note(w)
 
 

@@ -356,7 +356,8 @@ def knobs(est: dict) -> list[dict]:
         if pol.get("offload") != "sequential" and pol.get("block_swap") is None:
             add("sequential_offload", "pipe.enable_sequential_cpu_offload(): weights stream from RAM a layer at a time "
                 "(much slower)", again(offload="sequential"))
-    elif est.get("vae") and not est["vae"]["tiled"] and phases["vae_decode"] > phases["vae_decode_tiled"]:
+    elif est.get("vae") and not est["vae"]["tiled"] and "vae_decode_tiled" in phases \
+            and phases["vae_decode"] > phases["vae_decode_tiled"]:  # no tiled row: the ShapeVAE (hunyuan3d.decode_phase)
         add("tiled_vae", "VAE Decode (Tiled) instead of VAE Decode",
             max([v for k, v in run.items() if k != "vae_decode"] + [phases["vae_decode_tiled"]]),
             own=("vae_decode", run["vae_decode"] - phases["vae_decode_tiled"]))
