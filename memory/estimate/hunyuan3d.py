@@ -147,6 +147,14 @@ def sample_bytes(arch: dict, lat: dict, b_eff: int, bc: int) -> int:
     return int(b_eff * per)
 
 
+def sample_how(arch: dict, lat: dict) -> str:
+    """The sample row's assumption line: units and the tokens they apply to (2.1: its sequence, the context apart)."""
+    n, ctx = lat["image_tokens"], lat["text_tokens"]
+    seq = f"{n + 1} sequence tokens (the latent's and the time token), {ctx} context tokens cross-attended" \
+        if arch.get("block") == BLOCK_21 else f"{n + ctx} joint tokens ({n} latent + {ctx} context)"
+    return f"{sample_units(arch):.1f} x hidden {arch.get('hidden') or 1024} per token, {seq}"
+
+
 # VAEDecodeHunyuan3D (comfy_extras/nodes_hunyuan3d.py:103-120; num_chunks and octree_resolution, its defaults) runs
 # comfy.sd.VAE.decode -> ShapeVAE.decode (ldm/hunyuan3d/vae.py:966): post_kl and the 16-layer transformer over the
 # latent tokens, then VanillaVolumeDecoder (l.427-457) queries the (octree + 1)^3 grid points num_chunks at a time.

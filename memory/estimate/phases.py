@@ -211,7 +211,7 @@ def sample_parts(family, arch, lat, b_eff, bc, batch=None):
         if arch.get("block") != "av" and family != H3D.FAMILY:  # LTX-2's tables are in av_units (model dtype)
             act += int(b_eff * n * head_dim * 8)  # rotary tables (fp32)
         naive = int(b_eff * heads * n * n * 2 * bc + b_eff * heads * n * sp["ctx"] * 2 * bc)
-        how = f"{units:.1f} x hidden {d} per token, {n} tokens"
+        how = f"{units:.1f} x hidden {d} per token, {n} tokens" if family != H3D.FAMILY else H3D.sample_how(arch, lat)
     act += sampler_state_bytes(lat, bc, b_eff, batch)  # sampler state, model in/out
     return act, naive, how
 

@@ -94,8 +94,9 @@ def finish(est: dict, budget) -> dict:
         tile = dict(spec.TILE_NODE, **{k: x for k, x in (est["policy"].get("tile") or {}).items() if x is not None})
         est["assumptions"].append(  # the tile the tiled row was figured with (--vae-tile, a VAEDecodeTiled node's)
             f"VAE decode: {v['how']}, {v['dtype']} ({est['_ctx']['vae_dtype_why']}); per sample {fmt_bytes(v['per_sample'])}"
-            + (f"; ComfyUI sizes its batch with {fmt_bytes(v['comfy_per_sample'])} per sample; tiled: VAE Decode (Tiled) "
-               f"{tile['tile']} px" + (f", {tile['frames']} frames" if est["frames"] > 1 else "") if comfy else ""))
+            + (f"; ComfyUI sizes its batch with {fmt_bytes(v['comfy_per_sample'])} per sample" if comfy else "")
+            + (f"; tiled: VAE Decode (Tiled) {tile['tile']} px" + (f", {tile['frames']} frames" if est["frames"] > 1 else "")
+               if comfy and v.get("tiled_bytes") is not None else ""))  # None: no tiles (the ShapeVAE, hunyuan3d.py)
     if not budget and min_gb:
         est["assumptions"].append(f"no budget: figured as ComfyUI would run on the smallest card that fits ({min_gb} GB)")
     if not budget:

@@ -108,3 +108,13 @@ def test_shape_vae_decode_has_no_pixel_tile_figure(tmp_path):
     formula.judge(est, 2 ** 30)
     assert "vae_decode" not in (est.get("tiled_retry") or {})
     assert not any(k["id"] == "tiled_vae" for k in est["knobs"])
+
+
+def test_assumption_lines_name_the_sequence_and_no_tile(tmp_path):
+    """The sample line names 2.1's sequence (4097 tokens) apart from its 1370 cross-attended context tokens (h3d63's read
+    5466 joint tokens), and the decode line names no VAE Decode (Tiled) tile size."""
+    est = _decode_est(tmp_path, [8000, 256])
+    assert "sample: 24.0 x hidden 2048 per token, 4097 sequence tokens (the latent's and the time token), 1370 context " \
+           "tokens cross-attended" in est["assumptions"]
+    line = next(a for a in est["assumptions"] if a.startswith("VAE decode:"))
+    assert "VAEDecodeHunyuan3D" in line and "tiled: VAE Decode (Tiled)" not in line
