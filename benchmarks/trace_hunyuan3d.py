@@ -33,7 +33,8 @@ HELD_OUT = ((2048, 1), (5120, 1), (3072, 2))
 # multi-view rows beside "multiview" (2.0, 3072, four views): (variant, resolution), four views each, added by h3d64
 MULTIVIEW_MORE = (("2.0", 4096), ("2.0 mini", 3072))
 # the note a first-sight score added after h3d63's carries (first_sight["added"]): the rules it was scored at
-ADDED_NOTE = "h3d64: scored at the rules of 1e588652 (h3d63 merged), before any was tuned on it"
+# (the h3d64 sample and multi-view rows carry "... rules of 1e588652 (h3d63 merged) ..."; the image encode rows this one)
+ADDED_NOTE = "h3d64: scored at the rules of ff78a9e4 (the encode phase as h3d63 left it), before any was tuned on it"
 VARIANTS = {"2.0": "hunyuan3d_hunyuan3d-dit-v2_fp16", "2.0 mini": "hunyuan3d_hunyuan3d-dit-v2-mini_fp16",
             "2.1": "hunyuan3d_hunyuan_3d_v2.1"}
 
@@ -102,6 +103,40 @@ def trace_decode(comfyui_dir, layout, resolution, num_chunks, octree, batch):
             "peak": r["peak"], "weights": r["weights"], "activations": r["activations_peak"], "at": r.get("at")}
 
 
+# CLIPVisionEncode (nodes.py) -> ClipVisionModel.encode_image (comfy/clip_vision.py:56-59): the image resized to 518 px
+# (comfy/image_encoders/dino2_*.json image_size), pixel_values in fp32, the DINOv2 (Dinov2Model, weights in the text
+# encoder dtype, fp16 on a current GPU, comfy.ops.manual_cast: each op casts its weight to the input's fp32) called with
+# intermediate_output -2. One image per call (the multi-view graphs encode each view apart).
+IMAGE_ENCODERS = {"2.0": "dino2_giant.json", "2.1": "dino2_large.json"}
+
+
+def trace_image_encode(comfyui_dir, json_name):
+    """One DINOv2 forward of a 518 px image as encode_image runs it, the model built from ComfyUI's JSON on meta."""
+    import torch
+    from gpu_garden.memory.trace import comfy_checkout as C
+    from gpu_garden.memory.trace.tracer import trace
+    C.import_comfy(comfyui_dir)
+    import comfy.ops
+    from comfy.image_encoders.dino2 import Dinov2Model
+    cfg = json.loads((Path(comfyui_dir) / "comfy" / "image_encoders" / json_name).read_text(encoding="utf-8"))
+    with torch.device("meta"):
+        m = Dinov2Model(cfg, torch.float16, torch.device("meta"), comfy.ops.manual_cast)
+    size = cfg.get("image_size", 518)
+    pv = torch.empty((1, 3, size, size), dtype=torch.float32, device="meta")
+    r = trace(m, pv, call=lambda p: m(pixel_values=p, intermediate_output=-2))
+    return {"json": json_name, "image_px": size, "tokens": (size // 14) ** 2 + 1, "peak": r["peak"],
+            "weights": r["weights"], "inputs": r["inputs"], "activations": r["activations_peak"], "at": r.get("at"),
+            "live_at_peak": r.get("live_at_peak")}
+
+
+def ours_image_encode(layout):
+    """The estimate's encode-phase activations for the layout's DINOv2 (the text_encode phase, one image)."""
+    from gpu_garden.memory.estimate import families, formula, layouts
+    comps = families.split_components(layouts.table(layout), layout)
+    e = formula.estimate(comps, 3072, 1, 1, 1, cfg=True, policy={"_no_knobs": True})
+    return e["breakdown"]["text_encode"]["activations"]
+
+
 def ours_decode(layout, resolution, batch, num_chunks, octree):
     """The estimate's VAE decode activations for the same latent, untiled, as estimate_traced.ours_traced reads a decode
     row (per sample x samples)."""
@@ -151,14 +186,15 @@ def run_key(variant_key, r) -> str:
     return f"{variant_key}_{r['resolution']}" + (f"_x{r['batch']}" if r["batch"] > 1 else "")
 
 
-def keep_first_sight(first, errs, dec, mv, mv_more):
+def keep_first_sight(first, errs, dec, mv, mv_more, enc=None):
     """The results file's first_sight: the scores of its first run kept as they were; a row scored for the first time
     now (a key not yet there) is added with its score, and named in first_sight["added"] with ADDED_NOTE."""
     fresh = not first
     if fresh:
         first = {"note": "held-out: scored at the rules of h3d63 steps 1-2 (spec.FAMILY hunyuan3d, read from ComfyUI "
                          "0.8.0), before any was tuned on these traces"}
-    for table, scores in (("error_pct", errs), ("decode_error_pct", dec), ("multiview_more_error_pct", mv_more)):
+    for table, scores in (("error_pct", errs), ("decode_error_pct", dec), ("multiview_more_error_pct", mv_more),
+                          ("image_encode_error_pct", enc or {})):
         have = first.setdefault(table, {})
         for k, e in scores.items():
             if k not in have:
@@ -209,6 +245,14 @@ def main(argv=None):
         print(f"decode {r['resolution']} tokens, chunks {r['num_chunks']}, octree {r['octree_resolution']}, batch "
               f"{r['batch']}: traced {r['activations'] / 2**20:.1f} MiB, ours {r['ours'] / 2**20:.1f} MiB "
               f"({r['error_pct']:+.1f} %)")
+    out["image_encode"] = {}
+    for variant, js in IMAGE_ENCODERS.items():
+        r = trace_image_encode(comfyui_dir, js)
+        r["ours"] = ours_image_encode(VARIANTS[variant])
+        r["error_pct"] = round((r["ours"] / r["activations"] - 1) * 100, 1)
+        out["image_encode"][_key(variant)] = dict(r, layout=VARIANTS[variant])
+        print(f"image encode {variant} ({js}, {r['tokens']} tokens): traced {r['activations'] / 2**20:.1f} MiB, ours "
+              f"{r['ours'] / 2**20:.1f} MiB ({r['error_pct']:+.1f} %)")
     errs = score(out)
     try:
         first = json.loads(Path(a.out).read_text(encoding="utf-8")).get("first_sight")
@@ -217,7 +261,8 @@ def main(argv=None):
     dec = {f"{r['resolution']}_{r['num_chunks']}_{r['octree_resolution']}_x{r['batch']}": r["error_pct"]
            for r in out["decode"]["runs"]}
     mv_more = {f"{_key(r['variant'])}_{r['resolution']}": r["error_pct"] for r in out["multiview_more"]}
-    out["first_sight"] = keep_first_sight(first, errs, dec, out["multiview"]["error_pct"], mv_more)
+    enc = {k: r["error_pct"] for k, r in out["image_encode"].items()}
+    out["first_sight"] = keep_first_sight(first, errs, dec, out["multiview"]["error_pct"], mv_more, enc)
     print("ours vs traced: " + ", ".join(f"{k} {e:+.1f} %" for k, e in errs.items()))
     Path(a.out).write_text(json.dumps(out, indent=1, default=str) + "\n", encoding="utf-8")
     print(f"wrote {a.out}")
