@@ -34,6 +34,34 @@ CONFIGS = {cls: FAMILY for cls, _, _ in VARIANTS.values()}  # families.CONFIG_FA
 DINOV2 = {"dinov2-giant": (40, 1536), "dinov2-large": (24, 1024)}
 
 
+# CLIPVisionEncode's DINOv2 (the encode phase; phases.te_activation hands these kinds to dinov2_encode_bytes), read from
+# ComfyUI 0.8.0's code: encode_image (clip_vision.py:56-59) hands it fp32 pixel_values of one 518 px image and
+# comfy.ops.manual_cast casts each weight to fp32 for its op, so the whole forward is fp32 (4 bytes). Its peak is the last
+# layer's feed-forward (image_encoders/dino2.py), with DINOV2_HIDDEN tensors d wide a token: the embeddings' output
+# (bound in Dinov2Model.forward), the layer's input, the clone of the penultimate layer's output (intermediate_output -2,
+# dino2.py:97-101), the residual after attention and norm2's output. The FFN (DINOV2_FFN, from dino2_*.json's
+# use_swiglu_ffn): giant's SwiGLU at weights_out: weights_in's output (2 h), the product (h), weights_out's output (d)
+# and its weight cast to fp32 (h x d); large's MLP at the GELU: fc1's output and the GELU's (f each). Plus the pixel
+# values. Traced (benchmarks/trace_hunyuan3d.py "image_encode"): exactly these, 146,233,776 and 76,169,648 bytes (giant
+# within 6,144: its layer scale's cast); first sight of the text encoders' rule +192.4 % and +417.4 %.
+DINOV2_HIDDEN, DINOV2_PATCH = 5, 14
+DINOV2_FFN = {"dinov2-giant": ("swiglu", 4096), "dinov2-large": ("mlp", 4096)}  # kind -> (FFN, its hidden width)
+
+
+def dinov2_encode_bytes(kind: str, table: dict, tokens: int) -> int:
+    """Activation bytes of one image through the DINOv2 (CLIPVisionEncode), `tokens` patches + the class token; widths
+    read from the table where it has them (cls_token, the first layer's FFN), else DINOV2 / DINOV2_FFN."""
+    d = (table.get("embeddings.cls_token") or (None, (DINOV2.get(kind, (0, 1536))[1],)))[1][-1]
+    ffn, h = DINOV2_FFN.get(kind, ("mlp", 4 * d))
+    if "encoder.layer.0.mlp.weights_in.weight" in table:
+        ffn, h = "swiglu", table["encoder.layer.0.mlp.weights_in.weight"][1][0] // 2
+    elif "encoder.layer.0.mlp.fc1.weight" in table:
+        ffn, h = "mlp", table["encoder.layer.0.mlp.fc1.weight"][1][0]
+    per = (DINOV2_HIDDEN + 1) * d + 3 * h if ffn == "swiglu" else DINOV2_HIDDEN * d + 2 * h
+    px = int(round((tokens - 1) ** 0.5)) * DINOV2_PATCH
+    return 4 * (tokens * per + (h * d if ffn == "swiglu" else 0) + 3 * px * px)
+
+
 def _count(table, prefix: str) -> int:
     n = len(prefix)
     return len({k[n:].split(".", 1)[0] for k in table if k.startswith(prefix)})

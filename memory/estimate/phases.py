@@ -408,6 +408,8 @@ def te_tokens(family: str, kind: str, text_tokens=None) -> int:
 
 def te_activation(kind: str, table: dict, tokens=None) -> int:
     """Activation bytes of one prompt through one text encoder."""
+    if kind in H3D.DINOV2:  # Hunyuan3D's DINOv2 image encoder: read from ComfyUI's code (hunyuan3d.dinov2_encode_bytes)
+        return H3D.dinov2_encode_bytes(kind, table, tokens or spec.IMAGE_ENCODER_TOKENS[kind])
     d, heads, largest = te_dims(table)
     n = tokens or spec.TE_TOKENS.get(kind, 128)
     return int(largest * 4 + n * d * 4 * TE_TOKEN_UNITS + n * n * heads * 4 * TE_SCORE_UNITS)
