@@ -33,8 +33,9 @@ HELD_OUT = ((2048, 1), (5120, 1), (3072, 2))
 # multi-view rows beside "multiview" (2.0, 3072, four views): (variant, resolution), four views each, added by h3d64
 MULTIVIEW_MORE = (("2.0", 4096), ("2.0 mini", 3072))
 # the note a first-sight score added after h3d63's carries (first_sight["added"]): the rules it was scored at
-# (the h3d64 sample and multi-view rows carry "... rules of 1e588652 (h3d63 merged) ..."; the image encode rows this one)
-ADDED_NOTE = "h3d64: scored at the rules of ff78a9e4 (the encode phase as h3d63 left it), before any was tuned on it"
+# (h3d64's sample and multi-view rows carry "... rules of 1e588652 (h3d63 merged) ...", its image encode rows "... of
+# ff78a9e4 (the encode phase as h3d63 left it) ..."; the naive-attention rows this one)
+ADDED_NOTE = "h3d64: scored at the rules of 2a244c2b (the naive-attention figure as h3d63 left it), before any was tuned on it"
 VARIANTS = {"2.0": "hunyuan3d_hunyuan3d-dit-v2_fp16", "2.0 mini": "hunyuan3d_hunyuan3d-dit-v2-mini_fp16",
             "2.1": "hunyuan3d_hunyuan_3d_v2.1"}
 
@@ -61,7 +62,7 @@ def _key(variant: str) -> str:
     return variant.replace(".", "_").replace(" ", "_")
 
 
-def trace_one(comfyui_dir, layout, resolution, batch=1, views=1):
+def trace_one(comfyui_dir, layout, resolution, batch=1, views=1, attention="flash"):
     from gpu_garden.memory.estimate import layouts
     from gpu_garden.memory.trace import comfy_checkout as C
     comfy = C.import_comfy(comfyui_dir)
@@ -73,7 +74,7 @@ def trace_one(comfyui_dir, layout, resolution, batch=1, views=1):
     ctx = dm.cond_in.in_features if hasattr(dm, "cond_in") else dm.context_dim
     b = 2 * batch
     r = C.trace_base_model(model, (b, 64, resolution), sigma=(b,),
-                           conds={"c_crossattn": (b, DINO_TOKENS * views, ctx), "guidance": (b,)})
+                           conds={"c_crossattn": (b, DINO_TOKENS * views, ctx), "guidance": (b,)}, attention=attention)
     return {"config": type(mcfg).__name__, "weight_dtype": str(weight), "resolution": resolution, "batch": batch,
             "batched": b, "context": [DINO_TOKENS * views, ctx], "peak": r["peak"], "weights": r["weights"],
             "inputs": r["inputs"], "activations": r["activations_peak"], "at": r.get("at")}
@@ -158,6 +159,18 @@ def ours(layout, resolution, batch=1, graph=False):
     return e["breakdown"]["sample"]["activations"]
 
 
+# the naive-attention rows (the math SDPA kernel: the n^2 scores held whole; the sample_naive_attention phase), h3d64
+MATH = (("2.0", 3072), ("2.1", 3072))
+
+
+def ours_math(layout, resolution):
+    """The estimate's sample_naive_attention activations (what it reads with the scores held whole)."""
+    from gpu_garden.memory.estimate import families, formula, layouts
+    comps = [c for c in families.split_components(layouts.table(layout), layout) if c["role"] == "diffusion_model"]
+    e = formula.estimate(comps, resolution, 1, 1, 1, cfg=True, policy={"_no_knobs": True})
+    return e["breakdown"]["sample_naive_attention"]["activations"]
+
+
 def _ours_multiview(layout, resolution):
     import tempfile
     from gpu_garden.memory.estimate import layouts, workflow
@@ -186,7 +199,7 @@ def run_key(variant_key, r) -> str:
     return f"{variant_key}_{r['resolution']}" + (f"_x{r['batch']}" if r["batch"] > 1 else "")
 
 
-def keep_first_sight(first, errs, dec, mv, mv_more, enc=None):
+def keep_first_sight(first, errs, dec, mv, mv_more, enc=None, math=None):
     """The results file's first_sight: the scores of its first run kept as they were; a row scored for the first time
     now (a key not yet there) is added with its score, and named in first_sight["added"] with ADDED_NOTE."""
     fresh = not first
@@ -194,7 +207,7 @@ def keep_first_sight(first, errs, dec, mv, mv_more, enc=None):
         first = {"note": "held-out: scored at the rules of h3d63 steps 1-2 (spec.FAMILY hunyuan3d, read from ComfyUI "
                          "0.8.0), before any was tuned on these traces"}
     for table, scores in (("error_pct", errs), ("decode_error_pct", dec), ("multiview_more_error_pct", mv_more),
-                          ("image_encode_error_pct", enc or {})):
+                          ("image_encode_error_pct", enc or {}), ("math_error_pct", math or {})):
         have = first.setdefault(table, {})
         for k, e in scores.items():
             if k not in have:
@@ -245,6 +258,14 @@ def main(argv=None):
         print(f"decode {r['resolution']} tokens, chunks {r['num_chunks']}, octree {r['octree_resolution']}, batch "
               f"{r['batch']}: traced {r['activations'] / 2**20:.1f} MiB, ours {r['ours'] / 2**20:.1f} MiB "
               f"({r['error_pct']:+.1f} %)")
+    out["math"] = {}
+    for variant, res in MATH:
+        r = trace_one(comfyui_dir, VARIANTS[variant], res, attention="math")
+        r["ours"] = ours_math(VARIANTS[variant], res)
+        r["error_pct"] = round((r["ours"] / r["activations"] - 1) * 100, 1)
+        out["math"][f"{_key(variant)}_{res}"] = dict(r, layout=VARIANTS[variant], attention="math")
+        print(f"math attention {variant} {res}: traced {r['activations'] / 2**20:.1f} MiB, ours {r['ours'] / 2**20:.1f} "
+              f"MiB ({r['error_pct']:+.1f} %)")
     out["image_encode"] = {}
     for variant, js in IMAGE_ENCODERS.items():
         r = trace_image_encode(comfyui_dir, js)
@@ -262,7 +283,8 @@ def main(argv=None):
            for r in out["decode"]["runs"]}
     mv_more = {f"{_key(r['variant'])}_{r['resolution']}": r["error_pct"] for r in out["multiview_more"]}
     enc = {k: r["error_pct"] for k, r in out["image_encode"].items()}
-    out["first_sight"] = keep_first_sight(first, errs, dec, out["multiview"]["error_pct"], mv_more, enc)
+    out["first_sight"] = keep_first_sight(first, errs, dec, out["multiview"]["error_pct"], mv_more, enc,
+                                          {k: r["error_pct"] for k, r in out["math"].items()})
     print("ours vs traced: " + ", ".join(f"{k} {e:+.1f} %" for k, e in errs.items()))
     Path(a.out).write_text(json.dumps(out, indent=1, default=str) + "\n", encoding="utf-8")
     print(f"wrote {a.out}")
