@@ -175,6 +175,26 @@ def sample_bytes(arch: dict, lat: dict, b_eff: int, bc: int) -> int:
     return int(b_eff * per)
 
 
+# With the scores held whole (the math SDPA kernel; the sample_naive_attention phase) 2.1 peaks at the first skip block's
+# self-attention softmax (blocks.11.attn1): the scores and their softmax ([2B, heads, n + 1, n + 1] each) beside, per
+# sequence token, NAIVE_LESS d fewer than sample_units' MLP peak holds: the depth//2 skips and the input, the cat (2 d),
+# skip_norm's and norm1's outputs, and in Attention.forward (hunyuandit.py:390-418) the qkv cat (3 d), value's reshape
+# copy, q_norm's and k_norm's outputs and SDPA's scaled q (7 d): 22 d against 24 d. Its cross-attention's scores
+# ((n + 1) x context) come later and are smaller. Traced (hunyuan3d_trace.json "math", 2.1 at 3072): first sight +61.2 %
+# (scores over 3072 + 1370 joint tokens, 60 % of the rest). 2.0's single blocks attend over the joint sequence: the
+# generic joint figure (+1.5 % at first sight) stands.
+NAIVE_LESS = 2
+
+
+def naive_extra(arch: dict, lat: dict, b_eff: int, bc: int) -> int | None:
+    """2.1: what the math-attention peak holds beyond sample_bytes (the scores, less NAIVE_LESS d a sequence token);
+    phases.naive_total adds it. None for 2.0 (the generic joint-token figure)."""
+    if arch.get("block") != BLOCK_21:
+        return None
+    n, d, heads = lat["image_tokens"] + 1, arch.get("hidden") or 2048, arch.get("heads") or 16
+    return int(b_eff * bc * (2 * heads * n * n - NAIVE_LESS * n * d))
+
+
 def sample_how(arch: dict, lat: dict) -> str:
     """The sample row's assumption line: units and the tokens they apply to (2.1: its sequence, the context apart)."""
     n, ctx = lat["image_tokens"], lat["text_tokens"]

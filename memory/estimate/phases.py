@@ -211,6 +211,8 @@ def sample_parts(family, arch, lat, b_eff, bc, batch=None):
         if arch.get("block") != "av" and family != H3D.FAMILY:  # LTX-2's tables are in av_units (model dtype)
             act += int(b_eff * n * head_dim * 8)  # rotary tables (fp32)
         naive = int(b_eff * heads * n * n * 2 * bc + b_eff * heads * n * sp["ctx"] * 2 * bc)
+        if family == H3D.FAMILY and H3D.naive_extra(arch, lat, b_eff, bc) is not None:  # 2.1: its own sequence's scores
+            naive = H3D.naive_extra(arch, lat, b_eff, bc)
         how = f"{units:.1f} x hidden {d} per token, {n} tokens" if family != H3D.FAMILY else H3D.sample_how(arch, lat)
     act += sampler_state_bytes(lat, bc, b_eff, batch)  # sampler state, model in/out
     return act, naive, how
@@ -253,7 +255,7 @@ def naive_total(act, naive, arch=None):
     """Activations with the n^2 attention scores held whole (attention_basic, or math SDPA). A FLUX-style
     single-stream block peaks at its attention call (block_units: x, linear1's output, normed q/k), so all of its
     activations are alive beside the scores; elsewhere part of them is (0.6)."""
-    if (arch or {}).get("block") == "flux":
+    if (arch or {}).get("block") in ("flux", H3D.BLOCK_21):  # 2.1: naive is what its peak holds beyond act (naive_extra)
         return act + naive
     return max(act, int(0.6 * act) + naive)
 

@@ -136,3 +136,20 @@ def test_dinov2_image_encode_by_hand_and_against_the_trace():
     assert 4 * (1370 * (6 * 1536 + 3 * 4096) + 4096 * 1536 + 3 * 518 ** 2) == 146_227_632
     assert 4 * (1370 * (5 * 1024 + 2 * 4096) + 3 * 518 ** 2) == 76_169_648
     assert r["first_sight"]["image_encode_error_pct"] == {"2_0": 192.4, "2_1": 417.4}
+
+
+def test_v21_naive_attention_figure_by_hand():
+    """With the scores held whole (math SDPA; the sample_naive_attention row), 2.1 at 3072 tokens peaks at blocks.11.attn1's
+    softmax: the MLP peak's 659,652,608 less 2 d a sequence token (22 d held there, not 24: 2 x 2 x 3073 x 2048 x 2 =
+    50,348,032) plus the scores and their softmax over its own 3073-token sequence (2 x 2 x 2 x 16 x 3073^2 =
+    1,208,746,112): 1,818,050,688, +0.3 % on the trace (first sight +61.2 %, scores over 4442 joint tokens)."""
+    layout = "hunyuan3d_hunyuan_3d_v2.1"
+    comps = [c for c in families.split_components(layouts.table(layout), layout) if c["role"] == "diffusion_model"]
+    e = formula.estimate(comps, 3072, 1, 1, 1, cfg=True, policy={"_no_knobs": True})
+    want = 659_652_608 - 2 * 2 * 3073 * 2048 * 2 + 2 * 2 * 2 * 16 * 3073 ** 2
+    assert e["breakdown"]["sample_naive_attention"]["activations"] == want == 1_818_050_688
+    r = _traced()
+    assert abs(want / r["math"]["2_1_3072"]["activations"] - 1) <= 0.01
+    assert r["first_sight"]["math_error_pct"]["2_1_3072"] == 61.2
+    e = formula.estimate(comps, 3072, 1, 1, 1, cfg=True, policy={"_no_knobs": True, "attention": "math"})
+    assert e["breakdown"]["sample"]["activations"] == want  # --attention math reads the same figure
