@@ -288,7 +288,8 @@ def read(wf: dict, models_dir, resolve=None, read_image=None) -> dict:
             "input_image": image_size.largest(graph["images"]), "not_followed": sorted({t for t, _ in other}), "side": side,
             "pixel_upscale": (ups, graph[pixel_upscale.NODES[1]]) if ups else None,
             "latent_upscale": _upscaler(checked, staged) if graph.get("upscale") else None,
-            "text_tokens": graph.get("text_tokens"), "control_samplers": control_feeds.owner_sets(wf, keyed)}
+            "text_tokens": graph.get("text_tokens"), "control_samplers": control_feeds.owner_sets(wf, keyed),
+            "vae_options": graph.get("vae_options")}
 
 
 def _upscaler(checked, missing=()):
@@ -464,6 +465,8 @@ def estimate_workflow(wf: dict, models_dir, width=None, height=None, frames=None
         pol["audio_fps"] = info["audio_fps"]
     if info["text_tokens"] and not pol.get("text_tokens"):  # Hunyuan3D's multi-view context (hunyuan3d.node_note)
         pol["text_tokens"] = info["text_tokens"]
+    if info.get("vae_options") and not pol.get("vae_options"):  # VAEDecodeHunyuan3D's num_chunks, octree_resolution
+        pol["vae_options"] = info["vae_options"]
     pol["side_models"], side_notes = side_models.read(info["side"], pol)  # a ControlNet, ... in its phase
     pol["control_samplers"] = info["control_samplers"]  # each sampler's ControlNets: one set counted (control_feeds.py)
     side_notes += control_feeds.note(info["control_samplers"], pol["side_models"])
