@@ -14,8 +14,9 @@ KEY = "_image"  # where workflow.nodes() leaves the size among the node's widget
 
 
 # ImageUpscaleWithModel's image (comfy_extras/nodes_upscale_model.py:58): its size where the graph sets it, else "decode"
-# when a VAE decode gives it (the estimated latent's), under pixel_upscale.KEY (pixel_upscale.image_of reads it)
+# when a VAE decode gives it (the estimated latent's), under pixel_upscale.KEY (pixel_upscale.step reads it)
 UPSCALE = ("ImageUpscaleWithModel", "image", "_upscale_image")
+UPSCALE_MODEL = "_upscale_model"  # the file its UpscaleModelLoader names (links.upscale_model_name), where read
 DECODED = "the decode of the graph's latent"  # the how of a decoded image's size
 
 
@@ -66,7 +67,7 @@ def _maker(v, ref):
 
 def _upscaled(v, h, w):
     """The image ImageUpscaleWithModel receives: (w, h, batch, how) where the graph sets it; a VAE decode's is said as
-    DECODED (the estimate's typed size wins over it: pixel_upscale.image_of), or "decode" where its latent is not
+    DECODED (the estimate's typed size wins over it: pixel_upscale.step), or "decode" where its latent is not
     followed (links.latent); None for another source not read."""
     try:
         ref = v.link_of(h, UPSCALE[1])
@@ -82,3 +83,7 @@ def _upscaled(v, h, w):
         w[UPSCALE[2]] = size + (DECODED,) if size else "decode"
     else:
         w[UPSCALE[2]] = size + ("the size the graph sets",) if size else None
+    try:  # which model runs on this image: each step is sized with its own (pixel_upscale.step)
+        w[UPSCALE_MODEL] = links.upscale_model_name(v, h)
+    except (links.Unread, TypeError, ValueError, AttributeError, KeyError, IndexError):
+        pass

@@ -403,9 +403,9 @@ def latent(v, ref, depth):
             raise Unread(f"{v.label(h)}: a latent whose size the estimate does not follow")
 
 
-def _upscale_factor(v, h, depth):
-    """The scale of the model ImageUpscaleWithModel h runs: its UpscaleModelLoader's file, read by v.read_upscale; the
-    name read or not goes to v.images_read (the estimate's notes) where it is not read."""
+def upscale_model_name(v, h, depth=0) -> str:
+    """The file name of the model ImageUpscaleWithModel h runs: its UpscaleModelLoader's model_name, through Reroutes
+    and subgraph inputs; Unread where another node, or none, gives the model."""
     ref = v.link_of(h, "upscale_model")
     for _ in range(MAX_DEPTH):
         got = v.src(ref) if ref is not None else SAVED
@@ -426,6 +426,13 @@ def _upscale_factor(v, h, depth):
         raise Unread(f"a chain of more than {MAX_DEPTH} links")
     if not isinstance(name, str) or not name:
         raise Unread(f"{v.label(src)}, no model named")
+    return name
+
+
+def _upscale_factor(v, h, depth):
+    """The scale of the model ImageUpscaleWithModel h runs: its UpscaleModelLoader's file, read by v.read_upscale; the
+    name read or not goes to v.images_read (the estimate's notes) where it is not read."""
+    name = upscale_model_name(v, h, depth)
     why = "no models folder to read it from" if v.read_upscale is None else None
     if why is None:
         try:

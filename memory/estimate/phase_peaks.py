@@ -65,14 +65,15 @@ def peak_on(est: dict, budget) -> dict:
                               pol.get("runner") or "comfyui", device=pol.get("device", "cuda"),
                               slicing=bool(pol.get("vae_slicing")), gpu_arch=pol.get("gpu_arch"),
                               tile_px=(vae_mod.DIFFUSERS_KL_TILE.get(ctx["family"]) or (pol.get("tile") or {}).get("tile"))
-                              if pol.get("runner") == "diffusers" else None)
+                              if pol.get("runner") == "diffusers" else None, vae_options=pol.get("vae_options"))
         if ctx.get("empty_cache"):  # accelerate empties the cache at every layer move: no reserved slack kept (nor in sampling)
             vinfo.update(allocator_slack=0, cached_slack=0)
         phase("vae_decode", wv, vinfo["bytes"], vinfo.get("allocator_slack", 0))
         breakdown["vae_decode"]["conv_workspace"] = vinfo["conv_workspace"]  # part of its activations (CUDA only)
         breakdown["vae_decode"]["cached_slack"] = vinfo["cached_slack"]  # reserved beyond the margin: peak_device only
-        phase("vae_decode_tiled", wv, vinfo["tiled_bytes"])
-        if vae_mod.retries_tiled(pol.get("runner")) and mode == "auto":  # VAE.decode's tiled retry after an OOM
+        if vinfo["tiled_bytes"] is not None:  # None: no pixel tiles (Hunyuan3D's ShapeVAE, hunyuan3d.decode_phase)
+            phase("vae_decode_tiled", wv, vinfo["tiled_bytes"])
+        if vae_mod.retries_tiled(pol.get("runner")) and mode == "auto" and vinfo["fallback_bytes"] is not None:
             if vinfo["fallback"]:  # taken already: one sample is over the free memory (vae.phase)
                 per = vinfo["per_sample"]
                 untiled["vae_decode"] = int(wv + per + int(FRAGMENTATION * per) + fixed_total)

@@ -7,7 +7,7 @@ of benchmarks/bench_estimate.py (traced peaks of ComfyUI 0.8.0's real forward); 
 held-out rows separately, and tests/host/test_trace_comfy.py pins the traced peaks they were fitted to."""
 import math
 
-from . import spec
+from . import hunyuan3d as H3D, spec
 from ..units import MiB
 
 DTYPE_SIZE = {"fp32": 4, "bf16": 2, "fp16": 2, "fp8": 1}
@@ -201,15 +201,19 @@ def sample_parts(family, arch, lat, b_eff, bc, batch=None):
         units = block_units(arch)
         if arch.get("block") == "av":  # LTX-2: both streams, each at its own width, at the block's larger peak (av_bytes)
             act, units = av_bytes(arch, lat, sp["ctx"], b_eff, bc), av_units(arch)[0]
+        elif family == H3D.FAMILY:  # read from ComfyUI's code (hunyuan3d.sample_bytes); neither variant has rotary tables
+            act, units = H3D.sample_bytes(arch, lat, b_eff, bc), H3D.sample_units(arch)
         elif arch.get("block") == "dual":  # the image MLP's peak: text tokens hold only their stream (DUAL_TEXT)
             act = int(units * b_eff * lat["image_tokens"] * d * bc + DUAL_TEXT * b_eff * (n - lat["image_tokens"]) * d * bc)
         else:
             act = int(units * b_eff * n * d * bc)
         head_dim = d // heads if heads else 128
-        if arch.get("block") != "av":  # LTX-2's tables are in av_units (model dtype)
+        if arch.get("block") != "av" and family != H3D.FAMILY:  # LTX-2's tables are in av_units (model dtype)
             act += int(b_eff * n * head_dim * 8)  # rotary tables (fp32)
         naive = int(b_eff * heads * n * n * 2 * bc + b_eff * heads * n * sp["ctx"] * 2 * bc)
-        how = f"{units:.1f} x hidden {d} per token, {n} tokens"
+        if family == H3D.FAMILY and H3D.naive_extra(arch, lat, b_eff, bc) is not None:  # 2.1: its own sequence's scores
+            naive = H3D.naive_extra(arch, lat, b_eff, bc)
+        how = f"{units:.1f} x hidden {d} per token, {n} tokens" if family != H3D.FAMILY else H3D.sample_how(arch, lat)
     act += sampler_state_bytes(lat, bc, b_eff, batch)  # sampler state, model in/out
     return act, naive, how
 
@@ -251,7 +255,7 @@ def naive_total(act, naive, arch=None):
     """Activations with the n^2 attention scores held whole (attention_basic, or math SDPA). A FLUX-style
     single-stream block peaks at its attention call (block_units: x, linear1's output, normed q/k), so all of its
     activations are alive beside the scores; elsewhere part of them is (0.6)."""
-    if (arch or {}).get("block") == "flux":
+    if (arch or {}).get("block") in ("flux", H3D.BLOCK_21):  # 2.1: naive is what its peak holds beyond act (naive_extra)
         return act + naive
     return max(act, int(0.6 * act) + naive)
 
@@ -406,6 +410,8 @@ def te_tokens(family: str, kind: str, text_tokens=None) -> int:
 
 def te_activation(kind: str, table: dict, tokens=None) -> int:
     """Activation bytes of one prompt through one text encoder."""
+    if kind in H3D.DINOV2:  # Hunyuan3D's DINOv2 image encoder: read from ComfyUI's code (hunyuan3d.dinov2_encode_bytes)
+        return H3D.dinov2_encode_bytes(kind, table, tokens or spec.IMAGE_ENCODER_TOKENS[kind])
     d, heads, largest = te_dims(table)
     n = tokens or spec.TE_TOKENS.get(kind, 128)
     return int(largest * 4 + n * d * 4 * TE_TOKEN_UNITS + n * n * heads * 4 * TE_SCORE_UNITS)

@@ -21,7 +21,7 @@ import re
 
 from . import torch_file, upscale_archs
 from .headers import read_tensors
-from .image_size import DECODED, UPSCALE
+from .image_size import DECODED, UPSCALE, UPSCALE_MODEL
 from .input_image import NotRead
 from .weights import at_dtype_bytes
 from ..errors import UserError
@@ -58,31 +58,22 @@ def unwrap(sd: dict) -> dict:
     return {k[7:] if k.startswith("module.") else k: v for k, v in sd.items() if not isinstance(v, dict)}
 
 
-def _seq_len(table, prefix) -> int:
-    got = {int(k[len(prefix) + 1:].split(".", 1)[0]) for k in table
-           if k.startswith(prefix + ".") and k[len(prefix) + 1:].split(".", 1)[0].isdigit()}
-    return max(got) + 1 if got else 0
-
-
 def detect(table) -> dict | None:
     """{arch, scale, features, unshuffle} by spandrel's rules (architectures/ESRGAN/__init__.py _get_scale, load;
     Compact/__init__.py load), or None for another architecture. table: {key: (dtype, shape)}."""
     shape = lambda k: table[k][1]  # noqa: E731
     if "model.0.weight" in table and "model.1.sub.0.RDB1.conv1.0.weight" in table:  # ESRGAN's old keys
-        n = _seq_len(table, "model")
+        n = upscale_archs.seq_len(table, "model")
         log2, first, last = (n - 5) // 3, shape("model.0.weight"), shape(f"model.{n - 1}.weight")
     elif "conv_first.weight" in table and "conv_last.weight" in table and any(
             k in table for k in ("body.0.rdb1.conv1.weight", "RRDB_trunk.0.RDB1.conv1.weight")):  # Real-ESRGAN / BSRGAN
         ups = [int(m.group(1)) for k in table for m in [_UPCONV.match(k)] if m]
         log2, first, last = max(ups, default=0), shape("conv_first.weight"), shape("conv_last.weight")
     elif "body.0.weight" in table and "body.1.weight" in table:  # SRVGGNetCompact
-        top = _seq_len(table, "body") - 1
-        x, c = shape(f"body.{top}.bias")[0], shape("body.0.weight")[1]
-        for out in (c, 3, 4, 1):  # spandrel's get_scale_and_output_channels
-            if x % out == 0 and math.isqrt(x // out) ** 2 == x // out:
-                return {"arch": "Compact", "scale": math.isqrt(x // out), "features": shape("body.0.weight")[0],
-                        "unshuffle": False}
-        return None
+        top = upscale_archs.seq_len(table, "body") - 1
+        scale = upscale_archs.square_scale(shape(f"body.{top}.bias")[0], shape("body.0.weight")[1])
+        return {"arch": "Compact", "scale": scale, "features": shape("body.0.weight")[0],
+                "unshuffle": False} if scale else None
     else:
         return upscale_archs.detect(table)  # SPAN, SwinIR, HAT, DAT (arch64)
     scale, in_nc, out_nc = 2 ** max(log2, 0), first[1], last[0]
@@ -159,18 +150,40 @@ def phase_inputs(model, image, how, assumptions) -> dict:
     return out
 
 
-def image_of(found, size, frames, batch, typed=False):
-    """(w, h, batch, how) of the image the largest ImageUpscaleWithModel receives: the size the graph sets for it
-    (image_size.attach; a VAE decode's, followed to its latent node: the hires fix's first pass, whatever size its second
-    pass is estimated at), else the decode of the estimated latent (size: w x h), said as assumed unless its source is a
-    VAE decode. found: the nodes' widgets. typed: the size was typed (--width, ...): a decode's image is the typed one."""
-    sized = [x[KEY] for x in found if isinstance(x.get(KEY), tuple) and len(x[KEY]) == 4
-             and not (typed and x[KEY][3] == DECODED)]
-    if sized:
-        return max(sized, key=lambda s: s[0] * s[1] * s[2])
-    decoded = any(x.get(KEY) == "decode" or isinstance(x.get(KEY), tuple) and x[KEY][3] == DECODED for x in found)
+def _image(x, size, frames, batch, typed_size=False, typed_batch=False):
+    """(w, h, batch, how) of the image one ImageUpscaleWithModel receives (x: its widgets): the size the graph sets for
+    it (image_size.attach; a VAE decode's, followed to its latent node: the hires fix's first pass, whatever size its
+    second pass is estimated at), else the decode of the estimated latent (size: w x h), said as assumed unless its
+    source is a VAE decode. typed_size: --width/--height typed: a decode's image is the typed one; typed_batch:
+    --batch/--frames typed: a decode's image has the typed batch (rev64 #4)."""
+    got = x.get(KEY)
+    if isinstance(got, tuple) and len(got) == 4:
+        if got[3] != DECODED:
+            return got
+        if not typed_size:
+            return got[:2] + ((frames * batch if typed_batch else got[2]), got[3])
+    decoded = got == "decode" or isinstance(got, tuple) and got[3] == DECODED
     return (size[0], size[1], frames * batch, DECODED if decoded else
             f"assumed: {DECODED}; its image's source is not read")
+
+
+def step(models, found, size, frames, batch, typed_size=False, typed_batch=False):
+    """(model, (w, h, batch), how, notes) of the pixel upscale step counted: each ImageUpscaleWithModel (found: the
+    nodes' widgets) with the model its own UpscaleModelLoader names (image_size.UPSCALE_MODEL; the largest found where
+    the link is not read) on its own image; the step that needs the most (weights + image + tile, phase_inputs) is
+    counted (rev64 #1, #2: not the heaviest file on the largest image, a pair no node runs). models: {name: read_file()},
+    find()'s."""
+    biggest = max(models.values(), key=lambda m: m["weights"])
+    pairs = []
+    for x in found or [{}]:
+        m = models.get(x.get(UPSCALE_MODEL), biggest)
+        *img, how = _image(x, size, frames, batch, typed_size, typed_batch)
+        need = phase_inputs(m, img, how, [])
+        pairs.append((need["weights"] + need["bytes"], m, tuple(img), how))
+    _, m, img, how = max(pairs, key=lambda p: p[0])
+    notes = [f"{len(pairs)} pixel upscale steps: the one that needs the most, {m['name']} on a {img[0]}x{img[1]} image, "
+             "is counted (ComfyUI runs them one at a time)"] if len(pairs) > 1 else []
+    return m, img, how, notes
 
 
 def locate(name, models_dir, resolve, find_file, unusable_exc):
@@ -216,13 +229,13 @@ def _read_cached(p, cache):
 
 
 def find(loaders, runs, models_dir, resolve, find_file, unusable_exc, cache=None):
-    """(the upscale model read for the phase or None, [(loader, widgets)] left to the named line, [(name, loader,
+    """({model_name as the loader names it: the upscale model read} for the phase, [(loader, widgets)] left to the named line, [(name, loader,
     widget, folders, why)] named and not found, notes). loaders: the UpscaleModelLoader widgets; runs: whether an
     ImageUpscaleWithModel runs (else nothing is read, as for any node that does not run). A file named and not found is
     missing, as a side model's (side_models.find; ComfyUI refuses the prompt: get_full_path_or_raise,
-    nodes_upscale_model.py:35, and value_not_in_list before it). The largest model found is counted."""
+    nodes_upscale_model.py:35, and value_not_in_list before it). step() pairs each node with its model."""
     if not loaders or not runs:
-        return None, [("UpscaleModelLoader", w) for w in loaders], [], []
+        return {}, [("UpscaleModelLoader", w) for w in loaders], [], []
     got, left, missing, notes, cache = [], [], [], [], {} if cache is None else cache
     for w in loaders:
         name = w.get("model_name")
@@ -234,10 +247,7 @@ def find(loaders, runs, models_dir, resolve, find_file, unusable_exc, cache=None
                 left.append((NODES[0], w))
             continue
         try:
-            got.append(_read_cached(p, cache))
+            got.append((name, _read_cached(p, cache)))
         except (UserError, OSError) as exc:
             notes.append(f"not counted: {name} (UpscaleModelLoader): {str(exc).removeprefix(str(p) + ': ')}")
-    best = max(got, key=lambda m: m["weights"], default=None)
-    if len(got) > 1:
-        notes.append(f"{len(got)} pixel upscale models found: the largest, {best['name']}, is counted")
-    return best, left, missing, notes
+    return dict(got), left, missing, notes

@@ -218,7 +218,8 @@ def format_text(est: dict, budget_label: str = "") -> str:
     v = est.get("vae")
     if v:
         lines.append(f"VAE decode: {v['how']}; {v['dtype']}; per sample {fmt_bytes(v['per_sample'])}, "
-                     f"batch {v['batch']} of {v['batch_of']}; tiled fallback {fmt_bytes(v['fallback_bytes'])}{_tiles(est)}")
+                     f"batch {v['batch']} of {v['batch_of']}"
+                     + (f"; tiled fallback {fmt_bytes(v['fallback_bytes'])}{_tiles(est)}" if v["fallback_bytes"] is not None else ""))
     if est.get("comfyui_memory_required") is not None:
         lines.append(f"ComfyUI's own memory_required (factor {est['comfyui_factor']:.4g}): {fmt_bytes(est['comfyui_memory_required'])} "
                      f"for sampling activations (ours: {fmt_bytes(est['breakdown']['sample']['activations'])})")

@@ -30,7 +30,8 @@ TILE_BYTES_PER_PIXEL = {
 }
 
 
-def _seq_len(table, prefix) -> int:
+def seq_len(table, prefix) -> int:
+    """spandrel util.get_seq_len: 1 + the largest N of the keys prefix.N.*, 0 when none."""
     got = {int(k[len(prefix) + 1:].split(".", 1)[0]) for k in table
            if k.startswith(prefix + ".") and k[len(prefix) + 1:].split(".", 1)[0].isdigit()}
     return max(got) + 1 if got else 0
@@ -48,12 +49,13 @@ def _shuffle_scale(table, prefix):
     return scale, feat
 
 
-def _square_scale(x, in_nc):
-    """spandrel util.get_scale_and_output_channels: x = scale**2 * out_nc, out_nc tried as in_nc, 3, 4, 1."""
+def square_scale(x, in_nc):
+    """spandrel util.get_scale_and_output_channels: x = scale**2 * out_nc, out_nc tried as in_nc, 3, 4, 1; None when
+    none fits."""
     for c in (in_nc, 3, 4, 1):
         if x % c == 0 and math.isqrt(x // c) ** 2 == x // c:
             return math.isqrt(x // c)
-    raise ValueError(f"no scale gives {x} output channels")
+    return None
 
 
 def _has(table, *keys) -> bool:
@@ -65,8 +67,10 @@ def span(t):
     if not _has(t, "conv_1.sk.weight", "block_1.c1_r.sk.weight", "conv_cat.weight", "upsampler.0.weight"):
         return None
     feat, in_nc = t["conv_1.sk.weight"][1][:2]
-    scale = _square_scale(t["upsampler.0.weight"][1][0], in_nc)
-    return {"arch": "SPAN", "scale": scale, "features": feat, "key": ("SPAN", feat, scale), "variant": f"{feat} features"}
+    scale = square_scale(t["upsampler.0.weight"][1][0], in_nc)
+    if scale is None:
+        raise ValueError(f"no scale gives {t['upsampler.0.weight'][1][0]} output channels")
+    return {"arch": "SPAN", "scale": scale, "features": feat, "key": ("SPAN", feat, scale)}
 
 
 B = "layers.0.residual_group"
@@ -140,7 +144,7 @@ def dat(t):
         up, scale = "pixelshuffle", _shuffle_scale(t, "upsample")[0]
     else:
         up, scale = "pixelshuffledirect", math.isqrt(t["upsample.0.weight"][1][0] // in_nc)
-    layers = _seq_len(t, "layers")
+    layers = seq_len(t, "layers")
     return {"arch": "DAT", "scale": scale, "features": dim, "key": ("DAT", dim, heads, rpe, ffn, up, scale),
             "variant": f"{layers} groups, {heads} heads, split window of {rpe} offsets, {up}"}
 

@@ -439,7 +439,7 @@ def diffusers_hv_decode(latent_shape, dtype, tile=None, spatial=False):
 
 
 def phase(kind: str, latent_shape, dtype="bf16", free_bytes=None, mode="auto", tile=None, runner="comfyui",
-          device=None, slicing=False, tile_px=None, gpu_arch=None) -> dict:
+          device=None, slicing=False, tile_px=None, gpu_arch=None, vae_options=None) -> dict:
     """The decode as ComfyUI runs it. mode "auto": VAE Decode (batch chosen from free memory; the tiled
     fallback when one sample does not fit); "untiled"; "tiled": VAE Decode (Tiled) with `tile`.
     device "cuda": every figure includes the CUDA convolution workspace (cuda_conv.py), also given apart as
@@ -452,6 +452,8 @@ def phase(kind: str, latent_shape, dtype="bf16", free_bytes=None, mode="auto", t
     whole batch per tile unless slicing; untiled when the latent fits one tile.
     runner "diffusers", HunyuanVideo's VAE: its frame chunks in every mode, spatial tiles with mode "tiled"
     (diffusers_hv_decode; `tile` {"tile", "frames"} overrides DIFFUSERS_HV_TILE).
+    vae_options: VAEDecodeHunyuan3D's {num_chunks, octree_resolution} for the ShapeVAE (hunyuan3d.decode_phase: no
+    tiled figures, tiled_bytes and fallback_bytes None).
     Returns {bytes, per_sample, batch, comfy_per_sample, tiled, tiled_bytes, fallback_bytes, conv_workspace,
     allocator_slack, cached_slack, how, dtype}. cached_slack: what the caching allocator holds beyond that (Wan
     decodes; reserved, not needed: peak_device only)."""
@@ -466,6 +468,9 @@ def phase(kind: str, latent_shape, dtype="bf16", free_bytes=None, mode="auto", t
     if slicing and runner != "diffusers":
         raise ValueError("VAE slicing is diffusers' enable_vae_slicing (runner diffusers); ComfyUI picks its decode batch itself")
     n = 1 if slicing else int(latent_shape[0]) if whole else decode_batch(kind, latent_shape, dtype, free_bytes)
+    if kind == H3D.VAE_KIND:  # VAEDecodeHunyuan3D: num_chunks query points at a time, no pixel tiles (hunyuan3d.py)
+        return dict(H3D.decode_phase(latent_shape, dtype_bytes(dtype), n, vae_options), batch_of=int(latent_shape[0]),
+                    dtype=dtype, comfy_per_sample=comfy_decode_heuristic(kind, latent_shape, dtype))
     out = {"per_sample": per, "batch": n, "batch_of": int(latent_shape[0]), "dtype": dtype,
            "comfy_per_sample": comfy_decode_heuristic(kind, latent_shape, dtype),
            "tiled_bytes": node_tile, "fallback_bytes": fb_tile, "tiled": False, "fallback": False,

@@ -94,8 +94,9 @@ def finish(est: dict, budget) -> dict:
         tile = dict(spec.TILE_NODE, **{k: x for k, x in (est["policy"].get("tile") or {}).items() if x is not None})
         est["assumptions"].append(  # the tile the tiled row was figured with (--vae-tile, a VAEDecodeTiled node's)
             f"VAE decode: {v['how']}, {v['dtype']} ({est['_ctx']['vae_dtype_why']}); per sample {fmt_bytes(v['per_sample'])}"
-            + (f"; ComfyUI sizes its batch with {fmt_bytes(v['comfy_per_sample'])} per sample; tiled: VAE Decode (Tiled) "
-               f"{tile['tile']} px" + (f", {tile['frames']} frames" if est["frames"] > 1 else "") if comfy else ""))
+            + (f"; ComfyUI sizes its batch with {fmt_bytes(v['comfy_per_sample'])} per sample" if comfy else "")
+            + (f"; tiled: VAE Decode (Tiled) {tile['tile']} px" + (f", {tile['frames']} frames" if est["frames"] > 1 else "")
+               if comfy and v.get("tiled_bytes") is not None else ""))  # None: no tiles (the ShapeVAE, hunyuan3d.py)
     if not budget and min_gb:
         est["assumptions"].append(f"no budget: figured as ComfyUI would run on the smallest card that fits ({min_gb} GB)")
     if not budget:
@@ -356,7 +357,8 @@ def knobs(est: dict) -> list[dict]:
         if pol.get("offload") != "sequential" and pol.get("block_swap") is None:
             add("sequential_offload", "pipe.enable_sequential_cpu_offload(): weights stream from RAM a layer at a time "
                 "(much slower)", again(offload="sequential"))
-    elif est.get("vae") and not est["vae"]["tiled"] and phases["vae_decode"] > phases["vae_decode_tiled"]:
+    elif est.get("vae") and not est["vae"]["tiled"] and "vae_decode_tiled" in phases \
+            and phases["vae_decode"] > phases["vae_decode_tiled"]:  # no tiled row: the ShapeVAE (hunyuan3d.decode_phase)
         add("tiled_vae", "VAE Decode (Tiled) instead of VAE Decode",
             max([v for k, v in run.items() if k != "vae_decode"] + [phases["vae_decode_tiled"]]),
             own=("vae_decode", run["vae_decode"] - phases["vae_decode_tiled"]))

@@ -290,7 +290,7 @@ def read(wf: dict, models_dir, resolve=None, read_image=None) -> dict:
             "pixel_upscale": (ups, graph[pixel_upscale.NODES[1]]) if ups else None,
             "latent_upscale": _upscaler(checked, staged) if graph.get("upscale") else None,
             "text_tokens": graph.get("text_tokens"), "control_samplers": control_feeds.owner_sets(wf, keyed),
-            "control_sizes": control_feeds.latents(wf, read_image, scale)}
+            "control_sizes": control_feeds.latents(wf, read_image, scale), "vae_options": graph.get("vae_options")}
 
 
 def _upscaler(checked, missing=()):
@@ -466,6 +466,8 @@ def estimate_workflow(wf: dict, models_dir, width=None, height=None, frames=None
         pol["audio_fps"] = info["audio_fps"]
     if info["text_tokens"] and not pol.get("text_tokens"):  # Hunyuan3D's multi-view context (hunyuan3d.node_note)
         pol["text_tokens"] = info["text_tokens"]
+    if info.get("vae_options") and not pol.get("vae_options"):  # VAEDecodeHunyuan3D's num_chunks, octree_resolution
+        pol["vae_options"] = info["vae_options"]
     pol["side_models"], side_notes = side_models.read(info["side"], pol)  # a ControlNet, ... in its phase
     pol["control_samplers"] = info["control_samplers"]  # each sampler's ControlNets: one set counted (control_feeds.py)
     side_notes += control_feeds.note(info["control_samplers"], pol["side_models"])
@@ -478,9 +480,11 @@ def estimate_workflow(wf: dict, models_dir, width=None, height=None, frames=None
         side_notes += control_feeds.size_note(info["control_samplers"], info["control_sizes"], pol["side_models"],
                                               (w, h))
     if info["pixel_upscale"]:  # ImageUpscaleWithModel: a phase of its own on the image it receives (pixel_upscale.py)
-        *img, how = pixel_upscale.image_of(info["pixel_upscale"][1], (w, h), f, b,
-                                           typed=any(x is not None for x in (width, height, frames, batch)))
-        pol["pixel_upscale"] = pixel_upscale.phase_inputs(info["pixel_upscale"][0], img, how, side_notes)
+        model, img, how, step_notes = pixel_upscale.step(*info["pixel_upscale"], (w, h), f, b,
+                                                         typed_size=width is not None or height is not None,
+                                                         typed_batch=frames is not None or batch is not None)
+        pol["pixel_upscale"] = pixel_upscale.phase_inputs(model, img, how, side_notes)
+        side_notes += step_notes
     families.check_vae_channels(comps)  # as `estimate FILE...`: the node's open-graph route shows it as text
     est = formula.estimate(comps, w, h, f, b,
                            cfg=("on" if info["cfg"] else info["cfg"]) if cfg is None else cfg, policy=pol)  # cfg > 1: CFG on

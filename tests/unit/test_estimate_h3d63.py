@@ -151,12 +151,16 @@ def test_sample_activations_against_comfyuis_traced_dit():
     assert r["variants"]["2_0"]["per_token_per_sample"] == 27008 and r["variants"]["2_1"]["per_token_per_sample"] == 102784
     for variant, v in r["variants"].items():
         comps = [c for c in families.split_components(layouts.table(v["layout"]), v["layout"]) if c["role"] == "diffusion_model"]
-        for run in v["runs"]:
+        for run in v["runs"]:  # h3d63's rows and h3d64's held-out ones (2048, 5120, batch 2)
             e = formula.estimate(comps, run["resolution"], 1, 1, run["batch"], cfg=True, policy={"_no_knobs": True})
             ours = e["breakdown"]["sample"]["activations"]
             assert abs(ours / run["activations"] - 1) <= 0.15, (variant, run["resolution"], ours, run["activations"])
-    # recorded before any tuning on these traces (truth rules): held out
-    assert set(r["first_sight"]["error_pct"]) == {f"{k}_{n}" for k in ("2_0", "2_0_mini", "2_1") for n in (3072, 4096)}
+    # recorded before any tuning on these traces (truth rules): held out. h3d64 added rows (2048, 5120, batch 2), each
+    # scored before 2.1's formula moved and named in first_sight["added"]; h3d63's six keep their scores
+    first = r["first_sight"]
+    assert {f"{k}_{n}" for k in ("2_0", "2_0_mini", "2_1") for n in (3072, 4096)} <= set(first["error_pct"])
+    assert (first["error_pct"]["2_1_3072"], first["error_pct"]["2_1_4096"]) == (13.8, 6.1)
+    assert all(f"error_pct.{k}" in first["added"] for k in first["error_pct"] if not k.endswith(("_3072", "_4096")))
 
 
 def test_shape_vae_decode_against_comfyuis_traced_decode():
@@ -186,8 +190,9 @@ def test_the_templates_decode_phase_by_hand(tmp_path):
     g = _graph_v21()
     g["nodes"][5]["widgets_values"] = [16000, 384]
     est = workflow.estimate_workflow(g, tmp_path)
-    assert any(a.startswith("VAEDecodeHunyuan3D: num_chunks 16000, octree_resolution 384; the decode is counted at the "
-                            "node's defaults (8000, 256)") for a in est["assumptions"])
+    # since h3d64 the node's own values are counted (test_estimate_h3d64 checks the figure), and said so
+    assert any(a.startswith("VAEDecodeHunyuan3D: num_chunks 16000, octree_resolution 384 counted (the node's defaults: "
+                            "8000, 256)") for a in est["assumptions"])
 
 
 def test_multiview_conditioning_counts_four_views_of_context(tmp_path):
