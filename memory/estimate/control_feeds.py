@@ -11,16 +11,15 @@ The walk (reach.walk_ui / walk_api: links, Reroutes, bypass, subgraphs as ComfyU
 that runs and goes up its conditioning inputs; at an Apply ControlNet node only its conditioning and control_net
 inputs (its image, vae and mask carry no ControlNet of this sampler's: a hires pass's ControlNet image decoded from the
 base pass stays out); another sampler ends the walk (its output is a latent). The ControlNet loaders reached are that
-sampler's set. side_models.phase_figures counts the sample phase's for one set, the largest; a ControlNet no sampler
+sampler's set. side_models.phase_figures counts the sample phase's for one set, the largest, each judged at its
+sampler's own latent (latents(): a hires fix's base pass is smaller than its second pass, rev64 #3); a ControlNet no sampler
 reaches (a custom sampler's, a legacy group node's) is put in every set, so a graph with one sampler counts every
 ControlNet, as before."""
-from . import reach
+from . import links, reach, sampler_nodes
 from .side_models import CONTROLNETS, SIDE, owner_of
 
-# each sampler's conditioning inputs (nodes.py KSampler / KSamplerAdvanced; comfy_extras/nodes_custom_sampler.py
-# SamplerCustom's positive/negative, SamplerCustomAdvanced's guider: a CFGGuider / BasicGuider holding them)
-SAMPLERS = {"KSampler": ("positive", "negative"), "KSamplerAdvanced": ("positive", "negative"),
-            "SamplerCustom": ("positive", "negative"), "SamplerCustomAdvanced": ("guider",)}
+# each sampler's conditioning inputs (sampler_nodes.py: SamplerCustomAdvanced's guider holds them)
+SAMPLERS = {t: s.conditioning for t, s in sampler_nodes.SAMPLERS.items()}
 # Apply ControlNet nodes: the inputs that carry this sampler's ControlNets
 APPLY = {"ControlNetApply": ("conditioning", "control_net"),
          **{t: ("positive", "negative", "control_net") for t in
@@ -34,21 +33,48 @@ def _follow(start, kind):
     return follow
 
 
+def _starts(wf: dict):
+    """The samplers that run, as (graph id, node) (UI format) or (id as a string, node) (API format): the handles
+    links.view's graph takes, in the order feeds() and latents() give them."""
+    if isinstance(wf.get("nodes"), list):
+        g, runs = reach.Graphs(wf), reach.ui(wf)
+        return g, [(gid, n) for gid in g.runs() for n in g.nodes.get(gid, {}).values()
+                   if isinstance(n.get("type"), str) and n["type"] in SAMPLERS and n.get("mode") not in (2, 4)
+                   and (runs is None or (gid, n["id"]) in runs)]
+    ids, runs = reach.api_nodes(wf), reach.api(wf)
+    return ids, [(k, n) for k, n in ids.items() if isinstance(n.get("class_type"), str) and n["class_type"] in SAMPLERS
+                 and (runs is None or k in runs)]
+
+
 def feeds(wf: dict):
     """[{key of a ControlNet loader node}] one per sampler that runs, in the graph's keys ((graph id, node id) for the
     UI format, as workflow.nodes keys them; the id as a string for the API format); None when no known sampler runs."""
+    g, starts = _starts(wf)
     if isinstance(wf.get("nodes"), list):
-        g, runs = reach.Graphs(wf), reach.ui(wf)
-        starts = [(gid, n) for gid in g.runs() for n in g.nodes.get(gid, {}).values() if isinstance(n.get("type"), str)
-                  and n["type"] in SAMPLERS and n.get("mode") not in (2, 4) and (runs is None or (gid, n["id"]) in runs)]
         kind = lambda n: n.get("type")  # noqa: E731
         out = [reach.walk_ui(g, [s], _follow(s[1], kind)) for s in starts]
         return [{k for k in seen if g.nodes[k[0]][k[1]].get("type") in CONTROLNETS} for seen in out] or None
-    ids, runs = reach.api_nodes(wf), reach.api(wf)
     kind = lambda n: n.get("class_type")  # noqa: E731
-    starts = [k for k, n in ids.items() if isinstance(kind(n), str) and kind(n) in SAMPLERS and (runs is None or k in runs)]
-    out = [reach.walk_api(ids, [k], _follow(ids[k], kind)) for k in starts]
-    return [{k for k in seen if kind(ids[k]) in CONTROLNETS} for seen in out] or None
+    out = [reach.walk_api(g, [k], _follow(n, kind)) for k, n in starts]
+    return [{k for k in seen if kind(g[k]) in CONTROLNETS} for seen in out] or None
+
+
+def latents(wf: dict, read_image=None, read_upscale=None):
+    """[((width, height) or None, label)] one per sampler that runs, in feeds()' order: the size of the image the
+    latent it samples decodes to, followed back as links.latent follows a VAE decode's (a latent node's widgets, the
+    image a VAEEncode encodes: a hires fix's second pass through its upscale, ups64); None where not followed (a video
+    latent, a custom node, a bypassed sampler on the way). read_image, read_upscale: links.view's readers. None when no
+    known sampler runs."""
+    v, out = links.view(wf, read_image, read_upscale), []
+    for h in _starts(wf)[1]:
+        try:
+            w, hh, _ = links.latent(v, v.link_of(h, sampler_nodes.SAMPLERS[v.kind(h)].latent), 0)
+            size = (int(w), int(hh)) if int(w) > 0 and int(hh) > 0 else None
+        except (links.Unread, TypeError, ValueError, OverflowError, ZeroDivisionError, AttributeError, KeyError,
+                IndexError):  # not followed, or a malformed graph: never a crash (as links.linked)
+            size = None
+        out.append((size, v.label(h)))
+    return out or None
 
 
 def owner_sets(wf: dict, keyed: dict):
@@ -61,6 +87,24 @@ def owner_sets(wf: dict, keyed: dict):
     for keys in got:
         names = [(keyed[k][0], keyed[k][1].get(SIDE[keyed[k][0]][0])) for k in keys if k in keyed]
         out.append(sorted({owner_of(v, t) for t, v in names if isinstance(v, str) and v}))
+    return out
+
+
+def size_note(samplers, sizes, side, size) -> list:
+    """A line per sampler whose latent is smaller than the estimated one (size: (width, height)) and whose ControlNets
+    hold residuals (of those counted: side, side_models.read's), where several samplers run (side_models.one_sampler
+    judges each set at its own sampler's size). sizes: latents()'; None (a typed size, a video): no line."""
+    found = {m["owner"] for m in side or () if m["loader"] in CONTROLNETS and m["residual_width"]}
+    if not samplers or not sizes or len(samplers) < 2 or len(sizes) != len(samplers):
+        return []
+    out = []
+    for owners, (got, label) in zip(samplers, sizes):
+        mine = sorted(found & set(owners))
+        if got and mine and got[0] * got[1] < size[0] * size[1]:
+            at = f"{got[0]}x{got[1]}"
+            out.append(f"{label} runs at {at}, smaller than the estimated {size[0]}x{size[1]}: its ControlNets' "
+                       f"residuals ({', '.join(mine)}) are counted at {at}; the diffusion model's activations stay the "
+                       "estimated size's (an upper bound for that pass)")
     return out
 
 

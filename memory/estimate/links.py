@@ -42,6 +42,7 @@ is not read; the saved value stays and an assumption line names the widget and i
 
 from . import input_image
 from .latent_nodes import LATENT_NODES, size_widgets, widget_names
+from .sampler_nodes import SAMPLERS
 
 MAX_DEPTH = 32
 PRIMITIVES = ("PrimitiveInt", "PrimitiveFloat", "PrimitiveBoolean", "PrimitiveString", "PrimitiveStringMultiline")
@@ -53,8 +54,7 @@ WIDGETS = {"EmptyImage": ("width", "height", "batch_size", "color"), "ImageScale
            "LoadImageOutput": ("image", "refresh"), "UpscaleModelLoader": ("model_name",),
            **{p: ("value",) for p in PRIMITIVES}}
 DECODES = {"VAEDecode": "samples", "VAEDecodeTiled": "samples"}  # nodes.py:281, 307: their latent input
-SAMPLED = {"KSampler": "latent_image", "KSamplerAdvanced": "latent_image", "SamplerCustom": "latent_image",
-           "SamplerCustomAdvanced": "latent_image"}  # nodes.py:1529, 1557; nodes_custom_sampler.py:730, 926: same size out
+SAMPLED = {t: s.latent for t, s in SAMPLERS.items()}  # sampler_nodes.py: their latent input, the same size out
 ENCODES = {"VAEEncode": "pixels", "VAEEncodeTiled": "pixels"}  # nodes.py:340, 353: the latent of their image
 PASSED = {"GPUGardenFootprintEstimate": "latent"}  # this pack's node (nodes/estimate.py): passes its latent through
 RESIZE = {"scale by multiplier": ("multiplier",), "scale dimensions": ("width", "height", "crop"),

@@ -25,9 +25,13 @@ def peak_on(est: dict, budget) -> dict:
         # model loads on text_encoder_device() (comfy/clip_vision.py:42,57), the GPU: its weights in text encode (rev63 #8)
         side += [dict(m, how="on_device") for m in pol.get("side_models") or () if m["how"] == "component"]
 
+    # each sampler's own latent, where smaller than the estimate's: its ControlNets' residuals at its tokens (rev64 #3)
+    tokens = side_models.sampler_tokens(pol.get("control_sizes"), ctx["family"], ctx["width"], ctx["height"],
+                                        ctx["frames"], est["latent"]["image_tokens"])
+
     def phase(name, weights, acts, slack=0):
         sw, sa, owners = side_models.phase_figures(side, name, keep, est["latent"], pol["compute_bytes"],
-                                                   pol.get("control_samplers"))
+                                                   pol.get("control_samplers"), tokens)
         weights, acts = weights + sw, acts + sa
         margin = int(FRAGMENTATION * acts) + int(slack)
         breakdown[name] = {"weights": int(weights), "activations": int(acts), "allocator_margin": margin, "fixed": fixed_total}

@@ -25,6 +25,7 @@ from . import group_nodes
 from .links import is_key
 from .latent_nodes import LATENT_NODES
 from .model_files import CHECKED, LOADERS, NOT_FOLLOWED
+from .sampler_nodes import SAMPLERS
 from .side_models import SIDE
 
 # output nodes that list outputs (is_output_node=True with outputs): ComfyUI 0.8.0 comfy_api_nodes/nodes_tripo.py:89,
@@ -37,9 +38,9 @@ OUTPUT_CLASSES = frozenset({"TripoTextToModelNode", "TripoImageToModelNode", "Tr
                             "SaveAnimatedWEBP", "SaveAnimatedPNG", "SaveLatent"})
 # classes that are never output nodes (ComfyUI 0.8.0: no OUTPUT_NODE / is_output_node): the loaders the estimate reads,
 # the latent nodes, samplers, encode/decode and conditioning nodes; the frontend's virtual nodes
-NON_OUTPUT = frozenset(LOADERS) | frozenset(CHECKED) | frozenset(LATENT_NODES) | frozenset(SIDE) | frozenset(NOT_FOLLOWED) | {
-    "KSampler", "KSamplerAdvanced", "SamplerCustom", "SamplerCustomAdvanced", "VAEDecode", "VAEDecodeTiled", "VAEEncode",
-    "VAEEncodeTiled", "CLIPTextEncode", "ControlNetApply", "ControlNetApplyAdvanced", "ControlNetApplySD3",
+NON_OUTPUT = frozenset(LOADERS) | frozenset(CHECKED) | frozenset(LATENT_NODES) | frozenset(SIDE) | frozenset(NOT_FOLLOWED) | \
+    frozenset(SAMPLERS) | {"VAEDecode", "VAEDecodeTiled", "VAEEncode", "VAEEncodeTiled", "CLIPTextEncode",
+    "ControlNetApply", "ControlNetApplyAdvanced", "ControlNetApplySD3",
     "LTXVLatentUpsampler", "LatentUpscale", "LatentUpscaleBy", "ImageScale", "ImageScaleBy", "LoadImage", "EmptyImage",
     "CLIPVisionEncode", "StyleModelApply", "ModelSamplingSD3", "ModelSamplingFlux", "ModelSamplingAuraFlow",
     "Reroute", "PrimitiveNode", "Note", "MarkdownNote", *("PrimitiveInt", "PrimitiveFloat", "PrimitiveBoolean",

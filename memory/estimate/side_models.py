@@ -32,6 +32,7 @@ import re
 from .headers import dtype_bytes, read_tensors
 from . import image_encoder, weights as W
 from .model_files import Unusable, find_file
+from .phases import latent_geometry
 from .spec import FRAGMENTATION
 from ..errors import UserError
 from ..units import fmt_bytes
@@ -169,16 +170,39 @@ def added(side, phase, keep=False):
             if m["phase"] and (m["phase"] == phase or keep)]
 
 
-def phase_figures(side, phase, keep, latent, compute_bytes, samplers=None):
+def sampler_tokens(sizes, family, width, height, frames, image_tokens):
+    """[image tokens of each sampler's own latent where fewer than the estimate's, else None] in control_feeds.latents()
+    order, or None. sizes: {"of": (w, h) the graph's estimated size, "samplers": [(w, h) or None]} (workflow.py sets it
+    where the size is the graph's: not typed, a still image); each sampler's size scales with the estimate's (width,
+    height: a re-estimate at a lower resolution scales every pass) and its tokens are the family's latent geometry's."""
+    if not sizes or frames != 1 or not all(sizes.get("of") or ()):
+        return None
+    (w0, h0), out = sizes["of"], []
+    for s in sizes.get("samplers") or ():
+        n = latent_geometry(family, max(1, round(width * s[0] / w0)),
+                            max(1, round(height * s[1] / h0)))["image_tokens"] if s else None
+        out.append(n if n is not None and n < image_tokens else None)
+    return out
+
+
+def phase_figures(side, phase, keep, latent, compute_bytes, samplers=None, tokens=None):
     """(weights added, activations added, {owner: {weights, activations}}) of `phase` (sample_naive_attention is the
     sample phase's). latent: the estimate's latent dict (image_tokens, batch_in_model). samplers: [[owner of each
-    ControlNet one sampler runs with]] one per sampler (control_feeds.owner_sets), or None: every ControlNet in one."""
+    ControlNet one sampler runs with]] one per sampler (control_feeds.owner_sets), or None: every ControlNet in one.
+    tokens: [image tokens of each sampler's latent, None: the estimate's] (sampler_tokens), or None."""
     base = "sample" if phase.startswith("sample") else phase
     got = added(side, base, keep)
     owners, wsum, asum = {}, 0, 0
-    acts = {m["owner"]: m["residual_width"] * latent["image_tokens"] * latent["batch_in_model"] * compute_bytes
-            if base == "sample" else 0 for m, _ in got}
-    run = one_sampler(got, samplers, keep, acts) if base == "sample" else None
+
+    def acts_at(n, of=None):
+        return {m["owner"]: m["residual_width"] * n * latent["batch_in_model"] * compute_bytes
+                if base == "sample" else 0 for m, _ in got if of is None or m["owner"] in of}
+    acts = acts_at(latent["image_tokens"])
+    own = [acts_at(n, set(s)) if n else {} for s, n in zip(samplers, tokens)] \
+        if samplers and tokens and len(tokens) == len(samplers) else None
+    run = one_sampler(got, samplers, keep, acts, own) if base == "sample" else None
+    if run is not None:
+        run, acts = run
     for m, wb in got:
         if run is not None and m["owner"] not in run:
             if not keep:
@@ -191,13 +215,17 @@ def phase_figures(side, phase, keep, latent, compute_bytes, samplers=None):
     return int(wsum), int(asum), owners
 
 
-def one_sampler(got, samplers, keep, acts):
-    """The owners of the ControlNets counted in the sample phase: the set of the one sampler whose set is the largest
-    (weights + residuals + their allocator margin; residuals alone when every model stays resident, keep), or None
-    (all of them) when there is no split to make. ComfyUI runs one sampler at a time, each with the ControlNets its own
-    conditioning carries (control_feeds.py), so the residuals of two samplers' ControlNets are never held at once. Their
-    weights: the next sampler's load_models_gpu (comfy/model_management.py:621-705) frees memory for its own models
-    (free_memory l.584-619, its keep_loaded empty): the other sampler's ControlNet stays loaded while there is room and
+def one_sampler(got, samplers, keep, acts, own=None):
+    """(the owners of the ControlNets counted in the sample phase, {owner: its residual bytes}): the set of the one
+    sampler whose set is the largest (weights + residuals + their allocator margin; residuals alone when every model
+    stays resident, keep), or None (all of them) when there is no split to make. Each set's residuals are at its own
+    sampler's latent (own: [{owner: residual bytes at that sampler's size}] for a sampler smaller than the estimate,
+    rev64 #3: a hires fix's base-pass ControlNet at the base pass's tokens, not the second pass's), else at the
+    estimate's (acts); the diffusion model's activations stay the estimate's, an upper bound for a smaller pass.
+    ComfyUI runs one sampler at a time, each with the ControlNets its own conditioning carries (control_feeds.py), so
+    the residuals of two samplers' ControlNets are never held at once. Their weights: the next sampler's
+    load_models_gpu (comfy/model_management.py:621-705) frees memory for its own models (free_memory l.584-619, its
+    keep_loaded empty): the other sampler's ControlNet stays loaded while there is room and
     is unloaded first under pressure, so the peak needs only the running sampler's (an estimate of what fits, not of
     what a roomy card happens to keep). A ControlNet no sampler reaches is in every set; a model patch is counted as
     before (it rides on the model, not on the conditioning)."""
@@ -206,10 +234,11 @@ def one_sampler(got, samplers, keep, acts):
         return None
     named = {o for s in samplers for o in s}
     free = {m["owner"] for m in cn if m["owner"] not in named}
-    sets = [set(s) | free for s in samplers]
+    sets = [(set(s) | free, dict(acts, **(own[i] if own else {}))) for i, s in enumerate(samplers)]
 
-    def size(s):
-        return sum((0 if keep else m["weights"]) + acts[m["owner"]] * (1 + FRAGMENTATION) for m in cn if m["owner"] in s)
+    def size(x):
+        return sum((0 if keep else m["weights"]) + x[1][m["owner"]] * (1 + FRAGMENTATION)
+                   for m in cn if m["owner"] in x[0])
 
-    best = max(sets, key=size)
-    return best | {m["owner"] for m, _ in got if m["loader"] not in CONTROLNETS}
+    best, at = max(sets, key=size)
+    return best | {m["owner"] for m, _ in got if m["loader"] not in CONTROLNETS}, at

@@ -10,7 +10,7 @@ import os
 from pathlib import Path
 
 from . import (control_feeds, families, formula, group_nodes, hunyuan3d, image_size, latent_upscale, links, pipelines,
-               pixel_upscale, reach, side_models, spec)
+               pixel_upscale, reach, sampler_nodes, side_models, spec)
 from .latent_nodes import LATENT_NODES, size_widgets, widget_names
 from .model_files import (CHECKED, FOLDER_ROLES, LOADER_ROLES, LOADERS, NOT_COUNTED, NOT_FOLLOWED_NAMES, Unusable,
                           find_file, has_model_folders, not_followed)
@@ -18,7 +18,8 @@ from ..errors import UserError
 
 MAX_WORKFLOW_BYTES = 32 << 20
 
-SAMPLERS = {"KSampler": 3, "KSamplerAdvanced": 4, "SamplerCustom": 3}  # UI widget index of cfg (after seed's control widget)
+# UI widget index of cfg (after seed's control widget), of the samplers with a cfg widget (sampler_nodes.py)
+SAMPLERS = {t: s.cfg_widget for t, s in sampler_nodes.SAMPLERS.items() if s.cfg_widget is not None}
 CPU_TE = "text encoders on the CPU (loader device: cpu)"
 WEIGHT_DTYPE = {"fp8_e4m3fn": "fp8", "fp8_e4m3fn_fast": "fp8", "fp8_e5m2": "fp8"}
 
@@ -289,7 +290,7 @@ def read(wf: dict, models_dir, resolve=None, read_image=None) -> dict:
             "pixel_upscale": (ups, graph[pixel_upscale.NODES[1]]) if ups else None,
             "latent_upscale": _upscaler(checked, staged) if graph.get("upscale") else None,
             "text_tokens": graph.get("text_tokens"), "control_samplers": control_feeds.owner_sets(wf, keyed),
-            "vae_options": graph.get("vae_options")}
+            "control_sizes": control_feeds.latents(wf, read_image, scale), "vae_options": graph.get("vae_options")}
 
 
 def _upscaler(checked, missing=()):
@@ -474,6 +475,10 @@ def estimate_workflow(wf: dict, models_dir, width=None, height=None, frames=None
     info["notes"] += other
     stage1 = (w, h)
     w, h = _two_stage(info, comps, w, h, pol, used)
+    if info["control_sizes"] and not (width or height) and f == 1:  # each sampler's own size, where the graph's is used
+        pol["control_sizes"] = {"of": (w, h), "samplers": [s for s, _ in info["control_sizes"]]}
+        side_notes += control_feeds.size_note(info["control_samplers"], info["control_sizes"], pol["side_models"],
+                                              (w, h))
     if info["pixel_upscale"]:  # ImageUpscaleWithModel: a phase of its own on the image it receives (pixel_upscale.py)
         model, img, how, step_notes = pixel_upscale.step(*info["pixel_upscale"], (w, h), f, b,
                                                          typed_size=width is not None or height is not None,
