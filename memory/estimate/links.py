@@ -299,15 +299,16 @@ def widget(v, h, name, depth=0):
     return got
 
 
-def image(v, ref, depth):
-    """(width, height, batch) of the image a link carries."""
+def _source(v, ref, depth, what):
+    """(node, its type, depth) of the node that makes link ref's `what` (image, latent), through subgraph inputs and
+    Reroutes, each hop one more of MAX_DEPTH; Unread where none does or it is muted or bypassed."""
     while True:
         depth += 1
         if ref is None or depth > MAX_DEPTH:
-            raise Unread("an image with no source" if ref is None else f"a chain of more than {MAX_DEPTH} links")
+            raise Unread(f"{what} with no source" if ref is None else f"a chain of more than {MAX_DEPTH} links")
         got = v.src(ref)
         if got is SAVED or got[0] == "value":
-            raise Unread("the subgraph's image input, not linked")
+            raise Unread(f"the subgraph's {what.split()[-1]} input, not linked")
         if got[0] == "ref":
             ref = got[1]
             continue
@@ -318,6 +319,13 @@ def image(v, ref, depth):
         if t == "Reroute" and v.first_link:
             ref = v.first_link(h)
             continue
+        return h, t, depth
+
+
+def image(v, ref, depth):
+    """(width, height, batch) of the image a link carries."""
+    while True:
+        h, t, depth = _source(v, ref, depth, "an image")
         if t == "EmptyImage":
             return tuple(int(_num(widget(v, h, n, depth), f"{v.label(h)}.{n}")) for n in ("width", "height", "batch_size"))
         if t == "ImageScaleBy":  # nodes.py:1826-1834
@@ -376,22 +384,8 @@ def latent(v, ref, depth):
     """(width, height, batch) of the image a latent decodes to: followed back through the samplers to a still-image
     latent node's widgets or to the image a VAEEncode encodes."""
     while True:
-        depth += 1
-        if ref is None or depth > MAX_DEPTH:
-            raise Unread("a latent with no source" if ref is None else f"a chain of more than {MAX_DEPTH} links")
-        got = v.src(ref)
-        if got is SAVED or got[0] == "value":
-            raise Unread("the subgraph's latent input, not linked")
-        if got[0] == "ref":
-            ref = got[1]
-            continue
-        h, _ = got
-        t = v.kind(h)
-        if not v.active(h):
-            raise Unread(f"{v.label(h)}, muted or bypassed")
-        if t == "Reroute" and v.first_link:
-            ref = v.first_link(h)
-        elif t in SAMPLED or t in PASSED:
+        h, t, depth = _source(v, ref, depth, "a latent")
+        if t in SAMPLED or t in PASSED:
             ref = v.link_of(h, SAMPLED.get(t) or PASSED[t])  # the Footprint Estimate node unlinked: no source, Unread
         elif t in ENCODES:
             return image(v, v.link_of(h, ENCODES[t]), depth)
