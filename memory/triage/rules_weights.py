@@ -86,7 +86,8 @@ WEIGHTS = [
     # it: the weights are in place and small, and that request is a working buffer (a load goes tensor by tensor, each well
     # under the card): the activations' 50%-of-the-card row reads it ((rev6 S4) its own test, predicates.big_request)
     # (tri73) nor where the message's free figure is past a parameter's share of the card and the request is larger still:
-    # the card was not full, so what was placed did not fill it (card_room.room_left)
+    # the card was not full, so what was placed did not fill it (card_room.room_left); (tri74) and only where PyTorch held
+    # under half the card: a load refused on its next weight leaves free memory short of one (perhaps large) tensor
     R("weights-exceed-vram", 6.0, lambda x: x.tiny and not (x.req and big_request(x) and x.allocated is not None
                                                        and x.allocated < TINY_HELD_SHARE * x.total) and not room_left(x),
       "the device has only {total:b}: an integrated GPU's carve-out (APU) or a very small card; the weights cannot fit"),
