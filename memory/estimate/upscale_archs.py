@@ -120,7 +120,9 @@ def swinir(t):
     else:
         scale = 1
     scale //= unshuffle
-    return {"arch": "SwinIR", "scale": scale, "features": dim, "key": ("SwinIR", dim, heads, window, mlp, up, scale),
+    # an unshuffled input runs the body at 1/unshuffle of the side: no traced configuration has one (its key says so)
+    key = ("SwinIR", dim, heads, window, mlp, up, scale) + ((("unshuffle", unshuffle),) if unshuffle > 1 else ())
+    return {"arch": "SwinIR", "scale": scale, "features": dim, "key": key,
             "variant": f"window {window}, {heads} heads, {up or 'no'} upsampler"}
 
 

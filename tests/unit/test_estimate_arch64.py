@@ -124,7 +124,8 @@ def test_spandrels_other_readings_an_unshuffled_swinir_and_a_one_block_dat_layer
         del t[f"{k}.weight"], t[f"{k}.bias"]
     t["upsample.0.weight"], t["upsample.2.weight"] = ("F32", [256, 64, 3, 3]), ("F32", [256, 64, 3, 3])  # x4 inside
     arch = pixel_upscale.detect(t)
-    assert arch["key"][-2:] == ("pixelshuffle", 2) and arch["scale"] == 2  # x4 over the unshuffle's 2: a 2x model
+    assert arch["key"][-3:] == ("pixelshuffle", 2, ("unshuffle", 2)) and arch["scale"] == 2  # x4 over the unshuffle's 2
+    assert pixel_upscale.per_pixel(arch) is None  # its body runs at half the side: not the traced 2x SwinIR-M's figure
     d = dat_x4()
     del d[f"{L}.1.attn.temperature"]  # a layer of one block: heads = pos3's last conv's outputs x 2
     d[f"{L}.0.attn.attns.0.pos.pos3.2.weight"] = ("F32", [3, 45])
