@@ -117,6 +117,12 @@ STUDIES = {
                           "after": "1c12fff92a10adf45a6b95c0db58ccd9b112e224"},    # card_room.HELD_SHARE
               "corpus": "after", "pairs": [("before", "after")],
               "confusion": ("activations", "weights-exceed-vram")},
+    # logs with no answer (issue 14): a Jupyter kernel that died while a cell ran (nbclient's DeadKernelError, the Notebook's
+    # dialog) read as host RAM; the host-ram class counted by answer ("label"), and other read as host-ram
+    "tri75": {"commits": {"before": "575c3aea1c47cfddf2132359860dc2d6c7fe20c5",    # main before the change
+                          "after": "74a69c2377cb2c1cdff7685d530028eee630f01b"},    # host_readers.KERNEL_DIED, jupyter.kernel_died
+              "corpus": "after", "pairs": [("before", "after")],
+              "confusion": ("other", "host-ram"), "label": "host-ram"},
 }
 HALVES = ("even", "odd", "all")
 MOVES = ("fixed", "broken", "wrong_to_wrong", "top2_only")

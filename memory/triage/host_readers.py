@@ -1,6 +1,6 @@
 """Host-memory failure lines (parse.py's recognisers, split from it for its 600-line guard; parse re-exports them): the
-kernel's OOM killer in any parent's words, earlyoom, Python's MemoryError (and NumPy's array allocation), and
-VideoHelperSuite's Load Video RAM guard. Each returns None or parse's event dict."""
+kernel's OOM killer in any parent's words, earlyoom, Python's MemoryError (and NumPy's array allocation),
+VideoHelperSuite's Load Video RAM guard, and a Jupyter kernel that died with no reply (tri75). Each returns None or parse's event dict."""
 import re
 
 from . import error_patterns as RX
@@ -75,3 +75,25 @@ def _earlyoom(line):
         return None
     nums = {"this_process": int(m.group(1)) * 1024 ** 2} if m.group(1) else {}
     return {"kind": "os.oom_killer", "device_kind": None, "numbers": nums, "runtime": None, "complete": True, "form": "earlyoom"}
+
+
+# (tri75) A Jupyter kernel that died while a cell ran. nbclient (papermill, nbconvert --execute, Kaggle's notebook runner) polls
+# the kernel while it waits for a cell's reply and, when the kernel process is no longer alive, logs "Kernel died while waiting
+# for execute reply." and raises DeadKernelError("Kernel died") (nbclient/client.py, _async_check_alive); the classic Notebook's
+# front end shows "The kernel appears to have died. It will restart automatically." when the server's restarter finds the
+# process gone (status_autorestarting). A Python exception, a CUDA out-of-memory error or a MemoryError among them, is sent back
+# as the cell's error reply and leaves the kernel alive; a kernel that dies was ended from outside the interpreter, in an out-
+# of-memory report by the host's OOM killer (or the container's memory limit): system RAM. Any device message in the same
+# failure outranks it (parse.PRIORITY: a low rank, so it joins that failure and does not lead it)
+KERNEL_DIED = re.compile(r"\bDeadKernelError\b|\bKernel died while waiting for execute reply\b"
+                         r"|\bThe kernel appears to have died\b")
+KERNEL_DIED_WORDS = ("DeadKernelError", "Kernel died while waiting", "kernel appears to have died")
+
+
+@_gate(*KERNEL_DIED_WORDS)
+def _kernel_died(line):
+    """(tri75) nbclient's dead kernel or the Notebook's "kernel appears to have died" (KERNEL_DIED): host RAM, the runtime
+    and the device left to the log."""
+    if not any(w in line for w in KERNEL_DIED_WORDS) or not KERNEL_DIED.search(line):
+        return None
+    return {"kind": "jupyter.kernel_died", "device_kind": "cpu", "numbers": {}, "runtime": None, "complete": True}

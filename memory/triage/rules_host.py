@@ -200,6 +200,13 @@ HOST_RAM = [
       "earlyoom found the host's available memory (and swap) at or below its limits and ended a process: system RAM, not GPU "
       "memory (on a unified-memory machine the GPU's allocations count in it)" if x.ev.get("form") == "earlyoom" else
       "the operating system's OOM killer ended the process: system RAM (and swap) ran out, not GPU memory"),
+    # (tri75) a Jupyter kernel that died while a cell ran (host_readers.KERNEL_DIED): a Python error, a device's out of memory
+    # among them, would have come back as the cell's error; a kernel ended from outside is the host's OOM killer in an OOM report
+    R("host-ram", 8.0, kind("jupyter.kernel_died"),
+      "the notebook's kernel died while a cell ran, with no Python error (a device out-of-memory error would have come back "
+      "as the cell's error): the process was ended from outside, by the host's OOM killer or the container's memory limit "
+      "(Kaggle's and Colab's sessions have a fixed RAM): system RAM, not GPU memory; smaller host-side frames (narrower "
+      "dtypes, columns added one at a time, chunks, del and gc.collect() between steps) or a session with more RAM"),
     # (round 63) a DataLoader worker died of SIGBUS: the shared memory (/dev/shm, RAM-backed) that carries its batches to the
     # main process could not be backed
     R("host-ram", 8.0, kind("os.shm"),

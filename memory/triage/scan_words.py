@@ -196,6 +196,9 @@ _ADDED_WORDS = (
     # (tri70) a launcher's mirror of vLLM's start-up check ("[preflight] ERROR: GPU 0 has F GiB free, but this config needs ~D
     # GiB/card", error_patterns.VLLM_LAUNCHER_GATE): no memory word in it
     ("KW", "this config needs ~"),
+    # (tri75) a Jupyter kernel that died while a cell ran (nbclient's "Kernel died while waiting for execute reply." and its
+    # DeadKernelError, the Notebook's "The kernel appears to have died", host_readers.KERNEL_DIED): no memory word in them
+    ("KW", "DeadKernelError", "Kernel died while waiting", "kernel appears to have died"),
 )
 ERROR_KEYS += tuple(w for lists, *words in _ADDED_WORDS if "K" in lists for w in words)
 ERROR_WORDS += tuple(w for lists, *words in _ADDED_WORDS if "W" in lists for w in words)
@@ -257,6 +260,7 @@ ANCHORS += (b"cuda execution failed with error 2",)   # (round 90) spconv's tens
 ANCHORS += (b"CUDA error: 2", b"CUDA error 2")   # (tri69) a CUDA program's own check printing the bare code: no memory word
 ANCHORS += (b"HIP error: 2", b"HIP error 2")   # (tri70) a HIP program's own check printing the bare code (hipErrorOutOfMemory)
 ANCHORS += (b"this config needs ~",)   # (tri70) a launcher's mirror of vLLM's start-up check (VLLM_LAUNCHER_GATE): no memory word
+ANCHORS += (b"DeadKernelError", b"Kernel died while waiting", b"kernel appears to have died")   # (tri75) a Jupyter kernel that died (host_readers.KERNEL_DIED): no memory word
 # (round 93) Windows' commit limit in Rust's io::Error form after a localized message ("... (os error 1455)") and the localized
 # message's heads (other_patterns.PAGING_LOCALIZED) by a piece each: no English word in them
 ANCHORS += (b"os error 1455", b"o de pagina", b"fichier de pagination", b"file di paging", b"Auslagerungsdatei", "页面文件太小".encode())
