@@ -123,6 +123,12 @@ STUDIES = {
                           "after": "74a69c2377cb2c1cdff7685d530028eee630f01b"},    # host_readers.KERNEL_DIED, jupyter.kernel_died
               "corpus": "after", "pairs": [("before", "after")],
               "confusion": ("other", "host-ram"), "label": "host-ram"},
+    # logs with no answer (issue 14): data-loading workers found dead with no worker exception printed (batchgenerators'
+    # "One or more background workers are no longer alive", nnU-Net's "Some ...") read as host RAM
+    "tri76": {"commits": {"before": "c29bb1c2e56a8eaf7a168eeed5410e95928108ef",    # main before the change
+                          "after": "0abb969c24844e24487864605fc457a616538bd6"},    # host_readers.WORKERS_DEAD, batchgen.workers_dead
+              "corpus": "after", "pairs": [("before", "after")],
+              "confusion": ("other", "host-ram"), "label": "host-ram"},
 }
 HALVES = ("even", "odd", "all")
 MOVES = ("fixed", "broken", "wrong_to_wrong", "top2_only")

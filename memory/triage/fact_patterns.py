@@ -314,6 +314,8 @@ FACTS = [
     # ("RKNPU fde40000.npu: RKNPU: rknpu iommu is disabled, using non-iommu mode"): the NPU then gets only memory reserved
     # for it (CMA or a reserved region), not system RAM (rockchip-linux/rknn-toolkit2#44)
     ("rknpu_no_iommu", re.compile(r"\brknpu iommu is disabled\b")),
+    # (tri76) batchgenerators' worker printing its own Python exception before the parent finds it dead (host_readers.WORKERS_DEAD)
+    ("bg_worker_exception", re.compile(r"\bException in (?:background )?worker \d{1,4}\b")),
     # (round 74) a traceback's source line that asks PyTorch for page-locked host memory itself (torch.empty(...,
     # pin_memory=True), tensor.pin_memory()): the failing call of a CUDA error raised under it
     ("pinned_src", re.compile(r"\bpin_memory=True\)|\.pin_memory\(\)")),
@@ -450,7 +452,7 @@ FACT_KEYS = {
                    "session alloc", " table upload"),
     "trt_kv_sizing": ("calculating max tokens in paged kv cache",),
     "vk_pinned_device": ("allocate pinned memory",), "ggml_vk_names": ("Vulkan",),
-    "rknpu_no_iommu": ("iommu is disabled",), "pinned_src": ("pin_memory",), "aimdo_file_read": ("file read failed", "xfer_file_read"),
+    "rknpu_no_iommu": ("iommu is disabled",), "bg_worker_exception": ("Exception in ",), "pinned_src": ("pin_memory",), "aimdo_file_read": ("file read failed", "xfer_file_read"),
     "ollama_marker": ("ollama", "OLLAMA_", 'msg="', "sha256-", "llama runner process", "% CPU/GPU") + OLLAMA_SERVER_SAYS, "ollama_env": ("OLLAMA_",), "ollama_evict": ("evicting a model",),
     "ggml_header": ("llama.cpp: loading model from", "llama_model_load_internal: "),
     "ggml_load_start": ("starting runner", "starting llama server", "load request", "loaded meta data", "loading model tensors"),

@@ -1,6 +1,7 @@
 """Host-memory failure lines (parse.py's recognisers, split from it for its 600-line guard; parse re-exports them): the
 kernel's OOM killer in any parent's words, earlyoom, Python's MemoryError (and NumPy's array allocation),
-VideoHelperSuite's Load Video RAM guard, and a Jupyter kernel that died with no reply (tri75). Each returns None or parse's event dict."""
+VideoHelperSuite's Load Video RAM guard, a Jupyter kernel that died with no reply (tri75), and data-loading worker processes
+found dead (tri76). Each returns None or parse's event dict."""
 import re
 
 from . import error_patterns as RX
@@ -97,3 +98,25 @@ def _kernel_died(line):
     if not any(w in line for w in KERNEL_DIED_WORDS) or not KERNEL_DIED.search(line):
         return None
     return {"kind": "jupyter.kernel_died", "device_kind": "cpu", "numbers": {}, "runtime": None, "complete": True}
+
+
+# (tri76) Data-loading worker processes found dead by their parent. batchgenerators (nnU-Net's augmentation pipeline:
+# dataloading/nondet_multi_threaded_augmenter.py and multi_threaded_augmenter.py) runs each worker as a process whose producer
+# catches any Python exception, prints "Exception in background worker N:" with the traceback, sets the abort event and
+# returns; the parent's results loop checks is_alive() on every worker and raises "One or more background workers are no longer
+# alive. Exiting. Please check the print statements above for the actual error message". nnU-Net's export pool
+# (nnunetv2/utilities/file_path_utilities.py, check_workers_alive_and_busy) raises "Some background workers are no longer
+# alive" when a multiprocessing.Pool worker is gone, and a Pool worker survives its task's exceptions (they come back to the
+# caller). With no worker exception printed (the rule reads facts' bg_worker_exception), the worker was ended by a signal:
+# the OOM killer, or SIGBUS from a full /dev/shm in a container: system RAM. A device message in the same failure outranks it
+WORKERS_DEAD = re.compile(r"\b(?:One or more|Some) background workers are no longer alive\b")
+WORKERS_DEAD_WORDS = ("background workers are no longer alive",)
+
+
+@_gate(*WORKERS_DEAD_WORDS)
+def _workers_dead(line):
+    """(tri76) batchgenerators' or nnU-Net's dead background workers (WORKERS_DEAD): host RAM where no worker printed an
+    exception (rules_host), the runtime and the device left to the log."""
+    if WORKERS_DEAD_WORDS[0] not in line or not WORKERS_DEAD.search(line):
+        return None
+    return {"kind": "batchgen.workers_dead", "device_kind": "cpu", "numbers": {}, "runtime": None, "complete": True}

@@ -57,7 +57,7 @@ from .servers import (BLOCK_KINDS, add_block_fields, vllm_metal_kv as _vllm_meta
                       _vllm_startup, _vllm_v1, _vllm_cpu_node)
 from .text import attempt, clean, num, size  # noqa: F401  (re-exported: scan, window and facts read P.clean and P.size)
 from .lines import ERROR_KEYS, RECOGNISE_WORDS
-from .host_readers import _earlyoom, _kernel_died, _killed, _py_memory, _vhs_ram
+from .host_readers import _earlyoom, _kernel_died, _killed, _py_memory, _vhs_ram, _workers_dead
 from .prefilter import _gate, _prefilter
 from .torch_readers import (_dev_kind, _torch_alloc_warn, _torch_new, _torch_old, _xpu_old, _torch_lower, _torch_no_prefix, _torch_bare,  # noqa: F401
                             _torch_capacity_open, _torch_bracket_open,
@@ -341,6 +341,7 @@ RECOGNISERS = [
     _earlyoom,     # (round 94) earlyoom's low-memory notice and kill line: host RAM, as the kernel's OOM killer
     _killed,
     _kernel_died,     # (tri75) a Jupyter kernel that died with no reply (host_readers.KERNEL_DIED)
+    _workers_dead,     # (tri76) data-loading workers found dead (host_readers.WORKERS_DEAD)
     _ollama_runner_gone,
     _lmstudio,
     _mlx_load_preflight,
@@ -495,6 +496,7 @@ PRIORITY = {
     "ollama.graph_over": 8, "metal.threadgroup": 8,     # (rounds 106, 110)
     "comfy.vae_tiled_fallback": 4, "comfy.attention_retry": 3.5, "ollama.runner": 3, "ollama.load_failed": 2.5, "generic.oom": 1.5, "torch.alloc_warn": 5, "comfy.got_oom": 2, "torch.oom_type": 1,
     "jupyter.kernel_died": 3,     # (tri75) below every device message: it joins that failure, it does not lead it
+    "batchgen.workers_dead": 3,     # (tri76) the same
 }
 
 

@@ -325,7 +325,7 @@ OWN_POOLS = {"onnx.alloc": "ONNX Runtime", "xla.oom": "XLA (JAX/TensorFlow)", "p
              "mlx.malloc": "MLX (all its Metal buffers together)"}
 HOST_KINDS = ("cpp.bad_alloc", "torch.cpu", "python.memory_error", "os.paging_file", "os.oom_killer", "ollama.system_memory", "ggml.host", "comfy.pinned_host",
               "os.enomem", "os.system_memory", "comfy.vhs_ram", "jvm.heap", "os.shm", "js.array_buffer",
-              "nccl.shm", "tritonserver.shm_pool", "jupyter.kernel_died")
+              "nccl.shm", "tritonserver.shm_pool", "jupyter.kernel_died", "batchgen.workers_dead")
 PARAM_RE = re.compile(r"\b[\w.]{1,200}\.(?:weight|bias)\b")      # a model parameter's name: "diffusion_model.out.0.weight"
 VA_RESERVE = ("VBAR allocation failed", "Virtual Address space")
 

@@ -207,6 +207,11 @@ HOST_RAM = [
       "as the cell's error): the process was ended from outside, by the host's OOM killer or the container's memory limit "
       "(Kaggle's and Colab's sessions have a fixed RAM): system RAM, not GPU memory; smaller host-side frames (narrower "
       "dtypes, columns added one at a time, chunks, del and gc.collect() between steps) or a session with more RAM"),
+    # (tri76) data-loading workers found dead (host_readers.WORKERS_DEAD) where none printed a Python exception: ended by a signal
+    R("host-ram", 8.0, lambda x: x.kind == "batchgen.workers_dead" and not x.f["bg_worker_exception"],
+      "the data-loading worker processes died without printing a Python error (a worker's own exception would be printed "
+      "above the message): they were ended by a signal, the host's OOM killer or SIGBUS from a full /dev/shm (Docker's default "
+      "is 64 MiB): system RAM, not GPU memory; fewer workers (nnUNet_n_proc_DA), a larger --shm-size, or more RAM"),
     # (round 63) a DataLoader worker died of SIGBUS: the shared memory (/dev/shm, RAM-backed) that carries its batches to the
     # main process could not be backed
     R("host-ram", 8.0, kind("os.shm"),
