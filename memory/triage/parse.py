@@ -28,7 +28,6 @@ from .other_runtimes import (DRIVER_API as _DRIVER_API, GGML_CUDA_OLD as _GGML_C
                              ggml_sycl as _ggml_sycl, ncnn_vk as _ncnn_vk, kit_vk as _kit_vk, dotnet as _dotnet, libplacebo as _libplacebo)
 from .other_runtimes import ollama_graph_over as _ollama_graph_over     # (round 106)
 from .xla_runtimes import xla_constant as _xla_constant     # (round 110)
-from .arena_readers import tcnn_arena as _tcnn_arena     # (tri77)
 from .torch_sentences import torch_sentences as _torch_sentences     # (none51)
 from .kernel_limits import metal_threadgroup as _metal_threadgroup     # (round 110)
 from .native_runtimes import (amrex_gpu as _amrex_gpu, hip_trace as _hip_trace, catboost_pool as _catboost_pool,
@@ -432,7 +431,6 @@ RECOGNISERS = [
     # container's memory limit is read), the plan's size read as the limit; no runtime named
     _simple(_RENDER_OOM, "os.oom_killer", "cpu", None, lambda m: {"limit": size(m.group(1))}, keys=("(used over",), form="platform_limit"),
     _stream_executor,
-    _tcnn_arena,        # (tri77) before the bare driver error: tiny-cuda-nn's arena growing names its call
     _simple(_DRIVER_API, "cuda.driver", "cuda", "pytorch",
             lambda m: {"requested": int(m.group(1) or m.group(2))} if m.group(1) or m.group(2) else {},
             keys=("CUDA_ERROR_OUT_OF_MEMORY", "CUDA failed with", "Cuda Runtime (", "Cuda failure", "cuMem", "Requested amount of GPU",

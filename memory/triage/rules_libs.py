@@ -6,13 +6,6 @@ from .server_predicates import fattn_frame
 
 R = Rule
 LIB_WORKING = [
-    # (tri77) tiny-cuda-nn's memory arena could not grow (arena_readers.tcnn_arena: GPUMemoryArena::enlarge's cuMemCreate,
-    # cuMemMap or cuMemSetAccess refused): the arena holds the network's and trainer's buffers of each step, so this is the
-    # run's working memory, as the library's own cudaMalloc row reads it (rules.py), not a driver fault
-    R("activations", 1.5, lambda x: x.kind == "cuda.driver" and x.ev.get("form") == "arena_grow",
-      "tiny-cuda-nn's memory arena could not grow (the driver refused the device memory it maps onto the arena's end): the "
-      "arena holds the network's and the trainer's buffers of each step, so the run's working memory at these settings did "
-      "not fit; a smaller batch or resolution, fewer or smaller training images, a smaller scene (instant-ngp's aabb_scale)"),
     # (round 114) a CUDA out-of-memory error raised inside llama.cpp's flash-attention kernel launch (its backtrace names
     # launch_fattn or ggml_cuda_flash_attn_ext): the kernel takes its buffers from ggml's pool at each call, a converted F16
     # copy of the K/V it reads (growing with the context reached) and its partial results (with the micro-batch)
