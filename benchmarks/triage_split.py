@@ -129,6 +129,12 @@ STUDIES = {
                           "after": "0abb969c24844e24487864605fc457a616538bd6"},    # host_readers.WORKERS_DEAD, batchgen.workers_dead
               "corpus": "after", "pairs": [("before", "after")],
               "confusion": ("other", "host-ram"), "label": "host-ram"},
+    # the even half's largest pair besides weights/activations (issue 14), other <-> activations: tiny-cuda-nn's memory arena
+    # that could not grow (cuMemCreate, cuMemMap, cuMemSetAccess in its gpu_memory source) read as the run's working memory
+    "tri77": {"commits": {"before": "c29bb1c2e56a8eaf7a168eeed5410e95928108ef",    # main before the change
+                          "after": "9650f2a88815013857a719be874d3bf0e5666511"},    # arena_readers.tcnn_arena, rules_libs' arena row
+              "corpus": "after", "pairs": [("before", "after")],
+              "confusion": ("activations", "other"), "label": "activations"},
 }
 HALVES = ("even", "odd", "all")
 MOVES = ("fixed", "broken", "wrong_to_wrong", "top2_only")
