@@ -90,11 +90,13 @@ def owner_sets(wf: dict, keyed: dict):
     return out
 
 
-def size_note(samplers, sizes, side, size) -> list:
+def size_note(samplers, sizes, side, size, counted=None) -> list:
     """A line per sampler whose latent is smaller than the estimated one (size: (width, height)) and whose ControlNets
     hold residuals (of those counted: side, side_models.read's), where several samplers run (side_models.one_sampler
-    judges each set at its own sampler's size). sizes: latents()'; None (a typed size, a video): no line."""
-    found = {m["owner"] for m in side or () if m["loader"] in CONTROLNETS and m["residual_width"]}
+    judges each set at its own sampler's size). sizes: latents()'; None (a typed size, a video): no line. counted: the
+    owners the sample phase counts (its breakdown's side_models), None: all; a sampler whose set is not counted gets none."""
+    found = {m["owner"] for m in side or () if m["loader"] in CONTROLNETS and m["residual_width"]
+             and (counted is None or m["owner"] in counted)}
     if not samplers or not sizes or len(samplers) < 2 or len(sizes) != len(samplers):
         return []
     out = []

@@ -287,8 +287,16 @@ def node_note(t: str, w: dict, graph: dict) -> list[str]:
         graph["text_tokens"] = VIEWS * VIEW_TOKENS
         return [f"{MULTIVIEW}: counted with its {VIEWS} views wired, {VIEWS} x {VIEW_TOKENS} DINOv2 tokens the DiT attends "
                 "to (fewer views hold less)"]
-    graph["vae_options"] = decode_options(w)  # the policy's vae_options: vae.phase hands them to decode_phase
+    got, had = decode_options(w), graph.get("vae_options")  # the policy's vae_options: vae.phase hands them to decode_phase
+    if had is None or _options_bytes(got) > _options_bytes(had):  # several decodes: the one that needs the most (rev64b #2)
+        graph["vae_options"] = got
     return decode_note(w)
+
+
+def _options_bytes(o) -> int:
+    """A decode's bytes at these options on one 4096-token latent: what orders two nodes' options (the latent's own term
+    is the same for both)."""
+    return decode_bytes((1, 64, 1, 4096), 2, o["num_chunks"], o["octree_resolution"])
 
 
 IMAGE_ONLY = "ImageOnlyCheckpointLoader"

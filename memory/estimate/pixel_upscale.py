@@ -174,8 +174,9 @@ def step(models, found, size, frames, batch, typed_size=False, typed_batch=False
     counted (rev64 #1, #2: not the heaviest file on the largest image, a pair no node runs). models: {name: read_file()},
     find()'s."""
     biggest = max(models.values(), key=lambda m: m["weights"])
+    named = [x for x in found or () if x.get(UPSCALE_MODEL) is None or x[UPSCALE_MODEL] in models]
     pairs = []
-    for x in found or [{}]:
+    for x in named or (found or [{}])[:1]:  # a node whose model is named but not read ("not counted") is left out (rev64b #3)
         m = models.get(x.get(UPSCALE_MODEL), biggest)
         *img, how = _image(x, size, frames, batch, typed_size, typed_batch)
         need = phase_inputs(m, img, how, [])

@@ -475,10 +475,9 @@ def estimate_workflow(wf: dict, models_dir, width=None, height=None, frames=None
     info["notes"] += other
     stage1 = (w, h)
     w, h = _two_stage(info, comps, w, h, pol, used)
-    if info["control_sizes"] and not (width or height) and f == 1:  # each sampler's own size, where the graph's is used
+    own_sizes = info["control_sizes"] and not (width or height) and f == 1  # each sampler's own size, the graph's used
+    if own_sizes:
         pol["control_sizes"] = {"of": (w, h), "samplers": [s for s, _ in info["control_sizes"]]}
-        side_notes += control_feeds.size_note(info["control_samplers"], info["control_sizes"], pol["side_models"],
-                                              (w, h))
     if info["pixel_upscale"]:  # ImageUpscaleWithModel: a phase of its own on the image it receives (pixel_upscale.py)
         model, img, how, step_notes = pixel_upscale.step(*info["pixel_upscale"], (w, h), f, b,
                                                          typed_size=width is not None or height is not None,
@@ -488,6 +487,9 @@ def estimate_workflow(wf: dict, models_dir, width=None, height=None, frames=None
     families.check_vae_channels(comps)  # as `estimate FILE...`: the node's open-graph route shows it as text
     est = formula.estimate(comps, w, h, f, b,
                            cfg=("on" if info["cfg"] else info["cfg"]) if cfg is None else cfg, policy=pol)  # cfg > 1: CFG on
+    if own_sizes:  # a line for the sampler whose set the sample phase counts, not for a set left out (rev64b #4)
+        side_notes += control_feeds.size_note(info["control_samplers"], info["control_sizes"], pol["side_models"], (w, h),
+                                              set((est["breakdown"].get("sample") or {}).get("side_models") or ()))
     est["assumptions"] += side_notes + info["notes"] + [f"{m[0]}: {m[4]} ({m[1]}.{m[2]})" if m[4] else
                                            f"not found under the models folder: {m[0]} ({m[1]}.{m[2]})" for m in info["missing"]]
     est["assumptions"] += [f"{t} takes its latent size from {takes}, not a widget: estimated at {w}x{h}"

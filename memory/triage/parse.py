@@ -495,8 +495,9 @@ PRIORITY = {
     "colmap.sift_match": 7,     # (round 91)
     "ollama.graph_over": 8, "metal.threadgroup": 8,     # (rounds 106, 110)
     "comfy.vae_tiled_fallback": 4, "comfy.attention_retry": 3.5, "ollama.runner": 3, "ollama.load_failed": 2.5, "generic.oom": 1.5, "torch.alloc_warn": 5, "comfy.got_oom": 2, "torch.oom_type": 1,
-    "jupyter.kernel_died": 3,     # (tri75) below every device message: it joins that failure, it does not lead it
-    "batchgen.workers_dead": 3,     # (tri76) the same
+    # (tri75, rev64b #1) below the device messages, torch.oom_type's and generic.oom's included: it joins their failure
+    "jupyter.kernel_died": 0.5,
+    "batchgen.workers_dead": 0.5,     # (tri76) the same
 }
 
 
