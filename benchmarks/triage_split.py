@@ -135,6 +135,12 @@ STUDIES = {
                           "after": "9650f2a88815013857a719be874d3bf0e5666511"},    # arena_readers.tcnn_arena, rules_libs' arena row
               "corpus": "after", "pairs": [("before", "after")],
               "confusion": ("activations", "other"), "label": "activations"},
+    # a card's total printed by nvidia-smi's GPU table (as deviceQuery's), and a failure with no figure of its own on a card
+    # of at most 2 GiB read as weights-exceed-vram (issue 14; the even half's "other" answered for a weights log)
+    "tri78": {"commits": {"before": "b1a2027d1f6096d7d6bd3fe9c9ee8523da23909a",    # main before the change
+                          "after": "e35966afc6fb813f18f61cb9e4c3862b0ba60da3"},    # printed_card.tiny_printed, rules_weights' figureless tiny-card row
+              "corpus": "after", "pairs": [("before", "after")],
+              "confusion": ("weights-exceed-vram", "other"), "label": "weights-exceed-vram"},
 }
 HALVES = ("even", "odd", "all")
 MOVES = ("fixed", "broken", "wrong_to_wrong", "top2_only")

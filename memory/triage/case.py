@@ -99,6 +99,9 @@ ABSURD_REQUEST = 16
 # names no card; a request ABSURD_REQUEST times this is past any card's reach (EmbodiedScan#52: MinkowskiEngine's sparse
 # multiply sized a buffer from an int nnz that overflowed, "Tried to allocate 1048475.67 GiB"; casting it to size_t fixed it)
 LARGEST_CARD = 288 * GiB
+# a card of at most this much is an integrated GPU's carve-out (APU) or a card too small for any current model (x.tiny;
+# (tri78) rules_weights' figureless row, from a card's total that nvidia-smi's table or deviceQuery printed)
+TINY_CARD = 2 * GiB
 
 
 def impossible(req, total, free, allowed):
@@ -266,7 +269,7 @@ def _numbers(x, n):
         x.branch = k
     if k == "libplacebo.alloc":
         x.total_heap = n.get("total")      # the device-local heap it listed (not a PyTorch-style card total: no shares)
-    if x.branch == "torch" and x.total <= 2 * GiB:
+    if x.branch == "torch" and x.total <= TINY_CARD:
         x.tiny = True            # an integrated GPU's carve-out (APU), or a card too small for any current model
     if x.total:                          # torch and cudaMallocAsync: shares of the card
         x.req_share = x.req / x.total

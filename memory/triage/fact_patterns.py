@@ -93,7 +93,10 @@ FACTS = [
     ("tf_found_device", re.compile(r"Found device (\d{1,3}) with properties")),
     # (round 111) the CUDA samples' deviceQuery, a card a block: "  Total amount of global memory:   2047 MBytes (2146762752 bytes)",
     # the card's total in bytes (group 1)
-    ("cuda_query_total", re.compile(r"Total amount of global memory:\s{1,40}\d{1,9} MBytes \((\d{1,20}) bytes\)")),
+    # (tri78) and nvidia-smi's GPU table, a card a row: its Memory-Usage column "|   9MiB /  2048MiB |", used then the card's
+    # total in MiB (group 2)
+    ("cuda_query_total", re.compile(r"Total amount of global memory:\s{1,40}\d{1,9} MBytes \((\d{1,20}) bytes\)"
+                                    r"|\|\s{0,12}\d{1,7}MiB\s{0,4}/\s{0,12}(\d{1,7})MiB\s{0,12}\|")),
     # (round 114) nvidia-smi's compute-apps query in CSV (--query-compute-apps=pid,process_name,used_memory --format=csv): its
     # header line "pid, process_name, used_gpu_memory [MiB]", then one line a process, "1909368, /path/to/server, 14786 MiB"
     # (a paste re-joined after a wrap may hold a row and the next line on one line: not anchored at the line's end)
@@ -464,7 +467,7 @@ FACT_KEYS = {
     "wsl": ("WSL", "microsoft-standard", "dxgkio_", "misc dxg"),
     "cudarc": ("DriverError(CUDA_ERROR_",),
     "aimdo_log": ("aimdo: ",),
-    "cuda_query_total": ("Total amount of global memory",),
+    "cuda_query_total": ("Total amount of global memory", "MiB /", "MiB/"),     # (tri78) nvidia-smi's table too
     "smi_apps": ("used_gpu_memory [MiB]",),     # (round 114); (rev6 S1) the rows are read from the header (facts._smi_apps)
     "as_limit": ("Max address space",),     # (round 112)
     "tpu_hbm_limit": ("total_hbm_limit_gb=",),     # (round 118)

@@ -509,8 +509,8 @@ HANDLERS = {
     "graph_capture": _set("graph_capture", True),
     "own_pool": _set("own_pool", True),
     "aimdo_log": _set("comfy", True),       # (round 111) comfy-aimdo's own log line: ComfyUI's run
-    # (round 111) deviceQuery's total of each card, by line (engine: the card's total where every card printed the same)
-    "cuda_query_total": lambda s, f, m, text, lineno, *_: f["cuda_query_total"].__setitem__(lineno, int(m.group(1))),
+    # (round 111) deviceQuery's (tri78: or nvidia-smi's table's, in MiB) total of each card, by line (engine: where every card printed the same)
+    "cuda_query_total": lambda s, f, m, text, lineno, *_: f["cuda_query_total"].__setitem__(lineno, int(m.group(1) or 0) or int(m.group(2)) * MiB),
     # (round 114) nvidia-smi's compute-apps CSV by line: "head" for its header, else the process's memory (processes.smi_apps_after)
     "smi_apps": lambda s, f, m, text, lineno, window: _smi_apps(s, f["smi_apps"], lineno, m, window),
     "pinned_host": lambda s, f, m, *_: f.__setitem__("pinned_host", m.group(0)),

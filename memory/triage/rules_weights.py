@@ -6,6 +6,7 @@ from .predicates import (OVER_CARD, big_request, ds4_guard_weights_over, fsdp_cl
                          metal_kv_weights, mps_full, preflight_room, preflight_weights_over, script_full, script_packed, stage, stage_said, sysmem_fallback, tf_kernel, torch, torch_full, tpu_full, trt_component, trt_free,
                          trt_kv_sizing, trt_kv_starved, vllm_loading, vllm_loading_cut)
 from .card_room import room_left
+from .printed_card import printed_total, tiny_printed
 from .native_runtimes import mnn_parameter
 from .rule_row import Rule
 from .should_fit import over_card
@@ -91,6 +92,11 @@ WEIGHTS = [
     R("weights-exceed-vram", 6.0, lambda x: x.tiny and not (x.req and big_request(x) and x.allocated is not None
                                                        and x.allocated < TINY_HELD_SHARE * x.total) and not room_left(x),
       "the device has only {total:b}: an integrated GPU's carve-out (APU) or a very small card; the weights cannot fit"),
+    # (tri78) a failure that gives no figure of its own on a card whose total nvidia-smi's table or deviceQuery printed (every
+    # card alike) of at most case.TINY_CARD: the tiny-card reading above, from that total (printed_card.py)
+    R("weights-exceed-vram", 6.0, tiny_printed,
+      lambda x: f"the card has only {fmt_bytes(printed_total(x))} (its total as nvidia-smi or deviceQuery printed it) and the "
+                "failure gives no figure of its own: an integrated GPU's carve-out (APU) or a very small card; the weights cannot fit"),
     R("weights-exceed-vram", 2.0, lambda x: (torch_full(x) or async_full(x)) and {"--gpu-only", "--highvram"} & x.f["args"],
       lambda x: f"{' '.join(sorted({'--gpu-only', '--highvram'} & x.f['args']))} keeps every model in VRAM at once, and they fill it"),
     # (not a first request larger than the whole card: a model is placed tensor by tensor, and a layer's tensor usually

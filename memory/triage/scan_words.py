@@ -317,6 +317,8 @@ OPEN_ANCHORS += VLLM_OWN_RAISES
 # (tri72) vLLM V1's worker failure sent back over its RPC queue (facts "vllm_worker_rpc"): no memory word on the worker's line
 VLLM_WORKER_RPC = (b"Worker failed with error", b"WorkerProc hit an exception")
 OPEN_ANCHORS += VLLM_WORKER_RPC
+# (tri78) nvidia-smi's GPU table row, its Memory-Usage column "9MiB /  2048MiB" (facts "cuda_query_total"): no memory word
+OPEN_ANCHORS += (b"MiB /",)
 # the head (startup lines, and a whole short log) is read with the traceback forms and the launched script too
 # what should_fit.py reads (the runtime's version, the model, the GGUF's type and size, flash attention): start-up lines,
 # in the head and the window, found by its facts' own gate keys; a bare word there (" run ", kept short for the gate's
