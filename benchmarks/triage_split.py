@@ -141,6 +141,12 @@ STUDIES = {
                           "after": "e35966afc6fb813f18f61cb9e4c3862b0ba60da3"},    # printed_card.tiny_printed, rules_weights' figureless tiny-card row
               "corpus": "after", "pairs": [("before", "after")],
               "confusion": ("weights-exceed-vram", "other"), "label": "weights-exceed-vram"},
+    # a ComfyUI loader that failed in the next prompt after a finished one (outside ComfyUI's own loader) read as leak
+    # (issue 14; the even half's leak logs, read as weights-exceed-vram)
+    "tri80": {"commits": {"before": "1cec2d36779e5d44dd3f46843887b434692abb7f",    # main before the change
+                          "after": "e7f0dcd2319511ecf6eb5baefb026f33a30b576f"},    # reload_leak.reloaded_after_run, its leak row
+              "corpus": "after", "pairs": [("before", "after")],
+              "confusion": ("leak", "weights-exceed-vram"), "label": "leak"},
 }
 HALVES = ("even", "odd", "all")
 MOVES = ("fixed", "broken", "wrong_to_wrong", "top2_only")
