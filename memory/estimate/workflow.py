@@ -487,9 +487,9 @@ def estimate_workflow(wf: dict, models_dir, width=None, height=None, frames=None
     families.check_vae_channels(comps)  # as `estimate FILE...`: the node's open-graph route shows it as text
     est = formula.estimate(comps, w, h, f, b,
                            cfg=("on" if info["cfg"] else info["cfg"]) if cfg is None else cfg, policy=pol)  # cfg > 1: CFG on
-    if own_sizes:  # a line for the sampler whose set the sample phase counts, not for a set left out (rev64b #4)
+    if own_sizes:  # each sampler's size and the one whose run the sample phase is (act65)
         side_notes += control_feeds.size_note(info["control_samplers"], info["control_sizes"], pol["side_models"], (w, h),
-                                              set((est["breakdown"].get("sample") or {}).get("side_models") or ()))
+                                              (est["breakdown"].get("sample") or {}).get("sampler"))
     est["assumptions"] += side_notes + info["notes"] + [f"{m[0]}: {m[4]} ({m[1]}.{m[2]})" if m[4] else
                                            f"not found under the models folder: {m[0]} ({m[1]}.{m[2]})" for m in info["missing"]]
     est["assumptions"] += [f"{t} takes its latent size from {takes}, not a widget: estimated at {w}x{h}"
