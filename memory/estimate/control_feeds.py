@@ -92,8 +92,9 @@ def owner_sets(wf: dict, keyed: dict):
 
 
 def size_note(samplers, sizes, side, size, chosen=None) -> list:
-    """One line where several samplers run and one's latent is smaller than the estimated one (size: (width, height)):
-    each sampler's size and ControlNets (of those counted: side, side_models.read's), and the sampler whose run the
+    """One line where several samplers run, one's latent is smaller than the estimated one (size: (width, height)), and
+    a sampler has ControlNets or the run counted is a smaller one (else the figures are the estimated size's): each
+    sampler's size and ControlNets (of those counted: side, side_models.read's), and the sampler whose run the
     sample phase is (chosen: the sample phase breakdown's "sampler", phase_peaks: {index, size}; the diffusion model's
     activations at that size and that sampler's ControlNets, side_models.one_sampler). sizes: latents()'; None (a typed
     size, a video): no line. A sampler not smaller (or not followed) is counted at the estimated size."""
@@ -103,13 +104,17 @@ def size_note(samplers, sizes, side, size, chosen=None) -> list:
     if not any(small):
         return []
     found = {m["owner"] for m in side or () if m["loader"] in CONTROLNETS}
+    i = (chosen or {}).get("index")
+    i = i if isinstance(i, int) and 0 <= i < len(sizes) else None
+    reached = found & {o for s in samplers for o in s}
+    if not reached and (i is None or not small[i]):
+        return []  # no ControlNet and the estimated size's run counted: the figures are the estimated size's
     at = lambda s: f"{s[0]}x{s[1]}"  # noqa: E731
     runs = [f"{label} at {at(s or size)}" + (f" with {', '.join(sorted(found & set(o)))}" if found & set(o) else "")
             for o, s, (_, label) in zip(samplers, small, sizes)]
-    line = (f"{len(samplers)} samplers, run one at a time, each counted at its own latent with its own ControlNets ("
-            + "; ".join(runs) + ")")
-    i = (chosen or {}).get("index")
-    if isinstance(i, int) and 0 <= i < len(sizes):
+    line = (f"{len(samplers)} samplers, run one at a time, each counted at its own latent"
+            + (" with its own ControlNets" if reached else "") + " (" + "; ".join(runs) + ")")
+    if i is not None:
         mine = sorted(found & set(samplers[i]))
         line += (f": the sample phase is {sizes[i][1]}'s run, the diffusion model's activations at "
                  f"{at(chosen.get('size') or size)}" + (f" and its ControlNets' weights and residuals ({', '.join(mine)})"

@@ -9,7 +9,8 @@ ControlNet, a sum no moment of the run holds.
 The graphs are fix64b's hires fix (Qwen-Image, cfg 1, ups64 sizes the second pass: VAEDecode -> ImageScaleBy x2 ->
 VAEEncode -> KSampler). Each expected figure is an estimate of a graph with ONE sampler (the pass alone, at its own
 size, with its own ControlNet: the one-sampler path, unchanged by act65), never the code under test's per-sampler
-figure. Every test but the exact-mode guard failed on the code before act65 (checked on a git archive of main)."""
+figure. Every test but the two guards (exact mode, no ControlNet) failed on the code before act65 (checked on a git
+archive of main); the guards pass on both."""
 from gpu_garden.memory.estimate import workflow
 
 from test_estimate_fix64 import A, SMALL, SMALL_BYTES
@@ -75,6 +76,7 @@ def test_second_pass_without_controlnet_is_the_peak(tmp_path):
                             f"(KSampler (node 3) at 512x512 with {A}; KSampler (node 4) at 1024x1024): the sample phase is "
                             "KSampler (node 4)'s run, the diffusion model's activations at 1024x1024 (no ControlNet)")
                for x in got["assumptions"]), got["assumptions"]
+    assert not any(x.startswith("2 samplers, each with its own ControlNets") for x in got["assumptions"])  # said once
 
 
 def test_base_pass_with_a_large_controlnet_is_the_peak(tmp_path):
@@ -133,3 +135,16 @@ def test_traced_activations_keep_every_sampler_at_the_traced_figure(tmp_path):
     got = _hires_with(d, "cn_big.safetensors", policy={"sample_activations": traced})
     assert got["breakdown"]["sample"]["activations"] == traced + 31_457_280
     assert got["breakdown"]["sample"]["side_models"][A]["weights"] == CNET_BYTES
+
+
+def test_a_hires_fix_without_controlnets_keeps_the_second_passs_figures(tmp_path):
+    """No ControlNet on either pass: the larger pass's run is the estimated size's, as before act65, and no line is
+    added (a guard: it passes on the old code too)."""
+    d = _qwen(tmp_path / "models")
+    wf = _hires()
+    for k in ("10", "12"):
+        wf.pop(k)
+    wf["3"]["inputs"].update(positive=["1", 0], negative=["1", 0])
+    got, second = workflow.estimate_workflow(wf, d), _one(d, 1024)
+    assert _figures(got) == _figures(second)
+    assert not any("run one at a time" in x for x in got["assumptions"])
