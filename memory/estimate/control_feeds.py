@@ -11,8 +11,9 @@ The walk (reach.walk_ui / walk_api: links, Reroutes, bypass, subgraphs as ComfyU
 that runs and goes up its conditioning inputs; at an Apply ControlNet node only its conditioning and control_net
 inputs (its image, vae and mask carry no ControlNet of this sampler's: a hires pass's ControlNet image decoded from the
 base pass stays out); another sampler ends the walk (its output is a latent). The ControlNet loaders reached are that
-sampler's set. side_models.phase_figures counts the sample phase's for one set, the largest, each judged at its
-sampler's own latent (latents(): a hires fix's base pass is smaller than its second pass, rev64 #3); a ControlNet no sampler
+sampler's set. side_models.phase_figures counts the sample phase as one sampler's run, the one that holds the most, each
+judged at its sampler's own latent (latents(): a hires fix's base pass is smaller than its second pass): its ControlNets'
+residuals (rev64 #3) and the diffusion model's activations (act65) at that size; a ControlNet no sampler
 reaches (a custom sampler's, a legacy group node's) is put in every set, so a graph with one sampler counts every
 ControlNet, as before."""
 from . import links, reach, sampler_nodes
@@ -90,24 +91,35 @@ def owner_sets(wf: dict, keyed: dict):
     return out
 
 
-def size_note(samplers, sizes, side, size, counted=None) -> list:
-    """A line per sampler whose latent is smaller than the estimated one (size: (width, height)) and whose ControlNets
-    hold residuals (of those counted: side, side_models.read's), where several samplers run (side_models.one_sampler
-    judges each set at its own sampler's size). sizes: latents()'; None (a typed size, a video): no line. counted: the
-    owners the sample phase counts (its breakdown's side_models), None: all; a sampler whose set is not counted gets none."""
-    found = {m["owner"] for m in side or () if m["loader"] in CONTROLNETS and m["residual_width"]
-             and (counted is None or m["owner"] in counted)}
+def size_note(samplers, sizes, side, size, chosen=None) -> list:
+    """One line where several samplers run, one's latent is smaller than the estimated one (size: (width, height)), and
+    a sampler has ControlNets or the run counted is a smaller one (else the figures are the estimated size's): each
+    sampler's size and ControlNets (of those counted: side, side_models.read's), and the sampler whose run the
+    sample phase is (chosen: the sample phase breakdown's "sampler", phase_peaks: {index, size}; the diffusion model's
+    activations at that size and that sampler's ControlNets, side_models.one_sampler). sizes: latents()'; None (a typed
+    size, a video): no line. A sampler not smaller (or not followed) is counted at the estimated size."""
     if not samplers or not sizes or len(samplers) < 2 or len(sizes) != len(samplers):
         return []
-    out = []
-    for owners, (got, label) in zip(samplers, sizes):
-        mine = sorted(found & set(owners))
-        if got and mine and got[0] * got[1] < size[0] * size[1]:
-            at = f"{got[0]}x{got[1]}"
-            out.append(f"{label} runs at {at}, smaller than the estimated {size[0]}x{size[1]}: its ControlNets' "
-                       f"residuals ({', '.join(mine)}) are counted at {at}; the diffusion model's activations stay the "
-                       "estimated size's (an upper bound for that pass)")
-    return out
+    small = [got if got and got[0] * got[1] < size[0] * size[1] else None for got, _ in sizes]
+    if not any(small):
+        return []
+    found = {m["owner"] for m in side or () if m["loader"] in CONTROLNETS}
+    i = (chosen or {}).get("index")
+    i = i if isinstance(i, int) and 0 <= i < len(sizes) else None
+    reached = found & {o for s in samplers for o in s}
+    if not reached and (i is None or not small[i]):
+        return []  # no ControlNet and the estimated size's run counted: the figures are the estimated size's
+    at = lambda s: f"{s[0]}x{s[1]}"  # noqa: E731
+    runs = [f"{label} at {at(s or size)}" + (f" with {', '.join(sorted(found & set(o)))}" if found & set(o) else "")
+            for o, s, (_, label) in zip(samplers, small, sizes)]
+    line = (f"{len(samplers)} samplers, run one at a time, each counted at its own latent"
+            + (" with its own ControlNets" if reached else "") + " (" + "; ".join(runs) + ")")
+    if i is not None:
+        mine = sorted(found & set(samplers[i]))
+        line += (f": the sample phase is {sizes[i][1]}'s run, the diffusion model's activations at "
+                 f"{at(chosen.get('size') or size)}" + (f" and its ControlNets' weights and residuals ({', '.join(mine)})"
+                                                         if mine else " (no ControlNet)"))
+    return [line]
 
 
 def note(samplers, side) -> list:
@@ -118,4 +130,4 @@ def note(samplers, side) -> list:
         return []
     return [f"{len(sets)} samplers, each with its own ControlNets ("
             + "; ".join(", ".join(s) or "none" for s in sets) + "): ComfyUI loads a sampler's own ControlNets for its "
-            "run, so the sample phase counts one sampler's set, the largest, not their sum"]
+            "run, so the sample phase counts one sampler's run, the one that holds the most, not their sum"]

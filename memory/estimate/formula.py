@@ -8,7 +8,7 @@ verdict.py; text output and the CLI in report.py.
 This module assembles them; its public names are kept for callers (nodes, benchmarks, tests)."""
 import os
 
-from . import audio_decode, families, image_encoder as IE, latent_upscale, sample_cache, spec, vae as vae_mod, weights as W
+from . import audio_decode, families, image_encoder as IE, latent_upscale, sample_acts, sample_cache, spec, vae as vae_mod, weights as W
 from .headers import read_tensors, tensor_bytes
 from .phases import comfy_factor as _comfy_factor
 from .phases import (block_units, dense_mask_bytes, int8_matmul_peak, comfy_memory_required, diffusers_rope_peak, dtype_bytes, latent_geometry, naive_total,  # noqa: F401
@@ -286,11 +286,7 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
         assumptions.append("CFG on: ComfyUI batches cond and uncond (x2) when memory allows" if cfg else
                            "cond and uncond as separate passes (or cfg 1): one conditioning per model call")
     b_eff = batch * (2 if cfg else 1)
-    lat = latent_geometry(family, width, height, frames, batch, audio_fps=pol["audio_fps"])
-    txt = pol.get("text_tokens") or spec.RUNNER_TEXT_TOKENS.get(pol["runner"], {}).get(family)
-    if txt and sp["txt"]:
-        lat["text_tokens"] = int(txt)
-        lat["tokens"] = lat["image_tokens"] + lat["text_tokens"]
+    lat = sample_acts.latent(family, width, height, frames, batch, pol)
     bc = pol["compute_bytes"]
 
     # weights (exact) and what ComfyUI keeps resident
@@ -372,33 +368,13 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
     if pol["runner"] == "comfyui" and any(W.gguf_embed_dequantized(c["table"]) for c in tes):
         assumptions.append("the GGUF text encoder's token embedding is held in fp16: ComfyUI-GGUF dequantizes it on load")
 
-    act, naive, how, mask = 0, 0, "", 0
-    if dm:
-        act, naive, how = sample_parts(family, arch, lat, b_eff, bc, batch)
-        if pol["attention"] == "math":  # the n x n scores held whole: the naive figure is the sample phase's
-            act = naive_total(act, naive, arch)
-        if pol["attention_mask"] == "dense":  # the bool [B, N, N] mask and SDPA's compute-dtype copy (phases.DENSE_MASK_BOOL)
-            mask = dense_mask_bytes(lat, b_eff, bc)
-            act += mask
-            assumptions.append(f"a dense [B, N, N] attention mask ({lat['tokens']} tokens) and SDPA's {bc}-byte copy of it "
-                               f"are held while attention runs ({fmt_bytes(mask)})")
-        if pol["runner"] == "diffusers":
-            act = max(act, diffusers_rope_peak(family, arch, lat, b_eff))
-        elif pol["runner"] == "wan":
-            act = max(act, wan_reference_peak(family, arch, lat, b_eff))
-        if pol["int8_matmul"]:  # bitsandbytes LLM.int8: int32 accumulators, no 16-bit weight copy (phases.INT8_*)
-            act = max(act, int8_matmul_peak(family, arch, lat, b_eff, bc, batch))
-            assumptions.append("bitsandbytes 8-bit (LLM.int8) linears: each one holds an int8 copy of its input and an "
-                               "int32 accumulator of its output while it runs")
-        else:
-            act += W.largest_cast(dm["table"])
-        if pol.get("sample_activations") is not None:  # exact mode: the loaded model's traced step (nodes/estimate.py)
-            act = int(pol["sample_activations"])
-            assumptions.append(f"sample activations as traced from the loaded model (exact mode): {fmt_bytes(act)}")
-        if in_flight is not None:  # the swapped block being run
-            act += in_flight
-        elif off:  # the offloaded layer being run sits on the device too (a resident buffer is not streamed)
-            act += W.OFFLOAD_LAYERS * W.largest_layer(dm["table"], bufs.get(id(dm), ()))
+    act, naive, how, mask, call = 0, 0, "", 0, None
+    if dm:  # the sampling activations (sample_acts.py: the same code counts them at another sampler's size)
+        held = in_flight if in_flight is not None else (  # the swapped block, or the offloaded layer being run (a
+            W.OFFLOAD_LAYERS * W.largest_layer(dm["table"], bufs.get(id(dm), ())) if off else 0)  # resident buffer is not streamed)
+        call = {"b_eff": b_eff, "table": dm["table"], "held": held}
+        s = sample_acts.activations(family, arch, lat, b_eff, pol, dm["table"], held, assumptions)
+        act, naive, how, mask = s["act"], s["naive"], s["how"], s["mask"]
     te_act = max((te_activation(c.get("kind"), c["table"], IE.CONTEXT_TOKENS if _is_image_encoder(c) else
                                 te_tokens(family, c.get("kind"), pol.get("text_tokens"))) for c in tes), default=0)
     if any(c.get("assumed_i2v") for c in tes):
@@ -490,7 +466,7 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
                        "te_stay": te_kept if te_stream else te_w_phase,
                        "under": under},
                  "keep": keep,
-                 "act": act, "naive": naive, "arch": arch, "mask": mask, "te_act": te_act, "vae_kind": kind, "vae_dtype": vdt, "vae_dtype_why": vdt_why,
+                 "act": act, "sample_call": call, "naive": naive, "arch": arch, "mask": mask, "te_act": te_act, "vae_kind": kind, "vae_dtype": vdt, "vae_dtype_why": vdt_why,
                  "lat_shape": lat["shape"], "sample_how": how,
                  "empty_cache": pol["offload"] == "sequential" and pol["runner"] == "diffusers",
                  "i2v_encode": i2v_encode, "audio": audio, "latent_upscale": upscale},

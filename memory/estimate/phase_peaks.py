@@ -1,7 +1,7 @@
 """Per-phase peaks of an estimate on a VRAM budget: weights, activations, allocator margin and fixed costs of each
 phase as ComfyUI would run it (text encode, sample, VAE decode and encode), with the tiled retry ComfyUI makes when
 a VAE phase runs out of memory. formula.estimate builds the estimate; verdict.py judges these phases."""
-from . import sample_cache, side_models, vae as vae_mod
+from . import sample_acts, sample_cache, side_models, vae as vae_mod
 from .phases import naive_total
 from .spec import FRAGMENTATION
 from ..errors import UserError
@@ -26,28 +26,38 @@ def peak_on(est: dict, budget) -> dict:
         side += [dict(m, how="on_device") for m in pol.get("side_models") or () if m["how"] == "component"]
 
     # each sampler's own latent, where smaller than the estimate's: its ControlNets' residuals at its tokens (rev64 #3)
-    tokens = side_models.sampler_tokens(pol.get("control_sizes"), ctx["family"], ctx["width"], ctx["height"],
-                                        ctx["frames"], est["latent"]["image_tokens"])
+    # and the diffusion model's activations at its size (act65): ComfyUI runs one sampler at a time, so the sample
+    # phase is the sampler whose run holds the most (side_models.one_sampler)
+    sizes = side_models.sampler_sizes(pol.get("control_sizes"), ctx["family"], ctx["width"], ctx["height"],
+                                      ctx["frames"], est["latent"]["image_tokens"])
+    tokens = [s and s[2] for s in sizes] if sizes else None
+    own = [s and sample_acts.at(ctx, s[0], s[1]) for s in sizes] if sizes and len(sizes) > 1 and ctx["has_dm"] else None
+    own = own if own and any(own) else None  # exact mode's traced figure: every sampler at the estimated size's
 
-    def phase(name, weights, acts, slack=0):
-        sw, sa, owners = side_models.phase_figures(side, name, keep, est["latent"], pol["compute_bytes"],
-                                                   pol.get("control_samplers"), tokens)
+    def phase(name, weights, acts, slack=0, per=None):
+        # per: [the diffusion model's activations in this phase at each sampler's own size], None: acts for every one
+        sw, sa, owners, at = side_models.phase_figures(side, name, keep, est["latent"], pol["compute_bytes"],
+                                                       pol.get("control_samplers"), tokens, per)
+        acts = per[at] if per and at is not None else acts
         weights, acts = weights + sw, acts + sa
         margin = int(FRAGMENTATION * acts) + int(slack)
         breakdown[name] = {"weights": int(weights), "activations": int(acts), "allocator_margin": margin, "fixed": fixed_total}
         if owners:  # each one's part of the phase's weights and activations (counted in them)
             breakdown[name]["side_models"] = owners
+        if per and at is not None:  # the sampler whose run is the phase: control_feeds.latents' order, the size counted
+            breakdown[name]["sampler"] = {"index": at, "size": list(sizes[at][:2]) if sizes[at] else [ctx["width"], ctx["height"]]}
         phases[name] = int(weights + acts + margin + fixed_total)
 
     if ctx["has_te"]:
         phase("text_encode", w["te"] + others("te") + w["under"]["te"], ctx["te_act"] if w["te"] else 0)
     if ctx["has_dm"]:
         wd = w["dm"] + w["te_extra"] + others("dm") + w["under"]["dm"]
-        phase("sample", wd, ctx["act"])
         # the dense mask is held whole beside the n^2 scores: added after naive_total, which keeps only part of act
-        mask = ctx.get("mask", 0)
-        phase("sample_naive_attention", wd, ctx["act"] if pol.get("attention") == "math"
-              else naive_total(ctx["act"] - mask, ctx["naive"], ctx.get("arch")) + mask)
+        scores = lambda s: s["act"] if pol.get("attention") == "math" else (  # noqa: E731
+            naive_total(s["act"] - s["mask"], s["naive"], ctx.get("arch")) + s["mask"])
+        here = {"act": ctx["act"], "naive": ctx["naive"], "mask": ctx.get("mask", 0)}  # at the estimated size
+        phase("sample", wd, ctx["act"], per=own and [(s or here)["act"] for s in own])
+        phase("sample_naive_attention", wd, scores(here), per=own and [scores(s or here) for s in own])
         for k, naive in (("sample", pol.get("attention") == "math"), ("sample_naive_attention", True)):
             # reserved beyond the margin that the caching allocator keeps through sampling: peak_device only
             breakdown[k]["cached_slack"] = sample_cache.cached_slack_bytes(

@@ -170,26 +170,29 @@ def added(side, phase, keep=False):
             if m["phase"] and (m["phase"] == phase or keep)]
 
 
-def sampler_tokens(sizes, family, width, height, frames, image_tokens):
-    """[image tokens of each sampler's own latent where fewer than the estimate's, else None] in control_feeds.latents()
-    order, or None. sizes: {"of": (w, h) the graph's estimated size, "samplers": [(w, h) or None]} (workflow.py sets it
-    where the size is the graph's: not typed, a still image); each sampler's size scales with the estimate's (width,
-    height: a re-estimate at a lower resolution scales every pass) and its tokens are the family's latent geometry's."""
+def sampler_sizes(sizes, family, width, height, frames, image_tokens):
+    """[(width, height, image tokens) of each sampler's own latent where it has fewer tokens than the estimate's, else
+    None] in control_feeds.latents() order, or None. sizes: {"of": (w, h) the graph's estimated size, "samplers":
+    [(w, h) or None]} (workflow.py sets it where the size is the graph's: not typed, a still image); each sampler's size
+    scales with the estimate's (width, height: a re-estimate at a lower resolution scales every pass) and its tokens
+    are the family's latent geometry's."""
     if not sizes or frames != 1 or not all(sizes.get("of") or ()):
         return None
     (w0, h0), out = sizes["of"], []
     for s in sizes.get("samplers") or ():
-        n = latent_geometry(family, max(1, round(width * s[0] / w0)),
-                            max(1, round(height * s[1] / h0)))["image_tokens"] if s else None
-        out.append(n if n is not None and n < image_tokens else None)
+        w, h = (max(1, round(width * s[0] / w0)), max(1, round(height * s[1] / h0))) if s else (None, None)
+        n = latent_geometry(family, w, h)["image_tokens"] if s else None
+        out.append((w, h, n) if n is not None and n < image_tokens else None)
     return out
 
 
-def phase_figures(side, phase, keep, latent, compute_bytes, samplers=None, tokens=None):
-    """(weights added, activations added, {owner: {weights, activations}}) of `phase` (sample_naive_attention is the
-    sample phase's). latent: the estimate's latent dict (image_tokens, batch_in_model). samplers: [[owner of each
-    ControlNet one sampler runs with]] one per sampler (control_feeds.owner_sets), or None: every ControlNet in one.
-    tokens: [image tokens of each sampler's latent, None: the estimate's] (sampler_tokens), or None."""
+def phase_figures(side, phase, keep, latent, compute_bytes, samplers=None, tokens=None, dm_acts=None):
+    """(weights added, activations added, {owner: {weights, activations}}, the index of the sampler counted or None)
+    of `phase` (sample_naive_attention is the sample phase's). latent: the estimate's latent dict (image_tokens,
+    batch_in_model). samplers: [[owner of each ControlNet one sampler runs with]] one per sampler
+    (control_feeds.owner_sets), or None: every ControlNet in one. tokens: [image tokens of each sampler's latent, None:
+    the estimate's] (sampler_sizes), or None. dm_acts: [the diffusion model's activations in this phase at each
+    sampler's own latent] (sample_acts.at), or None: the same for every sampler."""
     base = "sample" if phase.startswith("sample") else phase
     got = added(side, base, keep)
     owners, wsum, asum = {}, 0, 0
@@ -200,9 +203,11 @@ def phase_figures(side, phase, keep, latent, compute_bytes, samplers=None, token
     acts = acts_at(latent["image_tokens"])
     own = [acts_at(n, set(s)) if n else {} for s, n in zip(samplers, tokens)] \
         if samplers and tokens and len(tokens) == len(samplers) else None
-    run = one_sampler(got, samplers, keep, acts, own) if base == "sample" else None
+    dm = dm_acts if samplers and dm_acts and len(dm_acts) == len(samplers) else None
+    run = one_sampler(got, samplers, keep, acts, own, dm) if base == "sample" else None
+    at = None
     if run is not None:
-        run, acts = run
+        run, acts, at = run
     for m, wb in got:
         if run is not None and m["owner"] not in run:
             if not keep:
@@ -212,33 +217,37 @@ def phase_figures(side, phase, keep, latent, compute_bytes, samplers=None, token
             a = acts[m["owner"]]
         owners[m["owner"]] = {"weights": m["weights"], "activations": int(a)}
         wsum, asum = wsum + wb, asum + a
-    return int(wsum), int(asum), owners
+    return int(wsum), int(asum), owners, at
 
 
-def one_sampler(got, samplers, keep, acts, own=None):
-    """(the owners of the ControlNets counted in the sample phase, {owner: its residual bytes}): the set of the one
-    sampler whose set is the largest (weights + residuals + their allocator margin; residuals alone when every model
-    stays resident, keep), or None (all of them) when there is no split to make. Each set's residuals are at its own
+def one_sampler(got, samplers, keep, acts, own=None, dm=None):
+    """(the owners of the side models counted in the sample phase, {owner: its residual bytes}, the sampler's index):
+    the one sampler whose run holds the most (the diffusion model's activations at its own latent, dm, + its
+    ControlNets' weights + their residuals, activations with their allocator margin; the weights left out of the
+    comparison when every model stays resident, keep: all of them are counted anyway), or None (all of them) when there
+    is no split to make (one sampler; no ControlNet and no size of its own). Each set's residuals are at its own
     sampler's latent (own: [{owner: residual bytes at that sampler's size}] for a sampler smaller than the estimate,
-    rev64 #3: a hires fix's base-pass ControlNet at the base pass's tokens, not the second pass's), else at the
-    estimate's (acts); the diffusion model's activations stay the estimate's, an upper bound for a smaller pass.
-    ComfyUI runs one sampler at a time, each with the ControlNets its own conditioning carries (control_feeds.py), so
-    the residuals of two samplers' ControlNets are never held at once. Their weights: the next sampler's
-    load_models_gpu (comfy/model_management.py:621-705) frees memory for its own models (free_memory l.584-619, its
-    keep_loaded empty): the other sampler's ControlNet stays loaded while there is room and
-    is unloaded first under pressure, so the peak needs only the running sampler's (an estimate of what fits, not of
-    what a roomy card happens to keep). A ControlNet no sampler reaches is in every set; a model patch is counted as
-    before (it rides on the model, not on the conditioning)."""
+    rev64 #3: a hires fix's base-pass ControlNet at the base pass's tokens), else at the estimate's (acts); dm: [the
+    diffusion model's activations at each sampler's latent] (act65: a smaller pass's own, not the estimated size's),
+    None: the same for every sampler. ComfyUI runs one sampler at a time (comfy/sample.py:57-60 sample ->
+    samplers.py:983-998 outer_sample: sampler_helpers.prepare_sampling, l.125-138, loads this sampler's models for its
+    own noise shape, cleanup_models, l.143, after it), each with the
+    ControlNets its own conditioning carries (control_feeds.py), so the residuals and activations of two samplers are
+    never held at once. Their weights: the next sampler's load_models_gpu (comfy/model_management.py:621-705) frees
+    memory for its own models (free_memory l.584-619, its keep_loaded empty): the other sampler's ControlNet stays
+    loaded while there is room and is unloaded first under pressure, so the peak needs only the running sampler's (an
+    estimate of what fits, not of what a roomy card happens to keep). A ControlNet no sampler reaches is in every set;
+    a model patch is counted in every set (it rides on the model, not on the conditioning)."""
     cn = [m for m, _ in got if m["loader"] in CONTROLNETS]
-    if not samplers or len(samplers) < 2 or not cn:
+    if not samplers or len(samplers) < 2 or not (cn or dm):
         return None
     named = {o for s in samplers for o in s}
     free = {m["owner"] for m in cn if m["owner"] not in named}
-    sets = [(set(s) | free, dict(acts, **(own[i] if own else {}))) for i, s in enumerate(samplers)]
+    sets = [(set(s) | free, dict(acts, **(own[i] if own else {})), i) for i, s in enumerate(samplers)]
 
     def size(x):
-        return sum((0 if keep else m["weights"]) + x[1][m["owner"]] * (1 + FRAGMENTATION)
-                   for m in cn if m["owner"] in x[0])
+        return (dm[x[2]] * (1 + FRAGMENTATION) if dm else 0) + sum(
+            (0 if keep else m["weights"]) + x[1][m["owner"]] * (1 + FRAGMENTATION) for m in cn if m["owner"] in x[0])
 
-    best, at = max(sets, key=size)
-    return best | {m["owner"] for m, _ in got if m["loader"] not in CONTROLNETS}, at
+    best, at, i = max(sets, key=size)
+    return best | {m["owner"] for m, _ in got if m["loader"] not in CONTROLNETS}, at, i

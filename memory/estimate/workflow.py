@@ -470,7 +470,8 @@ def estimate_workflow(wf: dict, models_dir, width=None, height=None, frames=None
         pol["vae_options"] = info["vae_options"]
     pol["side_models"], side_notes = side_models.read(info["side"], pol)  # a ControlNet, ... in its phase
     pol["control_samplers"] = info["control_samplers"]  # each sampler's ControlNets: one set counted (control_feeds.py)
-    side_notes += control_feeds.note(info["control_samplers"], pol["side_models"])
+    sets_note = control_feeds.note(info["control_samplers"], pol["side_models"])
+    side_notes += sets_note
     comps, other = pipelines.other_vaes(comps or components(info["files"]))  # a preprocessor's VAE beside the model's
     info["notes"] += other
     stage1 = (w, h)
@@ -487,9 +488,12 @@ def estimate_workflow(wf: dict, models_dir, width=None, height=None, frames=None
     families.check_vae_channels(comps)  # as `estimate FILE...`: the node's open-graph route shows it as text
     est = formula.estimate(comps, w, h, f, b,
                            cfg=("on" if info["cfg"] else info["cfg"]) if cfg is None else cfg, policy=pol)  # cfg > 1: CFG on
-    if own_sizes:  # a line for the sampler whose set the sample phase counts, not for a set left out (rev64b #4)
-        side_notes += control_feeds.size_note(info["control_samplers"], info["control_sizes"], pol["side_models"], (w, h),
-                                              set((est["breakdown"].get("sample") or {}).get("side_models") or ()))
+    if own_sizes:  # each sampler's size and the one whose run the sample phase is (act65); it names each sampler's
+        # ControlNets too, so it stands in for the sets' line
+        runs = control_feeds.size_note(info["control_samplers"], info["control_sizes"], pol["side_models"], (w, h),
+                                       (est["breakdown"].get("sample") or {}).get("sampler"))
+        at = side_notes.index(sets_note[0]) if runs and sets_note else len(side_notes)
+        side_notes[at:at + bool(runs and sets_note)] = runs
     est["assumptions"] += side_notes + info["notes"] + [f"{m[0]}: {m[4]} ({m[1]}.{m[2]})" if m[4] else
                                            f"not found under the models folder: {m[0]} ({m[1]}.{m[2]})" for m in info["missing"]]
     est["assumptions"] += [f"{t} takes its latent size from {takes}, not a widget: estimated at {w}x{h}"

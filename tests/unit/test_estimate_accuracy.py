@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from gpu_garden.memory.estimate import families, formula as E, layouts, phases, spec, vae as V
+from gpu_garden.memory.estimate import families, formula as E, layouts, phases, sample_acts as SA, spec, vae as V
 
 PINS = json.loads((Path(__file__).with_name("test_estimate_traced_pins.json")).read_text())["cases"]
 LAYOUT = {"sd1": "sd15_v1-5-pruned-emaonly-fp16", "sdxl": "sdxl_sd_xl_base_1.0", "sd3": "sd3_sd3.5_medium",
@@ -83,7 +83,7 @@ MUTATIONS = [
     ("text encoder per-token x2", lambda m: m.setattr(phases, "TE_TOKEN_UNITS", phases.TE_TOKEN_UNITS * 2)),
     ("text encoder scores x2", lambda m: m.setattr(phases, "TE_SCORE_UNITS", phases.TE_SCORE_UNITS * 2)),
     ("text encoder activations x2", lambda m: m.setattr(E, "te_activation", (lambda f: (lambda *a, **k: 2 * f(*a, **k)))(E.te_activation))),
-    ("sample phase activations x2", lambda m: m.setattr(E, "sample_parts", (lambda f: (lambda *a, **k: (lambda r: (2 * r[0], r[1], r[2]))(f(*a, **k))))(E.sample_parts))),
+    ("sample phase activations x2", lambda m: m.setattr(SA, "sample_parts", (lambda f: (lambda *a, **k: (lambda r: (2 * r[0], r[1], r[2]))(f(*a, **k))))(SA.sample_parts))),
 ]
 
 

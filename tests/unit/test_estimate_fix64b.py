@@ -43,24 +43,27 @@ def _hires(second_cn=None):
     return wf
 
 
-def test_base_pass_controlnet_is_counted_at_the_base_pass_size(tmp_path):
-    """rev64's reproduction: estimated at 1024 x 1024 (ups64), A's weights and its residuals at 512 x 512 added (the
-    second pass has none; the model's activations stay the estimated size's, an upper bound for the base pass)."""
+def test_base_pass_controlnet_is_judged_at_the_base_pass_size(tmp_path):
+    """rev64's reproduction: estimated at 1024 x 1024 (ups64). fix64b counted A's weights and its residuals at 512 x 512
+    on the estimated size's activations; since act65 the base pass's run is judged whole at its size (act(512) + A's
+    set: 226,247,884 with the margin) and holds less than the second pass's act(1024) (307,455,590): nothing is added
+    (test_estimate_act65 checks the figures against one-sampler estimates)."""
     before, after = _before_after(tmp_path, _hires())
     assert (after["width"], after["height"]) == (1024, 1024)
-    assert _added(before, after) == (CNET_BYTES, A_RESIDUALS_512)  # the old code: (113,670,144, 125,829,120)
-    assert _added(before, after, "sample_naive_attention") == (CNET_BYTES, A_RESIDUALS_512)
-    assert after["breakdown"]["sample"]["side_models"] == {A: {"weights": CNET_BYTES, "activations": A_RESIDUALS_512}}
-    assert any(x.startswith("KSampler (node 3) runs at 512x512, smaller than the estimated 1024x1024: its ControlNets' "
-                            "residuals (cn_big.safetensors (ControlNetLoader)) are counted at 512x512")
+    assert _added(before, after) == (0, 0)  # fix64b: (113,670,144, 31,457,280); before it: (113,670,144, 125,829,120)
+    assert _added(before, after, "sample_naive_attention") == (0, 0)
+    assert "side_models" not in after["breakdown"]["sample"]
+    assert any(x.startswith("2 samplers, run one at a time, each counted at its own latent with its own ControlNets "
+                            "(KSampler (node 3) at 512x512 with cn_big.safetensors (ControlNetLoader); ")
                for x in after["assumptions"])
 
 
 def test_each_set_at_its_own_size_the_largest_counted(tmp_path):
-    """B on the 1024 x 1024 second pass: B's set (37,761,024 + 50,331,648 x 1.05 = 90,609,254) is smaller than A's at
-    512 x 512 (113,670,144 + 31,457,280 x 1.05 = 146,700,288): A's is counted, at its own size."""
+    """B on the 1024 x 1024 second pass: fix64b compared the sets alone (B's 90,609,254 against A's at 512 x 512,
+    146,700,288) and counted A's; since act65 each run holds its own pass's activations too, and the second pass's
+    (act(1024) + B) is the larger: B's weights and its residuals at 1024 x 1024."""
     before, after = _before_after(tmp_path, _hires("cn_small.safetensors"))
-    assert _added(before, after) == (CNET_BYTES, A_RESIDUALS_512)
+    assert _added(before, after) == (37_761_024, B_RESIDUALS_1024)
 
 
 def test_the_second_pass_set_wins_when_larger_at_its_size(tmp_path):
@@ -89,8 +92,9 @@ def test_fix64s_two_samplers_at_one_size_keep_their_figures(tmp_path):
 
 def test_two_branches_ui_each_set_at_its_own_latent(tmp_path):
     """UI format, two branches: KSampler 3 (ControlNet A) on an EmptySD3LatentImage of 512 x 512, KSampler 4
-    (ControlNet B) on another of 1024 x 1024 (the larger estimated). A at its 512 x 512 (146,700,288 with its margin)
-    beats B at 1024 x 1024 (90,609,254): A's weights and its residuals at 1024 tokens; the old code: at 4096."""
+    (ControlNet B) on another of 1024 x 1024 (the larger estimated). fix64b: A at its 512 x 512 (146,700,288 with its
+    margin) beat B at 1024 x 1024 (90,609,254) on the estimated size's activations; since act65 each branch's run holds
+    its own latent's activations, and B's branch at 1024 x 1024 is the larger: B's weights and residuals at 4096 tokens."""
     wf = _two_samplers_ui()
     next(n for n in wf["nodes"] if n["id"] == 2)["widgets_values"] = [512, 512, 1]
     wf["nodes"].append({"id": 8, "type": "EmptySD3LatentImage", "widgets_values": [1024, 1024, 1],
@@ -103,5 +107,7 @@ def test_two_branches_ui_each_set_at_its_own_latent(tmp_path):
             n["outputs"] = [_o("LATENT", 9)]
     before, after = _before_after(tmp_path, wf)
     assert (after["width"], after["height"]) == (1024, 1024)
-    assert _added(before, after) == (CNET_BYTES, A_RESIDUALS_512)
-    assert any(x.startswith("KSampler (node 3) runs at 512x512") for x in after["assumptions"])
+    assert _added(before, after) == (37_761_024, B_RESIDUALS_1024)
+    assert any(x.startswith("2 samplers, run one at a time") and x.endswith("the sample phase is KSampler (node 4)'s run, "
+                            "the diffusion model's activations at 1024x1024 and its ControlNets' weights and residuals "
+                            "(cn_small.safetensors (ControlNetLoader))") for x in after["assumptions"])

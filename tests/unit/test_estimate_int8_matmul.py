@@ -4,7 +4,7 @@ MatMul8bitLt.forward and int8_scaled_mm). The expected figures below are worked 
 HunyuanVideo's single-stream block (hidden 3072, MLP 12288: linear1 3072 -> 3 * 3072 + 12288 = 21504 outputs)."""
 import pytest
 
-from gpu_garden.memory.estimate import formula as E, phases
+from gpu_garden.memory.estimate import formula as E, phases, sample_acts
 from support.hunyuan_table import HV_ARCH, hv_dit
 
 # per token: input + modulated input in bf16 (2 x 3072 x 2), int8 input (3072), int32 accumulator and fp16 result of
@@ -56,7 +56,7 @@ MUTATIONS = [
     ("fp16 accumulator instead of int32", lambda m: m.setattr(phases, "INT8_ACC", 2)),
     ("no int8 input copy", lambda m: m.setattr(phases, "INT8_IN", 0)),
     ("widest linear read as the MLP only", lambda m: m.setattr(phases, "int8_widest_linear", lambda a: a["ffn"])),
-    ("int8 peak never taken", lambda m: m.setattr(E, "int8_matmul_peak", lambda *a, **k: 0)),
+    ("int8 peak never taken", lambda m: m.setattr(sample_acts, "int8_matmul_peak", lambda *a, **k: 0)),
 ]
 
 
