@@ -6,6 +6,7 @@ allocated, others ...), the phase the log shows, the traceback's verdict, the fa
 runs. Everything here is measurement or classification; no weights. The weights live in rules.py.
 """
 from . import categories as C
+from .card_room import HELD_SHARE
 from .driver_predicates import NVML_NA
 from ..estimate.spec import CUDA_CONTEXT
 from ..units import GiB, MiB, fmt_bytes as b
@@ -102,6 +103,19 @@ LARGEST_CARD = 288 * GiB
 # a card of at most this much is an integrated GPU's carve-out (APU) or a card too small for any current model (x.tiny;
 # (tri78) rules_weights' figureless row, from a card's total that nvidia-smi's table or deviceQuery printed)
 TINY_CARD = 2 * GiB
+
+
+def derived_free_counts(n, total):
+    """(tri81) Whether the message's free figure may stand as room for the refusal reading (impossible): the message stated
+    it, or it follows from the reserved one (total - reserved, the message giving no free figure) while PyTorch reserved
+    under card_room.HELD_SHARE of the card. IPEX's XPU message states no free figure (Level Zero reports none; IPEX's own
+    mem_get_info is documented as an overestimate), and total - reserved counts as free all the memory outside PyTorch's
+    allocator: the runtime's, its native kernels' and other programs'. While PyTorch holds little of the card even a large
+    share outside it leaves the request plenty of room, so a refusal there is the platform's; where PyTorch reserved half the
+    card or more, the rest may be that outside memory, and the worked-out figure says nothing of the driver's free memory."""
+    if n.get("free") is not None:
+        return True
+    return n.get("reserved") is not None and bool(total) and n["reserved"] < HELD_SHARE * total
 
 
 def impossible(req, total, free, allowed):
@@ -225,7 +239,9 @@ def _numbers(x, n):
         x.short = max(x.req - x.free, 0)
         # ((round 97) a message cut before its free figure and its reserved one, "(GPU 0; 7.80 GiB total capacity; 6.45": the
         # free figure above is the card's, a guess no refusal can be read from; the request against the card still is)
-        x.impossible = impossible(x.req, x.total, x.free if x.free_said else 0, n.get("allowed"))
+        # (tri81) a free figure worked out from the reserved one (the message states none, as IPEX's XPU form) is room for the
+        # refusal reading only while PyTorch reserved under card_room.HELD_SHARE of the card: see derived_free_counts
+        x.impossible = impossible(x.req, x.total, x.free if derived_free_counts(n, x.total) else 0, n.get("allowed"))
         # ((tri50) NVML's not-available figure, WDDM under WSL2: driver_predicates.NVML_NA, is no memory held by anyone)
         na = [k for k in ("other_processes", "this_process") if (n.get(k) or 0) >= NVML_NA]
         x.others = n.get("other_processes") if "other_processes" not in na else None
