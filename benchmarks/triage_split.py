@@ -141,6 +141,12 @@ STUDIES = {
                           "after": "e35966afc6fb813f18f61cb9e4c3862b0ba60da3"},    # printed_card.tiny_printed, rules_weights' figureless tiny-card row
               "corpus": "after", "pairs": [("before", "after")],
               "confusion": ("weights-exceed-vram", "other"), "label": "weights-exceed-vram"},
+    # nvidia-smi's process table beside a CUDA failure: its graphics ("G") processes on the failing card past a desktop's share
+    # read as other-process (issue 14; the even half's other-process logs answered as activations)
+    "tri79": {"commits": {"before": "1cec2d36779e5d44dd3f46843887b434692abb7f",    # main before the change
+                          "after": "a9d7efe72303ff5ee8586ecaa72fb87f3e5c5c6b"},    # smi_procs.graphics_hold, rules_process' graphics row
+              "corpus": "after", "pairs": [("before", "after")],
+              "confusion": ("other-process", "activations"), "label": "other-process"},
 }
 HALVES = ("even", "odd", "all")
 MOVES = ("fixed", "broken", "wrong_to_wrong", "top2_only")
