@@ -154,6 +154,12 @@ STUDIES = {
                           "after": "7b11586cb982135a55fb01a25d00f932944b6589"},    # case.derived_free_counts
               "corpus": "after", "pairs": [("before", "after")],
               "confusion": ("activations", "other"), "label": "activations"},
+    # nvidia-smi's process table beside a CUDA failure: its graphics ("G") processes on the failing card past a desktop's share
+    # read as other-process (issue 14; the even half's other-process logs answered as activations)
+    "tri79": {"commits": {"before": "1cec2d36779e5d44dd3f46843887b434692abb7f",    # main before the change
+                          "after": "a9d7efe72303ff5ee8586ecaa72fb87f3e5c5c6b"},    # smi_procs.graphics_hold, rules_process' graphics row
+              "corpus": "after", "pairs": [("before", "after")],
+              "confusion": ("other-process", "activations"), "label": "other-process"},
 }
 HALVES = ("even", "odd", "all")
 MOVES = ("fixed", "broken", "wrong_to_wrong", "top2_only")

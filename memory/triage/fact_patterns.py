@@ -101,6 +101,9 @@ FACTS = [
     # header line "pid, process_name, used_gpu_memory [MiB]", then one line a process, "1909368, /path/to/server, 14786 MiB"
     # (a paste re-joined after a wrap may hold a row and the next line on one line: not anchored at the line's end)
     ("smi_apps", re.compile(r"(?P<head>\bpid, process_name, used_gpu_memory \[MiB\])|(?:^|\s)(?P<pid>\d{1,10}), (?P<name>[^,\n]{1,300}), (?P<mib>\d{1,9}) MiB(?:\s|$)")),
+    # (tri79) nvidia-smi's default table of the processes on each card: its column header ("GPU  GI  CI  PID  Type  Process name
+    # GPU Memory"); the rows under it are read from the header (smi_procs.read_table)
+    ("smi_procs", re.compile(r"\bPID\s{1,16}Type\s{1,8}Process name\b")),
     # TensorFlow's BFC allocator dumps its stats after a failure (bfc_allocator.cc DumpMemoryLog, "Stats:"): the region's
     # limit and the bytes in use, on lines of their own ("Limit:        7593787392", "InUse:        7589175808")
     # (a pasted log re-joined after a wrap may hold "Stats: Limit: N" on one line)
@@ -468,6 +471,7 @@ FACT_KEYS = {
     "cudarc": ("DriverError(CUDA_ERROR_",),
     "aimdo_log": ("aimdo: ",),
     "cuda_query_total": ("Total amount of global memory", "MiB /", "MiB/"),     # (tri78) nvidia-smi's table too
+    "smi_procs": ("Process name",),     # (tri79)
     "smi_apps": ("used_gpu_memory [MiB]",),     # (round 114); (rev6 S1) the rows are read from the header (facts._smi_apps)
     "as_limit": ("Max address space",),     # (round 112)
     "tpu_hbm_limit": ("total_hbm_limit_gb=",),     # (round 118)

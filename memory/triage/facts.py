@@ -7,7 +7,7 @@ node, traceback frames). `new_facts()` is the empty record. The rules table (rul
 import collections
 import re
 
-from . import parse as P
+from . import parse as P, smi_procs
 from . import lines as L
 from ..units import MiB, num, parse_size
 from .text import attempt
@@ -513,6 +513,7 @@ HANDLERS = {
     "cuda_query_total": lambda s, f, m, text, lineno, *_: f["cuda_query_total"].__setitem__(lineno, int(m.group(1) or 0) or int(m.group(2)) * MiB),
     # (round 114) nvidia-smi's compute-apps CSV by line: "head" for its header, else the process's memory (processes.smi_apps_after)
     "smi_apps": lambda s, f, m, text, lineno, window: _smi_apps(s, f["smi_apps"], lineno, m, window),
+    "smi_procs": smi_procs.read_table,     # (tri79) nvidia-smi's process table: each row's card, type and memory, by the header's line
     "pinned_host": lambda s, f, m, *_: f.__setitem__("pinned_host", m.group(0)),
     "ggml_model_buf": _ggml_buf("model"),
     "ggml_kv_buf": _ggml_buf("kv"),

@@ -4,6 +4,7 @@ from ..units import fmt_bytes
 from .predicates import cumem_wake_up, kaldi_held_outside, kind, listed_others_cut, listed_several_cut, placing_taken, pool_worker_prealloc
 from .processes import SMI_APPS_MIN, smi_apps_after
 from .rule_row import Rule
+from .smi_procs import graphics_held, graphics_hold
 from .server_predicates import ollama_discovery_cpu
 
 R = Rule
@@ -97,6 +98,13 @@ RUNTIME_HELD = [
       lambda x: "nvidia-smi's compute-apps table, printed after the failure, lists processes still on the card holding "
       + fmt_bytes(smi_apps_after(x)) + ": another program (a second server, a job of another lane) had the memory this one "
       "needed; stop it or wait until it exits, then run again"),
+    # (tri79) nvidia-smi's process table beside a CUDA failure whose message lists no process: its graphics ("G") rows on the
+    # failing card, never the failing program (a CUDA program holds a compute context, "C" or "C+G"), hold past a desktop's
+    # share and the shortfall (smi_procs.graphics_hold); over the driver-level and working-buffer rows (other 1.0, activations 1.5)
+    R("other-process", 2.8, graphics_hold,
+      lambda x: "nvidia-smi's process table lists graphics processes (the display server, desktop, browser) holding "
+      + fmt_bytes(graphics_held(x)) + " on the card that failed: other programs hold that memory; close them, or move the "
+      "display to another GPU (or the integrated one) and run on a card without it"),
     # (round 121) the GPU (CUDA; rev14 S3: ROCm's "HIP error" is the same kind) ran out of memory and Ollama's discovery record
     # right after lists the CPU as its compute: the failure was its GPU discovery's (a context on the card, nothing of a model
     # placed yet), so the card was already full, held by another program (a second server on the same card or the same unified

@@ -319,6 +319,8 @@ VLLM_WORKER_RPC = (b"Worker failed with error", b"WorkerProc hit an exception")
 OPEN_ANCHORS += VLLM_WORKER_RPC
 # (tri78) nvidia-smi's GPU table row, its Memory-Usage column "9MiB /  2048MiB" (facts "cuda_query_total"): no memory word
 OPEN_ANCHORS += (b"MiB /",)
+# (tri79) nvidia-smi's process table's column header (facts "smi_procs"): before driver 450 it has no memory word ("Usage")
+OPEN_ANCHORS += (b"Process name",)
 # the head (startup lines, and a whole short log) is read with the traceback forms and the launched script too
 # what should_fit.py reads (the runtime's version, the model, the GGUF's type and size, flash attention): start-up lines,
 # in the head and the window, found by its facts' own gate keys; a bare word there (" run ", kept short for the gate's
