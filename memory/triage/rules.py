@@ -40,7 +40,6 @@ from .rules_other import omlx_safety
 from .rules_libs import LIB_WORKING
 from .rules_other import OTHER
 from .rules_process import RUNTIME_HELD
-from .reload_leak import RELOAD_LEAK
 from .rules_runner_up import RUNNER_UP_ROWS
 from .rules_stages import STAGES
 from .rules_weights import WEIGHTS
@@ -528,7 +527,6 @@ RULES = [
       "{ran_before} ran fine in an earlier run of this log and fails now: memory was not returned in between"),
     R("leak", 1.3, lambda x: fresh(x) and not x.prior_ooms and x.successes >= 1,
       "the same log shows {successes} successful run(s) before this failure: memory may not be returned between runs"),
-    *RELOAD_LEAK,                   # (tri80) a ComfyUI loader that failed in the next prompt after a finished one
     R("leak", 3.6, lambda x: fresh(x) and x.prior_ooms and x.grew_from, "allocated memory grew from {grew_from:b} to {grew_to:b} between failures"),
     R("leak", 1.2, lambda x: fresh(x) and x.prior_ooms and x.successes >= 1,
       "OOM #{oom_number} in this log, after {successes} successful run(s): memory is not returned between runs", first="count"),
