@@ -189,6 +189,20 @@ def step(models, found, size, frames, batch, typed_size=False, typed_batch=False
     return m, img, how, notes
 
 
+def held(models) -> dict:
+    """{name: fp32 bytes} of every upscale model the graph loads, each file once: its UpscaleModelLoader's output (the
+    spandrel model, moved back to the CPU after each step: nodes_upscale_model.py:93) stays in ComfyUI's output cache in
+    RAM, and two loaders naming the same file share one cache entry (comfy_execution/caching.py:108-116: a node's key
+    is its class and inputs). models: find()'s {name as the loader names it: read_file()}."""
+    return {name: int(m["weights"]) for name, m in models.items()}
+
+
+def held_line(held) -> list:
+    """The assumption line where more than one upscale model is loaded (host RAM counts them all), else none."""
+    return [f"{len(held)} upscale models loaded ({', '.join(held)}): each stays in host RAM in ComfyUI's output cache, "
+            f"{fmt_bytes(sum(held.values()))} in all, counted there"] if len(held) > 1 else []
+
+
 def locate(name, models_dir, resolve, find_file, unusable_exc):
     """(path or None, why or None) of the upscale model `name` in upscale_models/ (inside ComfyUI: resolve, its
     folder_paths)."""

@@ -1,5 +1,5 @@
 """arch65: the pixel upscale step for PLKSR / RealPLKSR, OmniSR, Swin2SR, DRCT, ATD, RGT, Real-CUGAN and SAFMN files
-(memory/estimate/upscale_archs_more.py).
+(memory/estimate/upscale_archs_more.py), and host RAM holding every upscale model a graph loads.
 
 Each header below carries the keys spandrel's load() reads, with the shapes of the released model named (worked out by
 hand from its published configuration, not from the code under test); the benchmark records the key the estimate reads
@@ -9,8 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from gpu_garden.memory.estimate import pixel_upscale, upscale_archs, upscale_archs_more
+from gpu_garden.memory.estimate import pixel_upscale, upscale_archs, upscale_archs_more, workflow
 from test_estimate_arch64 import dat_x4, hat_x4
+from test_estimate_ups63 import _sparse
+from test_estimate_ups64 import _api, _models
+from support.upscale_models import RRDB_FP32
 
 REPO = Path(__file__).resolve().parents[2]
 RESULTS = json.loads((REPO / "benchmarks" / "results" / "pixel_upscale_tile.json").read_text())["configs"]
@@ -221,3 +224,37 @@ def test_rgt_and_realcugan_retries_use_their_own_smaller_tiles_figures(config, t
     assert got["retry"] == {t: image + round(tiles[str(t)]["bytes_per_pixel"]) * t * t for t in (256, 128)}
     small = pixel_upscale.phase_inputs({"name": "m", "weights": 1, "arch": arch}, (200, 240, 1), "typed", [])
     assert small["tile"] == round(tiles["256"]["bytes_per_pixel"]) * 200 * 240  # a 240-high tile: 256's figure
+
+
+def _two_upscales(tmp_path, second):
+    """ups64's hires graph (4x-UltraSharp on the first decode) plus a second UpscaleModelLoader -> ImageUpscaleWithModel
+    on the same decode, saved: both loaders' outputs stay in ComfyUI's cache."""
+    d = _models(tmp_path)
+    _sparse(safmn_x4(), d / "upscale_models" / "4x-SAFMN.safetensors")
+    wf = _api()
+    wf["90"] = {"class_type": "UpscaleModelLoader", "inputs": {"model_name": second}}
+    wf["91"] = {"class_type": "ImageUpscaleWithModel", "inputs": {"upscale_model": ["90", 0], "image": ["4", 0]}}
+    wf["92"] = {"class_type": "SaveImage", "inputs": {"images": ["91", 0]}}
+    return wf, d
+
+
+def test_host_ram_holds_every_distinct_upscale_model_the_graph_loads(tmp_path):
+    """Fails on the old code (host_ram counted pol["pixel_upscale"]["weights"], the counted step's model only)."""
+    pol = {"host_ram": 64 << 30}
+    wf, d = _two_upscales(tmp_path, "4x-SAFMN.safetensors")
+    one = workflow.estimate_workflow(_api(), d, policy=pol)
+    two = workflow.estimate_workflow(wf, d, policy=pol)
+    safmn = 4 * (36 * 27 + 36 + 9 * 9 * 2 + 36 * 36 + 72 * 36 * 9 + 36 * 72 + 36 + 48 * 36 * 9)  # the header's values
+    assert two["policy"]["pixel_upscale"]["held"] == {"4x-UltraSharp.safetensors": RRDB_FP32, "4x-SAFMN.safetensors": safmn}
+    assert two["host_ram"]["kept_for_reload"] - one["host_ram"]["kept_for_reload"] == safmn
+    assert any(a.startswith("2 upscale models loaded (4x-UltraSharp.safetensors, 4x-SAFMN.safetensors)")
+               for a in two["assumptions"])
+
+
+def test_two_loaders_of_one_file_hold_it_once(tmp_path):
+    pol = {"host_ram": 64 << 30}
+    wf, d = _two_upscales(tmp_path, "4x-UltraSharp.safetensors")
+    one = workflow.estimate_workflow(_api(), d, policy=pol)
+    two = workflow.estimate_workflow(wf, d, policy=pol)
+    assert two["policy"]["pixel_upscale"]["held"] == {"4x-UltraSharp.safetensors": RRDB_FP32}
+    assert two["host_ram"]["kept_for_reload"] == one["host_ram"]["kept_for_reload"]
