@@ -1,6 +1,6 @@
-"""Pixel upscale models past ESRGAN and Compact (arch64): SPAN, SwinIR, HAT and DAT (arch65's PLKSR, OmniSR, Swin2SR, DRCT,
-ATD, RGT, Real-CUGAN and SAFMN: upscale_archs_more.py), read from a file's header the way
-spandrel 0.4 reads them (spandrel/architectures/<arch>/__init__.py, each load(); its registry tries HAT before SwinIR).
+"""Pixel upscale models past ESRGAN and Compact (arch64): SPAN, SwinIR, HAT and DAT (arch65's PLKSR, OmniSR, Swin2SR,
+DRCT, ATD, RGT, Real-CUGAN and SAFMN: upscale_archs_more.py), read from a file's header the way spandrel 0.4 reads them
+(spandrel/architectures/<arch>/__init__.py, each load(); READERS keeps its registry's order).
 
 Each reader returns what pixel_upscale needs: the architecture, its scale, its width ("features") and a "key" of the
 numbers that set one tile's activation peak (width, heads, window, the MLP's width, the upsampler, the scale), each read
