@@ -38,9 +38,11 @@ def host_ram(est: dict, budget, spilled=None) -> dict:
     # the models a workflow loads beside these (side_models.py: a ControlNet or model patch is a ModelPatcher whose offload
     # device is the CPU, comfy/controlnet.py; an audio encoder; a style model in fp32 on the CPU, its host_ram) and the
     # pixel upscale model (pixel_upscale.py: moved back to the CPU after its step, nodes_upscale_model.py:93): each node's
-    # output stays in ComfyUI's cache, in RAM, between phases (ups63, rev63 #3). A CLIP vision file is a component already
+    # output stays in ComfyUI's cache, in RAM, between phases (ups63, rev63 #3): every upscale model file the graph loads,
+    # each once (pixel_upscale.held; arch65: not only the step's). A CLIP vision file is a component already
+    up = pol.get("pixel_upscale") or {}
     beside = sum(m.get("host_ram") or m.get("weights", 0) for m in pol.get("side_models") or () if m.get("how") != "component") \
-        + (pol.get("pixel_upscale") or {}).get("weights", 0)
+        + (sum(up["held"].values()) if "held" in up else up.get("weights", 0))
     total = sum(v for k, v in res.items() if k != "other") + int(beside)
     bd = est["breakdown"]
     if spilled is None:

@@ -75,19 +75,20 @@ def detect(table) -> dict | None:
         return {"arch": "Compact", "scale": scale, "features": shape("body.0.weight")[0],
                 "unshuffle": False} if scale else None
     else:
-        return upscale_archs.detect(table)  # SPAN, SwinIR, HAT, DAT (arch64)
+        return upscale_archs.detect(table)  # SPAN, SwinIR, HAT, DAT (arch64), and 8 more (arch65)
     scale, in_nc, out_nc = 2 ** max(log2, 0), first[1], last[0]
     shuffle = int(math.isqrt(in_nc // out_nc)) if in_nc in (out_nc * 4, out_nc * 16) else 0
     return {"arch": "ESRGAN", "scale": scale // shuffle if shuffle else scale, "features": first[0],
             "unshuffle": bool(shuffle)}
 
 
-def per_pixel(arch) -> int | None:
-    """Traced activation bytes per input pixel of a tile for this architecture, None where not measured."""
+def per_pixel(arch, side=TILE) -> int | None:
+    """Traced activation bytes per input pixel of a tile for this architecture (side: the tile's longer side; arch65's
+    Real-CUGAN and RGT have a figure per traced tile), None where not measured."""
     if not arch:
         return None
     if "key" in arch:
-        return upscale_archs.per_pixel(arch)
+        return upscale_archs.per_pixel(arch, side)
     key = (arch["arch"], arch["features"], None if arch["arch"] == "Compact" else arch["scale"], arch["unshuffle"])
     return TILE_BYTES_PER_PIXEL.get(key)
 
@@ -109,7 +110,8 @@ def read_file(path) -> dict:
         arch = None
     return {"name": name, "weights": at_dtype_bytes(table, FP32), "arch": arch,
             "why": why or (None if arch else "its keys are none of ESRGAN's (RRDBNet), SRVGGNetCompact's, SPAN's, SwinIR's, "
-                                      "HAT's or DAT's")}
+                                      "HAT's, DAT's, PLKSR's, OmniSR's, Swin2SR's, DRCT's, ATD's, RGT's, Real-CUGAN's or "
+                                      "SAFMN's")}
 
 
 def comfy_request(weights, scale, image) -> int:
@@ -131,10 +133,10 @@ def phase_inputs(model, image, how, assumptions) -> dict:
     w, h, b = image
     arch, img = model["arch"], b * h * w * 3 * COMFY["image_bytes"][0]
     scale = arch["scale"] if arch else None
-    per = per_pixel(arch)
+    per = per_pixel(arch, max(min(TILE, w), min(TILE, h)))
     tile = per * tile_area(w, h) if per else 0
-    retry = {t: img + per * tile_area(w, h, t) for t in (TILE // 2, MIN_TILE)} if per and tile_area(w, h) > tile_area(
-        w, h, MIN_TILE) else {}
+    retry = {t: img + per_pixel(arch, max(min(t, w), min(t, h))) * tile_area(w, h, t) for t in (TILE // 2, MIN_TILE)} \
+        if per and tile_area(w, h) > tile_area(w, h, MIN_TILE) else {}
     out = {"weights": int(model["weights"]), "image": img, "tile": tile, "bytes": img + tile, "scale": scale,
            "comfy_request": comfy_request(model["weights"], scale or 1, image), "retry": retry,
            "out": [w * scale, h * scale, b] if scale else None, "name": model["name"]}
@@ -185,6 +187,20 @@ def step(models, found, size, frames, batch, typed_size=False, typed_batch=False
     notes = [f"{len(pairs)} pixel upscale steps: the one that needs the most, {m['name']} on a {img[0]}x{img[1]} image, "
              "is counted (ComfyUI runs them one at a time)"] if len(pairs) > 1 else []
     return m, img, how, notes
+
+
+def held(models) -> dict:
+    """{name: fp32 bytes} of every upscale model the graph loads, each file once: its UpscaleModelLoader's output (the
+    spandrel model, moved back to the CPU after each step: nodes_upscale_model.py:93) stays in ComfyUI's output cache in
+    RAM, and two loaders naming the same file share one cache entry (comfy_execution/caching.py:108-116: a node's key
+    is its class and inputs). models: find()'s {name as the loader names it: read_file()}."""
+    return {name: int(m["weights"]) for name, m in models.items()}
+
+
+def held_line(held) -> list:
+    """The assumption line where more than one upscale model is loaded (host RAM counts them all), else none."""
+    return [f"{len(held)} upscale models loaded ({', '.join(held)}): each stays in host RAM in ComfyUI's output cache, "
+            f"{fmt_bytes(sum(held.values()))} in all, counted there"] if len(held) > 1 else []
 
 
 def locate(name, models_dir, resolve, find_file, unusable_exc):

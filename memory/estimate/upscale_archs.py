@@ -1,5 +1,6 @@
-"""Pixel upscale models past ESRGAN and Compact (arch64): SPAN, SwinIR, HAT and DAT, read from a file's header the way
-spandrel 0.4 reads them (spandrel/architectures/<arch>/__init__.py, each load(); its registry tries HAT before SwinIR).
+"""Pixel upscale models past ESRGAN and Compact (arch64): SPAN, SwinIR, HAT and DAT (arch65's PLKSR, OmniSR, Swin2SR,
+DRCT, ATD, RGT, Real-CUGAN and SAFMN: upscale_archs_more.py), read from a file's header the way spandrel 0.4 reads them
+(spandrel/architectures/<arch>/__init__.py, each load(); READERS keeps its registry's order).
 
 Each reader returns what pixel_upscale needs: the architecture, its scale, its width ("features") and a "key" of the
 numbers that set one tile's activation peak (width, heads, window, the MLP's width, the upsampler, the scale), each read
@@ -8,6 +9,10 @@ spandrel's real classes at the published configurations (benchmarks/pixel_upscal
 benchmarks/results/pixel_upscale_tile.json, which records the key this module reads for each one); a configuration
 not traced keeps its weights and the image, and says its tile is not counted."""
 import math
+
+from . import upscale_archs_more as more
+# seq_len and square_scale are read through this module by pixel_upscale (ESRGAN, Compact)
+from .upscale_shapes import has as _has, seq_len, shuffle_scale as _shuffle_scale, square_scale  # noqa: F401
 
 # activation bytes per input pixel of one tile (fp32), traced (pixel_upscale_tile.json: "key" and "bytes_per_pixel" of
 # each config, rounded to the byte; tests/unit/test_estimate_arch64.py checks this table against it)
@@ -27,39 +32,8 @@ TILE_BYTES_PER_PIXEL = {
     ('SwinIR', 180, 6, 8, 360, 'pixelshuffle', 4): 10540,  # swinir_m_4x_classical
     ('SwinIR', 240, 8, 8, 480, 'nearest+conv', 4): 13965,  # swinir_l_4x_real
     ('SwinIR', 60, 6, 8, 120, 'pixelshuffledirect', 4): 5740,  # swinir_s_4x_light
+    **more.TILE_BYTES_PER_PIXEL,  # arch65's (upscale_archs_more.py)
 }
-
-
-def seq_len(table, prefix) -> int:
-    """spandrel util.get_seq_len: 1 + the largest N of the keys prefix.N.*, 0 when none."""
-    got = {int(k[len(prefix) + 1:].split(".", 1)[0]) for k in table
-           if k.startswith(prefix + ".") and k[len(prefix) + 1:].split(".", 1)[0].isdigit()}
-    return max(got) + 1 if got else 0
-
-
-def _shuffle_scale(table, prefix):
-    """(scale, features) of a pixel-shuffle Upsample (spandrel util.get_pixelshuffle_params): conv i's out/in is s**2."""
-    scale, feat = 1, None
-    for i in range(0, 10, 2):
-        k = f"{prefix}.{i}.weight"
-        if k not in table:
-            break
-        out, feat = table[k][1][0], table[k][1][1]
-        scale *= math.isqrt(out // feat)
-    return scale, feat
-
-
-def square_scale(x, in_nc):
-    """spandrel util.get_scale_and_output_channels: x = scale**2 * out_nc, out_nc tried as in_nc, 3, 4, 1; None when
-    none fits."""
-    for c in (in_nc, 3, 4, 1):
-        if x % c == 0 and math.isqrt(x // c) ** 2 == x // c:
-            return math.isqrt(x // c)
-    return None
-
-
-def _has(table, *keys) -> bool:
-    return all(k in table for k in keys)
 
 
 def span(t):
@@ -151,8 +125,10 @@ def dat(t):
             "variant": f"{layers} groups, {heads} heads, split window of {rpe} offsets, {up}"}
 
 
-# in spandrel's registry order (main_registry.py: HAT before SwinIR, then DAT, then SPAN)
-READERS = (hat, swinir, dat, span)
+# in spandrel's registry order (main_registry.py: HAT, Swin2SR, SwinIR, OmniSR, RGT, DAT, SPAN, RealCUGAN, SAFMN, ATD,
+# DRCT, then PLKSR after ESRGAN, which pixel_upscale.detect reads before these: no ESRGAN layout has PLKSR's feats.*)
+READERS = (hat, more.swin2sr, swinir, more.omnisr, more.rgt, dat, span, more.realcugan, more.safmn, more.atd, more.drct,
+           more.plksr)
 
 
 def detect(table) -> dict | None:
@@ -164,5 +140,10 @@ def detect(table) -> dict | None:
     return None
 
 
-def per_pixel(arch) -> int | None:
-    return TILE_BYTES_PER_PIXEL.get(tuple(arch["key"]))
+def per_pixel(arch, side=512) -> int | None:
+    """Traced bytes per input pixel of a tile whose longer side is `side`: the figure of the smallest traced tile (512,
+    256, 128) at least that side where the architecture's figure is not the same at each (more.SMALL_TILE_BYTES_PER_PIXEL),
+    else the 512 tile's; None where not traced."""
+    key = tuple(arch["key"])
+    small = more.SMALL_TILE_BYTES_PER_PIXEL.get(key, {})
+    return next((small[t] for t in sorted(small) if side <= t), TILE_BYTES_PER_PIXEL.get(key))

@@ -484,6 +484,8 @@ def estimate_workflow(wf: dict, models_dir, width=None, height=None, frames=None
                                                          typed_size=width is not None or height is not None,
                                                          typed_batch=frames is not None or batch is not None)
         pol["pixel_upscale"] = pixel_upscale.phase_inputs(model, img, how, side_notes)
+        pol["pixel_upscale"]["held"] = pixel_upscale.held(info["pixel_upscale"][0])  # host RAM: each loaded file (arch65)
+        side_notes += pixel_upscale.held_line(pol["pixel_upscale"]["held"])
         side_notes += step_notes
     families.check_vae_channels(comps)  # as `estimate FILE...`: the node's open-graph route shows it as text
     est = formula.estimate(comps, w, h, f, b,

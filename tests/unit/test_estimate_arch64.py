@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from gpu_garden.memory.estimate import layouts, pixel_upscale, upscale_archs, workflow
+from gpu_garden.memory.estimate import layouts, pixel_upscale, upscale_archs, upscale_archs_more, workflow
 
 REPO = Path(__file__).resolve().parents[2]
 RESULTS = json.loads((REPO / "benchmarks" / "results" / "pixel_upscale_tile.json").read_text())["configs"]
@@ -74,6 +74,8 @@ def test_the_table_is_the_benchmarks_traced_figures_one_per_key():
         assert upscale_archs.TILE_BYTES_PER_PIXEL[key] == round(c["bytes_per_pixel"])  # the 512 tile's, to the byte
         assert c["bytes_per_pixel"] == c["tiles"]["512"]["bytes_per_pixel"]
         assert c["architecture"] == key[0] and c["read"]["scale"] == c["scale"] and c["loaded_dtype"] == "torch.float32"
+        if key in upscale_archs_more.SMALL_TILE_BYTES_PER_PIXEL:
+            continue  # arch65: Real-CUGAN, RGT, not linear in the tile's area, keep each tile's own (test_estimate_arch65)
         for t in ("256", "128"):  # the retry's smaller tiles are sized with the 512 figure: within 1 % of their own
             assert abs(c["tiles"][t]["bytes_per_pixel"] / c["bytes_per_pixel"] - 1) < 0.01, (key, t)
 
