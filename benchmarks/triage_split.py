@@ -147,6 +147,12 @@ STUDIES = {
                           "after": "e7f0dcd2319511ecf6eb5baefb026f33a30b576f"},    # reload_leak.reloaded_after_run, its leak row
               "corpus": "after", "pairs": [("before", "after")],
               "confusion": ("leak", "weights-exceed-vram"), "label": "leak"},
+    # a ComfyUI server that died of a native abort ("Fatal Python error: Aborted"), alone or after comfy-aimdo's failed device
+    # copy, read as other (issue 14; the even half's other logs: no answer, and pinned host RAM)
+    "tri82": {"commits": {"before": "09dbe5bc9a5fb5196f214ca35c97fa167cdc515e",    # main before the change
+                          "after": "fd41d640c97c5d154caf0e058a2019178cf9df87"},    # native_abort.py: python.native_abort, two other rows
+              "corpus": "after", "pairs": [("before", "after")],
+              "confusion": ("other", "host-ram"), "label": "other"},
 }
 HALVES = ("even", "odd", "all")
 MOVES = ("fixed", "broken", "wrong_to_wrong", "top2_only")
