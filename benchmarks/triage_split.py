@@ -160,6 +160,12 @@ STUDIES = {
                           "after": "a9d7efe72303ff5ee8586ecaa72fb87f3e5c5c6b"},    # smi_procs.graphics_hold, rules_process' graphics row
               "corpus": "after", "pairs": [("before", "after")],
               "confusion": ("other-process", "activations"), "label": "other-process"},
+    # a ComfyUI server that died of a native abort ("Fatal Python error: Aborted"), alone or after comfy-aimdo's failed device
+    # copy, read as other (issue 14; the even half's other logs: no answer, and pinned host RAM)
+    "tri82": {"commits": {"before": "09dbe5bc9a5fb5196f214ca35c97fa167cdc515e",    # main before the change
+                          "after": "fd41d640c97c5d154caf0e058a2019178cf9df87"},    # native_abort.py: python.native_abort, two other rows
+              "corpus": "after", "pairs": [("before", "after")],
+              "confusion": ("other", "host-ram"), "label": "other"},
 }
 HALVES = ("even", "odd", "all")
 MOVES = ("fixed", "broken", "wrong_to_wrong", "top2_only")

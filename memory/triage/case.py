@@ -41,6 +41,7 @@ SIMPLE += ("torch.alloc_warn",)       # (round 68) the caching allocator's cudaM
 SIMPLE += ("metal.max_buffer",)       # (round 69) Metal validation's per-buffer cap
 SIMPLE += ("jupyter.kernel_died",)       # (tri75) a Jupyter kernel that died with no reply: nothing measured
 SIMPLE += ("batchgen.workers_dead",)       # (tri76) data-loading workers found dead: nothing measured
+SIMPLE += ("python.native_abort",)       # (tri82) a native abort (faulthandler): nothing measured
 SIMPLE += ("wsl.make_resident", "cuda.vmm_not_ready", "hami.oom")     # (round 72) WSL2 residency, CUDA VMM, HAMi's vGPU limit
 SIMPLE += ("npu.rknn", "lmcache.pool", "cuda.invalid_arg")     # (round 74) Rockchip's NPU, LMCache's pool, CUDA invalid argument
 SIMPLE += ("npu.cann_malloc",)     # (round 84) CANN's rtMalloc refusal on an Ascend NPU: one request, no card figures

@@ -24,6 +24,7 @@ from . import env as env_mod
 from . import guides as guides_mod
 from . import parse as P
 from . import rank
+from .native_abort import TRAILING_KINDS
 from .native_runtimes import WEBGPU_DEVICE_BY_OS
 from .predicates import compiler_flood, fraction_cap, sysmem_fallback, trt_kv_sizing, wddm_refused
 from .render import NO_LIMIT, render_human, render_numbers, NUMBER_LABELS  # noqa: F401  (re-exported)
@@ -223,6 +224,8 @@ def _result(scan: Scan, context=None) -> dict:
     where every event was recovered from (no failure to fix)."""
     events = [_event_dict(scan, inc, context) for inc in scan.incidents]
     hard = [i for i, e in enumerate(events) if not e["recoverable"]]
+    # (tri82) a native abort after an earlier failure is how that failure ended the process: it does not head the answer
+    hard = [i for i in hard if events[i]["kind"] not in TRAILING_KINDS or not any(j < i for j in hard)]
     head = (hard[-1] if hard else len(events) - 1) if events else None
     last = events[head] if events else None
     return {"found": bool(events), "cause": last["causes"][0]["id"] if last else None,

@@ -322,6 +322,9 @@ FACTS = [
     ("rknpu_no_iommu", re.compile(r"\brknpu iommu is disabled\b")),
     # (tri76) batchgenerators' worker printing its own Python exception before the parent finds it dead (host_readers.WORKERS_DEAD)
     ("bg_worker_exception", re.compile(r"\bException in (?:background )?worker \d{1,4}\b")),
+    # (tri82) ComfyUI's model management logging (comfy/model_patcher.py:794 "loaded partially; N MB usable, ...",
+    # comfy/model_management.py:681 "N models unloaded."): a ComfyUI process, read only by native_abort.comfy_log
+    ("comfy_mm", re.compile(r"\bloaded partially; \d[\d.]* MB usable\b|^\s*\d{1,4} models unloaded\.\s*$")),
     # (round 74) a traceback's source line that asks PyTorch for page-locked host memory itself (torch.empty(...,
     # pin_memory=True), tensor.pin_memory()): the failing call of a CUDA error raised under it
     ("pinned_src", re.compile(r"\bpin_memory=True\)|\.pin_memory\(\)")),
@@ -469,7 +472,7 @@ FACT_KEYS = {
     "linux": ("/home/", "/usr/lib", "/opt/conda", "/workspace/", "Linux", "/root/", "/dist-packages/", "/usr/local/cuda"),
     "wsl": ("WSL", "microsoft-standard", "dxgkio_", "misc dxg"),
     "cudarc": ("DriverError(CUDA_ERROR_",),
-    "aimdo_log": ("aimdo: ",),
+    "aimdo_log": ("aimdo: ",), "comfy_mm": ("MB usable", "models unloaded"),     # (tri82)
     "cuda_query_total": ("Total amount of global memory", "MiB /", "MiB/"),     # (tri78) nvidia-smi's table too
     "smi_procs": ("Process name",),     # (tri79)
     "smi_apps": ("used_gpu_memory [MiB]",),     # (round 114); (rev6 S1) the rows are read from the header (facts._smi_apps)

@@ -38,7 +38,7 @@ def new_facts() -> dict:
             "sdcpp_part": None, "ggml_pool_req": None, "tf_device_mem": {}, "tf_mem_lines": {}, "bfc_stats": {}, "bfc_fail_lines": {}, "conv3d_workaround": False, "tf_own": False, "jax_own": False, "monai_gpu_free": {}, "trt_tactic_skip": {}, "fsdp_clone": {}, "cpu_fallback": False, "yolox_occupy": False, "mlx_prompt_cache": None, "nvml_init": None, "gpu_fault": None,
             "runtime_version": {}, "llm_model": None, "gguf_type": None, "gguf_params": None, "gguf_size": None, "ollama_total": None,
             "vllm_transformers": False, "fact_line": {}, "nunchaku_gpus": {}, "mmgp_pin": {}, "runtime_named": None, "ggml_sycl_line": None,
-            "cudarc": False, "rknpu_no_iommu": False, "bg_worker_exception": False, "pinned_src": None, "aimdo_file_read": None, "vllm_layer_at": {},
+            "cudarc": False, "rknpu_no_iommu": False, "bg_worker_exception": False, "comfy_mm": False, "pinned_src": None, "aimdo_file_read": None, "vllm_layer_at": {},
             "cuda_query_total": {}, "smi_apps": {}, "ggml_fattn": {}, "igpu_named": False}
 
 
@@ -556,7 +556,7 @@ HANDLERS = {
                                                              {"total": P.size(m.group(1) + " GiB"), "free": P.size(m.group(2) + " GiB")}
                                                              if num(m.group(2)) >= 0 else {"total": P.size(m.group(1) + " GiB"), "short": True}),
     "vk_pinned_device": _set("vk_pinned_device", True), "ggml_vk_names": _set("ggml_vk_names", True),
-    "rknpu_no_iommu": _set("rknpu_no_iommu", True), "bg_worker_exception": _set("bg_worker_exception", True),     # (round 74, tri76)
+    "rknpu_no_iommu": _set("rknpu_no_iommu", True), "bg_worker_exception": _set("bg_worker_exception", True), "comfy_mm": _set("comfy_mm", True),     # (round 74, tri76, tri82)
     "pinned_src": lambda s, f, m, text, *_: f.__setitem__("pinned_src", text.strip()[:120]),     # (round 74)
     "aimdo_file_read": lambda s, f, m, *_: f.__setitem__("aimdo_file_read", m.group(0)),     # (tri66)
     "ollama_evict": _ollama_evict,

@@ -58,6 +58,7 @@ from .servers import (BLOCK_KINDS, add_block_fields, vllm_metal_kv as _vllm_meta
 from .text import attempt, clean, num, size  # noqa: F401  (re-exported: scan, window and facts read P.clean and P.size)
 from .lines import ERROR_KEYS, RECOGNISE_WORDS
 from .host_readers import _earlyoom, _kernel_died, _killed, _py_memory, _vhs_ram, _workers_dead
+from .native_abort import _native_abort
 from .prefilter import _gate, _prefilter
 from .torch_readers import (_dev_kind, _torch_alloc_warn, _torch_new, _torch_old, _xpu_old, _torch_lower, _torch_no_prefix, _torch_bare,  # noqa: F401
                             _torch_capacity_open, _torch_bracket_open,
@@ -342,6 +343,7 @@ RECOGNISERS = [
     _killed,
     _kernel_died,     # (tri75) a Jupyter kernel that died with no reply (host_readers.KERNEL_DIED)
     _workers_dead,     # (tri76) data-loading workers found dead (host_readers.WORKERS_DEAD)
+    _native_abort,     # (tri82) faulthandler's native abort (native_abort.NATIVE_ABORT)
     _ollama_runner_gone,
     _lmstudio,
     _mlx_load_preflight,
@@ -498,6 +500,7 @@ PRIORITY = {
     # (tri75, rev64b #1) below the device messages, torch.oom_type's and generic.oom's included: it joins their failure
     "jupyter.kernel_died": 0.5,
     "batchgen.workers_dead": 0.5,     # (tri76) the same
+    "python.native_abort": 0.5,     # (tri82) the same
 }
 
 

@@ -40,6 +40,7 @@ from .rules_other import omlx_safety
 from .rules_libs import LIB_WORKING
 from .rules_other import OTHER
 from .rules_process import RUNTIME_HELD
+from .native_abort import NATIVE_ABORT_ROWS
 from .rules_runner_up import RUNNER_UP_ROWS
 from .rules_stages import STAGES
 from .rules_weights import WEIGHTS
@@ -582,6 +583,7 @@ RULES = [
 
     # --- other: the driver, the platform, or nothing to go on (rules_other.py) --------------------------
     *OTHER,
+    *NATIVE_ABORT_ROWS,             # (tri82) a ComfyUI server that died of a native abort (native_abort.py)
 
     # --- fallbacks: read what the sections above scored ------------------------------------------------
     # (not the graph allocator's placement in a buffer it already has: no device allocation failed there)

@@ -201,6 +201,8 @@ _ADDED_WORDS = (
     ("KW", "DeadKernelError", "Kernel died while waiting", "kernel appears to have died"),
     # (tri76) data-loading workers found dead (batchgenerators, nnU-Net: host_readers.WORKERS_DEAD): no memory word in it
     ("KW", "background workers are no longer alive"),
+    # (tri82) faulthandler's native abort ("Fatal Python error: Aborted", native_abort.NATIVE_ABORT): no memory word in it
+    ("KW", "Fatal Python error: Aborted"),
 )
 ERROR_KEYS += tuple(w for lists, *words in _ADDED_WORDS if "K" in lists for w in words)
 ERROR_WORDS += tuple(w for lists, *words in _ADDED_WORDS if "W" in lists for w in words)
@@ -264,6 +266,7 @@ ANCHORS += (b"HIP error: 2", b"HIP error 2")   # (tri70) a HIP program's own che
 ANCHORS += (b"this config needs ~",)   # (tri70) a launcher's mirror of vLLM's start-up check (VLLM_LAUNCHER_GATE): no memory word
 ANCHORS += (b"DeadKernelError", b"Kernel died while waiting", b"kernel appears to have died")   # (tri75) a Jupyter kernel that died (host_readers.KERNEL_DIED): no memory word
 ANCHORS += (b"background workers are no longer alive",)   # (tri76) data-loading workers found dead (host_readers.WORKERS_DEAD)
+ANCHORS += (b"Fatal Python error: Aborted",)   # (tri82) faulthandler's native abort (native_abort.NATIVE_ABORT)
 # (round 93) Windows' commit limit in Rust's io::Error form after a localized message ("... (os error 1455)") and the localized
 # message's heads (other_patterns.PAGING_LOCALIZED) by a piece each: no English word in them
 ANCHORS += (b"os error 1455", b"o de pagina", b"fichier de pagination", b"file di paging", b"Auslagerungsdatei", "页面文件太小".encode())
