@@ -131,7 +131,8 @@ def how_line(est, run, sizes) -> list:
     is a sampler's run other than the estimated size's (run: the sample phase breakdown's "sampler"; sizes:
     latents()'), the estimated size's after them."""
     ctx = est["_ctx"]
-    if not run or not ctx["has_dm"] or (list(run["size"]), run["batch"]) == ([ctx["width"], ctx["height"]], ctx["batch"]):
+    if not run or not ctx["has_dm"] or not 0 <= run["index"] < len(sizes or ()) or (
+            list(run["size"]), run["batch"]) == ([ctx["width"], ctx["height"]], ctx["batch"]):
         return est["assumptions"]
     got = sample_acts.at(ctx, *run["size"], run["batch"])
     if not got:
