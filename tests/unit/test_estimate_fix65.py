@@ -1,7 +1,8 @@
 """fix65 (rev65a #1 and #4): each sampler's run at its own batch, and the per-sampler figure's untested parts.
 
-#1: ComfyUI sizes each sampler's run on its own noise shape, batch included (comfy/sampler_helpers.py:121 and 130-131
-_prepare_sampling: memory_required([noise_shape[0] * 2] + ...), noise_shape the sampler's own latent), so a graph's
+#1: ComfyUI sizes each sampler's run on its own noise shape, batch included (comfy/samplers.py:984 outer_sample ->
+prepare_sampling(noise.shape) -> comfy/sampler_helpers.py:137 estimate_memory, l.121 memory_required([noise_shape[0] *
+2] + ...)), so a graph's
 sample phase can be no lower than any of its samplers' runs estimated alone. Before fix65 control_feeds.latents
 dropped the batch its latent node sets and every sampler ran at the estimate's batch: two branches (1024 x 1024 batch
 1 without ControlNet, 720 x 720 batch 2 with a twelve-block one) counted the second branch's run at batch 1. A
