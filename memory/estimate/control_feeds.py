@@ -16,7 +16,7 @@ judged at its sampler's own latent (latents(): a hires fix's base pass is smalle
 residuals (rev64 #3) and the diffusion model's activations (act65) at that size; a ControlNet no sampler
 reaches (a custom sampler's, a legacy group node's) is put in every set, so a graph with one sampler counts every
 ControlNet, as before."""
-from . import links, reach, sampler_nodes
+from . import links, reach, sample_acts, sampler_nodes
 from .side_models import CONTROLNETS, SIDE, owner_of
 
 # each sampler's conditioning inputs (sampler_nodes.py: SamplerCustomAdvanced's guider holds them)
@@ -61,16 +61,17 @@ def feeds(wf: dict):
 
 
 def latents(wf: dict, read_image=None, read_upscale=None):
-    """[((width, height) or None, label)] one per sampler that runs, in feeds()' order: the size of the image the
-    latent it samples decodes to, followed back as links.latent follows a VAE decode's (a latent node's widgets, the
+    """[((width, height, batch) or None, label)] one per sampler that runs, in feeds()' order: the size and batch of
+    the image the latent it samples decodes to (ComfyUI sizes each sampler's run on its own noise shape, batch
+    included: comfy/sampler_helpers.py:121, fix65), followed back as links.latent follows a VAE decode's (a latent node's widgets, the
     image a VAEEncode encodes: a hires fix's second pass through its upscale, ups64); None where not followed (a video
     latent, a custom node, a bypassed sampler on the way). read_image, read_upscale: links.view's readers. None when no
     known sampler runs."""
     v, out = links.view(wf, read_image, read_upscale), []
     for h in _starts(wf)[1]:
         try:
-            w, hh, _ = links.latent(v, v.link_of(h, sampler_nodes.SAMPLERS[v.kind(h)].latent), 0)
-            size = (int(w), int(hh)) if int(w) > 0 and int(hh) > 0 else None
+            w, hh, b = links.latent(v, v.link_of(h, sampler_nodes.SAMPLERS[v.kind(h)].latent), 0)
+            size = (int(w), int(hh), int(b)) if int(w) > 0 and int(hh) > 0 and int(b) > 0 else None
         except (links.Unread, TypeError, ValueError, OverflowError, ZeroDivisionError, AttributeError, KeyError,
                 IndexError):  # not followed, or a malformed graph: never a crash (as links.linked)
             size = None
@@ -92,34 +93,54 @@ def owner_sets(wf: dict, keyed: dict):
 
 
 def size_note(samplers, sizes, side, size, chosen=None) -> list:
-    """One line where several samplers run, one's latent is smaller than the estimated one (size: (width, height)), and
-    a sampler has ControlNets or the run counted is a smaller one (else the figures are the estimated size's): each
-    sampler's size and ControlNets (of those counted: side, side_models.read's), and the sampler whose run the
-    sample phase is (chosen: the sample phase breakdown's "sampler", phase_peaks: {index, size}; the diffusion model's
-    activations at that size and that sampler's ControlNets, side_models.one_sampler). sizes: latents()'; None (a typed
-    size, a video): no line. A sampler not smaller (or not followed) is counted at the estimated size."""
+    """One line where several samplers run, one's latent differs from the estimated one (size: (width, height, batch))
+    in size or batch, and a sampler has ControlNets or the run counted is not the estimated size's (else the figures
+    are the estimated size's): each sampler's size (and batch, where one is not 1) and ControlNets (of those counted:
+    side, side_models.read's), and the sampler whose run the sample phase is (chosen: the sample phase breakdown's
+    "sampler", phase_peaks: {index, size, batch}; the diffusion model's activations at that size and that sampler's
+    ControlNets, side_models.one_sampler). sizes: latents()'; None (a typed size, a video): no line. A sampler not
+    followed is counted at the estimated size."""
     if not samplers or not sizes or len(samplers) < 2 or len(sizes) != len(samplers):
         return []
-    small = [got if got and got[0] * got[1] < size[0] * size[1] else None for got, _ in sizes]
-    if not any(small):
+    own = [got if got and (got[0] * got[1] != size[0] * size[1] or got[2] != size[2]) else None for got, _ in sizes]
+    if not any(own):
         return []
     found = {m["owner"] for m in side or () if m["loader"] in CONTROLNETS}
     i = (chosen or {}).get("index")
     i = i if isinstance(i, int) and 0 <= i < len(sizes) else None
     reached = found & {o for s in samplers for o in s}
-    if not reached and (i is None or not small[i]):
+    if not reached and (i is None or not own[i]):
         return []  # no ControlNet and the estimated size's run counted: the figures are the estimated size's
-    at = lambda s: f"{s[0]}x{s[1]}"  # noqa: E731
+    batches = any(s[2] != 1 for s in own if s) or size[2] != 1
+    at = lambda s: f"{s[0]}x{s[1]}" + (f", batch {s[2]}" if batches else "")  # noqa: E731
     runs = [f"{label} at {at(s or size)}" + (f" with {', '.join(sorted(found & set(o)))}" if found & set(o) else "")
-            for o, s, (_, label) in zip(samplers, small, sizes)]
+            for o, s, (_, label) in zip(samplers, own, sizes)]
     line = (f"{len(samplers)} samplers, run one at a time, each counted at its own latent"
             + (" with its own ControlNets" if reached else "") + " (" + "; ".join(runs) + ")")
     if i is not None:
         mine = sorted(found & set(samplers[i]))
+        run = (*chosen["size"], chosen.get("batch") or size[2]) if chosen.get("size") else size
         line += (f": the sample phase is {sizes[i][1]}'s run, the diffusion model's activations at "
-                 f"{at(chosen.get('size') or size)}" + (f" and its ControlNets' weights and residuals ({', '.join(mine)})"
-                                                         if mine else " (no ControlNet)"))
+                 f"{at(run)}" + (f" and its ControlNets' weights and residuals ({', '.join(mine)})"
+                                 if mine else " (no ControlNet)"))
     return [line]
+
+
+def how_line(est, run, sizes) -> list:
+    """The estimate's assumptions, its "sample: ..." line naming the tokens of the run counted where the sample phase
+    is a sampler's run other than the estimated size's (run: the sample phase breakdown's "sampler"; sizes:
+    latents()'), the estimated size's after them."""
+    ctx = est["_ctx"]
+    if not run or not ctx["has_dm"] or not 0 <= run["index"] < len(sizes or ()) or (
+            list(run["size"]), run["batch"]) == ([ctx["width"], ctx["height"]], ctx["batch"]):
+        return est["assumptions"]
+    got = sample_acts.at(ctx, *run["size"], run["batch"])
+    if not got:
+        return est["assumptions"]
+    old, at = f"sample: {ctx['sample_how']}", "x".join(map(str, run["size"])) + (
+        f", batch {run['batch']}" if run["batch"] != 1 or ctx["batch"] != 1 else "")
+    return [f"sample: {got['how']} ({sizes[run['index']][1]}'s run at {at}, the one counted; at the estimated size "
+            f"{ctx['sample_how'].rsplit(', ', 1)[-1]})" if a == old else a for a in est["assumptions"]]
 
 
 def note(samplers, side) -> list:

@@ -285,7 +285,8 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
     else:
         assumptions.append("CFG on: ComfyUI batches cond and uncond (x2) when memory allows" if cfg else
                            "cond and uncond as separate passes (or cfg 1): one conditioning per model call")
-    b_eff = batch * (2 if cfg else 1)
+    per_sample = 2 if cfg else 1  # model calls' batch per latent sample: cond and uncond batched (x2)
+    b_eff = batch * per_sample
     lat = sample_acts.latent(family, width, height, frames, batch, pol)
     bc = pol["compute_bytes"]
 
@@ -372,7 +373,7 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
     if dm:  # the sampling activations (sample_acts.py: the same code counts them at another sampler's size)
         held = in_flight if in_flight is not None else (  # the swapped block, or the offloaded layer being run (a
             W.OFFLOAD_LAYERS * W.largest_layer(dm["table"], bufs.get(id(dm), ())) if off else 0)  # resident buffer is not streamed)
-        call = {"b_eff": b_eff, "table": dm["table"], "held": held}
+        call = {"b_eff": b_eff, "per_sample": per_sample, "table": dm["table"], "held": held}
         s = sample_acts.activations(family, arch, lat, b_eff, pol, dm["table"], held, assumptions)
         act, naive, how, mask = s["act"], s["naive"], s["how"], s["mask"]
     te_act = max((te_activation(c.get("kind"), c["table"], IE.CONTEXT_TOKENS if _is_image_encoder(c) else

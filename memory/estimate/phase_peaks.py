@@ -25,13 +25,16 @@ def peak_on(est: dict, budget) -> dict:
         # model loads on text_encoder_device() (comfy/clip_vision.py:42,57), the GPU: its weights in text encode (rev63 #8)
         side += [dict(m, how="on_device") for m in pol.get("side_models") or () if m["how"] == "component"]
 
-    # each sampler's own latent, where smaller than the estimate's: its ControlNets' residuals at its tokens (rev64 #3)
-    # and the diffusion model's activations at its size (act65): ComfyUI runs one sampler at a time, so the sample
-    # phase is the sampler whose run holds the most (side_models.one_sampler)
+    # each sampler's own run where its tokens or batch differ from the estimate's (fix65: larger ones too): its
+    # ControlNets' residuals at its tokens and batch (rev64 #3) and the diffusion model's activations at its size
+    # (act65): ComfyUI runs one sampler at a time, each on its own noise shape (comfy/sampler_helpers.py:121), so the
+    # sample phase is the sampler whose run holds the most (side_models.one_sampler); a sampler at the estimated size
+    # (or not followed) is counted at the estimate's figures
     sizes = side_models.sampler_sizes(pol.get("control_sizes"), ctx["family"], ctx["width"], ctx["height"],
-                                      ctx["frames"], est["latent"]["image_tokens"])
-    tokens = [s and s[2] for s in sizes] if sizes else None
-    own = [s and sample_acts.at(ctx, s[0], s[1]) for s in sizes] if sizes and len(sizes) > 1 and ctx["has_dm"] else None
+                                      ctx["frames"], ctx["batch"], est["latent"]["image_tokens"])
+    sizes = sizes if sizes and ctx["has_dm"] else None  # no diffusion model: no sample phase
+    tokens = [s and (s[2], sample_acts.in_model(ctx, s[3])) for s in sizes] if sizes else None
+    own = [s and sample_acts.at(ctx, s[0], s[1], s[3]) for s in sizes] if sizes and len(sizes) > 1 else None
     own = own if own and any(own) else None  # exact mode's traced figure: every sampler at the estimated size's
 
     def phase(name, weights, acts, slack=0, per=None):
@@ -45,7 +48,8 @@ def peak_on(est: dict, budget) -> dict:
         if owners:  # each one's part of the phase's weights and activations (counted in them)
             breakdown[name]["side_models"] = owners
         if per and at is not None:  # the sampler whose run is the phase: control_feeds.latents' order, the size counted
-            breakdown[name]["sampler"] = {"index": at, "size": list(sizes[at][:2]) if sizes[at] else [ctx["width"], ctx["height"]]}
+            s = sizes[at] or (ctx["width"], ctx["height"], None, ctx["batch"])
+            breakdown[name]["sampler"] = {"index": at, "size": list(s[:2]), "batch": s[3]}
         phases[name] = int(weights + acts + margin + fixed_total)
 
     if ctx["has_te"]:

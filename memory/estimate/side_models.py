@@ -170,19 +170,22 @@ def added(side, phase, keep=False):
             if m["phase"] and (m["phase"] == phase or keep)]
 
 
-def sampler_sizes(sizes, family, width, height, frames, image_tokens):
-    """[(width, height, image tokens) of each sampler's own latent where it has fewer tokens than the estimate's, else
-    None] in control_feeds.latents() order, or None. sizes: {"of": (w, h) the graph's estimated size, "samplers":
-    [(w, h) or None]} (workflow.py sets it where the size is the graph's: not typed, a still image); each sampler's size
-    scales with the estimate's (width, height: a re-estimate at a lower resolution scales every pass) and its tokens
-    are the family's latent geometry's."""
+def sampler_sizes(sizes, family, width, height, frames, batch, image_tokens):
+    """[(width, height, image tokens, batch) of each sampler's own latent where its tokens or its batch differ from the
+    estimate's (fewer or more: a hires fix's base pass, a branch of another size or batch), else None (that sampler's
+    run is the estimated size's, or its latent is not followed)] in control_feeds.latents() order, or None. sizes:
+    {"of": (w, h, batch) the graph's estimated size, "samplers": [(w, h, batch) or None]} (workflow.py sets it where
+    the size is the graph's: not typed, a still image); each sampler's size and batch scale with the estimate's
+    (width, height, batch: a re-estimate at a lower resolution or at batch 1 scales every pass, each at least 1) and
+    its tokens are the family's latent geometry's."""
     if not sizes or frames != 1 or not all(sizes.get("of") or ()):
         return None
-    (w0, h0), out = sizes["of"], []
+    (w0, h0, b0), out = sizes["of"], []
     for s in sizes.get("samplers") or ():
         w, h = (max(1, round(width * s[0] / w0)), max(1, round(height * s[1] / h0))) if s else (None, None)
         n = latent_geometry(family, w, h)["image_tokens"] if s else None
-        out.append((w, h, n) if n is not None and n < image_tokens else None)
+        b = max(1, round(batch * s[2] / b0)) if s else None
+        out.append((w, h, n, b) if n is not None and (n != image_tokens or b != batch) else None)
     return out
 
 
@@ -190,18 +193,18 @@ def phase_figures(side, phase, keep, latent, compute_bytes, samplers=None, token
     """(weights added, activations added, {owner: {weights, activations}}, the index of the sampler counted or None)
     of `phase` (sample_naive_attention is the sample phase's). latent: the estimate's latent dict (image_tokens,
     batch_in_model). samplers: [[owner of each ControlNet one sampler runs with]] one per sampler
-    (control_feeds.owner_sets), or None: every ControlNet in one. tokens: [image tokens of each sampler's latent, None:
-    the estimate's] (sampler_sizes), or None. dm_acts: [the diffusion model's activations in this phase at each
+    (control_feeds.owner_sets), or None: every ControlNet in one. tokens: [(image tokens, batch in the model) of each
+    sampler's run, None: the estimate's] (sampler_sizes, sample_acts.in_model), or None. dm_acts: [the diffusion model's activations in this phase at each
     sampler's own latent] (sample_acts.at), or None: the same for every sampler."""
     base = "sample" if phase.startswith("sample") else phase
     got = added(side, base, keep)
     owners, wsum, asum = {}, 0, 0
 
-    def acts_at(n, of=None):
-        return {m["owner"]: m["residual_width"] * n * latent["batch_in_model"] * compute_bytes
+    def acts_at(n, in_model, of=None):
+        return {m["owner"]: m["residual_width"] * n * in_model * compute_bytes
                 if base == "sample" else 0 for m, _ in got if of is None or m["owner"] in of}
-    acts = acts_at(latent["image_tokens"])
-    own = [acts_at(n, set(s)) if n else {} for s, n in zip(samplers, tokens)] \
+    acts = acts_at(latent["image_tokens"], latent["batch_in_model"])
+    own = [acts_at(*n, set(s)) if n else {} for s, n in zip(samplers, tokens)] \
         if samplers and tokens and len(tokens) == len(samplers) else None
     dm = dm_acts if samplers and dm_acts and len(dm_acts) == len(samplers) else None
     run = one_sampler(got, samplers, keep, acts, own, dm) if base == "sample" else None
@@ -226,9 +229,10 @@ def one_sampler(got, samplers, keep, acts, own=None, dm=None):
     ControlNets' weights + their residuals, activations with their allocator margin; the weights left out of the
     comparison when every model stays resident, keep: all of them are counted anyway), or None (all of them) when there
     is no split to make (one sampler; no ControlNet and no size of its own). Each set's residuals are at its own
-    sampler's latent (own: [{owner: residual bytes at that sampler's size}] for a sampler smaller than the estimate,
-    rev64 #3: a hires fix's base-pass ControlNet at the base pass's tokens), else at the estimate's (acts); dm: [the
-    diffusion model's activations at each sampler's latent] (act65: a smaller pass's own, not the estimated size's),
+    sampler's latent (own: [{owner: residual bytes at that sampler's tokens and batch}] for a sampler whose run is not
+    the estimated size's, rev64 #3, fix65: a hires fix's base-pass ControlNet at the base pass's tokens, a branch's at
+    its own batch), else at the estimate's (acts); dm: [the diffusion model's activations at each sampler's latent]
+    (act65, fix65: a smaller or larger run's own, not the estimated size's),
     None: the same for every sampler. ComfyUI runs one sampler at a time (comfy/sample.py:57-60 sample ->
     samplers.py:983-998 outer_sample: sampler_helpers.prepare_sampling, l.125-138, loads this sampler's models for its
     own noise shape, cleanup_models, l.143, after it), each with the

@@ -477,8 +477,10 @@ def estimate_workflow(wf: dict, models_dir, width=None, height=None, frames=None
     stage1 = (w, h)
     w, h = _two_stage(info, comps, w, h, pol, used)
     own_sizes = info["control_sizes"] and not (width or height) and f == 1  # each sampler's own size, the graph's used
+    # a typed --batch is every sampler's (as it overrides the graph's latent nodes')
+    runs_at = [(s and (*s[:2], b) if batch is not None else s, label) for s, label in info["control_sizes"] or ()]
     if own_sizes:
-        pol["control_sizes"] = {"of": (w, h), "samplers": [s for s, _ in info["control_sizes"]]}
+        pol["control_sizes"] = {"of": (w, h, b), "samplers": [s for s, _ in runs_at]}
     if info["pixel_upscale"]:  # ImageUpscaleWithModel: a phase of its own on the image it receives (pixel_upscale.py)
         model, img, how, step_notes = pixel_upscale.step(*info["pixel_upscale"], (w, h), f, b,
                                                          typed_size=width is not None or height is not None,
@@ -492,8 +494,9 @@ def estimate_workflow(wf: dict, models_dir, width=None, height=None, frames=None
                            cfg=("on" if info["cfg"] else info["cfg"]) if cfg is None else cfg, policy=pol)  # cfg > 1: CFG on
     if own_sizes:  # each sampler's size and the one whose run the sample phase is (act65); it names each sampler's
         # ControlNets too, so it stands in for the sets' line
-        runs = control_feeds.size_note(info["control_samplers"], info["control_sizes"], pol["side_models"], (w, h),
-                                       (est["breakdown"].get("sample") or {}).get("sampler"))
+        chosen = (est["breakdown"].get("sample") or {}).get("sampler")
+        runs = control_feeds.size_note(info["control_samplers"], runs_at, pol["side_models"], (w, h, b), chosen)
+        est["assumptions"] = control_feeds.how_line(est, chosen, runs_at)  # the counted run's tokens
         at = side_notes.index(sets_note[0]) if runs and sets_note else len(side_notes)
         side_notes[at:at + bool(runs and sets_note)] = runs
     est["assumptions"] += side_notes + info["notes"] + [f"{m[0]}: {m[4]} ({m[1]}.{m[2]})" if m[4] else

@@ -71,7 +71,7 @@ def test_second_pass_without_controlnet_is_the_peak(tmp_path):
     assert _figures(got) == _figures(second)
     assert _figures(got, "sample_naive_attention") == _figures(second, "sample_naive_attention")
     assert "side_models" not in got["breakdown"]["sample"]  # A is not on the device in the second pass's run
-    assert got["breakdown"]["sample"]["sampler"] == {"index": 1, "size": [1024, 1024]}
+    assert got["breakdown"]["sample"]["sampler"] == {"index": 1, "size": [1024, 1024], "batch": 1}
     assert any(x.startswith("2 samplers, run one at a time, each counted at its own latent with its own ControlNets "
                             f"(KSampler (node 3) at 512x512 with {A}; KSampler (node 4) at 1024x1024): the sample phase is "
                             "KSampler (node 4)'s run, the diffusion model's activations at 1024x1024 (no ControlNet)")
@@ -88,7 +88,7 @@ def test_base_pass_with_a_large_controlnet_is_the_peak(tmp_path):
     assert (got["width"], got["height"]) == (1024, 1024)
     assert _figures(got) == _figures(base)
     assert got["breakdown"]["sample"]["side_models"] == {H: {"weights": HUGE_BYTES, "activations": HUGE_RESIDUALS_512}}
-    assert got["breakdown"]["sample"]["sampler"] == {"index": 0, "size": [512, 512]}
+    assert got["breakdown"]["sample"]["sampler"] == {"index": 0, "size": [512, 512], "batch": 1}
     assert any(x.endswith("the sample phase is KSampler (node 3)'s run, the diffusion model's activations at 512x512 "
                           f"and its ControlNets' weights and residuals ({H})") for x in got["assumptions"])
 
