@@ -224,8 +224,10 @@ def _result(scan: Scan, context=None) -> dict:
     where every event was recovered from (no failure to fix)."""
     events = [_event_dict(scan, inc, context) for inc in scan.incidents]
     hard = [i for i, e in enumerate(events) if not e["recoverable"]]
-    # (tri82) a native abort after an earlier failure is how that failure ended the process: it does not head the answer
-    hard = [i for i in hard if events[i]["kind"] not in TRAILING_KINDS or not any(j < i for j in hard)]
+    # (tri82) a native abort after an earlier failure of the same ComfyUI prompt and process is how that failure ended the
+    # process: it does not head the answer. One caught in an earlier prompt or before a restart did not (rev65c #3)
+    runs = [inc.run for inc in scan.incidents]
+    hard = [i for i in hard if events[i]["kind"] not in TRAILING_KINDS or not any(j < i and runs[j] == runs[i] for j in hard)]
     head = (hard[-1] if hard else len(events) - 1) if events else None
     last = events[head] if events else None
     return {"found": bool(events), "cause": last["causes"][0]["id"] if last else None,

@@ -26,7 +26,7 @@ from .rule_row import Rule
 
 # kinds that name no failure of their own where an earlier one was read: engine._result does not head the answer with them
 TRAILING_KINDS = ("python.native_abort",)
-NATIVE_ABORT = re.compile(r"^\s*Fatal Python error: Aborted\b")
+NATIVE_ABORT = re.compile(r"Fatal Python error: Aborted\b")   # anywhere: a launcher's prefix (docker compose, journald) before it (rev65c #4)
 NATIVE_ABORT_WORDS = ("Fatal Python error: Aborted",)
 # what a native abort names when memory itself ran out (a C++ allocation, a runtime's own out-of-memory message): then the
 # abort is how that failure ended, and its own rows read it

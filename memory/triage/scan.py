@@ -147,7 +147,7 @@ def _following(block: bytes, end: int, n: int = 5) -> list:
 class Incident:
     __slots__ = ("primary", "events", "first_line", "last_line", "frames", "load", "progress_done", "hints", "lines",
                  "recoverable_only", "successes_before", "node_type", "phase", "index", "has_exception_block", "inner", "ggml_phase", "texts",
-                 "sources", "partial_load", "epoch", "after", "failed_before")
+                 "sources", "partial_load", "epoch", "after", "failed_before", "run")
 
     def __init__(self, ev, lineno, scan):
         self.primary = ev
@@ -172,6 +172,7 @@ class Incident:
         self.after = scan.incidents[-1].last_line if scan.incidents else 0     # the failure before this one ended there
         self.node_type = scan.node_type if scan.node_type_line_recent(lineno) else None
         self.failed_before = False                 # (review28) the run had failed before this incident opened (_place, _went_on)
+        self.run = scan.runs                       # (rev65c) which ComfyUI prompt or process this failure is in
 
 
 SPAN = 64 << 10     # while a failure is open, its anchor lines are looked up this many bytes at a time
@@ -194,6 +195,7 @@ class Scan:
         self.loads = collections.deque(maxlen=4)
         self.progress_done = False
         self.successes = 0
+        self.runs = 0                # ComfyUI prompts ended ("Prompt executed", failed or not) and server starts seen
         self.ggml_phase = None
         self.run_failed = False
         self.ok_models = set()
@@ -371,6 +373,7 @@ class Scan:
     def _run_finished(self):
         """ComfyUI printed "Prompt executed in": one run is over (successful unless it failed)."""
         self.facts["comfy"] = True                 # "Prompt executed in" is ComfyUI's (main.py)
+        self.runs += 1                             # printed after every prompt, failed or not (main.py:243-251)
         if not self.run_failed:
             self.successes += 1
             window.models_that_ran(self)
@@ -403,6 +406,8 @@ class Scan:
         if self.cur is not None and lineno - self.cur.last_line > GAP:
             self._close()
         facts_mod.apply(self, lineno, text)
+        if "Total VRAM" in text and "total RAM" in text:
+            self.runs += 1                         # ComfyUI started (anew): no failure before it is this process's
         if self.want_source:
             self.want_source = False
             self._source(more)
