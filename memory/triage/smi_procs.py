@@ -14,8 +14,10 @@ row whose memory nvidia-smi cannot read (Windows' WDDM prints "N/A") gives no fi
 (rev65b) Which card failed: the failure's device index is CUDA's, not nvidia-smi's. CUDA_VISIBLE_DEVICES renumbers the cards
 the program sees (ComfyUI's --cuda-device N sets it: ComfyUI main.py:40-44, so its "cuda:0" is nvidia-smi's GPU N), and
 CUDA's default order is fastest first where nvidia-smi's is the PCI bus order. So the table's card is read only where the
-mapping is clear: the compute ("C", "C+G") rows are all on one card (the failing program's own row is there), or, with no
-compute row, the table (and nvidia-smi's GPU table printed above it) shows one card. Otherwise no card is read."""
+mapping is clear: the compute ("C", "C+G") rows are all on one card (the failing program's own row is there); or they are
+one process's, on several cards with the same figure (a data-parallel run, a replica a card: with the same demand on each,
+the card with the least room binds first, the one whose graphics rows hold the most); or, with no compute row, the table
+(and nvidia-smi's GPU table printed above it) shows one card. Otherwise no card is read."""
 import re
 
 from ..units import MiB
@@ -32,10 +34,12 @@ ROWS_MAX = 64           # lines read after a header (the table's sub-header and 
 TABLES_KEPT = 16        # tables kept a log (the nearest to a failure is read)
 # (rev65b) a card of nvidia-smi's GPU table printed this many lines or fewer after the one before it (4 lines a card)
 CARD_LINES = 8
+# (rev65b) one process's figures on its cards within this share of each other are replicas' (the same work a card)
+REPLICA_SPREAD = 0.05
 
 
 def read_table(s, f, m, text, lineno, window):
-    """facts "smi_procs": the header's line -> [(gpu index, type, bytes or None)] of the rows under it, read from the scanner's
+    """facts "smi_procs": the header's line -> [(gpu index, type, bytes or None, pid)] of the rows under it, read from the scanner's
     block (scan._src) as facts._smi_apps reads the compute-apps CSV's rows; a row whose memory nvidia-smi cannot read (WDDM's
     "N/A") has None. (rev65b) Any other line inside the table (its sub-header, the "===" rule, "No running processes found",
     a row this reader does not know) is skipped; the table's border ("+---"), a line outside a table or a next header ends it."""
@@ -50,7 +54,7 @@ def read_table(s, f, m, text, lineno, window):
         row = ROW.match(line)
         if row:
             mib = row.group("mib")
-            rows.append((int(row.group("gpu")), row.group("type"), int(mib) * MiB if mib else None))
+            rows.append((int(row.group("gpu")), row.group("type"), int(mib) * MiB if mib else None, int(row.group("pid"))))
         elif not line.startswith("|") or "PID" in line:
             break
         pos = end
@@ -74,14 +78,31 @@ def printed_cards(x, n):
 
 def card_read(rows, printed):
     """(rev65b) nvidia-smi's index of the card the failure is on, where the table makes it clear: its compute rows ("C",
-    "C+G") are all on one card, or it has no compute row and shows one card (as does the GPU table printed with it: printed
-    cards, 0 where none). Else None: the failure's own device index is CUDA's, which CUDA_VISIBLE_DEVICES and CUDA's order
-    (fastest first) map to nvidia-smi's cards in ways the log does not show."""
-    compute = {g for g, t, _b in rows if t != "G"}
+    "C+G") are all on one card; or they are one process's replicas (replica_card); or it has no compute row and shows one
+    card (as does the GPU table printed with it: printed cards, 0 where none). Else None: the failure's own device index is
+    CUDA's, which CUDA_VISIBLE_DEVICES and CUDA's order (fastest first) map to nvidia-smi's cards in ways the log does not
+    show."""
+    compute = {r[0] for r in rows if r[1] != "G"}
+    if len(compute) > 1:
+        return replica_card(rows)
     if compute:
-        return compute.pop() if len(compute) == 1 else None
-    cards = {g for g, _t, _b in rows}
+        return compute.pop()
+    cards = {r[0] for r in rows}
     return cards.pop() if len(cards) == 1 and printed <= 1 else None
+
+
+def replica_card(rows):
+    """The card a data-parallel run fails on first: every compute row is one process's (one pid), each card's figure within
+    REPLICA_SPREAD of the others (the same work on each), so the card with the least room binds first, the one whose graphics
+    rows hold the most (one card, not a tie); else None. Batch 394: marian (--devices 0 1 --sync-sgd) holds 1745 MiB on
+    both cards; Xorg, gnome-shell and a browser hold 1879 MiB of GPU 0 and 4 MiB of GPU 1."""
+    compute = [r for r in rows if r[1] != "G"]
+    figures = [r[2] for r in compute]
+    if len({r[3] for r in compute}) != 1 or not all(figures) or max(figures) > (1 + REPLICA_SPREAD) * min(figures):
+        return None
+    held = {g: sum(r[2] or 0 for r in rows if r[0] == g and r[1] == "G") for g in {r[0] for r in compute}}
+    most = max(held.values())
+    return next(g for g, h in held.items() if h == most) if most and list(held.values()).count(most) == 1 else None
 
 
 def graphics_held(x):
@@ -95,7 +116,7 @@ def graphics_held(x):
     gpu = card_read(tables[n], printed_cards(x, n))
     if gpu is None:
         return None
-    held = sum(b for g, t, b in tables[n] if g == gpu and t == "G" and b)
+    held = sum(r[2] for r in tables[n] if r[0] == gpu and r[1] == "G" and r[2])
     return held or None
 
 

@@ -51,6 +51,22 @@ def test_f1_the_compute_rows_card_is_read_whatever_its_index():
     assert "1.87 GiB" in " ".join(next(c for c in ev["causes"] if c["id"] == cause)["evidence"])     # 470 + 390 + 1050 MiB
 
 
+def test_f1_two_programs_on_two_cards_are_not_read():
+    # control: the compute rows are two processes', one a card: which one failed is not clear, so no card is read
+    rows = T.DESKTOP_4GB + [(1, 1501, "G", "/usr/lib/xorg/Xorg", 4), (1, 52999, "C", "./trainer", 1700)]
+    gt = T.gpu_table(("Quadro P1000", 3610, 4036), ("Quadro P1000", 1704, 4040))
+    cause, conf, _ = top(T.CPP_OOM + gt + T.procs_table(*rows))
+    assert cause != "other-process", conf
+
+
+def test_f1_one_program_unequal_on_two_cards_is_not_read():
+    # control: one process, but 1700 and 3000 MiB: no replicas (the same work a card), so no card is read
+    rows = T.DESKTOP_4GB + [(1, 1501, "G", "/usr/lib/xorg/Xorg", 4), (1, 52310, "C", "./trainer", 3000)]
+    gt = T.gpu_table(("Quadro P1000", 3610, 4036), ("Quadro P1000", 3004, 4040))
+    cause, conf, _ = top(T.CPP_OOM + gt + T.procs_table(*rows))
+    assert cause != "other-process", conf
+
+
 def test_f1_no_compute_row_one_card_is_read():
     # the program has ended (no compute row); the table and the GPU table show one card: it is the one that failed
     rows = [r for r in T.DESKTOP_4GB if r[2] == "G"]
@@ -174,7 +190,7 @@ def test_f4_new_xpu_form_evidence_says_the_figure_is_worked_out():
 def _broken_reader(monkeypatch):
     """The N/A handling broken on purpose (the reviewer's mutation): each N/A row read as holding 8 GiB."""
     from gpu_garden.memory.triage import facts, smi_procs
-    na_row = re.compile(r"^\|\s+(?P<gpu>\d+)\s+N/A\s+N/A\s+\d+\s+(?P<type>C\+G|C|G)\s.*N/A\s*\|$")
+    na_row = re.compile(r"^\|\s+(?P<gpu>\d+)\s+N/A\s+N/A\s+(?P<pid>\d+)\s+(?P<type>C\+G|C|G)\s.*N/A\s*\|$")
     real = smi_procs.read_table
 
     def broken(s, f, m, text, lineno, window):
@@ -184,7 +200,7 @@ def _broken_reader(monkeypatch):
         for line in block[start:].decode().splitlines()[1:12]:
             r = na_row.match(line.strip())
             if r:
-                rows.append((int(r.group("gpu")), r.group("type"), 8 * GiB))
+                rows.append((int(r.group("gpu")), r.group("type"), 8 * GiB, int(r.group("pid"))))
     monkeypatch.setitem(facts.HANDLERS, "smi_procs", broken)
 
 

@@ -68,13 +68,14 @@ def test_graphics_processes_past_a_desktops_share_read_other_process(text):
     assert "nvidia-smi" in said and "1.87 GiB" in said     # 470 + 390 + 1050 MiB = 1910 MiB, the compute row left out
 
 
-def test_two_cards_with_compute_rows_on_both_are_not_read():
-    # (rev65b) the desktop on card 0, a compute process on both cards: which card failed is not clear (the failure's index
-    # is CUDA's, which CUDA_VISIBLE_DEVICES and CUDA's fastest-first order map to nvidia-smi's cards unseen), so none is
-    # read. tri79 read card 0 here (CUDA's default device taken as nvidia-smi's GPU 0)
+def test_one_program_on_two_cards_reads_the_card_with_the_desktop():
+    # (rev65b) the failure's device index is CUDA's, not nvidia-smi's, so it names no card of this table (tri79 read card 0
+    # here as CUDA's default device). The trainer is one process (one pid) with the same figure on both cards, a
+    # data-parallel run: with the same demand on each, the card with the least room binds first, the one whose graphics rows
+    # hold the most (smi_procs.replica_card), card 0 here
     rows = DESKTOP_4GB + [(1, 1501, "G", "/usr/lib/xorg/Xorg", 4), (1, 52310, "C", "./trainer", 1700)]
     cause, _conf, _ev = top(CPP_OOM + gpu_table(("Quadro P1000", 3610, 4036), ("Quadro P1000", 1704, 4040)) + procs_table(*rows))
-    assert cause != "other-process"
+    assert cause == "other-process"
 
 
 def test_a_small_desktop_is_not_read():
