@@ -115,7 +115,8 @@ def derived_free_counts(n, total, kind=None):
     mem_get_info is documented as an overestimate), and total - reserved counts as free all the memory outside PyTorch's
     allocator: the runtime's, its native kernels' and other programs'. While PyTorch holds little of the card even a large
     share outside it leaves the request plenty of room, so a refusal there is the platform's; where PyTorch reserved half the
-    card or more, the rest may be that outside memory, and the worked-out figure says nothing of the driver's free memory."""
+    card or more, the rest may be that outside memory, and the worked-out figure says nothing of the driver's free memory.
+    (rev65b) PyTorch's own XPU message states the same worked-out figure as free (free_worked_out): it is read as one."""
     if n.get("free") is not None and not free_worked_out(n, total, kind):
         return True
     return n.get("reserved") is not None and bool(total) and n["reserved"] < HELD_SHARE * total
