@@ -104,19 +104,38 @@ LARGEST_CARD = 288 * GiB
 # a card of at most this much is an integrated GPU's carve-out (APU) or a card too small for any current model (x.tiny;
 # (tri78) rules_weights' figureless row, from a card's total that nvidia-smi's table or deviceQuery printed)
 TINY_CARD = 2 * GiB
+# (rev65b) three figures printed to 0.01 GiB (free, total, allocated: up to 5.12 MiB off each) and a margin: free_worked_out
+XPU_ROUNDING = 16 * MiB
 
 
-def derived_free_counts(n, total):
+def derived_free_counts(n, total, kind=None):
     """(tri81) Whether the message's free figure may stand as room for the refusal reading (impossible): the message stated
     it, or it follows from the reserved one (total - reserved, the message giving no free figure) while PyTorch reserved
     under card_room.HELD_SHARE of the card. IPEX's XPU message states no free figure (Level Zero reports none; IPEX's own
     mem_get_info is documented as an overestimate), and total - reserved counts as free all the memory outside PyTorch's
     allocator: the runtime's, its native kernels' and other programs'. While PyTorch holds little of the card even a large
     share outside it leaves the request plenty of room, so a refusal there is the platform's; where PyTorch reserved half the
-    card or more, the rest may be that outside memory, and the worked-out figure says nothing of the driver's free memory."""
-    if n.get("free") is not None:
+    card or more, the rest may be that outside memory, and the worked-out figure says nothing of the driver's free memory.
+    (rev65b) PyTorch's own XPU message states the same worked-out figure as free (free_worked_out): it is read as one."""
+    if n.get("free") is not None and not free_worked_out(n, total, kind):
         return True
     return n.get("reserved") is not None and bool(total) and n["reserved"] < HELD_SHARE * total
+
+
+def free_worked_out(n, total, kind) -> bool:
+    """(rev65b) Whether the message's free figure is total - reserved, not the driver's: it gives none (IPEX's XPU form), or
+    it is PyTorch's own XPU message (2.8+), whose free figure is that difference unless the device reports its free memory
+    (pytorch c10/xpu/XPUCachingAllocator.cpp malloc(): device_free = device_total - reserved_bytes, replaced by the driver's
+    figure only where raw_device.has(sycl::aspect::ext_intel_free_memory); Level Zero reports it only with
+    ZES_ENABLE_SYSMAN=1). Its figures are printed to 0.01 GiB (format_size), so free, total and allocated each carry up to
+    5 MiB of rounding: within XPU_ROUNDING of total - reserved the figure is read as worked out. A device that does report
+    its free memory leaves out what its runtime and other programs hold too; only where they hold under XPU_ROUNDING is its
+    figure read as worked out, and then the two differ by less than that margin."""
+    if n.get("reserved") is None or not total:
+        return False
+    if n.get("free") is None:
+        return True
+    return kind == "torch.xpu" and abs(n["free"] - (total - n["reserved"])) <= XPU_ROUNDING
 
 
 def impossible(req, total, free, allowed):
@@ -236,13 +255,16 @@ def _numbers(x, n):
         # (trfix, review B2) whether the message gave the free figure (or the reserved one it follows from): without either the
         # card's total stands in above, a guess the evidence must not state as read
         x.free_said = n.get("free") is not None or n.get("reserved") is not None
+        # (rev65b) the free figure is total - reserved (the message states none, or PyTorch's XPU message printed that
+        # difference as its free figure): the evidence must not state it as the driver's free memory
+        x.free_worked = free_worked_out(n, x.total, k)
         x.ru, x.reserved, x.allocated = n.get("reserved_unallocated"), n.get("reserved"), n.get("allocated")
         x.short = max(x.req - x.free, 0)
         # ((round 97) a message cut before its free figure and its reserved one, "(GPU 0; 7.80 GiB total capacity; 6.45": the
         # free figure above is the card's, a guess no refusal can be read from; the request against the card still is)
         # (tri81) a free figure worked out from the reserved one (the message states none, as IPEX's XPU form) is room for the
         # refusal reading only while PyTorch reserved under card_room.HELD_SHARE of the card: see derived_free_counts
-        x.impossible = impossible(x.req, x.total, x.free if derived_free_counts(n, x.total) else 0, n.get("allowed"))
+        x.impossible = impossible(x.req, x.total, x.free if derived_free_counts(n, x.total, k) else 0, n.get("allowed"))
         # ((tri50) NVML's not-available figure, WDDM under WSL2: driver_predicates.NVML_NA, is no memory held by anyone)
         na = [k for k in ("other_processes", "this_process") if (n.get(k) or 0) >= NVML_NA]
         x.others = n.get("other_processes") if "other_processes" not in na else None

@@ -10,7 +10,7 @@ from .driver_predicates import (CONTEXT_CALL, QUERY_FOLLOWS, mem_query, context_
 from .server_predicates import (KV_DOMINANT, ollama_kv_first, KV_GRAIN, KV_GRAINS, kv_grain, kv_sized, cumem_wake_up, sglang_pool_room, sleep_mode_budget, ggml_placed, ggml_placed_devices, ggml_room, TRT_WEIGHTS, TRT_KV, trt_component, trt_free, tgi, TGI_TINY_PREFILL, TGI_TINY_ROOM, tgi_tiny, tgi_figures, STAGE_SAID, CUDARC_OOM, stage_said, TRT_KV_STARVED, trt_kv_sizing, trt_kv_starved, PREFLIGHT_WEIGHTS_OVER, preflight_room, preflight_weights_over, startup_free_says, metal_kv_overhead_over_budget, metal_kv_profile_peak, metal_kv_weights, ds4_guard_fits, ds4_guard_weights_over)  # noqa: F401
 
 
-from .shares import OVER_CARD, REQUEST_SHARE, SLIVER  # noqa: F401 (one definition with the readers: shares.py)
+from .shares import DESKTOP, OVER_CARD, REQUEST_SHARE, SLIVER, desktop_share  # noqa: F401 (one definition with the readers: shares.py)
 ABSURD_HOST = 1024 * GiB       # one system-RAM request this large is a size computed wrong, not a shortage
 
 # one parameter tensor as a share of the card: the largest (an embedding or lm_head, vocab x hidden; 2.4 GiB of a 72B model's
@@ -31,9 +31,6 @@ def torch(x):
 EAGER_EXTRA = GiB       # what an eagerly loaded CUDA context adds to a lazy one
 GAP_SHARE = 0.8         # (trfix2) the share of the card tensors_gap must reach to read as another program
 
-# what a display and the desktop beside it (compositor, browser, a second app's context) hold on a card: well under this. Past
-# it, memory another process holds is a program's working set, whatever the card's size
-DESKTOP = 4 * GiB
 
 
 def unified_pool(x):
@@ -56,10 +53,9 @@ def unified_host_held(x):
 
 def others_hold(x):
     """Other processes' share of the card (their own "Process N has" figures, or the card less free less this process's
-    NVML figure, which holds all of this process: context, cache, pools) passes a desktop's and covers the shortfall. A
-    tenth of a small card (2.4 GiB of 24) is still a display's; on a 140 GiB card a tenth is 14 GiB, far past any desktop."""
-    return (torch(x) and x.others is not None and x.others >= max(1.5 * GiB, min(0.1 * x.total, DESKTOP))
-            and x.others >= x.short)
+    NVML figure, which holds all of this process: context, cache, pools) passes a desktop's (shares.desktop_share) and
+    covers the shortfall."""
+    return torch(x) and x.others is not None and x.others >= desktop_share(x.total) and x.others >= x.short
 
 
 def outside_others(x):

@@ -30,9 +30,15 @@ def evidence(rule, case) -> str:
 
 def requested_free(x, of_total: bool) -> str:
     """(trfix, review B2) PyTorch's request against the card's free figure, as the activations rows state it; where the message
-    gave no free figure (nor the reserved one it follows from: case.free_said) the card's total stood in for it, so none is stated."""
+    gave no free figure (nor the reserved one it follows from: case.free_said) the card's total stood in for it, so none is
+    stated; (rev65b) where the figure is total less PyTorch's reserved (case.free_worked), it is stated as that, not as free."""
     if not getattr(x, "free_said", True):
         return (f"{fmt_bytes(x.req)} requested" if x.req else "no request read") + f" of a {fmt_bytes(x.total)} card (the message gives no free figure)"
+    if getattr(x, "free_worked", False):
+        # (rev65b) the figure is the card less PyTorch's reserved (case.free_worked_out), not the driver's free memory
+        said = "the message's free figure is that difference" if x.n.get("free") is not None else "the message gives no free figure"
+        return ((f"{fmt_bytes(x.req)} requested;" if x.req else "no request read;")
+                + f" {fmt_bytes(x.free)} of {fmt_bytes(x.total)} is not PyTorch's (total less PyTorch's reserved; {said})")
     # ((round 98) a message quoted from its bracket or its second sentence gives no request: none is stated)
     return (f"{fmt_bytes(x.req)} requested" if x.req else "no request read,") + f" with {fmt_bytes(x.free)} free" + (
         f" of {fmt_bytes(x.total)}" if of_total else "")

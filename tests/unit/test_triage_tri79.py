@@ -68,8 +68,11 @@ def test_graphics_processes_past_a_desktops_share_read_other_process(text):
     assert "nvidia-smi" in said and "1.87 GiB" in said     # 470 + 390 + 1050 MiB = 1910 MiB, the compute row left out
 
 
-def test_two_cards_the_failure_names_none_reads_card_0():
-    # fails on the old rules as above; the desktop on card 0 (CUDA's default device), the trainer on both
+def test_one_program_on_two_cards_reads_the_card_with_the_desktop():
+    # (rev65b) the failure's device index is CUDA's, not nvidia-smi's, so it names no card of this table (tri79 read card 0
+    # here as CUDA's default device). The trainer is one process (one pid) with the same figure on both cards, a
+    # data-parallel run: with the same demand on each, the card with the least room binds first, the one whose graphics rows
+    # hold the most (smi_procs.replica_card), card 0 here
     rows = DESKTOP_4GB + [(1, 1501, "G", "/usr/lib/xorg/Xorg", 4), (1, 52310, "C", "./trainer", 1700)]
     cause, _conf, _ev = top(CPP_OOM + gpu_table(("Quadro P1000", 3610, 4036), ("Quadro P1000", 1704, 4040)) + procs_table(*rows))
     assert cause == "other-process"
@@ -89,7 +92,7 @@ def test_compute_rows_are_not_read():
 
 
 def test_graphics_rows_on_another_card_are_not_read():
-    # control: the desktop is on card 1; the failure names no card, so card 0 (CUDA's default) is the one read
+    # control: the desktop is on card 1; the compute row (the program's) is on card 0 alone, so card 0 is the one read
     rows = [(1, 1501, "G", "/usr/lib/xorg/Xorg", 900), (1, 1630, "G", "/usr/bin/gnome-shell", 1200), (0, 7001, "C", "./trainer", 3600)]
     cause, _conf, _ev = top(CPP_OOM + procs_table(*rows))
     assert cause != "other-process"
@@ -103,8 +106,10 @@ def test_a_desktops_share_of_a_large_card_is_not_read():
 
 
 def test_wddm_rows_without_a_figure_are_not_read():
-    # control: under Windows' WDDM every process is "C+G" with no figure ("N/A")
-    rows = [(0, 5384, "C+G", "C:\\Windows\\explorer.exe", "N/A"), (0, 7376, "C+G", "C:\\Windows\\System32\\dwm.exe", "N/A")]
+    # control: under Windows' WDDM nvidia-smi prints no figure ("N/A") for a process: graphics rows without one hold nothing
+    # read. (rev65b) They were "C+G" rows, never counted whatever their figure, so this could not fail: the reviewer's
+    # reader that reads N/A as 8 GiB makes it fail now (test_triage_rev65b)
+    rows = [(0, 5384, "G", "C:\\Windows\\explorer.exe", "N/A"), (0, 7376, "G", "C:\\Windows\\System32\\dwm.exe", "N/A")]
     cause, _conf, _ev = top(CPP_OOM + procs_table(*rows))
     assert cause != "other-process"
 
