@@ -106,7 +106,7 @@ def read_file(path) -> dict:
     table = unwrap(table)
     try:
         arch = detect(table)
-    except (KeyError, IndexError, TypeError, ValueError, ZeroDivisionError):  # a partial or malformed layout
+    except (KeyError, IndexError, TypeError, ValueError, ZeroDivisionError, OverflowError):  # a partial or malformed layout
         arch = None
     return {"name": name, "weights": at_dtype_bytes(table, FP32), "arch": arch,
             "why": why or (None if arch else "its keys are none of ESRGAN's (RRDBNet), SRVGGNetCompact's, SPAN's, SwinIR's, "

@@ -141,9 +141,20 @@ def detect(table) -> dict | None:
 
 
 def per_pixel(arch, side=512) -> int | None:
-    """Traced bytes per input pixel of a tile whose longer side is `side`: the figure of the smallest traced tile (512,
-    256, 128) at least that side where the architecture's figure is not the same at each (more.SMALL_TILE_BYTES_PER_PIXEL),
-    else the 512 tile's; None where not traced."""
+    """Traced bytes per input pixel of a tile whose longer side is `side`; None where not traced. Where the figure is not
+    the same at each traced tile (more.SMALL_TILE_BYTES_PER_PIXEL: RGT's grows with the tile's area, Real-CUGAN's shrinks),
+    a side between two traced tiles (128, 256, 512) takes the figure linear in the tile's area between theirs (RGT's
+    attention matrix is (area) x (area / 256): bytes per pixel c0 + c1 x area; review rev65c #1: the 512 tile's figure
+    at a 384 tile was 1.70x the trace), a side under the smallest its figure; else the 512 tile's."""
     key = tuple(arch["key"])
-    small = more.SMALL_TILE_BYTES_PER_PIXEL.get(key, {})
-    return next((small[t] for t in sorted(small) if side <= t), TILE_BYTES_PER_PIXEL.get(key))
+    top = TILE_BYTES_PER_PIXEL.get(key)
+    small = more.SMALL_TILE_BYTES_PER_PIXEL.get(key)
+    if not small or top is None:
+        return top
+    pts = sorted({**small, 512: top}.items())
+    if side <= pts[0][0]:
+        return pts[0][1]
+    for (s0, f0), (s1, f1) in zip(pts, pts[1:]):
+        if side <= s1:
+            return round(f0 + (f1 - f0) * (side * side - s0 * s0) / (s1 * s1 - s0 * s0))
+    return top

@@ -98,7 +98,7 @@ def omnisr(t):
     if scale is None:
         raise ValueError(f"no scale gives {t['up.0.weight'][1][0]} output channels")
     pe = f"{O}.2.fn.rel_pos_bias.weight" in t
-    window = int((math.sqrt(t[f"{O}.2.fn.rel_pos_bias.weight"][1][0]) + 1) / 2) if pe else 8
+    window = (math.isqrt(t[f"{O}.2.fn.rel_pos_bias.weight"][1][0]) + 1) // 2 if pe else 8  # spandrel's int((sqrt+1)/2), in ints
     blocks = seq_len(t, "residual_layer")
     return {"arch": "OmniSR", "scale": scale, "features": feat, "key": ("OmniSR", feat, window, pe, scale),
             "variant": f"{blocks} groups, window {window}" + ("" if pe else ", no position bias")}
@@ -127,7 +127,7 @@ def swin2sr(t):
     elif up == "nearest+conv":
         scale = 4
     elif up == "pixelshuffledirect":
-        scale = int(math.sqrt(t["upsample.0.weight"][1][0] // in_nc))
+        scale = math.isqrt(t["upsample.0.weight"][1][0] // in_nc)
     else:
         scale = shuffle_scale(t, "upsample")[0]
     return {"arch": "Swin2SR", "scale": scale, "features": dim, "key": ("Swin2SR", dim, heads, window, mlp, up, scale),
@@ -249,6 +249,6 @@ def safmn(t):
                "feats.0.ccm.ccm.0.weight", "to_img.0.weight"):
         return None
     dim, hidden = t["to_feat.weight"][1][0], t["feats.0.ccm.ccm.0.weight"][1][0]
-    scale = int(math.sqrt(t["to_img.0.weight"][1][0] / 3))
+    scale = math.isqrt(t["to_img.0.weight"][1][0] // 3)  # int(sqrt(x / 3)), in ints: no float overflow
     return {"arch": "SAFMN", "scale": scale, "features": dim, "key": ("SAFMN", dim, hidden, scale),
             "variant": f"{seq_len(t, 'feats')} blocks, FFN {hidden} wide"}
