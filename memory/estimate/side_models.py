@@ -30,6 +30,7 @@ import math
 import re
 
 from .headers import dtype_bytes, read_tensors
+from .image_size import scaled
 from . import image_encoder, weights as W
 from .model_files import Unusable, find_file
 from .phases import latent_geometry
@@ -180,11 +181,10 @@ def sampler_sizes(sizes, family, width, height, frames, batch, image_tokens):
     its tokens are the family's latent geometry's."""
     if not sizes or frames != 1 or not all(sizes.get("of") or ()):
         return None
-    (w0, h0, b0), out = sizes["of"], []
+    out = []
     for s in sizes.get("samplers") or ():
-        w, h = (max(1, round(width * s[0] / w0)), max(1, round(height * s[1] / h0))) if s else (None, None)
+        w, h, b = scaled(s, sizes["of"], (width, height, batch)) if s else (None, None, None)
         n = latent_geometry(family, w, h)["image_tokens"] if s else None
-        b = max(1, round(batch * s[2] / b0)) if s else None
         out.append((w, h, n, b) if n is not None and (n != image_tokens or b != batch) else None)
     return out
 
