@@ -17,10 +17,11 @@ residuals (rev64 #3) and the diffusion model's activations (act65) at that size;
 reaches (a custom sampler's, a legacy group node's) is put in every set, so a graph with one sampler counts every
 ControlNet, as before."""
 from . import links, reach, sample_acts, sampler_nodes
-from .side_models import CONTROLNETS, SIDE, owner_of
+from .side_models import CONTROLNETS, MODEL_PATCHES, SIDE, owner_of
 
 # each sampler's conditioning inputs (sampler_nodes.py: SamplerCustomAdvanced's guider holds them)
 SAMPLERS = {t: s.conditioning for t, s in sampler_nodes.SAMPLERS.items()}
+MODELS = {t: s.model for t, s in sampler_nodes.SAMPLERS.items()}  # and its MODEL input (the guider's model)
 # Apply ControlNet nodes: the inputs that carry this sampler's ControlNets
 APPLY = {"ControlNetApply": ("conditioning", "control_net"),
          **{t: ("positive", "negative", "control_net") for t in
@@ -31,6 +32,15 @@ def _follow(start, kind):
     def follow(n):
         t = kind(n) if isinstance(kind(n), str) else None  # a hand-edited file may have anything
         return SAMPLERS[t] if n is start else () if t in SAMPLERS else APPLY.get(t)
+    return follow
+
+
+def _follow_model(start, kind):
+    """The walk up a sampler's MODEL (est65): its model input, then every input of the nodes on the way (a LoRA, a
+    model merge, a patch node's model_patch: whatever feeds the model it samples with); another sampler ends it."""
+    def follow(n):
+        t = kind(n) if isinstance(kind(n), str) else None
+        return MODELS[t] if n is start else () if t in SAMPLERS else None
     return follow
 
 
@@ -48,16 +58,27 @@ def _starts(wf: dict):
 
 
 def feeds(wf: dict):
-    """[{key of a ControlNet loader node}] one per sampler that runs, in the graph's keys ((graph id, node id) for the
-    UI format, as workflow.nodes keys them; the id as a string for the API format); None when no known sampler runs."""
+    """[{key of a ControlNet loader node reached up its conditioning, or of a model patch loader reached up its MODEL}]
+    one per sampler that runs, in the graph's keys ((graph id, node id) for the UI format, as workflow.nodes keys them;
+    the id as a string for the API format); None when no known sampler runs. A model patch (ModelPatchLoader) is
+    loaded only for the samplers whose model carries it (est65): its patch node clones the model and sets the patch
+    in the clone's model_options (comfy_extras/nodes_model_patch.py:448-466 set_model_double_block_patch /
+    set_model_noise_refiner_patch, l.540-541 set_model_post_input_patch; comfy/model_patcher.py:409-413, 451-458), and
+    load_models_gpu loads the patches of the models it is given (comfy/model_management.py:633-636
+    model_patches_models, model_patcher.py:529-551): the sampler's own model (comfy/sampler_helpers.py:134-137)."""
     g, starts = _starts(wf)
     if isinstance(wf.get("nodes"), list):
         kind = lambda n: n.get("type")  # noqa: E731
-        out = [reach.walk_ui(g, [s], _follow(s[1], kind)) for s in starts]
-        return [{k for k in seen if g.nodes[k[0]][k[1]].get("type") in CONTROLNETS} for seen in out] or None
-    kind = lambda n: n.get("class_type")  # noqa: E731
-    out = [reach.walk_api(g, [k], _follow(n, kind)) for k, n in starts]
-    return [{k for k in seen if kind(g[k]) in CONTROLNETS} for seen in out] or None
+        of = lambda k: g.nodes[k[0]][k[1]].get("type")  # noqa: E731
+        out = [(reach.walk_ui(g, [s], _follow(s[1], kind)), reach.walk_ui(g, [s], _follow_model(s[1], kind)))
+               for s in starts]
+    else:
+        kind = lambda n: n.get("class_type")  # noqa: E731
+        of = lambda k: kind(g[k])  # noqa: E731
+        out = [(reach.walk_api(g, [k], _follow(n, kind)), reach.walk_api(g, [k], _follow_model(n, kind)))
+               for k, n in starts]
+    return [{k for k in cond if of(k) in CONTROLNETS} | {k for k in model if of(k) in MODEL_PATCHES}
+            for cond, model in out] or None
 
 
 def latents(wf: dict, read_image=None, read_upscale=None):
@@ -152,3 +173,19 @@ def note(samplers, side) -> list:
     return [f"{len(sets)} samplers, each with its own ControlNets ("
             + "; ".join(", ".join(s) or "none" for s in sets) + "): ComfyUI loads a sampler's own ControlNets for its "
             "run, so the sample phase counts one sampler's run, the one that holds the most, not their sum"]
+
+
+def patch_note(samplers, side) -> list:
+    """A line per model patch (of those counted: side, side_models.read's) that some samplers' models carry and others'
+    do not (feeds): ComfyUI loads it for those samplers' runs only, so the sample phase counts it where its run is the
+    one counted (side_models.one_sampler)."""
+    if not samplers or len(samplers) < 2:
+        return []
+    out = []
+    for o in sorted({m["owner"] for m in side or () if m["loader"] in MODEL_PATCHES}):
+        n = sum(o in s for s in samplers)
+        whose = "that sampler's run" if n == 1 else "those samplers' runs"
+        if 0 < n < len(samplers):
+            out.append(f"{o}: on the model of {n} of {len(samplers)} samplers; ComfyUI loads it for {whose} only, so "
+                       "it is counted where such a run is the sample phase")
+    return out

@@ -18,6 +18,15 @@ KEY = "_image"  # where workflow.nodes() leaves the size among the node's widget
 UPSCALE = ("ImageUpscaleWithModel", "image", "_upscale_image")
 UPSCALE_MODEL = "_upscale_model"  # the file its UpscaleModelLoader names (links.upscale_model_name), where read
 DECODED = "the decode of the graph's latent"  # the how of a decoded image's size
+# the (w, h, batch) of the VAE decode whose size the graph's size for that image follows (follows_decode), where it does
+FROM_DECODE = "_upscale_from_decode"
+
+
+def scaled(values, of, to) -> tuple:
+    """Each of values (sides, a batch) scaled as `to` is to `of`, at least 1: round(to x value / of). One rule for every
+    size the graph sets when the estimate's size moves: each sampler's own latent in a re-estimate
+    (side_models.sampler_sizes), an upscale step's image after a decode under a typed size (pixel_upscale.step)."""
+    return tuple(max(1, round(t * x / o)) for x, o, t in zip(values, of, to))
 
 
 def attach(v, h, t, w):
@@ -83,7 +92,33 @@ def _upscaled(v, h, w):
         w[UPSCALE[2]] = size + (DECODED,) if size else "decode"
     else:
         w[UPSCALE[2]] = size + ("the size the graph sets",) if size else None
+        root = follows_decode(v, ref, size) if size else None
+        if root:
+            w[FROM_DECODE] = root
     try:  # which model runs on this image: each step is sized with its own (pixel_upscale.step)
         w[UPSCALE_MODEL] = links.upscale_model_name(v, h)
     except (links.Unread, TypeError, ValueError, AttributeError, KeyError, IndexError):
         pass
+
+
+def follows_decode(v, ref, size):
+    """(w, h, batch) of the nearest VAE decode the image on link ref is made from, where its sides follow that decode's
+    (an upscale chain, a scale by a factor: twice the decode, twice the image), else None (an EmptyImage, a loaded
+    image, a resize to a typed size). est65: under a typed --width/--height the decode's image is the typed size
+    (pixel_upscale._image), and such an image scales with it. Probed by reading the image again with that decode's
+    sides doubled (links.image's v.at_decode)."""
+    met = []
+
+    def doubled(got):
+        met.append(got)
+        return 2 * got[0], 2 * got[1], got[2]
+    v.at_decode = doubled
+    try:
+        probe = links.image(v, ref, 0)
+    except (links.Unread, TypeError, ValueError, OverflowError, ZeroDivisionError, AttributeError, KeyError, IndexError):
+        return None
+    finally:
+        v.at_decode = None
+    if not met or not all(isinstance(x, int) and x > 0 for x in met[0]):
+        return None
+    return met[0] if all(abs(p - 2 * s) <= 1 for p, s in zip(probe[:2], size[:2])) else None

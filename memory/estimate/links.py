@@ -368,8 +368,10 @@ def image(v, ref, depth):
                 raise AreaOnly(f"{v.label(h)}: x{s} of {exc}", exc.pixels * s * s, exc.batch) from None
             s = _upscale_factor(v, h, depth)
             return round(w * s), round(hh * s), b
-        if t in DECODES:
-            return latent(v, v.link_of(h, DECODES[t]), depth)
+        if t in DECODES:  # v.at_decode (image_size.follows_decode's probe): the nearest decode's size, changed
+            hook, v.at_decode = getattr(v, "at_decode", None), None  # the nearest only: a decode inside is not
+            got = latent(v, v.link_of(h, DECODES[t]), depth)
+            return hook(got) if hook else got
         if t == "FluxKontextImageScale":  # comfy_extras/nodes_flux.py:141-146: the preferred size nearest its aspect
             try:
                 w, hh, b = image(v, v.link_of(h, "image"), depth)

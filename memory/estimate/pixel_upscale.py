@@ -21,7 +21,7 @@ import re
 
 from . import torch_file, upscale_archs
 from .headers import read_tensors
-from .image_size import DECODED, UPSCALE, UPSCALE_MODEL
+from .image_size import DECODED, FROM_DECODE, UPSCALE, UPSCALE_MODEL, scaled
 from .input_image import NotRead
 from .weights import at_dtype_bytes
 from ..errors import UserError
@@ -157,11 +157,20 @@ def _image(x, size, frames, batch, typed_size=False, typed_batch=False):
     it (image_size.attach; a VAE decode's, followed to its latent node: the hires fix's first pass, whatever size its
     second pass is estimated at), else the decode of the estimated latent (size: w x h), said as assumed unless its
     source is a VAE decode. typed_size: --width/--height typed: a decode's image is the typed one; typed_batch:
-    --batch/--frames typed: a decode's image has the typed batch (rev64 #4)."""
+    --batch/--frames typed: a decode's image has the typed batch (rev64 #4). An image the graph makes from a decode (an
+    upscale chain's later step: image_size.FROM_DECODE) scales with it: as the typed size (batch) is to that decode's
+    (image_size.scaled, the rule a re-estimate scales each sampler's latent by; est65)."""
     got = x.get(KEY)
     if isinstance(got, tuple) and len(got) == 4:
+        root = x.get(FROM_DECODE)
         if got[3] != DECODED:
-            return got
+            if not root or not (typed_size or typed_batch):
+                return got
+            sides = scaled(got[:2], root[:2], size) if typed_size else got[:2]
+            b = scaled(got[2:3], root[2:3], (frames * batch,))[0] if typed_batch else got[2]
+            return (*sides, b, f"{got[3]}: {got[0]}x{got[1]}" + (f" x{got[2]}" if got[2] > 1 else "")
+                    + f" from a {root[0]}x{root[1]}" + (f" x{root[2]}" if root[2] > 1 else "") + " decode, scaled with the "
+                    "typed " + " and ".join(k for k, on in (("size", typed_size), ("batch", typed_batch)) if on))
         if not typed_size:
             return got[:2] + ((frames * batch if typed_batch else got[2]), got[3])
     decoded = got == "decode" or isinstance(got, tuple) and got[3] == DECODED

@@ -3,8 +3,8 @@
 out; reach.NON_OUTPUT: never an output node; workflow.SAMPLERS: where a UI-format workflow saves its cfg).
 
 KSampler (nodes.py:1529), KSamplerAdvanced (nodes.py:1557), SamplerCustom (comfy_extras/nodes_custom_sampler.py:730),
-SamplerCustomAdvanced (l.926: its guider, a CFGGuider / BasicGuider, holds the positive and negative; its cfg is the
-guider's, not its own widget)."""
+SamplerCustomAdvanced (l.926: its guider, a CFGGuider / BasicGuider, holds the model, the positive and negative; its cfg
+is the guider's, not its own widget)."""
 from typing import NamedTuple
 
 
@@ -12,9 +12,10 @@ class Sampler(NamedTuple):
     latent: str             # its latent input: the latent it samples, returned at the same size
     conditioning: tuple     # the inputs that carry its conditioning (and so its ControlNets)
     cfg_widget: int | None  # the index of cfg in a UI-format workflow's widgets_values (after seed's control widget)
+    model: tuple = ("model",)  # the inputs its MODEL comes through (and so its model patches: control_feeds.py)
 
 
 SAMPLERS = {"KSampler": Sampler("latent_image", ("positive", "negative"), 3),
             "KSamplerAdvanced": Sampler("latent_image", ("positive", "negative"), 4),
             "SamplerCustom": Sampler("latent_image", ("positive", "negative"), 3),
-            "SamplerCustomAdvanced": Sampler("latent_image", ("guider",), None)}
+            "SamplerCustomAdvanced": Sampler("latent_image", ("guider",), None, ("guider",))}

@@ -17,7 +17,8 @@ the estimate is incomplete and --write refuses it (ComfyUI refuses the prompt: v
   residuals are not counted, and an assumption line says so.
 - ModelPatchLoader (comfy_extras/nodes_model_patch.py:222-259): built in the file's own dtype (comfy.utils.weight_dtype:
   the dtype of the most elements), no cast; applied inside the diffusion model's forward (model_patcher.py:529-551
-  model_patches_models -> loaded with it): sample phase. Its per-block work is transient inside a block: not added.
+  model_patches_models -> loaded with it): sample phase, in the runs of the samplers whose model carries it (est65:
+  control_feeds.feeds). Its per-block work is transient inside a block: not added.
 - CLIPVisionLoader (nodes.py:1002; comfy/clip_vision.py): a file component, counted with the encoders
   (families._classify_whole: role text_encoder, kind clip-vision*), as image_encoder.py's CLIP-H: the conditioning
   (text_encode) phase; listed here per phase.
@@ -30,6 +31,7 @@ import math
 import re
 
 from .headers import dtype_bytes, read_tensors
+from .image_size import scaled
 from . import image_encoder, weights as W
 from .model_files import Unusable, find_file
 from .phases import latent_geometry
@@ -49,6 +51,8 @@ SIDE = {
     "StyleModelLoader": ("style_model_name", ("style_models",), None, "cpu"),
 }
 CONTROLNETS = ("ControlNetLoader", "DiffControlNetLoader")
+MODEL_PATCHES = ("ModelPatchLoader",)
+PER_SAMPLER = CONTROLNETS + MODEL_PATCHES  # loaded for the samplers that reach them only (control_feeds.feeds)
 # a DiT ControlNet's residual linears: controlnet_blocks.N (its double/joint blocks'), and a FLUX.1 ControlNet's
 # controlnet_single_blocks.N too (comfy/ldm/flux/controlnet.py:152-181 returns both: "input" and "output"), Mistoline's
 # spelled single_controlnet_blocks.N (comfy/controlnet.py:609 renames it), its blocks a .linear inside (l.42-49)
@@ -180,11 +184,10 @@ def sampler_sizes(sizes, family, width, height, frames, batch, image_tokens):
     its tokens are the family's latent geometry's."""
     if not sizes or frames != 1 or not all(sizes.get("of") or ()):
         return None
-    (w0, h0, b0), out = sizes["of"], []
+    out = []
     for s in sizes.get("samplers") or ():
-        w, h = (max(1, round(width * s[0] / w0)), max(1, round(height * s[1] / h0))) if s else (None, None)
+        w, h, b = scaled(s, sizes["of"], (width, height, batch)) if s else (None, None, None)
         n = latent_geometry(family, w, h)["image_tokens"] if s else None
-        b = max(1, round(batch * s[2] / b0)) if s else None
         out.append((w, h, n, b) if n is not None and (n != image_tokens or b != batch) else None)
     return out
 
@@ -241,8 +244,9 @@ def one_sampler(got, samplers, keep, acts, own=None, dm=None):
     memory for its own models (free_memory l.584-619, its keep_loaded empty): the other sampler's ControlNet stays
     loaded while there is room and is unloaded first under pressure, so the peak needs only the running sampler's (an
     estimate of what fits, not of what a roomy card happens to keep). A ControlNet no sampler reaches is in every set;
-    a model patch is counted in every set (it rides on the model, not on the conditioning)."""
-    cn = [m for m, _ in got if m["loader"] in CONTROLNETS]
+    a model patch is in the sets of the samplers whose model carries it (est65: ComfyUI loads it with that model only,
+    control_feeds.feeds), one no sampler reaches in every set, as a ControlNet."""
+    cn = [m for m, _ in got if m["loader"] in PER_SAMPLER]
     if not samplers or len(samplers) < 2 or not (cn or dm):
         return None
     named = {o for s in samplers for o in s}
@@ -254,4 +258,4 @@ def one_sampler(got, samplers, keep, acts, own=None, dm=None):
             (0 if keep else m["weights"]) + x[1][m["owner"]] * (1 + FRAGMENTATION) for m in cn if m["owner"] in x[0])
 
     best, at, i = max(sets, key=size)
-    return best | {m["owner"] for m, _ in got if m["loader"] not in CONTROLNETS}, at, i
+    return best | {m["owner"] for m, _ in got if m["loader"] not in PER_SAMPLER}, at, i

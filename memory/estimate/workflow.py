@@ -471,7 +471,7 @@ def estimate_workflow(wf: dict, models_dir, width=None, height=None, frames=None
     pol["side_models"], side_notes = side_models.read(info["side"], pol)  # a ControlNet, ... in its phase
     pol["control_samplers"] = info["control_samplers"]  # each sampler's ControlNets: one set counted (control_feeds.py)
     sets_note = control_feeds.note(info["control_samplers"], pol["side_models"])
-    side_notes += sets_note
+    side_notes += sets_note + control_feeds.patch_note(info["control_samplers"], pol["side_models"])  # est65
     comps, other = pipelines.other_vaes(comps or components(info["files"]))  # a preprocessor's VAE beside the model's
     info["notes"] += other
     stage1 = (w, h)
