@@ -166,6 +166,12 @@ STUDIES = {
                           "after": "fd41d640c97c5d154caf0e058a2019178cf9df87"},    # native_abort.py: python.native_abort, two other rows
               "corpus": "after", "pairs": [("before", "after")],
               "confusion": ("other", "host-ram"), "label": "other"},
+    # the host-ram label's boundary (issue 14): Ray's memory monitor killing a task or actor for the node's system RAM
+    # (ray.exceptions.OutOfMemoryError, "killed due to the node running low on memory") read as host RAM, as the OOM killer
+    "tri84": {"commits": {"before": "ca9f1c5686b82882ab53a6ef59a5b1a56dc168b6",    # main before the change
+                          "after": "14286b4f4cbacce64a0cbe0f925171dde98661e9"},    # ray_oom.py: os.oom_killer, form ray_monitor
+              "corpus": "after", "pairs": [("before", "after")],
+              "confusion": ("host-ram", "other"), "label": "host-ram", "answer": "host-ram"},
 }
 HALVES = ("even", "odd", "all")
 MOVES = ("fixed", "broken", "wrong_to_wrong", "top2_only")

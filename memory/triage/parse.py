@@ -60,6 +60,7 @@ from .lines import ERROR_KEYS, RECOGNISE_WORDS
 from .host_readers import _earlyoom, _kernel_died, _killed, _py_memory, _vhs_ram, _workers_dead
 from .native_abort import _native_abort
 from .prefilter import _gate, _prefilter
+from .ray_oom import _ray_oom
 from .torch_readers import (_dev_kind, _torch_alloc_warn, _torch_new, _torch_old, _xpu_old, _torch_lower, _torch_no_prefix, _torch_bare,  # noqa: F401
                             _torch_capacity_open, _torch_bracket_open,
                             _async, _async_cut, add_async_fields, _mps)  # (add_async_fields: scan reads P.add_async_fields)
@@ -339,6 +340,7 @@ RECOGNISERS = [
     # (round 92: runtime cuda, was pytorch) nvmap is Tegra's allocator under CUDA itself: a framework the log's marker names wins
     _simple(RX.NVMAP, "cuda.driver", "cuda", "cuda", keys=("NvMapMem",), form="nvmap"),
     # and a runner (or any child) ended by SIGKILL ("llama-server process has terminated: signal: killed") is the OOM killer's
+    _ray_oom,     # (tri84) Ray's memory monitor killing a task for the node's RAM (ray_oom.RAY_OOM)
     _earlyoom,     # (round 94) earlyoom's low-memory notice and kill line: host RAM, as the kernel's OOM killer
     _killed,
     _kernel_died,     # (tri75) a Jupyter kernel that died with no reply (host_readers.KERNEL_DIED)

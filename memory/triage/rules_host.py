@@ -199,6 +199,10 @@ HOST_RAM = [
       # (round 94) earlyoom's notice or kill line
       "earlyoom found the host's available memory (and swap) at or below its limits and ended a process: system RAM, not GPU "
       "memory (on a unified-memory machine the GPU's allocations count in it)" if x.ev.get("form") == "earlyoom" else
+      # (tri84) Ray's memory monitor (ray_oom.RAY_OOM)
+      "Ray's memory monitor killed a task or actor when the node's memory passed its threshold (RAY_memory_usage_threshold, "
+      "0.95 by default): the node's system RAM (worker heaps, the object store), not GPU memory; fewer tasks or actors per "
+      "node, less held in host memory per worker, or a node with more RAM" if x.ev.get("form") == "ray_monitor" else
       "the operating system's OOM killer ended the process: system RAM (and swap) ran out, not GPU memory"),
     # (tri75) a Jupyter kernel that died while a cell ran (host_readers.KERNEL_DIED): a Python error, a device's out of memory
     # among them, would have come back as the cell's error; a kernel ended from outside is the host's OOM killer in an OOM report

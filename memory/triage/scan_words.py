@@ -201,6 +201,7 @@ _ADDED_WORDS = (
     ("KW", "DeadKernelError", "Kernel died while waiting", "kernel appears to have died"),
     # (tri76) data-loading workers found dead (batchgenerators, nnU-Net: host_readers.WORKERS_DEAD): no memory word in it
     ("KW", "background workers are no longer alive"),
+    ("KW", "ray.exceptions.OutOfMemoryError", "due to the node running low on memory"),     # (tri84) Ray's memory monitor
     # (tri82) faulthandler's native abort ("Fatal Python error: Aborted", native_abort.NATIVE_ABORT): no memory word in it
     ("KW", "Fatal Python error: Aborted"),
 )
