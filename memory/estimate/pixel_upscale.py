@@ -83,8 +83,8 @@ def detect(table) -> dict | None:
 
 
 def per_pixel(arch, side=TILE) -> int | None:
-    """Traced activation bytes per input pixel of a tile for this architecture (side: the tile's longer side; arch65's
-    Real-CUGAN and RGT have a figure per traced tile), None where not measured."""
+    """Traced activation bytes per input pixel of a tile for this architecture (side: that of the square of the tile's
+    area, tile_side; arch65's Real-CUGAN and RGT have a figure per traced tile), None where not measured."""
     if not arch:
         return None
     if "key" in arch:
@@ -126,6 +126,12 @@ def tile_area(w, h, tile=TILE) -> int:
     return min(tile, w) * min(tile, h)
 
 
+def tile_side(w, h, tile=TILE) -> float:
+    """The side of a square of that tile's area: what a figure that follows the tile's area is read at (RGT's grows with
+    it; a 512x256 tile is not a 512 one: review rev65d #3, 1.88x the trace when read at its longer side)."""
+    return math.sqrt(tile_area(w, h, tile))
+
+
 def phase_inputs(model, image, how, assumptions) -> dict:
     """{"weights", "bytes" (input image + one tile's activations), "image", "tile", "comfy_request", "scale", "out",
     "retry": {tile: bytes} of the smaller tiles ComfyUI retries with} of the step; model: read_file()'s; image: (w, h,
@@ -133,9 +139,9 @@ def phase_inputs(model, image, how, assumptions) -> dict:
     w, h, b = image
     arch, img = model["arch"], b * h * w * 3 * COMFY["image_bytes"][0]
     scale = arch["scale"] if arch else None
-    per = per_pixel(arch, max(min(TILE, w), min(TILE, h)))
+    per = per_pixel(arch, tile_side(w, h))
     tile = per * tile_area(w, h) if per else 0
-    retry = {t: img + per_pixel(arch, max(min(t, w), min(t, h))) * tile_area(w, h, t) for t in (TILE // 2, MIN_TILE)} \
+    retry = {t: img + per_pixel(arch, tile_side(w, h, t)) * tile_area(w, h, t) for t in (TILE // 2, MIN_TILE)} \
         if per and tile_area(w, h) > tile_area(w, h, MIN_TILE) else {}
     out = {"weights": int(model["weights"]), "image": img, "tile": tile, "bytes": img + tile, "scale": scale,
            "comfy_request": comfy_request(model["weights"], scale or 1, image), "retry": retry,

@@ -223,9 +223,9 @@ def test_rgt_and_realcugan_retries_use_their_own_smaller_tiles_figures(config, t
     assert got["tile"] == round(tiles["512"]["bytes_per_pixel"]) * 512 * 512
     assert got["retry"] == {t: image + round(tiles[str(t)]["bytes_per_pixel"]) * t * t for t in (256, 128)}
     small = pixel_upscale.phase_inputs({"name": "m", "weights": 1, "arch": arch}, (200, 240, 1), "typed", [])
-    # a 240-high tile: between the 128 and 256 tiles' figures, linear in the tile's area (review rev65c #1)
+    # a 200x240 tile: between the 128 and 256 tiles' figures, linear in the tile's area (reviews rev65c #1, rev65d #3)
     f128, f256 = round(tiles["128"]["bytes_per_pixel"]), round(tiles["256"]["bytes_per_pixel"])
-    assert small["tile"] == round(f128 + (f256 - f128) * (240 ** 2 - 128 ** 2) / (256 ** 2 - 128 ** 2)) * 200 * 240
+    assert small["tile"] == round(f128 + (f256 - f128) * (200 * 240 - 128 ** 2) / (256 ** 2 - 128 ** 2)) * 200 * 240
 
 
 def _two_upscales(tmp_path, second):

@@ -53,3 +53,18 @@ def test_a_workflow_with_a_huge_dimension_gives_a_clear_error(tmp_path):
     _sparse(t, d / "upscale_models" / "4x-SAFMN.safetensors")
     with pytest.raises(UserError, match="beyond what ComfyUI's nodes accept"):     # the upscaled size, not a traceback
         workflow.estimate_workflow(_api("4x-SAFMN.safetensors"), d)
+
+
+# review rev65d #3: a rectangular tile was read at its longer side (a 512x256 tile at 512: 1.88x the trace). The traces:
+# the reviewer's run of the benchmark's tracer on spandrel's RGT-S (the same key) at those tiles, /tmp/rev65d/rgt_rect.py
+RECT_TRACED = {(512, 256): 27_834, (640, 360): 37_050}      # image (w, h) -> traced bytes per pixel of its largest tile
+
+
+@pytest.mark.parametrize("image", sorted(RECT_TRACED))
+def test_a_rectangular_rgt_tile_is_read_at_its_area(image):
+    from test_estimate_arch65 import rgt_x4
+    w, h = image
+    arch = pixel_upscale.detect(rgt_x4())
+    got = pixel_upscale.phase_inputs({"name": "m", "weights": 1, "arch": arch}, (w, h, 1), "typed", [])
+    area = min(512, w) * min(512, h)
+    assert abs(got["tile"] / (RECT_TRACED[image] * area) - 1) < 0.05, (got["tile"], RECT_TRACED[image] * area)
