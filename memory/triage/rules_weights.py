@@ -9,7 +9,6 @@ from .card_room import room_left
 from .printed_card import printed_total, tiny_printed
 from .native_runtimes import mnn_parameter
 from .rule_row import Rule
-from .pool_small_request import SMALL_REQUEST_ROWS
 from .should_fit import over_card
 
 R = Rule
@@ -34,7 +33,6 @@ WEIGHTS = [
       "state_dict on the GPU gathers an unsharded copy of the model's weights onto each rank's card beside the training "
       "shards; take it with FullStateDictConfig(offload_to_cpu=True, rank0_only=True), or save a sharded state_dict"),
     R("weights-exceed-vram", 1.6, async_full, "PyTorch holds {allocated:b} of {total:b} and fails on a {req:b} request"),
-    *SMALL_REQUEST_ROWS,     # (tri83) a runtime's own pool refused a buffer of 1 MiB or less (pool_small_request.py)
     R("weights-exceed-vram", 1.6, script_full,
       "a script without a traceback: PyTorch holds {allocated:b} of {total:b} and a {req:b} (per-tensor sized) request fails: the model fills the card"),
     R("weights-exceed-vram", 1.6, lambda x: script_packed(x) and not script_full(x),
