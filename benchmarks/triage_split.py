@@ -172,6 +172,12 @@ STUDIES = {
                           "after": "14286b4f4cbacce64a0cbe0f925171dde98661e9"},    # ray_oom.py: os.oom_killer, form ray_monitor
               "corpus": "after", "pairs": [("before", "after")],
               "confusion": ("host-ram", "other"), "label": "host-ram", "answer": "host-ram"},
+    # a runtime's own memory pool (MLX, XLA, CuPy, ...) that refused a buffer of 1 MiB or less read as what the pool held,
+    # weights-exceed-vram (issue 14; the weights/activations boundary, the even half's weights logs read as activations)
+    "tri83": {"commits": {"before": "ca9f1c5686b82882ab53a6ef59a5b1a56dc168b6",    # main before the change
+                          "after": "ecc534036aff2a6163e8ddc43aa10ab28c741f76"},    # pool_small_request.py, its weights row
+              "corpus": "after", "pairs": [("before", "after")],
+              "confusion": ("weights-exceed-vram", "activations"), "label": "weights-exceed-vram"},
 }
 HALVES = ("even", "odd", "all")
 MOVES = ("fixed", "broken", "wrong_to_wrong", "top2_only")
