@@ -15,7 +15,8 @@ comfy_extras/nodes_model_merging.py:26-31: m = model1.clone(), only model2's wei
 model1's model_options, comfy/model_patcher.py:296), yet est65's MODEL walk followed every input and counted it."""
 import pytest
 
-from gpu_garden.memory.estimate import workflow
+from gpu_garden.memory.estimate import control_feeds, workflow
+from test_estimate_est65 import PATCH_BYTES, _two_branches, _with_patch
 from test_estimate_ups64 import IMAGE, _api, _models
 
 
@@ -80,3 +81,63 @@ def test_the_line_says_what_the_image_is_scaled_by(tmp_path):
     est = workflow.estimate_workflow(_chain(), _models(tmp_path), width=2048, height=2048)
     assert "1024x1024 from a 512x512 decode, scaled with the typed size over the graph's estimated 1024x1024" \
         in " ".join(_steps(est))
+
+
+# -- 2: a merge passes on model1's patches only --------------------------------------------------------------------
+# test_estimate_est65._two_branches: KSampler 3 at 512 on the patched model (QwenImageDiffsynthControlnet 21),
+# KSampler 4 at 1024 (the run counted) on the plain one; the patch is 19,691,520 bytes.
+
+@pytest.mark.parametrize("merge", ["ModelMergeSimple", "ModelSubtract", "ModelAdd", "ModelMergeBlocks",
+                                   "ModelMergeSDXL"])
+def test_patch_on_model2_of_a_merge_is_not_carried(tmp_path, merge):
+    """main: the patch reached through model2 and added to the 1024 run: (19,691,520, 0)."""
+    wf = _two_branches("small")
+    wf["30"] = {"class_type": merge, "inputs": {"model1": ["1", 0], "model2": ["21", 0]}}
+    wf["4"]["inputs"]["model"] = ["30", 0]  # the 1024 sampler on model1 = plain, merged with the patched one's weights
+    added, after = _with_patch(tmp_path, wf)
+    assert after["breakdown"]["sample"]["sampler"]["size"] == [1024, 1024]
+    assert added == (0, 0)
+
+
+def test_patch_on_model1_of_a_merge_is_carried(tmp_path):
+    wf = _two_branches("small")
+    wf["30"] = {"class_type": "ModelMergeSimple", "inputs": {"model1": ["21", 0], "model2": ["1", 0], "ratio": 0.5}}
+    wf["4"]["inputs"]["model"] = ["30", 0]
+    added, after = _with_patch(tmp_path, wf)
+    assert after["breakdown"]["sample"]["sampler"]["size"] == [1024, 1024]
+    assert added == (PATCH_BYTES, 0)
+
+
+def test_a_patched_model_reached_only_through_a_non_model_input_is_not_carried(tmp_path):
+    """A LoRA on the plain model whose clip input is (wrongly, by hand) linked to the patch node: only a node's model
+    input carries the sampler's model; main followed every input."""
+    wf = _two_branches("small")
+    wf["30"] = {"class_type": "LoraLoaderModelOnly", "inputs": {"model": ["1", 0], "clip": ["21", 0],
+                                                                "lora_name": "x.safetensors", "strength_model": 1.0}}
+    wf["4"]["inputs"]["model"] = ["30", 0]
+    added, _ = _with_patch(tmp_path, wf)
+    assert added == (0, 0)
+
+
+def _ui_subgraph_patch():
+    """UI format: the sampler's model comes out of a subgraph instance that applies the patch inside (the frontend's
+    subgraph: an inner QwenImageDiffsynthControlnet on the instance's model input, its ModelPatchLoader inside too)."""
+    sub = {"id": "sub-1", "inputNode": {"id": -10}, "outputNode": {"id": -20}, "inputs": [{"name": "model"}],
+           "nodes": [{"id": 10, "type": "ModelPatchLoader", "outputs": [{"links": [12]}]},
+                     {"id": 11, "type": "QwenImageDiffsynthControlnet", "outputs": [{"links": [13]}],
+                      "inputs": [{"name": "model", "link": 11}, {"name": "model_patch", "link": 12}]}],
+           "links": [[11, -10, 0, 11, 0, "MODEL"], [12, 10, 0, 11, 1, "MODEL_PATCH"], [13, 11, 0, -20, 0, "MODEL"]]}
+    nodes = [{"id": 1, "type": "UNETLoader", "outputs": [{"links": [1]}]},
+             {"id": 2, "type": "sub-1", "inputs": [{"name": "model", "link": 1}], "outputs": [{"links": [2]}]},
+             {"id": 3, "type": "KSampler", "inputs": [{"name": "model", "link": 2}], "outputs": [{"links": [3]}]},
+             {"id": 4, "type": "VAEDecode", "inputs": [{"name": "samples", "link": 3}], "outputs": [{"links": [4]}]},
+             {"id": 5, "type": "SaveImage", "inputs": [{"name": "images", "link": 4}]}]
+    links = [[1, 1, 0, 2, 0, "MODEL"], [2, 2, 0, 3, 0, "MODEL"], [3, 3, 0, 4, 0, "LATENT"], [4, 4, 0, 5, 0, "IMAGE"]]
+    return {"nodes": nodes, "links": links, "definitions": {"subgraphs": [sub]}}
+
+
+def test_a_patch_inside_a_subgraph_on_the_samplers_model_is_reached():
+    """The MODEL walk enters a subgraph instance as before (reach.walk_ui enters one only when every input is
+    followed), and the inner nodes are read by the same table (image_z_image_turbo_fun_union_controlnet's patch node is
+    inside a subgraph)."""
+    assert control_feeds.feeds(_ui_subgraph_patch()) == [{("sub-1", 10)}]
