@@ -35,12 +35,34 @@ def _follow(start, kind):
     return follow
 
 
-def _follow_model(start, kind):
-    """The walk up a sampler's MODEL (est65): its model input, then every input of the nodes on the way (a LoRA, a
-    model merge, a patch node's model_patch: whatever feeds the model it samples with); another sampler ends it."""
+# the inputs that carry the MODEL a node passes on (and so its model patches), where not "model" (rev65d #2).
+# A merge clones model1 and takes only model2's weights (comfy_extras/nodes_model_merging.py:26-31, 45-50, 64-69,
+# 157-158; the model-specific ModelMerge* subclass ModelMergeBlocks): model2's patches (model_options) stay behind
+# (comfy/model_patcher.py:296, clone copies its own model_options). A patch node adds its model_patch to the model
+# (comfy_extras/nodes_model_patch.py:431-466, 503-541). A UI Reroute passes its one input on.
+MODEL_INPUTS = {**{t: ("model1",) for t in ("ModelMergeSimple", "ModelSubtract", "ModelAdd", "ModelMergeBlocks")},
+                **{t: ("model", "model_patch") for t in
+                   ("QwenImageDiffsynthControlnet", "ZImageFunControlnet", "USOStyleReference")},
+                "Reroute": None}
+MODEL_INPUT = ("model",)  # any other node: its model input only, never an image or a conditioning
+
+
+def _follow_model(start, kind, subgraphs=()):
+    """The walk up a sampler's MODEL (est65): its model input, then the MODEL-carrying inputs of the nodes on the way
+    (MODEL_INPUTS: a LoRA's model, a merge's model1, a patch node's model and model_patch; rev65d #2: not every input);
+    another sampler ends it. A subgraph instance (subgraphs: the definitions' ids) is entered as before (reach.walk_ui
+    enters one only when every input is followed), its inner nodes then read by the same table."""
     def follow(n):
         t = kind(n) if isinstance(kind(n), str) else None
-        return MODELS[t] if n is start else () if t in SAMPLERS else None
+        if n is start:
+            return MODELS[t]
+        if t in SAMPLERS:
+            return ()
+        if t in subgraphs:
+            return None
+        if t in MODEL_INPUTS:
+            return MODEL_INPUTS[t]
+        return ("model1",) if t and t.startswith("ModelMerge") else MODEL_INPUT
     return follow
 
 
@@ -70,7 +92,7 @@ def feeds(wf: dict):
     if isinstance(wf.get("nodes"), list):
         kind = lambda n: n.get("type")  # noqa: E731
         of = lambda k: g.nodes[k[0]][k[1]].get("type")  # noqa: E731
-        out = [(reach.walk_ui(g, [s], _follow(s[1], kind)), reach.walk_ui(g, [s], _follow_model(s[1], kind)))
+        out = [(reach.walk_ui(g, [s], _follow(s[1], kind)), reach.walk_ui(g, [s], _follow_model(s[1], kind, g.subs)))
                for s in starts]
     else:
         kind = lambda n: n.get("class_type")  # noqa: E731
