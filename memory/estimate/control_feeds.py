@@ -44,13 +44,16 @@ MODEL_INPUTS = {**{t: ("model1",) for t in ("ModelMergeSimple", "ModelSubtract",
                 **{t: ("model", "model_patch") for t in
                    ("QwenImageDiffsynthControlnet", "ZImageFunControlnet", "USOStyleReference")},
                 "Reroute": None}
-MODEL_INPUT = ("model",)  # any other node: its model input only, never an image or a conditioning
+# any other node: every input, as the conditioning walk follows an unknown node (rev65e #1): a node that passes a MODEL on
+# may take it under any name (ComfyUI's own Switch: on_true/on_false, comfy_extras/nodes_logic.py:11-39; rgthree's Any
+# Switch; Impact's basic pipe), and a patch lost on the way is an undercount; an overcount needs a prompt ComfyUI refuses
+# (a MODEL linked into a non-MODEL input: execution.py:822-825)
 
 
 def _follow_model(start, kind, subgraphs=()):
     """The walk up a sampler's MODEL (est65): its model input, then the MODEL-carrying inputs of the nodes on the way
-    (MODEL_INPUTS: a LoRA's model, a merge's model1, a patch node's model and model_patch; rev65d #2: not every input);
-    another sampler ends it. A subgraph instance (subgraphs: the definitions' ids) is entered as before (reach.walk_ui
+    (MODEL_INPUTS: a merge's model1 only, rev65d #2; a patch node's model and model_patch), every input of any other node
+    (rev65e #1); another sampler ends it. A subgraph instance (subgraphs: the definitions' ids) is entered as before (reach.walk_ui
     enters one only when every input is followed), its inner nodes then read by the same table."""
     def follow(n):
         t = kind(n) if isinstance(kind(n), str) else None
@@ -62,7 +65,7 @@ def _follow_model(start, kind, subgraphs=()):
             return None
         if t in MODEL_INPUTS:
             return MODEL_INPUTS[t]
-        return ("model1",) if t and t.startswith("ModelMerge") else MODEL_INPUT
+        return ("model1",) if t and t.startswith("ModelMerge") else None
     return follow
 
 

@@ -29,32 +29,6 @@ def scaled(values, of, to) -> tuple:
     return tuple(max(1, round(t * x / o)) for x, o, t in zip(values, of, to))
 
 
-def wins(info, size) -> bool:
-    """Whether the image a VAEEncode takes (workflow.read's info["input_image"]) is larger than the still-image latent
-    the graph's latent node sets (size: (w, h, frames, batch)): workflow._larger_image estimates it then (rev63 #5)."""
-    if not info["size"] or not info["input_image"] or size[2] != 1:
-        return False
-    iw, ih, ib, how = info["input_image"][1]
-    # a square standing in for a known area does not beat a latent node's own size (image_flux2)
-    return not how.startswith("a square") and iw * ih * ib > size[0] * size[1] * size[3]
-
-
-def estimated(info):
-    """(w, h, frames x batch) the estimate takes from the graph when nothing is typed (the latent node's size, or the
-    larger image a VAEEncode takes: wins), or None (no size of its own, a two-stage LTX-2 graph). A typed size
-    moves each image the graph sets from it as it moves the estimate's (pixel_upscale._image; rev65d #1)."""
-    size, img = info["size"], info["input_image"]
-    if info.get("latent_upscale"):
-        return None
-    if not size and img:  # no latent node: the image a VAEEncode takes
-        size = (*img[1][:2], 1, img[1][2])
-    if not size or not size[0] or not size[1]:
-        return None
-    got = (img[1][0], img[1][1], (size[2] or 1) * img[1][2]) if wins(info, size) else \
-        (size[0], size[1], (size[2] or 1) * (size[3] or 1))
-    return got if all(isinstance(x, int) and x > 0 for x in got) else None
-
-
 def attach(v, h, t, w):
     """Put into w (the node's widgets) the size of the image node h of type t encodes: (width, height, batch, how)."""
     if t == UPSCALE[0]:

@@ -121,6 +121,9 @@ def comfy_request(weights, scale, image) -> int:
     return int(weights + TILE * TILE * 3 * px * max(scale or 1, 1.0) * PER_SCALE + b * h * w * 3 * px)
 
 
+MAX_SIDE, MAX_BATCH = 1 << 20, 1 << 16     # far past any image a graph makes (nodes.MAX_RESOLUTION 16384, x4 twice)
+
+
 def tile_area(w, h, tile=TILE) -> int:
     """Pixels of tiled_scale's largest tile on a w x h image: min(tile, side) a side (a side within the tile runs whole)."""
     return min(tile, w) * min(tile, h)
@@ -137,6 +140,8 @@ def phase_inputs(model, image, how, assumptions) -> dict:
     "retry": {tile: bytes} of the smaller tiles ComfyUI retries with} of the step; model: read_file()'s; image: (w, h,
     batch) of the image the node receives, how: where that size comes from."""
     w, h, b = image
+    if max(w, h) > MAX_SIDE or b > MAX_BATCH:  # a hand-edited graph (rev65e: a width of 10**400 overflowed a float)
+        raise UserError(f"an image of {w}x{h}, batch {b} at the upscale step is beyond what ComfyUI's nodes accept")
     arch, img = model["arch"], b * h * w * 3 * COMFY["image_bytes"][0]
     scale = arch["scale"] if arch else None
     per = per_pixel(arch, tile_side(w, h))
@@ -158,50 +163,44 @@ def phase_inputs(model, image, how, assumptions) -> dict:
     return out
 
 
-def _image(x, size, frames, batch, typed_size=False, typed_batch=False, graph=None):
+def _image(x, size, frames, batch, typed_size=False, typed_batch=False):
     """(w, h, batch, how) of the image one ImageUpscaleWithModel receives (x: its widgets): the size the graph sets for
     it (image_size.attach; a VAE decode's, followed to its latent node: the hires fix's first pass, whatever size its
     second pass is estimated at), else the decode of the estimated latent (size: w x h), said as assumed unless its
-    source is a VAE decode. Under a typed --width/--height (typed_size) or --batch/--frames (typed_batch) an image the
-    graph sets from a decode (that decode's, an upscale chain's later step: image_size.FROM_DECODE) scales as the
-    typed size is to the graph's own estimated one (graph: (w, h, frames x batch) with nothing typed; image_size.scaled,
-    the rule side_models.sampler_sizes scales each sampler's latent by; rev65d #1: a hires fix's base decode stays 512
-    when its estimated 1024 is typed); where the graph's size is not known, as to that decode's (a decode's image: the
-    typed size; rev64 #4, est65). One sampler: its decode is the estimated size, so a decode's image is the typed one."""
+    source is a VAE decode. typed_size: --width/--height typed: a decode's image is the typed one; typed_batch:
+    --batch/--frames typed: a decode's image has the typed batch (rev64 #4). An image the graph makes from a decode (an
+    upscale chain's later step: image_size.FROM_DECODE) scales with it: as the typed size (batch) is to that decode's
+    (image_size.scaled, the rule a re-estimate scales each sampler's latent by; est65)."""
     got = x.get(KEY)
     if isinstance(got, tuple) and len(got) == 4:
         root = x.get(FROM_DECODE)
-        if not (typed_size or typed_batch) or got[3] != DECODED and not root:
-            return got
-        of = graph or root or got[:3]
-        sides = scaled(got[:2], of[:2], size) if typed_size else got[:2]
-        b = scaled(got[2:3], of[2:3], (frames * batch,))[0] if typed_batch else got[2]
-        if (*sides, b) == tuple(got[:3]):  # the size the estimate is at typed: nothing moves (rev65d #1)
-            return got
-        if got[3] == DECODED and tuple(of[:3]) == tuple(got[:3]):  # the estimate's own decode (one sampler): as before
-            return (*sides, b, DECODED)
-        by = " and ".join(k for k, on in (("size", typed_size), ("batch", typed_batch)) if on)
-        return (*sides, b, f"{got[3]}: {got[0]}x{got[1]}" + (f" x{got[2]}" if got[2] > 1 else "")
-                + (f" from a {root[0]}x{root[1]}" + (f" x{root[2]}" if root[2] > 1 else "") + " decode" if root else "")
-                + f", scaled with the typed {by}"
-                + (f" over the graph's estimated {of[0]}x{of[1]}" + (f" x{of[2]}" if of[2] > 1 else "") if graph else ""))
-    decoded = got == "decode"
+        if got[3] != DECODED:
+            if not root or not (typed_size or typed_batch):
+                return got
+            sides = scaled(got[:2], root[:2], size) if typed_size else got[:2]
+            b = scaled(got[2:3], root[2:3], (frames * batch,))[0] if typed_batch else got[2]
+            return (*sides, b, f"{got[3]}: {got[0]}x{got[1]}" + (f" x{got[2]}" if got[2] > 1 else "")
+                    + f" from a {root[0]}x{root[1]}" + (f" x{root[2]}" if root[2] > 1 else "") + " decode, scaled with the "
+                    "typed " + " and ".join(k for k, on in (("size", typed_size), ("batch", typed_batch)) if on))
+        if not typed_size:
+            return got[:2] + ((frames * batch if typed_batch else got[2]), got[3])
+    decoded = got == "decode" or isinstance(got, tuple) and got[3] == DECODED
     return (size[0], size[1], frames * batch, DECODED if decoded else
             f"assumed: {DECODED}; its image's source is not read")
 
 
-def step(models, found, size, frames, batch, typed_size=False, typed_batch=False, graph=None):
+def step(models, found, size, frames, batch, typed_size=False, typed_batch=False):
     """(model, (w, h, batch), how, notes) of the pixel upscale step counted: each ImageUpscaleWithModel (found: the
     nodes' widgets) with the model its own UpscaleModelLoader names (image_size.UPSCALE_MODEL; the largest found where
     the link is not read) on its own image; the step that needs the most (weights + image + tile, phase_inputs) is
     counted (rev64 #1, #2: not the heaviest file on the largest image, a pair no node runs). models: {name: read_file()},
-    find()'s; graph: the (w, h, frames x batch) the graph is estimated at with nothing typed, or None (_image)."""
+    find()'s."""
     biggest = max(models.values(), key=lambda m: m["weights"])
     named = [x for x in found or () if x.get(UPSCALE_MODEL) is None or x[UPSCALE_MODEL] in models]
     pairs = []
     for x in named or (found or [{}])[:1]:  # a node whose model is named but not read ("not counted") is left out (rev64b #3)
         m = models.get(x.get(UPSCALE_MODEL), biggest)
-        *img, how = _image(x, size, frames, batch, typed_size, typed_batch, graph)
+        *img, how = _image(x, size, frames, batch, typed_size, typed_batch)
         need = phase_inputs(m, img, how, [])
         pairs.append((need["weights"] + need["bytes"], m, tuple(img), how))
     _, m, img, how = max(pairs, key=lambda p: p[0])

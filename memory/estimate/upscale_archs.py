@@ -141,7 +141,8 @@ def detect(table) -> dict | None:
 
 
 def per_pixel(arch, side=512) -> int | None:
-    """Traced bytes per input pixel of a tile whose longer side is `side`; None where not traced. Where the figure is not
+    """Traced bytes per input pixel of a tile of `side` x `side` pixels (pixel_upscale.tile_side: the square of the
+    tile's area); None where not traced. Where the figure is not
     the same at each traced tile (more.SMALL_TILE_BYTES_PER_PIXEL: RGT's grows with the tile's area, Real-CUGAN's shrinks),
     a side between two traced tiles (128, 256, 512) takes the figure linear in the tile's area between theirs (RGT's
     attention matrix is (area) x (area / 256): bytes per pixel c0 + c1 x area; review rev65c #1: the 512 tile's figure

@@ -391,9 +391,11 @@ def _larger_image(info, size, width, height) -> bool:
     """Whether the image a VAEEncode takes is larger than the still-image latent the graph's latent node sets (rev63 #5:
     an EmptyLatentImage pass at 1024 beside a 2048 image encoded for a second sampler was estimated at 1024): the larger
     is estimated, as between two latent nodes, and a line says so. Typed --width/--height win; a video latent stays."""
-    if (width and height) or not image_size.wins(info, size):
+    if not info["size"] or not info["input_image"] or (width and height) or size[2] != 1:
         return False
     t, (iw, ih, ib, how) = info["input_image"]
+    if how.startswith("a square") or iw * ih * ib <= size[0] * size[1] * size[3]:
+        return False  # a square standing in for a known area does not beat a latent node's own size (image_flux2)
     info["notes"].append(f"{t} encodes an image of {iw}x{ih}" + (f" x{ib}" if ib > 1 else "") + ", larger than "
                          f"the latent node's {size[0]}x{size[1]}" + (f" x{size[3]}" if size[3] > 1 else "")
                          + ": the larger is estimated")
@@ -482,8 +484,7 @@ def estimate_workflow(wf: dict, models_dir, width=None, height=None, frames=None
     if info["pixel_upscale"]:  # ImageUpscaleWithModel: a phase of its own on the image it receives (pixel_upscale.py)
         model, img, how, step_notes = pixel_upscale.step(*info["pixel_upscale"], (w, h), f, b,
                                                          typed_size=width is not None or height is not None,
-                                                         typed_batch=frames is not None or batch is not None,
-                                                         graph=image_size.estimated(info))
+                                                         typed_batch=frames is not None or batch is not None)
         pol["pixel_upscale"] = pixel_upscale.phase_inputs(model, img, how, side_notes)
         pol["pixel_upscale"]["held"] = pixel_upscale.held(info["pixel_upscale"][0])  # host RAM: each loaded file (arch65)
         side_notes += pixel_upscale.held_line(pol["pixel_upscale"]["held"])

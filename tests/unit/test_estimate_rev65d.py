@@ -1,86 +1,19 @@
-"""rev65d, the reviewer's repros of est65 made tests.
+"""rev65d #2 and rev65e #1, the reviewers' repros of est65's MODEL walk made tests.
 
-#1: a hires fix estimated at its own graph size moved when that same size was typed. test_estimate_ups64._api: a 512
-base pass -> VAE decode -> 4x-UltraSharp (x4) -> Upscale Image By 0.5 -> VAE Encode -> KSampler at 1024: the estimate
-is at 1024 (the larger image encoded). The upscale step runs on the base pass's 512 decode; typed 1024 made it the typed
-1024 (the decode's image was the typed size), and a chain's later step was scaled by typed / base-decode size. ComfyUI's
-graph makes every image from the base decode by fixed factors (ImageScaleBy nodes.py:1826, the model's scale
-comfy/utils.py:1027-1033), so each one scales as the typed size is to the graph's estimated size, the rule
-side_models.sampler_sizes scales each sampler's latent by. Expected figures by hand: the image is w x h x 3 fp32
-(12 bytes a pixel) + one 512 x 512 tile (the whole image where smaller) of ESRGAN x4 at 8,204 bytes a pixel
-(pixel_upscale_tile.json).
-
-#2: a patched model merged in as ModelMergeSimple's model2 does not carry the patch (ComfyUI 0.8.0
+rev65d #2: a patched model merged in as ModelMergeSimple's model2 does not carry the patch (ComfyUI 0.8.0
 comfy_extras/nodes_model_merging.py:26-31: m = model1.clone(), only model2's weights as key patches; clone copies
-model1's model_options, comfy/model_patcher.py:296), yet est65's MODEL walk followed every input and counted it."""
+model1's model_options, comfy/model_patcher.py:296): a merge passes on model1's patches only.
+rev65e #1: a node the walk does not know passes its MODEL on under any input name (ComfyUI 0.8.0's own Switch,
+ComfySwitchNode: on_true/on_false, comfy_extras/nodes_logic.py:11-39; rgthree's Any Switch; Impact's basic pipe; rgthree's
+Reroute in the UI format): every input of such a node is followed, as the conditioning walk does, so a patch is never
+lost on the way (an undercount is worse than an overcount).
+
+(rev65d #1's tests left with the revert of 02173f55: a typed size is every sampler's and every decode's size, so the
+base decode of a hires fix is the typed size; see docs/estimate.md and rev65e #3.)"""
 import pytest
 
 from gpu_garden.memory.estimate import control_feeds, workflow
 from test_estimate_est65 import PATCH_BYTES, _two_branches, _with_patch
-from test_estimate_ups64 import IMAGE, _api, _models
-
-
-def _x4(side):
-    return side * side * IMAGE + 8_204 * min(side, 512) ** 2
-
-
-def _steps(est):
-    return [a for a in est["assumptions"] if a.startswith("pixel upscale (ImageUpscaleWithModel)")]
-
-
-def _chain():
-    """hires fix: 512 base -> decode -> x2 (1024) -> x4 (4096) -> ImageScaleBy 0.25 (1024) -> encode -> KSampler 1024
-    -> decode. The x4 step is on the graph's 1024 image (the step counted: x4 on 1024 needs more than x2 on 512)."""
-    wf = _api()
-    wf["12"] = {"class_type": "UpscaleModelLoader", "inputs": {"model_name": "realesr-x2.pth"}}
-    wf["13"] = {"class_type": "ImageUpscaleWithModel", "inputs": {"upscale_model": ["12", 0], "image": ["4", 0]}}
-    wf["6"]["inputs"]["image"] = ["13", 0]
-    wf["7"]["inputs"].update(scale_by=0.25)
-    return wf
-
-
-# (typed side or None, the side of the image the x4 step runs on): the base decode is 512 in a 1024 estimate, so it is
-# half the typed side; main: typed 1024 -> 1024, typed 2048 -> 2048 (the typed size itself)
-@pytest.mark.parametrize("typed, side", [(None, 512), (1024, 512), (2048, 1024), (512, 256)])
-def test_plain_hires_the_base_decode_scales_with_typed_over_estimated(tmp_path, typed, side):
-    kw = {"width": typed, "height": typed} if typed else {}
-    est = workflow.estimate_workflow(_api(), _models(tmp_path), **kw)
-    assert (est["width"], est["height"]) == ((typed, typed) if typed else (1024, 1024))
-    assert est["breakdown"]["pixel_upscale"]["activations"] == _x4(side)
-    assert f"on a {side}x{side} image" in _steps(est)[0] and f"to {4 * side}x{4 * side}" in _steps(est)[0]
-
-
-def test_typing_the_estimated_size_changes_nothing_plain_hires(tmp_path):
-    m = _models(tmp_path)
-    free = workflow.estimate_workflow(_api(), m)
-    typed = workflow.estimate_workflow(_api(), m, width=1024, height=1024)
-    assert free["breakdown"]["pixel_upscale"] == typed["breakdown"]["pixel_upscale"]
-    assert _steps(free) == _steps(typed)  # the line too: nothing moved
-
-
-# the chain's x4 step: the graph's 1024 (512 decode x2) in a 1024 estimate; main: typed 1024 -> 2048 (1024 x 1024 /
-# 512, scaled by the base decode), typed 2048 -> 4096
-@pytest.mark.parametrize("typed, side", [(None, 1024), (1024, 1024), (2048, 2048), (512, 512)])
-def test_chain_a_later_step_scales_with_typed_over_estimated(tmp_path, typed, side):
-    kw = {"width": typed, "height": typed} if typed else {}
-    est = workflow.estimate_workflow(_chain(), _models(tmp_path), **kw)
-    assert est["breakdown"]["pixel_upscale"]["activations"] == _x4(side)
-    notes = [a for a in est["assumptions"] if "pixel upscale steps" in a]
-    assert notes and f"on a {side}x{side} image, is counted" in notes[0]
-
-
-def test_typing_the_estimated_size_changes_nothing_chain(tmp_path):
-    m = _models(tmp_path)
-    free = workflow.estimate_workflow(_chain(), m)
-    typed = workflow.estimate_workflow(_chain(), m, width=1024, height=1024)
-    assert free["breakdown"]["pixel_upscale"] == typed["breakdown"]["pixel_upscale"]
-    assert _steps(free) == _steps(typed)
-
-
-def test_the_line_says_what_the_image_is_scaled_by(tmp_path):
-    est = workflow.estimate_workflow(_chain(), _models(tmp_path), width=2048, height=2048)
-    assert "1024x1024 from a 512x512 decode, scaled with the typed size over the graph's estimated 1024x1024" \
-        in " ".join(_steps(est))
 
 
 # -- 2: a merge passes on model1's patches only --------------------------------------------------------------------
@@ -108,17 +41,6 @@ def test_patch_on_model1_of_a_merge_is_carried(tmp_path):
     assert added == (PATCH_BYTES, 0)
 
 
-def test_a_patched_model_reached_only_through_a_non_model_input_is_not_carried(tmp_path):
-    """A LoRA on the plain model whose clip input is (wrongly, by hand) linked to the patch node: only a node's model
-    input carries the sampler's model; main followed every input."""
-    wf = _two_branches("small")
-    wf["30"] = {"class_type": "LoraLoaderModelOnly", "inputs": {"model": ["1", 0], "clip": ["21", 0],
-                                                                "lora_name": "x.safetensors", "strength_model": 1.0}}
-    wf["4"]["inputs"]["model"] = ["30", 0]
-    added, _ = _with_patch(tmp_path, wf)
-    assert added == (0, 0)
-
-
 def _ui_subgraph_patch():
     """UI format: the sampler's model comes out of a subgraph instance that applies the patch inside (the frontend's
     subgraph: an inner QwenImageDiffsynthControlnet on the instance's model input, its ModelPatchLoader inside too)."""
@@ -141,3 +63,52 @@ def test_a_patch_inside_a_subgraph_on_the_samplers_model_is_reached():
     followed), and the inner nodes are read by the same table (image_z_image_turbo_fun_union_controlnet's patch node is
     inside a subgraph)."""
     assert control_feeds.feeds(_ui_subgraph_patch()) == [{("sub-1", 10)}]
+
+
+# -- rev65e #1: a pass-through node carries the patched model on --------------------------------------------------
+
+def _via(kind):
+    wf = _two_branches("small")  # KSampler 3 (512) on the patched model 21; KSampler 4 (1024) on the plain one
+    if kind == "ComfySwitchNode":
+        wf["30"] = {"class_type": "ComfySwitchNode", "inputs": {"switch": True, "on_true": ["21", 0],
+                                                                "on_false": ["1", 0]}}
+        wf["4"]["inputs"]["model"] = ["30", 0]
+    elif kind == "Any Switch (rgthree)":
+        wf["30"] = {"class_type": "Any Switch (rgthree)", "inputs": {"any_01": ["21", 0]}}
+        wf["4"]["inputs"]["model"] = ["30", 0]
+    else:  # Impact Pack: ToBasicPipe -> FromBasicPipe (outputs basic_pipe, model, clip, vae, positive, negative)
+        wf["30"] = {"class_type": "ToBasicPipe", "inputs": {"model": ["21", 0], "clip": ["1", 0], "vae": ["1", 0],
+                                                            "positive": ["9", 0], "negative": ["9", 0]}}
+        wf["31"] = {"class_type": "FromBasicPipe", "inputs": {"basic_pipe": ["30", 0]}}
+        wf["4"]["inputs"]["model"] = ["31", 1]
+    return wf
+
+
+@pytest.mark.parametrize("kind", ["ComfySwitchNode", "Any Switch (rgthree)", "ToBasicPipe"])
+def test_patched_model_through_a_pass_through_node_reaches_the_1024_run(tmp_path, kind):
+    added, after = _with_patch(tmp_path, _via(kind))
+    assert after["breakdown"]["sample"]["sampler"]["size"] == [1024, 1024]
+    assert added[0] == PATCH_BYTES  # the 1024 run loads the patch (its model carries it)
+
+
+def _ui_rgthree_reroute():
+    """UI format: the patched model through rgthree's 'Reroute (rgthree)' (input named "", type "*") to the sampler."""
+    nodes = [{"id": 1, "type": "UNETLoader", "outputs": [{"links": [1]}]},
+             {"id": 10, "type": "ModelPatchLoader", "outputs": [{"links": [12]}]},
+             {"id": 11, "type": "QwenImageDiffsynthControlnet", "outputs": [{"links": [13]}],
+              "inputs": [{"name": "model", "type": "MODEL", "link": 1},
+                         {"name": "model_patch", "type": "MODEL_PATCH", "link": 12}]},
+             {"id": 12, "type": "Reroute (rgthree)", "inputs": [{"name": "", "type": "*", "link": 13}],
+              "outputs": [{"links": [2]}]},
+             {"id": 3, "type": "KSampler", "inputs": [{"name": "model", "type": "MODEL", "link": 2}],
+              "outputs": [{"links": [3]}]},
+             {"id": 4, "type": "VAEDecode", "inputs": [{"name": "samples", "link": 3}], "outputs": [{"links": [4]}]},
+             {"id": 5, "type": "SaveImage", "inputs": [{"name": "images", "link": 4}]}]
+    links = [[1, 1, 0, 11, 0, "MODEL"], [12, 10, 0, 11, 1, "MODEL_PATCH"], [13, 11, 0, 12, 0, "MODEL"],
+             [2, 12, 0, 3, 0, "MODEL"], [3, 3, 0, 4, 0, "LATENT"], [4, 4, 0, 5, 0, "IMAGE"]]
+    return {"nodes": nodes, "links": links}
+
+
+def test_ui_patch_through_rgthree_reroute_is_reached():
+    from gpu_garden.memory.estimate import control_feeds
+    assert control_feeds.feeds(_ui_rgthree_reroute()) == [{(None, 10)}]

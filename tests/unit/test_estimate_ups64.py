@@ -130,12 +130,11 @@ def test_the_footprint_estimate_node_in_the_latent_path_passes_the_first_pass_th
 
 
 def test_a_typed_size_wins_and_the_upscale_takes_its_decode(tmp_path):
-    """--width/--height typed: every phase at the typed size, the upscale's image the base pass's decode scaled as the
-    typed 768 is to the graph's estimated 1024 (rev65d #1: 512 x 768 / 1024 = 384; before, the typed 768 itself): a
-    384 x 384 image and a tile of the whole image at 8,204 bytes a pixel."""
+    """--width/--height typed: every phase at the typed size, the upscale's image the decode of the typed latent (as
+    before ups64: the typed size wins over the graph's)."""
     est = workflow.estimate_workflow(_api(), _models(tmp_path), width=768, height=768)
     assert (est["width"], est["height"]) == (768, 768)
-    assert est["breakdown"]["pixel_upscale"]["activations"] == 384 * 384 * IMAGE + 8_204 * 384 * 384
+    assert est["breakdown"]["pixel_upscale"]["activations"] == 768 * 768 * IMAGE + 8_204 * 512 * 512
 
 
 @pytest.mark.parametrize("model, says", [
