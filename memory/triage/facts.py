@@ -12,8 +12,8 @@ from . import lines as L
 from ..units import MiB, num, parse_size
 from .text import attempt
 from .chain_links import chained_how as _chained_how
-
-_OLLAMA_SIZES = re.compile(L.OLLAMA_GPU_SIZE)     # each GPU's free memory on Ollama's "offload to" line
+from .facts_ollama import _ollama_env, _ollama_evict, _ollama_full, _ollama_marker
+from .facts_tf import _tf_device_mem, bfc_stats_after  # noqa: F401  (bfc_stats_after: read as facts.bfc_stats_after)
 
 # facts that belong to the line stream itself; the window read back before a failure must not replay them
 # facts about the load in hand kept with their lines (fact_line: name -> [(line, value)]): should_fit.py reads, for
@@ -300,88 +300,6 @@ def _ggml_args(s, f, m, text, lineno, window):
         f["ggml_args"][_GGML_FLAG.get(flag, flag.lstrip("-"))] = int(val)
 
 
-def _tf_device_mem(f, lineno, item):
-    """TensorFlow 1.x's device blocks ("Found device N", then its Total/Free memory), one per card, by line: the stream
-    executor's failure names no card, so tf_device_mem keeps only the figures every card printed alike (one card: its own)."""
-    f["tf_mem_lines"][lineno] = item
-    cards, dev = {}, 0
-    for _, (key, v) in sorted(f["tf_mem_lines"].items()):
-        if key == "device":
-            dev = v
-        else:
-            cards.setdefault(dev, {})[key] = v
-    f["tf_device_mem"] = {key: v for key, v in next(iter(cards.values()), {}).items()
-                          if all(c.get(key) == v for c in cards.values())}
-
-
-def bfc_stats_after(f, line):
-    """The BFC Stats (limit, bytes in use) printed after the failure on `line` and before the next allocator's failure.
-    (round 111) TensorFlow 0.x dumped them before its "Ran out of memory trying to allocate" warning: with none after the
-    log's first failure, the Stats block before it (no failure before it to own them) is its own."""
-    nxt = min((n for n in f["bfc_fail_lines"] if n > line), default=float("inf"))
-    out = {}
-    for n, (key, v) in sorted(f["bfc_stats"].items()):
-        if line < n < nxt:
-            out.setdefault(key, v)
-    if not out and not any(n < line for n in f["bfc_fail_lines"]):
-        # (rev5 B5) one whole block, the last before the failure, and only in TensorFlow 0.x's order: that block ends just
-        # before the failure's "Ran out of memory trying to allocate" warning (the chunk map's bar line between); figures of
-        # several earlier blocks are not merged, and a block far before the failure is some earlier state's
-        block = _last_stats_block(f["bfc_stats"], line)
-        if block and line - block[-1][0] <= BFC_STATS_GAP:
-            out = {key: v for _, key, v in block}
-    return out
-
-
-BFC_STATS_GAP = 10      # InUse, then MaxInUse, NumAllocs, MaxAllocSize, a blank, the chunk bar, the warning (with room for a few more)
-
-
-def _last_stats_block(stats, line):
-    """The last Stats block (its Limit/InUse lines, adjacent) printed before `line`, as [(lineno, key, value)]."""
-    block = []
-    for n, (key, v) in sorted(stats.items()):
-        if n >= line:
-            break
-        if not block or key in {k for _, k, _ in block} or n - block[-1][0] > 2:
-            block = []      # a new block: a figure repeated, or not adjacent to the last
-        block.append((n, key, v))
-    return block
-
-
-# Ollama's own log format: Go's slog text with the source file's base name ("level=INFO source=llama_server.go:837 msg=..."),
-# which its logger shortens from the full path; slog's default AddSource prints the full path, and msg=" alone is any Go program.
-# The base name alone is a common slog idiom too (a Go wrapper of llama-server logs source=main.go or process.go), so only
-# the names of Ollama's own files that log count, in two tiers:
-#  - names unlikely in another Go program (ollama/ollama: llm/llama_server.go, server/sched.go, cuda_compat, native_probe,
-#    discover/amd_*.go): one line is enough;
-#  - Ollama's names that any Go service may have (server/routes.go, images.go, llm/memory.go, payload, ggml, gguf,
-#    gpu_*.go): two different ones in the log (a second marker), never one alone (review21b finding 7: a wrapper's
-#    source=routes.go or memory.go line read as Ollama)
-# the generic ones (server.go, main.go, types.go, gpu.go, process.go) never count
-_OLLAMA_SLOG = re.compile(r"\blevel=[A-Z]{3,5} source=(?:llama_server|sched|cuda_compat|native_probe|amd_\w{1,20})\.go:\d{1,6} msg=\"")
-_OLLAMA_SLOG_COMMON = re.compile(r"\blevel=[A-Z]{3,5} source=(routes|images|memory|payload|ggml|gguf|gpu_\w{1,20})\.go:\d{1,6} msg=\"")
-
-
-def _ollama_marker(s, f, m, text, lineno, window):
-    # "llama runner process has terminated" / "no longer running": Ollama's server (llm/server.go) relaying its runner's end
-    if "ollama" in text.lower() or "OLLAMA_" in text or "sha256-" in text or "llama runner process" in text \
-            or any(w in text for w in L.OLLAMA_SERVER_SAYS) or 'msg="' in text and _OLLAMA_SLOG.search(text) \
-            or "% CPU/GPU" in text and L.OLLAMA_PS.search(text):
-        f["ollama"] = True
-    elif 'msg="' in text and len(f["ollama_slog_common"]) < 2:
-        common = _OLLAMA_SLOG_COMMON.search(text)
-        if common:
-            f["ollama_slog_common"] = f["ollama_slog_common"] | {common.group(1)}
-            f["ollama"] = f["ollama"] or len(f["ollama_slog_common"]) >= 2
-
-
-def _ollama_evict(s, f, m, text, lineno, window):
-    """Ollama's scheduler evicting a loaded model to make room (its own line: the log is Ollama's); the lines, last few."""
-    f["ollama"] = True
-    if lineno not in f["ollama_evict"]:
-        f["ollama_evict"] = (f["ollama_evict"] + [lineno])[-8:]
-
-
 def _vllm_wflags(f, text):
     """vLLM's flags that change what one card holds of the weights (lines.VLLM_WEIGHT_FLAGS), every one on the line:
     quant (the method's name, lower case; the engine config's quantization=None says none), offload (GiB), dp, ep."""
@@ -395,10 +313,6 @@ def _vllm_wflags(f, text):
             w["dp"] = max(w.get("dp", 1), int(m.group(3)))
         elif m.group(4):
             w["ep"] = True
-
-
-def _ollama_env(s, f, m, text, lineno, window):
-    f["ollama_env"][m.group(1)] = m.group(2)
 
 
 def _compiler_stats(s, f, m, *_):
@@ -441,16 +355,6 @@ def _gguf_meta(s, f, m, *_):
         f["gguf_params"] = num(m.group(2)) * _PARAM_UNIT[m.group(3)]
     else:
         f["gguf_size"] = P.size(m.group(4))
-
-
-def _ollama_full(s, f, m, text, *_):
-    """Ollama's "offload to" line: what the model needs in all, and what each GPU has free, this load's alone: a list that
-    does not parse, or an "offload to cpu" line (its list is RAM), leaves none rather than an earlier load's. The sum is
-    what memory.go compares required.full with (the per-GPU allocations); should_fit takes the failing GPU's own entry."""
-    f["ollama_required"] = P.size(m.group(1))
-    lm = None if "offload to cpu" in text else L.OLLAMA_AVAILABLE.search(text)
-    gpus = [P.size(v) for v in _OLLAMA_SIZES.findall(lm.group(0))] if lm else None
-    f["ollama_gpus"], f["ollama_available"] = gpus, (sum(gpus) if gpus else None)
 
 
 HANDLERS = {

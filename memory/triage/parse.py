@@ -15,9 +15,9 @@ from .other_patterns import OMLX_SAFETY as _OMLX_SAFETY   # (tri50) oMLX's prefl
 from .other_runtimes import (DRIVER_API as _DRIVER_API, GGML_CUDA_OLD as _GGML_CUDA_OLD, METAL as _METAL,
                              ENOMEM as _ENOMEM, MPS_BUFFER as _MPS_BUFFER, MPS_NDARRAY as _MPS_NDARRAY, MPSGRAPH_INT_MAX as _MPSGRAPH_INT_MAX,
                              NCCL_SHM as _NCCL_SHM, ARROW_ALLOC as _ARROW_ALLOC, TRITON_PB_SHM as _TRITON_PB_SHM,
-                             TRITON_SMEM as _TRITON_SMEM, OLLAMA_LAYOUT as _OLLAMA_LAYOUT, OPENCL as _OPENCL, GGML_OPENCL as _GGML_OPENCL,
-                             PAGING as _PAGING, LOW_VIRTUAL_MEMORY as _LOW_VIRTUAL_MEMORY, SWARM_RAM as _SWARM_RAM, FLASHINFER_WS as _FLASHINFER_WS, VLLM_CUMEM as _VLLM_CUMEM, CAFFE_CUDA as _CAFFE_CUDA, ENOKI_MALLOC as _ENOKI_MALLOC, TURBOMIND as _TURBOMIND,
-                             GGML_CUDA_CODE as _GGML_CUDA_CODE, ELECTRON_OOM as _ELECTRON_OOM, OMLX_CEILING as _OMLX_CEILING, OMLX_PREFLIGHT as _OMLX_PREFLIGHT, OMLX_ADMIT as _OMLX_ADMIT, VLLMRS_KV as _VLLMRS_KV, VULKAN_LIMIT as _VULKAN_LIMIT, VULKAN_MAX_BUFFER as _VULKAN_MAX_BUFFER, METAL_VALIDATION as _METAL_VALIDATION, WSL_RESIDENT as _WSL_RESIDENT, CUDA_NOT_READY as _CUDA_NOT_READY, HAMI_OOM as _HAMI_OOM, AMDGPU_CS as _AMDGPU_CS, level_zero as _level_zero,
+                             TRITON_SMEM as _TRITON_SMEM, OLLAMA_LAYOUT as _OLLAMA_LAYOUT, OPENCL as _OPENCL,
+                             PAGING as _PAGING, LOW_VIRTUAL_MEMORY as _LOW_VIRTUAL_MEMORY, SWARM_RAM as _SWARM_RAM, FLASHINFER_WS as _FLASHINFER_WS, ENOKI_MALLOC as _ENOKI_MALLOC, TURBOMIND as _TURBOMIND,
+                             GGML_CUDA_CODE as _GGML_CUDA_CODE, ELECTRON_OOM as _ELECTRON_OOM, OMLX_CEILING as _OMLX_CEILING, OMLX_PREFLIGHT as _OMLX_PREFLIGHT, OMLX_ADMIT as _OMLX_ADMIT, VLLMRS_KV as _VLLMRS_KV, VULKAN_LIMIT as _VULKAN_LIMIT, VULKAN_MAX_BUFFER as _VULKAN_MAX_BUFFER, METAL_VALIDATION as _METAL_VALIDATION, WSL_RESIDENT as _WSL_RESIDENT, CUDA_NOT_READY as _CUDA_NOT_READY, AMDGPU_CS as _AMDGPU_CS, level_zero as _level_zero,
                              onnx as _onnx, xla as _xla, xla_tpu as _xla_tpu, xla_remat as _xla_remat, xla_tpu_exceed as _xla_tpu_exceed, xla_tpu_hbm as _xla_tpu_hbm, xla_fft_plan as _xla_fft_plan, tf_recv_alloc as _tf_recv_alloc,
                              mlx_malloc as _mlx_malloc, bfc as _bfc, ollama_too_large as _ollama_too_large,
                              TENSORRT as _TENSORRT, HF_DISPATCH as _HF_DISPATCH, TGI_PREFILL as _TGI_PREFILL, EXL_SPLIT as _EXL_SPLIT, SGLANG_UNBALANCED as _SGLANG_UNBALANCED,
@@ -49,10 +49,11 @@ from .other_patterns import (ONNX_ARENA_LIMIT as _ONNX_ARENA_LIMIT, PADDLE_HOST 
                              CAFFE_HOST as _CAFFE_HOST,     # (round 112) a CPU_ONLY Caffe's host malloc refused
                              KENLM_MALLOC as _KENLM_MALLOC,     # (round 118) KenLM's MallocException
                              THEANO_ALLOC as _THEANO_ALLOC, RENDER_OOM as _RENDER_OOM, PAGING_LOCALIZED as _PAGING_LOCALIZED,     # (round 93)
-                             KALDI_ALLOC as _KALDI_ALLOC, MARIAN_CUDA as _MARIAN_CUDA, DARKNET_CUDA as _DARKNET_CUDA,     # (round 94)
+                             KALDI_ALLOC as _KALDI_ALLOC, DARKNET_CUDA as _DARKNET_CUDA,     # (round 94)
                              JAVACPP_PHYSICAL as _JAVACPP_PHYSICAL, REPLAY_BUFFER_RAM as _REPLAY_BUFFER_RAM,
                              LLAMA_KV_SLOT as _LLAMA_KV_SLOT)     # (round 95)
 from . import error_patterns as RX
+from .check_readers import _aimdo_cuda, _caffe_cuda, _driver, _ggml_opencl, _hami, _marian_cuda, _vllm_cumem
 from .servers import (BLOCK_KINDS, add_block_fields, vllm_metal_kv as _vllm_metal_kv, _ds4_guard, _ggml_buffer, _ggml_load, _ggml_ctx_pool, _ollama_runner, _sglang_kv, _trtllm,
                       _vllm_startup, _vllm_v1, _vllm_cpu_node)
 from .text import attempt, clean, num, size  # noqa: F401  (re-exported: scan, window and facts read P.clean and P.size)
@@ -61,7 +62,7 @@ from .host_readers import _earlyoom, _kernel_died, _killed, _py_memory, _vhs_ram
 from .native_abort import _native_abort
 from .prefilter import _gate, _prefilter
 from .ray_oom import _ray_oom
-from .torch_readers import (_dev_kind, _torch_alloc_warn, _torch_new, _torch_old, _xpu_old, _torch_lower, _torch_no_prefix, _torch_bare,  # noqa: F401
+from .torch_readers import (_torch_alloc_warn, _torch_new, _torch_old, _xpu_old, _torch_lower, _torch_no_prefix, _torch_bare,  # noqa: F401
                             _torch_capacity_open, _torch_bracket_open,
                             _async, _async_cut, add_async_fields, _mps)  # (add_async_fields: scan reads P.add_async_fields)
 
@@ -69,47 +70,7 @@ from .torch_readers import (_dev_kind, _torch_alloc_warn, _torch_new, _torch_old
 # --- errors -------------------------------------------------------------------------------------
 # Each recogniser returns None or a dict: kind, runtime, device_kind, numbers (bytes unless the key
 # says tokens/ratio), and optional "needs_block" (the numbers follow on the next lines). PyTorch's own messages are read
-# in torch_readers.py.
-
-
-@_gate(" error -4 at ", " error -5 at ", " error -6 at ")
-def _ggml_opencl(line):
-    m = _GGML_OPENCL.search(line) if "ggml_opencl: " in line else None
-    if not m:
-        return None
-    if m.group(1) == "-6":           # CL_OUT_OF_HOST_MEMORY
-        return {"kind": "ggml.host", "device_kind": "cpu", "numbers": {}, "runtime": "llama.cpp", "complete": True}
-    return {"kind": "opencl.alloc", "device_kind": None, "numbers": {}, "runtime": "llama.cpp", "complete": True}
-
-
-@_gate("cumem_allocator")
-def _vllm_cumem(line):
-    m = _VLLM_CUMEM.search(line) if "cumem_allocator" in line else None
-    if not m:
-        return None
-    err = m.group(1).strip()
-    return {"kind": "vllm.cumem", "device_kind": "cuda", "numbers": {}, "runtime": "vllm", "complete": True,
-            "form": "oom" if err == "out of memory" else "fault", "error": err}
-
-
-@_gate("cudaSuccess (2 vs. 0)")
-def _caffe_cuda(line):
-    m = _CAFFE_CUDA.search(line) if "cudaSuccess (2 vs. 0)" in line else None
-    if not m:
-        return None
-    host = m.group(1) == "syncedmem.hpp"          # CaffeMallocHost: cudaMallocHost, pinned host memory
-    return {"kind": "cuda.driver", "device_kind": "cuda", "numbers": {}, "runtime": "caffe", "complete": True,
-            "form": "runtime_host" if host else "runtime_call"}
-
-
-@_gate("HAMI-core")
-def _hami(line):
-    """(round 72) HAMi-core's refusal in a vGPU pod: the usage it tracks after the request, over the pod's limit (bytes)."""
-    m = _HAMI_OOM.search(line) if "HAMI-core" in line else None
-    if not m or int(m.group(2)) <= int(m.group(3)):     # (review30) HAMi prints it only over the limit (allocator.c oom_check)
-        return None
-    return {"kind": "hami.oom", "device_kind": "cuda", "device_index": int(m.group(1)), "runtime": None, "complete": True,
-            "numbers": {"required": int(m.group(2)), "limit": int(m.group(3))}}
+# in torch_readers.py, native libraries' one-line error checks in check_readers.py.
 
 
 def _simple(rx, kind, device_kind, runtime, numbers=None, keys=None, **extra):
@@ -158,19 +119,6 @@ def _generic(line):
     return None
 
 
-@_gate("API FAILED")
-def _aimdo_cuda(line):
-    """comfy-aimdo's log of a CUDA driver call that failed with anything but out-of-memory (a fault, not a shortage)."""
-    if "API FAILED" not in line or "aimdo" not in line:
-        return None
-    m = RX.AIMDO_CUDA.search(line)
-    err = line[m.end():].rpartition(":")[2].strip() if m else ""
-    if not RX.AIMDO_CUDA_ERROR.fullmatch(err):
-        return None
-    return {"kind": "comfy.aimdo_cuda", "device_kind": "cuda", "numbers": {}, "runtime": "comfyui", "complete": True,
-            "call": m.group(2), "error": err}
-
-
 def _ollama_runner_gone(line):
     """Ollama's runner wrapper; "process no longer running" counts only when the runner's last error, which it quotes, is an
     OOM, and that error's numbers and device are the event's."""
@@ -181,30 +129,6 @@ def _ollama_runner_gone(line):
             return None
         ev.update(numbers=dict(sub.get("numbers") or {}), device_kind=sub.get("device_kind"))
     return ev
-
-
-@_gate(RX.DRIVER)
-def _driver(line):
-    m = RX.DRIVER.search(line)
-    if not m:
-        return None
-    dev = m.group(1) or ("HIP" if (m.group(3) or "").startswith("hip") else "CUDA")
-    # "(at path/file.h:88)": a C++ extension's own allocation (nunchaku, ...), not a PyTorch runtime call
-    ext = "(at " in line[m.end():m.end() + 8]
-    # "ROCm error:" is ggml's CUDA check in a HIP build (GGML_CUDA_NAME); PyTorch's HIP check says "HIP error:"
-    form = "extension" if ext else "driver_check" if m.group(2) == "driver" else "ggml_check" if dev == "ROCm" else "torch_check"
-    return {"kind": "cuda.driver", "device_kind": _dev_kind(dev), "numbers": {}, "runtime": "pytorch", "complete": True, "form": form}
-
-
-@_gate("CUDA error 2 'out of memory'")
-def _marian_cuda(line):
-    """(round 94) Marian's CUDA check at error 2: a cudaMalloc of its own (Device::reserve's workspace) is the program's own runtime
-    call (form runtime_call, as Caffe's and Theano's are); another call the check wrapped, form marian_check. No figures."""
-    m = _MARIAN_CUDA.search(line) if "CUDA error 2 'out of memory'" in line else None
-    if not m:
-        return None
-    return {"kind": "cuda.driver", "device_kind": "cuda", "numbers": {}, "runtime": "marian", "complete": True,
-            "form": "runtime_call" if m.group(1).startswith("cudaMalloc") else "marian_check"}
 
 
 RECOGNISERS = [

@@ -1,6 +1,7 @@
 """The named predicates and thresholds the rules table (rules.py) reads: tests over a failure's `Case` that
 several rows share, or whose why needs more than a comment beside one row. No weights here. The LLM servers' own
-are in server_predicates.py, the CUDA driver's and WDDM's in driver_predicates.py; both re-exported here."""
+are in server_predicates.py, the CUDA driver's and WDDM's in driver_predicates.py, those on the traceback's frames in
+frame_predicates.py, and those on facts kept by line near the failure in nearby_predicates.py; all re-exported here."""
 import re
 
 from ..llm.cards import unified_by_total
@@ -8,6 +9,8 @@ from ..units import GiB, MiB
 # moved out, re-exported under their old names (rules.py, rules_*.py, engine.py and the tests import them from here)
 from .driver_predicates import (CONTEXT_CALL, QUERY_FOLLOWS, mem_query, context_call, bare_driver, WDDM_HEAD, WDDM_NO_PROCS, wddm_refused)  # noqa: F401
 from .server_predicates import (KV_DOMINANT, ollama_kv_first, KV_GRAIN, KV_GRAINS, kv_grain, kv_sized, cumem_wake_up, sglang_pool_room, sleep_mode_budget, ggml_placed, ggml_placed_devices, ggml_room, TRT_WEIGHTS, TRT_KV, trt_component, trt_free, tgi, TGI_TINY_PREFILL, TGI_TINY_ROOM, tgi_tiny, tgi_figures, STAGE_SAID, CUDARC_OOM, stage_said, TRT_KV_STARVED, trt_kv_sizing, trt_kv_starved, PREFLIGHT_WEIGHTS_OVER, preflight_room, preflight_weights_over, startup_free_says, metal_kv_overhead_over_budget, metal_kv_profile_peak, metal_kv_weights, ds4_guard_fits, ds4_guard_weights_over)  # noqa: F401
+from .frame_predicates import (RELEASE_FRAMES, RAPIDS_OP_PATHS, rapids_op_frame, POOL_WORKER_FRAMES, PREALLOCATING, pool_worker_prealloc, release_frame, SYNC_FRAMES, async_named, sync_frame)  # noqa: F401
+from .nearby_predicates import (ggml_header_failed, TRT_SKIP_SPAN, trt_tactic_skip_near, batch_ran_before, STEP_MEM_PRINTS, step_mem_grew, KALDI_REPORT_WITHIN, kaldi_held_outside)  # noqa: F401
 
 
 from .shares import DESKTOP, OVER_CARD, REQUEST_SHARE, SLIVER, desktop_share  # noqa: F401 (one definition with the readers: shares.py)
@@ -421,80 +424,6 @@ def fresh(x):
     return not x.recoverable
 
 
-# the innermost frame releases memory: torch.cuda.empty_cache() returns PyTorch's cached blocks to the driver (cudaFree)
-RELEASE_FRAMES = ("empty_cache",)
-
-
-# (round 73) the RAPIDS libraries whose operations allocate their working buffers through RMM (cuDF and dask_cudf's columns,
-# cuGraph's renumbering and edge lists, cuML's estimators, cuSpatial), by the path of a traceback frame
-RAPIDS_OP_PATHS = ("/cudf/", "/dask_cudf/", "/cugraph/", "/cuml/", "/cuspatial/")
-
-
-def rapids_op_frame(x):
-    """RMM refused while a RAPIDS library's operation was on the stack (not while a pool was being created or sized)."""
-    return x.kind == "rmm.oom" and any(seg in "/" + p.replace("\\", "/") for p, _ in x.frames for seg in RAPIDS_OP_PATHS)
-
-
-# (round 93) a traceback frame of a process pool's worker loop: concurrent.futures' ProcessPoolExecutor (process.py's _process_worker)
-# or multiprocessing's Pool (pool.py's worker): the failing code ran in one of several worker processes
-POOL_WORKER_FRAMES = (("concurrent/futures/process.py", "_process_worker"), ("multiprocessing/pool.py", "worker"))
-# the runtimes that map most of a GPU's memory for their process at its first GPU op (TensorFlow's default, allow_growth off;
-# JAX's preallocation, 75 %): several of their processes on one card leave the later ones what the first left
-PREALLOCATING = ("tensorflow", "jax")
-
-
-def pool_worker_prealloc(x):
-    """An XLA-family refusal (TensorFlow, JAX) raised in a process pool's worker: the pool's other workers, each a process of a
-    runtime that maps most of the card for itself, hold the memory."""
-    return x.kind == "xla.oom" and x.env["runtime"] in PREALLOCATING and any(
-        p.replace("\\", "/").endswith(path) and func == name for p, func in x.frames for path, name in POOL_WORKER_FRAMES)
-
-
-def release_frame(x):
-    """A driver-level CUDA out-of-memory raised where PyTorch frees memory: no request of its own failed there."""
-    return x.kind == "cuda.driver" and bool(x.frames) and x.frames[-1][1] in RELEASE_FRAMES
-
-
-# the innermost frame waits for a stream, an event or the device (torch.cuda Stream/Event.synchronize, torch.cuda.synchronize):
-# a wait allocates nothing, so a CUDA error raised there is an earlier asynchronous call's, reported late
-SYNC_FRAMES = ("synchronize",)
-
-
-def async_named(x):
-    """The log (or the host) names PyTorch's cudaMallocAsync backend: its message's kind, ComfyUI's "Device: ... :
-    cudaMallocAsync" line, PYTORCH_CUDA_ALLOC_CONF=backend:cudaMallocAsync, or the panel's own flag; not ComfyUI's default
-    guessed where nothing says it."""
-    return ("torch.cuda_async" in (x.kinds or ()) or x.f["allocator"] == "cudaMallocAsync"
-            or "backend:cudaMallocAsync" in x.f["args"] or bool(x.ctx.get("cuda_malloc_async")))
-
-
-def sync_frame(x):
-    """A driver-level CUDA out-of-memory raised where PyTorch only waits for queued work: no request of its own failed there.
-    Not under cudaMallocAsync: its allocations are stream-ordered (cudaMallocAsync is queued on the stream like a kernel), so a
-    real shortage surfaces at the next synchronize, and the wait is where the request's failure shows."""
-    return x.kind == "cuda.driver" and bool(x.frames) and x.frames[-1][1] in SYNC_FRAMES and not async_named(x)
-
-
-def ggml_header_failed(x) -> bool:
-    """(round 70) The failure came while llama.cpp's pre-GGUF loader read a model file's header: the last of its lines before
-    the failure (and after the failure before it) is the file-open line "llama.cpp: loading model from", none of the header
-    lines it prints once the header is read (facts "ggml_header")."""
-    seen = [(n, what) for n, what in sorted(x.f["ggml_header"].items()) if (x.after or 0) < n < (x.line or 0)]
-    return bool(seen) and seen[-1][1] == "open"
-
-
-TRT_SKIP_SPAN = 16      # lines either side of a TensorRT failure within which its builder's tactic-skip warning speaks for it
-
-
-def trt_tactic_skip_near(x) -> bool:
-    """(review28) TensorRT's builder skipped a tactic for want of workspace beside this failure: a skip warning (facts
-    "trt_tactic_skip") after the failure before it and within TRT_SKIP_SPAN lines of this one (DeepStream-Yolo#366 prints
-    it three lines after the Error Code 2 lines). A skip earlier in the log, a build that went on, says nothing of a later
-    failure."""
-    line = x.line or 0
-    return any((x.after or 0) < n and abs(n - line) <= TRT_SKIP_SPAN for n in x.f["trt_tactic_skip"])
-
-
 def listed_others_cut(x) -> bool:
     """(round 101) PyTorch's message cut before the card's figures (no capacity sentence) that still lists another process
     ("Process 7208 has 6.51 GiB memory in use.") beside this process's own sentence ("This process has 7.92 GiB memory in
@@ -550,45 +479,3 @@ def vllm_layer_pass(x) -> bool:
     paths = [(p.replace("\\", "/"), fn) for p, fn in x.frames or ()]
     fns = [fn for p, fn in paths if "model_executor/layers/" in p] + list(x.f["vllm_layer_at"].values())
     return bool(fns) and not any(fn in VLLM_LAYER_LOADING for fn in fns) and not any("model_loader" in p for p, _ in paths)
-
-
-def batch_ran_before(x):
-    """(round 118; rev9 S1) The batch size the program's own sweep said ran before this failure (facts "batch_ran", kept by
-    line): the last such line before the failure's line, else None; a retry's line after the failure (a smaller batch that
-    then ran) says nothing of what ran before it."""
-    seen = [v for n, v in sorted(x.f.get("batch_ran", {}).items()) if n < (x.line or 0)]
-    return seen[-1] if seen else None
-
-
-STEP_MEM_PRINTS = 5       # (tri65) a training loop's per-step allocated figures read before a failure, at least
-
-
-def step_mem_grew(x):
-    """(tri65) (first, last, prints) where a training loop's own per-step lines (facts "step_mem", kept by line) printed the
-    allocated memory at least STEP_MEM_PRINTS times before this failure, never lower than the print before, the last at least
-    twice the first and 1 GiB above it; else None. Every step of a loop does the same work, so what stays allocated between
-    steps (weights, gradients, optimizer state) is flat once the first steps have made the optimizer's state; a figure that
-    rises at every print is memory kept from step to step (PyTorch's FAQ: "Don't accumulate history across your training
-    loop"). A peak figure (max_memory_allocated) rises only when a step needs more than any before, not at every print."""
-    seen = [v for n, v in sorted(x.f.get("step_mem", {}).items()) if n < (x.line or 0) and v]
-    if len(seen) < STEP_MEM_PRINTS or any(b < a for a, b in zip(seen, seen[1:])):
-        return None
-    return (seen[0], seen[-1], len(seen)) if seen[-1] >= 2 * seen[0] and seen[-1] - seen[0] >= 1 << 30 else None
-
-
-KALDI_REPORT_WITHIN = 3   # (tri68) lines between Kaldi's allocator report and its refusal (PrintMemoryUsage runs just before KALDI_ERR)
-
-
-def kaldi_held_outside(x):
-    """(tri68) Kaldi's allocator refused a new region on a card it shares (its message names sharing the GPU: the non-exclusive
-    branch of cu-allocator.cc AllocateNewRegion) and its report just before (facts "kaldi_held", PrintMemoryUsage) shows the card's
-    used memory (cuMemGetInfo's total less free) far beyond what this process's regions hold: (held, the difference), or None. Every
-    CuMatrix allocation goes through those regions (memory caching is on by default), so the rest of the card past this process's
-    context is other processes'. Read where it is at least half the card and at least the refused region."""
-    if x.kind != "cuda.driver" or x.ev.get("form") != "kaldi_region" or "sharing the GPU" not in (x.text or ""):
-        return None
-    seen = [v for n, v in sorted(x.f.get("kaldi_held", {}).items()) if x.line - KALDI_REPORT_WITHIN <= n < x.line]
-    if not seen:
-        return None
-    held, outside = seen[-1]["held"], seen[-1]["used"] - seen[-1]["held"]
-    return (held, outside) if outside >= 0.5 * seen[-1]["total"] and outside >= x.req else None
