@@ -178,6 +178,12 @@ STUDIES = {
                           "after": "ecc534036aff2a6163e8ddc43aa10ab28c741f76"},    # pool_small_request.py, its weights row
               "corpus": "after", "pairs": [("before", "after")],
               "confusion": ("weights-exceed-vram", "activations"), "label": "weights-exceed-vram"},
+    # recognition (issue 14; the logs with no answer): PyTorch's out-of-memory words alone on a line ("CUDA out of memory",
+    # nothing around them, as job wrappers relay them) read as the same words after "RuntimeError:" (generic.oom)
+    "tri85": {"commits": {"before": "db25306d04cf7962ed4dd2964e22e2c080377727",    # main before the change
+                          "after": "95145071100422b659c8cea38c685089e81e55d7"},    # bare_words.py: generic.oom for the bare words
+              "corpus": "after", "pairs": [("before", "after")],
+              "confusion": ("weights-exceed-vram", "other"), "label": "other", "answer": "other"},
 }
 HALVES = ("even", "odd", "all")
 MOVES = ("fixed", "broken", "wrong_to_wrong", "top2_only")

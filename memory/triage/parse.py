@@ -62,6 +62,7 @@ from .host_readers import _earlyoom, _kernel_died, _killed, _py_memory, _vhs_ram
 from .native_abort import _native_abort
 from .prefilter import _gate, _prefilter
 from .ray_oom import _ray_oom
+from .bare_words import _bare_words     # (tri85)
 from .torch_readers import (_torch_alloc_warn, _torch_new, _torch_old, _xpu_old, _torch_lower, _torch_no_prefix, _torch_bare,  # noqa: F401
                             _torch_capacity_open, _torch_bracket_open,
                             _async, _async_cut, add_async_fields, _mps)  # (add_async_fields: scan reads P.add_async_fields)
@@ -401,6 +402,7 @@ RECOGNISERS = [
     _simple(RX.COMFY_OOM, "comfy.got_oom", None, "comfyui", wrapper=True),
     _simple(RX.COMFY_TIP, "comfy.got_oom", None, "comfyui", wrapper=True),
     _simple(RX.TORCH_OOM_TYPE, "torch.oom_type", None, "pytorch", wrapper=True),
+    _bare_words,     # (tri85) "CUDA out of memory" alone ending a line: read as _generic reads it after "RuntimeError:"
     _generic,
 ]
 
