@@ -47,7 +47,8 @@ MODEL_INPUTS = {**{t: ("model1",) for t in ("ModelMergeSimple", "ModelSubtract",
 # any other node: every input, as the conditioning walk follows an unknown node (rev65e #1): a node that passes a MODEL on
 # may take it under any name (ComfyUI's own Switch: on_true/on_false, comfy_extras/nodes_logic.py:11-39; rgthree's Any
 # Switch; Impact's basic pipe), and a patch lost on the way is an undercount; an overcount needs a prompt ComfyUI refuses
-# (a MODEL linked into a non-MODEL input: execution.py:822-825)
+# (a MODEL linked into a non-MODEL input: execution.py:822-825), or a node that makes no MODEL on the way (NO_MODEL_OUT:
+# an image input's decode of another sampler's run)
 
 
 def _follow_model(start, kind, subgraphs=()):
@@ -63,10 +64,27 @@ def _follow_model(start, kind, subgraphs=()):
             return ()
         if t in subgraphs:
             return None
+        if t in NO_MODEL_OUT:
+            return ()
+        if t == "ComfySwitchNode":
+            return _switch_inputs(n)
         if t in MODEL_INPUTS:
             return MODEL_INPUTS[t]
         return ("model1",) if t and t.startswith("ModelMerge") else None
     return follow
+
+
+# nodes whose output is no MODEL: the walk up a sampler's MODEL stops there (rev65f #2: an IPAdapter's image input, a
+# decode of a custom sampler that ran on a patched model, carried that patch to this sampler)
+NO_MODEL_OUT = {*links.DECODES, *links.ENCODES, "LoadImage", "EmptyLatentImage", "CLIPTextEncode", "ImageScaleBy",
+                "ImageScale", "ImageUpscaleWithModel", "UpscaleModelLoader", "CLIPVisionEncode"}
+
+
+def _switch_inputs(n):
+    """ComfyUI's Switch (comfy_extras/nodes_logic.py:11-39): both inputs are lazy and only the chosen one runs
+    (execution.py:486-495), so a literal switch value follows that input alone (rev65f #3); a linked one, both."""
+    v = (n.get("inputs") or {}).get("switch") if isinstance(n.get("inputs"), dict) else None
+    return ("on_true",) if v is True else ("on_false",) if v is False else None
 
 
 def _starts(wf: dict):

@@ -124,6 +124,11 @@ def comfy_request(weights, scale, image) -> int:
 MAX_SIDE, MAX_BATCH = 1 << 20, 1 << 16     # far past any image a graph makes (nodes.MAX_RESOLUTION 16384, x4 twice)
 
 
+def _short(x) -> str:
+    """A number for an error line: a hand-edited 10**400 said as a size, not 400 digits."""
+    return str(x) if abs(x) < 10 ** 12 else f"{float(x):.3g}" if abs(x) < 1e300 else "over 1e300"
+
+
 def tile_area(w, h, tile=TILE) -> int:
     """Pixels of tiled_scale's largest tile on a w x h image: min(tile, side) a side (a side within the tile runs whole)."""
     return min(tile, w) * min(tile, h)
@@ -140,8 +145,10 @@ def phase_inputs(model, image, how, assumptions) -> dict:
     "retry": {tile: bytes} of the smaller tiles ComfyUI retries with} of the step; model: read_file()'s; image: (w, h,
     batch) of the image the node receives, how: where that size comes from."""
     w, h, b = image
-    if max(w, h) > MAX_SIDE or b > MAX_BATCH:  # a hand-edited graph (rev65e: a width of 10**400 overflowed a float)
-        raise UserError(f"an image of {w}x{h}, batch {b} at the upscale step is beyond what ComfyUI's nodes accept")
+    if not (1 <= min(w, h) and max(w, h) <= MAX_SIDE and 1 <= b <= MAX_BATCH):  # a hand-edited graph (rev65e: a width of
+        # 10**400 overflowed a float; rev65f #4: a negative side, a 0 one; ComfyUI's nodes take sides and batches from 1)
+        raise UserError(f"the image at the upscale step ({_short(w)} x {_short(h)}, batch {_short(b)}) is outside what "
+                        f"ComfyUI's nodes accept (sides 1 to {MAX_SIDE}, batch 1 to {MAX_BATCH})")
     arch, img = model["arch"], b * h * w * 3 * COMFY["image_bytes"][0]
     scale = arch["scale"] if arch else None
     per = per_pixel(arch, tile_side(w, h))
@@ -178,7 +185,9 @@ def _image(x, size, frames, batch, typed_size=False, typed_batch=False):
             if not root or not (typed_size or typed_batch):
                 return got
             sides = scaled(got[:2], root[:2], size) if typed_size else got[:2]
-            b = scaled(got[2:3], root[2:3], (frames * batch,))[0] if typed_batch else got[2]
+            # the decode's batch moves with a typed size too (every sampler then runs at the estimate's batch, and the
+            # decode's own image takes it below: rev65f #1)
+            b = scaled(got[2:3], root[2:3], (frames * batch,))[0] if typed_batch or typed_size else got[2]
             return (*sides, b, f"{got[3]}: {got[0]}x{got[1]}" + (f" x{got[2]}" if got[2] > 1 else "")
                     + f" from a {root[0]}x{root[1]}" + (f" x{root[2]}" if root[2] > 1 else "") + " decode, scaled with the "
                     "typed " + " and ".join(k for k, on in (("size", typed_size), ("batch", typed_batch)) if on))

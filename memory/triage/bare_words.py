@@ -9,8 +9,8 @@ exception type or an error tag ("RuntimeError: CUDA out of memory", "[ERROR] CUD
 error line (parse._generic: generic.oom, no figure, the log's context decides the cause); alone on their line they were not
 read at all, so a log that shows only them had no answer.
 
-Read here: the words as PyTorch writes them ending a line, at its start or after a colon or a closing bracket, then only
-spaces or "!", read as the same words after "RuntimeError:" are (generic.oom). Capitals a wrapper may give them ("CUDA Out
+Read here: the words as PyTorch writes them ending a line, alone or after one error tag or an exception-like name (not a
+log level's tag, in any case; not after words: review rev65f), then only spaces or "!", read as the same words after "RuntimeError:" are (generic.oom). Capitals a wrapper may give them ("CUDA Out
 of Memory") are not read: "Out of Memory" is no word the line scan looks for (scan_words.ERROR_WORDS), and adding it would
 open every such line to every recogniser. Not as PyTorch's cut first sentence (torch.cuda, form partial): on the even half of the unseen corpus that
 reading moved a log whose words follow "RuntimeError:" and whose cause is a version regression from other to activations
@@ -22,7 +22,11 @@ import re
 from .error_patterns import GENERIC_NOT
 from .prefilter import _gate
 
-BARE_WORDS = re.compile(r"(?:\A\s*|[:\]]\s*)(?:CUDA|HIP) out of memory[\s!]*\Z")
+# alone, or after one error tag ("[ERROR] ") or an exception-like name ("OutOfMemoryError: "): not after words ("Skipping
+# batch 12: ", a logger's "DEBUG:oom_guard:", a test's name), which mention the words in a run that goes on (rev65f #5)
+BARE_WORDS = re.compile(r"\A\s*(?:\[([^\]]{1,40})\]\s*|[A-Za-z_][\w.]{0,80}(?:Error|Exception):\s*)?"
+                        r"(?:CUDA|HIP) out of memory[\s!]*\Z")
+LEVEL_TAG = re.compile(r"(?i)warn(?:ing)?|info|debug|trace|notice")  # a log level's tag is no failure's (any case)
 BARE_WORDS_KEYS = ("CUDA out of memory", "HIP out of memory")
 
 
@@ -30,6 +34,7 @@ BARE_WORDS_KEYS = ("CUDA out of memory", "HIP out of memory")
 def _bare_words(line):
     """(tri85) "CUDA out of memory" ending a line with nothing but an error tag before it (BARE_WORDS): parse._generic's
     reading, any runtime's error line with no figure."""
-    if not any(k in line for k in BARE_WORDS_KEYS) or not BARE_WORDS.search(line) or GENERIC_NOT.search(line):
+    m = BARE_WORDS.search(line) if any(k in line for k in BARE_WORDS_KEYS) else None
+    if not m or GENERIC_NOT.search(line) or (m.group(1) and LEVEL_TAG.fullmatch(m.group(1))):
         return None
     return {"kind": "generic.oom", "device_kind": None, "numbers": {}, "runtime": None, "complete": True}
