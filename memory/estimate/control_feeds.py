@@ -53,8 +53,9 @@ MODEL_INPUTS = {**{t: ("model1",) for t in ("ModelMergeSimple", "ModelSubtract",
 
 def _follow_model(start, kind, subgraphs=()):
     """The walk up a sampler's MODEL (est65): its model input, then the MODEL-carrying inputs of the nodes on the way
-    (MODEL_INPUTS: a merge's model1 only, rev65d #2; a patch node's model and model_patch), every input of any other node
-    (rev65e #1); another sampler ends it. A subgraph instance (subgraphs: the definitions' ids) is entered as before (reach.walk_ui
+    (MODEL_INPUTS: a merge's model1 only, rev65d #2; a patch node's model and model_patch; a set Switch's chosen input,
+    rev65f #3), every input of any other node (rev65e #1); another sampler, or a node that makes no MODEL (NO_MODEL_OUT,
+    rev65f #2), ends it. A subgraph instance (subgraphs: the definitions' ids) is entered as before (reach.walk_ui
     enters one only when every input is followed), its inner nodes then read by the same table."""
     def follow(n):
         t = kind(n) if isinstance(kind(n), str) else None
