@@ -6,6 +6,20 @@ from .predicates import ABSURD_HOST, aimdo_file_read, aimdo_reader_only, bare_dr
 from .native_runtimes import hip_host_call
 from .rule_row import Rule
 
+# what the host-ram row of an OOM killer's event says, by the event's form (None: the kernel's own OOM killer); a hosting
+# platform's limit ("platform_limit") names its figure in the row itself
+OOM_KILLER_SAYS = {
+    # (round 94) earlyoom's notice or kill line
+    "earlyoom": "earlyoom found the host's available memory (and swap) at or below its limits and ended a process: system "
+                "RAM, not GPU memory (on a unified-memory machine the GPU's allocations count in it)",
+    # (tri84) Ray's memory monitor (ray_oom.RAY_OOM)
+    "ray_monitor": "Ray's memory monitor killed a task or actor when the node's memory passed its threshold "
+                   "(RAY_memory_usage_threshold, 0.95 by default): the node's system RAM (worker heaps, the object store), "
+                   "not GPU memory; fewer tasks or actors per node, less held in host memory per worker, or a node with more RAM",
+    None: "the operating system's OOM killer ended the process: system RAM (and swap) ran out, not GPU memory",
+}
+
+
 R = Rule
 HOST_RAM = [
     # --- host-ram: system memory, not the GPU ----------------------------------------------------------
@@ -196,14 +210,7 @@ HOST_RAM = [
       lambda x: f"the hosting platform stopped the service when it used over its plan's {fmt_bytes(x.n['limit'])} of memory: host "
                 "RAM, not GPU memory; a larger plan, or a smaller footprint (lighter libraries, models loaded lazily or served elsewhere)"
       if x.ev.get("form") == "platform_limit" and x.n.get("limit") else
-      # (round 94) earlyoom's notice or kill line
-      "earlyoom found the host's available memory (and swap) at or below its limits and ended a process: system RAM, not GPU "
-      "memory (on a unified-memory machine the GPU's allocations count in it)" if x.ev.get("form") == "earlyoom" else
-      # (tri84) Ray's memory monitor (ray_oom.RAY_OOM)
-      "Ray's memory monitor killed a task or actor when the node's memory passed its threshold (RAY_memory_usage_threshold, "
-      "0.95 by default): the node's system RAM (worker heaps, the object store), not GPU memory; fewer tasks or actors per "
-      "node, less held in host memory per worker, or a node with more RAM" if x.ev.get("form") == "ray_monitor" else
-      "the operating system's OOM killer ended the process: system RAM (and swap) ran out, not GPU memory"),
+      OOM_KILLER_SAYS.get(x.ev.get("form"), OOM_KILLER_SAYS[None])),
     # (tri75) a Jupyter kernel that died while a cell ran (host_readers.KERNEL_DIED): a Python error, a device's out of memory
     # among them, would have come back as the cell's error; a kernel ended from outside is the host's OOM killer in an OOM report
     R("host-ram", 8.0, kind("jupyter.kernel_died"),
