@@ -184,6 +184,13 @@ STUDIES = {
                           "after": "95145071100422b659c8cea38c685089e81e55d7"},    # bare_words.py: generic.oom for the bare words
               "corpus": "after", "pairs": [("before", "after")],
               "confusion": ("weights-exceed-vram", "other"), "label": "other", "answer": "other"},
+    # the other-process label (issue 14; its even logs read as weights-exceed-vram): a card of at most 2 GiB that PyTorch's
+    # own figures by process show shared (other processes holding as much as this one, and the shortfall) read as
+    # other-process; the tiny-card weights row stands aside there
+    "tri86": {"commits": {"before": "83b9a63d9a2c7185283dbcfc1c509b8acfe87f27",    # main before the change
+                          "after": "ec824311750256a4a2254b630021d01619f6bb8d"},    # tiny_shared.py: others_fill_tiny, its other-process row
+              "corpus": "after", "pairs": [("before", "after")],
+              "confusion": ("other-process", "weights-exceed-vram"), "label": "other-process"},
 }
 HALVES = ("even", "odd", "all")
 MOVES = ("fixed", "broken", "wrong_to_wrong", "top2_only")

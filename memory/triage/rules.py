@@ -46,6 +46,7 @@ from .rules_runner_up import RUNNER_UP_ROWS
 from .rules_stages import STAGES
 from .rules_weights import WEIGHTS
 from .should_fit import over_card
+from .tiny_shared import TINY_SHARED
 from .native_runtimes import FAISS_TEMP_MIN, mnn_parameter
 from .predicates import batch_ran_before, step_mem_grew     # (rev9 S1) by line; (tri65) by line
 
@@ -329,6 +330,7 @@ RULES = [
       "Ollama's scheduler, after this load failed, evicts another loaded model to make space: a model already resident (another "
       "runner) holds the memory; unload it (ollama stop, keep_alive) or lower OLLAMA_MAX_LOADED_MODELS"),
     *RUNTIME_HELD,
+    *TINY_SHARED,     # (tri86) a tiny card that PyTorch's figures by process show shared
     R("other-process", 3.0, others_hold,
       "other processes hold {others:b} on this GPU; freeing them covers the {short:b} shortfall", first="op"),
     R("other-process", 1.5, lambda x: torch(x) and x.others is not None and x.others >= 0.15 * x.total,

@@ -10,6 +10,7 @@ from .printed_card import printed_total, tiny_printed
 from .native_runtimes import mnn_parameter
 from .rule_row import Rule
 from .should_fit import over_card
+from .tiny_shared import others_fill_tiny
 
 R = Rule
 # ggml's SYCL check prints its error, "in function ... at ...ggml-sycl.cpp:N" and "SYCL error" together: the function line is
@@ -90,7 +91,8 @@ WEIGHTS = [
     # the card was not full, so what was placed did not fill it (card_room.room_left); (tri74) and only where PyTorch held
     # under half the card: a load refused on its next weight leaves free memory short of one (perhaps large) tensor
     R("weights-exceed-vram", 6.0, lambda x: x.tiny and not (x.req and big_request(x) and x.allocated is not None
-                                                       and x.allocated < TINY_HELD_SHARE * x.total) and not room_left(x),
+                                                       and x.allocated < TINY_HELD_SHARE * x.total) and not room_left(x)
+      and not others_fill_tiny(x),     # (tri86) nor where PyTorch's figures show the card shared (tiny_shared.py)
       "the device has only {total:b}: an integrated GPU's carve-out (APU) or a very small card; the weights cannot fit"),
     # (tri78) a failure that gives no figure of its own on a card whose total nvidia-smi's table or deviceQuery printed (every
     # card alike) of at most case.TINY_CARD: the tiny-card reading above, from that total (printed_card.py)
