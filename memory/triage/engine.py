@@ -131,8 +131,6 @@ def _event_dict(scan, inc, context):
     query = set(scan.facts["cuda_query_total"].values())
     if device_kind == "cuda" and len(query) == 1:
         numbers.setdefault("total", query.pop())    # (round 111) deviceQuery (tri78: or nvidia-smi) printed the card's total (every card alike)
-        if len(scan.facts["smi_used"]) == 1:
-            numbers.setdefault("used", next(iter(scan.facts["smi_used"].values())))   # (dev66) nvidia-smi's one card row: its used
     # (round 113) MONAI Label's planner measured it free at start-up; (rev6 B7) by line: its nearest measurement before this
     # failure and after the one before, else (a paste quoting the server's start-up after its error) the first after it and
     # before the next failure; none from another failure's stretch of the log

@@ -83,11 +83,10 @@ TORCH_THC = re.compile(r"cuda runtime error \(2\) : out of memory")
 # trying: "CUDA out of memory. Tried to allocate more than 1EB memory." No card holds that; the size was computed wrong)
 # ((round 95) a quote of the <= 2.0 form cut after the card's capacity keeps it: "Tried to allocate 36.00 GiB (GPU 0; 47.54 GiB
 # total capacity)", group total; (round 97) or cut inside the bracket after it: "(GPU 0; 7.80 GiB total capacity; 6.45"; (trfix) the
-# figures it kept before the cut are read: "...; 22.80 GiB already allocated; 5.06 MiB free" (groups alloc, free); (dev66) a cut
-# right after the semicolon that follows the allocated figure keeps that figure ("...; 47.02 MiB already allocated;")
+# figures it kept before the cut are read: "...; 22.80 GiB already allocated; 5.06 MiB free" (groups alloc, free)
 TORCH_BARE = re.compile(r"(?P<dev>CUDA|HIP|XPU|MUSA) out of memory\.(?: Tried to allocate (?:(?P<req>" + SIZE_RX + r")"
                         r"(?: ?\(GPU \d{1,20}; ?(?P<total>" + SIZE_RX + r") total capacity[);]"
-                        r"(?: ?(?P<alloc>" + SIZE_RX + r") already allocated(?:; ?(?P<free>" + SIZE_RX + r") free|;?[ \t]{0,4}$))?)?|(?P<eb>more than 1EB memory)))?")
+                        r"(?: ?(?P<alloc>" + SIZE_RX + r") already allocated(?:; ?(?P<free>" + SIZE_RX + r") free|[ \t]{0,4}$))?)?|(?P<eb>more than 1EB memory)))?")
 # c10/cuda/CUDAMallocAsyncAllocator.cpp. Its second half alone is the same message: a GUI dialog (Krita's) or a narrow
 # terminal breaks it after the device ("Allocation on device 0" / "would exceed allowed memory. (out of memory)"); a quote
 # may drop its "(out of memory)" and keep the device (group 2)

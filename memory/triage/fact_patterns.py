@@ -97,11 +97,6 @@ FACTS = [
     # total in MiB (group 2)
     ("cuda_query_total", re.compile(r"Total amount of global memory:\s{1,40}\d{1,9} MBytes \((\d{1,20}) bytes\)"
                                     r"|\|\s{0,12}\d{1,7}MiB\s{0,4}/\s{0,12}(\d{1,7})MiB\s{0,12}\|")),
-    # (dev66) the same row's used column, by line (engine: the card's used memory where one card's row was printed)
-    ("smi_used", re.compile(r"\|\s{0,12}(\d{1,7})MiB\s{0,4}/\s{0,12}\d{1,7}MiB\s{0,12}\|")),
-    # (dev66) TensorFlow 1.x's device block keeps both figures on one line (gpu_device.cc, strings::HumanReadableNumBytes):
-    # "totalMemory: 11.17GiB freeMemory: 163.62MiB"
-    ("tf_device_mem1", re.compile(r"^\s*totalMemory: (\d{1,12}(?:\.\d{1,12})?[KMGT]iB) freeMemory: (\d{1,12}(?:\.\d{1,12})?[KMGT]iB)\s*$")),
     # (round 114) nvidia-smi's compute-apps query in CSV (--query-compute-apps=pid,process_name,used_memory --format=csv): its
     # header line "pid, process_name, used_gpu_memory [MiB]", then one line a process, "1909368, /path/to/server, 14786 MiB"
     # (a paste re-joined after a wrap may hold a row and the next line on one line: not anchored at the line's end)
@@ -479,7 +474,6 @@ FACT_KEYS = {
     "cudarc": ("DriverError(CUDA_ERROR_",),
     "aimdo_log": ("aimdo: ",), "comfy_mm": ("MB usable", "models unloaded"),     # (tri82)
     "cuda_query_total": ("Total amount of global memory", "MiB /", "MiB/"),     # (tri78) nvidia-smi's table too
-    "smi_used": ("MiB /", "MiB/"), "tf_device_mem1": ("totalMemory: ",),     # (dev66)
     "smi_procs": ("Process name",),     # (tri79)
     "smi_apps": ("used_gpu_memory [MiB]",),     # (round 114); (rev6 S1) the rows are read from the header (facts._smi_apps)
     "as_limit": ("Max address space",),     # (round 112)

@@ -39,7 +39,7 @@ def new_facts() -> dict:
             "runtime_version": {}, "llm_model": None, "gguf_type": None, "gguf_params": None, "gguf_size": None, "ollama_total": None,
             "vllm_transformers": False, "fact_line": {}, "nunchaku_gpus": {}, "mmgp_pin": {}, "runtime_named": None, "ggml_sycl_line": None,
             "cudarc": False, "rknpu_no_iommu": False, "bg_worker_exception": False, "comfy_mm": False, "pinned_src": None, "aimdo_file_read": None, "vllm_layer_at": {},
-            "cuda_query_total": {}, "smi_used": {}, "smi_apps": {}, "ggml_fattn": {}, "igpu_named": False}
+            "cuda_query_total": {}, "smi_apps": {}, "ggml_fattn": {}, "igpu_named": False}
 
 
 def apply(scan, lineno, text, window=False):
@@ -415,9 +415,6 @@ HANDLERS = {
     "aimdo_log": _set("comfy", True),       # (round 111) comfy-aimdo's own log line: ComfyUI's run
     # (round 111) deviceQuery's (tri78: or nvidia-smi's table's, in MiB) total of each card, by line (engine: where every card printed the same)
     "cuda_query_total": lambda s, f, m, text, lineno, *_: f["cuda_query_total"].__setitem__(lineno, int(m.group(1) or 0) or int(m.group(2)) * MiB),
-    "smi_used": lambda s, f, m, text, lineno, *_: f["smi_used"].__setitem__(lineno, int(m.group(1)) * MiB),     # (dev66)
-    "tf_device_mem1": lambda s, f, m, text, lineno, *_: (_tf_device_mem(f, lineno, ("total", parse_size(m.group(1)))),
-                                                         _tf_device_mem(f, lineno + 0.5, ("free", parse_size(m.group(2))))),
     # (round 114) nvidia-smi's compute-apps CSV by line: "head" for its header, else the process's memory (processes.smi_apps_after)
     "smi_apps": lambda s, f, m, text, lineno, window: _smi_apps(s, f["smi_apps"], lineno, m, window),
     "smi_procs": smi_procs.read_table,     # (tri79) nvidia-smi's process table: each row's card, type and memory, by the header's line

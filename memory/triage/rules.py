@@ -385,7 +385,7 @@ RULES = [
     # at start): the driver refusing it means memory free at start was taken since
     # (not when the request was more than the free memory TensorFlow printed at device creation: it was never sized from it)
     R("other-process", 1.2, lambda x: x.kind == "cuda.driver" and x.ev.get("form") == "stream_executor"
-      and not x.req > x.f["tf_device_mem"].get("free", x.req) * 1.005,     # (dev66) printed with 2 decimals of its unit: 0.5 % at most
+      and not x.req > x.f["tf_device_mem"].get("free", x.req),
       "the stream executor could not allocate the region it sized from the memory free when the device was created: "
       "memory was taken since, most often by another process", first="drv"),
     R("other-process", 0.9, kind("cuda.driver"), "CUDA driver out of memory: often context creation while another process holds the card",

@@ -21,9 +21,9 @@ KV_CACHE = [
       "cache"),
     R("kv-cache", 1.5, kind("exllama.split"), "the cache is placed with the weights in the same split: a smaller cache_size or "
       "cache mode leaves room for the model"),
-    R("kv-cache", 4.0, lambda x: x.kind == "vllm.kv_max_len" and "kv_available" in x.n,
+    R("kv-cache", 4.0, lambda x: x.kind == "vllm.kv_max_len" and "kv_needed" in x.n,
       "{n[kv_needed]:b} of KV cache needed for one full-length request, {n[kv_available]:b} available"),
-    R("kv-cache", 4.0, lambda x: x.kind == "vllm.kv_max_len" and "kv_available" not in x.n,     # (dev66) a cut quote may keep the need alone
+    R("kv-cache", 4.0, lambda x: x.kind == "vllm.kv_max_len" and "kv_needed" not in x.n,
       lambda x: f"max_model_len {x.n.get('max_model_len_tokens')} tokens > {x.n.get('kv_max_tokens')} tokens the KV cache can hold"
       if "kv_max_tokens" in x.n else "vLLM: one request at max_model_len needs more KV cache than the memory left for it: lower "
       "--max-model-len, or raise --gpu-memory-utilization"),

@@ -11,9 +11,6 @@ from .xla_runtimes import xla_tpu_used
 from .kernel_limits import metal_threadgroup_tail     # (round 110)
 
 
-_V1_HEAD = re.compile(r"max seq len \((\d{1,20})\), \(?(\d{1,12}(?:\.\d{1,12})? Gi?B) KV cache is needed")
-
-
 def _vllm_v1(line):
     m = RX.VLLM_V1_LEN.search(line)
     if m:
@@ -29,9 +26,7 @@ def _vllm_v1(line):
         return {"kind": "vllm.kv_max_len", "device_kind": "cuda", "numbers": nums, "runtime": "vllm", "complete": True}
     # the same check quoted without its numbers (v1/core/kv_cache_utils.py check_enough_kv_cache_memory's wording)
     if "KV cache is needed, which is larger than the available KV cache memory" in line:
-        h = _V1_HEAD.search(line)     # (dev66) cut after "available KV cache memory": the length and the need it kept
-        nums = {"max_model_len_tokens": int(h.group(1)), "kv_needed": size(h.group(2))} if h else {}
-        return {"kind": "vllm.kv_max_len", "device_kind": "cuda", "numbers": nums, "runtime": "vllm", "complete": False, "form": "bare"}
+        return {"kind": "vllm.kv_max_len", "device_kind": "cuda", "numbers": {}, "runtime": "vllm", "complete": False, "form": "bare"}
     return None
 
 

@@ -32,7 +32,6 @@ SENTENCES = (
 )
 # the message's first words, its sentences elided by the quoter ("CUDA out of memory ... total capacity of 7.60 GiB")
 _HEAD = re.compile(r"(?P<dev>CUDA|HIP|XPU) out of memory\.?[ \t]{0,4}(?:\.{3}|\u2026)")
-_TYPE_HEAD = re.compile(RX.TORCH_OOM_TYPE.pattern + r":?(?=[ \t]|$)")
 _SEP = re.compile(r"(?:[ \t]|\.(?!\d)|\u2026)*")
 _ELLIPSIS = re.compile(r"\.{3}|\u2026")
 
@@ -65,12 +64,8 @@ def torch_sentences(line):
     capacity in the same words; torch_readers._torch_capacity_open reads it with its free figure when the card is full)."""
     text = line.strip()
     head = _HEAD.match(text)
-    # (dev66) or after PyTorch's exception type, its "CUDA out of memory." cut ("torch.OutOfMemoryError: GPU 0 has total
-    # capacity of T of which F is free. Process P has N memory in use", "OutOfMemoryError ... Tried to allocate N"): the type
-    # names the message, so its sentences are read as after the first words (a lone capacity sentence too)
-    typed = None if head else _TYPE_HEAD.search(text)
-    found = _sentences(text, head.end() if head else typed.end() if typed else 0)
-    if not found or (not (head or typed) and [n for n, _ in found] == ["capacity"]):
+    found = _sentences(text, head.end() if head else 0)
+    if not found or (not head and [n for n, _ in found] == ["capacity"]):
         return None
     nums, procs = {}, []
     for name, m in found:
