@@ -7,7 +7,9 @@ to benchmarks/results/triage_split.json, which docs/triage-accuracy.md's task wr
 commit and half, the cases, the right causes and the cases with no answer at all (no failure found), by label; per pair of commits and half, the cases fixed (wrong -> right), broken
 (right -> wrong), moved between two wrong causes, and moved in their top two causes' confidences only, with the cases; for
 a study that names a "prefix" (a runtime's case-file names), per commit and half the cases of that runtime, the right ones and
-the wrong ones by label and answer; for one that names a "label", the same over the cases of that label. Nothing is tuned here.
+the wrong ones by label and answer; for one that names a "label", the same over the cases of that label; (dev66) for one that
+sets "extract", per commit and half the cases whose device kind, numbers and runtime are right (and per pair, the cases that
+went wrong -> right and right -> wrong in each). Nothing is tuned here.
 
     python benchmarks/triage_split.py [--no-cache] [--only NAME]
 
@@ -23,7 +25,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "benchmarks"))
 from results import save  # noqa: E402
-from triage_rounds import L, scored  # noqa: E402  (L: triage_ledger, with the corpus harness L.U)
+from triage_rounds import L, ok, scored  # noqa: E402  (L: triage_ledger, with the corpus harness L.U)
 
 # study -> its commits in order; "corpus" names the commit whose tree gives the batches, "pairs" what is compared,
 # "confusion" the two causes whose mix-up is counted each way (label read as the other) per commit and half
@@ -191,6 +193,12 @@ STUDIES = {
                           "after": "ec824311750256a4a2254b630021d01619f6bb8d"},    # tiny_shared.py: others_fill_tiny, its other-process row
               "corpus": "after", "pairs": [("before", "after")],
               "confusion": ("other-process", "weights-exceed-vram"), "label": "other-process"},
+    # the numbers and device kind each log is read with (issue 14): figures a quote or a tool kept (PyTorch's type then its
+    # sentences, a cut bracket, vLLM's cut length check, nvidia-smi's used column, TF 1.x's device line), counted with the
+    # headline event's device kind, numbers and runtime ("extract"); the device kind read no differently
+    "dev66": {"commits": {"before": "83b9a63d9a2c7185283dbcfc1c509b8acfe87f27",    # main before the change
+                          "after": "112224f793552a785308d5e1be0f8af35731a4fb"},    # torch_sentences' type head, facts smi_used / tf_device_mem1, ...
+              "corpus": "after", "pairs": [("before", "after")], "extract": True},
 }
 HALVES = ("even", "odd", "all")
 MOVES = ("fixed", "broken", "wrong_to_wrong", "top2_only")
@@ -308,6 +316,23 @@ def _counts(runs: dict, keep) -> dict:
     return out
 
 
+EXTRACT = {"device_right": "device", "numbers_exact": "numbers", "runtime_right": "runtime"}
+
+
+def extract_counts(runs: dict, pairs: list) -> dict:
+    """(task dev66) For a study that asks ("extract": True), what the headline event read besides its cause:
+    {"score": {commit: {half: {"cases", "device_right", "numbers_exact", "runtime_right"}}}, "pairs": {"x_y": {half:
+    {count: {"gained": n, "lost": n}}}}}, each case right or not as triage_rounds.ok reads unseen_corpus.score's row
+    (device_ok, numbers_bad empty, runtime_ok); "gained"/"lost": the cases that went wrong -> right / right -> wrong."""
+    halves = {k: split(v) for k, v in runs.items()}
+    score = {k: {h: {"cases": len(rs), **{c: sum(ok(r, f) for r in rs) for c, f in EXTRACT.items()}} for h, rs in hs.items()}
+             for k, hs in halves.items()}
+    moved = {f"{x}_{y}": {h: {c: {"gained": sum(not ok(b, f) and ok(a, f) for b, a in zip(halves[x][h], halves[y][h], strict=True)),
+                                  "lost": sum(ok(b, f) and not ok(a, f) for b, a in zip(halves[x][h], halves[y][h], strict=True))}
+                              for c, f in EXTRACT.items()} for h in HALVES} for x, y in pairs}
+    return {"score": score, "pairs": moved}
+
+
 def git(*args) -> str:
     return subprocess.run(["git", *args], cwd=REPO, capture_output=True, text=True, check=True).stdout
 
@@ -349,6 +374,8 @@ def main(argv=None) -> int:
             res["subset"] = {"prefix": st["prefix"], "score": subset_counts(runs, st["prefix"])}
         if st.get("label"):
             res["label"] = {"label": st["label"], "score": label_counts(runs, st["label"])}
+        if st.get("extract"):
+            res["extract"] = extract_counts(runs, st["pairs"])
         out[name] = {"commits": commits, "corpus_commit": commits[st["corpus"]], "batches": len(names), **res}
         print(f"study {name}: {len(names)} batches as of {st['corpus']} ({commits[st['corpus']][:8]})")
         print(f"  {'commit':10} {'':8} " + " ".join(f"{h:>12}" for h in HALVES))
@@ -382,6 +409,12 @@ def main(argv=None) -> int:
             for h, c in hs.items():
                 print(f"  label {st['label']} {k:10} {h:5} {c['right']:>4} of {c['cases']:<4} wrong: "
                       + ", ".join(f"{m.replace('_', ' ')} {n}" for m, n in c["misses"].items()))
+        for k, hs in res.get("extract", {}).get("score", {}).items():
+            print(f"  {k:10} " + "; ".join(f"{h} " + ", ".join(f"{c.replace('_', ' ')} {n}" for c, n in s.items() if c != "cases")
+                                           for h, s in hs.items()))
+        for p, hs in res.get("extract", {}).get("pairs", {}).items():
+            print(f"  {p} " + "; ".join(f"{h} " + ", ".join(f"{c.replace('_', ' ')} +{m['gained']}/-{m['lost']}" for c, m in cs.items())
+                                        for h, cs in hs.items()))
         for p, hs in res["pairs"].items():
             for m, cases in hs["all"]["cases"].items():
                 for c in cases:
