@@ -7,7 +7,9 @@ to benchmarks/results/triage_split.json, which docs/triage-accuracy.md's task wr
 commit and half, the cases, the right causes and the cases with no answer at all (no failure found), by label; per pair of commits and half, the cases fixed (wrong -> right), broken
 (right -> wrong), moved between two wrong causes, and moved in their top two causes' confidences only, with the cases; for
 a study that names a "prefix" (a runtime's case-file names), per commit and half the cases of that runtime, the right ones and
-the wrong ones by label and answer; for one that names a "label", the same over the cases of that label. Nothing is tuned here.
+the wrong ones by label and answer; for one that names a "label", the same over the cases of that label; for one with
+"extract" (task rt66), per commit and half the cases whose runtime, device kind and numbers are read right (extract_counts).
+Nothing is tuned here.
 
     python benchmarks/triage_split.py [--no-cache] [--only NAME]
 
@@ -23,7 +25,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "benchmarks"))
 from results import save  # noqa: E402
-from triage_rounds import L, scored  # noqa: E402  (L: triage_ledger, with the corpus harness L.U)
+from triage_rounds import L, ok, scored  # noqa: E402  (L: triage_ledger, with the corpus harness L.U)
 
 # study -> its commits in order; "corpus" names the commit whose tree gives the batches, "pairs" what is compared,
 # "confusion" the two causes whose mix-up is counted each way (label read as the other) per commit and half
@@ -184,6 +186,11 @@ STUDIES = {
                           "after": "95145071100422b659c8cea38c685089e81e55d7"},    # bare_words.py: generic.oom for the bare words
               "corpus": "after", "pairs": [("before", "after")],
               "confusion": ("weights-exceed-vram", "other"), "label": "other", "answer": "other"},
+    # the runtime each log is read as (issue 14, deliver 4): a program's own line around PyTorch's failure names the run;
+    # ComfyUI's start-up line cut after its VRAM figure read as ComfyUI's ("extract": runtime, device, numbers counted too)
+    "rt66": {"commits": {"before": "83b9a63d9a2c7185283dbcfc1c509b8acfe87f27",    # main before the change
+                         "after": "be5791e0765df33d5e1fbdb4535285ca695abf4e"},    # runtime_around.py, its one row
+             "corpus": "after", "pairs": [("before", "after")], "extract": True},
 }
 HALVES = ("even", "odd", "all")
 MOVES = ("fixed", "broken", "wrong_to_wrong", "top2_only")
@@ -301,6 +308,17 @@ def _counts(runs: dict, keep) -> dict:
     return out
 
 
+def extract_counts(score: dict, runs: dict) -> dict:
+    """(task rt66) Into each commit's and half's score: "runtime_right", "device_right", "numbers_exact", the cases whose
+    headline event's runtime, device kind and numbers are read right (triage_rounds.ok: a case with no failure found has
+    none right, and every number it declares read wrong). Returns `score`."""
+    for k, rows in runs.items():
+        for h, rs in split(rows).items():
+            score[k][h].update({f"{f}_{w}": sum(ok(r, f) for r in rs) for f, w in
+                                (("runtime", "right"), ("device", "right"), ("numbers", "exact"))})
+    return score
+
+
 def git(*args) -> str:
     return subprocess.run(["git", *args], cwd=REPO, capture_output=True, text=True, check=True).stdout
 
@@ -338,6 +356,8 @@ def main(argv=None) -> int:
         names = corpus_at(commits[st["corpus"]])
         runs = {k: scored(c, names, not a.no_cache) for k, c in commits.items()}
         res = half_counts(runs, st["pairs"], st.get("confusion", ()), st.get("answer"), st.get("answers", ()))
+        if st.get("extract"):
+            extract_counts(res["score"], runs)
         if st.get("prefix"):
             res["subset"] = {"prefix": st["prefix"], "score": subset_counts(runs, st["prefix"])}
         if st.get("label"):
@@ -352,6 +372,9 @@ def main(argv=None) -> int:
                   + " (" + ", ".join(f"{lb} {n}" for lb, n in res["score"][k]["all"]["no_answer_by_label"].items()) + ")")
             for x in res["score"][k]["all"]["confused"]:
                 print(f"  {k:10} {x.replace('_', ' ')}: " + ", ".join(f"{h} {s['confused'][x]}" for h, s in res["score"][k].items()))
+        for k in commits if st.get("extract") else ():
+            print(f"  {k:10} runtime / device / numbers right: " + ", ".join(
+                f"{h} {s['runtime_right']} / {s['device_right']} / {s['numbers_exact']}" for h, s in res["score"][k].items()))
         for k in commits if st.get("answer") else ():
             for h, s in res["score"][k].items():
                 w = s["wrong_as"]
