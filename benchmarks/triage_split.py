@@ -199,6 +199,11 @@ STUDIES = {
     "dev66": {"commits": {"before": "83b9a63d9a2c7185283dbcfc1c509b8acfe87f27",    # main before the change
                           "after": "112224f793552a785308d5e1be0f8af35731a4fb"},    # torch_sentences' type head, facts smi_used / tf_device_mem1, ...
               "corpus": "after", "pairs": [("before", "after")], "extract": True},
+    # the runtime each log is read as (issue 14, deliver 4): a program's own line around PyTorch's failure names the run;
+    # ComfyUI's start-up line cut after its VRAM figure read as ComfyUI's ("extract": runtime, device, numbers counted too)
+    "rt66": {"commits": {"before": "83b9a63d9a2c7185283dbcfc1c509b8acfe87f27",    # main before the change
+                         "after": "be5791e0765df33d5e1fbdb4535285ca695abf4e"},    # runtime_around.py, its one row
+             "corpus": "after", "pairs": [("before", "after")], "extract": True},
 }
 HALVES = ("even", "odd", "all")
 MOVES = ("fixed", "broken", "wrong_to_wrong", "top2_only")

@@ -2,6 +2,7 @@
 the failure's own message and what the host knows (context). Guides are chosen by these values."""
 import re
 
+from .runtime_around import host_runtime
 from .runtime_markers import CUT_FRAMES, MARKERS_NOT_OVER_TORCH, MARKERS_UNDER_COMFYUI, NAMED_FRAMES
 
 # PyTorch honours expandable_segments on ROCm (HIP virtual memory management) from 2.12, in builds for ROCm 7.0 or later
@@ -69,7 +70,7 @@ def infer(scan, inc, context: dict) -> dict:
         if backend is None and f["ggml_sycl_fn"]:
             backend = "xpu"     # ggml's SYCL check named the function that threw: an Intel GPU (round 61)
     runtime = ctx.get("runtime") or ("comfyui" if ctx.get("node_type") or ctx.get("loaded_models") is not None
-                                      else guess_runtime(scan, inc))
+                                      else host_runtime(f, guess_runtime(scan, inc)))
     allocator = None
     if "torch.cuda_async" in kinds:
         allocator = "cudaMallocAsync"

@@ -4,6 +4,7 @@ lines.py (rows and order unchanged); fact_gate.py picks the facts a line can mat
 import re
 
 from .runtime_markers import NAMED_RUNTIMES, RUNTIME_MARKERS, RUNTIME_WORDS
+from .runtime_around import FACT as AROUND_FACT, FACT_WORDS as AROUND_WORDS
 
 # Python prints `, line N`; pasted tracebacks (and rewrites of them) often drop it, the frame stays a frame
 FRAME_RE = re.compile(r'File "([^"]+)"(?:, ?line ?\d+)?, in (\S+)')
@@ -483,4 +484,6 @@ FACT_KEYS = {
     "kaldi_held": ("total-held",),     # (tri68)
     "igpu_named": ("uma: 1", "ntegrated ", "iGPU", "unified memory", "Radeon"),     # (rev8 S2)
 }
+FACTS.append(AROUND_FACT)     # (rt66) the program around a library's failure: its own lines (runtime_around.AROUND)
+FACT_KEYS[AROUND_FACT[0]] = AROUND_WORDS
 _FACTS_GATED = [(name, FACT_KEYS[name], rx) for name, rx in FACTS]

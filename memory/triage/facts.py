@@ -14,6 +14,7 @@ from .text import attempt
 from .chain_links import chained_how as _chained_how
 from .facts_ollama import _ollama_env, _ollama_evict, _ollama_full, _ollama_marker
 from .facts_tf import _tf_device_mem, bfc_stats_after  # noqa: F401  (bfc_stats_after: read as facts.bfc_stats_after)
+from .runtime_around import runtime_around
 
 # facts that belong to the line stream itself; the window read back before a failure must not replay them
 # facts about the load in hand kept with their lines (fact_line: name -> [(line, value)]): should_fit.py reads, for
@@ -485,6 +486,7 @@ HANDLERS = {
     "darwin": _vote("darwin"),
     "linux": _vote("linux"),
     "wsl": _vote("wsl"),
+    "runtime_around": runtime_around,     # (rt66)
     "igpu_named": lambda s, f, m, *_: f.__setitem__("igpu_named", True),     # (rev8 S2) Unsloth Studio's guard reads other
     "as_limit": lambda s, f, m, *_: f.__setitem__("as_limit", int(m.group(1))),     # (round 112) RLIMIT_AS's soft limit, bytes
     # (round 118) the chip's HBM; (rev9 D3) by line (_kept; one read back from the window, just before that failure)

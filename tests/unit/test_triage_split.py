@@ -156,3 +156,19 @@ def test_only_names_a_listed_study(capsys):
     with pytest.raises(SystemExit):
         S.main(["--only", "no-such-study"])
     assert "invalid choice: 'no-such-study'" in capsys.readouterr().err
+
+
+def test_extract_counts_runtime_device_and_numbers_per_half():
+    # (task rt66) hand-made rows; a case with no failure found (got None) has no runtime or device right, and each number it
+    # declares is read wrong (unseen_corpus.score), so only one that declares none counts as numbers exact
+    def x(batch, case, runtime_ok, device_ok, bad, got="activations"):
+        return dict(row(batch, case, "activations", got), runtime_ok=runtime_ok, device_ok=device_ok, numbers_bad=bad)
+    rows = [x("batch-02", "a.log", True, True, []),                                   # even: all three right
+            x("batch-02", "b.log", False, True, ["total"]),                           # even: device only
+            x("batch-100", "c.log", True, False, []),                                 # even: runtime, numbers
+            x("batch-03", "d.log", False, False, ["requested"], got=None),            # odd: none found, numbers declared
+            x("batch-101", "e.log", False, False, [], got=None)]                      # odd: none found, no numbers
+    got = S.extract_counts({"before": rows}, [])["score"]["before"]
+    pick = {h: (s["runtime_right"], s["device_right"], s["numbers_exact"]) for h, s in got.items()}
+    assert pick == {"even": (2, 2, 2), "odd": (0, 0, 1), "all": (2, 2, 3)}
+    assert got["even"]["cases"] == 3 and got["odd"]["cases"] == 2
