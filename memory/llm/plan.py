@@ -18,6 +18,7 @@ from .runtimes import at_least, llamacpp as LC, ollama as OL, parse_version, sgl
 from .runtimes import sglang_dp as SGDP, vllm_dp as VDP, vllm_offload as VOFF, vllm_overheads as VO
 from .runtimes import vllm_activation as VA, vllm_hybrid as VH
 from .runtimes.llamacpp_offload import cpu_attn_bytes
+from .runtimes import llamacpp_slots as LS
 from .spec import SLIDING, LLMSpec, gguf_blocks
 from .plan_verdict import _search, _sizes_only
 from .plan_answer import _answer, _gguf_runtime_fields, _vllm_kv_refusal, _vllm_pool_fields
@@ -391,7 +392,7 @@ def _ctx_limit(spec, runtime, ctx, parallel, model_max, s, knobs, notes) -> tupl
     refused = None
     # tokens one llama.cpp slot may hold: before b5913 (ggml-org/llama.cpp#14363) the one cache gave each slot
     # n_ctx_slot = n_ctx / n_parallel (server.cpp init); from it a unified cache (-kvu) lets any slot use all of -c
-    slot_all = runtime == "llama.cpp" and s["unified"] and at_least(s["version"], *LC.UNIFIED_SPLIT)
+    slot_all = LS.slot_all(runtime, s)
     slot_ctx = ctx if slot_all else ctx // parallel
     if runtime == "vllm" and ctx > model_max and (spec.vllm_max_len or spec.max_ctx):
         refused = (f"--max-model-len {ctx} is above the {model_max:,} tokens vLLM derives from the model's config.json: "

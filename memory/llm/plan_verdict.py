@@ -6,7 +6,7 @@ import math
 from ..units import fmt_bytes
 from . import fit_search as FS
 from .cache import KV_BYTES, KV_LADDER, MIN_CTX
-from .runtimes import llamacpp as LC, vllm as V, vllm_pipeline as VP
+from .runtimes import llamacpp as LC, llamacpp_slots as LS, vllm as V, vllm_pipeline as VP
 from .flags import (command, gpu_layers_words, lmo_flags, lora_flags, mtp_flags, offload_flags, quant_flags, runtime_flags,
                     ssm_flags)
 
@@ -32,7 +32,7 @@ def _sizes_only(out, spec, runtime, ctx, parallel, kv, weights_dtype, model_max,
 def _search(out, spec, runtime, ctx, parallel, kv, weights_dtype, roles, vram, model_max, s, ev, proj, refused, rank,
             loras, knobs, notes) -> dict:
     """With --vram: the verdict, the largest context by cache type and the flags of what fits (fit_search.py)."""
-    cap = min(model_max, 1 << 24)
+    cap = min(LS.ctx_cap(runtime, s, parallel, model_max), 1 << 24)  # llama.cpp's split slots: model_max x -np (aud66a F1)
     s_max = dict(s, util=min(V.MAX_UTIL, math.floor((1 - V.CUDA_CONTEXT / vram) * 100) / 100)) if runtime == "vllm" else s
     if runtime == "vllm" and knobs.get("gpu_memory_utilization"):
         s_max = s  # the user's share is a decision, not a starting point
