@@ -412,10 +412,8 @@ def _ctx_limit(spec, runtime, ctx, parallel, model_max, s, knobs, notes) -> tupl
                      + ("Ollama before 0.9.3 runs it as asked; output past it may degrade" if not at_least(s["version"], *OL.CTX_CLAMP)
                         else "Ollama lowers num_ctx to its GGUF's context_length, which a name alone does not give: "
                              "the figures are for num_ctx as asked (--gguf FILE or the library tag for the clamp)"))
-    elif runtime == "llama.cpp" and spec.max_ctx and slot_ctx > spec.max_ctx:
-        notes.append(f"{slot_ctx} tokens a slot is above the model's trained context "
-                     f"({spec.max_ctx:,}): llama.cpp warns of a possible training context overflow (n_ctx_train) and "
-                     "runs it; output past it may degrade unless the GGUF carries rope scaling (YaRN)")
+    elif runtime == "llama.cpp" and (note := LS.over_train_note(spec.max_ctx, ctx, parallel, slot_all, s)):
+        notes.append(note)  # llama-server caps the slot, the library warns (aud66a F6)
     return refused, ctx, slot_all
 
 
@@ -442,6 +440,10 @@ def _cache_notes(spec, runtime, ctx, parallel, slot_all, s, knobs, notes) -> Non
     if runtime == "vllm" and spec.linear_state and s.get("v1") and (note := VH.prefix_note(spec, s)):
         notes.append(note)  # (rev11 S5) worded from vLLM's mamba_cache_mode
     if runtime == "llama.cpp" and parallel > 1:
-        notes.append(f"-c {ctx} is shared by {parallel} slots" + (" (unified cache: any slot may use it all)" if slot_all
+        # llama-server caps a slot at the trained context (aud66a F6): what one slot holds, split or unified
+        reach, per = LS.slot_reach(ctx, spec.max_ctx, s), LS.slot_reach(ctx // parallel, spec.max_ctx, s)
+        kvu = "" if reach <= per else " (-kvu lets one slot use " + ("all of it)" if reach == ctx else f"up to {reach})")
+        notes.append(f"-c {ctx} is shared by {parallel} slots" + ((" (unified cache: any slot may use it all)" if reach == ctx
+                     else f" (unified cache: any slot may use up to {reach}, the trained context)") if slot_all
                      else f": one cache, each slot at most {ctx // parallel} tokens (n_ctx_slot, builds before b5913)"
-                     if s["unified"] else f": each slot holds at most {ctx // parallel} tokens (-kvu lets one slot use all of it)"))
+                     if s["unified"] else f": each slot holds at most {per} tokens{kvu}"))

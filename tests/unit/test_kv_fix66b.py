@@ -44,3 +44,51 @@ def test_ollama_num_ctx_stays_a_slots_context(capsys):
     _, r, _ = _run(["kv", "--model", "qwen2.5:7b", "--ctx", "32768", "--parallel", "4", "--vram", "48", "--json"],
                    capsys)
     assert _largest(r)["q4_0"] == QWEN_MAX  # num_ctx is per slot: x 4 would ask 4 x the trained context a request
+
+
+# F6: llama-server caps a slot at n_ctx_train (server-context.cpp load_model, "the slot context (N) exceeds the training
+# context of the model (M) - capping", from ggml-org/llama.cpp#16736, b6925-cd5e3b575) while llama_context allocates
+# the cache for all of -c; the library (llama_context) only warns "possible training context overflow" and runs it
+
+def _notes(capsys, *args):
+    _, r, _ = _run(QWEN_LC + ["--weights-dtype", "Q4_K_M", "--vram", "24", "--json"] + list(args), capsys)
+    return " | ".join(r["notes"])
+
+
+def test_llama_server_caps_a_slot_past_the_trained_context(capsys):
+    n = _notes(capsys, "--ctx", "65536")
+    assert "llama-server caps each slot at 32,768 tokens" in n and "capping" in n
+    assert "its 32,768 cells past the cap is allocated but unusable" in n and "-c 32768 holds as much" in n
+    assert "and runs it" not in n  # the server does not run the slot past the trained context
+
+
+def test_split_slots_past_the_cap_waste_each_slots_surplus(capsys):
+    n = _notes(capsys, "--ctx", "262144", "--parallel", "4")  # 65536 a slot, 32768 of it usable, x 4
+    assert "its 131,072 cells past the cap" in n and "-c 131072 holds as much" in n
+    assert "each slot holds at most 32768 tokens" in n  # not 65536: the cap
+
+
+def test_the_library_and_older_servers_warn_and_run(capsys):
+    lib = _notes(capsys, "--ctx", "65536", "--llamacpp-entrypoint", "library")
+    assert "llama.cpp's library (llama_context) warns of a possible training context overflow" in lib
+    assert "and runs it" in lib and "caps each slot" not in lib
+    old = _notes(capsys, "--ctx", "65536", "--runtime-version", "b6924")
+    assert "llama-server before b6925 warns" in old and "and runs it" in old
+    assert "caps each slot" in _notes(capsys, "--ctx", "65536", "--runtime-version", "b6925")
+
+
+def test_kvu_hint_names_the_cap(capsys):
+    n = _notes(capsys, "--ctx", "65536", "--parallel", "4")  # 16384 a slot; -kvu: one slot up to the trained 32768
+    assert "each slot holds at most 16384 tokens (-kvu lets one slot use up to 32768)" in n
+    n = _notes(capsys, "--ctx", "131072", "--parallel", "4")  # 32768 a slot already: -kvu lengthens none
+    assert "each slot holds at most 32768 tokens" in n and "-kvu" not in n
+
+
+def test_a_unified_pool_past_the_cap_serves_the_slots_together():
+    spec = llm.describe(model="Qwen/Qwen2.5-7B-Instruct")
+    r = llm.plan(spec, runtime="llama.cpp", ctx=131072, parallel=4, vram=24 * GiB, weights_dtype="Q4_K_M",
+                 kv_unified=True)
+    n = " | ".join(r["notes"])
+    assert "any slot may use up to 32768, the trained context" in n
+    assert "caps each slot at 32,768" in n and "the 4 slots together can still fill the -c 131072 cache" in n
+    assert "unusable" not in n
