@@ -91,12 +91,21 @@ def _search(out, spec, runtime, ctx, parallel, kv, weights_dtype, roles, vram, m
 
 def _max_ctx_table(out, spec, runtime, parallel, roles, vram, s, s_max, cap, proj, choice) -> None:
     """The largest context at each cache type (max_ctx_by_kv_dtype) and the layers it needs off the GPU."""
+    # the plan moves layers to the CPU (not the user's -ngl): the table assumes every layer on the GPU, and the same
+    # search at the plan's own layer count follows it (aud66a F5, issue 15: a largest context that says what it assumes)
+    ngl = choice[2].get("ngl") if choice is not None and runtime != "vllm" and s.get("ngl") is None else None
+    partial = ngl is not None and ngl <= spec.n_layers
+    if partial:
+        out["max_ctx_plan_ngl"], out["max_ctx_at_plan_layers"] = ngl, {}
     for k in KV_LADDER[runtime]:  # all layers on the GPU when that holds any context, else the answer's layer count
         if spec.dsv4 and k != "fp8":  # DeepSeek-V4's cache is fp8 alone (deepseek_v4.check_kv)
             continue
         s_k = dict(choice[2] if choice is not None else s_max, ngl=s.get("ngl"))
         if runtime != "vllm" and KV_BYTES[k] < 2:
             s_k = dict(s_k, flash=True)
+        if partial:
+            out["max_ctx_at_plan_layers"][k] = FS.max_ctx(spec, runtime, parallel, k, roles, vram, dict(s_k, ngl=ngl),
+                                                          cap, proj)
         best = FS.max_ctx(spec, runtime, parallel, k, roles, vram, s_k, cap, proj)
         layers = None
         if not best and choice is not None and runtime != "vllm" and choice[2].get("ngl") is not None:

@@ -92,3 +92,41 @@ def test_a_unified_pool_past_the_cap_serves_the_slots_together():
     assert "any slot may use up to 32768, the trained context" in n
     assert "caps each slot at 32,768" in n and "the 4 slots together can still fill the -c 131072 cache" in n
     assert "unusable" not in n
+
+
+# F5 (issue 15: 'a "largest context" line that says when it assumes partial offload'): the plan moves layers to the
+# CPU, and the largest-context figures assume every layer on the GPU; the line says so and the plan's count follows
+
+LLAMA_LC = ["kv", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--weights-dtype", "Q4_K_M", "--ctx", "65536"]
+
+
+def test_largest_context_says_it_assumes_every_layer_when_the_plan_offloads(capsys):
+    _, r, _ = _run(LLAMA_LC + ["--runtime", "llama.cpp", "--vram", "6", "--json"], capsys)
+    ngl = r["gpu_layers_used"]
+    assert ngl is not None and ngl < 32 and r["max_ctx_plan_ngl"] == ngl  # the audit's run: -ngl 16
+    at = r["max_ctx_at_plan_layers"]
+    # the plan itself runs 65536 tokens of q8_0 at that count: its own largest is at least that, and far above the
+    # every-layer figure (512 tokens of f16 at 6 GiB)
+    assert r["chosen"]["kv_dtype"] == "q8_0" and at["q8_0"] >= 65536
+    assert at["f16"] > 8 * r["max_ctx_by_kv_dtype"]["f16"]
+    _, text, _ = _run(LLAMA_LC + ["--runtime", "llama.cpp", "--vram", "6"], capsys)
+    flat = " ".join(text.split())
+    assert "largest context (-c) with every layer on the GPU: f16 " in flat
+    assert (f"at the plan's -ngl {ngl} (the output layer and {ngl - 1} of 32 repeating layers on the GPU): "
+            f"f16 {at['f16']:,}, q8_0 {at['q8_0']:,}") in flat
+
+
+def test_ollama_largest_context_says_it_too(capsys):
+    _, text, _ = _run(LLAMA_LC + ["--runtime", "ollama", "--vram", "6"], capsys)
+    flat = " ".join(text.split())
+    assert "largest context (num_ctx) with every layer on the GPU: " in flat and "at the plan's num_gpu " in flat
+
+
+def test_largest_context_at_the_users_ngl_says_so(capsys):
+    _, text, _ = _run(LLAMA_LC + ["--runtime", "llama.cpp", "--vram", "6", "--ngl", "10"], capsys)
+    assert "largest context (-c) at -ngl 10 as asked: " in text
+
+
+def test_largest_context_without_offload_is_unlabelled(capsys):
+    _, text, _ = _run(LLAMA_LC + ["--runtime", "llama.cpp", "--vram", "24"], capsys)
+    assert "largest context (-c): f16 " in text and "at the plan's" not in text
