@@ -18,6 +18,7 @@ from .runtimes import at_least, llamacpp as LC, ollama as OL, parse_version, sgl
 from .runtimes import sglang_dp as SGDP, vllm_dp as VDP, vllm_offload as VOFF, vllm_overheads as VO
 from .runtimes import vllm_activation as VA, vllm_hybrid as VH
 from .runtimes.llamacpp_offload import cpu_attn_bytes
+from .runtimes import llamacpp_slots as LS
 from .spec import SLIDING, LLMSpec, gguf_blocks
 from .plan_verdict import _search, _sizes_only
 from .plan_answer import _answer, _gguf_runtime_fields, _vllm_kv_refusal, _vllm_pool_fields
@@ -391,7 +392,7 @@ def _ctx_limit(spec, runtime, ctx, parallel, model_max, s, knobs, notes) -> tupl
     refused = None
     # tokens one llama.cpp slot may hold: before b5913 (ggml-org/llama.cpp#14363) the one cache gave each slot
     # n_ctx_slot = n_ctx / n_parallel (server.cpp init); from it a unified cache (-kvu) lets any slot use all of -c
-    slot_all = runtime == "llama.cpp" and s["unified"] and at_least(s["version"], *LC.UNIFIED_SPLIT)
+    slot_all = LS.slot_all(runtime, s)
     slot_ctx = ctx if slot_all else ctx // parallel
     if runtime == "vllm" and ctx > model_max and (spec.vllm_max_len or spec.max_ctx):
         refused = (f"--max-model-len {ctx} is above the {model_max:,} tokens vLLM derives from the model's config.json: "
@@ -411,10 +412,8 @@ def _ctx_limit(spec, runtime, ctx, parallel, model_max, s, knobs, notes) -> tupl
                      + ("Ollama before 0.9.3 runs it as asked; output past it may degrade" if not at_least(s["version"], *OL.CTX_CLAMP)
                         else "Ollama lowers num_ctx to its GGUF's context_length, which a name alone does not give: "
                              "the figures are for num_ctx as asked (--gguf FILE or the library tag for the clamp)"))
-    elif runtime == "llama.cpp" and spec.max_ctx and slot_ctx > spec.max_ctx:
-        notes.append(f"{slot_ctx} tokens a slot is above the model's trained context "
-                     f"({spec.max_ctx:,}): llama.cpp warns of a possible training context overflow (n_ctx_train) and "
-                     "runs it; output past it may degrade unless the GGUF carries rope scaling (YaRN)")
+    elif runtime == "llama.cpp" and (note := LS.over_train_note(spec.max_ctx, ctx, parallel, slot_all, s)):
+        notes.append(note)  # llama-server caps the slot, the library warns (aud66a F6)
     return refused, ctx, slot_all
 
 
@@ -441,6 +440,10 @@ def _cache_notes(spec, runtime, ctx, parallel, slot_all, s, knobs, notes) -> Non
     if runtime == "vllm" and spec.linear_state and s.get("v1") and (note := VH.prefix_note(spec, s)):
         notes.append(note)  # (rev11 S5) worded from vLLM's mamba_cache_mode
     if runtime == "llama.cpp" and parallel > 1:
-        notes.append(f"-c {ctx} is shared by {parallel} slots" + (" (unified cache: any slot may use it all)" if slot_all
+        # llama-server caps a slot at the trained context (aud66a F6): what one slot holds, split or unified
+        reach, per = LS.slot_reach(ctx, spec.max_ctx, s), LS.slot_reach(ctx // parallel, spec.max_ctx, s)
+        kvu = "" if reach <= per else " (-kvu lets one slot use " + ("all of it)" if reach == ctx else f"up to {reach})")
+        notes.append(f"-c {ctx} is shared by {parallel} slots" + ((" (unified cache: any slot may use it all)" if reach == ctx
+                     else f" (unified cache: any slot may use up to {reach}, the trained context)") if slot_all
                      else f": one cache, each slot at most {ctx // parallel} tokens (n_ctx_slot, builds before b5913)"
-                     if s["unified"] else f": each slot holds at most {ctx // parallel} tokens (-kvu lets one slot use all of it)"))
+                     if s["unified"] else f": each slot holds at most {per} tokens{kvu}"))

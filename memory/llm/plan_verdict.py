@@ -6,7 +6,7 @@ import math
 from ..units import fmt_bytes
 from . import fit_search as FS
 from .cache import KV_BYTES, KV_LADDER, MIN_CTX
-from .runtimes import llamacpp as LC, vllm as V, vllm_pipeline as VP
+from .runtimes import llamacpp as LC, llamacpp_slots as LS, vllm as V, vllm_pipeline as VP
 from .flags import (command, gpu_layers_words, lmo_flags, lora_flags, mtp_flags, offload_flags, quant_flags, runtime_flags,
                     ssm_flags)
 
@@ -32,7 +32,7 @@ def _sizes_only(out, spec, runtime, ctx, parallel, kv, weights_dtype, model_max,
 def _search(out, spec, runtime, ctx, parallel, kv, weights_dtype, roles, vram, model_max, s, ev, proj, refused, rank,
             loras, knobs, notes) -> dict:
     """With --vram: the verdict, the largest context by cache type and the flags of what fits (fit_search.py)."""
-    cap = min(model_max, 1 << 24)
+    cap = min(LS.ctx_cap(runtime, s, parallel, model_max), 1 << 24)  # llama.cpp's split slots: model_max x -np (aud66a F1)
     s_max = dict(s, util=min(V.MAX_UTIL, math.floor((1 - V.CUDA_CONTEXT / vram) * 100) / 100)) if runtime == "vllm" else s
     if runtime == "vllm" and knobs.get("gpu_memory_utilization"):
         s_max = s  # the user's share is a decision, not a starting point
@@ -91,12 +91,21 @@ def _search(out, spec, runtime, ctx, parallel, kv, weights_dtype, roles, vram, m
 
 def _max_ctx_table(out, spec, runtime, parallel, roles, vram, s, s_max, cap, proj, choice) -> None:
     """The largest context at each cache type (max_ctx_by_kv_dtype) and the layers it needs off the GPU."""
+    # the plan moves layers to the CPU (not the user's -ngl): the table assumes every layer on the GPU, and the same
+    # search at the plan's own layer count follows it (aud66a F5, issue 15: a largest context that says what it assumes)
+    ngl = choice[2].get("ngl") if choice is not None and runtime != "vllm" and s.get("ngl") is None else None
+    partial = ngl is not None and ngl <= spec.n_layers
+    if partial:
+        out["max_ctx_plan_ngl"], out["max_ctx_at_plan_layers"] = ngl, {}
     for k in KV_LADDER[runtime]:  # all layers on the GPU when that holds any context, else the answer's layer count
         if spec.dsv4 and k != "fp8":  # DeepSeek-V4's cache is fp8 alone (deepseek_v4.check_kv)
             continue
         s_k = dict(choice[2] if choice is not None else s_max, ngl=s.get("ngl"))
         if runtime != "vllm" and KV_BYTES[k] < 2:
             s_k = dict(s_k, flash=True)
+        if partial:
+            out["max_ctx_at_plan_layers"][k] = FS.max_ctx(spec, runtime, parallel, k, roles, vram, dict(s_k, ngl=ngl),
+                                                          cap, proj)
         best = FS.max_ctx(spec, runtime, parallel, k, roles, vram, s_k, cap, proj)
         layers = None
         if not best and choice is not None and runtime != "vllm" and choice[2].get("ngl") is not None:

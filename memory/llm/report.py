@@ -459,16 +459,29 @@ def format_plan(r: dict) -> str:
             if r["runtime"] == "sglang" and r.get("context_limit") and r["kv_capacity_tokens"] > r["context_limit"]:
                 per = (f" (--context-length: the model's limit; the pool, max_total_num_tokens, holds "
                        f"{r['kv_capacity_tokens']:,} tokens for all requests)")
-            parts = []
+            parts, layers = [], r.get("max_ctx_layers", {})
+            # the plan offloads layers (aud66a F5): the line is labelled as every layer on the GPU and the plan's own
+            # count follows, unless every figure is already at the plan's count (each then says so)
+            at_plan = r.get("max_ctx_at_plan_layers") if not all(layers.get(k) for k in r["max_ctx_by_kv_dtype"]) else None
             for k, v in r["max_ctx_by_kv_dtype"].items():
-                ngl = r.get("max_ctx_layers", {}).get(k)
+                ngl = layers.get(k)
                 words = gpu_layers_words(ngl, m["layers"], r["runtime"], r.get("ngl_counts_output")) if ngl else ""
-                parts.append(f"{k} {v:,}" + (f" with only {words} on the GPU (partial offload)" if ngl else ""))
+                parts.append(f"{k} none" if ngl and at_plan else
+                             f"{k} {v:,}" + (f" with only {words} on the GPU (partial offload)" if ngl else ""))
             if r.get("max_ctx_util"):  # computed at another share than the run's (plan_verdict._max_ctx_table)
                 per = per[:-1] + f", at --gpu-memory-utilization {r['max_ctx_util']:.2f})"
             if not any(r["max_ctx_by_kv_dtype"].values()) and r.get("no_fit_reason"):  # "f16 0, q8_0 0" read as if
                 parts = ["none at these settings (the note names what would fit)"]  # no context fits (rev54)
+            name = "-ngl" if r["runtime"] == "llama.cpp" else "num_gpu"
+            if at_plan:
+                per += " with every layer on the GPU"
+            elif r.get("ngl_as_asked") and r.get("gpu_layers_used"):  # the table is at the user's own count
+                per += f" at {name} {r['gpu_layers_used']} as asked"
             lines.append(f"largest context{per}: " + ", ".join(parts))
+            if at_plan:
+                words = gpu_layers_words(r["max_ctx_plan_ngl"], m["layers"], r["runtime"], r.get("ngl_counts_output"))
+                lines.append(f"  at the plan's {name} {r['max_ctx_plan_ngl']} ({words} on the GPU): "
+                             + ", ".join(f"{k} {v:,}" for k, v in at_plan.items()))
     if r["flags"]:
         lines.append("")
         # the verdict names a change that holds --parallel (parallel_fix): the command as asked is labelled so, and the

@@ -120,7 +120,9 @@ def test_ollama_lowers_num_ctx_to_the_trained_context_from_0_9_3(capsys):
 
 
 def test_llama_cpp_says_it_runs_beyond_the_trained_context(capsys):
-    base = QWEN + ["--runtime", "llama.cpp", "--weights-dtype", "Q4_K_M", "--vram", "24", "--json"]
+    # the library warns and runs it; llama-server from b6925 caps the slot instead (test_kv_fix66b, aud66a F6)
+    base = QWEN + ["--runtime", "llama.cpp", "--weights-dtype", "Q4_K_M", "--vram", "24", "--json",
+                   "--llamacpp-entrypoint", "library"]
     _, one, _ = _run(base + ["--ctx", "65536"], capsys)
     assert one["ctx"] == 65536 and any("training context overflow" in n for n in one["notes"])
     _, four, _ = _run(base + ["--ctx", "65536", "--parallel", "4"], capsys)  # 16384 a slot: within 32768

@@ -1,0 +1,70 @@
+"""llama.cpp's slots and the context each holds: how -c is shared by -np slots, and the longest -c worth asking for.
+
+src/llama-context.cpp (llama_context's constructor): with kv_unified, n_ctx_seq = n_ctx (every sequence may use all of
+-c); without it, n_ctx_seq = n_ctx / n_seq_max, padded to 256, so each of the -np slots holds -c / -np. Builds before
+b5913 (UNIFIED_SPLIT: ggml-org/llama.cpp#14363, the split streams) had one cache and no -kvu, and llama-server gave each
+slot n_ctx_slot = n_ctx / n_parallel (server.cpp init) -- the same split. llama-server caps a slot at the model's
+n_ctx_train (server-context.cpp load_model: "the slot context (%d) exceeds the training context of the model (%d) -
+capping"; read in ggml-org/llama.cpp's server-context.cpp, seen at b8850 in ggml-org/llama.cpp#22140 and at b10754,
+where n_ctx_slot() still returns min(n_ctx_seq, n_ctx_train)), so a slot never uses more than the trained context."""
+from . import at_least
+from .llamacpp import UNIFIED_SPLIT
+
+
+def slot_all(runtime: str, s: dict) -> bool:
+    """One slot may use all of -c: a unified cache (-kvu, or -np 1) on a build with the split streams."""
+    return runtime == "llama.cpp" and bool(s.get("unified")) and at_least(s.get("version"), *UNIFIED_SPLIT)
+
+
+def ctx_cap(runtime: str, s: dict, parallel: int, model_max: int) -> int:
+    """The longest -c / --max-model-len / num_ctx the largest-context search goes to. llama.cpp with slots that split -c
+    (no unified cache): model_max x -np, each slot then holding model_max; with a unified cache every slot may use all
+    of -c, so model_max. Ollama's num_ctx is a slot's already (it starts llama.cpp with -c num_ctx x parallel): model_max."""
+    if runtime == "llama.cpp" and not slot_all(runtime, s):
+        return model_max * max(parallel, 1)
+    return model_max
+
+
+# llama-server caps a slot at n_ctx_train from ggml-org/llama.cpp#16736 (cd5e3b575, "server : support unified cache
+# across slots"; its build prints system_fingerprint "b6925-cd5e3b575"; ggml-org/llama.cpp#17459 names cd5e3b57 as the
+# commit that brought the cap). Before, server.cpp gave a slot n_ctx / n_parallel and ran it past n_ctx_train. The
+# library (llama_context, what llama-cli and a binding run: --llamacpp-entrypoint library) only warns: "n_ctx_seq (N) >
+# n_ctx_train (M) -- possible training context overflow".
+SERVER_SLOT_CAP = (6925,)
+
+
+def server_caps(s: dict) -> bool:
+    """llama-server on a build that caps a slot at the trained context (not the library, not ik_llama.cpp: not read)."""
+    return s.get("entrypoint") != "library" and not s.get("ik") and at_least(s.get("version"), *SERVER_SLOT_CAP)
+
+
+def slot_reach(ctx: int, max_ctx: int | None, s: dict) -> int:
+    """Tokens one slot of a unified cache may hold: all of -c, at most the trained context where llama-server caps it."""
+    return min(ctx, max_ctx) if max_ctx and server_caps(s) else ctx
+
+
+def over_train_note(max_ctx: int | None, ctx: int, parallel: int, all_c: bool, s: dict) -> str | None:
+    """The note for a slot's context above the model's trained context (aud66a F6), None when it is within it."""
+    slot_ctx = ctx if all_c else ctx // max(parallel, 1)
+    if not max_ctx or slot_ctx <= max_ctx:
+        return None
+    head = f"{slot_ctx} tokens a slot is above the model's trained context ({max_ctx:,}): "
+    overflow = ("warns of a possible training context overflow (n_ctx_train) and runs it; output past it may degrade "
+                "unless the GGUF carries rope scaling (YaRN)")
+    if s.get("entrypoint") == "library":
+        return head + "llama.cpp's library (llama_context) " + overflow
+    if s.get("ik"):
+        return (head + "llama.cpp's library " + overflow + " (upstream llama-server from b6925 caps each slot at the "
+                "trained context; ik_llama.cpp's server is not read here)")
+    if not server_caps(s):
+        return head + "llama-server before b6925 " + overflow
+    # the cache is allocated at -c all the same: split slots each waste what is past the cap, a unified pool only what
+    # more than -np capped slots can fill
+    unusable = max(0, ctx - max_ctx * max(parallel, 1)) if all_c else (slot_ctx - max_ctx) * max(parallel, 1)
+    text = (head + f"llama-server caps each slot at {max_ctx:,} tokens (\"the slot context ({slot_ctx}) exceeds the "
+            f"training context of the model ({max_ctx}) - capping\")")
+    if unusable:
+        return text + (f"; the KV cache is still allocated for -c {ctx}, so the memory of its {unusable:,} cells past "
+                       "the cap is allocated but unusable (the figures above count it): -c "
+                       f"{max_ctx * max(parallel, 1)} holds as much")
+    return text + f"; the {parallel} slots together can still fill the -c {ctx} cache"
