@@ -33,11 +33,13 @@ def test_builds_before_the_split_streams_split_c_too(capsys):
     assert _largest(r)["q4_0"] == 4 * QWEN_MAX
 
 
-def test_a_unified_cache_keeps_the_trained_context():
+def test_a_unified_pool_goes_to_the_trained_context_for_every_slot():
     spec = llm.describe(model="Qwen/Qwen2.5-7B-Instruct")
     r = llm.plan(spec, runtime="llama.cpp", ctx=32768, parallel=4, vram=24 * GiB, runtime_version="b5913",
                  kv_unified=True)
-    assert _largest(r)["q4_0"] == QWEN_MAX  # every slot may use all of -c: no slot holds more than n_ctx_train
+    # every slot may use all of -c but no slot holds more than n_ctx_train: -np 4 slots at full length fill 4 x the
+    # trained context together (the lead's mend after fix66b, which capped a unified pool at one slot's)
+    assert _largest(r)["q4_0"] == 4 * QWEN_MAX
 
 
 def test_ollama_num_ctx_stays_a_slots_context(capsys):

@@ -17,10 +17,11 @@ def slot_all(runtime: str, s: dict) -> bool:
 
 
 def ctx_cap(runtime: str, s: dict, parallel: int, model_max: int) -> int:
-    """The longest -c / --max-model-len / num_ctx the largest-context search goes to. llama.cpp with slots that split -c
-    (no unified cache): model_max x -np, each slot then holding model_max; with a unified cache every slot may use all
-    of -c, so model_max. Ollama's num_ctx is a slot's already (it starts llama.cpp with -c num_ctx x parallel): model_max."""
-    if runtime == "llama.cpp" and not slot_all(runtime, s):
+    """The longest -c / --max-model-len / num_ctx the largest-context search goes to. llama.cpp: model_max x -np, split
+    or unified: split, each slot then holds model_max; unified, the -np slots together fill a pool that large, each at
+    most model_max (a slot never uses more than the trained context), so a larger -c serves no slot. Ollama's num_ctx is
+    a slot's already (it starts llama.cpp with -c num_ctx x parallel): model_max."""
+    if runtime == "llama.cpp":
         return model_max * max(parallel, 1)
     return model_max
 
