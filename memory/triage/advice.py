@@ -21,7 +21,8 @@ def params(inc, env, scan, context, card=None) -> dict:
     n = inc.primary.get("numbers") or {}
     f = scan.facts
     p = {}
-    if env.get("os") == "windows":
+    p["comfyui"] = env.get("runtime") == "comfyui"     # (fix66c) the guides' ComfyUI-only parts (directml.md's launch)
+    if env.get("os") == "windows" and p["comfyui"]:
         p["launch"] = r".\python_embeded\python.exe -s ComfyUI\main.py --windows-standalone-build"
     lat = (context or {}).get("latent") or {}
     try:
