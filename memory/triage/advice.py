@@ -4,6 +4,7 @@ import math
 import re
 from types import SimpleNamespace
 
+from . import comfy_launch
 from .case import snapshot_device
 from .predicates import ggml_header_failed, torch29_conv3d
 from .should_fit import NAME, shown_version
@@ -21,9 +22,7 @@ def params(inc, env, scan, context, card=None) -> dict:
     n = inc.primary.get("numbers") or {}
     f = scan.facts
     p = {}
-    p["comfyui"] = env.get("runtime") == "comfyui"     # (fix66c) the guides' ComfyUI-only parts (directml.md's launch)
-    if env.get("os") == "windows" and p["comfyui"]:
-        p["launch"] = r".\python_embeded\python.exe -s ComfyUI\main.py --windows-standalone-build"
+    p.update(comfy_launch.params(env, f, context))     # (fix66c) the install the log shows: portable, Desktop, manual
     lat = (context or {}).get("latent") or {}
     try:
         area = int(lat.get("width") or 0) * int(lat.get("height") or 0)

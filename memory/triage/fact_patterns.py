@@ -3,6 +3,7 @@ applies to a failure), in the order facts() reports them, and FACT_KEYS, the wor
 lines.py (rows and order unchanged); fact_gate.py picks the facts a line can match."""
 import re
 
+from .comfy_launch import INSTALL_KEYS, INSTALL_RE
 from .runtime_markers import NAMED_RUNTIMES, RUNTIME_MARKERS, RUNTIME_WORDS
 
 # Python prints `, line N`; pasted tracebacks (and rewrites of them) often drop it, the frame stays a frame
@@ -393,6 +394,7 @@ FACTS = [
     # APU's Radeon NNNM (Studio's own APU message says "unified-memory APU", hyphenated: not this); (rev9 D4) not llama.cpp
     # Metal's "has unified memory    = false" (an Intel Mac's discrete GPU)
     ("igpu_named", re.compile(r"\buma: 1\b|\b[Ii]ntegrated (?:GPU|[Gg]raphics)\b|\biGPU\b|\bunified memory\b(?![ \t]{0,16}= ?(?:false|0)\b)|\bRadeon(?:\(TM\))? \d{3,4}[MS]\b")),
+    ("comfy_install", INSTALL_RE),     # (fix66c) the install a ComfyUI log shows (comfy_launch.INSTALL_SIGNS)
     ("as_limit", re.compile(r"\bMax address space[ \t]{1,60}(\d{1,20})[ \t]{1,60}(?:\d{1,20}|unlimited)[ \t]{1,60}bytes\b")),
     # (round 113) MONAI Label's heuristic planner (monailabel/utils/others/planner.py) logs the free GPU memory it measured,
     # per card, in MB (nvidia-smi's MiB): "Available GPU memory: {0: 2100} in MB"; one card's figure only
@@ -481,6 +483,7 @@ FACT_KEYS = {
     "batch_ran": ("atch size", "atch_size"),     # (round 118)
     "step_mem": ("mem_allocated", "memory_allocated"),     # (tri65)
     "kaldi_held": ("total-held",),     # (tri68)
+    "comfy_install": INSTALL_KEYS,     # (fix66c)
     "igpu_named": ("uma: 1", "ntegrated ", "iGPU", "unified memory", "Radeon"),     # (rev8 S2)
 }
 _FACTS_GATED = [(name, FACT_KEYS[name], rx) for name, rx in FACTS]

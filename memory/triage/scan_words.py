@@ -396,6 +396,9 @@ WINDOW_KEYS += (b"total-held",)
 # APU's Radeon NNNM): Unsloth Studio's host-RAM guard then reads other
 HEAD_ANCHORS += (b"uma: 1", b"ntegrated GPU", b"ntegrated graphics", b"ntegrated Graphics", b"iGPU", b"unified memory", b"Radeon")
 OPEN_ANCHORS += (b"uma: 1", b"ntegrated GPU", b"ntegrated graphics", b"ntegrated Graphics", b"iGPU", b"unified memory", b"Radeon")
+# (fix66c) the error report's "Embedded Python" line and ComfyUI Desktop's or the portable build's paths (facts "comfy_install")
+HEAD_ANCHORS += (b"Embedded Python", b"python_embeded", b"comfyui-electron")
+OPEN_ANCHORS += (b"Embedded Python", b"python_embeded", b"comfyui-electron")
 # (fixT) a VLLM_ROCM_* switch and a line naming an NVIDIA card (facts "vllm_rocm_on", "cuda_device"), in the head too
 HEAD_ANCHORS += (b"VLLM_ROCM_",) + CUDA_DEVICE_KEYS
 HEAD_ANCHORS += GGML_VK_KEYS     # (fixV)

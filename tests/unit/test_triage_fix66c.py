@@ -12,7 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from gpu_garden.memory.triage import engine
+from gpu_garden.memory.triage import comfy_launch, engine
+
+from support.triage_event import TORCH_OOM_2250
 
 DATA = Path(__file__).resolve().parent / "data" / "fix66c"
 PORTABLE = r".\python_embeded\python.exe -s ComfyUI\main.py --windows-standalone-build"
@@ -45,3 +47,102 @@ def test_directml_outside_comfyui_prints_no_comfyui_launch(name):
     assert g["id"] == "directml" and ev["runtime"] != "comfyui"
     assert "main.py" not in g["markdown"] and not g["commands"], g["commands"]
     assert "Fix 1 - smaller work per step" in g["markdown"]
+
+
+# --- 2. (finding 5) the launch line of the install the log shows --------------------------------------------------------
+
+def test_desktop_gets_its_settings_not_a_command_line():
+    """ComfyUI Desktop has no launch line: its flags go in Settings > Server-Config (Comfy.Server.LaunchArgs)."""
+    cause, ev = _answer(_log("report_dualclip_desktop.log"))
+    g = ev["guide"]
+    assert "main.py" not in g["markdown"] and not any("main.py" in c["text"] for c in g["commands"]), g["commands"]
+    assert "Settings > Server-Config, set\n`--fp8_e4m3fn-text-enc`" in g["markdown"] or \
+        "Settings > Server-Config, set `--fp8_e4m3fn-text-enc`" in g["markdown"], g["markdown"]
+
+
+# a ComfyUI OOM in KSampler, Windows paths; HEAD/TAIL wrap one frame line that shows (or does not show) the install
+OOM_HEAD = "got prompt\n!!! Exception during processing !!! Allocation on device\nTraceback (most recent call last):\n"
+OOM_TAIL = ("torch.OutOfMemoryError: Allocation on device\n\nGot an OOM, unloading all loaded models.\n"
+            "Prompt executed in 12.30 seconds\n")
+FRAMES = {
+    "portable": r'  File "D:\ComfyUI_windows_portable\python_embeded\Lib\site-packages\torch\nn\modules\module.py", line 1736, in _wrapped_call_impl',
+    "manual": r'  File "C:\ComfyUI\venv\Lib\site-packages\torch\nn\modules\module.py", line 1736, in _wrapped_call_impl',
+    "unknown": r'  File "C:\ComfyUI\comfy\ldm\modules\attention.py", line 345, in attention_pytorch',
+}
+
+
+@pytest.mark.parametrize("shown,launch", [("portable", PORTABLE), ("manual", "python main.py"), ("unknown", "python main.py")])
+def test_the_launch_line_is_the_installs(shown, launch):
+    text = OOM_HEAD + r'  File "C:\ComfyUI\execution.py", line 323, in execute' + "\n" + FRAMES[shown] + "\n" + OOM_TAIL
+    cause, ev = _answer(text)
+    assert ev["runtime"] == "comfyui" and ev["platform"]["os"] == "windows"
+    g = ev["guide"]
+    runs = [c["text"] for c in g["commands"] if "main.py" in c["text"]]
+    assert runs and all(r.startswith(launch + " ") or r == launch for r in runs), runs
+    if launch != PORTABLE:
+        assert not any(PORTABLE in r for r in runs)
+    assert (comfy_launch.UNKNOWN_NOTE in g["markdown"].replace("\n", " ")) == (shown == "unknown")
+
+
+def test_the_report_says_embedded_python():
+    """The frontend's error report prints ComfyUI's embedded_python (server.py:624: sys.executable's folder is
+    python_embeded): true is the portable build, false (without Desktop's paths) a manual install."""
+    base = _log("report_dualclip_desktop.log").replace(r"AppData\Local\Programs\@comfyorgcomfyui-electron\resources", "ComfyUI_x")
+    base = base.replace(r"ComfyUI_x\python\Lib", r"ComfyUI_x\lib64")       # no site-packages path of any install left
+    for says, launch in (("true", PORTABLE), ("false", "python main.py")):
+        cause, ev = _answer(base.replace("**Embedded Python:** false", f"**Embedded Python:** {says}"))
+        runs = [c["text"] for c in ev["guide"]["commands"] if "main.py" in c["text"]]
+        assert runs and all(r.startswith(launch + " ") for r in runs), (says, runs)
+
+
+@pytest.mark.parametrize("line,install", [
+    (r'  File "C:\Users\a\AppData\Local\Programs\@comfyorgcomfyui-electron\resources\ComfyUI\nodes.py", line 9, in f', "desktop"),
+    ('  File "/Applications/ComfyUI.app/Contents/Resources/ComfyUI/nodes.py", line 9, in f', "desktop"),
+    (r'  File "E:\CU\python_embeded\Lib\site-packages\torch\functional.py", line 9, in f', "portable"),
+    ("- **Embedded Python:** true", "portable"),
+    (r"E:\CU>.\python_embeded\python.exe -s ComfyUI\main.py --windows-standalone-build", "portable"),
+    ('  File "/home/a/ComfyUI/.venv/lib/python3.12/site-packages/torch/functional.py", line 9, in f', "manual"),
+    ('  File "C:\\Users\\a\\miniconda3\\envs\\comfy\\Lib\\site-packages\\torch\\functional.py", line 9, in f', "manual"),
+    ("- **Embedded Python:** false", "manual"),
+    (r"C:\Users\a\ComfyUI>python main.py --directml", "manual"),
+    ('  File "C:\\ComfyUI\\comfy\\model_management.py", line 9, in f', None),
+])
+def test_one_table_of_install_signs(line, install):
+    from gpu_garden.memory.triage import fact_gate
+    f = {}
+    for name, m in fact_gate.facts(line):
+        if name == "comfy_install":
+            comfy_launch.seen(f, m)
+    assert comfy_launch.install(f) == install
+
+
+def test_desktop_wins_over_its_own_venv_and_report():
+    f = {"comfy_install": {"manual", "desktop"}}
+    assert comfy_launch.install(f) == "desktop"
+
+
+def test_linux_keeps_the_plain_launch_and_no_note():
+    """Regression check (passes on the old code too): off Windows the launch stays the guides' plain one, no note."""
+    text = "got prompt\n!!! Exception during processing !!! " + TORCH_OOM_2250 + "\nTraceback (most recent call last):\n" + \
+        '  File "/home/a/ComfyUI/execution.py", line 323, in execute\n' + "torch.OutOfMemoryError: " + TORCH_OOM_2250 + "\n"
+    cause, ev = _answer(text)
+    assert ev["runtime"] == "comfyui" and ev["platform"]["os"] == "linux"
+    runs = [c["text"] for c in ev["guide"]["commands"] if "main.py" in c["text"]]
+    assert runs and all(r.startswith("python main.py") for r in runs)
+    assert comfy_launch.UNKNOWN_NOTE not in ev["guide"]["markdown"].replace("\n", " ")
+
+
+@pytest.mark.parametrize("exe,main,install", [
+    (r"D:\CU\python_embeded\python.exe", r"D:\CU\ComfyUI\main.py", "portable"),
+    (r"C:\Users\a\Documents\ComfyUI\.venv\Scripts\python.exe",
+     r"C:\Users\a\AppData\Local\Programs\@comfyorgcomfyui-electron\resources\ComfyUI\main.py", "desktop"),
+    ("/home/a/ComfyUI/venv/bin/python", "main.py", "manual"),
+    (r"C:\Python312\python.exe", "main.py", None),
+])
+def test_the_panel_reads_the_install_from_the_host(exe, main, install):
+    """The OOM panel's excerpt has no frames: the host's own paths say the install (oom_build's context "comfy_install"),
+    and the launch follows it."""
+    assert comfy_launch.host_install(exe, main) == install
+    p = comfy_launch.params({"runtime": "comfyui", "os": "windows"}, {}, {"comfy_install": install})
+    assert p["launch"] == (PORTABLE if install == "portable" else "python main.py")
+    assert bool(p.get("launch_unknown")) == (install is None)
