@@ -4,7 +4,7 @@ import math
 import re
 from types import SimpleNamespace
 
-from . import comfy_launch
+from . import comfy_launch, vllm_command
 from .case import snapshot_device
 from .predicates import ggml_header_failed, torch29_conv3d
 from .should_fit import NAME, shown_version
@@ -23,6 +23,7 @@ def params(inc, env, scan, context, card=None) -> dict:
     f = scan.facts
     p = {}
     p.update(comfy_launch.params(env, f, context))     # (fix66c) the install the log shows: portable, Desktop, manual
+    p.update(vllm_command.params(f))     # (fix66c) no --quantization or --max-num-batched-tokens the log makes wrong
     lat = (context or {}).get("latent") or {}
     try:
         area = int(lat.get("width") or 0) * int(lat.get("height") or 0)
@@ -251,6 +252,8 @@ def llm_suggestions(scan, inc, numbers, runtime) -> list:
                       ("kv_cache_dtype", "vllm_kv_dtype")):
         if f.get(fact) is not None:
             n.setdefault(key, f[fact])
+    if f.get("llm_model"):
+        n.setdefault("log_model", f["llm_model"][-1])     # (fix66c) one request's cache in the share (llm/util_from_log.py)
     if f.get("ggml_offloaded"):
         n.setdefault("n_gpu_layers", f["ggml_offloaded"][0])
         n.setdefault("n_layers", f["ggml_offloaded"][1])

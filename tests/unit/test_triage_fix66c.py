@@ -7,6 +7,7 @@ The logs under data/fix66c are the auditor's, modelled on public threads (number
   dml_a1111_amdgpu.log         lshqqytiger/stable-diffusion-webui-amdgpu#592 (4915840 bytes, --use-directml)
   dml_script_lstm.log          microsoft/DirectML#355 (nn-morse's LSTM, 81544192 bytes, Radeon VII)
   report_dualclip_desktop.log  Comfy-Org/ComfyUI#6693 (ComfyUI Desktop 0.3.13, DualCLIPLoader "Allocation on device")
+  vllm_util070_4060.log        vllm-project/vllm#13882 (Qwen2.5-7B AWQ, vLLM 0.7.3 V0, 8 GiB at 0.70: KV rest -1.05 GiB)
 """
 from pathlib import Path
 
@@ -146,3 +147,60 @@ def test_the_panel_reads_the_install_from_the_host(exe, main, install):
     p = comfy_launch.params({"runtime": "comfyui", "os": "windows"}, {}, {"comfy_install": install})
     assert p["launch"] == (PORTABLE if install == "portable" else "python main.py")
     assert bool(p.get("launch_unknown")) == (install is None)
+
+
+# --- 3. (finding 3) vLLM "No available memory for the cache blocks": the share from the log's figures ----------------------
+
+def _vllm(text):
+    cause, ev = _answer(text)
+    g = ev["guide"]
+    serve = [c["text"] for c in g["commands"] if c["text"].startswith("vllm serve")]
+    return ev, g, serve, {x["name"]: x for x in ev.get("suggestions", [])}
+
+
+def test_the_share_is_worked_out_from_the_logs_figures():
+    """0.70 x 8.00 GiB less the cache's -1.05 GiB: weights 5.20 + non-torch 0.03 + activation peak 1.42 = 6.65 GiB; one
+    4096-token request of Qwen2.5-7B (28 layers x 4 KV heads x 128 x 2 x 2 bytes = 56 KiB a token) is 224 MiB; (6.65 GiB +
+    224 MiB) / 8 GiB = 0.8586, up to 0.86. The old advice was a flat 0.70 + 0.05 = 0.75, which still leaves no cache."""
+    ev, g, serve, sugg = _vllm(_log("vllm_util070_4060.log"))
+    assert ev["guide"]["id"] == "vllm-weights"
+    assert sugg["--gpu-memory-utilization"]["value"] == "0.86"
+    assert serve and all("--gpu-memory-utilization 0.86" in c for c in serve), serve
+    assert "6.65 GiB" in sugg["--gpu-memory-utilization"]["reason"]
+
+
+def test_no_share_fits_says_so():
+    """With the cache's rest at -2.50 GiB the three take 8.10 GiB of 8.00: no share up to 0.95 holds them."""
+    ev, g, serve, sugg = _vllm(_log("vllm_util070_4060.log").replace("KV Cache is -1.05GiB", "KV Cache is -2.50GiB"))
+    x = sugg["--gpu-memory-utilization"]
+    assert x["kind"] == "note" and not x["value"] and "no utilization fits" in x["reason"], x
+
+
+def test_a_quantized_checkpoint_gets_no_quantization_flag():
+    """vLLM refuses a --quantization that differs from the checkpoint's (ModelConfig._verify_quantization)."""
+    ev, g, serve, sugg = _vllm(_log("vllm_util070_4060.log"))
+    assert serve and not any("--quantization" in c for c in serve), serve
+    assert "quantization=awq_marlin" in g["markdown"]
+    # regression check: weights that are not quantized keep the fp8 suggestion
+    ev, g, serve, sugg = _vllm(_log("vllm_util070_4060.log").replace("quantization=awq_marlin", "quantization=None"))
+    assert serve and all("--quantization fp8" in c for c in serve), serve
+
+
+V1_HEAD = "Initializing a V1 LLM engine (v0.8.5)"
+
+
+@pytest.mark.parametrize("change,kept", [
+    ({}, False),            # V0 (0.7.3) without chunked prefill: max(4096, 2048) = 4096 in force, and no value under it
+    ({"Initializing a V0 LLM engine (v0.7.3)": V1_HEAD}, True),            # nothing says what is in force: keep (regression)
+    ({"Initializing a V0 LLM engine (v0.7.3)": V1_HEAD,
+      "Automatically detected platform cuda.": "Chunked prefill is enabled with max_num_batched_tokens=2048."}, False),
+    ({"Initializing a V0 LLM engine (v0.7.3)": V1_HEAD,
+      "Automatically detected platform cuda.": "Chunked prefill is enabled with max_num_batched_tokens=8192."}, True),
+])
+def test_max_num_batched_tokens_only_when_it_lowers_what_is_in_force(change, kept):
+    text = _log("vllm_util070_4060.log")
+    for a, b in change.items():
+        assert a in text
+        text = text.replace(a, b)
+    ev, g, serve, sugg = _vllm(text)
+    assert serve and all(("--max-num-batched-tokens 4096" in c) == kept for c in serve), serve
