@@ -146,6 +146,11 @@ def _free_share(n):
 
 
 def _suggest_ggml(n, spec, rt) -> list:
+    if rt == "ollama" and str(n.get("buffer", "")).lower().startswith("compute"):
+        # (fix66c) the graph's compute buffer, not the cache: a smaller batch and flash attention (guide ollama-activations)
+        return [_flag("param", "num_batch", 128, "the compute buffer scales with the batch (num_batch, default 512)",
+                      text="PARAMETER num_batch 128"),
+                _flag("env", "OLLAMA_FLASH_ATTENTION", 1, "attention's scratch no longer grows with context x batch")]
     out = []
     par = int(n.get("n_parallel") or n.get("num_parallel") or 1)
     ctx = n.get("n_ctx")  # llama.cpp's total cells (-c); Ollama's runner prints num_ctx x OLLAMA_NUM_PARALLEL

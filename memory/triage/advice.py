@@ -4,7 +4,7 @@ import math
 import re
 from types import SimpleNamespace
 
-from . import comfy_launch, vllm_command
+from . import comfy_launch, ollama_compute, vllm_command
 from .case import snapshot_device
 from .predicates import ggml_header_failed, torch29_conv3d
 from .should_fit import NAME, shown_version
@@ -23,7 +23,8 @@ def params(inc, env, scan, context, card=None) -> dict:
     f = scan.facts
     p = {}
     p.update(comfy_launch.params(env, f, context))     # (fix66c) the install the log shows: portable, Desktop, manual
-    p.update(vllm_command.params(f))     # (fix66c) no --quantization or --max-num-batched-tokens the log makes wrong
+    p.update(vllm_command.params(f))
+    p.update(ollama_compute.params(inc, env))     # (fix66c) the guide for Ollama's compute buffer     # (fix66c) no --quantization or --max-num-batched-tokens the log makes wrong
     lat = (context or {}).get("latent") or {}
     try:
         area = int(lat.get("width") or 0) * int(lat.get("height") or 0)
@@ -262,7 +263,7 @@ def llm_suggestions(scan, inc, numbers, runtime) -> list:
     kv = sum(v for k, v in f["ggml_bufs"].items() if k.startswith("kv:"))
     if kv:
         n.setdefault("kv_buffer", kv)
-    if any(e["kind"] == "ggml.compute" for e in inc.events):
+    if any(e["kind"] == "ggml.compute" for e in inc.events) or runtime == "ollama" and ollama_compute.failed_compute_buffer(inc):
         n["buffer"] = "compute"
     try:
         from ..llm import kv as llm

@@ -7,6 +7,7 @@ The logs under data/fix66c are the auditor's, modelled on public threads (number
   dml_a1111_amdgpu.log         lshqqytiger/stable-diffusion-webui-amdgpu#592 (4915840 bytes, --use-directml)
   dml_script_lstm.log          microsoft/DirectML#355 (nn-morse's LSTM, 81544192 bytes, Radeon VII)
   report_dualclip_desktop.log  Comfy-Org/ComfyUI#6693 (ComfyUI Desktop 0.3.13, DualCLIPLoader "Allocation on device")
+  ollama_071_gallocr.log       ollama/ollama#10852 (0.7.1, mistral-small3.1 24B: gallocr could not place a 9791055360-byte CUDA1 buffer)
   vllm_util070_4060.log        vllm-project/vllm#13882 (Qwen2.5-7B AWQ, vLLM 0.7.3 V0, 8 GiB at 0.70: KV rest -1.05 GiB)
 """
 from pathlib import Path
@@ -204,3 +205,42 @@ def test_max_num_batched_tokens_only_when_it_lowers_what_is_in_force(change, kep
         text = text.replace(a, b)
     ev, g, serve, sugg = _vllm(text)
     assert serve and all(("--max-num-batched-tokens 4096" in c) == kept for c in serve), serve
+
+
+# --- 4. (finding 10) Ollama's compute buffer gets a compute-buffer guide, not the KV cache's --------------------------------
+
+def test_ollama_compute_buffer_gets_the_compute_buffer_guide():
+    cause, ev = _answer(_log("ollama_071_gallocr.log"))
+    assert cause == "activations" and ev["runtime"] == "ollama" and ev["numbers"]["requested"] == 9791055360
+    g = ev["guide"]
+    assert g["id"] == "ollama-activations"
+    cmds = [c["text"] for c in g["commands"]]
+    assert "/set parameter num_batch 128" in cmds
+    assert not any("OLLAMA_KV_CACHE_TYPE" in c for c in cmds)
+    names = {x["name"] for x in ev["suggestions"]}
+    assert "num_batch" in names and "OLLAMA_KV_CACHE_TYPE" not in names, ev["suggestions"]
+
+
+# llama.cpp's own compute-buffer failure (the same gallocr line under llama-server): its own guide stays (regression check)
+LLAMA_GALLOCR = """build: 5000 (abcdef12) with cc (GCC) 13.3.0 for x86_64-linux-gnu
+llama_context: n_ctx         = 32768
+ggml_backend_cuda_buffer_type_alloc_buffer: allocating 9337.50 MiB on device 0: cudaMalloc failed: out of memory
+ggml_gallocr_reserve_n: failed to allocate CUDA0 buffer of size 9791055360
+llama_init_from_model: failed to initialize the context: failed to allocate compute buffers
+"""
+
+
+def test_llamacpp_compute_buffer_keeps_its_guide():
+    cause, ev = _answer(LLAMA_GALLOCR)
+    assert ev["runtime"] == "llama.cpp" and ev["guide"]["id"] == "llamacpp-activations", (ev["runtime"], ev["guide"]["id"])
+
+
+def test_ollama_kv_cache_failure_keeps_the_kv_guide():
+    """Regression check: a KV-cache allocation under Ollama still gets the cache's guide (its q8_0 cache is the fix there)."""
+    text = ("time=2025-05-25T10:00:00.000Z level=INFO source=server.go:135 msg=\"system memory\"\n"
+            "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 4096.00 MiB on device 0: cudaMalloc failed: out of memory\n"
+            "llama_kv_cache_unified: failed to allocate buffer for kv cache\n"
+            "llama_init_from_model: failed to initialize the context: failed to allocate buffer for kv cache\n"
+            "Error: llama runner process has terminated: error loading model: unable to allocate CUDA0 buffer\n")
+    cause, ev = _answer(text)
+    assert ev["runtime"] == "ollama" and ev["guide"]["id"] != "ollama-activations", (ev["runtime"], cause, ev["guide"]["id"])
