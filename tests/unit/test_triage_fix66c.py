@@ -8,6 +8,7 @@ The logs under data/fix66c are the auditor's, modelled on public threads (number
   dml_script_lstm.log          microsoft/DirectML#355 (nn-morse's LSTM, 81544192 bytes, Radeon VII)
   report_dualclip_desktop.log  Comfy-Org/ComfyUI#6693 (ComfyUI Desktop 0.3.13, DualCLIPLoader "Allocation on device")
   ollama_071_gallocr.log       ollama/ollama#10852 (0.7.1, mistral-small3.1 24B: gallocr could not place a 9791055360-byte CUDA1 buffer)
+  apu_512_bogus_free.log       YanWenKun/ComfyUI-Docker#54 (a Ryzen 7 7700's 512 MiB carve-out under ROCm, HIP OOM of 72 MiB)
   vllm_util070_4060.log        vllm-project/vllm#13882 (Qwen2.5-7B AWQ, vLLM 0.7.3 V0, 8 GiB at 0.70: KV rest -1.05 GiB)
 """
 from pathlib import Path
@@ -244,3 +245,36 @@ def test_ollama_kv_cache_failure_keeps_the_kv_guide():
             "Error: llama runner process has terminated: error loading model: unable to allocate CUDA0 buffer\n")
     cause, ev = _answer(text)
     assert ev["runtime"] == "ollama" and ev["guide"]["id"] != "ollama-activations", (ev["runtime"], cause, ev["guide"]["id"])
+
+
+# --- 5. (finding 8) a tiny integrated-GPU carve-out: the carve-out paragraph, not the 8-24 GB card's fixes -----------------
+
+def test_a_tiny_carveout_gets_the_carveout_paragraph():
+    cause, ev = _answer(_log("apu_512_bogus_free.log"))
+    assert ev["numbers"]["total"] == 512 * 2 ** 20
+    g = ev["guide"]
+    assert g["id"] == "comfyui-weights"
+    md = g["markdown"] + "".join(f["markdown"] for f in g["faqs"])
+    assert "UMA frame buffer" in md and "BIOS/UEFI" in md and "`--cpu`" in md
+    assert "--reserve-vram" not in md and "8-12 GB cards" not in md, md
+    assert [f["id"] for f in g["faqs"]] == ["faq-igpu-carveout"]
+
+
+def test_the_uma_sentence_has_one_source():
+    from gpu_garden.memory.triage import guides
+    having = {gid for gid, g in guides.load_all().items() if "UMA frame buffer" in g["markdown"]}
+    assert having == {"faq-igpu-carveout"}
+    r = guides.render(guides.load_all()["allocation-refused"], {})
+    assert [f["id"] for f in r["faqs"]] == ["faq-igpu-carveout"]
+    assert "UMA frame buffer" in r["faqs"][0]["markdown"]
+
+
+def test_a_full_card_keeps_the_weights_fixes():
+    """Regression check: a 24 GB card's weights failure keeps Fix 1-3 and no carve-out note."""
+    text = "got prompt\n!!! Exception during processing !!! " + TORCH_OOM_2250 + "\nTraceback (most recent call last):\n" + \
+        '  File "/home/a/ComfyUI/comfy/model_management.py", line 540, in load_models_gpu\n' + \
+        "torch.OutOfMemoryError: " + TORCH_OOM_2250 + "\n"
+    cause, ev = _answer(text)
+    g = ev["guide"]
+    assert not any(f["id"] == "faq-igpu-carveout" for f in g["faqs"])
+    assert "carve-out" not in g["markdown"]
