@@ -20,7 +20,7 @@ import sys
 from . import advice
 from . import facts as facts_mod
 from . import case as case_mod
-from . import comfy_launch, ollama_compute
+from . import comfy_launch, ollama_compute, vllm_command
 from . import env as env_mod
 from . import guides as guides_mod
 from . import parse as P
@@ -104,7 +104,8 @@ def _event_dict(scan, inc, context):
     genv = dict(env, backend="cpu") if device_kind == "cpu" else env
     guide = guides_mod.select(top, env["runtime"], genv, params, kind=gkind, form=cause_forms.get(top, ev.get("form")))
     guide = ollama_compute.guide(guide, top, params, guides_mod)     # (fix66c) Ollama's compute buffer: its own guide
-    comfy_launch.apply(guide, params, guides_mod.commands)     # (fix66c) Desktop's settings, not a command line
+    comfy_launch.apply(guide, params, guides_mod.commands)
+    vllm_command.apply(guide, scan.facts, guides_mod.commands)     # (fix66c) the log's model and tensor-parallel size     # (fix66c) Desktop's settings, not a command line
     note = env_mod.expandable_note(env) if guide and "expandable_segments" in guide["markdown"] else None
     if note:
         guide["markdown"] = guide["markdown"].rstrip() + "\n\n" + note

@@ -278,3 +278,42 @@ def test_a_full_card_keeps_the_weights_fixes():
     g = ev["guide"]
     assert not any(f["id"] == "faq-igpu-carveout" for f in g["faqs"])
     assert "carve-out" not in g["markdown"]
+
+
+# --- 6. (finding 12b) vLLM commands take the log's model and --tensor-parallel-size -------------------------------------
+
+# modelled on vllm-project/vllm#17462 (vLLM 0.8.5 V1, `vllm serve Qwen3-32B --tensor-parallel-size 2` on two L20s: CUDA out
+# of memory while capturing graphs after "GPU KV cache size: 67,856 tokens"); paths and prose rewritten
+VLLM_TP2 = """$ vllm serve Qwen3-32B --tensor-parallel-size 2
+INFO 04-30 16:18:02 [api_server.py:1043] vLLM API server version 0.8.5
+INFO 04-30 16:20:37 [kv_cache_utils.py:634] GPU KV cache size: 67,856 tokens
+INFO 04-30 16:20:37 [kv_cache_utils.py:637] Maximum concurrency for 16,384 tokens per request: 4.14x
+(VllmWorker rank=1 pid=12171) ERROR 04-30 16:21:27 [multiproc_executor.py:380] WorkerProc hit an exception
+(VllmWorker rank=1 pid=12171) ERROR 04-30 16:21:27 [multiproc_executor.py:380] Traceback (most recent call last):
+(VllmWorker rank=1 pid=12171) ERROR 04-30 16:21:27 [multiproc_executor.py:380]   File "/opt/venv/lib/python3.10/site-packages/vllm/v1/worker/gpu_model_runner.py", line 1600, in capture_model
+(VllmWorker rank=1 pid=12171) ERROR 04-30 16:21:27 [multiproc_executor.py:380]     self._dummy_run(num_tokens)
+(VllmWorker rank=1 pid=12171) ERROR 04-30 16:21:27 [multiproc_executor.py:380]   File "/opt/venv/lib/python3.10/site-packages/torch/cuda/graphs.py", line 84, in capture_end
+(VllmWorker rank=1 pid=12171) ERROR 04-30 16:21:27 [multiproc_executor.py:380]     super().capture_end()
+(VllmWorker rank=1 pid=12171) ERROR 04-30 16:21:27 [multiproc_executor.py:380] RuntimeError: CUDA error: out of memory
+"""
+
+
+def test_vllm_commands_take_the_logs_model_and_tensor_parallel_size():
+    cause, ev = _answer(VLLM_TP2)
+    serve = [c["text"] for c in ev["guide"]["commands"] if c["text"].startswith("vllm serve")]
+    assert serve, ev["guide"]["id"]
+    assert all(c.startswith("vllm serve Qwen3-32B --tensor-parallel-size 2") for c in serve), serve
+    assert not any("MODEL" in c for c in serve)
+
+
+def test_a_guides_own_tensor_parallel_suggestion_stays_and_one_gpu_adds_none():
+    """Regression checks: a log without a model name keeps MODEL; a single-GPU log gets no --tensor-parallel-size."""
+    ev = _answer(VLLM_TP2.replace("$ vllm serve Qwen3-32B --tensor-parallel-size 2\n", ""))[1]
+    serve = [c["text"] for c in ev["guide"]["commands"] if c["text"].startswith("vllm serve")]
+    assert serve and all(c.startswith("vllm serve MODEL") and "--tensor-parallel-size" not in c for c in serve), serve
+
+
+def test_the_util070_log_names_its_model():
+    ev = _answer(_log("vllm_util070_4060.log"))[1]
+    serve = [c["text"] for c in ev["guide"]["commands"] if c["text"].startswith("vllm serve")]
+    assert serve == ["vllm serve Qwen/Qwen2.5-7B-Instruct-AWQ --gpu-memory-utilization 0.86 --enforce-eager"], serve
