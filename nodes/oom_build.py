@@ -6,11 +6,13 @@ of the exception's text and the report keeps at most oom_store.MAX_MESSAGE_CHARS
 fails with megabytes of text ends as fast as any other failure. The hooks live in oom_capture.py."""
 import logging
 import os
+import sys
 import time
 import uuid
 
 from . import host_models, oom_report
 from .oom_store import bounded_text
+from ..memory.triage.comfy_launch import host_install
 
 log = logging.getLogger("gpu_garden")
 
@@ -208,7 +210,8 @@ def build_report(node_ctx: dict, exc: BaseException, state: dict) -> dict:
                "backend": backend, "cuda_malloc_async": cuda_malloc_async(backend), "snapshot": state.get("snapshot"),
                "loaded_models": state.get("loaded_models"), "latent": latent, "previous_ooms": session,
                # whose PyTorch private pools are (comfy-aimdo's MemPool, or the Comfy Compiler's CUDA graphs)
-               "dynamic_vram": host_models.dynamic_vram(), "comfy_compiler": host_models.comfy_compiler()}
+               "dynamic_vram": host_models.dynamic_vram(), "comfy_compiler": host_models.comfy_compiler(),
+               "comfy_install": host_install(sys.executable, sys.argv[0] if sys.argv else "")}     # (fix66c) its launch line
     tri = _triage_report(log_excerpt(exc_type, bounded_text(full_message, RECOGNITION_CHARS)), context)
     events = (tri or {}).get("events") or []
     # the event triage's answer speaks of (its "headline": the last that failed; an event the run went on from is listed in

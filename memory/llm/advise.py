@@ -7,6 +7,7 @@ from ..units import fmt_bytes
 from . import spec as llm_spec
 from .flags import FA_VALUE, flag as _flag
 from .runtimes import at_least, parse_version
+from .util_from_log import reason, share_needed
 from .cache import BLOCK, CTX_STEP, KV_BYTES, MIN_CTX, floor_ctx, kv_cache
 from .runtimes.vllm import MAX_UTIL as VLLM_MAX_UTIL, default_util as vllm_default_util
 
@@ -70,8 +71,11 @@ def _suggest_vllm(n, spec) -> list:
             out.append(_flag("flag", "--max-model-len", v8, "with --kv-cache-dtype fp8"))
     elif n.get("kv_available") is not None and n["kv_available"] <= 0:
         util, had = _vllm_share(n)
-        out.append(_flag("flag", "--gpu-memory-utilization", f"{min(VLLM_MAX_UTIL, util + 0.05):.2f}",
-                         f"weights and activations took the whole share{had}: give vLLM more of the GPU"))
+        need = share_needed(dict(n, gpu_memory_utilization=util))     # (fix66c) from the log's figures, as kv works it out
+        value, why = reason(need, util, had) if need else (f"{min(VLLM_MAX_UTIL, util + 0.05):.2f}",
+                                                          f"weights and activations took the whole share{had}: give vLLM more of the GPU")
+        out.append(_flag("flag", "--gpu-memory-utilization", value, why) if value else
+                   _flag("note", "--gpu-memory-utilization", "", why, text="no --gpu-memory-utilization"))
         out.append(_flag("flag", "--enforce-eager", "", "skip CUDA graphs", text="--enforce-eager"))
         out.append(_flag("flag", "--max-num-seqs", min(int(n.get("max_num_seqs") or 256), 64),
                          "a smaller profile batch lowers the activation peak"))
@@ -142,6 +146,11 @@ def _free_share(n):
 
 
 def _suggest_ggml(n, spec, rt) -> list:
+    if rt == "ollama" and str(n.get("buffer", "")).lower().startswith("compute"):
+        # (fix66c) the graph's compute buffer, not the cache: a smaller batch and flash attention (guide ollama-activations)
+        return [_flag("param", "num_batch", 128, "the compute buffer scales with the batch (num_batch, default 512)",
+                      text="PARAMETER num_batch 128"),
+                _flag("env", "OLLAMA_FLASH_ATTENTION", 1, "attention's scratch no longer grows with context x batch")]
     out = []
     par = int(n.get("n_parallel") or n.get("num_parallel") or 1)
     ctx = n.get("n_ctx")  # llama.cpp's total cells (-c); Ollama's runner prints num_ctx x OLLAMA_NUM_PARALLEL

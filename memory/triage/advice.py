@@ -4,6 +4,7 @@ import math
 import re
 from types import SimpleNamespace
 
+from . import comfy_launch, ollama_compute, vllm_command
 from .case import snapshot_device
 from .predicates import ggml_header_failed, torch29_conv3d
 from .should_fit import NAME, shown_version
@@ -21,8 +22,9 @@ def params(inc, env, scan, context, card=None) -> dict:
     n = inc.primary.get("numbers") or {}
     f = scan.facts
     p = {}
-    if env.get("os") == "windows":
-        p["launch"] = r".\python_embeded\python.exe -s ComfyUI\main.py --windows-standalone-build"
+    p.update(comfy_launch.params(env, f, context))     # (fix66c) the install the log shows: portable, Desktop, manual
+    p.update(vllm_command.params(f))
+    p.update(ollama_compute.params(inc, env))     # (fix66c) the guide for Ollama's compute buffer     # (fix66c) no --quantization or --max-num-batched-tokens the log makes wrong
     lat = (context or {}).get("latent") or {}
     try:
         area = int(lat.get("width") or 0) * int(lat.get("height") or 0)
@@ -251,6 +253,8 @@ def llm_suggestions(scan, inc, numbers, runtime) -> list:
                       ("kv_cache_dtype", "vllm_kv_dtype")):
         if f.get(fact) is not None:
             n.setdefault(key, f[fact])
+    if f.get("llm_model"):
+        n.setdefault("log_model", f["llm_model"][-1])     # (fix66c) one request's cache in the share (llm/util_from_log.py)
     if f.get("ggml_offloaded"):
         n.setdefault("n_gpu_layers", f["ggml_offloaded"][0])
         n.setdefault("n_layers", f["ggml_offloaded"][1])
@@ -259,7 +263,7 @@ def llm_suggestions(scan, inc, numbers, runtime) -> list:
     kv = sum(v for k, v in f["ggml_bufs"].items() if k.startswith("kv:"))
     if kv:
         n.setdefault("kv_buffer", kv)
-    if any(e["kind"] == "ggml.compute" for e in inc.events):
+    if any(e["kind"] == "ggml.compute" for e in inc.events) or runtime == "ollama" and ollama_compute.failed_compute_buffer(inc):
         n["buffer"] = "compute"
     try:
         from ..llm import kv as llm

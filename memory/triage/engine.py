@@ -20,11 +20,13 @@ import sys
 from . import advice
 from . import facts as facts_mod
 from . import case as case_mod
+from . import comfy_launch, ollama_compute, vllm_command
 from . import env as env_mod
 from . import guides as guides_mod
 from . import parse as P
 from . import rank
 from .native_abort import TRAILING_KINDS
+from .printed_card import tiny_printed
 from .native_runtimes import WEBGPU_DEVICE_BY_OS
 from .predicates import compiler_flood, fraction_cap, sysmem_fallback, trt_kv_sizing, wddm_refused
 from .render import NO_LIMIT, render_human, render_numbers, NUMBER_LABELS  # noqa: F401  (re-exported)
@@ -87,7 +89,8 @@ def _event_dict(scan, inc, context):
     elif device_kind == "webgpu":
         device_kind = WEBGPU_DEVICE_BY_OS.get(env["os"], "webgpu")      # Dawn's backend on this OS (round 67)
     params = advice.params(inc, env, scan, context, case.total)
-    params["sysmem_fallback"] = sysmem_fallback(case)     # the guides' note on the driver's spill (faq-sysmem-fallback)
+    params["sysmem_fallback"] = sysmem_fallback(case)
+    params["tiny_device"] = bool(getattr(case, "tiny", False) or tiny_printed(case))     # (fix66c) the rules' tiny-card reading     # the guides' note on the driver's spill (faq-sysmem-fallback)
     if fraction_cap(case):     # the rule row's own predicate: the guide names the cap, not the driver (review16a F1)
         params.update(fraction_cap=True, allowed=fmt_bytes(case.n["allowed"]), free=fmt_bytes(case.free))
     top = causes[0]["id"]
@@ -100,6 +103,9 @@ def _event_dict(scan, inc, context):
     # a GPU's reads the guides written for the CPU (platforms: [cpu]), as a ROCm or MPS device reads its own
     genv = dict(env, backend="cpu") if device_kind == "cpu" else env
     guide = guides_mod.select(top, env["runtime"], genv, params, kind=gkind, form=cause_forms.get(top, ev.get("form")))
+    guide = ollama_compute.guide(guide, top, params, guides_mod)     # (fix66c) Ollama's compute buffer: its own guide
+    comfy_launch.apply(guide, params, guides_mod.commands)
+    vllm_command.apply(guide, scan.facts, guides_mod.commands)     # (fix66c) the log's model and tensor-parallel size     # (fix66c) Desktop's settings, not a command line
     note = env_mod.expandable_note(env) if guide and "expandable_segments" in guide["markdown"] else None
     if note:
         guide["markdown"] = guide["markdown"].rstrip() + "\n\n" + note

@@ -3,6 +3,8 @@ applies to a failure), in the order facts() reports them, and FACT_KEYS, the wor
 lines.py (rows and order unchanged); fact_gate.py picks the facts a line can match."""
 import re
 
+from .comfy_launch import INSTALL_KEYS, INSTALL_RE
+from .vllm_command import BATCHED_KEYS, BATCHED_RE
 from .runtime_markers import NAMED_RUNTIMES, RUNTIME_MARKERS, RUNTIME_WORDS
 from .runtime_around import FACT as AROUND_FACT, FACT_WORDS as AROUND_WORDS
 
@@ -394,6 +396,8 @@ FACTS = [
     # APU's Radeon NNNM (Studio's own APU message says "unified-memory APU", hyphenated: not this); (rev9 D4) not llama.cpp
     # Metal's "has unified memory    = false" (an Intel Mac's discrete GPU)
     ("igpu_named", re.compile(r"\buma: 1\b|\b[Ii]ntegrated (?:GPU|[Gg]raphics)\b|\biGPU\b|\bunified memory\b(?![ \t]{0,16}= ?(?:false|0)\b)|\bRadeon(?:\(TM\))? \d{3,4}[MS]\b")),
+    ("vllm_batched", BATCHED_RE),     # (fix66c) max_num_batched_tokens in force, the V0 engine (vllm_command)
+    ("comfy_install", INSTALL_RE),     # (fix66c) the install a ComfyUI log shows (comfy_launch.INSTALL_SIGNS)
     ("as_limit", re.compile(r"\bMax address space[ \t]{1,60}(\d{1,20})[ \t]{1,60}(?:\d{1,20}|unlimited)[ \t]{1,60}bytes\b")),
     # (round 113) MONAI Label's heuristic planner (monailabel/utils/others/planner.py) logs the free GPU memory it measured,
     # per card, in MB (nvidia-smi's MiB): "Available GPU memory: {0: 2100} in MB"; one card's figure only
@@ -482,6 +486,7 @@ FACT_KEYS = {
     "batch_ran": ("atch size", "atch_size"),     # (round 118)
     "step_mem": ("mem_allocated", "memory_allocated"),     # (tri65)
     "kaldi_held": ("total-held",),     # (tri68)
+    "comfy_install": INSTALL_KEYS, "vllm_batched": BATCHED_KEYS,     # (fix66c)
     "igpu_named": ("uma: 1", "ntegrated ", "iGPU", "unified memory", "Radeon"),     # (rev8 S2)
 }
 FACTS.append(AROUND_FACT)     # (rt66) the program around a library's failure: its own lines (runtime_around.AROUND)

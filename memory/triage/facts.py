@@ -11,6 +11,8 @@ from . import parse as P, smi_procs
 from . import lines as L
 from ..units import MiB, num, parse_size
 from .text import attempt
+from .comfy_launch import seen as seen_install
+from .vllm_command import seen as seen_batched
 from .chain_links import chained_how as _chained_how
 from .facts_ollama import _ollama_env, _ollama_evict, _ollama_full, _ollama_marker
 from .facts_tf import _tf_device_mem, bfc_stats_after  # noqa: F401  (bfc_stats_after: read as facts.bfc_stats_after)
@@ -487,6 +489,8 @@ HANDLERS = {
     "linux": _vote("linux"),
     "wsl": _vote("wsl"),
     "runtime_around": runtime_around,     # (rt66)
+    "comfy_install": lambda s, f, m, *_: seen_install(f, m),     # (fix66c) comfy_launch.INSTALL_SIGNS
+    "vllm_batched": lambda s, f, m, *_: seen_batched(f, m),     # (fix66c) vllm_command
     "igpu_named": lambda s, f, m, *_: f.__setitem__("igpu_named", True),     # (rev8 S2) Unsloth Studio's guard reads other
     "as_limit": lambda s, f, m, *_: f.__setitem__("as_limit", int(m.group(1))),     # (round 112) RLIMIT_AS's soft limit, bytes
     # (round 118) the chip's HBM; (rev9 D3) by line (_kept; one read back from the window, just before that failure)

@@ -396,6 +396,12 @@ WINDOW_KEYS += (b"total-held",)
 # APU's Radeon NNNM): Unsloth Studio's host-RAM guard then reads other
 HEAD_ANCHORS += (b"uma: 1", b"ntegrated GPU", b"ntegrated graphics", b"ntegrated Graphics", b"iGPU", b"unified memory", b"Radeon")
 OPEN_ANCHORS += (b"uma: 1", b"ntegrated GPU", b"ntegrated graphics", b"ntegrated Graphics", b"iGPU", b"unified memory", b"Radeon")
+# (fix66c) the error report's "Embedded Python" line and ComfyUI Desktop's or the portable build's paths (facts "comfy_install")
+HEAD_ANCHORS += (b"Embedded Python", b"python_embeded", b"comfyui-electron")
+OPEN_ANCHORS += (b"Embedded Python", b"python_embeded", b"comfyui-electron")
+# (fix66c) vLLM's max_num_batched_tokens in force and its V0 engine (facts "vllm_batched", vllm_command.py)
+HEAD_ANCHORS += (b"max_num_batched_tokens=", b"--max-num-batched-tokens", b"V0 LLM engine")
+WINDOW_KEYS += (b"max_num_batched_tokens=", b"--max-num-batched-tokens", b"V0 LLM engine")
 # (fixT) a VLLM_ROCM_* switch and a line naming an NVIDIA card (facts "vllm_rocm_on", "cuda_device"), in the head too
 HEAD_ANCHORS += (b"VLLM_ROCM_",) + CUDA_DEVICE_KEYS
 HEAD_ANCHORS += GGML_VK_KEYS     # (fixV)

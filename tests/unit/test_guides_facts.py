@@ -102,7 +102,8 @@ def _comfy_guides():
 
 
 # flags of other programs that ComfyUI guides name in passing (not ComfyUI's)
-NOT_COMFY = {"--query-compute-apps", "--format"}  # nvidia-smi
+NOT_COMFY = {"--query-compute-apps", "--format",  # nvidia-smi
+             "--use-directml", "--medvram"}     # the SD WebUI's (directml.md's fix for logs that are not ComfyUI's, fix66c)
 
 
 @pytest.mark.parametrize("gid", _comfy_guides())

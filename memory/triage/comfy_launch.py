@@ -1,0 +1,117 @@
+"""(fix66c) How this ComfyUI was installed, read from what the log shows, and the launch line the guides print for it.
+
+The guides' commands start with {{launch}}. A portable build's line is not a venv install's, and ComfyUI Desktop has no
+command line at all: it takes launch flags in its Settings (Server-Config panel, kept as `Comfy.Server.LaunchArgs` in
+comfy.settings.json and passed to main.py by the app: Comfy-Org/desktop src/main-process/comfyDesktopApp.ts
+buildServerArgs). One table of signals (INSTALL_SIGNS), read by the "comfy_install" fact on frames, the error report's
+system information and echoed command lines; the strongest install seen wins (INSTALL_ORDER: Desktop's report also says
+"Embedded Python: false" and its paths hold a .venv)."""
+import re
+
+# (install, pattern, what it is) -- the whole table of signals
+INSTALL_SIGNS = (
+    # ComfyUI Desktop (Electron): its bundled ComfyUI under the app's resources folder ("...\Programs\@comfyorgcomfyui-electron\
+    # resources\ComfyUI\..." on Windows, "/Applications/ComfyUI.app/Contents/Resources/ComfyUI/..." on macOS)
+    ("desktop", r"@comfyorgcomfyui-electron|comfyui-electron[\\/]|ComfyUI\.app[\\/]Contents[\\/]Resources[\\/]ComfyUI\b",
+     "ComfyUI Desktop's bundled paths"),
+    # the Windows portable build: its embedded interpreter's folder (ComfyUI server.py:624 reports embedded_python when
+    # sys.executable's folder is "python_embeded"; the frontend's error report prints it as "Embedded Python: true") and the
+    # flag its run_*.bat files pass
+    ("portable", r"python_embeded[\\/]|Embedded Python:\W{0,4}true\b|--windows-standalone-build",
+     "the portable build's python_embeded folder"),
+    # a manual install: a virtual environment's or conda's site-packages, the report's "Embedded Python: false", a prompt that
+    # ran `python main.py`
+    ("manual", r"[\\/]\.?venv[\\/](?:Lib|lib|Scripts|bin)[\\/]|[\\/]envs[\\/][\w.-]{1,60}[\\/](?:Lib|lib)[\\/]|"
+               r"Embedded Python:\W{0,4}false\b|(?:^|[>$] ?)python3?(?:\.exe)? main\.py\b",
+     "a virtual environment's or manual install's paths"),
+)
+INSTALL_ORDER = ("desktop", "portable", "manual")
+INSTALL_RE = re.compile("|".join(f"(?P<{name}>{rx})" for name, rx, _ in INSTALL_SIGNS))
+INSTALL_KEYS = ("comfyui-electron", "ComfyUI.app", "python_embeded", "Embedded Python", "--windows-standalone-build",
+                "venv", "envs", "main.py")     # the fact's gate words: every pattern above holds one
+
+LAUNCH = {"portable": r".\python_embeded\python.exe -s ComfyUI\main.py --windows-standalone-build",
+          "manual": "python main.py", "desktop": "python main.py"}
+# unknown on Windows: the manual form, and what the other two take
+UNKNOWN_NOTE = (r"The ComfyUI commands above use a manual install's launch line (the log does not show which install this is); in the portable build start "
+                r"`.\python_embeded\python.exe -s ComfyUI\main.py --windows-standalone-build` with the same flags, "
+                "and ComfyUI Desktop takes them in Settings > Server-Config.")
+DESKTOP_SAYS = ("ComfyUI Desktop has no launch line: open Settings > Server-Config, set {flags} there and restart the app "
+                "(Desktop keeps them as its launch arguments).")
+DESKTOP_RESTART = "ComfyUI Desktop: restart the app from its menu."
+
+
+def seen(f, m) -> None:
+    """The "comfy_install" fact's handler: note the install a line shows."""
+    f.setdefault("comfy_install", set()).add(m.lastgroup)
+
+
+def install(f) -> str | None:
+    """The install the log shows (INSTALL_ORDER's first seen), else None."""
+    got = f.get("comfy_install") or ()
+    return next((i for i in INSTALL_ORDER if i in got), None)
+
+
+def host_install(*paths) -> str | None:
+    """The install a running ComfyUI is (the OOM panel's context "comfy_install"): the same signs read on the host's own
+    paths (sys.executable: python_embeded or a venv; sys.argv[0]: Desktop's bundled main.py), INSTALL_ORDER's first."""
+    f = {}
+    for path in paths:
+        for m in INSTALL_RE.finditer(str(path or "")):
+            seen(f, m)
+    return install(f)
+
+
+def params(env, f, context=None) -> dict:
+    """The guides' {{launch}} and the flags their conditions read: "comfyui" (the log is ComfyUI's), "comfy_desktop",
+    "launch_unknown" (Windows, no install shown: the note under the commands). The host's own answer (the panel's context
+    "comfy_install") comes before the log's signs."""
+    p = {"comfyui": env.get("runtime") == "comfyui"}
+    if not p["comfyui"]:
+        return p
+    how = (context or {}).get("comfy_install")
+    how = how if how in LAUNCH else install(f)
+    if how:
+        p["launch"] = LAUNCH[how]
+        p["comfy_install"] = how
+        p["comfy_desktop"] = how == "desktop"
+    elif env.get("os") == "windows":
+        p["launch"] = LAUNCH["manual"]
+        p["launch_unknown"] = True
+    return p
+
+
+_FENCE = re.compile(r"^```[^\n]*\n(.*?)^```[ \t]*\n?", re.S | re.M)
+
+
+def for_desktop(markdown: str, launch: str = LAUNCH["desktop"]) -> str:
+    """The guide for ComfyUI Desktop: each command line that starts ComfyUI becomes the sentence saying where Desktop takes
+    its flags; other lines of the block stay in it (a block left empty goes)."""
+    def block(m):
+        lines = m.group(1).splitlines()
+        runs = [ln for ln in lines if ln == launch or ln.startswith(launch + " ")]
+        if not runs:
+            return m.group(0)
+        flags = [ln[len(launch):].strip() for ln in runs]
+        flags = [x for x in flags if x]
+        says = DESKTOP_SAYS.format(flags=" and ".join(f"`{x}`" for x in flags)) if flags else DESKTOP_RESTART
+        rest = [ln for ln in lines if ln not in runs]
+        head = m.group(0)[:m.start(1) - m.start(0)]
+        kept = head + "\n".join(rest) + "\n```\n" if rest else ""
+        return kept + ("\n" if kept else "") + says + "\n"
+    return _FENCE.sub(block, markdown)
+
+
+def apply(guide: dict | None, params: dict, commands) -> None:
+    """The rendered guide for the install the log shows: Desktop's sentences for its command lines; on Windows with no
+    install shown, the note on the other two launch lines. `commands`: guides.commands, to relabel the blocks."""
+    if not guide or not params.get("comfyui"):
+        return
+    md = guide["markdown"]
+    if params.get("comfy_desktop"):
+        md = for_desktop(md)
+    elif params.get("launch_unknown") and (LAUNCH["manual"] + " ") in md:
+        md = md.rstrip() + "\n\n" + UNKNOWN_NOTE + "\n"
+    if md != guide["markdown"]:
+        guide["markdown"] = md
+        guide["commands"] = commands(md)
