@@ -8,6 +8,7 @@ runs. Everything here is measurement or classification; no weights. The weights 
 from . import categories as C
 from .card_room import HELD_SHARE
 from .driver_predicates import NVML_NA
+from .aimdo_forms import aimdo_true_oom
 from ..estimate.spec import CUDA_CONTEXT
 from ..units import GiB, MiB, fmt_bytes as b
 
@@ -199,6 +200,8 @@ def build(scan, inc, context, env) -> Case:
     x.hint = 0.3 if x.kind in ("comfy.dynamic_vram", "comfy.aimdo_cuda") else 1.0      # Dynamic VRAM: the phase clues weigh less
     x.text = ev["text"]
     x.texts = inc.texts                           # every error line of the failure (the primary's first)
+    if aimdo_true_oom(x):      # (fix66d) aimdo evicted weights and still found no room: a real shortage, the phase decides
+        x.hint = 1.0
     x.frames_n = len(inc.frames)                  # 0: the message alone, no traceback
     x.frames = inc.frames
     x.trace_from = f.get("trace_from", {}).get(inc.index, [])    # (rev8 D9) where each chained traceback's frames begin
