@@ -68,3 +68,52 @@ def test_model_mmap_failure_is_the_model_file_not_pinned_ram():
     said = _evidence(ev, "other")
     assert "model file" in said and "wan2.2_t2v_14B_fp8.safetensors" in said
     assert ev["guide"]["id"] == "comfyui-aimdo-model-file"
+
+
+# 2. (findings 1, 2) vLLM's "should fit" (issue 14 class 7), modelled on vllm-project/vllm#31273 (vLLM 0.13.0 serving
+# Qwen2.5-72B-Instruct with --quantization fp8 on a 140 GB H20 fails at load; 0.12.0 loaded it): the numbers are the
+# thread's, the paths rewritten
+_P = "(EngineCore_DP0 pid=556790) "
+_VLLM_FP8 = (
+    "$ vllm serve Qwen/Qwen2.5-72B-Instruct --quantization fp8 --max-model-len 32768\n"
+    "(APIServer pid=556512) INFO 12-24 08:49:02 [api_server.py:1772] vLLM API server version 0.13.0\n"
+    + _P + "INFO 12-24 08:49:20 [core.py:93] Initializing a V1 LLM engine (v0.13.0) with config: model='Qwen/Qwen2.5-72B-Instruct', "
+    "tokenizer='Qwen/Qwen2.5-72B-Instruct', trust_remote_code=False, dtype=torch.bfloat16, max_seq_len=32768, load_format=auto, "
+    "tensor_parallel_size=1, pipeline_parallel_size=1, quantization=fp8, enforce_eager=False, kv_cache_dtype=auto, device_config=cuda\n"
+    + _P + "INFO 12-24 08:49:31 [gpu_model_runner.py:3459] Starting to load model Qwen/Qwen2.5-72B-Instruct...\n"
+    + _P + "ERROR 12-24 08:50:35 [core.py:866] EngineCore failed to start.\n"
+    + _P + "ERROR 12-24 08:50:35 [core.py:866] Traceback (most recent call last):\n"
+    + _P + 'ERROR 12-24 08:50:35 [core.py:866]   File "/srv/venv/site-packages/vllm/model_executor/layers/quantization/fp8.py", '
+    "line 402, in process_weights_after_loading\n"
+    + _P + "ERROR 12-24 08:50:35 [core.py:866]     qweight, weight_scale = ops.scaled_fp8_quant(layer.weight, scale=None)\n"
+    + _P + 'ERROR 12-24 08:50:35 [core.py:866]   File "/srv/venv/site-packages/vllm/_custom_ops.py", line 1580, in scaled_fp8_quant\n'
+    "{source}"
+    + _P + "ERROR 12-24 08:50:35 [core.py:866] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 80.00 MiB. GPU 0 has a "
+    "total capacity of 139.72 GiB of which 60.69 MiB is free. Process 691170 has 139.65 GiB memory in use. Of the allocated memory "
+    "139.21 GiB is allocated by PyTorch, and 12.81 MiB is reserved by PyTorch but unallocated.\n")
+_SOURCE = _P + "ERROR 12-24 08:50:35 [core.py:866]     output = torch.empty(shape, device=input.device, dtype=out_dtype)\n"
+
+
+def test_vllm_dtype_is_the_engine_configs_not_a_traceback_source_line():
+    from gpu_garden.memory.triage.fact_patterns import FACTS
+    fact = dict(FACTS)["vllm_dtype"]
+    assert fact.search(_SOURCE) is None
+    config = _VLLM_FP8.splitlines()[2]
+    assert (lambda m: m.group(1) or m.group(2))(fact.search(config)) == "bfloat16"
+    assert fact.search("vllm serve m --dtype half").group(2) == "half"
+
+
+def _should_fit(text):
+    cause, conf, ev = top(text)
+    return cause, conf, _evidence(ev, "other")
+
+
+def test_vllm_fp8_load_reads_should_fit_at_the_quantized_size():
+    # 72.7 B parameters at 1 byte (fp8) are about 68 GiB, + 10 GiB of KV at 32768 tokens (80 layers x 8 KV heads x 128 x
+    # 2 x 2 bytes a token): far under 80 % of 0.9 x 139.72 GiB. At 2 bytes a parameter (135 GiB) it would not fit.
+    for source in ("", _SOURCE):           # the source line under the frame no longer hides the engine config's dtype
+        cause, conf, said = _should_fit(_VLLM_FP8.format(source=source))
+        assert cause == "other", (source, conf)
+        assert "should fit" in said and "regression" in said and "vLLM 0.13.0" in said, said
+        weights = float(said.split("should fit: ")[1].split(" GiB")[0])
+        assert 60 < weights < 80, said
