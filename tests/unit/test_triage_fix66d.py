@@ -117,3 +117,40 @@ def test_vllm_fp8_load_reads_should_fit_at_the_quantized_size():
         assert "should fit" in said and "regression" in said and "vLLM 0.13.0" in said, said
         weights = float(said.split("should fit: ")[1].split(" GiB")[0])
         assert 60 < weights < 80, said
+
+
+# 3. (finding 6) Apple MPS, modelled on Comfy-Org/ComfyUI#7440 (MPS allocated 9.57 GiB, other allocations 17.35 GiB, max
+# allowed 27.20 GiB, 292.50 MiB asked while sampling): other allocations outweigh PyTorch's own, memory this process holds
+# outside PyTorch's allocator (issue 14; docs/triage-causes.md other-process). A sampler's attention frame under the
+# message no longer turns it into activations; the MPS guide then says to restart the process and close other apps.
+_MPS = ("MPS backend out of memory (MPS allocated: 9.57 GiB, other allocations: 17.35 GiB, max allowed: 27.20 GiB). Tried to "
+        "allocate 292.50 MiB on private pool. Use PYTORCH_MPS_HIGH_WATERMARK_RATIO=0.0 to disable upper limit for memory "
+        "allocations (may cause system failure).")
+_MPS_COMFY = ("got prompt\n  0%|          | 0/20 [00:00<?, ?it/s]\n!!! Exception during processing !!! " + _MPS + "\n"
+              "Traceback (most recent call last):\n"
+              '  File "/Users/me/comfy/execution.py", line 327, in execute\n'
+              "    output_data, output_ui, has_subgraph = get_output_data(obj, input_data_all)\n"
+              '  File "/Users/me/comfy/comfy/samplers.py", line 1050, in sample\n'
+              "    output = executor.execute(noise, latent_image, sampler, sigmas, denoise_mask, callback, disable_pbar, seed)\n"
+              '  File "/Users/me/comfy/comfy/ldm/modules/attention.py", line 329, in attention_sub_quad\n'
+              "    hidden_states = efficient_dot_product_attention(\n"
+              "RuntimeError: " + _MPS + "\n\nPrompt executed in 48.91 seconds\n")
+
+
+def test_mps_other_allocations_over_pytorchs_hold_with_a_traceback():
+    cause, conf, ev = top(_MPS_COMFY)
+    assert cause == "other-process", conf
+    assert conf["other-process"] > conf.get("activations", 0), conf
+    cause_bare, _, _ = top(_MPS + "\n")
+    assert cause_bare == "other-process"          # the message alone read so before; the frame no longer flips it
+
+
+def test_mps_guide_says_what_other_allocations_are_only_when_they_lead():
+    _, _, ev = top(_MPS_COMFY)
+    md = ev["guide"]["markdown"]
+    assert ev["guide"]["id"] == "mps-memory"
+    assert "Restart the process" in md and "outside PyTorch" in md and "Close other large apps" in md
+    # PyTorch's own allocations the larger part (ComfyUI#8984's 15.72 GiB against 2.41 MiB): no such paragraph
+    own = _MPS_COMFY.replace("9.57 GiB, other allocations: 17.35 GiB", "15.72 GiB, other allocations: 2.41 MiB")
+    _, _, ev2 = top(own)
+    assert "Restart the process" not in ev2["guide"]["markdown"]
