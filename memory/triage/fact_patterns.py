@@ -3,6 +3,7 @@ applies to a failure), in the order facts() reports them, and FACT_KEYS, the wor
 lines.py (rows and order unchanged); fact_gate.py picks the facts a line can match."""
 import re
 
+from . import block_swap as BLOCK_SWAP
 from .runtime_markers import NAMED_RUNTIMES, RUNTIME_MARKERS, RUNTIME_WORDS
 
 # Python prints `, line N`; pasted tracebacks (and rewrites of them) often drop it, the frame stays a frame
@@ -188,6 +189,7 @@ FACTS = [
     # src/model-vbar.c:N:ERROR:..."): the file and line, then the level. Only ComfyUI loads comfy-aimdo (its Dynamic VRAM), so
     # the line names ComfyUI as the runtime, as its frames do
     ("aimdo_log", re.compile(r"\baimdo: [\w./\\:-]{0,120}?\.[ch]:\d{1,6}:(?:DEBUG|INFO|WARN(?:ING)?|ERROR):")),
+    ("block_swap", BLOCK_SWAP.FACT),      # (fix66d) a wrapper's block swap and its non-blocking transfers (block_swap.py)
     ("pinned_host", re.compile(r"Non-blocking memory transfer: True|Attempting to release mmap|pin_memory\(|c10::AcceleratorError"
                                 r"|could not page-lock|PAGEABLE|non_blocking=True|cudaHostRegister")),
     # (and vLLM's offline API, "LLM(model=...)", and its worker processes' names, "VLLM::Worker_TP", in the kernel's lines)
@@ -440,7 +442,7 @@ FACT_KEYS = {
     "vllm_kv_mem": ("Available KV cache",), "vllm_kv_tokens": ("KV cache size",),
     "vllm_model_mem": ("Model loading took", "Loading model weights took", "model weights take"),
     "vllm_kv_mem_v0": ("reserved for KV Cache",),
-    "graph_capture": ("Capturing", "capture", "graph", "Graph capturing", "ESTIMATE_CUDAGRAPHS"), "own_pool": ("PluggableAllocator", "MemPool", "aimdo", "cumem", "CuMem"), "pinned_host": ("Non-blocking", "release mmap", "pin_memory", "AcceleratorError", "page-lock", "PAGEABLE", "non_blocking=True", "cudaHostRegister"), "vllm_util": ("gpu_memory_utilization", "--gpu-memory-utilization"), "vllm_total": ("total_gpu_memory",), "vllm_serving": ("Added request", "Received request", "POST /v1/", "Avg prompt throughput"), "vllm_worker_rpc": ("Worker failed with error", "WorkerProc hit an exception"), "training_log": ("poch ", "_loss", "{'loss': ", "loss.backward", "train", "finetune", "fine_tune", "AutoBatch: ", "step#:"), "vllm_maxlen": ("max_model_len", "max_seq_len", "--max-model-len"), "vllm_kv_dtype": ("kv_cache_dtype=", "--kv-cache-dtype"), "vllm_dtype": ("with config:", "--dtype"),
+    "graph_capture": ("Capturing", "capture", "graph", "Graph capturing", "ESTIMATE_CUDAGRAPHS"), "own_pool": ("PluggableAllocator", "MemPool", "aimdo", "cumem", "CuMem"), "block_swap": BLOCK_SWAP.KEYS, "pinned_host": ("Non-blocking", "release mmap", "pin_memory", "AcceleratorError", "page-lock", "PAGEABLE", "non_blocking=True", "cudaHostRegister"), "vllm_util": ("gpu_memory_utilization", "--gpu-memory-utilization"), "vllm_total": ("total_gpu_memory",), "vllm_serving": ("Added request", "Received request", "POST /v1/", "Avg prompt throughput"), "vllm_worker_rpc": ("Worker failed with error", "WorkerProc hit an exception"), "training_log": ("poch ", "_loss", "{'loss': ", "loss.backward", "train", "finetune", "fine_tune", "AutoBatch: ", "step#:"), "vllm_maxlen": ("max_model_len", "max_seq_len", "--max-model-len"), "vllm_kv_dtype": ("kv_cache_dtype=", "--kv-cache-dtype"), "vllm_dtype": ("with config:", "--dtype"),
     "vllm_marker": ("vllm", "Vllm", "VLLM::", "LLM(model=", "EngineCore", "vLLM", "Initializing an LLM engine", "INFO ", "ERROR ", "WARNING ", "DEBUG ", "not enough GPU memory",
                     "Engine core initialization failed", "Error in model execution"),
     "load_failed": ("rror while loading", "rror when loading", "rror loading", "ailed to load"),

@@ -154,3 +154,47 @@ def test_mps_guide_says_what_other_allocations_are_only_when_they_lead():
     own = _MPS_COMFY.replace("9.57 GiB, other allocations: 17.35 GiB", "15.72 GiB, other allocations: 2.41 MiB")
     _, _, ev2 = top(own)
     assert "Restart the process" not in ev2["guide"]["markdown"]
+
+
+# 4. (finding 9) a wrapper's block swap, from kijai/ComfyUI-WanVideoWrapper's own lines (wanvideo/modules/model.py:
+# block_swap prints "Swapping N transformer blocks" and the "Initializing block swap" bar, later builds "Non-blocking memory
+# transfer: <bool>"; forward moves each block back with block.to(self.main_device, non_blocking=self.use_non_blocking)). A
+# bare "CUDA error: out of memory" there is page-locked host RAM (issue 14 class 6), with or without the summary line. The
+# log is the auditor's Wan 2.1 1.3B run (30 blocks, 20 swapped, 81 frames at 832x480), paths rewritten.
+def _wan(summary):
+    return ("got prompt\nin_channels:  16\nModel type: t2v, num_heads: 12, num_layers: 30\nmodel_type FLOW\n"
+            "Seq len: 32760\nSwapping 20 transformer blocks\n"
+            "Initializing block swap: 100%|██████████| 30/30 [00:00<00:00, 545.15it/s]\n" + summary
+            + "NUM_FRAMES: 21\nSampling 81 frames at 832x480 with 25 steps\n  0%|          | 0/25 [00:00<?, ?it/s]\n"
+            "!!! Exception during processing !!! CUDA error: out of memory\n"
+            "CUDA kernel errors might be asynchronously reported at some other API call, so the stacktrace below might be incorrect.\n"
+            "For debugging consider passing CUDA_LAUNCH_BLOCKING=1\n\n"
+            "Traceback (most recent call last):\n"
+            '  File "D:\\comfy\\execution.py", line 327, in execute\n'
+            "    output_data, output_ui, has_subgraph = get_output_data(obj, input_data_all)\n"
+            '  File "D:\\comfy\\custom_nodes\\ComfyUI-WanVideoWrapper\\nodes.py", line 1402, in process\n'
+            "    noise_pred_cond = model(\n"
+            '  File "D:\\comfy\\custom_nodes\\ComfyUI-WanVideoWrapper\\wanvideo\\modules\\model.py", line 1104, in forward\n'
+            "    block.to(self.main_device, non_blocking=self.use_non_blocking)\n"
+            "RuntimeError: CUDA error: out of memory\n"
+            "CUDA kernel errors might be asynchronously reported at some other API call, so the stacktrace below might be incorrect.\n")
+
+
+_SUMMARY = ("Block swap memory summary:\nTransformer blocks on cpu: 1012.07MB\nTransformer blocks on cuda:0: 506.03MB\n"
+            "Total memory used by transformer blocks: 1518.10MB\nNon-blocking memory transfer: {}\n")
+
+
+def test_block_swap_with_non_blocking_moves_reads_pinned_host_ram():
+    for summary in ("", _SUMMARY.format("True")):      # the swap lines and the move's source line suffice
+        cause, conf, ev = top(_wan(summary))
+        assert cause == "host-ram", (summary, conf)
+        said = _evidence(ev, "host-ram")
+        assert "pinned host transfers" in said, said
+        assert ev["guide"]["id"] == "comfyui-pinned-memory"
+    _, _, ev = top(_wan(""))
+    assert "block swap of 20 transformer blocks with non-blocking transfers" in _evidence(ev, "host-ram")
+
+
+def test_block_swap_printed_blocking_is_not_the_pinned_reading():
+    _, conf, ev = top(_wan(_SUMMARY.format("False")))
+    assert "pinned host transfers" not in _evidence(ev, "host-ram"), conf
