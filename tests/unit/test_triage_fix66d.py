@@ -198,3 +198,27 @@ def test_block_swap_with_non_blocking_moves_reads_pinned_host_ram():
 def test_block_swap_printed_blocking_is_not_the_pinned_reading():
     _, conf, ev = top(_wan(_SUMMARY.format("False")))
     assert "pinned host transfers" not in _evidence(ev, "host-ram"), conf
+
+
+# 5. (finding 11) Windows sysmem fallback, modelled on instantX-research/InstantID#72 (a GTX 1050 4 GB; the pipeline's
+# .cuda() fails on 14.00 MiB with 6.97 GiB allocated by PyTorch and 184.73 MiB reserved but unallocated): PyTorch holds more
+# than the card, the driver spilled into shared memory, and the slack rows of fragmentation no longer decide against it.
+_SYSMEM = ("(venv) PS D:\\apps\\InstantID> python gradio_demo\\app.py\n"
+           "Loading pipeline components...: 100%|██████████| 7/7 [00:03<00:00,  2.10it/s]\n"
+           "Traceback (most recent call last):\n"
+           '  File "D:\\apps\\InstantID\\gradio_demo\\app.py", line 95, in <module>\n    pipe.cuda()\n'
+           '  File "D:\\apps\\InstantID\\venv\\lib\\site-packages\\diffusers\\pipelines\\pipeline_utils.py", line 418, in to\n'
+           "    module.to(device, dtype)\n"
+           '  File "D:\\apps\\InstantID\\venv\\lib\\site-packages\\torch\\nn\\modules\\module.py", line 1158, in convert\n'
+           "    return t.to(device, dtype if t.is_floating_point() or t.is_complex() else None, non_blocking)\n"
+           "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 14.00 MiB. GPU 0 has a total capacity of 4.00 GiB "
+           "of which 0 bytes is free. Of the allocated memory {alloc} is allocated by PyTorch, and 184.73 MiB is reserved by "
+           "PyTorch but unallocated. If reserved but unallocated memory is large try setting "
+           "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.\n")
+
+
+def test_sysmem_fallback_is_not_read_as_fragmentation():
+    cause, conf, ev = top(_SYSMEM.format(alloc="6.97 GiB"))
+    assert cause == "weights-exceed-vram", conf
+    assert "sysmem fallback" in _evidence(ev, "weights-exceed-vram")
+    assert conf.get("fragmentation", 0) < 0.25, conf          # was 42 %, beside weights' 43 % (the sliver row, 1.4, stays)
