@@ -7,6 +7,7 @@ from types import SimpleNamespace
 from . import comfy_launch, ollama_compute, vllm_command
 from .case import snapshot_device
 from .predicates import ggml_header_failed, torch29_conv3d
+from .mps_other import held_outside_numbers
 from .should_fit import NAME, shown_version
 from ..units import GiB, MiB, fmt_bytes as _b
 
@@ -218,6 +219,7 @@ def _conditions(inc, env, f, lat, area, frames, others) -> dict:
          "windows": env.get("os") == "windows",
          "mtp_gpu_sampling": f["ggml_spec_mtp"] and not f["ggml_spec_cpu_sampling"],
          "gpu_fault": bool(f["gpu_fault"]),
+         "mps_other_held": held_outside_numbers(inc.primary.get("numbers") or {}),     # (fix66d) the MPS guide's paragraph
          # (round 70) llama.cpp's pre-GGUF loader failed while reading the file's header (the rules' row of the same name)
          "ggml_header_failed": inc.primary["kind"] == "cpp.bad_alloc" and env.get("runtime") == "llama.cpp" and ggml_header_failed(
              SimpleNamespace(f=f, after=inc.after, line=inc.primary.get("_line", inc.first_line)))}

@@ -8,6 +8,8 @@ runs. Everything here is measurement or classification; no weights. The weights 
 from . import categories as C
 from .card_room import HELD_SHARE
 from .driver_predicates import NVML_NA
+from .aimdo_forms import aimdo_true_oom
+from . import block_swap
 from ..estimate.spec import CUDA_CONTEXT
 from ..units import GiB, MiB, fmt_bytes as b
 
@@ -199,6 +201,8 @@ def build(scan, inc, context, env) -> Case:
     x.hint = 0.3 if x.kind in ("comfy.dynamic_vram", "comfy.aimdo_cuda") else 1.0      # Dynamic VRAM: the phase clues weigh less
     x.text = ev["text"]
     x.texts = inc.texts                           # every error line of the failure (the primary's first)
+    if aimdo_true_oom(x):      # (fix66d) aimdo evicted weights and still found no room: a real shortage, the phase decides
+        x.hint = 1.0
     x.frames_n = len(inc.frames)                  # 0: the message alone, no traceback
     x.frames = inc.frames
     x.trace_from = f.get("trace_from", {}).get(inc.index, [])    # (rev8 D9) where each chained traceback's frames begin
@@ -230,7 +234,7 @@ def build(scan, inc, context, env) -> Case:
     x.until = next((i.first_line for i in scan.incidents if i.first_line > x.line), None)   # (rev6 B1) where the next failure begins
     x.epoch = inc.epoch                           # the training loop's epoch counter when it failed, if the log shows one
     x.partial_load = inc.partial_load           # ComfyUI loaded the model it ran only in part: its weights exceed what it may use
-    x.pinned_host = f.get("pinned_host")          # pinned host buffers in play (block swap non-blocking, mmap release)
+    x.pinned_host = f.get("pinned_host") or block_swap.pinned(f)   # pinned host buffers in play (block swap non-blocking, mmap release)
     _numbers(x, n)
     # the device buffers ggml had printed when this failure came (the model's, then the KV cache's; none for the graph yet)
     if inc.ggml_phase in ("model", "kv"):

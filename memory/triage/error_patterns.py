@@ -197,9 +197,10 @@ COMFY_COMPILER = re.compile(r"aimdo memory compile error(?:: ([a-z ]{1,60}))?")
 # src/hostbuf-file-reader.c; later builds log "hostbuf_read_file_slice: device copy failed result=N" where the Python side
 # raises "hostbuf_file_reader_read failed": the same pinned staging path). Only result=2, CUDA_ERROR_OUT_OF_MEMORY: any other
 # CUresult is a fault of the device or context (700: an illegal address left by an earlier kernel), not a shortage)
+# ((fix66d) "ModelMMAP allocation failed" is the model file's mapping, not pinned RAM: aimdo_forms.py)
 PINNED_HOST = re.compile(r"HostBuffer(?:\.\w+| allocation) failed|cudaHostAlloc failed"
                           r"|\bhostbuf_\w{1,60}: device copy failed result=2\b"
-                          r"|ModelMMAP allocation failed|\bCRITICAL\b.{0,40}\bHost OOM\b|^\s*Host OOM\s*$")
+                          r"|\bCRITICAL\b.{0,40}\bHost OOM\b|^\s*Host OOM\s*$")
 # comfy-aimdo's Python side of the same reader (comfy_aimdo/host_buffer.py) raises RuntimeError("hostbuf_file_reader_read
 # failed") whenever src/hostbuf-file-reader.c returns false: a bad device or pointer, the file read, a CUDA event call, the
 # copy, or its one 64 MiB cuMemAllocHost staging window. Only that last is a shortage, and CHECK_CU logs the others at DEBUG

@@ -7,7 +7,7 @@ node, traceback frames). `new_facts()` is the empty record. The rules table (rul
 import collections
 import re
 
-from . import parse as P, smi_procs
+from . import block_swap, parse as P, smi_procs
 from . import lines as L
 from ..units import MiB, num, parse_size
 from .text import attempt
@@ -35,7 +35,7 @@ def new_facts() -> dict:
             "total_vram": None, "vram_state": None, "rocm": False, "vllm_rocm_on": False, "cuda_device": False, "dynamic_vram": False, "compiler": None, "vllm": False, "ggml": False, "ollama": False,
             "vllm_kv_mem": None, "vllm_kv_tokens": None, "vllm_model_mem": None, "vllm_util": None, "vllm_maxlen": None, "vllm_util_at": {}, "vllm_total_at": {}, "vllm_maxlen_at": {}, "vllm_kv_dtype": None, "vllm_dtype": None, "vllm_tp": 1, "vllm_wflags": {},
             "ggml_n_ctx": None, "ggml_n_seq_max": None, "ggml_ctx_per_seq": None, "ggml_offloaded": None, "ggml_device_free": None, "ggml_devices": {}, "ggml_fa": None, "ggml_bufs": collections.OrderedDict(),
-            "ollama_env": {}, "comfy": False, "ggml_args": {}, "ggml_spec_mtp": False, "ggml_spec_cpu_sampling": False, "graph_capture": False, "own_pool": False, "pinned_host": None,
+            "ollama_env": {}, "comfy": False, "ggml_args": {}, "ggml_spec_mtp": False, "ggml_spec_cpu_sampling": False, "graph_capture": False, "own_pool": False, "pinned_host": None, "block_swap": {},
             "ollama_available": None, "ollama_gpus": None, "ollama_required": None, "ollama_kv": None, "ollama_layers": None, "ollama_requested": None, "ggml_cuda_fn": None, "ggml_sycl_fn": None, "mem_query_oom": {}, "stage_said": {}, "trt_kv_sizing": {}, "vk_pinned_device": False, "ggml_vk_names": False, "ollama_evict": [], "ollama_slog_common": frozenset(), "ggml_load_start": {}, "ggml_header": {},
             "vllm_serving": False, "vllm_worker_rpc": False, "training_log": None, "forge": False, "comfy_node": False, "runtime_marker": None, "load_failed": None,
             "sdcpp_part": None, "ggml_pool_req": None, "tf_device_mem": {}, "tf_mem_lines": {}, "bfc_stats": {}, "bfc_fail_lines": {}, "conv3d_workaround": False, "tf_own": False, "jax_own": False, "monai_gpu_free": {}, "trt_tactic_skip": {}, "fsdp_clone": {}, "cpu_fallback": False, "yolox_occupy": False, "mlx_prompt_cache": None, "nvml_init": None, "gpu_fault": None,
@@ -422,6 +422,7 @@ HANDLERS = {
     "smi_apps": lambda s, f, m, text, lineno, window: _smi_apps(s, f["smi_apps"], lineno, m, window),
     "smi_procs": smi_procs.read_table,     # (tri79) nvidia-smi's process table: each row's card, type and memory, by the header's line
     "pinned_host": lambda s, f, m, *_: f.__setitem__("pinned_host", m.group(0)),
+    "block_swap": block_swap.read,
     "ggml_model_buf": _ggml_buf("model"),
     "ggml_kv_buf": _ggml_buf("kv"),
     "ggml_compute_buf": _ggml_buf("compute"),

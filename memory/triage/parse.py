@@ -53,6 +53,7 @@ from .other_patterns import (ONNX_ARENA_LIMIT as _ONNX_ARENA_LIMIT, PADDLE_HOST 
                              JAVACPP_PHYSICAL as _JAVACPP_PHYSICAL, REPLAY_BUFFER_RAM as _REPLAY_BUFFER_RAM,
                              LLAMA_KV_SLOT as _LLAMA_KV_SLOT)     # (round 95)
 from . import error_patterns as RX
+from . import aimdo_forms as AF
 from .check_readers import _aimdo_cuda, _caffe_cuda, _driver, _ggml_opencl, _hami, _marian_cuda, _vllm_cumem
 from .servers import (BLOCK_KINDS, add_block_fields, vllm_metal_kv as _vllm_metal_kv, _ds4_guard, _ggml_buffer, _ggml_load, _ggml_ctx_pool, _ollama_runner, _sglang_kv, _trtllm,
                       _vllm_startup, _vllm_v1, _vllm_cpu_node)
@@ -136,6 +137,9 @@ RECOGNISERS = [
     _torch_new, _torch_old, _xpu_old, _torch_lower, _torch_no_prefix, _torch_capacity_open, _torch_bracket_open, _async, _async_cut, _mps, _npu, _paddle, _torch_alloc_warn,
     _simple(RX.CPU, "torch.cpu", "cpu", "pytorch", lambda m: {"requested": int(m.group(1))} if m.group(1)
             else {"requested": int(m.group(2)) * 1024 ** 3} if m.group(2) and int(m.group(2)) else {}),
+    # (fix66d) comfy-aimdo's model-file mapping and its VBAR's own range, each by its form (aimdo_forms.py says what each is)
+    _simple(AF.MODEL_MMAP, "comfy.dynamic_vram", None, "comfyui", keys=("ModelMMAP",), form="model_mmap"),
+    _simple(AF.VBAR_OOM, "comfy.dynamic_vram", "cuda", "comfyui", keys=("VBAR OOM",), form="vbar_oom"),
     _simple(RX.AIMDO, "comfy.dynamic_vram", "cuda", "comfyui", lambda m: {"requested": int(m.group(1))} if m.group(1) else {},
             keys=("VRAM ", "Fault failed", "aimdo", "VBAR", "Virtual Address")),
     _simple(RX.COMFY_COMPILER, "comfy.compiler", "cuda", "comfyui", keys=("memory compile error",)),
@@ -162,7 +166,7 @@ RECOGNISERS = [
             keys=("system memory usage exceeded",)),
     _vhs_ram,
     _simple(RX.AIMDO_READER, "comfy.pinned_host", None, "comfyui", keys=("hostbuf_file_reader_read failed",), form="reader"),
-    _simple(RX.PINNED_HOST, "comfy.pinned_host", None, "comfyui", keys=("HostBuffer", "hostbuf_", "HostAlloc", "ModelMMAP", "Host OOM")),
+    _simple(RX.PINNED_HOST, "comfy.pinned_host", None, "comfyui", keys=("HostBuffer", "hostbuf_", "HostAlloc", "Host OOM")),
     _rmm,
     # (round 93) Theano's CUDA backend refusing a device buffer of the program's own (its device_malloc: a cudaMalloc of its data, form
     # runtime_call as Caffe's and dlib's are), the request and the driver's free and total in exact bytes; runtime theano. Before

@@ -36,6 +36,8 @@ from .predicates import (ABSURD_HOST, metal_kv_profile_peak, OWN_POOLS, SLIVER, 
                          torch_cut, torch_full, trt_component, trt_free, trt_kv_starved)
 from .rule_row import CAUSES, LEADER, Rule, evidence, requested_free  # noqa: F401  (CAUSES and evidence are read through this module)
 from .rules_capture import CAPTURE_POOLS
+from . import mps_other
+from .fallback_slack import slack_on_card
 from .rules_host import HOST_RAM
 from .rules_kv import KV_CACHE
 from .rules_libs import LIB_WORKING
@@ -54,14 +56,16 @@ R = Rule
 OLLAMA_EVICT_WITHIN = 40      # lines from a failed load to the scheduler's eviction that answers it
 RULES = [
     # --- fragmentation: PyTorch's cache has the room, not in one piece ---------------------------------
+    # (fix66d) the two slack rows that decide it not under a Windows sysmem spill (fallback_slack.py): the card was overrun
+    # before the slack mattered; the sliver rows (1.4) stay, under the sysmem row (1.45) as that row was set
     # the slack is many times the request: the cache had ample room; the frame only says which request failed
     # (round 71) under PyTorch <= 2.0's message a slack of 16x the request no longer stands in for a quarter of the card
     # (big_slack): every old-message case it decided was a batch or a sequence length too long (batch 111's three
     # fine-tunes, batch 165's sentence-transformers batch), and the card full of live tensors (85 % or more allocated)
-    R("fragmentation", 3.0, lambda x: slack_fits(x) and x.ru >= 4 * x.req and big_slack(x) and (not x.training or x.ru >= 0.5 * (x.allocated or 0)),
+    R("fragmentation", 3.0, lambda x: slack_on_card(x) and x.ru >= 4 * x.req and big_slack(x) and (not x.training or x.ru >= 0.5 * (x.allocated or 0)),
       lambda x: f"the unallocated cache ({fmt_bytes(x.ru)}) is {x.ru / x.req:.1f}x the request: the allocator could not find one piece"),
     # in training, slack about the size of the request is the churn of the step's own tensors: the batch is the knob
-    R("fragmentation", 3.2, lambda x: slack_fits(x) and big_slack(x) and (not x.training or x.ru >= 0.5 * (x.allocated or 0)),
+    R("fragmentation", 3.2, lambda x: slack_on_card(x) and big_slack(x) and (not x.training or x.ru >= 0.5 * (x.allocated or 0)),
       "{ru:b} reserved by PyTorch but unallocated >= the {req:b} requested: the cache has room, but not in one piece", first="frag"),
     # a sliver of the card (under SLIVER): the card is full of live tensors, fragmentation only decided which request failed
     R("fragmentation", 1.4, slack_fits,
@@ -243,7 +247,8 @@ RULES = [
                 "tensors did not"),
     # a sampler node runs loading and sampling both: it hints, where a VAE/encoder/loader node decides
     R("activations", 1.0, lambda x: x.node_cause == "activations", "failing node: {node}", hint=True),
-    R("activations", 3.0, lambda x: x.frame_cause == "activations", "traceback: {where}", hint=True),
+    # (fix66d) not over MPS's "other allocations" outweighing PyTorch's own: the frame names the request, not what filled the limit
+    R("activations", 3.0, lambda x: x.frame_cause == "activations" and not mps_other.held_outside(x), "traceback: {where}", hint=True),
     R("activations", 1.2, lambda x: x.entry_cause == "activations", "node entry point: {entry}", hint=True),
     R("activations", 1.0, lambda x: x.log_phase == "sampling", "{sampling}", hint=True),
     # runtimes other than PyTorch: the size of the one buffer that failed, nothing about the card
@@ -370,7 +375,7 @@ RULES = [
     R("other-process", 1.5, lambda x: torch(x) and x.allocated == 0 and x.reserved == 0 and x.outside is not None
       and outside_others(x) >= 0.5 * x.total and outside_others(x) >= x.short and x.req < 0.5 * x.total,
       "PyTorch holds 0 bytes of its own, yet {outside:b} of the {total:b} card is in use: another program holds it"),
-    R("other-process", 3.2, lambda x: x.branch == "mps" and not x.impossible and x.other_alloc >= max(x.allocated, 0.3 * x.cap),
+    R("other-process", 3.2, mps_other.held_outside,
       "MPS: other allocations ({other_alloc:b}) outweigh PyTorch's {allocated:b} of the {cap:b} limit: memory this process holds outside PyTorch's allocator (Metal and MPSGraph buffers, or growth across runs)"),
     # (tri70) and a launcher's gate that mirrors it before vLLM starts (form launcher): the same reading, its own figures
     R("other-process", 4.0, kind("vllm.startup_free"), startup_free_says),

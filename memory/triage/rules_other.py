@@ -5,6 +5,7 @@ from .server_predicates import sglang_attn_init     # (round 117)
 from .predicates import (ABSURD_HOST, aimdo_file_read, own_pool, aimdo_reader_only, ds4_guard_fits, OWN_POOLS, VA_RESERVE, async_numbers, compiler_flood, compiler_note, fraction_cap,
                          ggml_header_failed, gpu_fault, host, kind, metal_kv_overhead_over_budget, preflight_room, preflight_weights_over, release_frame, sglang_pool_room, shortage_shown, sleep_mode_budget, sync_frame,
                          tgi, tgi_tiny, torch, trt_tactic_skip_near)
+from . import aimdo_forms as AF
 from .native_runtimes import hip_host_call, physx_setting, rknn_errno_fault
 from .rule_row import Rule
 from .should_fit import FIT_SHARE, sentence, verdict
@@ -480,7 +481,15 @@ OTHER = [
       lambda x: "the Comfy Compiler reported a flood of graph breaks and rogue allocations before this OOM" + compiler_note(x)
                 + ": allocations outside its compiled plan (a custom node patching the model) take memory the plan does not "
                   "count; update that node, or start ComfyUI with --disable-comfy-compiler"),
-    R("other", 3.0, kind("comfy.dynamic_vram"), lambda x: "ComfyUI Dynamic VRAM (comfy-aimdo) failed to map weights: " + x.text[:120]),
+    R("other", 3.0, lambda x: kind("comfy.dynamic_vram")(x) and not AF.named_form(x),
+      lambda x: "ComfyUI Dynamic VRAM (comfy-aimdo) failed to map weights: " + x.text[:120]),
+    # (fix66d) comfy-aimdo's own forms (aimdo_forms.py): the model file's mapping, and the VBAR's own range overrun
+    R("other", 6.0, AF.model_mmap, lambda x: "comfy-aimdo could not open, size or map the model file" + AF.mmap_file(x) + ": a "
+      "missing, unreadable, empty or truncated file or a mapping the OS refused, not a lack of RAM or VRAM; check the file "
+      "(re-download it), keep models on a local disk, or start ComfyUI with --disable-dynamic-vram"),
+    R("other", 6.0, AF.vbar_oom, "the model's tensors ran past the range comfy-aimdo reserved for this model (VBAR OOM): the "
+      "range is sized from what ComfyUI counts for the model, so the model holds far more than ComfyUI counted (often a "
+      "custom node that adds layers or brings its own model class), not a full card; update the node that loads it and ComfyUI, or start ComfyUI with --disable-dynamic-vram"),
     # vLLM's cumem allocator (sleep mode) reporting a driver error other than out of memory: a call of the allocator failed
     R("other", 6.0, lambda x: x.kind == "vllm.cumem" and x.ev.get("form") == "fault",
       lambda x: f"vLLM's cumem allocator (the one --enable-sleep-mode uses) got \"{x.ev.get('error')}\" from a CUDA driver call: "

@@ -298,6 +298,8 @@ OPEN_ANCHORS += (b"Linux",)
 # (round 68) ggml's CUDA check names its source file on a line of its own ("ggml-cuda.cu:110", or
 # ".../ggml-cuda.cu:2360: CUDA error"): the fact ggml_marker, read while a failure is open and from the window
 OPEN_ANCHORS += (b"ggml-cuda.cu:",)
+# (fix66d) a wrapper's block swap and its non-blocking moves (facts "block_swap"): read while open, in the head and the window
+OPEN_ANCHORS += tuple(k.encode() for k in FACT_KEYS["block_swap"])
 # (round 70) llama.cpp's pre-GGUF loader's header lines ("llama_model_load_internal: format = ggjt v2"): the fact ggml_header,
 # which tells a failure while the file's header was read from one after it
 OPEN_ANCHORS += (b"llama_model_load_internal: ",)
@@ -342,6 +344,7 @@ WINDOW_KEYS = (b" -m ", b"Failed to initialize NVML", b"ECC", b"fallen off the b
                b"dynamic VRAM", b"llama-server", b"llama-cli", b"vllm", b"VLLM::", b"EngineCore", b"ollama", b"Error occurred when executing",
                b"Node Type", b"Exception in node", b"Error Report") + tuple(w.encode() for w in OLLAMA_SERVER_SAYS + RUNTIME_WORDS) + LOAD_KEYS
 WINDOW_KEYS += (b"VLLM_ROCM_",)           # (vLLM's ROCm-only switches on its command line, facts "vllm_rocm_on": none51)
+WINDOW_KEYS += tuple(k.encode() for k in FACT_KEYS["block_swap"])     # (fix66d) block_swap.py
 # (fixT) the lines that name an NVIDIA card beside them (facts "cuda_device"; ComfyUI's "Device: " is read already)
 # (fixV) and nvidia-smi's table: its header, and a GPU row's name after the index's spaces
 CUDA_DEVICE_KEYS = (b"detected platform cuda", b": NVIDIA", b"NVIDIA-SMI", b"  NVIDIA ", b"  GeForce ", b"  Tesla ", b"  Quadro ", b"  TITAN ")

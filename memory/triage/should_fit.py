@@ -150,6 +150,9 @@ def _verdict(x):
     if rt == "vllm":
         if f["vllm_dtype"] not in HALF:
             return None                       # weights at 4 bytes (float32) or another dtype: the plan sizes 2
+        wdt = _vllm_quant(x)                  # (fix66d) --quantization's precision, as _over_card sizes it
+        if wdt is False:
+            return None
         ctx = f["vllm_maxlen"]
         if f["vllm_util"]:
             knobs["gpu_memory_utilization"] = f["vllm_util"]
@@ -235,9 +238,8 @@ def _over_card(x):
     if w.get("offload") or (w.get("ep") and w.get("dp", 1) > 1):
         return None          # weights kept in RAM, or the experts split over the data-parallel ranks: not all on this card
     from ..llm import kv as llm            # lazy: triage loads no LLM code at import
-    from ..llm.flags import VLLM_QUANTIZATION
-    wdt = VLLM_QUANTIZATION.get(w["quant"]) if w.get("quant") else None
-    if w.get("quant") and wdt is None:
+    wdt = _vllm_quant(x)
+    if wdt is False:
         return None                           # a method kv has no size for
     spec = _once(x.f, ("describe", name), lambda: llm.describe(model=name))
     if spec is None or 2 * spec.params < 0.9 * x.total:
@@ -248,3 +250,13 @@ def _over_card(x):
     precision = (f"as {wdt} (--quantization {w['quant']})" if wdt else
                  f"as {spec.quant} (the checkpoint's name)" if spec.quant else "in half precision")
     return {"model": spec.name, "weights": r["weights"], "card": x.total, "precision": precision}
+
+
+def _vllm_quant(x):
+    """The weights' precision vLLM's --quantization (flag or engine config) gives, as kv sizes it (llm.flags
+    VLLM_QUANTIZATION); None: no method (the checkpoint's own precision); False: a method kv has no size for."""
+    q = x.f["vllm_wflags"].get("quant")
+    if not q:
+        return None
+    from ..llm.flags import VLLM_QUANTIZATION
+    return VLLM_QUANTIZATION.get(q, False)
