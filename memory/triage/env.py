@@ -2,7 +2,7 @@
 the failure's own message and what the host knows (context). Guides are chosen by these values."""
 import re
 
-from .runtime_around import host_runtime
+from .runtime_around import seen_around
 from .runtime_markers import CUT_FRAMES, MARKERS_NOT_OVER_TORCH, MARKERS_UNDER_COMFYUI, NAMED_FRAMES
 
 # PyTorch honours expandable_segments on ROCm (HIP virtual memory management) from 2.12, in builds for ROCm 7.0 or later
@@ -70,7 +70,7 @@ def infer(scan, inc, context: dict) -> dict:
         if backend is None and f["ggml_sycl_fn"]:
             backend = "xpu"     # ggml's SYCL check named the function that threw: an Intel GPU (round 61)
     runtime = ctx.get("runtime") or ("comfyui" if ctx.get("node_type") or ctx.get("loaded_models") is not None
-                                      else host_runtime(f, guess_runtime(scan, inc)))
+                                      else guess_runtime(scan, inc))
     allocator = None
     if "torch.cuda_async" in kinds:
         allocator = "cudaMallocAsync"
@@ -178,7 +178,7 @@ def guess_runtime(scan, inc) -> str:
     # message is TensorRT-LLM's too when the log names it
     own = next((e["runtime"] for e in inc.events if e.get("runtime") in OWN_MESSAGE_RUNTIMES
                 and (e.get("runtime") not in BROWSER_RUNTIMES or e is inc.primary) and not _cut_foreign(e, inc)), None)
-    if own in LIBRARIES and (f["comfy"] or inc.has_exception_block or _comfy_frames(
+    if own in LIBRARIES and (f["comfy"] or seen_around(f, "comfyui") or inc.has_exception_block or _comfy_frames(
             " ".join(p for p, _ in inc.frames).replace("\\", "/"))):
         return "comfyui"          # a library used by a ComfyUI node: the host is ComfyUI
     if own:
@@ -266,7 +266,7 @@ def guess_runtime(scan, inc) -> str:
         return "pytorch"
     # ComfyUI's frames (absolute, or relative to its folder: "comfy/ops.py") and its node lines ("Error occurred when
     # executing VAEDecode:", the error dialog's node type above the message)
-    if f["comfy"] or f["comfy_node"] or _comfy_frames(paths):
+    if f["comfy"] or seen_around(f, "comfyui") or f["comfy_node"] or _comfy_frames(paths):
         return "comfyui"
     # (fix34) a runtime only named, with frames of its own package (runtime_markers.NAMED_FRAMES: llama-cpp-python's own
     # exception raised from llama_cpp/_internals.py): its run, ComfyUI's frames and lines having been read above

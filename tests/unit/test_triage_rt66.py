@@ -59,3 +59,14 @@ def test_lines_read_and_left_out_name_no_runtime():
     ggml = ("ggml_new_object: not enough space in the context's memory pool (needed 2171904, available 2170880)\n"
             "ggml.c:1705: GGML_ASSERT(obj_new) failed\nSIGABRT: abort\nsignal arrived during cgo execution\n")
     assert _runtime(ggml) == "llama.cpp"
+
+
+def test_the_cut_line_counts_only_where_comfyuis_other_lines_do():
+    # (review rev66a #3) Fooocus's early releases ran a copy of ComfyUI's backend under repositories/ComfyUI-from-StabilityAI-
+    # Official: its comfy/ frames are Fooocus's script, a PyTorch run, and the cut start-up line does not overrule that;
+    # a script's own line holding "Total VRAM N MB" and more after it names nothing. Both read "comfyui" on rt66's merge.
+    early = ('  File "D:\\Fooocus\\repositories\\ComfyUI-from-StabilityAI-Official\\comfy\\sd.py", line 120, in decode\n'
+             "    pixel_samples = self.first_stage_model.decode(samples)\n")
+    assert _runtime("Total VRAM 1024 MB\nTraceback (most recent call last):\n" + early + DML) == "pytorch"
+    assert _runtime("Total VRAM 8151 MB\nTraceback (most recent call last):\n" + early + TORCH_OOM) == "pytorch"
+    assert _runtime("[MOKO INFERENCE] GPU found: Total VRAM 8192 MB | free VRAM 7010 MB\n" + TORCH_OOM) == "pytorch"
