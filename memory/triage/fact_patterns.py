@@ -8,6 +8,7 @@ from .vllm_command import BATCHED_KEYS, BATCHED_RE
 from . import block_swap as BLOCK_SWAP
 from .runtime_markers import NAMED_RUNTIMES, RUNTIME_MARKERS, RUNTIME_WORDS
 from .runtime_around import FACT as AROUND_FACT, FACT_WORDS as AROUND_WORDS
+from .tiny_shared import FACT as TINY_FACT, FACT_WORDS as TINY_WORDS
 
 # Python prints `, line N`; pasted tracebacks (and rewrites of them) often drop it, the frame stays a frame
 FRAME_RE = re.compile(r'File "([^"]+)"(?:, ?line ?\d+)?, in (\S+)')
@@ -495,4 +496,6 @@ FACT_KEYS = {
 }
 FACTS.append(AROUND_FACT)     # (rt66) the program around a library's failure: its own lines (runtime_around.AROUND)
 FACT_KEYS[AROUND_FACT[0]] = AROUND_WORDS
+FACTS.append(TINY_FACT)     # (review rev66a #4) a DataLoader worker's failure re-raised (tiny_shared.FACT)
+FACT_KEYS[TINY_FACT[0]] = TINY_WORDS
 _FACTS_GATED = [(name, FACT_KEYS[name], rx) for name, rx in FACTS]

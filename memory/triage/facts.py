@@ -492,6 +492,7 @@ HANDLERS = {
     "runtime_around": runtime_around,     # (rt66)
     "comfy_install": lambda s, f, m, *_: seen_install(f, m),     # (fix66c) comfy_launch.INSTALL_SIGNS
     "vllm_batched": lambda s, f, m, *_: seen_batched(f, m),     # (fix66c) vllm_command
+    "dataloader_worker": lambda s, f, m, *_: f.__setitem__("dataloader_worker", True),     # (review rev66a #4)
     "igpu_named": lambda s, f, m, *_: f.__setitem__("igpu_named", True),     # (rev8 S2) Unsloth Studio's guard reads other
     "as_limit": lambda s, f, m, *_: f.__setitem__("as_limit", int(m.group(1))),     # (round 112) RLIMIT_AS's soft limit, bytes
     # (round 118) the chip's HBM; (rev9 D3) by line (_kept; one read back from the window, just before that failure)

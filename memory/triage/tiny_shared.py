@@ -15,16 +15,25 @@ was never this process's. The card was taken by another program, and freeing it 
 tiny-card row stands aside (rules_weights) and the other-process row below reads it, at others_hold's weight: the same
 reading, without its desktop floor (shares.desktop_share, 1.5 GiB at least: most of a tiny card, so others_hold never
 reads one). The bar is this process's own figure, not a share of the card: a desktop on a small card beside a process
-that holds more than it stays with the weights."""
+that holds more than it stays with the weights. A failure PyTorch re-raises from a DataLoader worker ("Caught
+OutOfMemoryError in DataLoader worker process N", torch/_utils.py ExceptionWrapper) is the worker's: "this process" is the
+worker and the other process the program's own main process (review rev66a #4), so the row does not read it."""
+import re
+
 from ..units import fmt_bytes
 from .rule_row import Rule
 
 
+# the fact the row reads (fact_patterns.FACTS / FACT_KEYS; facts.HANDLERS): a DataLoader worker's failure re-raised
+FACT = ("dataloader_worker", re.compile(r"\bin DataLoader worker process \d"))
+FACT_WORDS = ("DataLoader worker process",)
+
+
 def others_fill_tiny(x) -> bool:
     """A tiny card (case.tiny) whose message gives this process's own figure ("this process has X memory in use"), and
-    other processes (case.others) held at least that much and at least the shortfall."""
+    other processes (case.others) held at least that much and at least the shortfall; not a DataLoader worker's."""
     mine = x.n.get("this_process")
-    return bool(x.tiny and x.others is not None and mine is not None
+    return bool(x.tiny and x.others is not None and mine is not None and not x.f.get("dataloader_worker")
                 and x.others >= mine and x.others >= x.short)
 
 

@@ -64,3 +64,19 @@ def test_a_larger_card_is_not_read_by_the_tiny_row():
     # control: the same shares on a 12 GiB card are others_hold's to read (past a desktop's share), not this row's
     _cause, _conf, ev = top(oom("120.00 MiB", "11.76 GiB", "100.00 MiB", "5.50 GiB", "5.20 GiB"))
     assert ROW not in evidence(ev, "other-process")
+
+
+def test_a_dataloader_workers_failure_is_not_another_programs():
+    # (review rev66a #4) PyTorch re-raises a worker's failure in the main process ("Caught OutOfMemoryError in DataLoader
+    # worker process 0", then the worker's own traceback and message): "this process" is the worker, and the listed
+    # process holding the rest is the program's own trainer; "stop them" would stop the user's own run. Fails on tri86's merge.
+    worker = ("torch.OutOfMemoryError: Caught OutOfMemoryError in DataLoader worker process 0.\n"
+              "Original Traceback (most recent call last):\n"
+              '  File "/home/u/proj/data.py", line 31, in __getitem__\n    img = self.augment(img.to("cuda"))\n')
+    text = worker + oom("20.00 MiB", "1.95 GiB", "10.00 MiB", "500.00 MiB", "300.00 MiB", others=[(41822, "1.40 GiB")])
+    cause, conf, ev = top(text)
+    assert ROW not in evidence(ev, "other-process")
+    assert cause != "other-process", conf
+    # control: the same message without the worker's lines is tri86's reading
+    assert top(oom("20.00 MiB", "1.95 GiB", "10.00 MiB", "500.00 MiB", "300.00 MiB", others=[(41822, "1.40 GiB")]))[0] \
+        == "other-process"
