@@ -168,7 +168,7 @@ def cfg_from_args(args):
 def policy_from_args(args) -> dict:
     g = lambda k, d=None: getattr(args, k, d)  # noqa: E731
     halves = {"bf16,fp16": ("bf16", "fp16"), "fp16": ("fp16",), "none": ()}[g("gpu_halves", "bf16,fp16") or "bf16,fp16"]
-    pol = {"models": g("models", "swap"), "text_encoders": g("text_encoders", "unload"), "weights_dtype": g("weights_dtype"),
+    pol = {"cond_uncond": g("cond_uncond"), "models": g("models", "swap"), "text_encoders": g("text_encoders", "unload"), "weights_dtype": g("weights_dtype"),
            "vae_dtype": g("vae_dtype", "auto") or "auto", "gpu_halves": halves, "text_tokens": g("text_tokens"),
            "vae_decode": g("vae_decode", "auto") or "auto", "platform": g("platform", "linux") or "linux",
            "dynamic_vram": g("dynamic_vram", "auto") or "auto", "cache_models": not g("no_model_cache", False),

@@ -2,7 +2,8 @@
 
 F3: LatentUpscaleBy (nodes.py:1298-1314) makes its input latent's sides times scale_by, rounded in latent pixels
 (round(samples.shape[-1] * scale_by), Python's round: half to even), so the image is a multiple of 8 px; it was
-estimated at the base size."""
+estimated at the base size. F4: cond and uncond batched only where ComfyUI's memory check batches them
+(comfy/samplers.py:263-274), on the budget and on each card tier."""
 from gpu_garden.memory.estimate import workflow
 
 
@@ -85,3 +86,65 @@ def test_latent_upscale_by_follows_its_own_input_latent():
     info = workflow.read(wf, None)
     assert info["size"] == (1024, 1024, 1, 1)
     assert any(n.startswith("LatentUpscaleBy (scale_by 2 of 512x512)") for n in info["notes"]), info["notes"]
+
+
+# -- F4: cond and uncond batched or one at a time, as ComfyUI chooses on the budget -----------------------------------
+
+def _wan22_json(capsys, *extra):
+    import json
+
+    from support.cli_run import estimate
+    rc, out, _ = estimate(capsys, "wan22", "--frames", "121", "--json", *extra)
+    return json.loads(out)
+
+
+def test_cond_uncond_one_at_a_time_where_comfyui_memory_check_fails(capsys):
+    """Wan 2.2 TI2V 5B at 1280x704x121f (latent [1, 48, 31, 44, 80]). ComfyUI's memory_required batched (x2): area
+    2 x 31 x 44 x 80 = 218,240, x 2 bytes x 0.01 x factor 1.383 = 6,036.5 MiB (model_base.py:378-379). samplers.py:273
+    batches while 1.5 x that, 8,854.8 MiB (8.65 GiB), is under the free memory at sampling: 16 GiB - 450 MiB context
+    - 9.31 GiB of fp16 weights (loaded whole: 6.25 GiB free is over the 0.8 GiB-floored 2.95 GiB + 400 MiB minimum)
+    = ~6.25 GiB: one at a time, batch 1 in the model. On 24 GiB: ~14.25 GiB free > 8.65: batched, 2 in the model.
+    Old code: batched (2) on both."""
+    e16 = _wan22_json(capsys, "--vram", "16")
+    assert e16["latent"]["batch_in_model"] == 1 and e16["cfg"] is False and e16["cfg_separate"] is True
+    assert e16["cond_uncond"]["batched"] is False
+    assert 6.2 * 2**30 < e16["cond_uncond"]["free_at_sample"] < 6.3 * 2**30
+    assert any(a.startswith("cond and uncond one at a time: ComfyUI batches them only while 1.5 x") for a in e16["assumptions"])
+    assert not any(k["id"] == "cfg_sequential" for k in e16["knobs"])  # it is what the figures count already
+    e24 = _wan22_json(capsys, "--vram", "24")
+    assert e24["latent"]["batch_in_model"] == 2 and e24["cfg"] is True and e24["cond_uncond"]["batched"] is True
+    assert 14.2 * 2**30 < e24["cond_uncond"]["free_at_sample"] < 14.3 * 2**30
+    knob = next(k for k in e24["knobs"] if k["id"] == "cfg_sequential")
+    assert "ComfyUI batches them on this budget" in knob["label"]  # not "does this by itself": it does not, here
+
+
+def test_cond_uncond_forced_by_the_flag(capsys):
+    """--cond-uncond batched on 16 GiB: counted batched though ComfyUI would split them; the knob says it was forced."""
+    e = _wan22_json(capsys, "--vram", "16", "--cond-uncond", "batched")
+    assert e["latent"]["batch_in_model"] == 2 and "cond_uncond" not in e
+    assert "forced batched here" in next(k for k in e["knobs"] if k["id"] == "cfg_sequential")["label"]
+    s = _wan22_json(capsys, "--vram", "24", "--cond-uncond", "separate")
+    assert s["latent"]["batch_in_model"] == 1
+
+
+def test_each_card_tier_chooses_on_its_own_budget(capsys):
+    """The tiers (workflow.tiers) choose per card: on a 16 GB card one at a time (free ~6 GiB < 8.65 GiB, above),
+    on 24 GB and over batched (~13.7 GiB free on a 24 GB card's visible memory > 8.65): each tier's peak is the forced
+    mode's peak on that card, whichever mode the estimate itself was judged with."""
+    from gpu_garden.memory.estimate import formula, spec, workflow
+
+    def est(cu=None, budget=None):
+        from gpu_garden.memory.estimate import families, layouts
+        comps = []
+        for name in ("wan_wan2.2_ti2v_5B_fp16", "te_umt5_xxl_fp16", "vae_wan2.2_vae"):
+            comps.extend(families.split_components(layouts.table(name), name))
+        e = formula.estimate(comps, 1280, 704, 121, 1, cfg=None if cu is None else cu == "batched",
+                             policy={"dynamic_vram": "off", "cond_uncond": cu, "budget": budget})
+        return formula.judge(e, budget)
+
+    for judged_on in (16 * 2**30, 24 * 2**30):
+        tiers = {t["gb"]: t for t in workflow.tiers(est(budget=judged_on))}
+        for gb, mode in ((16, "separate"), (24, "batched"), (48, "batched")):
+            forced = est(mode, spec.card_bytes(gb))
+            assert tiers[gb]["peak"] == forced["peak"], (judged_on, gb, mode)
+
