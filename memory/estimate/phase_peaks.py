@@ -17,7 +17,7 @@ def peak_on(est: dict, budget) -> dict:
     keep = ctx["keep"]
     others = lambda *ex: sum(v for k, v in (("te", w.get("te_stay", w["te"])), ("dm", w["dm"]), ("vae", w["vae"]), ("dm_rest", w.get("dm_rest", 0)))  # noqa: E731
                              if k not in ex) if keep else 0
-    breakdown, phases, retry, untiled = {}, {}, {}, {}
+    breakdown, phases, retry, untiled, untiled_bd = {}, {}, {}, {}, {}
     # the models a workflow's loaders load beside these (side_models.py: a ControlNet, a model patch, an audio encoder;
     # a CLIP vision file is a text encoder component already, listed only where the text encoders are on the device)
     side = [m for m in pol.get("side_models") or () if m["how"] != "component" or w["te"]]
@@ -97,6 +97,7 @@ def peak_on(est: dict, budget) -> dict:
             if vinfo["fallback"]:  # taken already: one sample is over the free memory (vae.phase)
                 per = vinfo["per_sample"]
                 untiled["vae_decode"] = int(wv + per + int(FRAGMENTATION * per) + fixed_total)
+                untiled_bd["vae_decode"] = _retry_phase(wv, per, fixed_total)  # its breakdown: the text's row (fix66a)
             elif not vinfo["tiled"]:
                 retry["vae_decode"] = _retry_phase(wv, vinfo["fallback_bytes"], fixed_total)
         if ctx.get("i2v_encode"):  # the conditioning video through the VAE's encoder, with the decode's weights around it
@@ -124,7 +125,8 @@ def peak_on(est: dict, budget) -> dict:
         order = ("text_encode", "vae_encode")
         phases = {k: phases[k] for k in sorted(phases, key=lambda k: order.index(k) if k in order else len(order))}
         breakdown = {k: breakdown[k] for k in phases}
-    return {"phases": phases, "breakdown": breakdown, "vae": vinfo, "retry": retry, "untiled": untiled}
+    return {"phases": phases, "breakdown": breakdown, "vae": vinfo, "retry": retry, "untiled": untiled,
+            "untiled_breakdown": untiled_bd}
 
 
 def _retry_phase(weights, acts, fixed_total) -> dict:

@@ -48,6 +48,9 @@ def _apply(est, r, budget):
     pk = max(main, key=main.get)
     est["peak"], est["peak_phase"] = main[pk], pk
     est["tiled_retry"] = retried
+    # the text's two rows of a retried phase (report.py): VAE Decode's untiled try, and the tiled retry the peak counts
+    est["_retry_rows"] = {k: {"untiled": (r.get("untiled_breakdown") or {}).get(k, r["breakdown"][k]),
+                              "tiled": (r.get("retry") or {}).get(k, r["breakdown"][k])} for k in retried}
     est["peak_untiled"] = max(retried[k]["untiled"] if k in retried else v for k, v in main.items())
     est["peak_torch"] = max(b["weights"] + b["activations"] for b in bd.values())
     est["peak_device"] = max(b["weights"] + b["activations"] + b["allocator_margin"] + b.get("cached_slack", 0)

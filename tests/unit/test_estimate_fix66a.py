@@ -185,3 +185,38 @@ def test_vae_decode_unloads_the_unet_only_as_far_as_it_needs(capsys):
     assert 2.70 * 2**30 < e["breakdown"]["vae_decode"]["dm_kept"] < 2.78 * 2**30
     assert e["vae"]["batch"] == 1
 
+
+# -- F7: a retried VAE decode's rows say what they count ---------------------------------------------------------------
+
+def _rows(out):
+    return {line[:22].rstrip(): line for line in out.splitlines() if line[:22].strip() and line[22:23] == " "
+            and len(line.split()) >= 6}
+
+
+def test_retried_decode_shows_the_untiled_try_and_the_retry(capsys):
+    """Wan 2.2 5B, 121 frames, fp32 VAE, no budget (figured on 16 GB): one sample is over the free memory, so
+    VAE.decode runs out of memory and retries tiled (comfy/sd.py:801-818). Old code: the 'VAE decode' row showed the
+    retry (4.80) and the untiled try only in the peak line; with a budget where the whole phase is over the budget but
+    the retry fits the row showed the untiled try instead. Now the row is the untiled try in both cases and a
+    'tiled retry' row under it is what the peak line counts."""
+    import json
+
+    from support.cli_run import estimate
+    _, out, _ = estimate(capsys, "wan22", "--frames", "121", "--vae-dtype", "fp32")
+    _, js, _ = estimate(capsys, "wan22", "--frames", "121", "--vae-dtype", "fp32", "--json")
+    t = json.loads(js)["tiled_retry"]["vae_decode"]
+    rows = _rows(out)
+    assert rows["VAE decode"].split()[-1] == f"{t['untiled'] / 2**30:.2f}" == "21.96"
+    assert rows["  tiled retry"].split()[-1] == f"{t['tiled'] / 2**30:.2f}" == "4.80"
+    assert "(untiled 21.96 GiB)" in " ".join(out.split())
+
+
+def test_a_decode_over_the_budget_whose_retry_fits_has_both_rows_too(capsys):
+    """SDXL 2048x2048 batch 8 on 8 GiB: VAE Decode decodes a batch that does not fit, the retry does (verdict.as_run);
+    the row is the untiled try (as before), the 'tiled retry' row is new, and carries the peak mark when it is the peak."""
+    from support.cli_run import estimate
+    _, out, _ = estimate(capsys, "sdxl", "--width", "2048", "--height", "2048", "--batch", "8", "--vram", "8",
+                         "--cond-uncond", "separate")
+    rows = _rows(out)
+    assert "  tiled retry" in rows and float(rows["VAE decode"].split()[-1]) > 8 > float(rows["  tiled retry"].split()[-1])
+
