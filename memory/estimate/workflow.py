@@ -566,11 +566,12 @@ def _copy(est, **policy):
     return c
 
 
-def metadata(est: dict) -> dict:
-    """What goes into extra.gpu_garden.memory."""
+def metadata(est: dict, tiers_of: dict | None = None) -> dict:
+    """What goes into extra.gpu_garden.memory; tiers_of: the estimate the card tiers are judged from, where not est
+    (a --cpu host's route: a card's, estimate_routes)."""
     return {"peak": est["peak"], "peak_phase": est["peak_phase"], "peak_torch": est["peak_torch"],
             "peak_device": est["peak_device"], "min_vram_gb": est["min_vram_gb"], "family": est["family"],
             "width": est["width"], "height": est["height"], "frames": est["frames"], "batch": est["batch"],
-            "phases": est["phases"], "tiers": tiers(est), "files": est["workflow"]["files"],
+            "phases": est["phases"], "tiers": tiers(tiers_of or est), "files": est["workflow"]["files"],
             "host_ram_assumed": host_ram_assumed(est), "estimated_by": "gpu-garden estimate --workflow",
             **({"verdict_caveat": est["verdict_caveat"]} if est.get("verdict_caveat") else {})}  # an unknown architecture

@@ -220,3 +220,35 @@ def test_a_decode_over_the_budget_whose_retry_fits_has_both_rows_too(capsys):
     rows = _rows(out)
     assert "  tiled retry" in rows and float(rows["VAE decode"].split()[-1]) > 8 > float(rows["  tiled retry"].split()[-1])
 
+
+# -- F8: the route's card tiers on a --cpu host -----------------------------------------------------------------------
+
+def test_route_tiers_on_a_cpu_host_are_a_gpu_s(monkeypatch, tmp_path):
+    """SDXL base checkpoint at 1024x1024 through the workflow route (estimate_routes.estimate_graph). On a GPU ComfyUI
+    loads the U-Net in fp16 (model_management.unet_dtype): 4.78 GiB of weights, and the sample phase fits an 8 GB card
+    (the CLI says fits). A ComfyUI started with --cpu holds fp32 weights (9.56 GiB), so the tiers, judged with the
+    host's CPU policy, said an 8 GB card "runs with offload". A card tier is a GPU: the tiers on a fake CPU host are
+    the ones on a fake CUDA host. Old code: 8 GB 'runs with at least ... offloaded' on the CPU host."""
+    from pathlib import Path
+
+    from gpu_garden.memory.estimate import layouts, verdict
+    from gpu_garden.memory.units import GiB
+    from support.fit_stubs import fresh_node
+
+    routes = fresh_node(monkeypatch, Path(__file__).parent / "stubs", "estimate_routes")
+    paths = {"sdxl.safetensors": str(layouts.write_sparse("sdxl_sd_xl_base_1.0", tmp_path / "sdxl.safetensors"))}
+    monkeypatch.setattr(routes, "resolve", lambda folders, name: paths.get(name))
+    monkeypatch.setattr(verdict, "host_available_ram", lambda: 64 * GiB)
+    import importlib
+    node = importlib.import_module("gpu_garden.nodes.estimate")  # the one estimate_graph imports (sys.modules)
+    monkeypatch.setattr(node, "dynamic_vram_mode", lambda: "off")
+    graph = {"1": {"class_type": "CheckpointLoaderSimple", "inputs": {"ckpt_name": "sdxl.safetensors"}},
+             "2": {"class_type": "EmptyLatentImage", "inputs": {"width": 1024, "height": 1024, "batch_size": 1}}}
+    got = {}
+    for dev in ("cpu", "cuda"):
+        monkeypatch.setattr(node, "compute_device_kind", lambda d=dev: d)
+        out = routes.estimate_graph({"workflow": graph, "vram_gb": 24})
+        assert out["device"] == dev
+        got[dev] = [(t["gb"], t["label"]) for t in out["tiers"]]
+    assert got["cpu"] == got["cuda"]
+    assert dict(got["cpu"])[8] == "fits"
