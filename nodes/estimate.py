@@ -25,7 +25,7 @@ log = logging.getLogger("gpu_garden")
 
 CATEGORY = "GPU Garden"
 Budget = io.Custom("GPU_GARDEN_BUDGET")
-CFG_MODES = ("auto", "on", "off", "batched", "separate")  # on = batched, off = separate passes (or cfg 1)
+CFG_MODES = ("auto", "on", "off", "batched", "separate")  # on: ComfyUI chooses (cfg_batch); batched/separate force
 WEIGHT_DTYPES = ("as loaded", "fp32", "bf16", "fp16", "fp8", "gguf")
 VAE_DTYPES = ("as loaded", "bf16", "fp16", "fp32")
 ON_OVER = ("warn", "stop")
@@ -348,8 +348,9 @@ class GPUGardenFootprintEstimate(io.ComfyNode):
                 io.Int.Input("frames", default=1, min=SIZE_RANGES["frames"][0], max=SIZE_RANGES["frames"][1], tooltip="video models; used when no latent is connected"),
                 io.Int.Input("batch", default=1, min=SIZE_RANGES["batch"][0], max=SIZE_RANGES["batch"][1], tooltip="used when no latent is connected"),
                 io.Combo.Input("cfg", options=list(CFG_MODES), default="auto",
-                               tooltip="batched (on): the sampler runs cond and uncond in one call (x2). separate (off): one "
-                                       "at a time, or cfg 1. auto: as the family's usual workflow (FLUX.1 and HunyuanVideo run at cfg 1)"),
+                               tooltip="on: CFG on, cond and uncond batched (x2) where ComfyUI's memory check lets it, else one "
+                                       "at a time; batched / separate force one; off: cfg 1. auto: as the family's usual "
+                                       "workflow (FLUX.1 and HunyuanVideo run at cfg 1)"),
                 io.Combo.Input("weights_dtype", options=list(WEIGHT_DTYPES), default="as loaded", optional=True,
                                tooltip="plan for the diffusion model in another dtype (fp8, GGUF Q8_0, ...) instead of the loaded one"),
                 io.Combo.Input("vae_dtype", options=list(VAE_DTYPES), default="as loaded", optional=True,
@@ -423,6 +424,7 @@ class GPUGardenFootprintEstimate(io.ComfyNode):
             width, height, frames, batch = latent_size(latent_shape, family)
         size_from = "latent" if latent_shape else "widgets"  # the face says which (its widgets keep their own values)
         use_cfg = {"auto": None, "on": True, "off": False, "batched": True, "separate": False}.get(cfg)
+        policy["cond_uncond"] = cfg if cfg in ("batched", "separate") else None  # forced; else ComfyUI's rule (cfg_batch)
         b, label = live_budget(budget, vram_gb, getattr(model, "load_device", None))  # the sampler's GPU
         policy["budget"] = b
         staged, stage1 = [], (width, height)  # LTX-2's two stages: this size is stage 1's, stage 2's is estimated

@@ -149,7 +149,15 @@ def estimate_graph(body: dict) -> dict:
     if budget and pol["device"] == "cpu":  # as the node does: the card is judged with this host's fp32 figures
         est["assumptions"].append("vram_gb on a --cpu host: the card is judged with the fp32 weights this host runs; "
                                   "on a card ComfyUI would load them in 16 bits, about half the weights")
-    out = workflow.metadata(est)
+    card = None  # a card tier is a GPU: on a --cpu host its tiers are judged as ComfyUI runs on one (aud66a F8: the
+    # CPU's fp32 weights made an 8 GB card "runs with offload" where the CLI says fits)
+    if pol["device"] == "cpu":
+        card = workflow.estimate_workflow(wf, None, policy=dict(pol, device="cuda", budget=None), resolve=resolve,
+                                          default_size=size, no_size=NO_SIZE, read_image=image_reader())
+        formula.judge(card, None)
+        est["assumptions"].append("card tiers on a --cpu host: judged as ComfyUI runs on a GPU (16-bit weights, "
+                                  "model_management.unet_dtype), not with this host's fp32 figures")
+    out = workflow.metadata(est, tiers_of=card)
     out.update(family_name=est["family_name"], variant=est.get("variant") or "",  # the face names it as the node's run does
                unknown=bool(est.get("unknown")),  # generic figures: the face says so, as the node's and the CLI's do
                verdict=est["verdict"], verdict_caveat=est.get("verdict_caveat"), outcome=est["outcome"], budget=est["budget"], assumptions=est["assumptions"],

@@ -475,7 +475,8 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
     cache_ratio = sample_cache.ratio(family, pol.get("attention") == "math")
     assumptions += [
         ("every model stays resident (no swapping)" if keep else
-         "ComfyUI swaps models between phases: each phase needs only its own model "
+         "ComfyUI swaps models between phases: each phase needs only its own model (the VAE decode also what of the "
+         "diffusion model ComfyUI leaves loaded where the card has room) "
          f"(text encoders {'kept resident' if te_resident else 'on the CPU' if pol['text_encoders'] == 'cpu' else 'streamed' if te_kept else 'unloaded'} during sampling)"),
         f"activations in {bc * 8}-bit; " + ("attention with its n x n scores held whole (--attention math)" if pol["attention"] == "math"
                                              else "memory-efficient attention (SDPA flash / xformers) unless the naive figure is read"),

@@ -7,6 +7,7 @@ LatentConcat, RepeatLatentBatch, LTXVAddGuide, TrimVideoLatent, ...).
 kind  size:   the widgets give the latent's width / height / length / batch
       resize: width / height from the widgets (0: from the input's aspect), length and batch from the latent it takes
       input:  the size comes from an input (`takes`), not a widget: the estimate says so and which size it used
+      scale:  the input latent's width / height times a widget (LatentUpscaleBy, latent_scale.py), its length and batch
       other:  a latent the estimate does not size (audio): named in the assumptions, never the size
 roles: a widget that gives a size under another name (SVD's video_frames is the latent's batch).
 family: the family the node's latent implies (spec.FAMILY id), where only one family's model samples it; None where
@@ -118,8 +119,9 @@ LATENT_NODES = {
     "InpaintModelConditioning": Node((("noise_mask", True),), kind="input", takes="its input image", src="nodes.py:411"),
     "InstructPixToPixConditioning": Node((), kind="input", takes="its input image", src="comfy_extras/nodes_ip2p.py:7"),
     "LoadLatent": Node((("latent", ""),), kind="input", takes="the saved latent file", src="nodes.py:514"),
-    "LatentUpscaleBy": Node((("upscale_method", "nearest-exact"), ("scale_by", 1.5)), kind="input",
-                            takes="its input latent, times scale_by", src="nodes.py:1298"),
+    # fix66a (aud66a F3): its input latent's sides times scale_by, rounded in latent pixels (latent_scale.py)
+    "LatentUpscaleBy": Node((("upscale_method", "nearest-exact"), ("scale_by", 1.5)), kind="scale",
+                            takes="its input latent, times scale_by", src="nodes.py:1298 round(latent x scale_by)"),
     "LTXVLatentUpsampler": Node((), kind="input", takes="its input latent, twice its width and height",
                                 src="comfy_extras/nodes_lt_upsampler.py:4"),
     "HunyuanVideo15SuperResolution": Node((("noise_augmentation", 0.7),), kind="input", takes="its input latent",

@@ -1,7 +1,7 @@
 """Per-phase peaks of an estimate on a VRAM budget: weights, activations, allocator margin and fixed costs of each
 phase as ComfyUI would run it (text encode, sample, VAE decode and encode), with the tiled retry ComfyUI makes when
 a VAE phase runs out of memory. formula.estimate builds the estimate; verdict.py judges these phases."""
-from . import sample_acts, sample_cache, side_models, vae as vae_mod
+from . import sample_acts, sample_cache, side_models, vae as vae_mod, vae_resident
 from .phases import naive_total
 from .spec import FRAGMENTATION
 from ..errors import UserError
@@ -17,7 +17,7 @@ def peak_on(est: dict, budget) -> dict:
     keep = ctx["keep"]
     others = lambda *ex: sum(v for k, v in (("te", w.get("te_stay", w["te"])), ("dm", w["dm"]), ("vae", w["vae"]), ("dm_rest", w.get("dm_rest", 0)))  # noqa: E731
                              if k not in ex) if keep else 0
-    breakdown, phases, retry, untiled = {}, {}, {}, {}
+    breakdown, phases, retry, untiled, untiled_bd = {}, {}, {}, {}, {}
     # the models a workflow's loaders load beside these (side_models.py: a ControlNet, a model patch, an audio encoder;
     # a CLIP vision file is a text encoder component already, listed only where the text encoders are on the device)
     side = [m for m in pol.get("side_models") or () if m["how"] != "component" or w["te"]]
@@ -73,8 +73,13 @@ def peak_on(est: dict, budget) -> dict:
     vinfo = None
     if ctx["has_vae_or_dm"]:
         wv = w["vae"] + w["te_extra"] + others("vae") + w["under"]["vae"]
-        free = None if budget is None else budget - est["fixed"]["cuda_context"] - wv
         mode = pol["vae_decode"]
+        dm_kept = vae_resident.kept(budget, est["fixed"]["cuda_context"], est["fixed"].get("comfyui_reserve", 0), wv,
+                                    w["vae"], w["dm"], vae_mod.comfy_decode_heuristic(ctx["vae_kind"], ctx["lat_shape"],
+                                                                                      ctx["vae_dtype"])) \
+            if ctx["has_dm"] and vae_resident.applies(pol, keep, budget, mode, w["under"]["vae"]) else 0
+        wv0, wv = wv, wv + dm_kept  # the diffusion model ComfyUI leaves loaded beside the VAE (vae_resident.py, fix66a)
+        free = None if budget is None else budget - est["fixed"]["cuda_context"] - wv
         vinfo = vae_mod.phase(ctx["vae_kind"], ctx["lat_shape"], ctx["vae_dtype"], free, mode, pol.get("tile"),
                               pol.get("runner") or "comfyui", device=pol.get("device", "cuda"),
                               slicing=bool(pol.get("vae_slicing")), gpu_arch=pol.get("gpu_arch"),
@@ -83,6 +88,7 @@ def peak_on(est: dict, budget) -> dict:
         if ctx.get("empty_cache"):  # accelerate empties the cache at every layer move: no reserved slack kept (nor in sampling)
             vinfo.update(allocator_slack=0, cached_slack=0)
         phase("vae_decode", wv, vinfo["bytes"], vinfo.get("allocator_slack", 0))
+        breakdown["vae_decode"]["dm_kept"] = int(dm_kept)  # counted in its weights
         breakdown["vae_decode"]["conv_workspace"] = vinfo["conv_workspace"]  # part of its activations (CUDA only)
         breakdown["vae_decode"]["cached_slack"] = vinfo["cached_slack"]  # reserved beyond the margin: peak_device only
         if vinfo["tiled_bytes"] is not None:  # None: no pixel tiles (Hunyuan3D's ShapeVAE, hunyuan3d.decode_phase)
@@ -91,13 +97,14 @@ def peak_on(est: dict, budget) -> dict:
             if vinfo["fallback"]:  # taken already: one sample is over the free memory (vae.phase)
                 per = vinfo["per_sample"]
                 untiled["vae_decode"] = int(wv + per + int(FRAGMENTATION * per) + fixed_total)
+                untiled_bd["vae_decode"] = _retry_phase(wv, per, fixed_total)  # its breakdown: the text's row (fix66a)
             elif not vinfo["tiled"]:
                 retry["vae_decode"] = _retry_phase(wv, vinfo["fallback_bytes"], fixed_total)
         if ctx.get("i2v_encode"):  # the conditioning video through the VAE's encoder, with the decode's weights around it
-            phase("vae_encode", wv, vae_mod.vae_encode_bytes(ctx["vae_kind"], ctx["i2v_encode"], ctx["vae_dtype"],
+            phase("vae_encode", wv0, vae_mod.vae_encode_bytes(ctx["vae_kind"], ctx["i2v_encode"], ctx["vae_dtype"],
                                                              device=pol.get("device", "cuda")))
             if vae_mod.retries_tiled(pol.get("runner")):  # VAE.encode's tiled retry after an OOM
-                retry["vae_encode"] = _retry_phase(wv, vae_mod.vae_encode_fallback_bytes(
+                retry["vae_encode"] = _retry_phase(wv0, vae_mod.vae_encode_fallback_bytes(
                     ctx["vae_kind"], *ctx["i2v_encode"], ctx["vae_dtype"], device=pol.get("device", "cuda")), fixed_total)
     if pol.get("pixel_upscale"):  # ImageUpscaleWithModel after the decode: its model, the image, one tile (pixel_upscale.py)
         u = pol["pixel_upscale"]
@@ -118,7 +125,8 @@ def peak_on(est: dict, budget) -> dict:
         order = ("text_encode", "vae_encode")
         phases = {k: phases[k] for k in sorted(phases, key=lambda k: order.index(k) if k in order else len(order))}
         breakdown = {k: breakdown[k] for k in phases}
-    return {"phases": phases, "breakdown": breakdown, "vae": vinfo, "retry": retry, "untiled": untiled}
+    return {"phases": phases, "breakdown": breakdown, "vae": vinfo, "retry": retry, "untiled": untiled,
+            "untiled_breakdown": untiled_bd}
 
 
 def _retry_phase(weights, acts, fixed_total) -> dict:

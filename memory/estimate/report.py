@@ -9,6 +9,7 @@ from ..cli_args import OnOff, add_json  # --x / --no-x, refused together; --json
 from ..errors import UserError
 from ..units import GiB, fmt_bytes, gib_arg, gpu_size_problem
 
+RETRY_ROW = "  tiled retry"  # the row under a phase ComfyUI retries tiled after an out-of-memory: what the peak counts
 PHASE_LABELS = {"text_encode": "text encode", "vae_encode": "VAE encode (I2V)", "sample": "sample", "sample_naive_attention": "  naive attention *",
                 "vae_decode": "VAE decode", "vae_decode_tiled": "  tiled (node)", "audio_decode": "audio decode",
                 "latent_upscale": "latent upscale", "pixel_upscale": "pixel upscale"}
@@ -168,7 +169,7 @@ def cfg_from_args(args):
 def policy_from_args(args) -> dict:
     g = lambda k, d=None: getattr(args, k, d)  # noqa: E731
     halves = {"bf16,fp16": ("bf16", "fp16"), "fp16": ("fp16",), "none": ()}[g("gpu_halves", "bf16,fp16") or "bf16,fp16"]
-    pol = {"models": g("models", "swap"), "text_encoders": g("text_encoders", "unload"), "weights_dtype": g("weights_dtype"),
+    pol = {"cond_uncond": g("cond_uncond"), "models": g("models", "swap"), "text_encoders": g("text_encoders", "unload"), "weights_dtype": g("weights_dtype"),
            "vae_dtype": g("vae_dtype", "auto") or "auto", "gpu_halves": halves, "text_tokens": g("text_tokens"),
            "vae_decode": g("vae_decode", "auto") or "auto", "platform": g("platform", "linux") or "linux",
            "dynamic_vram": g("dynamic_vram", "auto") or "auto", "cache_models": not g("no_model_cache", False),
@@ -206,11 +207,15 @@ def format_text(est: dict, budget_label: str = "") -> str:
                                     f"text tokens" + (f" + {audio} audio tokens" if audio > 0 else "") +
                                     f", batch {lat['batch_in_model']} in the model"]), ""]
     lines.append(f"{'phase (GiB)':22} {'weights':>8} {'activ.':>8} {'margin':>7} {'fixed':>7} {'total':>8}")
+    two = est.get("_retry_rows") or {}  # a phase ComfyUI retries tiled: its untiled try, then the retry (fix66a)
     for k, v in est["phases"].items():
-        bd = est["breakdown"][k]
-        mark = "  <- peak" if k == est["peak_phase"] else ""
-        lines.append(f"{PHASE_LABELS.get(k, k):22} {g(bd['weights']):>8} {g(bd['activations']):>8} {g(bd['allocator_margin']):>7} "
-                     f"{g(bd['fixed']):>7} {g(v):>8}{mark}")
+        rows = [(k, two[k]["untiled"], ""), (RETRY_ROW, two[k]["tiled"], "  <- peak")] if k in two else \
+            [(k, est["breakdown"][k], "  <- peak")]
+        for name, bd, peak in rows:
+            mark = peak if k == est["peak_phase"] else ""
+            total = bd["weights"] + bd["activations"] + bd["allocator_margin"] + bd["fixed"] if k in two else v
+            lines.append(f"{PHASE_LABELS.get(name, name):22} {g(bd['weights']):>8} {g(bd['activations']):>8} "
+                         f"{g(bd['allocator_margin']):>7} {g(bd['fixed']):>7} {g(total):>8}{mark}")
     notes_at = len(lines)  # the notes under the phase table: prose, wrapped
     if "sample_naive_attention" in est["phases"]:
         lines.append("* naive attention: only without SDPA / xformers (ComfyUI's attention_basic); not counted in the peak"

@@ -1,7 +1,7 @@
 """Verdicts on an estimate: VRAM (fits / tight / does not fit, the smallest card, the VAE decode as ComfyUI
 runs it on that budget), the outcome with host RAM and Dynamic VRAM (their figures: host_ram.py), and the knobs
 that would make it fit."""
-from . import spec
+from . import cfg_batch, spec
 from . import weights as W
 from .host_ram import (ASSUMED_DYNAMIC, assumed_dynamic_line, dynamic_vram, host_ram, ram_on_dynamic, ram_short,
                        ram_short_by)
@@ -48,6 +48,9 @@ def _apply(est, r, budget):
     pk = max(main, key=main.get)
     est["peak"], est["peak_phase"] = main[pk], pk
     est["tiled_retry"] = retried
+    # the text's two rows of a retried phase (report.py): VAE Decode's untiled try, and the tiled retry the peak counts
+    est["_retry_rows"] = {k: {"untiled": (r.get("untiled_breakdown") or {}).get(k, r["breakdown"][k]),
+                              "tiled": (r.get("retry") or {}).get(k, r["breakdown"][k])} for k in retried}
     est["peak_untiled"] = max(retried[k]["untiled"] if k in retried else v for k, v in main.items())
     est["peak_torch"] = max(b["weights"] + b["activations"] for b in bd.values())
     est["peak_device"] = max(b["weights"] + b["activations"] + b["allocator_margin"] + b.get("cached_slack", 0)
@@ -76,13 +79,17 @@ def finish(est: dict, budget) -> dict:
     if on_cpu(est["policy"]):  # a CPU estimate judged on a card (workflow.tiers) keeps the card's reserve
         est["fixed"] = dict(est["fixed"], comfyui_reserve=reserve_on(est["policy"], budget))
     min_gb = None
-    for gb in (() if cpu else spec.CARD_SIZES_GB):
-        if max(as_run(peak_on(est, _card(gb)), _card(gb))[0].values()) <= _card(gb):
+    for gb in (() if cpu else spec.CARD_SIZES_GB):  # each card with the conds as ComfyUI runs them there (cfg_batch)
+        if max(as_run(peak_on(cfg_batch.choose(est, _card(gb)), _card(gb)), _card(gb))[0].values()) <= _card(gb):
             min_gb = gb
             break
+    on = budget if budget else (_card(min_gb) if min_gb else None)
+    chosen = est if cpu else cfg_batch.choose(est, on)  # cond and uncond batched or one at a time on this budget (samplers.py:263-274)
+    if chosen is not est:
+        est.clear()
+        est.update(chosen)
     est["min_vram_gb"] = min_gb
     est["budget"] = int(budget) if budget else None
-    on = budget if budget else (_card(min_gb) if min_gb else None)
     if cpu:  # VAE.decode sizes its batch on get_free_memory(cpu), the RAM available, with the other models in it
         w, ram = est["_ctx"]["w"], est["policy"].get("host_ram")
         on = max(int(ram) - w["dm"] - w["te"], 0) if ram else None
@@ -95,6 +102,8 @@ def finish(est: dict, budget) -> dict:
         est["assumptions"].append(  # the tile the tiled row was figured with (--vae-tile, a VAEDecodeTiled node's)
             f"VAE decode: {v['how']}, {v['dtype']} ({est['_ctx']['vae_dtype_why']}); per sample {fmt_bytes(v['per_sample'])}"
             + (f"; ComfyUI sizes its batch with {fmt_bytes(v['comfy_per_sample'])} per sample" if comfy else "")
+            + (f" with {fmt_bytes(kept)} of the diffusion model still loaded (ComfyUI unloads only what the decode "
+               "needs: vae_resident.py)" if (kept := est["breakdown"].get("vae_decode", {}).get("dm_kept")) else "")
             + (f"; tiled: VAE Decode (Tiled) {tile['tile']} px" + (f", {tile['frames']} frames" if est["frames"] > 1 else "")
                if comfy and v.get("tiled_bytes") is not None else ""))  # None: no tiles (the ShapeVAE, hunyuan3d.py)
     if not budget and min_gb:
@@ -384,7 +393,13 @@ def knobs(est: dict) -> list[dict]:
         add("unload_te", "unload the text encoders after encoding (GPU Garden Unload Text Encoders)",
             again(models="swap", text_encoders="unload"))
     if cfg and sp["cfg"] and "sample" in phases:
-        add("cfg_sequential", "cond and uncond one at a time (ComfyUI does this by itself when memory is short)", again(cfg_=False))
+        cu = est.get("cond_uncond")  # cfg_batch: ComfyUI's own choice on this budget, batched (else cfg is off here)
+        add("cfg_sequential", "cond and uncond one at a time (" + (
+            "ComfyUI batches them on this budget: it runs them one at a time by itself only when 1.5 x its "
+            "memory_required is over the free memory" if cu else "forced batched here; ComfyUI runs them one at a "
+            "time by itself when 1.5 x its memory_required is over the free memory" if pol.get("cond_uncond")
+            else "ComfyUI does this by itself when 1.5 x its memory_required is over the free memory") + ")",
+            again(cfg_=False))
     if b > 1:
         add("batch_1", f"batch 1 instead of {b}", again(b_=1))
     if sp["t"] and f > 1:

@@ -9,8 +9,8 @@ import json
 import os
 from pathlib import Path
 
-from . import (control_feeds, families, formula, group_nodes, hunyuan3d, image_size, latent_upscale, links, pipelines,
-               pixel_upscale, reach, sampler_nodes, side_models, spec)
+from . import (control_feeds, families, formula, group_nodes, hunyuan3d, image_size, latent_scale, latent_upscale, links,
+               pipelines, pixel_upscale, reach, sampler_nodes, side_models, spec)
 from .latent_nodes import LATENT_NODES, size_widgets, widget_names
 from .model_files import (CHECKED, FOLDER_ROLES, LOADER_ROLES, LOADERS, NOT_COUNTED, NOT_FOLLOWED_NAMES, Unusable,
                           find_file, has_model_folders, not_followed)
@@ -76,6 +76,7 @@ def nodes(wf: dict, notes: list | None = None, whole: dict | None = None, read_i
                 w = _ui_widgets(t, n.get("widgets_values"))
                 _follow(v, (gid, n), t, w, _read_names(t), notes, saved=True)
                 image_size.attach(v, (gid, n), t, w)
+                latent_scale.attach(v, (gid, n), t, w)
                 out.append((t, w))
                 if keyed is not None and k is not None:
                     keyed[k] = (t, w)
@@ -95,6 +96,7 @@ def nodes(wf: dict, notes: list | None = None, whole: dict | None = None, read_i
             w = {k2: x for k2, x in inputs.items() if not isinstance(x, list)} if isinstance(inputs, dict) else {}
             _follow(v, (str(k), node), t, w, _read_names(t), notes, saved=False)
             image_size.attach(v, (str(k), node), t, w)
+            latent_scale.attach(v, (str(k), node), t, w)
             out.append((t, w))
             if keyed is not None:
                 keyed[str(k)] = (t, w)
@@ -210,7 +212,7 @@ def read(wf: dict, models_dir, resolve=None, read_image=None) -> dict:
     resolve(folders, name) -> path or None replaces the models_dir lookup (inside ComfyUI: folder_paths)."""
     files, missing, missing_checked, checked, cfgs, notes = [], [], [], [], [], []
     tiled, wdt, other, side = None, None, [], []
-    graph = {"sizes": [], "resizes": [], "from_input": [], "families": {}, "notes": [], "images": [], **{n: [] for n in pixel_upscale.NODES}}
+    graph = {"sizes": [], "resizes": [], "scales": [], "from_input": [], "families": {}, "notes": [], "images": [], **{n: [] for n in pixel_upscale.NODES}}
     upscale_models, keyed = {}, {}  # {path: read_file()}: each upscale model read once (its scale, its phase)
     scale = pixel_upscale.scale_reader(models_dir, resolve, find_file, Unusable, upscale_models)
     for t, w in nodes(wf, graph["notes"], read_image=read_image, read_upscale=scale, keyed=keyed):
@@ -263,6 +265,7 @@ def read(wf: dict, models_dir, resolve=None, read_image=None) -> dict:
     other, files = other + left + up_left, files + side_models.components(side)  # a CLIP vision file: an encoder component
     sizes = graph["sizes"]
     size = max(sizes, key=lambda s: s[0] * s[1] * s[2] * s[3]) if sizes else None
+    graph["resizes"] += latent_scale.sized(graph, size)
     for wv, hv, t in graph["resizes"]:  # a resize keeps the length and batch of the latent it takes
         sizes.append((wv, hv) + (size[2:] if size else (1, 1)))
         notes.append(f"{t} resizes the latent to {wv}x{hv}" + ("; its length and batch are the graph's other latent's" if size else ""))
@@ -343,6 +346,9 @@ def _latent_node(t, w, graph):
     row = LATENT_NODES[t]
     if row.family:
         graph["families"][t] = row.family
+    if row.kind == "scale":  # LatentUpscaleBy: sized in read() once the graph's latent sizes are known (latent_scale.sized)
+        graph["scales"].append((t, latent_scale.scale_by(w), w.get(latent_scale.KEY)))
+        return
     if row.kind == "other":
         graph["notes"].append(f"{t} makes {row.takes}: not estimated (the estimate sizes the image or video latent)")
         return
@@ -560,11 +566,12 @@ def _copy(est, **policy):
     return c
 
 
-def metadata(est: dict) -> dict:
-    """What goes into extra.gpu_garden.memory."""
+def metadata(est: dict, tiers_of: dict | None = None) -> dict:
+    """What goes into extra.gpu_garden.memory; tiers_of: the estimate the card tiers are judged from, where not est
+    (a --cpu host's route: a card's, estimate_routes)."""
     return {"peak": est["peak"], "peak_phase": est["peak_phase"], "peak_torch": est["peak_torch"],
             "peak_device": est["peak_device"], "min_vram_gb": est["min_vram_gb"], "family": est["family"],
             "width": est["width"], "height": est["height"], "frames": est["frames"], "batch": est["batch"],
-            "phases": est["phases"], "tiers": tiers(est), "files": est["workflow"]["files"],
+            "phases": est["phases"], "tiers": tiers(tiers_of or est), "files": est["workflow"]["files"],
             "host_ram_assumed": host_ram_assumed(est), "estimated_by": "gpu-garden estimate --workflow",
             **({"verdict_caveat": est["verdict_caveat"]} if est.get("verdict_caveat") else {})}  # an unknown architecture

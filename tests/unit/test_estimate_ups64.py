@@ -172,13 +172,14 @@ def test_an_image_known_by_its_area_is_upscaled_by_its_area(tmp_path):
 
 def test_a_decode_of_a_latent_not_followed_is_not_read(tmp_path):
     """A decode of a latent from a node the estimate does not follow (LatentUpscaleBy here): the second pass is not
-    sized from the graph; the first pass's 512 x 512 stands."""
+    sized from the graph (links.latent stops at LatentUpscaleBy); the estimate is the graph's largest latent: fix66a
+    sizes LatentUpscaleBy itself, 512 x 1.5 = 768 (64 latent px x 1.5 = 96, nodes.py:1310), where it stood at 512."""
     wf = _api()
     wf["12"] = {"class_type": "LatentUpscaleBy", "inputs": {"samples": ["3", 0], "upscale_method": "nearest-exact",
                                                             "scale_by": 1.5}}
     wf["4"]["inputs"]["samples"] = ["12", 0]
     est = workflow.estimate_workflow(wf, _models(tmp_path))
-    assert (est["width"], est["height"]) == (512, 512)
+    assert (est["width"], est["height"]) == (768, 768)
 
 
 # -- 2: the upscale model not found --------------------------------------------------------------------------------------

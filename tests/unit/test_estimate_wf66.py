@@ -67,7 +67,9 @@ def test_a_controlnet_adds_its_weights_and_residuals_to_the_sample_phase(tmp_pat
     # 113,670,144 + 125,829,120 x 1.05 (the allocator margin, 5 % of activations) = 245,790,720, within a byte of rounding
     assert FRAGMENTATION == 0.05
     assert abs((after["phases"]["sample"] - before["phases"]["sample"]) - 245_790_720) <= 1
-    assert after["peak"] > before["peak"]
+    # the peak is the VAE decode here (fix66a: the diffusion model stays loaded beside the VAE), which the ControlNet,
+    # a sampling side model, does not raise
+    assert after["peak"] >= before["peak"] and after["phases"]["sample"] > before["phases"]["sample"]
     assert after["workflow"]["side_models"] == [{"owner": "instantx_union.safetensors (ControlNetLoader)",
                                                  "loader": "ControlNetLoader", "phase": "sample", "weights": CNET_BYTES}]
     assert not any(x.startswith("not counted, loaded beside") for x in after["assumptions"])

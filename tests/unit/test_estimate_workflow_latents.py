@@ -86,7 +86,7 @@ def test_every_audited_node_is_in_the_table():
     assert not missing, missing
     for n in AUDIT:
         row = latent_nodes.LATENT_NODES[n]
-        assert row.kind in ("size", "resize", "input", "other") and row.src, n
+        assert row.kind in ("size", "resize", "scale", "input", "other") and row.src, n
         if row.kind in ("size", "resize"):  # a size node reads width and height from its widgets (or its roles; a
             # 1-D latent's height is fixed: EmptyLatentHunyuan3Dv2's resolution is its width, h3d63)
             have = set(latent_nodes.widget_names(n)) | {r for _, r in row.roles} | ({"height"} if row.height else set())

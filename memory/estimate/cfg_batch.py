@@ -1,0 +1,114 @@
+"""Cond and uncond batched or one at a time, as ComfyUI 0.8.0 chooses on a budget (aud66a F4: they were always counted
+batched, so a Wan 2.2 14B run on 24 GB was estimated with twice the activations ComfyUI runs it with).
+
+comfy/samplers.py:263-274 (_calc_cond_batch): the conds that concatenate (cond and uncond) are tried batched first,
+then in halves: to_batch_temp[:len // i] for i = 1, 2, ... is taken while model.memory_required(its input shape) * 1.5 <
+model_management.get_free_memory(device); with the two of CFG that is both batched, else one at a time. memory_required
+is linear in the batch (comfy/model_base.py:359-383), so one cond's is half the batched figure (formula's
+comfyui_memory_required is the batched one).
+
+get_free_memory (model_management.py:1278) is the device's free memory: the card less the CUDA context and what is
+loaded (ComfyUI's reserve is not subtracted there). At sampling the diffusion model (and what the estimate keeps beside
+it) was loaded by load_models_gpu (comfy/sampler_helpers.py:137-138, model_management.py:621-707) with
+minimum_memory_required = max(minimum_inference_memory(), memory_required(one cond) + reserve), minimum_inference_memory
+= 0.8 GiB + reserve (:581-582): it loads whole where the weights leave that much free (lowvram_model_memory = free -
+minimum_memory_required, :695 with MIN_WEIGHT_MEMORY_RATIO 0 on NVIDIA), else partially, leaving about
+minimum_memory_required free. So the free memory at sampling is card - context - weights where they fit, else that
+minimum (the conds' own inference memory, a ControlNet's, is left out).
+
+`--cond-uncond batched|separate` (policy cond_uncond) forces one; with no budget the smallest card that fits decides
+(verdict.finish tries each card with what ComfyUI would choose there)."""
+from ..units import GiB, fmt_bytes
+
+SRC = "comfy/samplers.py:263-274"
+INFERENCE_FLOOR = int(0.8 * GiB)  # model_management.py:582 minimum_inference_memory() less the reserve
+FACTOR = 1.5  # samplers.py:273
+
+
+def applies(est: dict) -> bool:
+    """Whether ComfyUI's own choice is modelled: CFG batched by the estimate (not forced by --cond-uncond), ComfyUI's
+    sampler (not diffusers / Wan's reference code), on a card, with ComfyUI's memory_required known."""
+    pol = est["policy"]
+    return bool(est.get("cfg") and not pol.get("cond_uncond") and pol.get("runner", "comfyui") == "comfyui"
+                and est.get("comfyui_memory_required") and "sample" in est.get("phases", {}))
+
+
+def free_at_sample(est: dict, budget: int) -> int:
+    """get_free_memory at sampling on `budget` bytes: the card less the CUDA context and the sample phase's weights,
+    or the minimum_memory_required a partial load leaves free."""
+    fixed = est["fixed"]
+    room = budget - fixed.get("cuda_context", 0)
+    weights = est["breakdown"]["sample"]["weights"]
+    floor = max(INFERENCE_FLOOR, est["comfyui_memory_required"] // 2) + fixed.get("comfyui_reserve", 0)
+    return room - weights if room - weights >= floor else max(0, min(floor, room))
+
+
+def batched_on(est: dict, budget: int) -> tuple[bool, str]:
+    """(batched, why) as ComfyUI decides on `budget` for this (batched) estimate."""
+    need, free = est["comfyui_memory_required"], free_at_sample(est, budget)
+    ok = need * FACTOR < free
+    return ok, (f"cond and uncond {'batched (x2)' if ok else 'one at a time'}: ComfyUI batches them only while "
+                f"{FACTOR:g} x its memory_required batched ({fmt_bytes(need)}) is under the free memory at sampling "
+                f"(~{fmt_bytes(free)} on {fmt_bytes(budget)}: the card less the CUDA context and the loaded weights), "
+                f"{SRC}; --cond-uncond batched|separate forces one")
+
+
+def _like(src: dict, est: dict) -> dict:
+    """A shallow copy of src judged as est is: est's policy (a tier's copy has its own) and fixed figures."""
+    out = dict(src, policy=est["policy"], fixed=dict(est["fixed"]))
+    out["_ctx"] = dict(src["_ctx"], policy=est["policy"])
+    return out
+
+
+def _separate(base: dict, held: dict) -> dict:
+    """base (the batched estimate) with cond and uncond one at a time: formula.estimate again with cfg False, once per
+    estimate (held["est"], shared by the tiers' copies)."""
+    from .formula import estimate
+
+    if "est" not in held:
+        ctx = base["_ctx"]
+        p = dict(base["policy"])
+        p.pop("weights_dtype", None)  # the components carry it already (verdict.knobs' again)
+        comps = [{k: v for k, v in c.items() if k != "resident"} | {"role": c["role"]} for c in ctx["components"]]
+        held["est"] = estimate(comps, ctx["width"], ctx["height"], ctx["frames"], ctx["batch"], cfg=False, policy=p)
+    alt = held["est"]
+    out = dict(base)
+    for k, v in alt.items():
+        if k not in ("policy", "fixed", "assumptions", "knobs", "verdict", "budget", "min_vram_gb"):
+            out[k] = dict(v) if isinstance(v, dict) else list(v) if isinstance(v, list) else v
+    out["_ctx"] = dict(alt["_ctx"], policy=base["policy"], cfg_alt=held)
+    out["cfg_separate"] = True  # the header: CFG on, separate passes
+    return out
+
+
+def choose(est: dict, budget) -> dict:
+    """est as ComfyUI would run it on `budget` bytes: a new dict, batched or one at a time, whose assumptions end with
+    the line saying which and why (cond_uncond: the same as data); est itself where the choice is not modelled (no
+    budget, --cond-uncond given, CFG off, ...). The batched estimate is kept (est["_ctx"]["cfg_alt"]["batched"]) so a
+    tier's copy of an estimate judged one at a time on its own budget may batch again."""
+    if not budget:
+        return est
+    held = est["_ctx"].get("cfg_alt")
+    if held is None:
+        if not applies(est):
+            return est
+        held = est["_ctx"]["cfg_alt"] = {}
+        held["batched"] = dict(est)
+    base = _like(held["batched"], est)
+    ok, why = batched_on(base, budget)
+    out = base if ok else _separate(base, held)
+    keep = [_cfg_on(a) for a in est["assumptions"] if not a.startswith(CFG_LINES)]
+    out["assumptions"] = keep + [why]
+    out["cond_uncond"] = {"batched": ok, "free_at_sample": free_at_sample(base, budget),
+                          "memory_required_batched": base["comfyui_memory_required"], "why": why}
+    return out
+
+
+def _cfg_on(line: str) -> str:
+    """formula's "CFG on: cond and uncond batched (x2) as X workflows usually run" without the batched: choose says."""
+    return line.replace("CFG on: cond and uncond batched (x2) as ", "CFG on as ", 1)
+
+
+# the lines formula.estimate writes on how the conds run (replaced by choose's) and choose's own (a re-judged estimate)
+CFG_LINES = ("CFG on: ComfyUI batches cond and uncond", "cond and uncond as separate passes (or cfg 1)",
+             "cond and uncond batched (x2): ComfyUI", "cond and uncond one at a time: ComfyUI")

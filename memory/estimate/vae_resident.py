@@ -1,0 +1,36 @@
+"""What of the diffusion model ComfyUI 0.8.0 leaves loaded when VAE Decode runs, and so the free memory its batch is
+sized on (aud66a F2: the estimate sized the batch as if every other model were unloaded, 3 of 4 SDXL samples at once
+on 16 GB where ComfyUI decodes 2 with the U-Net still on the card).
+
+comfy/sd.py:793-800 VAE.decode: memory_used = memory_used_decode(shape) (one sample), load_models_gpu([vae],
+memory_required=memory_used), then batch_number = int(get_free_memory() / memory_used). load_models_gpu
+(model_management.py:621-707): extra_mem = max(minimum_inference_memory() (0.8 GiB + reserve, :581-582), memory_used +
+reserve) (:626), then free_memory(vae weights x 1.1 + extra_mem) (:671-673), which unloads the other models, the
+least-used first, only while the free memory is not over that (:597-603), and a model only as far as it must
+(model_unload(memory_to_free) unloads part of it, :526-531); minimum_memory_required is extra_mem here, already free
+(:675-679). So where the card has room the diffusion model stays whole beside the VAE and the batch is sized on what
+is left; else it is unloaded down to about that need. The text encoders the estimate already counts as unloaded
+during sampling (its swap model) are not counted again; a ControlNet or other side model is left out."""
+from ..units import GiB
+
+INFERENCE_FLOOR = int(0.8 * GiB)  # model_management.py:582 minimum_inference_memory() less the reserve
+SRC = "comfy/sd.py:793-800, comfy/model_management.py:597-603,626,671-673"
+
+
+def applies(pol: dict, keep: bool, budget, mode: str, under: int = 0) -> bool:
+    """ComfyUI's VAE Decode on a card: the runner's own model swap (not --models resident, which keeps every model
+    already, nor an --offload / block swap / keep-on-device policy: under, what the estimate holds under the decode
+    already), the auto decode (VAE Decode; the tiled node's own load is not modelled), a budget to size on."""
+    return budget is not None and not keep and not under and mode == "auto" and pol.get("runner", "comfyui") == "comfyui" \
+        and pol.get("device", "cuda") != "cpu" and pol.get("offload") in (None, "model") and pol.get("block_swap") is None
+
+
+def kept(budget: int, context: int, reserve: int, on_device: int, vae_weights: int, dm_loaded: int, per_sample: int) -> int:
+    """Bytes of the diffusion model (dm_loaded on the card after sampling) still loaded when the VAE has loaded.
+    on_device: what the decode phase holds besides it (the VAE's weights, and what the estimate keeps on the device in
+    every phase); per_sample: ComfyUI's memory_used_decode for one sample."""
+    room = budget - context - on_device + vae_weights  # free before the VAE loads, the diffusion model aside
+    dm = max(0, min(dm_loaded, room))
+    need = int(1.1 * vae_weights) + max(INFERENCE_FLOOR, per_sample) + reserve
+    free = room - dm
+    return dm if free > need else max(0, dm - (need - free))
