@@ -78,8 +78,10 @@ def peak_on(est: dict, budget) -> dict:
                                     w["vae"], w["dm"], vae_mod.comfy_decode_heuristic(ctx["vae_kind"], ctx["lat_shape"],
                                                                                       ctx["vae_dtype"])) \
             if ctx["has_dm"] and vae_resident.applies(pol, keep, budget, mode, w["under"]["vae"]) else 0
-        wv0, wv = wv, wv + dm_kept  # the diffusion model ComfyUI leaves loaded beside the VAE (vae_resident.py, fix66a)
-        free = None if budget is None else budget - est["fixed"]["cuda_context"] - wv
+        # the diffusion model ComfyUI leaves loaded beside the VAE (vae_resident.py, fix66a) sizes the batch (the free memory
+        # VAE.decode reads), but is not the decode's need: ComfyUI unloads it as far as one sample needs the room, so the
+        # rows (and the verdict) leave it out; the report says how much stays loaded
+        free = None if budget is None else budget - est["fixed"]["cuda_context"] - wv - dm_kept
         vinfo = vae_mod.phase(ctx["vae_kind"], ctx["lat_shape"], ctx["vae_dtype"], free, mode, pol.get("tile"),
                               pol.get("runner") or "comfyui", device=pol.get("device", "cuda"),
                               slicing=bool(pol.get("vae_slicing")), gpu_arch=pol.get("gpu_arch"),
@@ -88,7 +90,7 @@ def peak_on(est: dict, budget) -> dict:
         if ctx.get("empty_cache"):  # accelerate empties the cache at every layer move: no reserved slack kept (nor in sampling)
             vinfo.update(allocator_slack=0, cached_slack=0)
         phase("vae_decode", wv, vinfo["bytes"], vinfo.get("allocator_slack", 0))
-        breakdown["vae_decode"]["dm_kept"] = int(dm_kept)  # counted in its weights
+        breakdown["vae_decode"]["dm_kept"] = int(dm_kept)  # loaded beside it, sizing its batch; not in its weights
         breakdown["vae_decode"]["conv_workspace"] = vinfo["conv_workspace"]  # part of its activations (CUDA only)
         breakdown["vae_decode"]["cached_slack"] = vinfo["cached_slack"]  # reserved beyond the margin: peak_device only
         if vinfo["tiled_bytes"] is not None:  # None: no pixel tiles (Hunyuan3D's ShapeVAE, hunyuan3d.decode_phase)
@@ -101,10 +103,10 @@ def peak_on(est: dict, budget) -> dict:
             elif not vinfo["tiled"]:
                 retry["vae_decode"] = _retry_phase(wv, vinfo["fallback_bytes"], fixed_total)
         if ctx.get("i2v_encode"):  # the conditioning video through the VAE's encoder, with the decode's weights around it
-            phase("vae_encode", wv0, vae_mod.vae_encode_bytes(ctx["vae_kind"], ctx["i2v_encode"], ctx["vae_dtype"],
+            phase("vae_encode", wv, vae_mod.vae_encode_bytes(ctx["vae_kind"], ctx["i2v_encode"], ctx["vae_dtype"],
                                                              device=pol.get("device", "cuda")))
             if vae_mod.retries_tiled(pol.get("runner")):  # VAE.encode's tiled retry after an OOM
-                retry["vae_encode"] = _retry_phase(wv0, vae_mod.vae_encode_fallback_bytes(
+                retry["vae_encode"] = _retry_phase(wv, vae_mod.vae_encode_fallback_bytes(
                     ctx["vae_kind"], *ctx["i2v_encode"], ctx["vae_dtype"], device=pol.get("device", "cuda")), fixed_total)
     if pol.get("pixel_upscale"):  # ImageUpscaleWithModel after the decode: its model, the image, one tile (pixel_upscale.py)
         u = pol["pixel_upscale"]

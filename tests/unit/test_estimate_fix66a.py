@@ -171,9 +171,10 @@ def test_vae_decode_batch_with_the_unet_left_loaded(capsys):
     e16, e12 = _sdxl_b4(capsys, 16), _sdxl_b4(capsys, 12)
     assert (e16["vae"]["batch"], e12["vae"]["batch"]) == (2, 1)
     dm = next(c["resident"] for c in e16["components"] if c["role"] == "diffusion_model")
-    for e in (e16, e12):  # the U-Net is counted in the decode's weights, beside the VAE
+    for e in (e16, e12):  # the U-Net stays loaded and sizes the batch, but is not the decode's need (the lead's mend:
+        # ComfyUI unloads it as far as one sample needs the room, so the rows and the verdict leave it out)
         assert e["breakdown"]["vae_decode"]["dm_kept"] == dm
-        assert e["breakdown"]["vae_decode"]["weights"] > dm
+        assert e["breakdown"]["vae_decode"]["weights"] < dm
 
 
 def test_vae_decode_unloads_the_unet_only_as_far_as_it_needs(capsys):

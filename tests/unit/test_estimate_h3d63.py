@@ -111,8 +111,7 @@ def test_image_only_checkpoint_loader_is_followed_for_hunyuan3d(tmp_path):
     # DINOv2 large: layer 23's lambda1 (1024) + one query weight 1024 x 1024
     assert bd["text_encode"]["weights"] == 2 * (1024 + 1048576) == 2_099_200
     # ShapeVAE: ln_1.bias 1024 + post_kl 1024 x 64, 16-bit as stored
-    # (the decode's row also holds what of the DiT ComfyUI leaves loaded, fix66a: dm_kept)
-    assert bd["vae_decode"]["weights"] - bd["vae_decode"]["dm_kept"] == 2 * (1024 + 65536) == 133_120
+    assert bd["vae_decode"]["weights"] == 2 * (1024 + 65536) == 133_120
     assert "hunyuan_3d_v2.1.safetensors" in " ".join(est["workflow"]["files"])
     assert not any("ImageOnlyCheckpointLoader" in a for a in est["assumptions"] if a.startswith("not counted"))
 

@@ -199,13 +199,11 @@ def test_knob_labels_say_what_to_change(comfy, wan, capsys):
     rc, out, _ = plain(capsys, *wan, "--vram", "12")
     assert "fp8 text encoder (umt5_xxl_fp8_e4m3fn_scaled.safetensors)" in out and "t5xxl_fp8" not in out
     assert "  naive attention *" in out and "* naive attention: only without SDPA / xformers" in out
-    # the text encoders are the peak; off them, the VAE decode is (fix66a: with the 1.3B model still loaded beside the
-    # VAE, vae_resident.py, it holds more than sampling): the knob says the peak moved
+    # the text encoders are the peak; off them, sampling is: the knob says the peak moved
     rc, out, _ = plain(capsys, *wan, "--vram", "12", "--json")
     j = json.loads(out)
     te_cpu = next(k for k in j["knobs"] if k["id"] == "te_cpu")
-    assert j["peak_phase"] == "text_encode" and te_cpu["peak_moves_to"] == "vae_decode"
-    assert te_cpu["peak_after"] == j["phases"]["vae_decode"]
+    assert j["peak_phase"] == "text_encode" and te_cpu["peak_moves_to"] == "sample" and te_cpu["peak_after"] == j["phases"]["sample"]
     # knobs under a heading that says why: ComfyUI offloads already (that knob is the verdict), or it fits already
     rc, out, _ = plain(capsys, *flux_files(comfy), "--width", "1024", "--height", "1024", "--vram", "16")
     assert rc == 0 and "to run without offload (saving, then what to change):" in out and "partial offload of" not in out
