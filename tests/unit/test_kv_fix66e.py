@@ -19,3 +19,42 @@ def test_largest_context_at_ngl_0_says_as_asked(capsys):
 def test_ollama_num_gpu_0_says_as_asked_too(capsys):
     _, text, _ = _run(LLAMA_LC + ["--runtime", "ollama", "--vram", "6", "--ngl", "0"], capsys)
     assert "largest context (num_ctx) at num_gpu 0 as asked: " in text
+
+
+# item 2 (rev66a R2): llama-server gave each slot n_ctx / n_parallel (server.cpp init) whatever -kvu said until
+# ggml-org/llama.cpp#16736 (b6925: -np "no longer used to change the per-slot context"); llama_context's n_ctx_seq is
+# all of -c with kv_unified from b5913, which the library (--llamacpp-entrypoint library) runs
+
+def _notes(capsys, *args):
+    _, r, _ = _run(QWEN_LC + ["--vram", "24", "--json"] + list(args), capsys)
+    return " | ".join(r["notes"])
+
+
+def test_no_kvu_hint_for_a_server_before_b6925(capsys):
+    n = _notes(capsys, "--ctx", "65536", "--parallel", "4", "--runtime-version", "b6000")
+    assert "each slot holds at most 16384 tokens" in n  # 65536 / 4
+    assert "-kvu lets" not in n  # -kvu kept each slot at 16384 on this server
+
+
+def test_the_library_from_b5913_and_the_server_from_b6925_get_the_hint(capsys):
+    lib = _notes(capsys, "--ctx", "65536", "--parallel", "4", "--runtime-version", "b6000", "--llamacpp-entrypoint",
+                 "library")
+    assert "each slot holds at most 16384 tokens (-kvu lets one slot use all of it)" in lib  # the library: no cap
+    srv = _notes(capsys, "--ctx", "65536", "--parallel", "4", "--runtime-version", "b6925")
+    assert "each slot holds at most 16384 tokens (-kvu lets one slot use up to 32768)" in srv  # capped at trained
+
+
+def test_a_unified_server_cache_before_b6925_still_splits_c():
+    from gpu_garden.memory.llm import kv as llm
+    spec = llm.describe(model="Qwen/Qwen2.5-7B-Instruct")
+    r = llm.plan(spec, runtime="llama.cpp", ctx=262144, parallel=4, vram=80 << 30, weights_dtype="Q4_K_M",
+                 runtime_version="b6000", kv_unified=True)
+    n = " | ".join(r["notes"])
+    assert "one cache, each slot at most 65536 tokens (n_ctx_slot, llama-server before b6925, -kvu or not)" in n
+    assert "any slot may use it all" not in n
+    # the slot past the trained context is -c / -np = 65536 tokens, not all of -c (262144)
+    assert "65536 tokens a slot is above the model's trained context (32,768): llama-server before b6925 warns" in n
+    lib = llm.plan(spec, runtime="llama.cpp", ctx=262144, parallel=4, vram=80 << 30, weights_dtype="Q4_K_M",
+                   runtime_version="b6000", kv_unified=True, llamacpp_entrypoint="library")
+    n = " | ".join(lib["notes"])
+    assert "unified cache: any slot may use it all" in n and "262144 tokens a slot is above" in n

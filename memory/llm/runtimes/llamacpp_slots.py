@@ -12,8 +12,19 @@ from .llamacpp import UNIFIED_SPLIT
 
 
 def slot_all(runtime: str, s: dict) -> bool:
-    """One slot may use all of -c: a unified cache (-kvu, or -np 1) on a build with the split streams."""
-    return runtime == "llama.cpp" and bool(s.get("unified")) and at_least(s.get("version"), *UNIFIED_SPLIT)
+    """One slot may use all of -c: a unified cache (-kvu, or -np 1) where the program gives a slot all of it
+    (unified_reach)."""
+    return runtime == "llama.cpp" and bool(s.get("unified")) and unified_reach(s)
+
+
+def unified_reach(s: dict) -> bool:
+    """A unified cache lets one slot use all of -c: llama_context's n_ctx_seq is n_ctx with kv_unified from b5913
+    (the library, --llamacpp-entrypoint library), but llama-server gave each slot n_ctx_slot = n_ctx / n_parallel
+    (server.cpp init) whatever -kvu said until ggml-org/llama.cpp#16736 (b6925: "-np N ... is no longer used to change
+    the per-slot context"; SERVER_SLOT_CAP). ik_llama.cpp is taken as upstream's newest (not read)."""
+    if not at_least(s.get("version"), *UNIFIED_SPLIT):
+        return False
+    return s.get("entrypoint") == "library" or bool(s.get("ik")) or at_least(s.get("version"), *SERVER_SLOT_CAP)
 
 
 def ctx_cap(runtime: str, s: dict, parallel: int, model_max: int) -> int:
