@@ -58,3 +58,24 @@ def test_a_unified_server_cache_before_b6925_still_splits_c():
                    runtime_version="b6000", kv_unified=True, llamacpp_entrypoint="library")
     n = " | ".join(lib["notes"])
     assert "unified cache: any slot may use it all" in n and "262144 tokens a slot is above" in n
+
+
+# item 3 (rev66a R8): docs/kv.md said a shared cache's largest -c goes to the trained context; the code (ad6b57a6)
+# gives the trained context x -np, split or shared
+
+def _doc_largest_sentence():
+    from pathlib import Path
+    doc = " ".join((Path(__file__).resolve().parents[2] / "docs" / "kv.md").read_text(encoding="utf-8").split())
+    start = doc.index("The *largest context* line goes up to the trained context")
+    return doc[start:doc.index(". ", start) + 1]
+
+
+def test_docs_largest_context_matches_the_code_for_a_shared_cache():
+    from gpu_garden.memory.llm import kv as llm
+    spec = llm.describe(model="Qwen/Qwen2.5-7B-Instruct")
+    common = dict(runtime="llama.cpp", ctx=32768, parallel=4, vram=24 << 30, weights_dtype="Q4_K_M")
+    shared = llm.plan(spec, **common, kv_unified=True)["max_ctx_by_kv_dtype"]["q4_0"]
+    split = llm.plan(spec, **common)["max_ctx_by_kv_dtype"]["q4_0"]
+    assert shared == split == 4 * 32768  # max_position_embeddings 32768 x -np 4
+    s = _doc_largest_sentence()
+    assert "times `-np`, split or shared" in s and "to the trained context when they share" not in s
