@@ -452,3 +452,8 @@ def _cache_notes(spec, runtime, ctx, parallel, slot_all, s, knobs, notes) -> Non
                      else f" (unified cache: any slot may use up to {reach}, the trained context)") if slot_all
                      else f": one cache, each slot at most {ctx // parallel} tokens (n_ctx_slot, {old})"
                      if s["unified"] else f": each slot holds at most {per} tokens{kvu}"))
+    if runtime == "llama.cpp" and parallel == 1 and LS.np_printed(s):  # the command names -np 1 (rev66a R1)
+        notes.append(f"-np 1 -kvu in the command: without them llama-server b6925-b7432 starts 4 slots sharing the "
+                     f"-c {ctx} cache, -np 1 alone too (ggml-org/llama.cpp#17300)" if LS.one_slot_kvu(s) else
+                     f"-np 1 in the command: without -np, llama-server (from b6925) starts 4 slots sharing the -c {ctx} "
+                     "cache")

@@ -79,3 +79,46 @@ def test_docs_largest_context_matches_the_code_for_a_shared_cache():
     assert shared == split == 4 * 32768  # max_position_embeddings 32768 x -np 4
     s = _doc_largest_sentence()
     assert "times `-np`, split or shared" in s and "to the trained context when they share" not in s
+
+
+# item 1 (rev66a R1): from ggml-org/llama.cpp#16736 (b6925) llama-server given no -np starts 4 slots over one unified
+# cache ("setting n_parallel = 4 and kv_unified = true"), keyed on n_parallel == 1 && !kv_unified, so -np 1 alone got 4
+# slots too (#17300, b7079) until #17997 (b7433: -np defaults to -1, auto). The plan is one slot: the command says so.
+
+def _plan(capsys, *args):
+    _, r, _ = _run(QWEN_LC + ["--vram", "24", "--json"] + list(args), capsys)
+    return r
+
+
+def test_the_command_names_np_1_from_b6925(capsys):
+    r = _plan(capsys, "--ctx", "65536")
+    assert r["command"].startswith("llama-server -m MODEL.gguf -c 65536 -np 1 -ngl 99")
+    assert "-kvu" not in r["command"]  # b7433 on: -np 1 given is one slot
+    n = " | ".join(r["notes"])
+    assert "-np 1 in the command: without -np, llama-server (from b6925) starts 4 slots sharing the -c 65536 cache" in n
+    # the notes and the largest context describe that one slot: capped at the trained 32768, the rest unusable
+    assert "its 32,768 cells past the cap is allocated but unusable" in n and "-c 32768 holds as much" in n
+    assert r["max_ctx_by_kv_dtype"]["q4_0"] == 32768
+
+
+def test_np_1_takes_kvu_on_b6925_to_b7432(capsys):
+    for v in ("b6925", "b7432"):
+        r = _plan(capsys, "--ctx", "32768", "--runtime-version", v)
+        assert " -c 32768 -np 1 -kvu -ngl 99 " in r["command"], v
+        assert "-np 1 -kvu in the command" in " | ".join(r["notes"])
+    r = _plan(capsys, "--ctx", "32768", "--runtime-version", "b7433")
+    assert " -c 32768 -np 1 -ngl 99 " in r["command"]
+
+
+def test_no_np_before_b6925_and_once_for_several_slots(capsys):
+    r = _plan(capsys, "--ctx", "32768", "--runtime-version", "b6924")
+    assert "-np" not in r["command"] and "-np 1" not in " | ".join(r["notes"])  # one slot without it there
+    r = _plan(capsys, "--ctx", "65536", "--parallel", "4")
+    assert r["command"].count("-np") == 1 and " -np 4 " in r["command"]
+    assert "-np 1" not in " | ".join(r["notes"])
+
+
+def test_the_printed_text_carries_np(capsys):
+    _, text, _ = _run(QWEN_LC + ["--vram", "24", "--ctx", "65536"], capsys)
+    assert "  llama-server -m MODEL.gguf -c 65536 -np 1 -ngl 99 -fa on" in text
+    assert "starts 4 slots sharing the -c 65536 cache" in flat(text)

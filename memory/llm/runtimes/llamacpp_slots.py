@@ -45,6 +45,26 @@ def ctx_cap(runtime: str, s: dict, parallel: int, model_max: int) -> int:
 SERVER_SLOT_CAP = (6925,)
 
 
+# llama-server given no -np starts 4 slots over one unified cache of -c from #16736 (b6925, main(): "setting n_parallel
+# = 4 and kv_unified = true (add -kvu to disable this)"), keyed on n_parallel == 1 && !kv_unified: an explicit -np 1
+# got 4 slots too (ggml-org/llama.cpp#17300, b7079) until #17997 (b7433, "arg: clarify auto kvu/np being set on
+# server": -np defaults to -1, auto, and only the auto turns -kvu on). The command therefore names -np from b6925, and
+# -np 1 takes -kvu before b7433 (one slot either way: n_ctx_seq is all of -c).
+SERVER_AUTO_SLOTS = SERVER_SLOT_CAP
+NP_AUTO = (7433,)
+
+
+def np_printed(s: dict) -> bool:
+    """The llama-server command names -np, 1 too: from b6925 a server given none starts 4 slots (not ik_llama.cpp:
+    not read)."""
+    return not s.get("ik") and at_least(s.get("version"), *SERVER_AUTO_SLOTS)
+
+
+def one_slot_kvu(s: dict) -> bool:
+    """-np 1 needs -kvu beside it to stay one slot: builds b6925 to b7432 (NP_AUTO)."""
+    return np_printed(s) and not at_least(s.get("version"), *NP_AUTO)
+
+
 def server_caps(s: dict) -> bool:
     """llama-server on a build that caps a slot at the trained context (not the library, not ik_llama.cpp: not read)."""
     return s.get("entrypoint") != "library" and not s.get("ik") and at_least(s.get("version"), *SERVER_SLOT_CAP)
