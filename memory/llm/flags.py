@@ -4,7 +4,7 @@ an out-of-memory log (advise.py)."""
 import json
 import shlex
 
-from .runtimes import at_least, llamacpp as LC, vllm as V, vllm_pipeline as VP
+from .runtimes import at_least, llamacpp as LC, llamacpp_slots as LS, vllm as V, vllm_pipeline as VP
 
 # llama-server's flags by build (a flag printed for a build that lacks it stops the server at its argument parser):
 #   -kvu / --kv-unified came with the split streams, ggml-org/llama.cpp#14363 (commit 225e7a14, whose build prints
@@ -115,10 +115,16 @@ def runtime_flags(runtime, ctx, parallel, kv, s, spec, util=None, ngl=None, aske
     every = 99 if L + spec.gguf_nextn_blocks + 1 <= 99 else 999
     if runtime == "llama.cpp":
         f.append(flag("flag", "-c", ctx, f"cache cells, shared by the {parallel} slot(s)" if parallel > 1 else "cache cells"))
-        if parallel > 1:
-            f.append(flag("flag", "-np", parallel, "parallel slots"))
-            if s.get("unified") and at_least(s.get("version"), *LC.UNIFIED_SPLIT):  # older builds: one cache, no flag
-                f.append(flag("flag", "-kvu", "", "one unified cache: a slot may use all of -c", text="-kvu"))
+        if parallel > 1 or LS.np_printed(s):  # from b6925 a server given no -np starts 4 slots sharing -c
+            f.append(flag("flag", "-np", parallel, "parallel slots" if parallel > 1 else
+                          "one slot: without -np llama-server starts 4 sharing -c"))
+            if parallel == 1 and LS.one_slot_kvu(s):  # b6925-b7432 turn -np 1 without -kvu into 4 slots
+                f.append(flag("flag", "-kvu", "", "keeps -np 1 one slot (without it these builds start 4)", text="-kvu"))
+            elif (parallel > 1 and s.get("unified")
+                  and at_least(s.get("version"), *LC.UNIFIED_SPLIT)):  # older builds: one cache, no flag
+                f.append(flag("flag", "-kvu", "", "one unified cache: a slot may use all of -c" if LS.unified_reach(s)
+                              else "one unified cache (llama-server before b6925 still gives each slot -c / -np)",
+                              text="-kvu"))
         f.append(flag("flag", "-ngl", asked_ngl if given else every if all_on else ngl, "all layers on the GPU" if all_on else
                        f"{gpu_layers_words(ngl, L, runtime, s.get('output_first'))} on the GPU, the rest in RAM"))
         kv_v = s.get("kv_v") or kv

@@ -391,7 +391,8 @@ def _ctx_limit(spec, runtime, ctx, parallel, model_max, s, knobs, notes) -> tupl
     """A context above the model's: vLLM refuses, Ollama lowers it, llama.cpp warns; (refused, ctx, slot_all)."""
     refused = None
     # tokens one llama.cpp slot may hold: before b5913 (ggml-org/llama.cpp#14363) the one cache gave each slot
-    # n_ctx_slot = n_ctx / n_parallel (server.cpp init); from it a unified cache (-kvu) lets any slot use all of -c
+    # n_ctx_slot = n_ctx / n_parallel (server.cpp init); a unified cache (-kvu) lets any slot use all of -c from b5913 in
+    # the library, from b6925 in llama-server (#16736; LS.unified_reach)
     slot_all = LS.slot_all(runtime, s)
     slot_ctx = ctx if slot_all else ctx // parallel
     if runtime == "vllm" and ctx > model_max and (spec.vllm_max_len or spec.max_ctx):
@@ -442,8 +443,17 @@ def _cache_notes(spec, runtime, ctx, parallel, slot_all, s, knobs, notes) -> Non
     if runtime == "llama.cpp" and parallel > 1:
         # llama-server caps a slot at the trained context (aud66a F6): what one slot holds, split or unified
         reach, per = LS.slot_reach(ctx, spec.max_ctx, s), LS.slot_reach(ctx // parallel, spec.max_ctx, s)
-        kvu = "" if reach <= per else " (-kvu lets one slot use " + ("all of it)" if reach == ctx else f"up to {reach})")
+        # -kvu lengthens a slot only where a unified cache gives it all of -c (rev66a R2: not llama-server before b6925)
+        kvu = ("" if reach <= per or not LS.unified_reach(s) else
+               " (-kvu lets one slot use " + ("all of it)" if reach == ctx else f"up to {reach})"))
+        old = ("builds before b5913" if not at_least(s["version"], *LC.UNIFIED_SPLIT) else
+               "llama-server before b6925, -kvu or not")
         notes.append(f"-c {ctx} is shared by {parallel} slots" + ((" (unified cache: any slot may use it all)" if reach == ctx
                      else f" (unified cache: any slot may use up to {reach}, the trained context)") if slot_all
-                     else f": one cache, each slot at most {ctx // parallel} tokens (n_ctx_slot, builds before b5913)"
+                     else f": one cache, each slot at most {ctx // parallel} tokens (n_ctx_slot, {old})"
                      if s["unified"] else f": each slot holds at most {per} tokens{kvu}"))
+    if runtime == "llama.cpp" and parallel == 1 and LS.np_printed(s):  # the command names -np 1 (rev66a R1)
+        notes.append(f"-np 1 -kvu in the command: without them llama-server b6925-b7432 starts 4 slots sharing the "
+                     f"-c {ctx} cache, -np 1 alone too (ggml-org/llama.cpp#17300)" if LS.one_slot_kvu(s) else
+                     f"-np 1 in the command: without -np, llama-server (from b6925) starts 4 slots sharing the -c {ctx} "
+                     "cache")

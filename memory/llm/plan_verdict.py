@@ -169,13 +169,13 @@ def _chosen(out, spec, runtime, ctx, parallel, weights_dtype, roles, vram, cap, 
         out["host_weights"] = c_ev["host_weights"]
         out["gpu_layers_used"] = c_ev["ngl"] if c_ev["ngl"] <= spec.n_layers else None
         if c_ev["ngl"] <= spec.n_layers:
+            # the user's own -ngl / num_gpu that fits, 0 too (rev66a R11): placed as asked, not all that fits (more may)
+            out["ngl_as_asked"] = knobs.get("ngl") == c_ev["ngl"]
             if c_ev["ngl"] <= 0:  # asked for (-ngl 0 / num_gpu 0)
                 notes.append(f"no layer on the GPU ({'-ngl' if runtime == 'llama.cpp' else 'num_gpu'} 0): every layer "
                              "runs from RAM on the CPU (much slower)")
             else:
                 words = gpu_layers_words(c_ev['ngl'], spec.n_layers, runtime, c_s.get('output_first'))
-                # the user's own -ngl / num_gpu that fits: placed as asked, not all that fits (more may)
-                out["ngl_as_asked"] = knobs.get("ngl") == c_ev["ngl"]
                 if out["ngl_as_asked"]:
                     notes.append(f"{words} on the GPU, as asked ({'-ngl' if runtime == 'llama.cpp' else 'num_gpu'} "
                                  f"{c_ev['ngl']}); the rest run from RAM on the CPU (much slower)")

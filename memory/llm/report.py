@@ -475,7 +475,7 @@ def format_plan(r: dict) -> str:
             name = "-ngl" if r["runtime"] == "llama.cpp" else "num_gpu"
             if at_plan:
                 per += " with every layer on the GPU"
-            elif r.get("ngl_as_asked") and r.get("gpu_layers_used"):  # the table is at the user's own count
+            elif r.get("ngl_as_asked") and r.get("gpu_layers_used") is not None:  # at the user's own count, 0 too
                 per += f" at {name} {r['gpu_layers_used']} as asked"
             lines.append(f"largest context{per}: " + ", ".join(parts))
             if at_plan:

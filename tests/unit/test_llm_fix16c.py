@@ -48,7 +48,8 @@ def test_sglang_refuses_experts_int8(capsys):
 
 
 # R3: before b5913 (ggml-org/llama.cpp#14363, "version: 5913 (225e7a14)") llama-server's one cache gave each slot
-# n_ctx_slot = n_ctx / n_parallel (server.cpp init()); from it a unified cache (-kvu) lets any slot use all of -c.
+# n_ctx_slot = n_ctx / n_parallel (server.cpp init()); from it a unified cache (-kvu) lets any slot use all of -c in
+# llama_context (the library), in llama-server only from b6925 (#16736; fix66e item 2: the server kept -c / -np).
 # Qwen2.5-7B: max_position_embeddings 32768; -c 65536 -np 4 is 16384 a slot on an old build.
 def test_old_llamacpp_slots_hold_a_share_of_the_context():
     from gpu_garden.memory.llm import kv as llm
@@ -57,9 +58,12 @@ def test_old_llamacpp_slots_hold_a_share_of_the_context():
     old = " | ".join(llm.plan(spec, **common, runtime_version="b5000")["notes"])
     assert "above the model's trained context" not in old and "each slot at most 16384 tokens" in old
     assert "any slot may use it all" not in old
-    new = " | ".join(llm.plan(spec, **common, runtime_version="b5913", kv_unified=True)["notes"])
+    new = " | ".join(llm.plan(spec, **common, runtime_version="b5913", kv_unified=True,
+                              llamacpp_entrypoint="library")["notes"])
     assert "65536 tokens a slot is above the model's trained context (32,768)" in new
     assert "any slot may use it all" in new
+    srv = " | ".join(llm.plan(spec, **common, runtime_version="b5913", kv_unified=True)["notes"])
+    assert "each slot at most 16384 tokens" in srv and "any slot may use it all" not in srv
 
 
 # R7: transformers v5 writes the rope scaling as rope_parameters (flat, or nested by layer type); vLLM derives the

@@ -12,8 +12,19 @@ from .llamacpp import UNIFIED_SPLIT
 
 
 def slot_all(runtime: str, s: dict) -> bool:
-    """One slot may use all of -c: a unified cache (-kvu, or -np 1) on a build with the split streams."""
-    return runtime == "llama.cpp" and bool(s.get("unified")) and at_least(s.get("version"), *UNIFIED_SPLIT)
+    """One slot may use all of -c: a unified cache (-kvu, or -np 1) where the program gives a slot all of it
+    (unified_reach)."""
+    return runtime == "llama.cpp" and bool(s.get("unified")) and unified_reach(s)
+
+
+def unified_reach(s: dict) -> bool:
+    """A unified cache lets one slot use all of -c: llama_context's n_ctx_seq is n_ctx with kv_unified from b5913
+    (the library, --llamacpp-entrypoint library), but llama-server gave each slot n_ctx_slot = n_ctx / n_parallel
+    (server.cpp init) whatever -kvu said until ggml-org/llama.cpp#16736 (b6925: "-np N ... is no longer used to change
+    the per-slot context"; SERVER_SLOT_CAP). ik_llama.cpp is taken as upstream's newest (not read)."""
+    if not at_least(s.get("version"), *UNIFIED_SPLIT):
+        return False
+    return s.get("entrypoint") == "library" or bool(s.get("ik")) or at_least(s.get("version"), *SERVER_SLOT_CAP)
 
 
 def ctx_cap(runtime: str, s: dict, parallel: int, model_max: int) -> int:
@@ -32,6 +43,26 @@ def ctx_cap(runtime: str, s: dict, parallel: int, model_max: int) -> int:
 # library (llama_context, what llama-cli and a binding run: --llamacpp-entrypoint library) only warns: "n_ctx_seq (N) >
 # n_ctx_train (M) -- possible training context overflow".
 SERVER_SLOT_CAP = (6925,)
+
+
+# llama-server given no -np starts 4 slots over one unified cache of -c from #16736 (b6925, main(): "setting n_parallel
+# = 4 and kv_unified = true (add -kvu to disable this)"), keyed on n_parallel == 1 && !kv_unified: an explicit -np 1
+# got 4 slots too (ggml-org/llama.cpp#17300, b7079) until #17997 (b7433, "arg: clarify auto kvu/np being set on
+# server": -np defaults to -1, auto, and only the auto turns -kvu on). The command therefore names -np from b6925, and
+# -np 1 takes -kvu before b7433 (one slot either way: n_ctx_seq is all of -c).
+SERVER_AUTO_SLOTS = SERVER_SLOT_CAP
+NP_AUTO = (7433,)
+
+
+def np_printed(s: dict) -> bool:
+    """The llama-server command names -np, 1 too: from b6925 a server given none starts 4 slots (not ik_llama.cpp:
+    not read)."""
+    return not s.get("ik") and at_least(s.get("version"), *SERVER_AUTO_SLOTS)
+
+
+def one_slot_kvu(s: dict) -> bool:
+    """-np 1 needs -kvu beside it to stay one slot: builds b6925 to b7432 (NP_AUTO)."""
+    return np_printed(s) and not at_least(s.get("version"), *NP_AUTO)
 
 
 def server_caps(s: dict) -> bool:
