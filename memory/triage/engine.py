@@ -27,6 +27,7 @@ from . import parse as P
 from . import rank
 from .native_abort import TRAILING_KINDS
 from .printed_card import tiny_printed
+from .igpu_sign import igpu_sign
 from .native_runtimes import WEBGPU_DEVICE_BY_OS
 from .predicates import compiler_flood, fraction_cap, sysmem_fallback, trt_kv_sizing, wddm_refused
 from .render import NO_LIMIT, render_human, render_numbers, NUMBER_LABELS  # noqa: F401  (re-exported)
@@ -90,7 +91,9 @@ def _event_dict(scan, inc, context):
         device_kind = WEBGPU_DEVICE_BY_OS.get(env["os"], "webgpu")      # Dawn's backend on this OS (round 67)
     params = advice.params(inc, env, scan, context, case.total)
     params["sysmem_fallback"] = sysmem_fallback(case)
-    params["tiny_device"] = bool(getattr(case, "tiny", False) or tiny_printed(case))     # (fix66c) the rules' tiny-card reading     # the guides' note on the driver's spill (faq-sysmem-fallback)
+    tiny = bool(getattr(case, "tiny", False) or tiny_printed(case))     # (fix66c) the rules' tiny-card reading
+    params["igpu"] = igpu_sign(case, tiny)      # (fix66f) the carve-out advice needs an integrated GPU's sign, not size alone
+    params["tiny_device"] = tiny and params["igpu"]
     if fraction_cap(case):     # the rule row's own predicate: the guide names the cap, not the driver (review16a F1)
         params.update(fraction_cap=True, allowed=fmt_bytes(case.n["allowed"]), free=fmt_bytes(case.free))
     top = causes[0]["id"]

@@ -264,7 +264,7 @@ def test_the_uma_sentence_has_one_source():
     from gpu_garden.memory.triage import guides
     having = {gid for gid, g in guides.load_all().items() if "UMA frame buffer" in g["markdown"]}
     assert having == {"faq-igpu-carveout"}
-    r = guides.render(guides.load_all()["allocation-refused"], {})
+    r = guides.render(guides.load_all()["allocation-refused"], {"igpu": True})     # (fix66f) only with an iGPU sign
     assert [f["id"] for f in r["faqs"]] == ["faq-igpu-carveout"]
     assert "UMA frame buffer" in r["faqs"][0]["markdown"]
 
