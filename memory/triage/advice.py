@@ -24,7 +24,7 @@ def params(inc, env, scan, context, card=None) -> dict:
     f = scan.facts
     p = {}
     p.update(comfy_launch.params(env, f, context))     # (fix66c) the install the log shows: portable, Desktop, manual
-    p.update(vllm_command.params(f))
+    p.update(vllm_command.params(f, card or n.get("total") or max(f["vllm_total_at"].values(), default=None)))
     p.update(ollama_compute.params(inc, env))     # (fix66c) the guide for Ollama's compute buffer     # (fix66c) no --quantization or --max-num-batched-tokens the log makes wrong
     lat = (context or {}).get("latent") or {}
     try:

@@ -88,3 +88,115 @@ def test_allocation_refused_lists_the_carveout_note_only_with_an_igpu_sign():
     assert [f["id"] for f in guides.render(all_["allocation-refused"], {})["faqs"]] == []
     assert [f["id"] for f in guides.render(all_["allocation-refused"], {"igpu": True})["faqs"]] == ["faq-igpu-carveout"]
     assert guides.render(all_["allocation-refused"], {"igpu": True, "fraction_cap": True})["faqs"] == []
+
+
+# --- 3-5, 7, 8. vLLM's command (rev66b F3, F3b, F4, F5, F5b, F9, F10) ---------------------------------------------------
+
+def _vllm_log(cmd="$ vllm serve Qwen/Qwen2.5-32B-Instruct --quantization fp8 --max-model-len 8192", version="0.10.0",
+              quant="fp8", model="Qwen/Qwen2.5-32B-Instruct", weights="32.41", rest="-0.62", engine="V1", extra=""):
+    """Modelled on the reviewer's vllm_online_fp8.log (a V1 start-up that left the cache no memory; figures exact)."""
+    return (f"{cmd}\n{extra}"
+            f"(APIServer pid=2101) INFO 07-20 10:01:02 [api_server.py:1395] vLLM API server version {version}\n"
+            f"(EngineCore_0 pid=2290) INFO 07-20 10:01:20 [core.py:71] Initializing a {engine} LLM engine (v{version}) with "
+            f"config: model='{model}', tokenizer='{model}', dtype=torch.bfloat16, max_seq_len=8192, load_format=auto, "
+            f"tensor_parallel_size=1, pipeline_parallel_size=1, quantization={quant}, enforce_eager=False, "
+            "kv_cache_dtype=auto, device_config=cuda\n"
+            f"(EngineCore_0 pid=2290) INFO 07-20 10:02:01 [gpu_model_runner.py:1801] Model loading took {weights} GiB and 38.1 seconds\n"
+            f"(EngineCore_0 pid=2290) INFO 07-20 10:02:09 [gpu_worker.py:232] Available KV cache memory: {rest} GiB\n"
+            "(EngineCore_0 pid=2290) ERROR 07-20 10:02:09 [core.py:632] EngineCore failed to start.\n"
+            "(EngineCore_0 pid=2290) ERROR 07-20 10:02:09 [core.py:632] ValueError: No available memory for the cache "
+            "blocks. Try increasing `gpu_memory_utilization` when initializing the engine.\n")
+
+
+def _serve(text):
+    cause, ev = _answer(text)
+    assert ev["guide"]["id"] == "vllm-weights", ev["guide"]["id"]
+    return ev["guide"], [c for c in _cmds(ev) if "vllm serve" in c]
+
+
+def test_the_users_own_quantization_stays_in_the_command():
+    """A bf16 checkpoint quantized to fp8 as it loads: the engine config's quantization=fp8 is the user's flag, not the
+    checkpoint's; dropping --quantization fp8 would serve the weights at twice the size."""
+    g, serve = _serve(_vllm_log())
+    assert serve and all("--quantization fp8" in c for c in serve), serve
+    assert "already quantized" not in g["markdown"]
+
+
+def test_a_pip_q_line_is_no_quantization():
+    """`pip install -q -U vllm` above the command: the old reading took `-u` as the checkpoint's method."""
+    g, serve = _serve(_vllm_log(cmd="$ pip install -q -U vllm\n$ vllm serve Qwen/Qwen2.5-14B-Instruct --max-model-len 8192",
+                                quant="None", model="Qwen/Qwen2.5-14B-Instruct", weights="27.52"))
+    assert "quantization=-u" not in g["markdown"] and "already quantized" not in g["markdown"]
+    assert serve and all("--quantization fp8" in c for c in serve), serve     # the guide's own suggestion for bf16 weights
+
+
+def test_a_checkpoints_own_method_still_drops_the_flag():
+    """Regression check: an AWQ checkpoint (config quantization=awq_marlin, no flag on the command) gets no --quantization."""
+    g, serve = _serve(_vllm_log(cmd="$ vllm serve Qwen/Qwen2.5-7B-Instruct-AWQ --max-model-len 8192", quant="awq_marlin",
+                                model="Qwen/Qwen2.5-7B-Instruct-AWQ", weights="5.20"))
+    assert serve and not any("--quantization" in c for c in serve), serve
+    assert "quantization=awq_marlin" in g["markdown"]
+
+
+def test_a_version_parse_version_refuses_does_not_crash():
+    """vLLM's version redacted to "0.x": fix66c's _v0 called parse_version unguarded and triage exited 2."""
+    cause, ev = _answer(_vllm_log(version="0.x"))
+    assert ev["guide"]["id"] == "vllm-weights"
+
+
+def test_v1_serve_on_a_small_card_gets_no_4096():
+    """V1 `vllm serve` on a card under 70 GiB already runs 2048 batched tokens (runtimes/vllm.py settings()), so 4096
+    would raise the activation peak, not lower it (the reviewer's RTX 5090 log: 4096 kept as "lowers")."""
+    from gpu_garden.memory.triage import vllm_command
+    f = {"vllm": True, "vllm_v1": True, "vllm_maxlen": 8192, "runtime_version": {"vllm": "0.10.0"}}
+    p = vllm_command.params(f, 32 * 2 ** 30)
+    assert p["batched_flag"] == "" and p["batched_in_force"] == "2048", p
+    # with no card size in the log the flag is left out and the guide says where it would help
+    g, serve = _serve(_vllm_log(quant="None"))
+    assert serve and not any("--max-num-batched-tokens" in c for c in serve), serve
+    assert "70 GiB" in g["markdown"] and "8192" in g["markdown"]
+
+
+def test_v0_above_32k_has_2048_in_force():
+    """V0 turns chunked prefill on above a 32K max_model_len, at 2048 (runtimes/vllm.py settings()); fix66c said 65536."""
+    from gpu_garden.memory.triage import vllm_command
+    f = {"vllm": True, "vllm_v0": True, "vllm_maxlen": 65536, "runtime_version": {"vllm": "0.7.3"}}
+    assert vllm_command.batched_in_force(f, 8 * 2 ** 30)[0] == 2048
+    assert vllm_command.batched_in_force(dict(f, vllm_maxlen=16384), 8 * 2 ** 30)[0] == 16384
+
+
+def test_v1_serve_on_a_large_card_keeps_4096():
+    """Regression check in behaviour (8192 in force on a card of 70 GiB or more, which 4096 lowers: fix66c kept the flag
+    too); it fails on the old code only for the new card argument."""
+    from gpu_garden.memory.triage import vllm_command
+    f = {"vllm": True, "vllm_v1": True, "vllm_maxlen": 8192, "runtime_version": {"vllm": "0.10.0"}}
+    assert vllm_command.batched_in_force(f, 80 * 2 ** 30)[0] == 8192
+    assert "batched_flag" not in vllm_command.params(f, 80 * 2 ** 30)
+    assert vllm_command.params(f, 24 * 2 ** 30)["batched_flag"] == ""
+
+
+def test_no_utilization_fits_leaves_the_flag_out():
+    """The list says no utilization fits (8.10 GiB of 8.00 held beside the cache); the command said 0.95 all the same."""
+    text = ("INFO 02-26 09:53:31 __init__.py:207] Automatically detected platform cuda.\n"
+            "INFO 02-26 09:53:40 llm_engine.py:234] Initializing a V0 LLM engine (v0.7.3) with config: "
+            "model='Qwen/Qwen2.5-7B-Instruct-AWQ', tokenizer='Qwen/Qwen2.5-7B-Instruct-AWQ', dtype=torch.float16, "
+            "max_seq_len=4096, tensor_parallel_size=1, quantization=awq_marlin, enforce_eager=False\n"
+            "INFO 02-26 09:54:05 worker.py:267] the current vLLM instance can use total_gpu_memory (8.00GiB) x "
+            "gpu_memory_utilization (0.70) = 5.60GiB\n"
+            "INFO 02-26 09:54:05 worker.py:267] model weights take 6.80GiB; non_torch_memory takes 0.03GiB; PyTorch "
+            "activation peak memory takes 1.42GiB; the rest of the memory reserved for KV Cache is -2.65GiB.\n"
+            "[rank0]: ValueError: No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when "
+            "initializing the engine.\n")
+    cause, ev = _answer(text)
+    serve = [c for c in _cmds(ev) if "vllm serve" in c]
+    assert serve and not any("--gpu-memory-utilization" in c for c in serve), serve
+    assert "`--gpu-memory-utilization` is left out" in ev["guide"]["markdown"]
+
+
+def test_an_env_prefixed_serve_line_takes_the_model_and_tp():
+    from gpu_garden.memory.triage import vllm_command
+    guide = {"markdown": "```bash\nVLLM_FLASHINFER_WORKSPACE_BUFFER_SIZE=$((1024*1024*1024)) vllm serve MODEL\n```\n"}
+    f = {"vllm": True, "llm_model": (None, "nvidia/Qwen3.5-397B-A17B-NVFP4"), "vllm_tensor_parallel": 4}
+    vllm_command.apply(guide, f, guides.commands)
+    assert ("VLLM_FLASHINFER_WORKSPACE_BUFFER_SIZE=$((1024*1024*1024)) vllm serve nvidia/Qwen3.5-397B-A17B-NVFP4 "
+            "--tensor-parallel-size 4") in guide["markdown"], guide["markdown"]
