@@ -12,12 +12,13 @@ import re
 INSTALL_SIGNS = (
     # ComfyUI Desktop (Electron): its bundled ComfyUI under the app's resources folder ("...\Programs\@comfyorgcomfyui-electron\
     # resources\ComfyUI\..." on Windows, "/Applications/ComfyUI.app/Contents/Resources/ComfyUI/..." on macOS)
-    ("desktop", r"@comfyorgcomfyui-electron|comfyui-electron[\\/]|ComfyUI\.app[\\/]Contents[\\/]Resources[\\/]ComfyUI\b",
-     "ComfyUI Desktop's bundled paths"),
+    ("desktop", r"@comfyorgcomfyui-electron|comfyui-electron[\\/]", "ComfyUI Desktop's bundled paths (Windows)"),
+    ("desktop_mac", r"ComfyUI\.app[\\/]Contents[\\/]Resources[\\/]ComfyUI\b", "ComfyUI Desktop's bundled paths (macOS)"),
     # the Windows portable build: its embedded interpreter's folder (ComfyUI server.py:624 reports embedded_python when
     # sys.executable's folder is "python_embeded"; the frontend's error report prints it as "Embedded Python: true") and the
     # flag its run_*.bat files pass
-    ("portable", r"python_embeded[\\/]|Embedded Python:\W{0,4}true\b|--windows-standalone-build",
+    # (fix66f, rev66b F8) and the archive's own folder (frames under C:\ComfyUI_windows_portable\ComfyUI\...)
+    ("portable", r"python_embeded[\\/]|ComfyUI_windows_portable[\\/]|Embedded Python:\W{0,4}true\b|--windows-standalone-build",
      "the portable build's python_embeded folder"),
     # a manual install: a virtual environment's or conda's site-packages, the report's "Embedded Python: false", a prompt that
     # ran `python main.py`
@@ -27,7 +28,8 @@ INSTALL_SIGNS = (
 )
 INSTALL_ORDER = ("desktop", "portable", "manual")
 INSTALL_RE = re.compile("|".join(f"(?P<{name}>{rx})" for name, rx, _ in INSTALL_SIGNS))
-INSTALL_KEYS = ("comfyui-electron", "ComfyUI.app", "python_embeded", "Embedded Python", "--windows-standalone-build",
+INSTALL_KEYS = ("comfyui-electron", "ComfyUI.app", "python_embeded", "ComfyUI_windows_portable", "Embedded Python",
+                "--windows-standalone-build",
                 "venv", "envs", "main.py")     # the fact's gate words: every pattern above holds one
 
 LAUNCH = {"portable": r".\python_embeded\python.exe -s ComfyUI\main.py --windows-standalone-build",
@@ -41,14 +43,21 @@ DESKTOP_SAYS = ("ComfyUI Desktop has no launch line: open Settings > Server-Conf
 DESKTOP_RESTART = "ComfyUI Desktop: restart the app from its menu."
 
 
+# (fix66f, rev66b F7) signs that hold only on one OS: a Linux or macOS log with a Windows path pasted into it (a custom
+# node's message naming someone's python_embeded) is no portable build
+SIGN_OS = {"desktop": "windows", "portable": "windows", "desktop_mac": "darwin"}
+
+
 def seen(f, m) -> None:
-    """The "comfy_install" fact's handler: note the install a line shows."""
+    """The "comfy_install" fact's handler: note the sign a line shows."""
     f.setdefault("comfy_install", set()).add(m.lastgroup)
 
 
-def install(f) -> str | None:
-    """The install the log shows (INSTALL_ORDER's first seen), else None."""
-    got = f.get("comfy_install") or ()
+def install(f, os_name=None) -> str | None:
+    """The install the log shows (INSTALL_ORDER's first seen), else None. `os_name`: the log's OS (env["os"]); a sign
+    SIGN_OS ties to another OS does not count (None: the OS is not known, every sign counts)."""
+    got = {("desktop" if g == "desktop_mac" else g) for g in (f.get("comfy_install") or ())
+           if os_name is None or SIGN_OS.get(g, os_name) == os_name}
     return next((i for i in INSTALL_ORDER if i in got), None)
 
 
@@ -70,7 +79,7 @@ def params(env, f, context=None) -> dict:
     if not p["comfyui"]:
         return p
     how = (context or {}).get("comfy_install")
-    how = how if how in LAUNCH else install(f)
+    how = how if how in LAUNCH else install(f, env.get("os"))
     if how:
         p["launch"] = LAUNCH[how]
         p["comfy_install"] = how

@@ -200,3 +200,41 @@ def test_an_env_prefixed_serve_line_takes_the_model_and_tp():
     vllm_command.apply(guide, f, guides.commands)
     assert ("VLLM_FLASHINFER_WORKSPACE_BUFFER_SIZE=$((1024*1024*1024)) vllm serve nvidia/Qwen3.5-397B-A17B-NVFP4 "
             "--tensor-parallel-size 4") in guide["markdown"], guide["markdown"]
+
+
+# --- 6. (rev66b F7, F8) the portable build's launch line only on Windows; its own folder is a sign ---------------------
+
+ECHO_OOM = ("Error occurred when executing Echo_LoadModel:\n\n"
+            "CUDA out of memory. Tried to allocate 58.00 MiB. GPU 0 has a total capacity of 3.95 GiB of which 54.88 MiB is "
+            "free. Including non-PyTorch memory, this process has 3.89 GiB memory in use. Of the allocated memory 3.68 GiB "
+            "is allocated by PyTorch, and 128.03 MiB is reserved by PyTorch but unallocated.\n\n")
+
+
+def _launches(ev):
+    return [c for c in _cmds(ev) if "main.py" in c]
+
+
+def test_a_linux_log_with_a_pasted_python_embeded_path_gets_a_linux_launch():
+    """Modelled on smthemex/ComfyUI_EchoMimic#48 with one custom node's message naming a python_embeded folder."""
+    text = ("[custom node] skipping /mnt/d/comfy/python_embeded/Lib/site-packages/insightface (not a Linux wheel)\n" + ECHO_OOM +
+            '  File "/home/user/ComfyUI/execution.py", line 317, in execute\n'
+            '  File "/home/user/ComfyUI/execution.py", line 192, in get_output_data\n'
+            "torch.OutOfMemoryError: " + ECHO_OOM.split("\n\n")[1] + "\n")
+    cause, ev = _answer(text)
+    launches = _launches(ev)
+    assert launches and all(c.startswith("python main.py") for c in launches), launches
+
+
+def test_frames_under_comfyui_windows_portable_get_the_portable_line():
+    """Modelled on the auditor's c6 log (a WanVideoWrapper block swap, frames under C:\\ComfyUI_windows_portable\\ and no
+    python_embeded path): the portable build's line, as before fix66c."""
+    text = ("got prompt\nSwapping 20 transformer blocks\n!!! Exception during processing !!! CUDA error: out of memory\n"
+            "Traceback (most recent call last):\n"
+            '  File "C:\\ComfyUI_windows_portable\\ComfyUI\\execution.py", line 327, in execute\n'
+            '  File "C:\\ComfyUI_windows_portable\\ComfyUI\\custom_nodes\\ComfyUI-WanVideoWrapper\\nodes.py", line 1402, in process\n'
+            '  File "C:\\ComfyUI_windows_portable\\ComfyUI\\custom_nodes\\ComfyUI-WanVideoWrapper\\wanvideo\\modules\\model.py", '
+            "line 1104, in forward\n    block.to(self.main_device, non_blocking=self.use_non_blocking)\n"
+            "RuntimeError: CUDA error: out of memory\n")
+    cause, ev = _answer(text)
+    launches = _launches(ev)
+    assert launches and all(c.startswith(PORTABLE) for c in launches), launches
