@@ -90,6 +90,7 @@ def _event_dict(scan, inc, context):
     elif device_kind == "webgpu":
         device_kind = WEBGPU_DEVICE_BY_OS.get(env["os"], "webgpu")      # Dawn's backend on this OS (round 67)
     params = advice.params(inc, env, scan, context, case.total)
+    params.update(ollama_compute.params(case, env))     # (fix66c) Ollama's compute buffer: case.py's stage (fix66f)
     params["sysmem_fallback"] = sysmem_fallback(case)
     tiny = bool(getattr(case, "tiny", False) or tiny_printed(case))     # (fix66c) the rules' tiny-card reading
     params["igpu"] = igpu_sign(case, tiny)      # (fix66f) the carve-out advice needs an integrated GPU's sign, not size alone
@@ -186,7 +187,7 @@ def _event_dict(scan, inc, context):
     out["alternatives"] = _alternatives(causes, genv, params, ev["kind"], ev.get("form"), cause_forms) if out["uncertain"] else []
     out["pair"] = rank.pair(out["alternatives"])      # the two fit about equally (else the first is only the likelier)
     if env["runtime"] in ("vllm", "llama.cpp", "ollama") and top in ("kv-cache", "weights-exceed-vram", "activations"):
-        sugg = advice.llm_suggestions(scan, inc, numbers, env["runtime"])
+        sugg = advice.llm_suggestions(scan, inc, numbers, env["runtime"], case)
         if sugg:
             out["suggestions"] = sugg
             if guide is not None:

@@ -238,3 +238,21 @@ def test_frames_under_comfyui_windows_portable_get_the_portable_line():
     cause, ev = _answer(text)
     launches = _launches(ev)
     assert launches and all(c.startswith(PORTABLE) for c in launches), launches
+
+
+# --- 9. (rev66b F11) Ollama: the compute buffer is case.py's stage reading, with its order -----------------------------
+
+def test_ollama_kv_cache_then_gallocr_keeps_the_kv_suggestions():
+    """The KV cache failed first and gallocr then refused a 1 MiB buffer: the cause is the KV cache (case.py's stage
+    "kv-cache-failed" comes before "compute-failed"), and the suggestions must be the cache's, not num_batch's."""
+    text = ('time=2025-05-25T10:00:00.000Z level=INFO source=server.go:135 msg="system memory"\n'
+            "ggml_backend_cuda_buffer_type_alloc_buffer: allocating 4096.00 MiB on device 0: cudaMalloc failed: out of memory\n"
+            "llama_kv_cache_unified: failed to allocate buffer for kv cache\n"
+            "llama_init_from_model: failed to initialize the context: failed to allocate buffer for kv cache\n"
+            "ggml_gallocr_reserve_n: failed to allocate CUDA0 buffer of size 1048576\n"
+            "Error: llama runner process has terminated: error loading model: unable to allocate CUDA0 buffer\n")
+    cause, ev = _answer(text)
+    assert cause == "kv-cache" and ev["runtime"] == "ollama"
+    names = [s["name"] for s in ev.get("suggestions", [])]
+    assert not any("num_batch" in n for n in names), names
+    assert "num_batch 128" not in ev["guide"]["markdown"]
