@@ -8,6 +8,8 @@ system information and echoed command lines; the strongest install seen wins (IN
 "Embedded Python: false" and its paths hold a .venv)."""
 import re
 
+from .desktop_settings import sentence as desktop_sentence, split_flags
+
 # (install, pattern, what it is) -- the whole table of signals
 INSTALL_SIGNS = (
     # ComfyUI Desktop (Electron): its bundled ComfyUI under the app's resources folder ("...\Programs\@comfyorgcomfyui-electron\
@@ -38,8 +40,6 @@ LAUNCH = {"portable": r".\python_embeded\python.exe -s ComfyUI\main.py --windows
 UNKNOWN_NOTE = (r"The ComfyUI commands above use a manual install's launch line (the log does not show which install this is); in the portable build start "
                 r"`.\python_embeded\python.exe -s ComfyUI\main.py --windows-standalone-build` with the same flags, "
                 "and ComfyUI Desktop takes them in Settings > Server-Config.")
-DESKTOP_SAYS = ("ComfyUI Desktop has no launch line: open Settings > Server-Config, set {flags} there and restart the app "
-                "(Desktop keeps them as its launch arguments).")
 DESKTOP_RESTART = "ComfyUI Desktop: restart the app from its menu."
 
 
@@ -101,9 +101,8 @@ def for_desktop(markdown: str, launch: str = LAUNCH["desktop"]) -> str:
         runs = [ln for ln in lines if ln == launch or ln.startswith(launch + " ")]
         if not runs:
             return m.group(0)
-        flags = [ln[len(launch):].strip() for ln in runs]
-        flags = [x for x in flags if x]
-        says = DESKTOP_SAYS.format(flags=" and ".join(f"`{x}`" for x in flags)) if flags else DESKTOP_RESTART
+        flags = [fv for ln in runs for fv in split_flags(ln[len(launch):])]
+        says = desktop_sentence(flags) if flags else DESKTOP_RESTART      # (fix66f) the panel's fields, else the file
         rest = [ln for ln in lines if ln not in runs]
         head = m.group(0)[:m.start(1) - m.start(0)]
         kept = head + "\n".join(rest) + "\n```\n" if rest else ""

@@ -59,8 +59,9 @@ def test_desktop_gets_its_settings_not_a_command_line():
     cause, ev = _answer(_log("report_dualclip_desktop.log"))
     g = ev["guide"]
     assert "main.py" not in g["markdown"] and not any("main.py" in c["text"] for c in g["commands"]), g["commands"]
-    assert "Settings > Server-Config, set\n`--fp8_e4m3fn-text-enc`" in g["markdown"] or \
-        "Settings > Server-Config, set `--fp8_e4m3fn-text-enc`" in g["markdown"], g["markdown"]
+    # (fix66f, rev66b F6) the panel has no free flag field: this pinned "set `--fp8_e4m3fn-text-enc` there"; now its field
+    assert "Server-Config set Text Encoder\nprecision: fp8_e4m3fn" in g["markdown"] or \
+        "Server-Config set Text Encoder precision: fp8_e4m3fn" in g["markdown"], g["markdown"]
 
 
 # a ComfyUI OOM in KSampler, Windows paths; HEAD/TAIL wrap one frame line that shows (or does not show) the install

@@ -256,3 +256,38 @@ def test_ollama_kv_cache_then_gallocr_keeps_the_kv_suggestions():
     names = [s["name"] for s in ev.get("suggestions", [])]
     assert not any("num_batch" in n for n in names), names
     assert "num_batch 128" not in ev["guide"]["markdown"]
+
+
+# --- 10. (rev66b F6) ComfyUI Desktop: the Server-Config panel's fields, else its settings file -------------------------
+
+def _desktop(md):
+    from gpu_garden.memory.triage import comfy_launch
+    return " ".join(comfy_launch.for_desktop(md).split())
+
+
+@pytest.mark.parametrize("flag", ["--disable-pinned-memory", "--cache-ram 8", "--disable-comfy-compiler",
+                                  "--disable-dynamic-vram", "--vram-headroom 1", "--cache-none"])
+def test_desktop_flags_with_no_panel_field_say_so(flag):
+    """The panel (ComfyUI_frontend serverConfig.ts; the bundled 1.35.9 and 1.58.1 alike) has no field for these: the
+    sentence names the settings file Desktop reads its launch arguments from, not the panel."""
+    text = _desktop(f"Try:\n\n```bash\npython main.py {flag}\n```\n")
+    name, _, value = flag[2:].partition(" ")
+    assert "no field for" in text and "not settable there" in text, text
+    assert f'`"{name}": "{value}"`' in text and "Comfy.Server.LaunchArgs" in text and "comfy.settings.json" in text, text
+    assert "main.py " + flag not in text
+
+
+@pytest.mark.parametrize("flag,field", [("--reserve-vram 0.7", "Reserved VRAM (GB): 0.7"),
+                                        ("--lowvram", "VRAM management mode: lowvram"),
+                                        ("--disable-cuda-malloc", "Use CUDA malloc for memory allocation: disable"),
+                                        ("--use-split-cross-attention", "Cross attention method: split"),
+                                        ("--cpu-vae", "Run VAE on CPU: on")])
+def test_desktop_flags_map_to_the_panels_fields(flag, field):
+    text = _desktop(f"```bash\npython main.py {flag}\n```\n")
+    assert f"Server-Config set {field} (`{flag}`)" in text and "no field" not in text, text
+
+
+def test_desktop_mixed_flags_name_both():
+    text = _desktop("```bash\npython main.py --disable-smart-memory --cache-none\n```\n")
+    assert "Disable smart memory management: on (`--disable-smart-memory`)" in text, text
+    assert 'no field for `--cache-none`' in text and '`"cache-none": ""`' in text, text
