@@ -55,9 +55,8 @@ def _field(flag, value):
 def sentence(flags: list) -> str:
     """What Desktop's user does for these (flag, value) pairs: the panel's fields where they exist, the settings file
     for the rest."""
-    shown = [(f, v) for f, v in flags]
-    inpanel = [(f, v) for f, v in shown if f in PANEL]
-    outside = [(f, v) for f, v in shown if f not in PANEL]
+    inpanel = [(f, v) for f, v in flags if f in PANEL]
+    outside = [(f, v) for f, v in flags if f not in PANEL]
     parts = []
     if inpanel:
         parts.append("ComfyUI Desktop has no launch line: in Settings > Server-Config set " +

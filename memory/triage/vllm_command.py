@@ -39,7 +39,7 @@ BATCHED_RE = re.compile(r"\bmax_num_batched_tokens=(\d{1,7})\b|--max-num-batched
 BATCHED_KEYS = ("max_num_batched_tokens=", "--max-num-batched-tokens", "V0 LLM engine", "V1 LLM engine",
                 "tensor_parallel_size=", "--tensor-parallel-size", "-tp", "quantization", "-q")
 _RUNS_VLLM = re.compile(r"\bvllm\b(?! ?=)")      # a line that runs vLLM, not pip's "install -q -U vllm"
-_PIP = re.compile(r"\b(?:pip3?|uv|conda)\b")
+_INSTALL = re.compile(r"\binstall\b")          # pip / uv pip / conda install lines ("uv run vllm serve -q awq" runs vLLM)
 
 
 def seen(f, m, text=None) -> None:
@@ -54,7 +54,7 @@ def seen(f, m, text=None) -> None:
         elif m.group("cq"):
             f["vllm_ckpt_quant"] = m.group("cq").lower()
         elif m.group("uq") or m.group("q"):
-            if m.group("q") and (text is None or not _RUNS_VLLM.search(text) or _PIP.search(text)):
+            if m.group("q") and (text is None or not _RUNS_VLLM.search(text) or _INSTALL.search(text)):
                 continue
             f["vllm_own_quant"] = (m.group("uq") or m.group("q")).lower()
         else:

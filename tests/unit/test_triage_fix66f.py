@@ -291,3 +291,17 @@ def test_desktop_mixed_flags_name_both():
     text = _desktop("```bash\npython main.py --disable-smart-memory --cache-none\n```\n")
     assert "Disable smart memory management: on (`--disable-smart-memory`)" in text, text
     assert 'no field for `--cache-none`' in text and '`"cache-none": ""`' in text, text
+
+
+@pytest.mark.parametrize("line,want", [("$ pip install -q -U vllm", {}),
+                                       ("$ uv run vllm serve Qwen/X -q awq", {"vllm_own_quant": "awq"}),
+                                       ("$ vllm serve X --quantization=fp8", {"vllm_own_quant": "fp8"}),
+                                       ("with config: quantization=awq_marlin, kv_quantization=x",
+                                        {"vllm_ckpt_quant": "awq_marlin"})])
+def test_which_line_says_which_quantization(line, want):
+    """(rev66b F3b) -q counts only on a line that runs vLLM and installs nothing; the config line's quantization= is the
+    engine's method, a command's --quantization the user's."""
+    from gpu_garden.memory.triage import vllm_command
+    f = {}
+    vllm_command.seen(f, None, line)
+    assert f == want
