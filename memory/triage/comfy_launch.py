@@ -93,16 +93,29 @@ def params(env, f, context=None) -> dict:
 _FENCE = re.compile(r"^```[^\n]*\n(.*?)^```[ \t]*\n?", re.S | re.M)
 
 
+def _run(line, launch):
+    """A line that starts ComfyUI (`launch`, after any VAR=value settings): its settings (group 1) and flags (group 2)."""
+    return re.fullmatch(r"((?:[A-Za-z_]\w{0,60}=\S{1,200}[ \t]{1,4}){0,8})" + re.escape(launch) + r"((?:[ \t].*)?)", line)
+
+
+DESKTOP_ENV = ("ComfyUI Desktop has no setting for environment variables such as `{env}`: it takes effect where ComfyUI "
+               "is started from a terminal (a manual install: `{env} python main.py`).")
+
+
 def for_desktop(markdown: str, launch: str = LAUNCH["desktop"]) -> str:
     """The guide for ComfyUI Desktop: each command line that starts ComfyUI becomes the sentence saying where Desktop takes
     its flags; other lines of the block stay in it (a block left empty goes)."""
     def block(m):
         lines = m.group(1).splitlines()
-        runs = [ln for ln in lines if ln == launch or ln.startswith(launch + " ")]
+        found = [(ln, _run(ln, launch)) for ln in lines]
+        runs = [ln for ln, r in found if r]
         if not runs:
             return m.group(0)
-        flags = [fv for ln in runs for fv in split_flags(ln[len(launch):])]
-        says = desktop_sentence(flags) if flags else DESKTOP_RESTART      # (fix66f) the panel's fields, else the file
+        envs = [e for _, r in found if r for e in r.group(1).split()]
+        flags = [fv for _, r in found if r for fv in split_flags(r.group(2) or "")]
+        says = desktop_sentence(flags) if flags else ("" if envs else DESKTOP_RESTART)     # (fix66f) the panel, else the file
+        if envs:       # (fix66f) Desktop's settings hold no environment variables
+            says = (says + " " if says else "") + DESKTOP_ENV.format(env=" ".join(envs))
         rest = [ln for ln in lines if ln not in runs]
         head = m.group(0)[:m.start(1) - m.start(0)]
         kept = head + "\n".join(rest) + "\n```\n" if rest else ""

@@ -305,3 +305,11 @@ def test_which_line_says_which_quantization(line, want):
     f = {}
     vllm_command.seen(f, None, line)
     assert f == want
+
+
+def test_desktop_env_prefixed_launch_is_no_command():
+    """(rev66b F6, the macOS Desktop log) `VAR=value python main.py` was left as a command line for Desktop, which has no
+    launch line and no setting for environment variables."""
+    text = _desktop("```bash\nPYTORCH_MPS_HIGH_WATERMARK_RATIO=0.0 python main.py\n```\n")
+    assert "```" not in text and "no setting for environment variables" in text, text
+    assert "`PYTORCH_MPS_HIGH_WATERMARK_RATIO=0.0`" in text
