@@ -24,8 +24,7 @@ def params(inc, env, scan, context, card=None) -> dict:
     f = scan.facts
     p = {}
     p.update(comfy_launch.params(env, f, context))     # (fix66c) the install the log shows: portable, Desktop, manual
-    p.update(vllm_command.params(f))
-    p.update(ollama_compute.params(inc, env))     # (fix66c) the guide for Ollama's compute buffer     # (fix66c) no --quantization or --max-num-batched-tokens the log makes wrong
+    p.update(vllm_command.params(f, card or n.get("total") or max(f["vllm_total_at"].values(), default=None)))
     lat = (context or {}).get("latent") or {}
     try:
         area = int(lat.get("width") or 0) * int(lat.get("height") or 0)
@@ -246,7 +245,7 @@ def _should_fit(inc) -> dict:
                                    + (["--runtime-version", version] if version else []) + ["--vram", f"{v['card'] / GiB:.2f}"]), "sf_llamacpp": rt == "llama.cpp", "sf_ollama": rt == "ollama"}
 
 
-def llm_suggestions(scan, inc, numbers, runtime) -> list:
+def llm_suggestions(scan, inc, numbers, runtime, case=None) -> list:
     """Flags the LLM calculator derives from the numbers this log states (context, KV budget, failed buffer)."""
     f = scan.facts
     n = dict(numbers)
@@ -265,7 +264,7 @@ def llm_suggestions(scan, inc, numbers, runtime) -> list:
     kv = sum(v for k, v in f["ggml_bufs"].items() if k.startswith("kv:"))
     if kv:
         n.setdefault("kv_buffer", kv)
-    if any(e["kind"] == "ggml.compute" for e in inc.events) or runtime == "ollama" and ollama_compute.failed_compute_buffer(inc):
+    if any(e["kind"] == "ggml.compute" for e in inc.events) or runtime == "ollama" and ollama_compute.failed_compute_buffer(case):
         n["buffer"] = "compute"
     try:
         from ..llm import kv as llm

@@ -8,16 +8,19 @@ system information and echoed command lines; the strongest install seen wins (IN
 "Embedded Python: false" and its paths hold a .venv)."""
 import re
 
+from .desktop_settings import sentence as desktop_sentence, split_flags
+
 # (install, pattern, what it is) -- the whole table of signals
 INSTALL_SIGNS = (
     # ComfyUI Desktop (Electron): its bundled ComfyUI under the app's resources folder ("...\Programs\@comfyorgcomfyui-electron\
     # resources\ComfyUI\..." on Windows, "/Applications/ComfyUI.app/Contents/Resources/ComfyUI/..." on macOS)
-    ("desktop", r"@comfyorgcomfyui-electron|comfyui-electron[\\/]|ComfyUI\.app[\\/]Contents[\\/]Resources[\\/]ComfyUI\b",
-     "ComfyUI Desktop's bundled paths"),
+    ("desktop", r"@comfyorgcomfyui-electron|comfyui-electron[\\/]", "ComfyUI Desktop's bundled paths (Windows)"),
+    ("desktop_mac", r"ComfyUI\.app[\\/]Contents[\\/]Resources[\\/]ComfyUI\b", "ComfyUI Desktop's bundled paths (macOS)"),
     # the Windows portable build: its embedded interpreter's folder (ComfyUI server.py:624 reports embedded_python when
     # sys.executable's folder is "python_embeded"; the frontend's error report prints it as "Embedded Python: true") and the
     # flag its run_*.bat files pass
-    ("portable", r"python_embeded[\\/]|Embedded Python:\W{0,4}true\b|--windows-standalone-build",
+    # (fix66f, rev66b F8) and the archive's own folder (frames under C:\ComfyUI_windows_portable\ComfyUI\...)
+    ("portable", r"python_embeded[\\/]|ComfyUI_windows_portable[\\/]|Embedded Python:\W{0,4}true\b|--windows-standalone-build",
      "the portable build's python_embeded folder"),
     # a manual install: a virtual environment's or conda's site-packages, the report's "Embedded Python: false", a prompt that
     # ran `python main.py`
@@ -27,7 +30,8 @@ INSTALL_SIGNS = (
 )
 INSTALL_ORDER = ("desktop", "portable", "manual")
 INSTALL_RE = re.compile("|".join(f"(?P<{name}>{rx})" for name, rx, _ in INSTALL_SIGNS))
-INSTALL_KEYS = ("comfyui-electron", "ComfyUI.app", "python_embeded", "Embedded Python", "--windows-standalone-build",
+INSTALL_KEYS = ("comfyui-electron", "ComfyUI.app", "python_embeded", "ComfyUI_windows_portable", "Embedded Python",
+                "--windows-standalone-build",
                 "venv", "envs", "main.py")     # the fact's gate words: every pattern above holds one
 
 LAUNCH = {"portable": r".\python_embeded\python.exe -s ComfyUI\main.py --windows-standalone-build",
@@ -36,19 +40,24 @@ LAUNCH = {"portable": r".\python_embeded\python.exe -s ComfyUI\main.py --windows
 UNKNOWN_NOTE = (r"The ComfyUI commands above use a manual install's launch line (the log does not show which install this is); in the portable build start "
                 r"`.\python_embeded\python.exe -s ComfyUI\main.py --windows-standalone-build` with the same flags, "
                 "and ComfyUI Desktop takes them in Settings > Server-Config.")
-DESKTOP_SAYS = ("ComfyUI Desktop has no launch line: open Settings > Server-Config, set {flags} there and restart the app "
-                "(Desktop keeps them as its launch arguments).")
 DESKTOP_RESTART = "ComfyUI Desktop: restart the app from its menu."
 
 
+# (fix66f, rev66b F7) signs that hold only on one OS: a Linux or macOS log with a Windows path pasted into it (a custom
+# node's message naming someone's python_embeded) is no portable build
+SIGN_OS = {"desktop": "windows", "portable": "windows", "desktop_mac": "darwin"}
+
+
 def seen(f, m) -> None:
-    """The "comfy_install" fact's handler: note the install a line shows."""
+    """The "comfy_install" fact's handler: note the sign a line shows."""
     f.setdefault("comfy_install", set()).add(m.lastgroup)
 
 
-def install(f) -> str | None:
-    """The install the log shows (INSTALL_ORDER's first seen), else None."""
-    got = f.get("comfy_install") or ()
+def install(f, os_name=None) -> str | None:
+    """The install the log shows (INSTALL_ORDER's first seen), else None. `os_name`: the log's OS (env["os"]); a sign
+    SIGN_OS ties to another OS does not count (None: the OS is not known, every sign counts)."""
+    got = {("desktop" if g == "desktop_mac" else g) for g in (f.get("comfy_install") or ())
+           if os_name is None or SIGN_OS.get(g, os_name) == os_name}
     return next((i for i in INSTALL_ORDER if i in got), None)
 
 
@@ -70,7 +79,7 @@ def params(env, f, context=None) -> dict:
     if not p["comfyui"]:
         return p
     how = (context or {}).get("comfy_install")
-    how = how if how in LAUNCH else install(f)
+    how = how if how in LAUNCH else install(f, env.get("os"))
     if how:
         p["launch"] = LAUNCH[how]
         p["comfy_install"] = how
@@ -84,17 +93,29 @@ def params(env, f, context=None) -> dict:
 _FENCE = re.compile(r"^```[^\n]*\n(.*?)^```[ \t]*\n?", re.S | re.M)
 
 
+def _run(line, launch):
+    """A line that starts ComfyUI (`launch`, after any VAR=value settings): its settings (group 1) and flags (group 2)."""
+    return re.fullmatch(r"((?:[A-Za-z_]\w{0,60}=\S{1,200}[ \t]{1,4}){0,8})" + re.escape(launch) + r"((?:[ \t].*)?)", line)
+
+
+DESKTOP_ENV = ("ComfyUI Desktop has no setting for environment variables such as `{env}`: it takes effect where ComfyUI "
+               "is started from a terminal (a manual install: `{env} python main.py`).")
+
+
 def for_desktop(markdown: str, launch: str = LAUNCH["desktop"]) -> str:
     """The guide for ComfyUI Desktop: each command line that starts ComfyUI becomes the sentence saying where Desktop takes
     its flags; other lines of the block stay in it (a block left empty goes)."""
     def block(m):
         lines = m.group(1).splitlines()
-        runs = [ln for ln in lines if ln == launch or ln.startswith(launch + " ")]
+        found = [(ln, _run(ln, launch)) for ln in lines]
+        runs = [ln for ln, r in found if r]
         if not runs:
             return m.group(0)
-        flags = [ln[len(launch):].strip() for ln in runs]
-        flags = [x for x in flags if x]
-        says = DESKTOP_SAYS.format(flags=" and ".join(f"`{x}`" for x in flags)) if flags else DESKTOP_RESTART
+        envs = [e for _, r in found if r for e in r.group(1).split()]
+        flags = [fv for _, r in found if r for fv in split_flags(r.group(2) or "")]
+        says = desktop_sentence(flags) if flags else ("" if envs else DESKTOP_RESTART)     # (fix66f) the panel, else the file
+        if envs:       # (fix66f) Desktop's settings hold no environment variables
+            says = (says + " " if says else "") + DESKTOP_ENV.format(env=" ".join(envs))
         rest = [ln for ln in lines if ln not in runs]
         head = m.group(0)[:m.start(1) - m.start(0)]
         kept = head + "\n".join(rest) + "\n```\n" if rest else ""

@@ -27,6 +27,7 @@ from . import parse as P
 from . import rank
 from .native_abort import TRAILING_KINDS
 from .printed_card import tiny_printed
+from .igpu_sign import igpu_sign
 from .native_runtimes import WEBGPU_DEVICE_BY_OS
 from .predicates import compiler_flood, fraction_cap, sysmem_fallback, trt_kv_sizing, wddm_refused
 from .render import NO_LIMIT, render_human, render_numbers, NUMBER_LABELS  # noqa: F401  (re-exported)
@@ -89,8 +90,11 @@ def _event_dict(scan, inc, context):
     elif device_kind == "webgpu":
         device_kind = WEBGPU_DEVICE_BY_OS.get(env["os"], "webgpu")      # Dawn's backend on this OS (round 67)
     params = advice.params(inc, env, scan, context, case.total)
+    params.update(ollama_compute.params(case, env))     # (fix66c) Ollama's compute buffer: case.py's stage (fix66f)
     params["sysmem_fallback"] = sysmem_fallback(case)
-    params["tiny_device"] = bool(getattr(case, "tiny", False) or tiny_printed(case))     # (fix66c) the rules' tiny-card reading     # the guides' note on the driver's spill (faq-sysmem-fallback)
+    tiny = bool(getattr(case, "tiny", False) or tiny_printed(case))     # (fix66c) the rules' tiny-card reading
+    params["igpu"] = igpu_sign(case, tiny)      # (fix66f) the carve-out advice needs an integrated GPU's sign, not size alone
+    params["tiny_device"] = tiny and params["igpu"]
     if fraction_cap(case):     # the rule row's own predicate: the guide names the cap, not the driver (review16a F1)
         params.update(fraction_cap=True, allowed=fmt_bytes(case.n["allowed"]), free=fmt_bytes(case.free))
     top = causes[0]["id"]
@@ -183,7 +187,7 @@ def _event_dict(scan, inc, context):
     out["alternatives"] = _alternatives(causes, genv, params, ev["kind"], ev.get("form"), cause_forms) if out["uncertain"] else []
     out["pair"] = rank.pair(out["alternatives"])      # the two fit about equally (else the first is only the likelier)
     if env["runtime"] in ("vllm", "llama.cpp", "ollama") and top in ("kv-cache", "weights-exceed-vram", "activations"):
-        sugg = advice.llm_suggestions(scan, inc, numbers, env["runtime"])
+        sugg = advice.llm_suggestions(scan, inc, numbers, env["runtime"], case)
         if sugg:
             out["suggestions"] = sugg
             if guide is not None:

@@ -491,7 +491,7 @@ HANDLERS = {
     "wsl": _vote("wsl"),
     "runtime_around": runtime_around,     # (rt66)
     "comfy_install": lambda s, f, m, *_: seen_install(f, m),     # (fix66c) comfy_launch.INSTALL_SIGNS
-    "vllm_batched": lambda s, f, m, *_: seen_batched(f, m),     # (fix66c) vllm_command
+    "vllm_batched": lambda s, f, m, text, *_: seen_batched(f, m, text),     # (fix66c) vllm_command
     "dataloader_worker": lambda s, f, m, *_: f.__setitem__("dataloader_worker", True),     # (review rev66a #4)
     "igpu_named": lambda s, f, m, *_: f.__setitem__("igpu_named", True),     # (rev8 S2) Unsloth Studio's guard reads other
     "as_limit": lambda s, f, m, *_: f.__setitem__("as_limit", int(m.group(1))),     # (round 112) RLIMIT_AS's soft limit, bytes

@@ -7,12 +7,14 @@ event has (ollama.compute_buffer), so guides.select never picks it by itself."""
 GUIDE = "ollama-activations"
 
 
-def failed_compute_buffer(inc) -> bool:
-    return any(e["kind"] == "ggml.compute" for e in inc.events) or any("gallocr_reserve" in t for t in inc.texts)
+def failed_compute_buffer(case) -> bool:
+    """(fix66f, rev66b F11) case.py's own stage reading, with its order: a KV cache that failed first stays the KV cache's
+    (a log whose KV cache failed and whose gallocr then refused was read as the compute buffer's)."""
+    return getattr(case, "ggml_stage", None) == "compute-failed"
 
 
-def params(inc, env) -> dict:
-    return {"ollama_compute": True} if env.get("runtime") == "ollama" and failed_compute_buffer(inc) else {}
+def params(case, env) -> dict:
+    return {"ollama_compute": True} if env.get("runtime") == "ollama" and failed_compute_buffer(case) else {}
 
 
 def guide(found, top, params, guides_mod):

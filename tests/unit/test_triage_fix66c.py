@@ -59,8 +59,9 @@ def test_desktop_gets_its_settings_not_a_command_line():
     cause, ev = _answer(_log("report_dualclip_desktop.log"))
     g = ev["guide"]
     assert "main.py" not in g["markdown"] and not any("main.py" in c["text"] for c in g["commands"]), g["commands"]
-    assert "Settings > Server-Config, set\n`--fp8_e4m3fn-text-enc`" in g["markdown"] or \
-        "Settings > Server-Config, set `--fp8_e4m3fn-text-enc`" in g["markdown"], g["markdown"]
+    # (fix66f, rev66b F6) the panel has no free flag field: this pinned "set `--fp8_e4m3fn-text-enc` there"; now its field
+    assert "Server-Config set Text Encoder\nprecision: fp8_e4m3fn" in g["markdown"] or \
+        "Server-Config set Text Encoder precision: fp8_e4m3fn" in g["markdown"], g["markdown"]
 
 
 # a ComfyUI OOM in KSampler, Windows paths; HEAD/TAIL wrap one frame line that shows (or does not show) the install
@@ -193,7 +194,8 @@ V1_HEAD = "Initializing a V1 LLM engine (v0.8.5)"
 
 @pytest.mark.parametrize("change,kept", [
     ({}, False),            # V0 (0.7.3) without chunked prefill: max(4096, 2048) = 4096 in force, and no value under it
-    ({"Initializing a V0 LLM engine (v0.7.3)": V1_HEAD}, True),            # nothing says what is in force: keep (regression)
+    # (fix66f, rev66b F5) this pinned the defect (kept): V1 `vllm serve` on this 8 GiB card already runs 2048
+    ({"Initializing a V0 LLM engine (v0.7.3)": V1_HEAD}, False),
     ({"Initializing a V0 LLM engine (v0.7.3)": V1_HEAD,
       "Automatically detected platform cuda.": "Chunked prefill is enabled with max_num_batched_tokens=2048."}, False),
     ({"Initializing a V0 LLM engine (v0.7.3)": V1_HEAD,
@@ -264,7 +266,7 @@ def test_the_uma_sentence_has_one_source():
     from gpu_garden.memory.triage import guides
     having = {gid for gid, g in guides.load_all().items() if "UMA frame buffer" in g["markdown"]}
     assert having == {"faq-igpu-carveout"}
-    r = guides.render(guides.load_all()["allocation-refused"], {})
+    r = guides.render(guides.load_all()["allocation-refused"], {"igpu": True})     # (fix66f) only with an iGPU sign
     assert [f["id"] for f in r["faqs"]] == ["faq-igpu-carveout"]
     assert "UMA frame buffer" in r["faqs"][0]["markdown"]
 
