@@ -12,7 +12,7 @@ import re
 
 FACT = re.compile(r"\bSwapping (\d{1,4}) transformer blocks\b|\bInitializing block swap\b|Non-blocking memory transfer: (True|False)\b"
                   r"|non_blocking=self\.use_non_blocking\b")
-KEYS = ("Swapping ", "Initializing block swap", "Non-blocking memory transfer", "non_blocking=self.use_non_blocking")
+KEYS = ("transformer block", "Initializing block swap", "Non-blocking memory transfer", "non_blocking=self.use_non_blocking")
 
 
 def read(s, f, m, *_):
