@@ -185,14 +185,12 @@ _SUMMARY = ("Block swap memory summary:\nTransformer blocks on cpu: 1012.07MB\nT
 
 
 def test_block_swap_with_non_blocking_moves_reads_pinned_host_ram():
-    for summary in ("", _SUMMARY.format("True")):      # the swap lines and the move's source line suffice
+    for summary in (_SUMMARY.format("True"),):      # (fix66g: the move's source line is printed whatever the setting)
         cause, conf, ev = top(_wan(summary))
         assert cause == "host-ram", (summary, conf)
         said = _evidence(ev, "host-ram")
         assert "pinned host transfers" in said, said
         assert ev["guide"]["id"] == "comfyui-pinned-memory"
-    _, _, ev = top(_wan(""))
-    assert "block swap of 20 transformer blocks with non-blocking transfers" in _evidence(ev, "host-ram")
 
 
 def test_block_swap_printed_blocking_is_not_the_pinned_reading():

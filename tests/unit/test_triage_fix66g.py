@@ -153,3 +153,34 @@ def test_vllm_dtype_fact_is_linear_on_a_line_of_anchors():
         t0 = time.perf_counter()
         assert fact.search(line) is None
         assert time.perf_counter() - t0 < 0.5, line[:20]       # (the old pattern: about 8 s on the first)
+
+
+# 3. Windows sysmem fallback drops fragmentation's slack rows only when PyTorch's ALLOCATED memory passes the card: reserved
+# is allocated plus the slack itself (6.91 GiB + 2.47 GiB on an 8 GiB card)
+_WIN_SLACK = (
+    "(venv) PS D:\\apps\\sd> python gen.py --width 1536 --height 1536\n"
+    "Traceback (most recent call last):\n"
+    '  File "D:\\apps\\sd\\venv\\lib\\site-packages\\diffusers\\models\\attention_processor.py", line 1204, in __call__\n'
+    "    hidden_states = F.scaled_dot_product_attention(query, key, value)\n"
+    "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 180.00 MiB. GPU 0 has a total capacity of 8.00 GiB "
+    "of which 0 bytes is free. Of the allocated memory {alloc} is allocated by PyTorch, and {slack} is reserved by "
+    "PyTorch but unallocated. If reserved but unallocated memory is large try setting "
+    "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.\n")
+
+
+def test_reserved_alone_over_the_card_keeps_the_slack_reading():
+    cause, conf, _ = top(_WIN_SLACK.format(alloc="6.91 GiB", slack="2.47 GiB"))
+    assert cause == "fragmentation", conf              # was activations 29 % / weights-exceed-vram 28 %
+    # allocated itself over the card (the driver spilled the weights): the slack rows stay out, as fix66d made them
+    cause, conf, _ = top(_WIN_SLACK.format(alloc="9.10 GiB", slack="2.47 GiB"))
+    assert cause != "fragmentation", conf
+
+
+# 4. WanVideoWrapper's block swap: the move's source line `non_blocking=self.use_non_blocking` is printed whatever the
+# setting (the node's default is False); only "Non-blocking memory transfer: True" says the moves pin host RAM
+def test_block_swap_source_line_alone_is_not_non_blocking():
+    from test_triage_fix66d import _SUMMARY, _wan
+    _, conf, ev = top(_wan(""))
+    assert "non-blocking" not in _evidence(ev, "host-ram"), conf   # was "block swap of 20 ... with non-blocking transfers"
+    cause, conf, ev = top(_wan(_SUMMARY.format("True")))
+    assert cause == "host-ram" and "pinned host transfers" in _evidence(ev, "host-ram"), conf
