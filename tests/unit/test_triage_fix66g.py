@@ -184,3 +184,26 @@ def test_block_swap_source_line_alone_is_not_non_blocking():
     assert "non-blocking" not in _evidence(ev, "host-ram"), conf   # was "block swap of 20 ... with non-blocking transfers"
     cause, conf, ev = top(_wan(_SUMMARY.format("True")))
     assert cause == "host-ram" and "pinned host transfers" in _evidence(ev, "host-ram"), conf
+
+
+# 5. Apple MPS: "other allocations" are this process's Metal allocations outside PyTorch's allocator (MPSAllocator.mm:
+# currentAllocatedSize + size > limit, both this process's), so closing other apps cannot lower them; and a request that
+# alone cannot fit beside PyTorch's own (allocated + requested over the limit) is the request's size
+def test_mps_request_that_alone_cannot_fit_is_not_held_outside():
+    from test_triage_fix66d import _MPS_COMFY
+    big = _MPS_COMFY.replace("9.57 GiB, other allocations: 17.35 GiB", "4.00 GiB, other allocations: 9.00 GiB").replace(
+        "Tried to allocate 292.50 MiB", "Tried to allocate 24.00 GiB")
+    cause, conf, ev = top(big)
+    assert cause == "activations" and "other-process" not in conf, conf    # was other-process 44 % beside activations 46 %
+    assert "When \"other allocations\"" not in ev["guide"]["markdown"]
+    cause, conf, ev = top(_MPS_COMFY)                                        # fix66d's case keeps its reading
+    assert cause == "other-process", conf
+
+
+def test_mps_guide_does_not_send_the_user_to_close_other_apps_for_this_process_memory():
+    from test_triage_fix66d import _MPS_COMFY
+    md = top(_MPS_COMFY)[2]["guide"]["markdown"]
+    para = md[md.index('When "other allocations"'):md.index("Fix 1")]
+    assert "Restart the process" in para and "MPSGraph" in para
+    assert "Close other" not in para and "share the same unified memory" not in para, para
+    assert "what macOS needs" not in md          # the mechanism: this process's Metal allocations, not the system's
