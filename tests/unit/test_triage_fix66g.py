@@ -207,3 +207,39 @@ def test_mps_guide_does_not_send_the_user_to_close_other_apps_for_this_process_m
     assert "Restart the process" in para and "MPSGraph" in para
     assert "Close other" not in para and "share the same unified memory" not in para, para
     assert "what macOS needs" not in md          # the mechanism: this process's Metal allocations, not the system's
+
+
+# 6. comfy-aimdo: a bare "VRAM grow failed" (comfy_aimdo/vram_buffer.py raises it after an out-of-memory too) is not "the
+# driver refused": only aimdo's "(non OOM)" / "(error)" line says so. ModelMMAP: model-mmap.c fails only on a size <= 0
+# (posix) and maps any non-empty file (win); model_mmap.py encodes the path UTF-8 for CreateFileA (non-ASCII paths fail)
+def test_bare_vram_grow_failed_does_not_say_the_driver_refused():
+    from test_triage_fix66d import _aimdo
+    grow = ("VRAM grow failed: 4429185024 bytes", "RuntimeError: VRAM grow failed: 4429185024 bytes")
+    cause, conf, ev = top(_aimdo(None, *grow))
+    said = _evidence(ev, "other")
+    assert "failed to map weights" in said and "the driver refused the mapping" not in said and "no aimdo line says" in said, said
+    cause, conf, ev = top(_aimdo("aimdo: src/vrambuf.c:60:ERROR:VRAM Allocation failed (non OOM)", *grow))
+    assert "the driver refused the mapping" in _evidence(ev, "other"), conf
+
+
+def test_model_mmap_names_the_windows_non_ascii_path_not_a_truncated_file():
+    from test_triage_fix66d import _aimdo
+    path = "D:\\AI绘画\\ComfyUI\\models\\diffusion_models\\wan2.2_t2v_low_noise_14B_fp8_scaled.safetensors"
+    cause, conf, ev = top(_aimdo(None, "ModelMMAP allocation failed for " + path,
+                                 "RuntimeError: ModelMMAP allocation failed for " + path, mod="model_mmap", line=50,
+                                 func="__init__"))
+    said = _evidence(ev, "other")
+    assert cause == "other" and "non-ASCII" in said and "truncated" not in said, said
+    md = ev["guide"]["markdown"]
+    assert "CreateFileA" in md and "non-ASCII" in md and "truncated" not in md and "short" not in md
+
+
+# 7. should_fit: a --quantization method kv has no size for gives no verdict (should_fit.py `if wdt is False`), rather
+# than one at half precision: Qwen2.5-7B at 2 bytes would fit the 139.72 GiB card many times over
+def test_a_quantization_kv_cannot_size_gives_no_should_fit():
+    from test_triage_fix66d import _VLLM_FP8
+    base = _VLLM_FP8.format(source="").replace("Qwen2.5-72B", "Qwen2.5-7B")
+    cause, conf, said = _said(base)
+    assert "should fit" in said, said            # the control: fp8, sized by kv
+    cause, conf, said = _said(base.replace("quantization fp8", "quantization hqq").replace("quantization=fp8", "quantization=hqq"))
+    assert "should fit" not in said, said
