@@ -53,11 +53,13 @@ def apply(scan, lineno, text, window=False):
                 attempt(WINDOW_SIDE[name], scan.facts, m)
             continue
         attempt(HANDLERS[name], scan, scan.facts, m, text, lineno, window)   # a figure that is no number: no fact
-        if name in PLACED and not window:
-            f = scan.facts
+        if name in PLACED and (not window or name == "vllm_wflags"):
+            f = scan.facts          # (fix66g) a run's flags read back from the window: placed just before the failure
             hist = f["fact_line"].setdefault(name, collections.deque(maxlen=PLACED_KEPT))
-            hist.append((lineno, f["llm_model"] if name == "llm_model" else dict(f[name])
-                         if name in ("runtime_version", "vllm_wflags") else (f["gguf_type"], f["gguf_params"], f["gguf_size"])))
+            at = getattr(scan, "_lineno", 1) - 1 if window else lineno
+            if not hist or at >= hist[-1][0]:
+                hist.append((at, f["llm_model"] if name == "llm_model" else dict(f[name])
+                             if name in ("runtime_version", "vllm_wflags") else (f["gguf_type"], f["gguf_params"], f["gguf_size"])))
     if window:
         return
     if "Traceback (most recent call last)" in text and scan.cur is None:

@@ -120,6 +120,15 @@ def test_an_earlier_runs_quantization_does_not_size_a_later_run():
     assert "should fit" in said and cause == "other", conf
 
 
+def test_a_later_runs_quantization_none_read_back_from_the_window_resets_the_flag():
+    # past the log's head (512 KiB) the bf16 run's engine config is read back from the failure's window, not streamed: it
+    # still counts for this failure (its quantization=None placed just before it)
+    filler = "".join(f"INFO 12-24 08:5{i % 10}:00 [metrics.py:12] heartbeat ok\n" for i in range(30000))
+    cause, conf, said = _said(_run("fp8", False) + filler + _run("None", True))
+    assert "should fit" not in said, said
+    assert cause != "other", conf
+
+
 # (d) bitsandbytes: 8-bit when the name says 8bit/int8, 4-bit when it says 4bit, else no size
 def test_bitsandbytes_is_sized_by_the_bits_the_name_says():
     name = "unsloth/Llama-3.3-70B-Instruct-bnb-8bit"
