@@ -6,6 +6,7 @@ import re
 from .comfy_launch import INSTALL_KEYS, INSTALL_RE
 from .vllm_command import BATCHED_KEYS, BATCHED_RE
 from . import block_swap as BLOCK_SWAP
+from . import vllm_dtype as VLLM_DTYPE
 from .runtime_markers import NAMED_RUNTIMES, RUNTIME_MARKERS, RUNTIME_WORDS
 from .runtime_around import FACT as AROUND_FACT, FACT_WORDS as AROUND_WORDS
 from .tiny_shared import FACT as TINY_FACT, FACT_WORDS as TINY_WORDS
@@ -171,10 +172,9 @@ FACTS = [
     ("vllm_total", re.compile(r"\btotal_gpu_memory(?: \(|=)(\d{1,9}(?:\.\d{1,6})?) ?GiB\b")),
     # the KV cache's dtype: vLLM's engine config line ("kv_cache_dtype=fp8, ", config/vllm.py __str__) or its flag
     ("vllm_kv_dtype", re.compile(r"\bkv_cache_dtype=(\w+)|--kv-cache-dtype[ =](\w+)")),
-    # the weights' dtype: the engine config's "dtype=torch.float32, " or the --dtype flag (not kv_cache_dtype=); (fix66d)
-    # only on the engine config's line ("... with config: model=..."): a traceback's source line ("torch.empty(shape,
-    # dtype=out_dtype)") names a local tensor's dtype, not the weights'
-    ("vllm_dtype", re.compile(r"with config: .{0,4000}?[\s,(]dtype=(?:torch\.)?(\w+)|--dtype[ =](\w+)")),
+    # the weights' dtype: the engine config's "dtype=torch.float32, ", an LLM(...) call's dtype= or the --dtype flag
+    # (vllm_dtype.py: linear in the line)
+    ("vllm_dtype", VLLM_DTYPE.FACT),
     # ((round 97) or the flag as vLLM's argparse takes it: "--max-model-len 16384", "=16384")
     # (round 117) or the non-default args dict's "'max_model_len': 8192"
     ("vllm_maxlen", re.compile(r"max_model_len['\x22]?[=:]\s*(\d{1,20})|max_seq_len=(\d{1,20})|--max[-_]model[-_]len(?:=|\s+)(\d{1,20})\b")),
@@ -448,7 +448,7 @@ FACT_KEYS = {
     "vllm_kv_mem": ("Available KV cache",), "vllm_kv_tokens": ("KV cache size",),
     "vllm_model_mem": ("Model loading took", "Loading model weights took", "model weights take"),
     "vllm_kv_mem_v0": ("reserved for KV Cache",),
-    "graph_capture": ("Capturing", "capture", "graph", "Graph capturing", "ESTIMATE_CUDAGRAPHS"), "own_pool": ("PluggableAllocator", "MemPool", "aimdo", "cumem", "CuMem"), "block_swap": BLOCK_SWAP.KEYS, "pinned_host": ("Non-blocking", "release mmap", "pin_memory", "AcceleratorError", "page-lock", "PAGEABLE", "non_blocking=True", "cudaHostRegister"), "vllm_util": ("gpu_memory_utilization", "--gpu-memory-utilization"), "vllm_total": ("total_gpu_memory",), "vllm_serving": ("Added request", "Received request", "POST /v1/", "Avg prompt throughput"), "vllm_worker_rpc": ("Worker failed with error", "WorkerProc hit an exception"), "training_log": ("poch ", "_loss", "{'loss': ", "loss.backward", "train", "finetune", "fine_tune", "AutoBatch: ", "step#:"), "vllm_maxlen": ("max_model_len", "max_seq_len", "--max-model-len"), "vllm_kv_dtype": ("kv_cache_dtype=", "--kv-cache-dtype"), "vllm_dtype": ("with config:", "--dtype"),
+    "graph_capture": ("Capturing", "capture", "graph", "Graph capturing", "ESTIMATE_CUDAGRAPHS"), "own_pool": ("PluggableAllocator", "MemPool", "aimdo", "cumem", "CuMem"), "block_swap": BLOCK_SWAP.KEYS, "pinned_host": ("Non-blocking", "release mmap", "pin_memory", "AcceleratorError", "page-lock", "PAGEABLE", "non_blocking=True", "cudaHostRegister"), "vllm_util": ("gpu_memory_utilization", "--gpu-memory-utilization"), "vllm_total": ("total_gpu_memory",), "vllm_serving": ("Added request", "Received request", "POST /v1/", "Avg prompt throughput"), "vllm_worker_rpc": ("Worker failed with error", "WorkerProc hit an exception"), "training_log": ("poch ", "_loss", "{'loss': ", "loss.backward", "train", "finetune", "fine_tune", "AutoBatch: ", "step#:"), "vllm_maxlen": ("max_model_len", "max_seq_len", "--max-model-len"), "vllm_kv_dtype": ("kv_cache_dtype=", "--kv-cache-dtype"), "vllm_dtype": VLLM_DTYPE.KEYS,
     "vllm_marker": ("vllm", "Vllm", "VLLM::", "LLM(model=", "EngineCore", "vLLM", "Initializing an LLM engine", "INFO ", "ERROR ", "WARNING ", "DEBUG ", "not enough GPU memory",
                     "Engine core initialization failed", "Error in model execution"),
     "load_failed": ("rror while loading", "rror when loading", "rror loading", "ailed to load"),

@@ -21,7 +21,7 @@ from .runtime_around import runtime_around
 # facts that belong to the line stream itself; the window read back before a failure must not replay them
 # facts about the load in hand kept with their lines (fact_line: name -> [(line, value)]): should_fit.py reads, for
 # each failure, the last value before it and after the failure before it; a model named after a failure is the next load
-PLACED = ("llm_model", "gguf_meta", "runtime_version")
+PLACED = ("llm_model", "gguf_meta", "runtime_version", "vllm_wflags")   # (fix66g) vllm_wflags: a run's --quantization
 PLACED_KEPT = 256         # values kept of each, with their lines (older failures read none)
 STREAM_ONLY = {"prompt_done", "exception_block", "frame", "frame_ipy", "frame_ipy7", "frame_rich", "source_arrow", "requested_load", "progress", "progress_done", "decode_phase"}
 _GGML_FLAG = {"--ubatch-size": "ub", "--ctx-size": "c", "--batch-size": "b", "--n-gpu-layers": "ngl", "--parallel": "parallel", "-np": "parallel"}
@@ -53,11 +53,13 @@ def apply(scan, lineno, text, window=False):
                 attempt(WINDOW_SIDE[name], scan.facts, m)
             continue
         attempt(HANDLERS[name], scan, scan.facts, m, text, lineno, window)   # a figure that is no number: no fact
-        if name in PLACED and not window:
-            f = scan.facts
+        if name in PLACED and (not window or name == "vllm_wflags"):
+            f = scan.facts          # (fix66g) a run's flags read back from the window: placed just before the failure
             hist = f["fact_line"].setdefault(name, collections.deque(maxlen=PLACED_KEPT))
-            hist.append((lineno, f["llm_model"] if name == "llm_model" else dict(f["runtime_version"])
-                         if name == "runtime_version" else (f["gguf_type"], f["gguf_params"], f["gguf_size"])))
+            at = getattr(scan, "_lineno", 1) - 1 if window else lineno
+            if not hist or at >= hist[-1][0]:
+                hist.append((at, f["llm_model"] if name == "llm_model" else dict(f[name])
+                             if name in ("runtime_version", "vllm_wflags") else (f["gguf_type"], f["gguf_params"], f["gguf_size"])))
     if window:
         return
     if "Traceback (most recent call last)" in text and scan.cur is None:
@@ -308,7 +310,9 @@ def _vllm_wflags(f, text):
     quant (the method's name, lower case; the engine config's quantization=None says none), offload (GiB), dp, ep."""
     w = f["vllm_wflags"]
     for m in L.VLLM_WEIGHT_FLAGS.finditer(text):
-        if m.group(1) and m.group(1).lower() != "none":
+        if m.group(1) and m.group(1).lower() == "none":
+            w.pop("quant", None)          # (fix66g) this run's engine config: no method (an earlier run's does not stick)
+        elif m.group(1):
             w["quant"] = m.group(1).lower()
         elif m.group(2):
             w["offload"] = max(w.get("offload", 0.0), num(m.group(2)))

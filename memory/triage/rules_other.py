@@ -482,11 +482,12 @@ OTHER = [
                 + ": allocations outside its compiled plan (a custom node patching the model) take memory the plan does not "
                   "count; update that node, or start ComfyUI with --disable-comfy-compiler"),
     R("other", 3.0, lambda x: kind("comfy.dynamic_vram")(x) and not AF.named_form(x),
-      lambda x: "ComfyUI Dynamic VRAM (comfy-aimdo) failed to map weights: " + x.text[:120]),
+      AF.dynamic_words),          # (fix66g) "the driver refused" only where aimdo's line says so
     # (fix66d) comfy-aimdo's own forms (aimdo_forms.py): the model file's mapping, and the VBAR's own range overrun
     R("other", 6.0, AF.model_mmap, lambda x: "comfy-aimdo could not open, size or map the model file" + AF.mmap_file(x) + ": a "
-      "missing, unreadable, empty or truncated file or a mapping the OS refused, not a lack of RAM or VRAM; check the file "
-      "(re-download it), keep models on a local disk, or start ComfyUI with --disable-dynamic-vram"),
+      "missing, unreadable or empty file, a path Windows cannot open (non-ASCII characters), or a mapping the OS refused, not "
+      "a lack of RAM or VRAM; check the file, keep models on a local disk under an ASCII path, or start ComfyUI with "
+      "--disable-dynamic-vram"),
     R("other", 6.0, AF.vbar_oom, "the model's tensors ran past the range comfy-aimdo reserved for this model (VBAR OOM): the "
       "range is sized from what ComfyUI counts for the model, so the model holds far more than ComfyUI counted (often a "
       "custom node that adds layers or brings its own model class), not a full card; update the node that loads it and ComfyUI, or start ComfyUI with --disable-dynamic-vram"),

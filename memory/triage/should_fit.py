@@ -18,6 +18,7 @@ import bisect
 import re
 
 from ..units import GiB, MiB
+from . import vllm_quant
 
 FIT_SHARE = 0.8
 RUNTIMES = ("vllm", "llama.cpp", "ollama")
@@ -125,6 +126,8 @@ def _facts(x):
             f["llm_model"] = value
         elif name == "runtime_version":
             f["runtime_version"] = value or {}
+        elif name == "vllm_wflags":       # (fix66g) this run's flags: the last before the failure, the previous failure's too
+            f["vllm_wflags"] = kept[i][1] if i >= 0 else {}
         else:
             f["gguf_type"], f["gguf_params"], f["gguf_size"] = value or (None, None, None)
     return f
@@ -150,9 +153,11 @@ def _verdict(x):
     if rt == "vllm":
         if f["vllm_dtype"] not in HALF:
             return None                       # weights at 4 bytes (float32) or another dtype: the plan sizes 2
-        wdt = _vllm_quant(x)                  # (fix66d) --quantization's precision, as _over_card sizes it
+        load, wdt = vllm_quant.precision(f, name, spec)   # (fix66d, fix66g) --quantization's precision, at load and after
         if wdt is False:
             return None
+        if load != wdt and ((r0 := _load_weights(x, spec, name, load)) is None or r0["weights"] > card):
+            return None                       # quantised in flight after a 16-bit load that does not fit the card
         ctx = f["vllm_maxlen"]
         if f["vllm_util"]:
             knobs["gpu_memory_utilization"] = f["vllm_util"]
@@ -232,31 +237,28 @@ def _over_card(x):
         return None
     f = _facts(x)
     name = _model(f, "vllm")
-    w = x.f["vllm_wflags"]
+    w = f["vllm_wflags"]
     if not name or f["vllm_dtype"] not in HALF or x.f["vllm_tp"] > 1:
         return None
     if w.get("offload") or (w.get("ep") and w.get("dp", 1) > 1):
         return None          # weights kept in RAM, or the experts split over the data-parallel ranks: not all on this card
     from ..llm import kv as llm            # lazy: triage loads no LLM code at import
-    wdt = _vllm_quant(x)
-    if wdt is False:
-        return None                           # a method kv has no size for
     spec = _once(x.f, ("describe", name), lambda: llm.describe(model=name))
     if spec is None or 2 * spec.params < 0.9 * x.total:
         return None                           # (2 bytes a parameter: far under the card, no plan asked)
-    r = _once(x.f, ("weights", name, wdt), lambda: llm.plan(spec, runtime="vllm", ctx=256, vram=x.total, weights_dtype=wdt))
+    wdt, kept = vllm_quant.precision(f, name, spec, least=True)   # the load's precision (fix66g: in flight, 16-bit)
+    if kept is False:
+        return None                           # a method kv has no size for
+    r = _load_weights(x, spec, name, wdt)
     if r is None or r["weights"] <= x.total:
         return None
     precision = (f"as {wdt} (--quantization {w['quant']})" if wdt else
+                 f"in half precision (--quantization {w['quant']} converts them after loading)" if kept else
                  f"as {spec.quant} (the checkpoint's name)" if spec.quant else "in half precision")
     return {"model": spec.name, "weights": r["weights"], "card": x.total, "precision": precision}
 
 
-def _vllm_quant(x):
-    """The weights' precision vLLM's --quantization (flag or engine config) gives, as kv sizes it (llm.flags
-    VLLM_QUANTIZATION); None: no method (the checkpoint's own precision); False: a method kv has no size for."""
-    q = x.f["vllm_wflags"].get("quant")
-    if not q:
-        return None
-    from ..llm.flags import VLLM_QUANTIZATION
-    return VLLM_QUANTIZATION.get(q, False)
+def _load_weights(x, spec, name, wdt):
+    """kv's plan of the weights alone in precision wdt on this card (its "weights"), computed once per scan."""
+    from ..llm import kv as llm
+    return _once(x.f, ("weights", name, wdt), lambda: llm.plan(spec, runtime="vllm", ctx=256, vram=x.total, weights_dtype=wdt))

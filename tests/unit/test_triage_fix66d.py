@@ -149,7 +149,7 @@ def test_mps_guide_says_what_other_allocations_are_only_when_they_lead():
     _, _, ev = top(_MPS_COMFY)
     md = ev["guide"]["markdown"]
     assert ev["guide"]["id"] == "mps-memory"
-    assert "Restart the process" in md and "outside PyTorch" in md and "Close other large apps" in md
+    assert "Restart the process" in md and "outside PyTorch" in md      # (fix66g: not other apps, test_triage_fix66g)
     # PyTorch's own allocations the larger part (ComfyUI#8984's 15.72 GiB against 2.41 MiB): no such paragraph
     own = _MPS_COMFY.replace("9.57 GiB, other allocations: 17.35 GiB", "15.72 GiB, other allocations: 2.41 MiB")
     _, _, ev2 = top(own)
@@ -185,14 +185,12 @@ _SUMMARY = ("Block swap memory summary:\nTransformer blocks on cpu: 1012.07MB\nT
 
 
 def test_block_swap_with_non_blocking_moves_reads_pinned_host_ram():
-    for summary in ("", _SUMMARY.format("True")):      # the swap lines and the move's source line suffice
+    for summary in (_SUMMARY.format("True"),):      # (fix66g: the move's source line is printed whatever the setting)
         cause, conf, ev = top(_wan(summary))
         assert cause == "host-ram", (summary, conf)
         said = _evidence(ev, "host-ram")
         assert "pinned host transfers" in said, said
         assert ev["guide"]["id"] == "comfyui-pinned-memory"
-    _, _, ev = top(_wan(""))
-    assert "block swap of 20 transformer blocks with non-blocking transfers" in _evidence(ev, "host-ram")
 
 
 def test_block_swap_printed_blocking_is_not_the_pinned_reading():
