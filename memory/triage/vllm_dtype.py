@@ -15,7 +15,10 @@ _FLAG = re.compile(r"(?!)()|--dtype[ =](\w+)")        # (group 2, as in _RX)
 
 
 class _Fact:
-    """re-like: search(line) -> a match whose group(1) is the config's or the call's dtype, group(2) the flag's."""
+    """re-like: search(line) -> a match whose group(1) is the config's or the call's dtype, group(2) the flag's;
+    .pattern, a str as a compiled str pattern's (what the fuzz test and the fact gate read to pick str or bytes)."""
+
+    pattern = _RX.pattern
 
     @staticmethod
     def search(line):
