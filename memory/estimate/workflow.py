@@ -265,10 +265,12 @@ def read(wf: dict, models_dir, resolve=None, read_image=None) -> dict:
     other, files = other + left + up_left, files + side_models.components(side)  # a CLIP vision file: an encoder component
     sizes = graph["sizes"]
     size = max(sizes, key=lambda s: s[0] * s[1] * s[2] * s[3]) if sizes else None
-    graph["resizes"] += latent_scale.sized(graph, size)
     for wv, hv, t in graph["resizes"]:  # a resize keeps the length and batch of the latent it takes
         sizes.append((wv, hv) + (size[2:] if size else (1, 1)))
         notes.append(f"{t} resizes the latent to {wv}x{hv}" + ("; its length and batch are the graph's other latent's" if size else ""))
+    for wv, hv, lb, t in latent_scale.sized(graph):  # its own input's length and batch (rev66d R1b)
+        sizes.append((wv, hv) + lb)
+        notes.append(f"{t} resizes the latent to {wv}x{hv}, batch {lb[1]}")
     size = max(sizes, key=lambda s: s[0] * s[1] * s[2] * s[3]) if sizes else None
     if len(sizes) > 1:
         notes.append(f"{len(sizes)} latent sizes in the graph; the largest is estimated")

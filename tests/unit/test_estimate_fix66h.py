@@ -1,0 +1,93 @@
+"""fix66h: review rev66d's estimate findings (issue 15), each checked against ComfyUI 0.8.0's source.
+
+R1: a LatentUpscaleBy after another upscale was sized from the graph's largest base latent; ComfyUI scales the latent it
+is given (nodes.py:1298-1314: round(samples.shape[-1] * scale_by) latent px), and LatentUpscale resizes to its widgets
+(nodes.py:1279-1295: max(64, width) // 8 latent px). R1b: the batch is the input latent's (common_upscale resizes the
+last two dims only), not the graph's largest latent's."""
+from gpu_garden.memory.estimate import workflow
+
+KS = {"seed": 1, "steps": 20, "cfg": 7.0, "sampler_name": "euler", "scheduler": "normal", "denoise": 0.5,
+      "model": ["4", 0], "positive": ["6", 0], "negative": ["6", 0]}
+
+
+def _base(w, h, batch):
+    return {"4": {"class_type": "CheckpointLoaderSimple", "inputs": {"ckpt_name": "x.safetensors"}},
+            "5": {"class_type": "EmptyLatentImage", "inputs": {"width": w, "height": h, "batch_size": batch}},
+            "6": {"class_type": "CLIPTextEncode", "inputs": {"text": "a cat", "clip": ["4", 1]}},
+            "3": {"class_type": "KSampler", "inputs": dict(KS, latent_image=["5", 0], denoise=1.0)}}
+
+
+def _chain(wf, steps, last="3"):
+    """Each step (id, class, widgets) takes the previous sampler's latent and is sampled again; the last one decoded."""
+    for i, t, inputs in steps:
+        wf[i] = {"class_type": t, "inputs": dict(inputs, samples=[last, 0])}
+        wf[i + "k"] = {"class_type": "KSampler", "inputs": dict(KS, latent_image=[i, 0])}
+        last = i + "k"
+    wf["8"] = {"class_type": "VAEDecode", "inputs": {"samples": [last, 0], "vae": ["4", 2]}}
+    wf["9"] = {"class_type": "SaveImage", "inputs": {"images": ["8", 0], "filename_prefix": "x"}}
+    return wf
+
+
+BY = "LatentUpscaleBy"
+
+
+def by(x):
+    return {"upscale_method": "nearest-exact", "scale_by": x}
+
+
+def test_two_latent_upscale_by_in_a_chain():
+    """rev66d wf/two_ups.json: 1024 px batch 2 -> 128 latent px; x1.5 = 192 (1536 px); x1.5 again = 288 latent px =
+    2304 px, batch 2 (ComfyUI's nodes, chain_comfy.py: (2, 4, 288, 288)). Old code: both 1536 (the base scaled)."""
+    info = workflow.read(_chain(_base(1024, 1024, 2), [("10", BY, by(1.5)), ("12", BY, by(1.5))]), None)
+    assert info["size"] == (2304, 2304, 1, 2)
+    assert any(n.startswith("LatentUpscaleBy (scale_by 1.5 of 1536x1536) resizes the latent to 2304x2304")
+               for n in info["notes"]), info["notes"]
+
+
+def test_latent_upscale_then_latent_upscale_by():
+    """rev66d wf/ups_then_by.json: LatentUpscale 1536 x 1536 (1536 // 8 = 192 latent px), then x1.5 = 288 -> 2304 px
+    batch 2. Old code: the LatentUpscaleBy scaled the base 1024 -> 1536."""
+    ups = {"upscale_method": "nearest-exact", "width": 1536, "height": 1536, "crop": "disabled"}
+    info = workflow.read(_chain(_base(1024, 1024, 2), [("10", "LatentUpscale", ups), ("12", BY, by(1.5))]), None)
+    assert info["size"] == (2304, 2304, 1, 2)
+
+
+def test_latent_upscale_with_one_side_zero_then_by():
+    """LatentUpscale width 0, height 768 on a 1024 x 512 latent (128 x 64 latent px): width = max(64, round(128 *
+    768 / 64)) = 1536, height 768 -> latents 192 x 96; x1.25 -> 240 x 120 -> 1920 x 960 px."""
+    ups = {"upscale_method": "nearest-exact", "width": 0, "height": 768, "crop": "disabled"}
+    info = workflow.read(_chain(_base(1024, 512, 1), [("10", "LatentUpscale", ups), ("12", BY, by(1.25))]), None)
+    assert info["size"] == (1920, 960, 1, 1)
+
+
+def test_decode_after_two_upscales_is_the_chained_size():
+    """links.latent (the decode's image size) follows the chain: 512 px -> x2 = 1024 -> x2 = 2048 px (64 -> 128 -> 256
+    latent px); old code: Unread at the LatentUpscaleBy."""
+    from gpu_garden.memory.estimate import links
+    wf = _chain(_base(512, 512, 3), [("10", BY, by(2.0)), ("12", BY, by(2.0))])
+    v = links.view(wf)
+    assert links.latent(v, ["12k", 0], 0) == (2048, 2048, 3)
+
+
+def test_unfollowed_input_is_named_not_sized_from_the_base():
+    """A LatentUpscaleBy on a latent the estimate does not follow (a LoadLatent file) beside a 1024 px branch: named
+    as from its input, not the base 1024 x 1.5 = 1536 (old code); the 1024 px latent is the one sized."""
+    wf = _chain(_base(1024, 1024, 1), [("10", BY, by(1.5))], last="30")
+    wf["30"] = {"class_type": "LoadLatent", "inputs": {"latent": "a.latent"}}
+    wf["31"] = {"class_type": "VAEDecode", "inputs": {"samples": ["3", 0], "vae": ["4", 2]}}  # the base branch, saved
+    wf["32"] = {"class_type": "SaveImage", "inputs": {"images": ["31", 0], "filename_prefix": "y"}}
+    info = workflow.read(wf, None)
+    assert info["size"] == (1024, 1024, 1, 1)
+    assert (BY, "its input latent, times scale_by (a latent the estimate does not follow)") in info["from_input"]
+
+
+def test_latent_upscale_by_keeps_its_input_batch():
+    """rev66d wf/branch_batch.json: 512 px batch 3 x2 beside a 1024 px batch 1 branch: ComfyUI's upscale is (3, 4,
+    128, 128), batch 3 at 1024 px (chain_comfy.py). Old code: batch 1 (the graph's largest latent's)."""
+    wf = _chain(_base(512, 512, 3), [("10", BY, by(2.0))])
+    wf.update({"20": {"class_type": "EmptyLatentImage", "inputs": {"width": 1024, "height": 1024, "batch_size": 1}},
+               "21": {"class_type": "KSampler", "inputs": dict(KS, latent_image=["20", 0], denoise=1.0)},
+               "22": {"class_type": "VAEDecode", "inputs": {"samples": ["21", 0], "vae": ["4", 2]}},
+               "23": {"class_type": "SaveImage", "inputs": {"images": ["22", 0], "filename_prefix": "y"}}})
+    info = workflow.read(wf, None)
+    assert info["size"] == (1024, 1024, 1, 3)
