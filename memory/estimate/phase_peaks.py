@@ -96,10 +96,11 @@ def peak_on(est: dict, budget) -> dict:
         if vinfo["tiled_bytes"] is not None:  # None: no pixel tiles (Hunyuan3D's ShapeVAE, hunyuan3d.decode_phase)
             phase("vae_decode_tiled", wv, vinfo["tiled_bytes"])
         if vae_mod.retries_tiled(pol.get("runner")) and mode == "auto" and vinfo["fallback_bytes"] is not None:
-            if vinfo["fallback"]:  # taken already: one sample is over the free memory (vae.phase)
-                per = vinfo["per_sample"]
-                untiled["vae_decode"] = int(wv + per + int(FRAGMENTATION * per) + fixed_total)
-                untiled_bd["vae_decode"] = _retry_phase(wv, per, fixed_total)  # its breakdown: the text's row (fix66a)
+            if vinfo["fallback"]:  # taken already: the batch ComfyUI chose is over the free memory (vae.phase)
+                per = vinfo["per_sample"] * vinfo.get("tried", 1)  # the untiled try: that batch at once, with the
+                kept = wv + dm_kept  # diffusion model still loaded beside it (what made it run out: fix66h)
+                untiled["vae_decode"] = int(kept + per + int(FRAGMENTATION * per) + fixed_total)
+                untiled_bd["vae_decode"] = _retry_phase(kept, per, fixed_total)  # its breakdown: the text's row (fix66a)
             elif not vinfo["tiled"]:
                 retry["vae_decode"] = _retry_phase(wv, vinfo["fallback_bytes"], fixed_total)
         if ctx.get("i2v_encode"):  # the conditioning video through the VAE's encoder, with the decode's weights around it

@@ -91,3 +91,47 @@ def test_latent_upscale_by_keeps_its_input_batch():
                "23": {"class_type": "SaveImage", "inputs": {"images": ["22", 0], "filename_prefix": "y"}}})
     info = workflow.read(wf, None)
     assert info["size"] == (1024, 1024, 1, 3)
+
+
+# -- rev66d R2: the decode batch ComfyUI chose, over the free memory it read by our figure, runs out and retries tiled --
+
+LTXV_3 = [3, 128, 13, 16, 24]  # LTX-Video 768x512x97f batch 3: 128 channels, (97-1)/8+1 frames, /32 (spec ltxv)
+
+
+def _ltxv(free):
+    from gpu_garden.memory.estimate import vae
+    return vae.phase("ltxv", LTXV_3, "bf16", free, device="cuda")
+
+
+def test_a_batch_over_the_free_memory_by_our_figure_retries_tiled():
+    """comfy/sd.py:789-797: batch = int(free / memory_used_decode), then the batch is decoded; an OOM (l.805) retries
+    tiled. LTXV's memory_used_decode is under our per-sample figure, so with free = 3 x per x 1.02 ComfyUI picks all 3
+    (int(3 x 1.02 x per / comfy) = 3), whose 3 x per x 1.05 (the 5 % margin) is over free: the tiled retry, the untiled
+    try 3 samples. Old code: 'VAE Decode, 3 of 3 sample(s) at once' (only one sample over free retried)."""
+    per, comfy = _ltxv(None)["per_sample"], _ltxv(None)["comfy_per_sample"]
+    assert comfy < per and int(3 * per * 1.02 / comfy) == 3
+    got = _ltxv(int(3 * per * 1.02))
+    assert got["fallback"] and got["tiled"] and got["tried"] == 3
+    assert got["how"].startswith("VAE Decode runs out of memory on 3 samples at once")
+    roomy = _ltxv(int(3 * per * 1.06))  # 3 x per x 1.05 fits: decoded untiled, 3 at once
+    assert not roomy["fallback"] and roomy["batch"] == 3
+
+
+def test_ltxv_batch_3_on_18_5_runs_tiled_with_the_kept_model_in_the_untiled_try(capsys):
+    """rev66d R2 (estimate ltxv --batch 3 --vram 18.5): the free memory VAE.decode reads is the budget less the
+    context, the VAE and the diffusion model ComfyUI left loaded (vae_resident); ComfyUI's batch int(free / comfy) is 3,
+    and 3 x our per-sample x 1.05 is over it: RUNS TILED, where the old code read FITS. The untiled try's row counts
+    the model still loaded (the VAE's weights + dm_kept)."""
+    import json
+
+    from support.cli_run import estimate
+    _, js, _ = estimate(capsys, "ltxv", "--batch", "3", "--vram", "18.5", "--json")
+    d = json.loads(js)
+    b, v = d["breakdown"]["vae_decode"], d["vae"]
+    free = int(18.5 * 2**30) - d["fixed"]["cuda_context"] - b["weights"] - b["dm_kept"]
+    assert b["dm_kept"] > 0 and int(free / v["comfy_per_sample"]) == 3 and 3 * v["per_sample"] * 1.05 > free
+    assert v["fallback"] and "vae_decode" in d["tiled_retry"]
+    untiled = b["weights"] + b["dm_kept"] + 3 * v["per_sample"] + int(0.05 * 3 * v["per_sample"]) + sum(d["fixed"].values())
+    assert abs(d["tiled_retry"]["vae_decode"]["untiled"] - untiled) <= 2
+    _, out, _ = estimate(capsys, "ltxv", "--batch", "3", "--vram", "18.5")
+    assert "verdict: RUNS TILED" in out
