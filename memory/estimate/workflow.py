@@ -18,8 +18,8 @@ from ..errors import UserError
 
 MAX_WORKFLOW_BYTES = 32 << 20
 
-# UI widget index of cfg (after seed's control widget), of the samplers with a cfg widget (sampler_nodes.py)
-SAMPLERS = {t: s.cfg_widget for t, s in sampler_nodes.SAMPLERS.items() if s.cfg_widget is not None}
+# UI widget index of cfg (after seed's control widget), of the samplers and guiders with a cfg widget (sampler_nodes.py)
+SAMPLERS = {t: s.cfg_widget for t, s in sampler_nodes.SAMPLERS.items() if s.cfg_widget is not None} | sampler_nodes.GUIDERS
 CPU_TE = "text encoders on the CPU (loader device: cpu)"
 WEIGHT_DTYPE = {"fp8_e4m3fn": "fp8", "fp8_e4m3fn_fast": "fp8", "fp8_e5m2": "fp8"}
 
@@ -241,6 +241,8 @@ def read(wf: dict, models_dir, resolve=None, read_image=None) -> dict:
             _latent_node(t, w, graph)
         elif t in SAMPLERS and isinstance(w.get("cfg"), (int, float)):
             cfgs.append(float(w["cfg"]))
+        elif t in sampler_nodes.FIXED_CFG:
+            cfgs.append(sampler_nodes.FIXED_CFG[t])
         elif t == "VAEDecodeTiled":
             try:
                 tiled = {"tile": int(w.get("tile_size") or spec.TILE_NODE["tile"]),

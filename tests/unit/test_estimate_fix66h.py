@@ -135,3 +135,53 @@ def test_ltxv_batch_3_on_18_5_runs_tiled_with_the_kept_model_in_the_untiled_try(
     assert abs(d["tiled_retry"]["vae_decode"]["untiled"] - untiled) <= 2
     _, out, _ = estimate(capsys, "ltxv", "--batch", "3", "--vram", "18.5")
     assert "verdict: RUNS TILED" in out
+
+
+# -- rev66d R5: the guider's cfg (SamplerCustomAdvanced samples with its guider's) -------------------------------------
+
+def _guided(guider, inputs):
+    """FLUX-style SamplerCustomAdvanced graph whose guider is `guider` (API format)."""
+    return {"4": {"class_type": "CheckpointLoaderSimple", "inputs": {"ckpt_name": "x.safetensors"}},
+            "5": {"class_type": "EmptyLatentImage", "inputs": {"width": 1024, "height": 1024, "batch_size": 1}},
+            "6": {"class_type": "CLIPTextEncode", "inputs": {"text": "a cat", "clip": ["4", 1]}},
+            "20": {"class_type": guider, "inputs": dict(inputs, model=["4", 0], positive=["6", 0])},
+            "21": {"class_type": "RandomNoise", "inputs": {"noise_seed": 1}},
+            "22": {"class_type": "KSamplerSelect", "inputs": {"sampler_name": "euler"}},
+            "23": {"class_type": "BasicScheduler", "inputs": {"scheduler": "simple", "steps": 20, "denoise": 1.0,
+                                                              "model": ["4", 0]}},
+            "3": {"class_type": "SamplerCustomAdvanced", "inputs": {"noise": ["21", 0], "guider": ["20", 0],
+                                                                    "sampler": ["22", 0], "sigmas": ["23", 0],
+                                                                    "latent_image": ["5", 0]}},
+            "8": {"class_type": "VAEDecode", "inputs": {"samples": ["3", 0], "vae": ["4", 2]}},
+            "9": {"class_type": "SaveImage", "inputs": {"images": ["8", 0], "filename_prefix": "x"}}}
+
+
+def test_cfg_guider_cfg_is_read():
+    """CFGGuider.execute sets its cfg widget on the guider (nodes_custom_sampler.py:817-820); 3.5 > 1 runs the
+    uncond (samplers.py:371 skips it only at cfg 1). Old code: None (no sampler cfg widget), read as CFG off for FLUX."""
+    assert workflow.read(_guided("CFGGuider", {"cfg": 3.5, "negative": ["6", 0]}), None)["cfg"] is True
+    assert workflow.read(_guided("CFGGuider", {"cfg": 1.0, "negative": ["6", 0]}), None)["cfg"] is False
+
+
+def test_basic_guider_is_cfg_one():
+    """BasicGuider sets the positive only (Guider_Basic, l.776-778) and samples at CFGGuider's cfg 1.0: CFG off.
+    Old code: None (the family's default)."""
+    assert workflow.read(_guided("BasicGuider", {}), None)["cfg"] is False
+
+
+def test_cfg_guider_cfg_read_from_a_ui_workflow():
+    """UI format: CFGGuider's widgets_values are [cfg] (its only widget). Old code: None."""
+    nodes = [{"id": 4, "type": "CheckpointLoaderSimple", "widgets_values": ["x.safetensors"],
+              "outputs": [{"name": "MODEL", "links": [1]}, {"name": "CLIP", "links": []}, {"name": "VAE", "links": [5]}]},
+             {"id": 5, "type": "EmptyLatentImage", "widgets_values": [1024, 1024, 1], "outputs": [{"links": [3]}]},
+             {"id": 20, "type": "CFGGuider", "widgets_values": [3.5], "inputs": [{"name": "model", "link": 1}],
+              "outputs": [{"links": [2]}]},
+             {"id": 3, "type": "SamplerCustomAdvanced", "inputs": [{"name": "guider", "link": 2},
+                                                                    {"name": "latent_image", "link": 3}],
+              "outputs": [{"links": [4]}]},
+             {"id": 8, "type": "VAEDecode", "inputs": [{"name": "samples", "link": 4}, {"name": "vae", "link": 5}],
+              "outputs": [{"links": [6]}]},
+             {"id": 9, "type": "SaveImage", "widgets_values": ["x"], "inputs": [{"name": "images", "link": 6}]}]
+    links = [[1, 4, 0, 20, 0, "MODEL"], [2, 20, 0, 3, 1, "GUIDER"], [3, 5, 0, 3, 4, "LATENT"], [4, 3, 0, 8, 0, "LATENT"],
+             [5, 4, 2, 8, 1, "VAE"], [6, 8, 0, 9, 0, "IMAGE"]]
+    assert workflow.read({"nodes": nodes, "links": links, "version": 0.4}, None)["cfg"] is True
