@@ -10,7 +10,7 @@ import os
 from pathlib import Path
 
 from . import (control_feeds, families, formula, group_nodes, hunyuan3d, image_size, latent_scale, latent_upscale, links,
-               pipelines, pixel_upscale, reach, sampler_nodes, side_models, spec)
+               pipelines, pixel_upscale, reach, sampler_cfg, sampler_nodes, side_models, spec)
 from .latent_nodes import LATENT_NODES, size_widgets, widget_names
 from .model_files import (CHECKED, FOLDER_ROLES, LOADER_ROLES, LOADERS, NOT_COUNTED, NOT_FOLLOWED_NAMES, Unusable,
                           find_file, has_model_folders, not_followed)
@@ -297,6 +297,7 @@ def read(wf: dict, models_dir, resolve=None, read_image=None) -> dict:
             "pixel_upscale": (ups, graph[pixel_upscale.NODES[1]]) if ups else None,
             "latent_upscale": _upscaler(checked, staged) if graph.get("upscale") else None,
             "text_tokens": graph.get("text_tokens"), "control_samplers": control_feeds.owner_sets(wf, keyed),
+            "sampler_cfgs": sampler_cfg.of_samplers(wf, keyed),
             "control_sizes": control_feeds.latents(wf, read_image, scale), "vae_options": graph.get("vae_options")}
 
 
@@ -490,7 +491,8 @@ def estimate_workflow(wf: dict, models_dir, width=None, height=None, frames=None
     # a typed --batch is every sampler's (as it overrides the graph's latent nodes')
     runs_at = [(s and (*s[:2], b) if batch is not None else s, label) for s, label in info["control_sizes"] or ()]
     if own_sizes:
-        pol["control_sizes"] = {"of": (w, h, b), "samplers": [s for s, _ in runs_at]}
+        pol["control_sizes"] = {"of": (w, h, b), "samplers": [s for s, _ in runs_at],  # cfg 1: one conditioning
+                                "single": sampler_cfg.single(info["sampler_cfgs"]) if cfg is None and info["cfg"] else None}
     if info["pixel_upscale"]:  # ImageUpscaleWithModel: a phase of its own on the image it receives (pixel_upscale.py)
         model, img, how, step_notes = pixel_upscale.step(*info["pixel_upscale"], (w, h), f, b,
                                                          typed_size=width is not None or height is not None,

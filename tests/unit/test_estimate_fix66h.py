@@ -185,3 +185,41 @@ def test_cfg_guider_cfg_read_from_a_ui_workflow():
     links = [[1, 4, 0, 20, 0, "MODEL"], [2, 20, 0, 3, 1, "GUIDER"], [3, 5, 0, 3, 4, "LATENT"], [4, 3, 0, 8, 0, "LATENT"],
              [5, 4, 2, 8, 1, "VAE"], [6, 8, 0, 9, 0, "IMAGE"]]
     assert workflow.read({"nodes": nodes, "links": links, "version": 0.4}, None)["cfg"] is True
+
+
+# -- rev66d wf/cfg1_second.json: each sampler's own cfg where each sampler's run is counted ----------------------------
+
+def _sdxl(tmp_path):
+    from gpu_garden.memory.estimate import layouts
+    d = tmp_path / "models"
+    layouts.write_sparse("sdxl_sd_xl_base_1.0", d / "checkpoints" / "x.safetensors")
+    return d
+
+
+def _sample_acts(wf, d):
+    e = workflow.estimate_workflow(wf, d)
+    return e["breakdown"]["sample"]["activations"], e
+
+
+def test_a_second_pass_at_cfg_1_is_counted_with_one_conditioning(tmp_path):
+    """A hires fix: 1024 px batch 2 at cfg 7, LatentUpscaleBy 1.5, a second pass at 1536 px batch 2 at cfg 1. ComfyUI
+    skips the uncond of a sampler at cfg 1 (samplers.py:371), per sampler: the second pass holds 2 samples of 36864
+    tokens in the model, the base pass 4 (cond + uncond batched) of 16384 (2 x 36864 > 4 x 16384: the second pass's
+    run is the sample phase). Expected: the same pass alone (one KSampler at 1536 px batch 2, cfg 1: CFG off), the
+    one-sampler path. Old code: the largest cfg for every sampler, 4 samples of 36864 in the model."""
+    d = _sdxl(tmp_path)
+    both = _chain(_base(1024, 1024, 2), [("10", BY, by(1.5))])
+    both["10k"]["inputs"]["cfg"] = 1.0
+    alone = _base(1536, 1536, 2)
+    alone["3"]["inputs"]["cfg"] = 1.0
+    alone.update({"8": {"class_type": "VAEDecode", "inputs": {"samples": ["3", 0], "vae": ["4", 2]}},
+                  "9": {"class_type": "SaveImage", "inputs": {"images": ["8", 0], "filename_prefix": "x"}}})
+    got, e = _sample_acts(both, d)
+    want, e1 = _sample_acts(alone, d)
+    assert e["cfg"] and not e1["cfg"]  # the estimate's CFG is on (the base pass's cfg 7), the pass alone's off
+    assert got == want
+    assert e["breakdown"]["sample"]["sampler"] == {"index": 1, "size": [1536, 1536], "batch": 2, "cfg1": True}
+    assert any("cfg 1: no uncond" in a for a in e["assumptions"]), e["assumptions"]
+    both["10k"]["inputs"]["cfg"] = 7.0  # the guard: both at cfg 7, the second pass with cond and uncond
+    alone["3"]["inputs"]["cfg"] = 7.0
+    assert _sample_acts(both, d)[0] == _sample_acts(alone, d)[0] > want
