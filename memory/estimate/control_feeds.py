@@ -197,13 +197,14 @@ def how_line(est, run, sizes) -> list:
     latents()'), the estimated size's after them."""
     ctx = est["_ctx"]
     if not run or not ctx["has_dm"] or not 0 <= run["index"] < len(sizes or ()) or (
-            list(run["size"]), run["batch"]) == ([ctx["width"], ctx["height"]], ctx["batch"]):
+            list(run["size"]), run["batch"], run.get("cfg1")) == ([ctx["width"], ctx["height"]], ctx["batch"], None):
         return est["assumptions"]
-    got = sample_acts.at(ctx, *run["size"], run["batch"])
+    got = sample_acts.at(ctx, *run["size"], run["batch"], bool(run.get("cfg1")))
     if not got:
         return est["assumptions"]
     old, at = f"sample: {ctx['sample_how']}", "x".join(map(str, run["size"])) + (
         f", batch {run['batch']}" if run["batch"] != 1 or ctx["batch"] != 1 else "")
+    at += ", cfg 1: no uncond" if run.get("cfg1") else ""
     return [f"sample: {got['how']} ({sizes[run['index']][1]}'s run at {at}, the one counted; at the estimated size "
             f"{ctx['sample_how'].rsplit(', ', 1)[-1]})" if a == old else a for a in est["assumptions"]]
 

@@ -383,14 +383,18 @@ def image(v, ref, depth):
 
 
 def latent(v, ref, depth):
-    """(width, height, batch) of the image a latent decodes to: followed back through the samplers to a still-image
-    latent node's widgets or to the image a VAEEncode encodes."""
+    """(width, height, batch) of the image a latent decodes to: followed back through the samplers and latent upscales
+    (LatentUpscaleBy, LatentUpscale: latent_scale.resized) to a still-image latent node's widgets or to the image a
+    VAEEncode encodes."""
     while True:
         h, t, depth = _source(v, ref, depth, "a latent")
         if t in SAMPLED or t in PASSED:
             ref = v.link_of(h, SAMPLED.get(t) or PASSED[t])  # the Footprint Estimate node unlinked: no source, Unread
         elif t in ENCODES:
             return image(v, v.link_of(h, ENCODES[t]), depth)
+        elif t in ("LatentUpscaleBy", "LatentUpscale"):  # fix66h (rev66d R1): the chain followed, not stopped at them
+            from . import latent_scale
+            return latent_scale.resized(v, h, t, latent(v, v.link_of(h, "samples"), depth), depth)
         elif t in LATENT_NODES and LATENT_NODES[t].kind == "size" and {"width", "height"} <= set(
                 size_widgets(t).values()) and "length" not in size_widgets(t).values():
             got = {role: int(_num(widget(v, h, n, depth), f"{v.label(h)}.{n}")) for n, role in size_widgets(t).items()}

@@ -33,8 +33,8 @@ def peak_on(est: dict, budget) -> dict:
     sizes = side_models.sampler_sizes(pol.get("control_sizes"), ctx["family"], ctx["width"], ctx["height"],
                                       ctx["frames"], ctx["batch"], est["latent"]["image_tokens"])
     sizes = sizes if sizes and ctx["has_dm"] else None  # no diffusion model: no sample phase
-    tokens = [s and (s[2], sample_acts.in_model(ctx, s[3])) for s in sizes] if sizes else None
-    own = [s and sample_acts.at(ctx, s[0], s[1], s[3]) for s in sizes] if sizes and len(sizes) > 1 else None
+    tokens = [s and (s[2], sample_acts.in_model(ctx, s[3], s[4])) for s in sizes] if sizes else None
+    own = [s and sample_acts.at(ctx, s[0], s[1], s[3], s[4]) for s in sizes] if sizes and len(sizes) > 1 else None
     own = own if own and any(own) else None  # exact mode's traced figure: every sampler at the estimated size's
 
     def phase(name, weights, acts, slack=0, per=None):
@@ -50,6 +50,8 @@ def peak_on(est: dict, budget) -> dict:
         if per and at is not None:  # the sampler whose run is the phase: control_feeds.latents' order, the size counted
             s = sizes[at] or (ctx["width"], ctx["height"], None, ctx["batch"])
             breakdown[name]["sampler"] = {"index": at, "size": list(s[:2]), "batch": s[3]}
+            if len(s) > 4 and s[4]:  # its cfg is 1: no uncond in its run (sampler_cfg.py)
+                breakdown[name]["sampler"]["cfg1"] = True
         phases[name] = int(weights + acts + margin + fixed_total)
 
     if ctx["has_te"]:
@@ -96,10 +98,11 @@ def peak_on(est: dict, budget) -> dict:
         if vinfo["tiled_bytes"] is not None:  # None: no pixel tiles (Hunyuan3D's ShapeVAE, hunyuan3d.decode_phase)
             phase("vae_decode_tiled", wv, vinfo["tiled_bytes"])
         if vae_mod.retries_tiled(pol.get("runner")) and mode == "auto" and vinfo["fallback_bytes"] is not None:
-            if vinfo["fallback"]:  # taken already: one sample is over the free memory (vae.phase)
-                per = vinfo["per_sample"]
-                untiled["vae_decode"] = int(wv + per + int(FRAGMENTATION * per) + fixed_total)
-                untiled_bd["vae_decode"] = _retry_phase(wv, per, fixed_total)  # its breakdown: the text's row (fix66a)
+            if vinfo["fallback"]:  # taken already: the batch ComfyUI chose is over the free memory (vae.phase)
+                per = vinfo["per_sample"] * vinfo.get("tried", 1)  # the untiled try: that batch at once, with the
+                kept = wv + dm_kept  # diffusion model still loaded beside it (what made it run out: fix66h)
+                untiled["vae_decode"] = int(kept + per + int(FRAGMENTATION * per) + fixed_total)
+                untiled_bd["vae_decode"] = _retry_phase(kept, per, fixed_total)  # its breakdown: the text's row (fix66a)
             elif not vinfo["tiled"]:
                 retry["vae_decode"] = _retry_phase(wv, vinfo["fallback_bytes"], fixed_total)
         if ctx.get("i2v_encode"):  # the conditioning video through the VAE's encoder, with the decode's weights around it

@@ -54,25 +54,27 @@ def activations(family, arch, lat, b_eff, pol, table, held=0, notes=None) -> dic
     return {"act": act + held, "naive": naive, "how": how, "mask": mask}
 
 
-def in_model(ctx, batch) -> int:
+def in_model(ctx, batch, single=False) -> int:
     """The batch in the model of a run on `batch` latent samples: the estimate's CFG factor (formula.estimate: cond and
-    uncond batched, x2), as its own batch_in_model is built."""
-    return batch * ctx["sample_call"]["per_sample"]
+    uncond batched, x2), as its own batch_in_model is built; single: a sampler at cfg 1, whose uncond ComfyUI skips
+    (comfy/samplers.py:371; sampler_cfg.py): one conditioning."""
+    return batch * (1 if single else ctx["sample_call"]["per_sample"])
 
 
-def at(ctx, width, height, batch):
+def at(ctx, width, height, batch, single=False):
     """{act, naive, mask, how} of the estimate's diffusion model (ctx: its _ctx) sampling a latent of width x height
     and `batch` samples (a sampler's own: ComfyUI sizes each sampler's run on its own noise shape, batch included,
     comfy/sampler_helpers.py:121), the estimate's frames, CFG factor and policy; None where no figure of its own can be
     made: no diffusion model, or the activations were traced at the estimated size (exact mode: that trace is the only
-    figure)."""
+    figure). single: a sampler at cfg 1 (in_model)."""
     s, pol = ctx.get("sample_call"), ctx["policy"]
     if not s or pol.get("sample_activations") is not None:
         return None
-    key = (width, height, batch) + tuple(pol.get(k) for k in POLICY_KEYS)  # judged on every card tier: made once a size
+    key = (width, height, batch, single) + tuple(pol.get(k) for k in POLICY_KEYS)  # judged on every card tier: once a size
     if key not in s.setdefault("memo", {}):
         lat = latent(ctx["family"], width, height, ctx["frames"], batch, pol)
-        s["memo"][key] = activations(ctx["family"], ctx["arch"], lat, in_model(ctx, batch), pol, s["table"], s["held"])
+        s["memo"][key] = activations(ctx["family"], ctx["arch"], lat, in_model(ctx, batch, single), pol, s["table"],
+                                     s["held"])
     return s["memo"][key]
 
 

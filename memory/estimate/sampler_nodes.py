@@ -19,3 +19,10 @@ SAMPLERS = {"KSampler": Sampler("latent_image", ("positive", "negative"), 3),
             "KSamplerAdvanced": Sampler("latent_image", ("positive", "negative"), 4),
             "SamplerCustom": Sampler("latent_image", ("positive", "negative"), 3),
             "SamplerCustomAdvanced": Sampler("latent_image", ("guider",), None, ("guider",))}
+
+# the guiders SamplerCustomAdvanced samples with (comfy_extras/nodes_custom_sampler.py): CFGGuider (l.801-821) sets the
+# cfg of its cfg widget, its only one (UI index 0); BasicGuider (l.776-795) sets only the positive and keeps
+# CFGGuider's cfg 1.0: ComfyUI skips the uncond at cfg 1 (comfy/samplers.py:371). rev66d R5: a CFGGuider at 3.5 was
+# read as CFG off (only the samplers' own cfg widgets were read)
+GUIDERS = {"CFGGuider": 0}  # {node: its cfg widget's UI index}
+FIXED_CFG = {"BasicGuider": 1.0}  # {node: the cfg it samples with, no widget}

@@ -175,8 +175,8 @@ def added(side, phase, keep=False):
 
 
 def sampler_sizes(sizes, family, width, height, frames, batch, image_tokens):
-    """[(width, height, image tokens, batch) of each sampler's own latent where its tokens or its batch differ from the
-    estimate's (fewer or more: a hires fix's base pass, a branch of another size or batch), else None (that sampler's
+    """[(width, height, image tokens, batch, single) of each sampler's own latent where its tokens or its batch differ
+    from the estimate's, or its cfg is 1 (single: sizes["single"], sampler_cfg.single: no uncond in its run) (fewer or more: a hires fix's base pass, a branch of another size or batch), else None (that sampler's
     run is the estimated size's, or its latent is not followed)] in control_feeds.latents() order, or None. sizes:
     {"of": (w, h, batch) the graph's estimated size, "samplers": [(w, h, batch) or None]} (workflow.py sets it where
     the size is the graph's: not typed, a still image); each sampler's size and batch scale with the estimate's
@@ -184,11 +184,12 @@ def sampler_sizes(sizes, family, width, height, frames, batch, image_tokens):
     its tokens are the family's latent geometry's."""
     if not sizes or frames != 1 or not all(sizes.get("of") or ()):
         return None
-    out = []
-    for s in sizes.get("samplers") or ():
+    out, one = [], sizes.get("single") or ()
+    for i, s in enumerate(sizes.get("samplers") or ()):
         w, h, b = scaled(s, sizes["of"], (width, height, batch)) if s else (None, None, None)
         n = latent_geometry(family, w, h)["image_tokens"] if s else None
-        out.append((w, h, n, b) if n is not None and (n != image_tokens or b != batch) else None)
+        single = i < len(one) and one[i]  # cfg 1: one conditioning in the model (sampler_cfg.py), a run of its own
+        out.append((w, h, n, b, single) if n is not None and (n != image_tokens or b != batch or single) else None)
     return out
 
 

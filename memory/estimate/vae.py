@@ -441,7 +441,7 @@ def diffusers_hv_decode(latent_shape, dtype, tile=None, spatial=False):
 def phase(kind: str, latent_shape, dtype="bf16", free_bytes=None, mode="auto", tile=None, runner="comfyui",
           device=None, slicing=False, tile_px=None, gpu_arch=None, vae_options=None) -> dict:
     """The decode as ComfyUI runs it. mode "auto": VAE Decode (batch chosen from free memory; the tiled
-    fallback when one sample does not fit); "untiled"; "tiled": VAE Decode (Tiled) with `tile`.
+    fallback when that batch, by our per-sample figure with the margin, does not fit it: `tried` samples); "untiled"; "tiled": VAE Decode (Tiled) with `tile`.
     device "cuda": every figure includes the CUDA convolution workspace (cuda_conv.py), also given apart as
     conv_workspace (of the figure chosen); None: tracer-equivalent.
     runner "diffusers": the whole batch in one call (its pipelines), no tiled retry; allocator_slack: what its fitted
@@ -515,9 +515,12 @@ def phase(kind: str, latent_shape, dtype="bf16", free_bytes=None, mode="auto", t
                    f"holding the ones decoded before ({fmt_bytes(held)})", conv_workspace=ws["per"])
     elif whole:
         out.update(bytes=n * per, how=f"the pipeline decodes all {n} sample(s) in one call", conv_workspace=n * ws["per"])
-    elif mode == "auto" and free_bytes is not None and per > free_bytes:
-        out.update(bytes=fb_tile, tiled=True, fallback=True, batch=1, conv_workspace=ws["fb"], allocator_slack=0,
-                   how="VAE Decode runs out of memory on one sample and ComfyUI retries in tiles")
+    elif mode == "auto" and free_bytes is not None and n * per * (1 + spec.FRAGMENTATION) > free_bytes:
+        # the batch ComfyUI chose (its own per-sample figure) over the free memory it read, by ours with the margin: its
+        # decode raises OOM on that batch and retries tiled (comfy/sd.py:789-810; rev66d R2: it read FITS)
+        out.update(bytes=fb_tile, tiled=True, fallback=True, batch=1, tried=n, conv_workspace=ws["fb"], allocator_slack=0,
+                   how=f"VAE Decode runs out of memory on {'one sample' if n == 1 else f'{n} samples at once'} and "
+                   "ComfyUI retries in tiles")
     else:
         out.update(bytes=n * per, how=f"VAE Decode, {n} of {latent_shape[0]} sample(s) at once", conv_workspace=n * ws["per"])
     out["how"] = note + out["how"]

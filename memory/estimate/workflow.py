@@ -10,7 +10,7 @@ import os
 from pathlib import Path
 
 from . import (control_feeds, families, formula, group_nodes, hunyuan3d, image_size, latent_scale, latent_upscale, links,
-               pipelines, pixel_upscale, reach, sampler_nodes, side_models, spec)
+               pipelines, pixel_upscale, reach, sampler_cfg, sampler_nodes, side_models, spec)
 from .latent_nodes import LATENT_NODES, size_widgets, widget_names
 from .model_files import (CHECKED, FOLDER_ROLES, LOADER_ROLES, LOADERS, NOT_COUNTED, NOT_FOLLOWED_NAMES, Unusable,
                           find_file, has_model_folders, not_followed)
@@ -18,8 +18,8 @@ from ..errors import UserError
 
 MAX_WORKFLOW_BYTES = 32 << 20
 
-# UI widget index of cfg (after seed's control widget), of the samplers with a cfg widget (sampler_nodes.py)
-SAMPLERS = {t: s.cfg_widget for t, s in sampler_nodes.SAMPLERS.items() if s.cfg_widget is not None}
+# UI widget index of cfg (after seed's control widget), of the samplers and guiders with a cfg widget (sampler_nodes.py)
+SAMPLERS = {t: s.cfg_widget for t, s in sampler_nodes.SAMPLERS.items() if s.cfg_widget is not None} | sampler_nodes.GUIDERS
 CPU_TE = "text encoders on the CPU (loader device: cpu)"
 WEIGHT_DTYPE = {"fp8_e4m3fn": "fp8", "fp8_e4m3fn_fast": "fp8", "fp8_e5m2": "fp8"}
 
@@ -241,6 +241,8 @@ def read(wf: dict, models_dir, resolve=None, read_image=None) -> dict:
             _latent_node(t, w, graph)
         elif t in SAMPLERS and isinstance(w.get("cfg"), (int, float)):
             cfgs.append(float(w["cfg"]))
+        elif t in sampler_nodes.FIXED_CFG:
+            cfgs.append(sampler_nodes.FIXED_CFG[t])
         elif t == "VAEDecodeTiled":
             try:
                 tiled = {"tile": int(w.get("tile_size") or spec.TILE_NODE["tile"]),
@@ -265,10 +267,12 @@ def read(wf: dict, models_dir, resolve=None, read_image=None) -> dict:
     other, files = other + left + up_left, files + side_models.components(side)  # a CLIP vision file: an encoder component
     sizes = graph["sizes"]
     size = max(sizes, key=lambda s: s[0] * s[1] * s[2] * s[3]) if sizes else None
-    graph["resizes"] += latent_scale.sized(graph, size)
     for wv, hv, t in graph["resizes"]:  # a resize keeps the length and batch of the latent it takes
         sizes.append((wv, hv) + (size[2:] if size else (1, 1)))
         notes.append(f"{t} resizes the latent to {wv}x{hv}" + ("; its length and batch are the graph's other latent's" if size else ""))
+    for wv, hv, lb, t in latent_scale.sized(graph):  # its own input's length and batch (rev66d R1b)
+        sizes.append((wv, hv) + lb)
+        notes.append(f"{t} resizes the latent to {wv}x{hv}, batch {lb[1]}")
     size = max(sizes, key=lambda s: s[0] * s[1] * s[2] * s[3]) if sizes else None
     if len(sizes) > 1:
         notes.append(f"{len(sizes)} latent sizes in the graph; the largest is estimated")
@@ -293,6 +297,7 @@ def read(wf: dict, models_dir, resolve=None, read_image=None) -> dict:
             "pixel_upscale": (ups, graph[pixel_upscale.NODES[1]]) if ups else None,
             "latent_upscale": _upscaler(checked, staged) if graph.get("upscale") else None,
             "text_tokens": graph.get("text_tokens"), "control_samplers": control_feeds.owner_sets(wf, keyed),
+            "sampler_cfgs": sampler_cfg.of_samplers(wf, keyed),
             "control_sizes": control_feeds.latents(wf, read_image, scale), "vae_options": graph.get("vae_options")}
 
 
@@ -486,7 +491,8 @@ def estimate_workflow(wf: dict, models_dir, width=None, height=None, frames=None
     # a typed --batch is every sampler's (as it overrides the graph's latent nodes')
     runs_at = [(s and (*s[:2], b) if batch is not None else s, label) for s, label in info["control_sizes"] or ()]
     if own_sizes:
-        pol["control_sizes"] = {"of": (w, h, b), "samplers": [s for s, _ in runs_at]}
+        pol["control_sizes"] = {"of": (w, h, b), "samplers": [s for s, _ in runs_at],  # cfg 1: one conditioning
+                                "single": sampler_cfg.single(info["sampler_cfgs"]) if cfg is None and info["cfg"] else None}
     if info["pixel_upscale"]:  # ImageUpscaleWithModel: a phase of its own on the image it receives (pixel_upscale.py)
         model, img, how, step_notes = pixel_upscale.step(*info["pixel_upscale"], (w, h), f, b,
                                                          typed_size=width is not None or height is not None,

@@ -170,16 +170,16 @@ def test_an_image_known_by_its_area_is_upscaled_by_its_area(tmp_path):
     assert (est["width"], est["height"]) == (4096, 4096)
 
 
-def test_a_decode_of_a_latent_not_followed_is_not_read(tmp_path):
-    """A decode of a latent from a node the estimate does not follow (LatentUpscaleBy here): the second pass is not
-    sized from the graph (links.latent stops at LatentUpscaleBy); the estimate is the graph's largest latent: fix66a
-    sizes LatentUpscaleBy itself, 512 x 1.5 = 768 (64 latent px x 1.5 = 96, nodes.py:1310), where it stood at 512."""
+def test_a_decode_of_an_upscaled_latent_is_followed(tmp_path):
+    """A decode of a LatentUpscaleBy's latent: fix66h (rev66d R1) follows it (links.latent stopped there before and the
+    estimate was the upscale's own 768): 512 px = 64 latent px x 1.5 = 96 -> 768 px (nodes.py:1310), decoded, x4 by
+    the model = 3072, ImageScaleBy 0.5 = 1536 px, encoded and sampled: the second pass is 1536 x 1536."""
     wf = _api()
     wf["12"] = {"class_type": "LatentUpscaleBy", "inputs": {"samples": ["3", 0], "upscale_method": "nearest-exact",
                                                             "scale_by": 1.5}}
     wf["4"]["inputs"]["samples"] = ["12", 0]
     est = workflow.estimate_workflow(wf, _models(tmp_path))
-    assert (est["width"], est["height"]) == (768, 768)
+    assert (est["width"], est["height"]) == (1536, 1536)
 
 
 # -- 2: the upscale model not found --------------------------------------------------------------------------------------
