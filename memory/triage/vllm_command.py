@@ -44,6 +44,7 @@ _INSTALL = re.compile(r"\binstall\b")          # pip / uv pip / conda install li
 
 def seen(f, m, text=None) -> None:
     """The "vllm_batched" fact's handler: every setting the line states (the engine config line has several)."""
+    runs = None     # whether the line runs vLLM (and installs nothing): read once, at its first -q (review rev66e #3)
     for m in BATCHED_RE.finditer(text) if text is not None else (m,):
         if m.group("v0"):
             f["vllm_v0"] = True
@@ -54,8 +55,11 @@ def seen(f, m, text=None) -> None:
         elif m.group("cq"):
             f["vllm_ckpt_quant"] = m.group("cq").lower()
         elif m.group("uq") or m.group("q"):
-            if m.group("q") and (text is None or not _RUNS_VLLM.search(text) or _INSTALL.search(text)):
-                continue
+            if m.group("q"):
+                if runs is None:
+                    runs = text is not None and bool(_RUNS_VLLM.search(text)) and not _INSTALL.search(text)
+                if not runs:
+                    continue
             f["vllm_own_quant"] = (m.group("uq") or m.group("q")).lower()
         else:
             f["vllm_batched"] = int(m.group(1) or m.group(2))
@@ -95,7 +99,9 @@ def batched_in_force(f, card=None):
         version = version if known else V0_NAMED_FROM
         knobs = {"vllm_engine": "v0"}
     else:
-        if not card:
+        # vLLM's logs name no card, and its V1 rule makes an A100 (80 GiB) 2048 like a small card: a card of 70 GiB or more
+        # with no name is as unknown as no card (review rev66e #2)
+        if not card or card >= BIG_CARD and not f.get("device"):
             return None, "card"
         ctx = int(f.get("vllm_maxlen") or 2048)
         knobs = {"vllm_engine": "v1" if f.get("vllm_v1") else None, "gpu_name": f.get("device"), "vllm_entrypoint": "serve"}

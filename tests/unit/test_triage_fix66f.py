@@ -56,6 +56,16 @@ def test_a_2gib_discrete_card_in_a_script_keeps_fix_1_to_3():
     assert not g["faqs"] or not any(f["id"] == "faq-igpu-carveout" for f in g["faqs"])
 
 
+@pytest.mark.parametrize("device", ["cuda:0 AMD Radeon RX 550 / 550 Series : native", "cuda:0 AMD Radeon 520 : native"])
+def test_a_2gib_discrete_radeon_under_rocm_keeps_fix_1_to_3(device):
+    """(review rev66e #1) a tiny total under ROCm took the carve-out advice whatever the device's name: an RX 550 2 GB
+    (gfx803) or a Radeon 520 is a discrete card with no UMA frame buffer to raise."""
+    cause, ev = _answer(_comfy_2g(device, kind="HIP", backend_path="/root/ComfyUI").replace("2.5.1+cu124", "2.5.1+rocm5.7"))
+    g = ev["guide"]
+    assert "Fix 1" in g["markdown"] and "larger carve-out" not in g["markdown"], g["markdown"]
+    assert not any(f["id"] == "faq-igpu-carveout" for f in g["faqs"])
+
+
 def test_an_apu_named_by_comfyui_gets_the_carveout_advice():
     """Regression check: an AMD APU under ROCm as ComfyUI names it ("AMD Radeon(TM) Graphics") keeps the carve-out
     paragraph and note."""
@@ -165,14 +175,41 @@ def test_v0_above_32k_has_2048_in_force():
     assert vllm_command.batched_in_force(dict(f, vllm_maxlen=16384), 8 * 2 ** 30)[0] == 16384
 
 
-def test_v1_serve_on_a_large_card_keeps_4096():
-    """Regression check in behaviour (8192 in force on a card of 70 GiB or more, which 4096 lowers: fix66c kept the flag
-    too); it fails on the old code only for the new card argument."""
+def test_v1_serve_on_a_large_card_keeps_4096_only_where_the_card_is_named():
+    """8192 in force on a card of 70 GiB or more, which 4096 lowers; but vLLM's V1 rule makes an A100-80GB 2048 (4096
+    raises it), and a vLLM log names no card: a large card with no name is as unknown as no card (review rev66e #2:
+    fix66f kept the flag on an unnamed 79.15 GiB card)."""
     from gpu_garden.memory.triage import vllm_command
     f = {"vllm": True, "vllm_v1": True, "vllm_maxlen": 8192, "runtime_version": {"vllm": "0.10.0"}}
-    assert vllm_command.batched_in_force(f, 80 * 2 ** 30)[0] == 8192
-    assert "batched_flag" not in vllm_command.params(f, 80 * 2 ** 30)
+    named = dict(f, device="NVIDIA H100 80GB HBM3")
+    assert vllm_command.batched_in_force(named, 80 * 2 ** 30)[0] == 8192
+    assert "batched_flag" not in vllm_command.params(named, 80 * 2 ** 30)
+    assert vllm_command.batched_in_force(dict(f, device="NVIDIA A100-SXM4-80GB"), 79.15 * 2 ** 30)[0] == 2048
+    assert vllm_command.batched_in_force(f, 79.15 * 2 ** 30) == (None, "card")
+    assert vllm_command.params(f, 79.15 * 2 ** 30)["batched_flag"] == ""
     assert vllm_command.params(f, 24 * 2 ** 30)["batched_flag"] == ""
+
+
+def test_the_q_check_reads_the_line_once():
+    """(review rev66e #3) each -q match searched the whole line again (a 100 KB line of ' -q=a' took 54 s through the
+    handler): the line is read once; what it decides is unchanged."""
+    from gpu_garden.memory.triage import vllm_command
+    from gpu_garden.memory.triage.vllm_command import BATCHED_RE
+    calls = []
+
+    class Probe:
+        def search(self, s):
+            calls.append(s)
+            return None
+    line = "$ vllm serve X" + " -q=a" * 200
+    old = vllm_command._INSTALL
+    vllm_command._INSTALL = Probe()
+    try:
+        f = {}
+        vllm_command.seen(f, BATCHED_RE.search(line), line)
+    finally:
+        vllm_command._INSTALL = old
+    assert len(calls) == 1 and f.get("vllm_own_quant") == "a"
 
 
 def test_no_utilization_fits_leaves_the_flag_out():
