@@ -133,9 +133,12 @@ def test_budget_node_shows_a_live_owner_split_bar(browser, comfy_host, loaded_ch
 def test_node_records_the_snapshot_when_it_runs(browser, comfy_host, loaded_checkpoint):
     page, console = _open(browser, comfy_host, False)
     try:
+        # the frontend's default graph, whatever the page restored: frontend 1.58 can reopen an earlier test's workflow, and
+        # its latent, not shrunk below, ran at full size on the CPU host (the host was OOM-killed at 24 GB, session 66)
+        page.evaluate("async () => { await app.loadGraphData(); }")
         node_id = page.evaluate(ADD_NODE, [700, 300])
         page.wait_for_selector("[data-testid=gpu-garden-budget]", state="visible", timeout=20000)
-        page.evaluate(SMALL_DEFAULT_GRAPH)
+        assert page.evaluate(SMALL_DEFAULT_GRAPH) == 3  # steps, width, height: the run stays one step at 64x64
         page.evaluate("() => app.queuePrompt(0, 1)")
         page.wait_for_function(
             "() => (document.querySelector('[data-testid=gpu-garden-budget] .gg-recorded')?.textContent || '').startsWith('at run')",
@@ -150,12 +153,14 @@ def test_node_records_the_snapshot_when_it_runs(browser, comfy_host, loaded_chec
 
 # The default graph samples 20 steps at 512x512 (minutes on a CPU): one step at 64x64 is enough here.
 SMALL_DEFAULT_GRAPH = """() => {
+  let set = 0;
   for (const n of app.graph.nodes) {
     for (const w of n.widgets || []) {
-      if (n.type === "KSampler" && w.name === "steps") w.value = 1;
-      if (n.type === "EmptyLatentImage" && (w.name === "width" || w.name === "height")) w.value = 64;
+      if (n.type === "KSampler" && w.name === "steps") { w.value = 1; set++; }
+      if (n.type === "EmptyLatentImage" && (w.name === "width" || w.name === "height")) { w.value = 64; set++; }
     }
   }
+  return set;
 }"""
 
 
