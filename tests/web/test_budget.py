@@ -133,9 +133,10 @@ def test_budget_node_shows_a_live_owner_split_bar(browser, comfy_host, loaded_ch
 def test_node_records_the_snapshot_when_it_runs(browser, comfy_host, loaded_checkpoint):
     page, console = _open(browser, comfy_host, False)
     try:
-        # the frontend's default graph, whatever the page restored: frontend 1.58 can reopen an earlier test's workflow, and
-        # its latent, not shrunk below, ran at full size on the CPU host (the host was OOM-killed at 24 GB, session 66)
-        page.evaluate("async () => { await app.loadGraphData(); }")
+        # the test checkpoint's graph, one step at 64x64: frontend 1.58's default graph is Z-Image Turbo at 1024x1024, and
+        # once the host tests had written its files the run loaded a 6B model at full size on the CPU host (OOM-killed at
+        # 24 GB, session 66); the shrink below found no EmptyLatentImage there
+        page.evaluate("async (wf) => { await window.app.loadApiJson(wf, 'budget.json'); }", sd15_prompt())
         node_id = page.evaluate(ADD_NODE, [700, 300])
         page.wait_for_selector("[data-testid=gpu-garden-budget]", state="visible", timeout=20000)
         assert page.evaluate(SMALL_DEFAULT_GRAPH) == 3  # steps, width, height: the run stays one step at 64x64
@@ -151,7 +152,7 @@ def test_node_records_the_snapshot_when_it_runs(browser, comfy_host, loaded_chec
         comfy_host.wait_idle()  # the host is shared: leave no run behind for the next test
 
 
-# The default graph samples 20 steps at 512x512 (minutes on a CPU): one step at 64x64 is enough here.
+# One step at 64x64 is enough here (sd15_prompt's already; the shrink checks the graph is that one).
 SMALL_DEFAULT_GRAPH = """() => {
   let set = 0;
   for (const n of app.graph.nodes) {
