@@ -18,10 +18,11 @@ minimum (the conds' own inference memory, a ControlNet's, is left out).
 
 `--cond-uncond batched|separate` (policy cond_uncond) forces one; with no budget the smallest card that fits decides
 (verdict.finish tries each card with what ComfyUI would choose there)."""
-from ..units import GiB, fmt_bytes
+from .spec import MIN_INFERENCE
+from ..units import fmt_bytes
 
 SRC = "comfy/samplers.py:263-274"
-INFERENCE_FLOOR = int(0.8 * GiB)  # model_management.py:582 minimum_inference_memory() less the reserve
+INFERENCE_FLOOR = MIN_INFERENCE  # model_management.py:582 minimum_inference_memory() less the reserve (spec)
 FACTOR = 1.5  # samplers.py:273
 
 

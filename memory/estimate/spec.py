@@ -46,6 +46,9 @@ def card_bytes(gb) -> int:
     gib = visible_gib(CARD_MEASURED[gb]) if gb in CARD_MEASURED else gb * CARD_SHARE
     return int(gib * 1024 * MiB)
 FITS_BELOW = 0.90  # fits: peak <= 90 % of the budget; tight: <= 100 %
+# ComfyUI 0.8.0 model_management.py:582 minimum_inference_memory() less extra_reserved_memory(): the least its loader keeps
+# free for a computation (cfg_batch, vae_resident, fit/plan)
+MIN_INFERENCE = int(0.8 * 1024 * MiB)
 
 
 def comfy_reserve(platform: str = "linux", total_bytes=None, reserve_vram_gb=None) -> int:

@@ -11,9 +11,9 @@ least-used first, only while the free memory is not over that (:597-603), and a 
 (:675-679). So where the card has room the diffusion model stays whole beside the VAE and the batch is sized on what
 is left; else it is unloaded down to about that need. The text encoders the estimate already counts as unloaded
 during sampling (its swap model) are not counted again; a ControlNet or other side model is left out."""
-from ..units import GiB
+from .spec import MIN_INFERENCE
 
-INFERENCE_FLOOR = int(0.8 * GiB)  # model_management.py:582 minimum_inference_memory() less the reserve
+INFERENCE_FLOOR = MIN_INFERENCE  # model_management.py:582 minimum_inference_memory() less the reserve (spec)
 SRC = "comfy/sd.py:793-800, comfy/model_management.py:597-603,626,671-673"
 
 

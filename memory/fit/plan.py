@@ -24,7 +24,7 @@ from ..units import GiB, fmt_bytes
 
 MARGIN = spec.FRAGMENTATION  # our allocator margin on activations (the estimate's)
 MIN_WEIGHT_RATIO = 0.0  # comfy.model_management.MIN_WEIGHT_MEMORY_RATIO on NVIDIA (0.4 on other GPUs; the node reads the live one)
-MIN_INFERENCE = int(0.8 * GiB)  # minimum_inference_memory() less extra_reserved_memory()
+MIN_INFERENCE = spec.MIN_INFERENCE  # minimum_inference_memory() less extra_reserved_memory()
 TILE_STEP, TILE_MIN = 64, 128  # decode tile sizes tried, in pixels
 # The room an untiled video decode needs free on CUDA, as a margin over its activations (workspace included), where it
 # was measured above MARGIN. `gpu_fit_to_card.py --decode-need` bisects the smallest room a decode runs in with the card
