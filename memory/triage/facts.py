@@ -12,7 +12,7 @@ from . import lines as L
 from ..units import MiB, num, parse_size
 from .text import attempt
 from .comfy_launch import seen as seen_install
-from .vllm_command import seen as seen_batched
+from .vllm_command import runs_vllm as vllm_runs, seen as seen_batched
 from .chain_links import chained_how as _chained_how
 from .facts_ollama import _ollama_env, _ollama_evict, _ollama_full, _ollama_marker
 from .facts_tf import _tf_device_mem, bfc_stats_after  # noqa: F401  (bfc_stats_after: read as facts.bfc_stats_after)
@@ -308,12 +308,16 @@ def _ggml_args(s, f, m, text, lineno, window):
 def _vllm_wflags(f, text):
     """vLLM's flags that change what one card holds of the weights (lines.VLLM_WEIGHT_FLAGS), every one on the line:
     quant (the method's name, lower case; the engine config's quantization=None says none), offload (GiB), dp, ep."""
-    w = f["vllm_wflags"]
+    w, runs = f["vllm_wflags"], None
     for m in L.VLLM_WEIGHT_FLAGS.finditer(text):
-        if m.group(1) and m.group(1).lower() == "none":
+        q = m.group(1)
+        if m.group("short"):        # (tri67) -q X: vLLM's only on a line that runs it (read once a line)
+            runs = vllm_runs(text) if runs is None else runs
+            q = m.group("short") if runs else None
+        if q and q.lower() == "none":
             w.pop("quant", None)          # (fix66g) this run's engine config: no method (an earlier run's does not stick)
-        elif m.group(1):
-            w["quant"] = m.group(1).lower()
+        elif q:
+            w["quant"] = q.lower()
         elif m.group(2):
             w["offload"] = max(w.get("offload", 0.0), num(m.group(2)))
         elif m.group(3):

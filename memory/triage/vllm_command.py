@@ -42,6 +42,12 @@ _RUNS_VLLM = re.compile(r"\bvllm\b(?! ?=)")      # a line that runs vLLM, not pi
 _INSTALL = re.compile(r"\binstall\b")          # pip / uv pip / conda install lines ("uv run vllm serve -q awq" runs vLLM)
 
 
+def runs_vllm(text) -> bool:
+    """The line runs vLLM and installs nothing: where a `-q X` is vLLM's --quantization (facts "vllm_batched" and
+    "vllm_wflags" both ask here)."""
+    return bool(_RUNS_VLLM.search(text)) and not _INSTALL.search(text)
+
+
 def seen(f, m, text=None) -> None:
     """The "vllm_batched" fact's handler: every setting the line states (the engine config line has several)."""
     runs = None     # whether the line runs vLLM (and installs nothing): read once, at its first -q (review rev66e #3)
@@ -57,7 +63,7 @@ def seen(f, m, text=None) -> None:
         elif m.group("uq") or m.group("q"):
             if m.group("q"):
                 if runs is None:
-                    runs = text is not None and bool(_RUNS_VLLM.search(text)) and not _INSTALL.search(text)
+                    runs = text is not None and runs_vllm(text)
                 if not runs:
                     continue
             f["vllm_own_quant"] = (m.group("uq") or m.group("q")).lower()
