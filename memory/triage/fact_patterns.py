@@ -38,10 +38,11 @@ OLLAMA_SERVER_SAYS = ("an error was encountered while running the model",
 # Ollama's own words for its own listing, the two shares and the pair named after them
 OLLAMA_PS = re.compile(r"(?<![\d%/])\d{1,3}%/\d{1,3}% CPU/GPU\b")
 
-# (tri67) group 1: --quantization X, the engine config's quantization=X; group "short": vLLM's -q X (engine/arg_utils.py:
+# (tri67) group 1: --quantization X, the engine config's quantization=X, a Python call's quantization="X" (LLM(...),
+# EngineArgs(...): the user's method, as the flag is); group "short": vLLM's -q X (engine/arg_utils.py:
 # add_argument("--quantization", "-q")), which counts only on a line that runs vLLM (vllm_command.runs_vllm: pip's
 # `install -q -U vllm` is quiet and upgrade)
-VLLM_WEIGHT_FLAGS = re.compile(r"(?:--quantization[ =]|\bquantization=)([\w-]{1,40})|"
+VLLM_WEIGHT_FLAGS = re.compile(r"(?:--quantization[ =]|\bquantization=[\"']?)([\w-]{1,40})|"
                                r"(?:--cpu-offload-gb[ =]|\bcpu_offload_gb=)(\d{1,6}(?:\.\d{1,4})?)|"
                                r"(?:--data-parallel-size[ =]|\bdata_parallel_size=|\s-dp[ =])(\d{1,4})|"
                                r"(--enable-expert-parallel\b|\benable_expert_parallel=True)|\s-q[ =](?P<short>[\w-]{1,40})")

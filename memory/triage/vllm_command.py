@@ -5,7 +5,8 @@ checkpoint that is already quantized, no `--max-num-batched-tokens N` that is al
   raises "Quantization method specified in the model config (X) does not match the quantization method specified in the
   `quantization` argument (Y)" (vllm/config.py; vllm-project/vllm#19050). The engine's config line prints the method in
   force ("quantization=awq_marlin"; None when the weights are not quantized). (fix66f, rev66b F3) The checkpoint's method
-  is read from that config line only (facts "vllm_ckpt_quant"); a `--quantization X` the log's own command set (facts
+  is read from that config line only (facts "vllm_ckpt_quant"); a `--quantization X` the log's own command set, or
+  (tri67) a Python call's quantization="X" (LLM(...): the config prints it unquoted, a call quotes it) (facts
   "vllm_own_quant") is kept in the printed command, and its X is then the engine config's too, not the checkpoint's (an
   fp8 online quantization of a bf16 checkpoint; dropping it would serve the weights at twice the size). A `-q` counts only
   on a line that runs vLLM (pip's `-q -U` is no quantization).
@@ -35,7 +36,8 @@ BATCHED_RE = re.compile(r"\bmax_num_batched_tokens=(\d{1,7})\b|--max-num-batched
                         # the tensor-parallel size alone (facts "vllm_tp" is the larger of it and the pipeline's)
                         r"(?:\btensor_parallel_size=|--tensor-parallel-size[ =]|\s-tp[ =])(?P<tp>\d{1,4})\b|"
                         # (fix66f) the engine config's method (the checkpoint's, unless the command set one) and the command's
-                        r"(?<![-\w])quantization=(?P<cq>[\w-]{1,40})|--quantization[ =](?P<uq>[\w-]{1,40})|(?<!\S)-q[ =](?P<q>[\w-]{1,40})")
+                        r"(?<![-\w])quantization=(?P<cq>[\w-]{1,40})|(?:--quantization[ =]|(?<![-\w])quantization=[\"'])(?P<uq>[\w-]{1,40})|"
+                        r"(?<!\S)-q[ =](?P<q>[\w-]{1,40})")
 BATCHED_KEYS = ("max_num_batched_tokens=", "--max-num-batched-tokens", "V0 LLM engine", "V1 LLM engine",
                 "tensor_parallel_size=", "--tensor-parallel-size", "-tp", "quantization", "-q")
 _RUNS_VLLM = re.compile(r"\bvllm\b(?! ?=)")      # a line that runs vLLM, not pip's "install -q -U vllm"

@@ -50,3 +50,34 @@ def test_a_notebooks_pip_cell_is_no_quantization():
     """The notebook's `!pip install -q -U vllm` cell above the run: the whole scan holds no "-u" method (it made
     vllm_quant.precision answer "no size" and dropped the run's should-fit verdict)."""
     assert _scan(NOTEBOOK)["vllm_wflags"].get("quant") != "-u"
+
+
+# 2. A Python call's quantization="fp8" is the user's method, as `--quantization fp8` is (vllm-project/vllm#31273's load,
+# run as LLM(...) from a notebook): in flight on a 16-bit checkpoint, so vllm_quant.precision sizes its load at 16 bits
+# and keeps 1 byte after; the engine config's unquoted quantization=fp8 is then the call's, not the checkpoint's
+def test_an_llm_calls_fp8_is_read_as_the_flag_is():
+    res, ev = _answer(NOTEBOOK)
+    said = _said(ev, "other")
+    assert res["cause"] == "other" and "should fit" in said, (res["cause"], _said(ev))   # was activations, no verdict
+    weights = float(said.split("should fit: ")[1].split(" GiB")[0])
+    assert 60 < weights < 80, said        # 72.7 B at 1 byte (fp8 kept), as the serve run's (test_triage_fix66d)
+    # the same call with the engine's config line above it: the method is the call's own, so the command keeps it
+    f = _scan(NOTEBOOK.replace(".log", "_config.log"))
+    assert f["vllm_own_quant"] == "fp8" and f["vllm_wflags"]["quant"] == "fp8", f.get("vllm_own_quant")
+    from gpu_garden.memory.triage import vllm_command
+    assert vllm_command.params(f)["quant_flag"] == "--quantization fp8 "      # was "" ("already quantized")
+
+
+@pytest.mark.parametrize("line,own", [
+    ('    llm = LLM(model="Qwen/Qwen2.5-72B-Instruct", quantization="fp8", max_model_len=32768)', "fp8"),
+    ("engine_args = EngineArgs(model=name, quantization='awq')", "awq"),
+    ("with config: model='Qwen/Qwen2.5-72B-Instruct', quantization=fp8, enforce_eager=False", None),
+])
+def test_a_quoted_quantization_is_the_users(line, own):
+    from gpu_garden.memory.triage import facts, vllm_command
+    f = {}
+    vllm_command.seen(f, None, line)
+    assert f.get("vllm_own_quant") == own, f
+    w = {"vllm_wflags": {}}
+    facts._vllm_wflags(w, line)
+    assert w["vllm_wflags"] == {"quant": own or "fp8"}
