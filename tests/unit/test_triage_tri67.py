@@ -81,3 +81,24 @@ def test_a_quoted_quantization_is_the_users(line, own):
     w = {"vllm_wflags": {}}
     facts._vllm_wflags(w, line)
     assert w["vllm_wflags"] == {"quant": own or "fp8"}
+
+
+# 3. A Linux log whose OS vote ties (modelled on smthemex/ComfyUI_EchoMimic#48: a custom node's message names a
+# D:\...\python_embeded folder, one Windows vote; the frames under /home/, one Linux vote): env.infer's max() takes the
+# first of windows, linux, darwin, and the portable sign then counted. A tie is no OS: no Windows portable line, and
+# with no other sign the manual install's `python main.py`
+def test_a_tied_os_vote_gets_the_manual_launch_line():
+    from gpu_garden.memory.triage import comfy_launch
+    res, ev = _answer("comfy_echomimic48_linux_tied_vote.log")
+    launches = [c["text"] for c in ev["guide"]["commands"] if "main.py" in c["text"]]
+    assert launches and all(c.startswith("python main.py") for c in launches), launches   # was .\python_embeded\...
+    assert "python_embeded" not in ev["guide"]["markdown"]           # nor the Windows note on the portable line
+    # the vote as counted (one each), and the host's own platform is no tie: its Windows keeps the portable sign
+    f = {"os_votes": {"windows": 1, "linux": 1}, "comfy_install": {"portable"}}
+    env = {"runtime": "comfyui", "os": "windows"}
+    p = comfy_launch.params(env, f)          # no install shown: the guides' default {{launch}}, the manual line
+    assert p.get("comfy_install") is None and not p.get("launch_unknown"), p
+    assert p.get("launch", comfy_launch.LAUNCH["manual"]) == comfy_launch.LAUNCH["manual"]
+    assert comfy_launch.params(env, f, {"platform": "windows"})["launch"] == comfy_launch.LAUNCH["portable"]
+    f["os_votes"]["windows"] = 2                  # Windows ahead: the portable build, as before
+    assert comfy_launch.params(env, f)["launch"] == comfy_launch.LAUNCH["portable"]
