@@ -102,3 +102,35 @@ def test_a_tied_os_vote_gets_the_manual_launch_line():
     assert comfy_launch.params(env, f, {"platform": "windows"})["launch"] == comfy_launch.LAUNCH["portable"]
     f["os_votes"]["windows"] = 2                  # Windows ahead: the portable build, as before
     assert comfy_launch.params(env, f)["launch"] == comfy_launch.LAUNCH["portable"]
+
+
+# 4. cuda-driver-oom.md's synchronous rerun for the log's shell (modelled on Comfy-Org/ComfyUI#13210: a Windows ComfyUI's
+# offload stream synchronize raising "CUDA error: out of memory", its venv under a drive-letter path): the guides'
+# "windows" condition (advice._conditions) picks cmd's `set` over bash's `VAR=1 cmd`, as the launch line follows the install
+WIN_DRIVER = "comfy_13210_windows_cuda_error.log"
+
+
+def _driver_cmds(text):
+    res, ev = _answer(text)
+    assert ev["guide"]["id"] == "cuda-driver-oom", ev["guide"]["id"]
+    return ev["guide"], [c["text"] for c in ev["guide"]["commands"] if "CUDA_LAUNCH_BLOCKING" in c["text"]]
+
+
+def test_the_synchronous_rerun_is_written_for_windows_cmd():
+    g, cmds = _driver_cmds(WIN_DRIVER)
+    assert cmds == ["set CUDA_LAUNCH_BLOCKING=1\npython main.py"], cmds      # was "CUDA_LAUNCH_BLOCKING=1 python main.py"
+    assert "`$env:CUDA_LAUNCH_BLOCKING=1`" in g["markdown"]
+    # the portable build's own launch line after the `set`
+    portable = (DATA / WIN_DRIVER).read_text().replace("ComfyUI\\.venv", "ComfyUI_windows_portable\\python_embeded")
+    assert _driver_cmds(portable)[1] == ["set CUDA_LAUNCH_BLOCKING=1\n" + r".\python_embeded\python.exe -s ComfyUI\main.py "
+                                         "--windows-standalone-build"]
+
+
+def test_the_synchronous_rerun_elsewhere_stays_bash_and_desktop_gets_its_sentence():
+    text = (DATA / WIN_DRIVER).read_text()
+    linux = text.replace("D:\\Apps\\ComfyUI\\.venv\\Lib", "/home/u/ComfyUI/.venv/lib/python3.12").replace("\\", "/")
+    assert _driver_cmds(linux)[1] == ["CUDA_LAUNCH_BLOCKING=1 python main.py"]
+    desktop = text.replace("D:\\Apps\\ComfyUI\\.venv", "C:\\Users\\u\\AppData\\Local\\Programs\\@comfyorgcomfyui-electron\\"
+                                                       "resources\\ComfyUI\\.venv")
+    g, cmds = _driver_cmds(desktop)
+    assert cmds == [] and "ComfyUI Desktop has no setting for environment variables" in g["markdown"], g["markdown"]
