@@ -20,7 +20,7 @@ import sys
 from . import advice
 from . import facts as facts_mod
 from . import case as case_mod
-from . import comfy_launch, ollama_compute, vllm_command
+from . import comfy_launch, guide_phase, ollama_compute, vllm_command
 from . import env as env_mod
 from . import guides as guides_mod
 from . import parse as P
@@ -41,12 +41,14 @@ EXPLAINED_WITHIN = 80     # lines between PyTorch's message and the server's tha
 is_oom_error = P.is_oom_error      # the capture's check, kept at its old path
 
 
-def _alternatives(causes, env, params, kind, form=None, cause_forms=None) -> list:
+def _alternatives(causes, env, params, kind, form=None, cause_forms=None, top_guide=None) -> list:
     """The top two causes side by side, each with its guide, for an answer under rank.UNCERTAIN (cause_forms: a cause whose
-    guide is chosen by a form of its own, as the system commit's host-ram)."""
+    guide is chosen by a form of its own, as the system commit's host-ram; (tri67) the runner-up's guide in the phase of
+    the top's, `top_guide`: guide_phase.py)."""
     out = []
-    for c in causes[:2]:
-        g = guides_mod.select(c["id"], env["runtime"], env, params, kind=kind, form=(cause_forms or {}).get(c["id"], form))
+    for i, c in enumerate(causes[:2]):
+        g = guide_phase.runner_up(c["id"], env["runtime"], env, params, kind, (cause_forms or {}).get(c["id"], form),
+                                  top_guide if i else None)
         out.append({"id": c["id"], "confidence": c["confidence"], "evidence": c["evidence"][:2],
                     "guide": {"id": g["id"], "title": g["title"]} if g else None})
     return out
@@ -184,7 +186,8 @@ def _event_dict(scan, inc, context):
         "platform": {k: env[k] for k in ("os", "backend", "allocator", "expandable_segments")},
         "uncertain": rank.uncertain(causes),
     }
-    out["alternatives"] = _alternatives(causes, genv, params, ev["kind"], ev.get("form"), cause_forms) if out["uncertain"] else []
+    out["alternatives"] = (_alternatives(causes, genv, params, ev["kind"], ev.get("form"), cause_forms, guide and guide["id"])
+                           if out["uncertain"] else [])
     out["pair"] = rank.pair(out["alternatives"])      # the two fit about equally (else the first is only the likelier)
     if env["runtime"] in ("vllm", "llama.cpp", "ollama") and top in ("kv-cache", "weights-exceed-vram", "activations"):
         sugg = advice.llm_suggestions(scan, inc, numbers, env["runtime"], case)

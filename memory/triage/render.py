@@ -161,7 +161,10 @@ def render_human(res: dict, max_events: int = 3) -> str:
             out.append(f"  line {e['line']}: {e['causes'][0]['id']}{' (recovered)' if e['recoverable'] else ''} - {e['message'][:100]}")
     if unsure:
         out.append("")
-        out.append(f"The guide below is for {top['id']}; the one for {last['alternatives'][1]['id']} is named above.")
+        a, b = last["alternatives"][:2]
+        same = a.get("guide") and b.get("guide") and a["guide"]["id"] == b["guide"]["id"]     # (tri67) guide_phase.py
+        out.append(f"The guide below is for {top['id']} and {b['id']} both." if same else
+                   f"The guide below is for {top['id']}; the one for {b['id']} is named above.")
     g = last["guide"]
     if g:
         out.append("")

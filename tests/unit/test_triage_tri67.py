@@ -134,3 +134,36 @@ def test_the_synchronous_rerun_elsewhere_stays_bash_and_desktop_gets_its_sentenc
                                                        "resources\\ComfyUI\\.venv")
     g, cmds = _driver_cmds(desktop)
     assert cmds == [] and "ComfyUI Desktop has no setting for environment variables" in g["markdown"], g["markdown"]
+
+
+# 5. A vLLM start-up failure shown side by side (modelled on vllm-project/vllm#4408: WizardLM-2-8x22B on one 80 GB A100
+# at --gpu-memory-utilization 0.50, out of memory before any line shows the weights loaded): the top guide is a start-up
+# one (vllm-weights), and the runner-up activations took "Out of memory while serving". guide_phase.py keeps the
+# runner-up in the top guide's phase (guides' front matter `phase:`)
+START = "vllm_4408_wizardlm_8x22b_a100_startup.log"
+
+
+def test_a_start_up_failures_runner_up_guide_is_a_start_up_one():
+    from gpu_garden.memory.triage import guide_phase, render
+    res, ev = _answer(START)
+    top, second = ev["alternatives"][:2]
+    assert (top["id"], second["id"]) == ("weights-exceed-vram", "activations"), ev["alternatives"]
+    assert guide_phase.phase(top["guide"]["id"]) == "startup"
+    assert second["guide"]["id"] != "vllm-activations", second      # was vllm-activations, "... while serving"
+    assert guide_phase.phase(second["guide"]["id"]) == "startup", second
+    assert "while serving" not in render.render_human(res)
+    assert "The guide below is for weights-exceed-vram and activations both." in render.render_human(res)
+
+
+def test_phases_are_tagged_and_a_runner_up_without_one_in_that_phase_keeps_its_guide():
+    from gpu_garden.memory.triage import guide_phase, guides
+    tagged = {g["id"]: g["phase"] for g in guides.load_all().values() if g.get("phase")}
+    assert tagged["vllm-activations"] == "serving" and set(tagged.values()) == {"startup", "serving"}, tagged
+    assert all(i.startswith("vllm-") for i in tagged), tagged
+    env = {"runtime": "vllm", "os": "linux", "backend": "cuda", "allocator": "native", "expandable_segments": True}
+    # a serving failure's runner-up weights-exceed-vram has no serving guide: vllm-weights stays
+    assert guide_phase.runner_up("weights-exceed-vram", "vllm", env, {}, "torch.cuda", None, "vllm-activations")["id"] == \
+        "vllm-weights"
+    # no phase on the top guide (a generic one): guides.select's choice, as before
+    assert guide_phase.runner_up("activations", "vllm", env, {}, "torch.cuda", None, "allocation-refused")["id"] == \
+        "vllm-activations"
