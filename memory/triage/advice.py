@@ -4,7 +4,7 @@ import math
 import re
 from types import SimpleNamespace
 
-from . import comfy_launch, ollama_compute, vllm_command
+from . import comfy_launch, ollama_compute, vllm_capture_fix, vllm_command
 from .case import snapshot_device
 from .predicates import ggml_header_failed, torch29_conv3d
 from .mps_other import held_outside_numbers
@@ -92,6 +92,7 @@ def params(inc, env, scan, context, card=None) -> dict:
     p.update(_llama_ctx(inc, f, n, total))
     p.update(_ollama_ctx(f))
     p.update(_vllm_fp8(p, n, f))
+    p.update(vllm_capture_fix.params(inc, f, n))     # (fix67a) the graph-capture guide's drop and --max-num-seqs
     p.update(_conditions(inc, env, f, lat, area, frames, others))
     p.update(_should_fit(inc))
     off, dev_free = f["ggml_offloaded"], f["ggml_device_free"]

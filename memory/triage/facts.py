@@ -418,7 +418,8 @@ HANDLERS = {
     "vllm_serving": _set("vllm_serving", True),
     "vllm_worker_rpc": _set("vllm_worker_rpc", True),
     "training_log": lambda s, f, m, *_: f["training_log"] or f.__setitem__("training_log", m.group(0).strip()[:60]),
-    "graph_capture": _set("graph_capture", True),
+    # (fix67a) vLLM's own hint in its message: the graph-capture guide says what the variable does (vllm_capture_fix.py)
+    "graph_capture": lambda s, f, m, *_: f.update(graph_capture=True, **({"vllm_cg_hint": True} if "ESTIMATE" in m.group() else {})),
     "own_pool": _set("own_pool", True),
     "aimdo_log": _set("comfy", True),       # (round 111) comfy-aimdo's own log line: ComfyUI's run
     # (round 111) deviceQuery's (tri78: or nvidia-smi's table's, in MiB) total of each card, by line (engine: where every card printed the same)

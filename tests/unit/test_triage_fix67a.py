@@ -33,3 +33,40 @@ def test_the_graph_capture_guide_keeps_env_cache_dtype_context_and_remote_code()
     for c in cmds:
         assert c.startswith("VLLM_ATTENTION_BACKEND=FLASHINFER vllm serve ./qwen-27b-nvfp4 ")
         assert "--kv-cache-dtype nvfp4" in c and "--max-model-len 124000" in c and "--trust-remote-code" in c
+
+
+# --- 2. (aud #2) the graph-capture fixes fit the log's numbers ---------------------------------------------------------
+
+def _util(cmd):
+    return cmd.split("--gpu-memory-utilization ")[1].split()[0] if "--gpu-memory-utilization" in cmd else None
+
+
+def test_the_capture_drop_is_sized_from_the_failed_request_and_keeps_max_model_len():
+    _, ev = _answer("c3_graph_capture_nvfp4_5090laptop")
+    md = ev["guide"]["markdown"]
+    utils = [_util(c) for c in _cmds(ev) if _util(c)]
+    # 136 MiB of 22.36 GiB is 0.006 of the card: one hundredth off 0.98 (the thread: 0.97 boots); the cache's 2.97 GiB for
+    # 150,745 tokens spares 0.53 GiB over 124000 tokens: 0.02 at most (0.85 would take 2.9 GiB, the whole cache)
+    assert utils == ["0.97"]
+    assert "no lower than 0.96" in md
+    # the log ran --max-num-seqs 1: Fix 3 never raises it
+    seqs = [c.split("--max-num-seqs ")[1].split()[0] for c in _cmds(ev) if "--max-num-seqs" in c]
+    assert seqs == ["1"] and '"cudagraph_capture_sizes": [1]' in _cmds(ev)[-1]
+    # the message's own VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=0 hint is explained
+    assert "VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=0" in md and "v0.21.0" in md
+
+
+def test_no_drop_fits_when_max_model_len_needs_the_whole_cache():
+    text = (DATA / "c3_graph_capture_nvfp4_5090laptop.log").read_text().replace("--max-model-len 124000", "--max-model-len 150000")
+    res = engine.triage_text(text)
+    ev = res["events"][res["headline"]]
+    md = ev["guide"]["markdown"]
+    assert "No lower utilization fits this log" in md
+    assert not any(_util(c) for c in _cmds(ev))
+    assert any("--enforce-eager" in c for c in _cmds(ev))
+
+
+def test_a_v0_capture_drop_from_its_own_figures():
+    _, ev = _answer("c3_graph_capture_v0_t4")
+    # 54 MiB of 15.77 GiB: one hundredth off the log's 0.95
+    assert [_util(c) for c in _cmds(ev) if _util(c)] == ["0.94"]
