@@ -70,3 +70,21 @@ def test_a_v0_capture_drop_from_its_own_figures():
     _, ev = _answer("c3_graph_capture_v0_t4")
     # 54 MiB of 15.77 GiB: one hundredth off the log's 0.95
     assert [_util(c) for c in _cmds(ev) if _util(c)] == ["0.94"]
+
+
+# --- 3. (aud #5) a capture frame after the KV cache was sized makes graph-capture certain ----------------------------------
+
+def test_a_capture_frame_after_the_kv_cache_is_certain():
+    for name in ("c3_graph_capture_v1_tp4", "c3_graph_capture_v0_t4", "c3_graph_capture_nvfp4_5090laptop"):
+        res, ev = _answer(name)
+        assert res["cause"] == "graph-capture" and not res.get("uncertain"), name
+        assert ev["causes"][0]["confidence"] >= 0.7, name
+
+
+def test_the_capture_frame_alone_without_the_kv_line_stays_as_it_was():
+    # regression check (passes on old code too): the row needs the KV cache's line; without it tp4 reads as before (60 %)
+    text = "\n".join(l for l in (DATA / "c3_graph_capture_v1_tp4.log").read_text().splitlines()
+                     if "KV cache" not in l and "concurrency" not in l)
+    res = engine.triage_text(text)
+    ev = res["events"][res["headline"]]
+    assert res["cause"] == "graph-capture" and ev["causes"][0]["confidence"] < 0.7
