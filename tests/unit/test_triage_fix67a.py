@@ -88,3 +88,35 @@ def test_the_capture_frame_alone_without_the_kv_line_stays_as_it_was():
     res = engine.triage_text(text)
     ev = res["events"][res["headline"]]
     assert res["cause"] == "graph-capture" and ev["causes"][0]["confidence"] < 0.7
+
+
+# --- 4. (aud #11, #14) the fp8 sentences say whose length it is, and "8-bit", and no fp8 for a cache already that small ------
+
+def test_the_fp8_cap_is_the_runs_own_max_model_len():
+    _, ev = _answer("c3_maxseqlen_3090")
+    md = " ".join(ev["guide"]["markdown"].split())
+    assert "29000 this run asked for with --max-model-len" in md
+    assert "model's maximum length" not in md
+
+
+def test_the_fp8_cap_without_the_command_line_names_max_model_len_in_force():
+    text = "\n".join(l for l in (DATA / "c3_maxseqlen_3090.log").read_text().splitlines() if not l.startswith("$ "))
+    res = engine.triage_text(text)
+    md = " ".join(res["events"][res["headline"]]["guide"]["markdown"].split())
+    assert "max_model_len in force, 29000 (the model's own maximum unless --max-model-len set it)" in md
+
+
+def test_an_fp8_cache_is_called_8_bit_and_gets_no_fp8_again():
+    _, ev = _answer("c3_v1_maxlen_fp8kv")
+    md = " ".join(ev["guide"]["markdown"].split())
+    assert "already 8-bit (`kv_cache_dtype=fp8`)" in md and "smallest vLLM has" not in md
+    assert not any("--kv-cache-dtype fp8 --max-model-len" in c or c.count("--kv-cache-dtype") > 1 for c in _cmds(ev))
+
+
+def test_an_nvfp4_cache_gets_no_fp8_suggestion():
+    text = (DATA / "c3_v1_maxlen_fp8kv.log").read_text().replace("--kv-cache-dtype fp8", "--kv-cache-dtype nvfp4")
+    res = engine.triage_text(text)
+    ev = res["events"][res["headline"]]
+    md = " ".join(ev["guide"]["markdown"].split())
+    assert "already 4-bit (`kv_cache_dtype=nvfp4`)" in md
+    assert "--kv-cache-dtype fp8" not in md and "Or an 8-bit cache" not in md
