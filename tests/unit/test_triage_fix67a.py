@@ -120,3 +120,25 @@ def test_an_nvfp4_cache_gets_no_fp8_suggestion():
     md = " ".join(ev["guide"]["markdown"].split())
     assert "already 4-bit (`kv_cache_dtype=nvfp4`)" in md
     assert "--kv-cache-dtype fp8" not in md and "Or an 8-bit cache" not in md
+
+
+# --- 5. (aud #8) vLLM's start-up figures in `numbers`, under the keys that exist ---------------------------------------------
+
+def test_vllms_startup_figures_are_in_numbers():
+    from gpu_garden.memory.triage.render import render_numbers
+    _, ev = _answer("c3_graph_capture_v1_tp4")
+    n = ev["numbers"]
+    assert n["weights"] == round(33.9552 * 2 ** 30)          # "Model loading took 33.9552 GiB"
+    assert n["kv_available"] == round(38.12 * 2 ** 30)       # "Available KV cache memory: 38.12 GiB"
+    assert n["kv_max_tokens"] == 499616                      # "GPU KV cache size: 499,616 tokens"
+    assert n["gpu_memory_utilization_ratio"] == 0.98
+    shown = render_numbers(n)
+    assert "weights 33.96 GiB" in shown and "KV cache available 38.12 GiB" in shown and "kv max 499616 tokens" in shown
+
+
+def test_the_messages_own_figures_win():
+    # regression check: the kv-cache message's 5.59 GiB and 23648 tokens stay the message's
+    _, ev = _answer("c3_v1_maxlen_fp8kv")
+    assert ev["numbers"]["kv_available"] == round(5.59 * 2 ** 30)
+    _, ev = _answer("c3_maxseqlen_3090")
+    assert ev["numbers"]["kv_max_tokens"] == 23648
