@@ -12,6 +12,17 @@ from .cache import BLOCK, CTX_STEP, KV_BYTES, MIN_CTX, floor_ctx, kv_cache
 from .runtimes.vllm import MAX_UTIL as VLLM_MAX_UTIL, default_util as vllm_default_util
 
 
+
+def small_cache(kv_dtype) -> str | None:
+    """(fix67a, aud67b #14) "8-bit" or "4-bit" for a KV cache type of one byte an element or less (vLLM's fp8, fp8_e4m3,
+    fp8_e5m2, its int8 per-token-head caches; nvfp4 in recent versions), else None: an fp8 cache is no fix for them."""
+    k = str(kv_dtype or "").lower()
+    if "fp4" in k or k.startswith("int4"):
+        return "4-bit"
+    if k.startswith(("fp8", "int8")):
+        return "8-bit"
+    return None
+
 def _floor_step(n, step=CTX_STEP) -> int:
     return max(int(n) // step * step, 0)
 
@@ -62,7 +73,7 @@ def _suggest_vllm(n, spec) -> list:
         v = _floor_step(est)
         if v >= MIN_CTX:
             out.append(_flag("flag", "--max-model-len", v, f"{src} ({int(est)}) rounded down to {CTX_STEP}"))
-        if not kv_dtype.startswith("fp8"):
+        if not small_cache(kv_dtype):      # (fix67a) an 8-bit or 4-bit cache gets no fp8 suggestion
             v8 = floor_ctx(est * 2)
             if want:
                 v8 = min(v8, _floor_step(want) or want)

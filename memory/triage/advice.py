@@ -4,7 +4,7 @@ import math
 import re
 from types import SimpleNamespace
 
-from . import comfy_launch, ollama_compute, vllm_command
+from . import comfy_launch, ollama_compute, vllm_capture_fix, vllm_command
 from .case import snapshot_device
 from .predicates import ggml_header_failed, torch29_conv3d
 from .mps_other import held_outside_numbers
@@ -92,6 +92,7 @@ def params(inc, env, scan, context, card=None) -> dict:
     p.update(_llama_ctx(inc, f, n, total))
     p.update(_ollama_ctx(f))
     p.update(_vllm_fp8(p, n, f))
+    p.update(vllm_capture_fix.params(inc, f, n))     # (fix67a) the graph-capture guide's drop and --max-num-seqs
     p.update(_conditions(inc, env, f, lat, area, frames, others))
     p.update(_should_fit(inc))
     off, dev_free = f["ggml_offloaded"], f["ggml_device_free"]
@@ -197,8 +198,10 @@ def _ollama_ctx(f) -> dict:
 def _vllm_fp8(p, n, f) -> dict:
     """--max-model-len with an fp8 cache: one byte an element instead of two holds twice the tokens, but never more
     than the model's maximum length (the same figures memory/llm/advise.py prints under the guide)."""
-    if (f["vllm_kv_dtype"] or "").startswith("fp8"):
-        return {"kv_fp8": True, "kv_cache_dtype": f["vllm_kv_dtype"]}     # already fp8: no fp8 command, no doubling
+    from ..llm.advise import small_cache
+    bits = small_cache(f["vllm_kv_dtype"])
+    if bits:        # (fix67a) already 8-bit (or 4-bit): no fp8 command, no doubling
+        return {"kv_fp8": True, "kv_cache_dtype": f["vllm_kv_dtype"], "kv_bits": bits}
     if "max_model_len" not in p or not p.get("mml_from_log"):
         return {}
     from ..llm.cache import floor_ctx
@@ -207,7 +210,9 @@ def _vllm_fp8(p, n, f) -> dict:
     twice = floor_ctx(2 * est)
     out = {"max_model_len_fp8": str(twice), "fp8_twice": str(2 * est)}
     if want and twice > want // CTX_STEP * CTX_STEP:
-        out.update(max_model_len_fp8=str(want // CTX_STEP * CTX_STEP or want), model_max_len=str(want), fp8_capped=True)
+        own = (f.get("vllm_own") or {}).get("max_model_len") == str(want)     # (fix67a) the run's own --max-model-len
+        out.update(max_model_len_fp8=str(want // CTX_STEP * CTX_STEP or want), model_max_len=str(want), fp8_capped=True,
+                   **({"maxlen_own": True} if own else {}))
     return out
 
 

@@ -137,6 +137,10 @@ def _event_dict(scan, inc, context):
         maxlen = vllm_setting(scan.facts["vllm_maxlen_at"], at, case.until)
         if maxlen:
             numbers.setdefault("max_model_len_tokens", maxlen)
+        # (fix67a, aud67b #8) its start-up figures under the numbers' existing keys: the weights one GPU loaded, the KV cache's bytes and tokens
+        for key, fact in (("weights", "vllm_model_mem"), ("kv_available", "vllm_kv_mem"), ("kv_max_tokens", "vllm_kv_tokens")):
+            if scan.facts.get(fact) is not None:
+                numbers.setdefault(key, scan.facts[fact])
     if ev.get("form") == "stream_executor" or (ev["kind"] == "xla.oom" and ev.get("device_kind") in (None, "cuda", "rocm")):
         for key, v in scan.facts["tf_device_mem"].items():
             numbers.setdefault(key, v)      # TensorFlow's device creation printed the card's total and free memory (round 110: for its BFC allocator's or an op's refusal too)

@@ -7,6 +7,7 @@ from .comfy_launch import INSTALL_KEYS, INSTALL_RE
 from .vllm_command import BATCHED_KEYS, BATCHED_RE
 from . import block_swap as BLOCK_SWAP
 from . import vllm_dtype as VLLM_DTYPE
+from . import vllm_own_flags as VLLM_OWN
 from .runtime_markers import NAMED_RUNTIMES, RUNTIME_MARKERS, RUNTIME_WORDS
 from .runtime_around import FACT as AROUND_FACT, FACT_WORDS as AROUND_WORDS
 from .tiny_shared import FACT as TINY_FACT, FACT_WORDS as TINY_WORDS
@@ -502,4 +503,6 @@ FACTS.append(AROUND_FACT)     # (rt66) the program around a library's failure: i
 FACT_KEYS[AROUND_FACT[0]] = AROUND_WORDS
 FACTS.append(TINY_FACT)     # (review rev66a #4) a DataLoader worker's failure re-raised (tiny_shared.FACT)
 FACT_KEYS[TINY_FACT[0]] = TINY_WORDS
+FACTS.append(("vllm_own", VLLM_OWN.OWN_LINE))     # (fix67a) the log's own vLLM command (vllm_own_flags.py)
+FACT_KEYS["vllm_own"] = VLLM_OWN.KEYS
 _FACTS_GATED = [(name, FACT_KEYS[name], rx) for name, rx in FACTS]

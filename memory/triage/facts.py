@@ -13,6 +13,7 @@ from ..units import MiB, num, parse_size
 from .text import attempt
 from .comfy_launch import seen as seen_install
 from .vllm_command import runs_vllm as vllm_runs, seen as seen_batched
+from .vllm_own_flags import seen as seen_own
 from .chain_links import chained_how as _chained_how
 from .facts_ollama import _ollama_env, _ollama_evict, _ollama_full, _ollama_marker
 from .facts_tf import _tf_device_mem, bfc_stats_after  # noqa: F401  (bfc_stats_after: read as facts.bfc_stats_after)
@@ -33,7 +34,7 @@ _GGML_ARGS_RE = dict(L.FACTS)["ggml_args"]
 def new_facts() -> dict:
     return {"os_votes": collections.Counter(), "args": set(), "device": None, "allocator": None, "torch_version": None,
             "total_vram": None, "vram_state": None, "rocm": False, "vllm_rocm_on": False, "cuda_device": False, "dynamic_vram": False, "compiler": None, "vllm": False, "ggml": False, "ollama": False,
-            "vllm_kv_mem": None, "vllm_kv_tokens": None, "vllm_model_mem": None, "vllm_util": None, "vllm_maxlen": None, "vllm_util_at": {}, "vllm_total_at": {}, "vllm_maxlen_at": {}, "vllm_kv_dtype": None, "vllm_dtype": None, "vllm_tp": 1, "vllm_wflags": {},
+            "vllm_kv_mem": None, "vllm_kv_tokens": None, "vllm_model_mem": None, "vllm_util": None, "vllm_maxlen": None, "vllm_util_at": {}, "vllm_total_at": {}, "vllm_maxlen_at": {}, "vllm_kv_dtype": None, "vllm_dtype": None, "vllm_tp": 1, "vllm_wflags": {}, "vllm_own": {},
             "ggml_n_ctx": None, "ggml_n_seq_max": None, "ggml_ctx_per_seq": None, "ggml_offloaded": None, "ggml_device_free": None, "ggml_devices": {}, "ggml_fa": None, "ggml_bufs": collections.OrderedDict(),
             "ollama_env": {}, "comfy": False, "ggml_args": {}, "ggml_spec_mtp": False, "ggml_spec_cpu_sampling": False, "graph_capture": False, "own_pool": False, "pinned_host": None, "block_swap": {},
             "ollama_available": None, "ollama_gpus": None, "ollama_required": None, "ollama_kv": None, "ollama_layers": None, "ollama_requested": None, "ggml_cuda_fn": None, "ggml_sycl_fn": None, "mem_query_oom": {}, "stage_said": {}, "trt_kv_sizing": {}, "vk_pinned_device": False, "ggml_vk_names": False, "ollama_evict": [], "ollama_slog_common": frozenset(), "ggml_load_start": {}, "ggml_header": {},
@@ -421,7 +422,8 @@ HANDLERS = {
     "vllm_serving": _set("vllm_serving", True),
     "vllm_worker_rpc": _set("vllm_worker_rpc", True),
     "training_log": lambda s, f, m, *_: f["training_log"] or f.__setitem__("training_log", m.group(0).strip()[:60]),
-    "graph_capture": _set("graph_capture", True),
+    # (fix67a) vLLM's own hint in its message: the graph-capture guide says what the variable does (vllm_capture_fix.py)
+    "graph_capture": lambda s, f, m, *_: f.update(graph_capture=True, **({"vllm_cg_hint": True} if "ESTIMATE" in m.group() else {})),
     "own_pool": _set("own_pool", True),
     "aimdo_log": _set("comfy", True),       # (round 111) comfy-aimdo's own log line: ComfyUI's run
     # (round 111) deviceQuery's (tri78: or nvidia-smi's table's, in MiB) total of each card, by line (engine: where every card printed the same)
@@ -500,6 +502,7 @@ HANDLERS = {
     "runtime_around": runtime_around,     # (rt66)
     "comfy_install": lambda s, f, m, *_: seen_install(f, m),     # (fix66c) comfy_launch.INSTALL_SIGNS
     "vllm_batched": lambda s, f, m, text, *_: seen_batched(f, m, text),     # (fix66c) vllm_command
+    "vllm_own": lambda s, f, m, *_: seen_own(f, m),     # (fix67a) vllm_own_flags
     "dataloader_worker": lambda s, f, m, *_: f.__setitem__("dataloader_worker", True),     # (review rev66a #4)
     "igpu_named": lambda s, f, m, *_: f.__setitem__("igpu_named", True),     # (rev8 S2) Unsloth Studio's guard reads other
     "as_limit": lambda s, f, m, *_: f.__setitem__("as_limit", int(m.group(1))),     # (round 112) RLIMIT_AS's soft limit, bytes

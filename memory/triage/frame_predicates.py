@@ -55,3 +55,19 @@ def sync_frame(x):
     Not under cudaMallocAsync: its allocations are stream-ordered (cudaMallocAsync is queued on the stream like a kernel), so a
     real shortage surfaces at the next synchronize, and the wait is where the request's failure shows."""
     return x.kind == "cuda.driver" and bool(x.frames) and x.frames[-1][1] in SYNC_FRAMES and not async_named(x)
+
+
+# (fix67a, aud67b #5) the frames of a CUDA graph's capture: vLLM's runners' capture_model (v1 gpu_model_runner.py, V0
+# model_runner.py) and PyTorch's torch.cuda.graph context (torch/cuda/graphs.py: capture_begin, capture_end)
+CAPTURE_FUNCS = ("capture_model", "_capture_cudagraphs", "capture_begin", "capture_end")
+
+
+def capture_frame(x):
+    """A frame of the traceback is a CUDA graph's capture (its function, or torch/cuda/graphs.py)."""
+    return next((func for p, func in x.frames if func in CAPTURE_FUNCS or p.replace("\\", "/").endswith("torch/cuda/graphs.py")),
+                None)
+
+
+def kv_cache_sized(x):
+    """vLLM printed its KV cache's size ("Available KV cache memory", V0's "reserved for KV Cache", "GPU KV cache size")."""
+    return x.f.get("vllm_kv_mem") is not None or bool(x.f.get("vllm_kv_tokens"))

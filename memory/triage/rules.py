@@ -35,7 +35,7 @@ from .predicates import (ABSURD_HOST, metal_kv_profile_peak, OWN_POOLS, SLIVER, 
                          outside_others, slack_fits, slack_passed, stage, stage_said, startup_free_says, tgi, tgi_figures, tgi_tiny, torch,
                          torch_cut, torch_full, trt_component, trt_free, trt_kv_starved)
 from .rule_row import CAUSES, LEADER, Rule, evidence, requested_free  # noqa: F401  (CAUSES and evidence are read through this module)
-from .rules_capture import CAPTURE_POOLS
+from .rules_capture import CAPTURE_AFTER_KV, CAPTURE_POOLS
 from . import mps_other
 from .fallback_slack import slack_on_card
 from .rules_host import HOST_RAM
@@ -459,6 +459,7 @@ RULES = [
       lambda x: ("vLLM was capturing CUDA graphs when it ran out: the KV cache had already taken gpu_memory_utilization's share, "
                  "graph capture needs memory outside it") if x.env["runtime"] == "vllm"
       else "the failure came while CUDA graphs were captured: the capture's memory pool comes on top of the model's"),
+    *CAPTURE_AFTER_KV,     # (fix67a) a capture frame after the KV cache was sized (rules_capture.py)
     # (round 118) vLLM on the TPU (tpu-inference) loading the programs it precompiles in capture_model: they load outside
     # gpu_memory_utilization's share, which the KV cache had already taken ("Error loading program 'jit_...': Attempting to reserve")
     R("graph-capture", 4.0, lambda x: x.graph_capture and not x.f["vllm_serving"] and x.kind == "xla.oom" and x.env["runtime"] == "vllm",

@@ -13,6 +13,7 @@ pool (a pluggable allocator, a MemPool, vLLM's sleep-mode cumem allocator, comfy
 otherwise the pool is what PyTorch's message names, a CUDA graph's (docs/triage-causes.md, graph-capture: CUDA-graph capture
 memory outside the runtime's budget)."""
 from ..units import MiB, fmt_bytes
+from .frame_predicates import capture_frame, kv_cache_sized
 from .predicates import own_pool, slack_fits, torch
 from .rule_row import Rule
 
@@ -43,4 +44,16 @@ CAPTURE_POOLS = [
                 f"memory reserved for the captured graphs that the caching allocator cannot give to the {fmt_bytes(x.req)} "
                 f"request; capture fewer or smaller graphs, or none ({capture_fix(x)}), or leave room for them outside the "
                 "runtime's memory share"),
+]
+
+
+# (fix67a, aud67b #5) the traceback runs through the capture itself (vLLM's capture_model, torch.cuda.graph's capture_end)
+# after vLLM printed its KV cache's size: the budget was handed out, and what ran out is the capture's own memory. Strong on
+# its own (vllm-project/vllm#19186, #11251, #57475: all 52-60 % before, the message alone reading as activations or a
+# driver refusal); the row above (the log shows a capture) adds its points too.
+CAPTURE_AFTER_KV = [
+    R("graph-capture", 6.0, lambda x: not x.f["vllm_serving"] and x.kind in ("torch.cuda", "torch.hip", "cuda.driver", "torch.oom_type")
+      and capture_frame(x) and kv_cache_sized(x),
+      lambda x: f"the traceback runs through the CUDA graph capture ({capture_frame(x)}()) after vLLM had sized its KV cache: "
+                "the cache had its share, and the graphs' memory comes on top of it"),
 ]

@@ -23,6 +23,7 @@ import re
 from ..llm.runtimes import at_least, parse_version
 from ..llm.runtimes.vllm import settings as vllm_settings
 from ..errors import UserError
+from .vllm_own_flags import carried
 from ..units import GiB
 
 GUIDE_BATCHED = 4096          # the --max-num-batched-tokens vllm-weights.md suggests
@@ -165,7 +166,8 @@ _SAFE_MODEL = re.compile(r"[\w./:@+-]{1,200}")
 
 
 def apply(guide, f, commands) -> None:
-    """The rendered vLLM guide's `vllm serve MODEL ...` lines with the log's model and tensor-parallel size."""
+    """The rendered vLLM guide's `vllm serve MODEL ...` lines with the log's model and tensor-parallel size, and (fix67a) its
+    own --kv-cache-dtype, --max-model-len, --trust-remote-code and environment (vllm_own_flags.py)."""
     if not guide or not f.get("vllm"):
         return
     model = (f.get("llm_model") or (None, None))[-1]
@@ -174,9 +176,11 @@ def apply(guide, f, commands) -> None:
 
     def line(m):
         rest = m.group(2)
+        prefix, own = carried(m.group(1), rest, f.get("vllm_own"))     # (fix67a) the log's own settings
+        rest = own + rest
         if tp > 1 and "--tensor-parallel-size" not in rest:
             rest = f" --tensor-parallel-size {tp}" + rest
-        return m.group(1) + "vllm serve " + (model or "MODEL") + rest
+        return prefix + "vllm serve " + (model or "MODEL") + rest
     md = _SERVE.sub(line, guide["markdown"])
     if md != guide["markdown"]:
         guide["markdown"] = md

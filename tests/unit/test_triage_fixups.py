@@ -79,7 +79,7 @@ def test_a_cache_already_fp8_is_not_told_fp8_doubles_the_room():
     # 122080 -> 121856 (256 steps): the shorter context stays; no --kv-cache-dtype fp8 anywhere, no "twice"
     assert any("--max-model-len 121856" in c for c in cmds), cmds
     assert not any("--kv-cache-dtype" in c for c in cmds), cmds
-    assert "twice" not in g["markdown"] and "already fp8" in g["markdown"], g["markdown"]
+    assert "twice" not in g["markdown"] and "already 8-bit" in g["markdown"], g["markdown"]     # (fix67a) "8-bit", not "fp8 ... the smallest"
     assert not any("fp8" in s["text"] for s in ev.get("suggestions", [])), ev.get("suggestions")
 
 

@@ -100,7 +100,8 @@ def test_vllm_no_cache_blocks_reads_its_flags():
             "ValueError: No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when initializing the engine.\n")
     _, kind, runtime, _, nums = _read(text)
     assert (kind, runtime) == ("vllm.no_kv_blocks", "vllm")
-    assert nums == {"gpu_memory_utilization_ratio": 0.72, "max_model_len_tokens": 32768}
+    # (fix67a) and "Model loading took 14.2 GiB" under numbers' weights
+    assert nums == {"gpu_memory_utilization_ratio": 0.72, "max_model_len_tokens": 32768, "weights": round(14.2 * _GIB)}
 
 
 def test_kernel_kill_line_with_zero_anon_rss_gives_no_process_figure():

@@ -1,0 +1,67 @@
+"""(fix67a, aud67b #2) The vllm-graph-capture guide's figures from the log: how far to lower --gpu-memory-utilization, the
+--max-num-seqs for fewer capture sizes, and vLLM's own VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS hint.
+
+vLLM gives the KV cache gpu_memory_utilization x total less what the weights and the profiled peak hold (gpu_worker.py
+determine_available_memory), so one hundredth off the utilization takes total/100 off the cache and leaves it to the
+graph capture, which runs after the cache was allocated (gpu_model_runner.py capture_model). The drop:
+- at least the failed request (the capture went on after it, so a smaller drop would not even cover it), in hundredths,
+  rounded up: vllm-project/vllm#57475's 136 MiB of 22.36 GiB at 0.98 is 0.01, so 0.97 (which the thread reports boots);
+- at most what the cache can lose and still hold one request at the log's max_model_len: its bytes a token are
+  "Available KV cache memory" over "GPU KV cache size: N tokens" (kv_cache_utils.py); 2.97 GiB for 150,745 tokens leaves
+  124000 tokens 0.53 GiB to spare, so 0.96 at the lowest. A larger drop than that fails the cache check instead
+  (kv_cache_utils.check_enough_kv_cache_memory): then no utilization fits, and the guide says so (--enforce-eager, fewer
+  capture sizes).
+Without the card's total the guide keeps its generic figure, never at or above the log's own utilization.
+
+VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS (vllm/envs.py): 1 makes the start-up profile measure the graphs' memory and take
+it out of the KV cache's budget, so the capture has room; on by default since v0.21.0 (vLLM prints "CUDA graph memory
+profiling is enabled (default since v0.21.0)... To disable, set VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=0"). 0 gives
+the cache that memory back and counts no graphs: more cache, less room for the capture."""
+import math
+
+from ..units import fmt_bytes
+
+GENERIC = 85            # the guide's generic utilization (hundredths) where the log does not size the drop
+SIZES = (1, 2, 4, 8, 16, 32, 64)      # the guide's capture sizes for Fix 3
+HINT = "VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS"
+
+
+def _maxlen(f):
+    own = (f.get("vllm_own") or {}).get("max_model_len")
+    return int(own) if own else f.get("vllm_maxlen")
+
+
+def params(inc, f, n) -> dict:
+    """The guide's capture_* parameters (empty outside vLLM)."""
+    if not f.get("vllm"):
+        return {}
+    p = {}
+    util = f.get("vllm_util")
+    total, req = n.get("total"), n.get("requested")
+    if util is not None and total and req:
+        had = round(util * 100)
+        lo = max(1, math.ceil(req / total * 100 - 1e-9))          # hundredths that cover the failed request
+        p.update(capture_sized=True, capture_had=f"{util:g}", capture_req=fmt_bytes(req), capture_total=fmt_bytes(total))
+        kv, tokens, maxlen = f.get("vllm_kv_mem"), f.get("vllm_kv_tokens"), _maxlen(f)
+        hi = None
+        if kv and tokens and maxlen and tokens > 0:
+            spare = kv * (1 - maxlen / tokens)
+            hi = math.floor(spare / total * 100 + 1e-9) if spare > 0 else 0
+            p.update(capture_kv=fmt_bytes(kv), capture_tokens=f"{tokens:,}", capture_maxlen=str(maxlen),
+                     capture_spare=fmt_bytes(max(spare, 0)))
+        if hi is not None and lo > hi:
+            p.update(capture_no_drop=True, capture_drop=f"{lo / 100:.2f}")
+        else:
+            p.update(capture_util=f"{(had - lo) / 100:.2f}", capture_drop=f"{lo / 100:.2f}")
+            if hi is not None:
+                p.update(capture_floor=f"{(had - hi) / 100:.2f}")
+    elif util is not None and round(util * 100) <= GENERIC:
+        p["capture_util"] = f"{(round(util * 100) - 5) / 100:.2f}"      # the generic figure would raise it
+    seqs = (f.get("vllm_own") or {}).get("max_num_seqs")
+    if seqs and int(seqs) < SIZES[-1]:
+        sizes = [s for s in SIZES if s <= int(seqs)]
+        p.update(capture_seqs=str(int(seqs)), capture_sizes="[" + ", ".join(map(str, sizes)) + "]", capture_seqs_own=True)
+    if f.get("vllm_cg_hint") or any(HINT in t for t in inc.texts):
+        p["capture_env_hint"] = True
+    return p
+
