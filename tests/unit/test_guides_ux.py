@@ -73,13 +73,13 @@ def test_llamacpp_kv_without_a_context_says_ctx_not_a_number():
 
 def test_vllm_fp8_command_uses_the_fp8_length_capped_at_the_model_maximum():
     # vLLM 0.x "max seq len (56000) is larger than the maximum number of tokens that can be stored in KV cache (43328)":
-    # f16 43328 -> 43264 (256 steps); fp8 holds twice, 86656, past the model's 56000: capped, 56000 -> 55808
+    # f16 43328 -> 43264 (256 steps); fp8 holds twice, 86656, past the 56000 in force (no --max-model-len: the model's): capped, 56000 -> 55808
     _, g = _guide(_corpus("regression/vllm_v0_maxlen_56000.log"))
     cmds = _cmds(g)
     assert any("--max-model-len 43264" in c and "fp8" not in c for c in cmds)
     fp8 = [c for c in cmds if "--kv-cache-dtype fp8" in c and c.startswith("vllm serve")]
     assert fp8 and all("--max-model-len 55808" in c for c in fp8)
-    assert "86656" in g["markdown"] and "maximum length, 56000" in g["markdown"]
+    assert "86656" in g["markdown"] and "max_model_len in force, 56000" in g["markdown"]
 
 
 def test_vllm_fp8_length_is_twice_when_under_the_model_maximum():
