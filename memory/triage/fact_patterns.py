@@ -10,6 +10,7 @@ from . import vllm_dtype as VLLM_DTYPE
 from .runtime_markers import NAMED_RUNTIMES, RUNTIME_MARKERS, RUNTIME_WORDS
 from .runtime_around import FACT as AROUND_FACT, FACT_WORDS as AROUND_WORDS
 from .tiny_shared import FACT as TINY_FACT, FACT_WORDS as TINY_WORDS
+from .wrapper_runs import FACT as RUNS_FACT, FACT_WORDS as RUNS_WORDS
 
 # Python prints `, line N`; pasted tracebacks (and rewrites of them) often drop it, the frame stays a frame
 FRAME_RE = re.compile(r'File "([^"]+)"(?:, ?line ?\d+)?, in (\S+)')
@@ -498,4 +499,6 @@ FACTS.append(AROUND_FACT)     # (rt66) the program around a library's failure: i
 FACT_KEYS[AROUND_FACT[0]] = AROUND_WORDS
 FACTS.append(TINY_FACT)     # (review rev66a #4) a DataLoader worker's failure re-raised (tiny_shared.FACT)
 FACT_KEYS[TINY_FACT[0]] = TINY_WORDS
+FACTS.append(RUNS_FACT)     # (fix67b) a wrapper's per-run lines (wrapper_runs.FACT)
+FACT_KEYS[RUNS_FACT[0]] = RUNS_WORDS
 _FACTS_GATED = [(name, FACT_KEYS[name], rx) for name, rx in FACTS]

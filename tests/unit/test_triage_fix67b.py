@@ -32,3 +32,47 @@ def test_tiny_card_training_bogus_free_leads_with_the_impossible_figure():
     res, conf = _answer("c5_bogus_free_old_torch.log")
     assert res["cause"] == "other", (res["cause"], conf)
     assert "weights-exceed-vram" not in conf or conf["weights-exceed-vram"] < 20, conf
+
+
+# --- 2. (aud #4) a wrapper's runs: what each left allocated grew with the same block swap summary ---------------------
+
+def _evidence(res):
+    ev = res["events"][res["headline"]]
+    return " ".join(str(c["evidence"]) for c in ev["causes"] if c["id"] == "leak")
+
+
+def test_blockswap_runs_allocated_growing_reads_leak():
+    """WanVideoWrapper's "Allocated memory: memory=X GB" after each run (utils.print_memory: memory_allocated / 1024**3)
+    rose 1.993 -> 3.981 with the same summary (1926.30MB on cuda:0), then step 0 of the next run failed (was uncertain,
+    activations 49 % / leak 32 %)."""
+    res, conf = _answer("c6_blockswap_lora_leak_growing.log")
+    assert res["cause"] == "leak" and not res.get("uncertain"), conf
+    assert "from 1.99 GiB to 3.98 GiB" in _evidence(res)
+
+
+def test_blockswap_one_finished_run_of_the_same_shape_leads_with_leak():
+    """One finished run with the same summary and Seq len, then step 0 fails: leak leads (was activations 49 %); no
+    growth can be read from one run, so it stays below 70 %."""
+    res, conf = _answer("c6_blockswap_lora_leak.log")
+    assert max(conf, key=conf.get) == "leak", conf
+    assert "same sequence length" in _evidence(res) and "rose" not in _evidence(res)
+
+
+def _variant(old, new):
+    text = (DATA / "c6_blockswap_lora_leak_growing.log").read_text(encoding="utf-8")
+    assert old in text
+    return engine.triage_text(text.replace(old, new))
+
+
+def test_blockswap_growth_with_a_changed_summary_is_not_read():
+    """More blocks on the card in the failing run (a smaller block swap): its allocated figure says nothing of a leak."""
+    text = (DATA / "c6_blockswap_lora_leak_growing.log").read_text(encoding="utf-8")
+    i = text.rindex("Transformer blocks on cuda:0: 1926.30MB")
+    res = engine.triage_text(text[:i] + "Transformer blocks on cuda:0: 3852.60MB" + text[i + 39:])
+    assert "rose" not in _evidence(res) and "same sequence length" not in _evidence(res)
+
+
+def test_blockswap_allocated_falling_or_flat_is_not_growth():
+    for new in ("memory=1.993 GB", "memory=1.500 GB", "memory=2.900 GB"):     # flat, lower, under 1 GiB above
+        res = _variant("memory=3.981 GB", new)
+        assert "rose" not in _evidence(res), new
