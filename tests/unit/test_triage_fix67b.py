@@ -6,6 +6,8 @@ data/fix67b/README.md names each one's thread.
 """
 from pathlib import Path
 
+import pytest
+
 from gpu_garden.memory.triage import engine
 
 DATA = Path(__file__).resolve().parent / "data" / "fix67b"
@@ -76,3 +78,39 @@ def test_blockswap_allocated_falling_or_flat_is_not_growth():
     for new in ("memory=1.993 GB", "memory=1.500 GB", "memory=2.900 GB"):     # flat, lower, under 1 GiB above
         res = _variant("memory=3.981 GB", new)
         assert "rose" not in _evidence(res), new
+
+
+# --- 3. (aud #6) a text encoder's load: the weight-loading evidence adds to text-encoder -------------------------------
+
+def _node_only(node):
+    """What the OOM panel hands triage for a node's failure (nodes/oom_build.build_report): the exception and the node."""
+    text = "!!! Exception during processing !!! Allocation on device\nTraceback (most recent call last):\n" \
+           "torch.OutOfMemoryError: Allocation on device"
+    res = engine.triage_text(text, {"platform": "windows", "backend": "cuda", "cuda_malloc_async": True, "node_type": node})
+    return res["events"][res["headline"]]["causes"][0]
+
+
+@pytest.mark.parametrize("name, node", [
+    ("c2_dualclipgguf_trace.log", "DualCLIPLoader"),          # "Requested to load FluxClipModel_", a convert() frame (was 65 %)
+    ("c2_trace_wan_cliploader.log", "CLIPLoader"),            # WanTEModel "loaded partially" (was 65 %)
+    ("c2_report_wanvideotextencode.log", "WanVideoTextEncode"),    # encoder.model.to(device) (was 52 %)
+])
+def test_text_encoder_load_full_log_is_at_least_as_sure_as_the_node_alone(name, node):
+    res, conf = _answer(name)
+    assert res["cause"] == "text-encoder" and not res.get("uncertain"), conf
+    assert "weights-exceed-vram" not in conf, conf
+    top = _node_only(node)
+    assert top["id"] == "text-encoder" and conf["text-encoder"] >= top["confidence"], (conf, top)
+
+
+def test_unet_weight_loading_frame_still_reads_weights():
+    """Regression check (passes before and after): the same convert() frame under a diffusion model's load is the weights'."""
+    text = (DATA / "c2_dualclipgguf_trace.log").read_text(encoding="utf-8")
+    text = text.replace("Requested to load FluxClipModel_", "Requested to load Flux")
+    text = text.replace('"D:\\SD\\ComfyUI\\nodes.py", line 65, in encode\n    output = clip.encode_from_tokens(tokens, return_pooled=True, return_dict=True)\n'
+                        '  File "D:\\SD\\ComfyUI\\comfy\\sd.py", line 126, in encode_from_tokens\n    self.load_model()\n'
+                        '  File "D:\\SD\\ComfyUI\\comfy\\sd.py", line 146, in load_model\n    model_management.load_model_gpu(self.patcher)\n',
+                        '"D:\\SD\\ComfyUI\\nodes.py", line 1500, in sample\n    model_management.load_model_gpu(model)\n')
+    assert "encode_from_tokens" not in text
+    res = engine.triage_text(text)
+    assert res["cause"] == "weights-exceed-vram", res["cause"]
