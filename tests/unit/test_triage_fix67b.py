@@ -114,3 +114,43 @@ def test_unet_weight_loading_frame_still_reads_weights():
     assert "encode_from_tokens" not in text
     res = engine.triage_text(text)
     assert res["cause"] == "weights-exceed-vram", res["cause"]
+
+
+# --- 4. (aud #9) pinned memory: ComfyUI's pin_memory() frame; a bar before a mid-run reload ---------------------------
+
+def test_comfy_pin_memory_frame_reads_host_ram():
+    """A bare "CUDA error: out of memory" raised from comfy/model_management.py pin_memory() (cudaHostRegister: ComfyUI
+    0.8.0 model_management.py:1167 page-locks host RAM) with "Enabled pinned memory" (was host-ram 28 %, uncertain)."""
+    res, conf = _answer("c8_pinned_gguf_bare.log")
+    assert res["cause"] == "host-ram" and not res.get("uncertain"), conf
+    ev = res["events"][res["headline"]]
+    assert any("pin_memory()" in str(e) for c in ev["causes"] if c["id"] == "host-ram" for e in c["evidence"])
+
+
+def test_pin_memory_of_another_program_is_not_comfyui_s():
+    """Regression check (passes before and after): a pin_memory frame outside comfy/model_management.py (a DataLoader's)
+    does not read as ComfyUI's pinning."""
+    text = (DATA / "c8_pinned_gguf_bare.log").read_text(encoding="utf-8").replace(
+        "D:\\ComfyUI\\comfy\\model_management.py", "D:\\venv\\Lib\\site-packages\\torch\\utils\\data\\_utils\\pin_memory.py")
+    res = engine.triage_text(text)
+    ev = res["events"][res["headline"]]
+    assert not any("pin_memory()" in str(e) for c in ev["causes"] for e in c["evidence"])
+
+
+def test_progress_before_a_mid_run_reload_counts_as_sampling_started():
+    """Step 3/6, then "Requested to load WAN21" again (Dynamic VRAM re-stages the model) and the host buffer fails:
+    sampling had started (was: "ComfyUI was loading WAN21 when it failed; sampling had not started"), host-ram stated."""
+    res, conf = _answer("c8_hostbuffer_portable.log")
+    ev = res["events"][res["headline"]]
+    said = " ".join(str(e) for c in ev["causes"] for e in c["evidence"])
+    assert "sampling had not started" not in said and "sampling WAN21 had started" in said, said
+    assert res["cause"] == "host-ram" and not res.get("uncertain"), conf
+
+
+def test_a_new_model_loaded_after_a_bar_is_still_a_load():
+    """Regression check (passes before and after): the bar was another model's, then a different model loads and fails."""
+    text = (DATA / "c8_hostbuffer_portable.log").read_text(encoding="utf-8")
+    i = text.rindex("Requested to load WAN21")
+    res = engine.triage_text(text[:i] + "Requested to load WanVAE" + text[i + len("Requested to load WAN21"):])
+    ev = res["events"][res["headline"]]
+    assert "sampling WAN21 had started" not in " ".join(str(e) for c in ev["causes"] for e in c["evidence"])
