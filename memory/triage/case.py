@@ -413,6 +413,7 @@ def _snapshot(x, ctx, ev):
 
 def _phase(x, scan, inc, ctx):
     x.node = ctx.get("node_type") or inc.node_type
+    x.phase = inc.phase            # (fix67b) ComfyUI's last "Requested to load" / progress state (te_load.py)
     x.node_cause = C.node_category(x.node)
     # traceback frames, innermost first: what the failing code was doing
     cats = []

@@ -51,6 +51,7 @@ from .should_fit import over_card
 from .tiny_shared import TINY_SHARED
 from .native_runtimes import FAISS_TEMP_MIN, mnn_parameter
 from .predicates import batch_ran_before, step_mem_grew     # (rev9 S1) by line; (tri65) by line
+from .wrapper_runs import run_mem_grew, same_run_before     # (fix67b) by line
 
 R = Rule
 OLLAMA_EVICT_WITHIN = 40      # lines from a failed load to the scheduler's eviction that answers it
@@ -433,6 +434,13 @@ RULES = [
     # (tri65) the loop's own per-step allocated figure rose at every print before the failure (predicates.step_mem_grew)
     R("leak", 3.6, lambda x: fresh(x) and step_mem_grew(x), lambda x: "the training loop's allocated memory rose at every one of "
       "its {2} prints before this failure, from {0} to {1}: memory kept from step to step".format(*map(fmt_bytes, step_mem_grew(x)[:2]), step_mem_grew(x)[2])),
+    # (fix67b) what a wrapper's runs left allocated rose from run to run with the same block swap summary (wrapper_runs.py)
+    R("leak", 5.0, lambda x: fresh(x) and run_mem_grew(x), lambda x: "the wrapper's allocated memory after each run rose over {2} "
+      "runs, from {0} to {1}, with the same block swap summary each time: memory the runs did not return".format(
+          *map(fmt_bytes, run_mem_grew(x)[:2]), run_mem_grew(x)[2])),
+    R("leak", 2.5, lambda x: fresh(x) and same_run_before(x) and not run_mem_grew(x),
+      "the wrapper's failing run placed the same blocks (its block swap summary) for the same sequence length as a run of "
+      "this log that finished: the same work fitted then, so memory was not returned in between"),
     # earlier OOMs of the same host process (context "previous_ooms", which one failure's text cannot show)
     R("leak", 3.6, lambda x: fresh(x) and x.session_grew_from,
       "allocated memory grew from {session_grew_from:b} at the previous OOM of this ComfyUI session to {session_grew_to:b} now"),

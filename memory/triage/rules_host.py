@@ -3,6 +3,7 @@ docstring). rules.py puts them at their place among the cause sections."""
 from ..units import fmt_bytes
 from .driver_predicates import nvml_na
 from .predicates import ABSURD_HOST, aimdo_file_read, aimdo_reader_only, bare_driver, kind, kv_sized, unified_host_held, unified_pool, wddm_refused
+from . import comfy_pin
 from .native_runtimes import hip_host_call
 from .rule_row import Rule
 
@@ -157,6 +158,11 @@ HOST_RAM = [
       lambda x: f"CUDA refused the call under \"{x.f['pinned_src']}\" with invalid argument: that call allocates page-locked "
                 "(pinned) host memory, so the pinned buffer was refused (too large for the pinned limit or RAM), not VRAM; "
                 "ask for a smaller pinned buffer (e.g. LMCache's max_local_cpu_size) or raise the locked-memory limit"),
+    # (fix67b) ComfyUI's pin_memory() on the failing stack: the failing call page-locks host RAM (cudaHostRegister, comfy_pin.py),
+    # as direct as the page-locking calls above
+    R("host-ram", 7.0, lambda x: x.kind == "cuda.driver" and comfy_pin.pinned(x.frames),
+      lambda x: f"the CUDA out-of-memory came from {comfy_pin.pinned(x.frames)}, within ComfyUI's pinned-memory limit (45 % of RAM on "
+                "Windows, 95 % elsewhere): page-locked system RAM ran out, not VRAM; --disable-pinned-memory, or more free RAM"),
     R("host-ram", 3.0, lambda x: x.kind == "cuda.driver" and x.pinned_host,
       "a driver-level CUDA out-of-memory with pinned host transfers in play ({pinned_host}): page-locked system RAM ran out, not VRAM"),
     # ComfyUI pins host memory for offloaded weights by default: a driver-level CUDA OOM without allocator numbers

@@ -4,6 +4,7 @@ them at their place among the cause sections."""
 from ..units import GiB
 from .predicates import host, sdcpp_part, torch29_conv3d
 from .rule_row import Rule
+from .te_load import weights_evidence
 
 R = Rule
 STAGES = [
@@ -46,6 +47,12 @@ STAGES = [
     R("text-encoder", 3.0, lambda x: x.frame_cause == "text-encoder" and not x.frame_loading, "traceback: {where}", hint=True),
     R("text-encoder", 3.0, lambda x: x.src_cause == "text-encoder" and not host(x), "traceback source line: {src_line}", hint=True),
     R("text-encoder", 2.0, lambda x: x.entry_cause == "text-encoder", "node entry point: {entry}", hint=True),
+    # (fix67b) a weight-loading frame, a partial load or a weight-placing source line on a text encoder's load (te_load.py):
+    # the weights rows stand aside there, and the same evidence adds here
+    R("text-encoder", 2.0, lambda x: weights_evidence(x) and not host(x),
+      lambda x: "the weights being placed are the text encoder's ("
+                + ("a loading frame" if x.frame_loading else "ComfyUI's partial load" if x.partial_load else f"source line: {x.src_line}")
+                + ")", hint=True),
     R("text-encoder", 2.2, lambda x: x.loading_cause == "text-encoder", "ComfyUI was loading {model} (a {part_loading}) when it failed", hint=True),
     R("text-encoder", 3.0, lambda x: sdcpp_part(x) == "text-encoder",
       lambda x: f"stable-diffusion.cpp sized the {x.f['sdcpp_part']} graph's compute buffer last: the text encoder "

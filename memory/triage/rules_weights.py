@@ -11,6 +11,7 @@ from .native_runtimes import mnn_parameter
 from .rule_row import Rule
 from .should_fit import over_card
 from .tiny_shared import others_fill_tiny
+from .te_load import te_loading
 
 R = Rule
 # ggml's SYCL check prints its error, "in function ... at ...ggml-sycl.cpp:N" and "SYCL error" together: the function line is
@@ -90,7 +91,10 @@ WEIGHTS = [
     # (tri73) nor where the message's free figure is past a parameter's share of the card and the request is larger still:
     # the card was not full, so what was placed did not fill it (card_room.room_left); (tri74) and only where PyTorch held
     # under half the card: a load refused on its next weight leaves free memory short of one (perhaps large) tensor
-    R("weights-exceed-vram", 6.0, lambda x: x.tiny and not (x.req and big_request(x) and x.allocated is not None
+    # (fix67b, aud67b #3) nor in a training step (backward/optimizer on the stack, a training source or log line): the
+    # weights were placed and ran forward; the batch's activations and gradients are what failed. A total below 2 GiB
+    # instead lost three corpus cases (a bare 2.00 GiB message, PyTorch's rounding of a 2 GiB card)
+    R("weights-exceed-vram", 6.0, lambda x: x.tiny and not x.training and not (x.req and big_request(x) and x.allocated is not None
                                                        and x.allocated < TINY_HELD_SHARE * x.total) and not room_left(x)
       and not others_fill_tiny(x),     # (tri86) nor where PyTorch's figures show the card shared (tiny_shared.py)
       "the device has only {total:b}: an integrated GPU's carve-out (APU) or a very small card; the weights cannot fit"),
@@ -209,12 +213,13 @@ WEIGHTS = [
     R("weights-exceed-vram", 0.9, kind("ollama.load_failed"),
       "Ollama's runner failed while it loaded the model: the weights may not fit what the GPU (and RAM) had free"),
     R("weights-exceed-vram", 4.0, lambda x: x.node_cause == "weights-exceed-vram", "failing node: {node}", hint=True),
-    R("weights-exceed-vram", 1.5, lambda x: x.frame_loading, "traceback: {where}", hint=True),
+    # (fix67b) not on a text encoder's load: that evidence is the text encoder's (te_load.py, rules_stages)
+    R("weights-exceed-vram", 1.5, lambda x: x.frame_loading and not te_loading(x), "traceback: {where}", hint=True),
     R("weights-exceed-vram", 3.0, lambda x: x.frame_cause == "weights-exceed-vram", "traceback: {where}", hint=True),
     # ComfyUI offloads what does not fit the VRAM it may use (free less its inference reserve) and says "loaded partially":
     # by its own sums the weights exceed the card; an out-of-memory then is weights plus work on a card they already fill. Only
     # PyTorch's allocator reporting VRAM: the offloaded part sits in pinned RAM, and a driver-level error then is that RAM
-    R("weights-exceed-vram", 1.5, lambda x: x.partial_load and x.comfy and x.branch in ("torch", "async"),
+    R("weights-exceed-vram", 1.5, lambda x: x.partial_load and x.comfy and x.branch in ("torch", "async") and not te_loading(x),
       lambda x: f"ComfyUI loaded {x.model or 'the model'} only partially before it failed: by its own sums the weights do not fit "
                 "the VRAM it may use", hint=True),
     # ComfyUI in low-VRAM mode (--lowvram; older ComfyUI also chose it on a card of 4 GB or less) keeps in VRAM only the part of each
@@ -230,7 +235,8 @@ WEIGHTS = [
     R("weights-exceed-vram", 1.5, lambda x: x.log_phase == "loading",
       "ComfyUI was loading {model} when it failed; sampling had not started", hint=True),
     # the source line under a frame: `pipe.to("cuda")`, `from_pretrained(...)`, `load_state_dict(...)`
-    R("weights-exceed-vram", 2.0, lambda x: x.src_cause == "weights-exceed-vram" and not host(x), "traceback source line: {src_line}", hint=True),
+    R("weights-exceed-vram", 2.0, lambda x: x.src_cause == "weights-exceed-vram" and not host(x) and not te_loading(x),
+      "traceback source line: {src_line}", hint=True),
     # the program says the model failed to load, around a PyTorch out-of-memory: the weights were being placed
     R("weights-exceed-vram", 2.0, lambda x: x.f["load_failed"] and x.branch in ("torch", "async") and not host(x),
       "the log says the load failed: {f[load_failed]}", hint=True),

@@ -200,14 +200,14 @@ def read_context(scan):
     scan.phase = None
     scan.partial_load = False
     scan.epoch = None
-    load_at = -1
+    load_at = prev_at = -1
     for m in loads_in(raw, window_lines(scan, raw, _LOAD_WORDS)):         # every load of this run (for "ran fine before")
         if m.group(3):
             scan.loads.append(m.group(3).decode("ascii", "replace"))
             scan.facts["moved_to_device"] = True
         else:
             scan.loads.append(m.group(1).decode("ascii", "replace") if m.group(1) else "diffusion model (CPU offload disabled)")
-        load_at = m.start()
+        prev_at, load_at = load_at, m.start()
         if m.group(0).startswith(_FORGE_LOADS):
             scan.facts["forge"] = True
         if m.group(0).startswith((b"Requested to load",) + _FORGE_LOADS):
@@ -248,6 +248,10 @@ def read_context(scan):
         elif not done and b"oading" in label:
             what = label.decode("utf-8", "replace").split(":")[0].strip()
             scan.phase = ("load", (what[8:] if what.lower().startswith("loading ") else what)[:60] or last)
+    # (fix67b) the model being sampled loaded again mid-run (Dynamic VRAM re-stages it between steps): a bar of this run,
+    # not finished, between its previous load and this one says sampling had started
+    if last and len(scan.loads) > 1 and scan.loads[-2] == last and prev_at < prog_at < load_at and raw.rfind(b"100%|", mark0) < prog_at - 4:
+        scan.phase = ("progress", last)
     if decode_after(raw, raw.rfind(b"\n", 0, max(load_at, prog_at, 0)) + 1, decods, n):
         scan.phase = ("decode", None)
     if len(raw) > n:

@@ -1,0 +1,22 @@
+"""(fix67b, aud67b #6) A text encoder's load that failed: the weight-loading evidence is the text encoder's (issue 14, class 2).
+
+A traceback through a weight move (nn.Module.to / convert, ComfyUI's model_patcher load), ComfyUI's "loaded partially"
+and a source line that places weights (`encoder.model.to(device)`) say that weights were being placed. Where the failing
+node is a text encoder's, the frames show the text encoder (comfy/sd.py's CLIP, comfy/text_encoders/), or ComfyUI's last
+"Requested to load" named a text encoder with no sampling since, those weights are the text encoder's: the answer is the
+text-encoder cause (its guide: the encoder in fp8 or GGUF, or on the CPU), and the same evidence no longer also counts for
+the generic weights cause, which made the fuller log read less sure than the node alone (the panel's node-only input)."""
+from . import categories as C
+
+
+def te_loading(x) -> bool:
+    """The failing node, the frames or ComfyUI's load in progress name a text encoder."""
+    if x.node_cause == "text-encoder" or x.frame_cause == "text-encoder" or x.loading_cause == "text-encoder":
+        return True
+    state, model = x.phase or (None, None)
+    return state == "load" and bool(model) and C.model_category(model) == "text-encoder"
+
+
+def weights_evidence(x) -> bool:
+    """Evidence the weights rows read (a loading frame, a partial load, a weight-placing source line) on a text encoder's load."""
+    return te_loading(x) and bool(x.frame_loading or x.partial_load or x.src_cause == "weights-exceed-vram")
