@@ -44,6 +44,7 @@ from .rules_libs import LIB_WORKING
 from .rules_other import OTHER
 from .rules_process import RUNTIME_HELD
 from .native_abort import NATIVE_ABORT_ROWS
+from .bfc_backpedal import BACKPEDAL_ROWS     # (tri87)
 from .rules_runner_up import RUNNER_UP_ROWS
 from .rules_stages import STAGES
 from .rules_weights import WEIGHTS
@@ -482,6 +483,7 @@ RULES = [
     *CAPTURE_POOLS,     # (tri71) PyTorch's private pools hold the request idle (rules_capture.py)
 
     # --- other: the driver, the platform, or nothing to go on (rules_other.py) --------------------------
+    *BACKPEDAL_ROWS,                # (tri87) the stream executor's BFC allocator backing off, no failure after (bfc_backpedal.py)
     *OTHER,
     *NATIVE_ABORT_ROWS,             # (tri82) a ComfyUI server that died of a native abort (native_abort.py)
 
