@@ -33,6 +33,7 @@ from .predicates import compiler_flood, fraction_cap, sysmem_fallback, trt_kv_si
 from .render import NO_LIMIT, render_human, render_numbers, NUMBER_LABELS  # noqa: F401  (re-exported)
 from .rules import CAUSES  # noqa: F401  (re-exported: the fixed cause vocabulary)
 from .scan import Scan
+from .utf16_sniff import SNIFF_BYTES, utf16_encoding
 from .servers import ggml_host_backend     # (round 112)
 from ..errors import UserError
 from ..units import fmt_bytes
@@ -372,13 +373,15 @@ NOT_TEXT_SHARE = 0.10
 def _read_log(stream, name: str) -> dict:
     """Triage of a byte stream, looked at first without consuming it (peek: a pipe, /dev/fd/N or standard input cannot
     seek back): a compressed file or a model file is refused; a UTF-16 log (with its byte-order mark: PowerShell 5's `>` and Out-File
-    write UTF-16LE) is read as text, not as bytes with a NUL after every character."""
-    head, stream = _head(stream, 10)
+    write UTF-16LE) is read as text, not as bytes with a NUL after every character; one without the mark too, told by
+    its alternating NULs (utf16_sniff)."""
+    head, stream = _head(stream, SNIFF_BYTES)
+    utf16 = utf16_encoding(head)
     _refuse_not_a_log(head, name)
     counted = _Counted(stream)
     stream = io.BufferedReader(counted, 1 << 16)
-    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
-        text = io.TextIOWrapper(stream, encoding="utf-16", errors="replace")
+    if utf16:
+        text = io.TextIOWrapper(stream, encoding=utf16, errors="replace")
         try:
             res = triage_stream(text)
         finally:
@@ -387,7 +390,7 @@ def _read_log(stream, name: str) -> dict:
         res = triage_stream(stream)
     if not res["found"] and counted.n and not counted.text:
         res = dict(res, no_text=True, bytes=counted.n)
-    elif not res["found"] and not head.startswith((b"\xff\xfe", b"\xfe\xff")) and counted.binary >= NOT_TEXT_SHARE * counted.n > 0:
+    elif not res["found"] and not utf16 and counted.binary >= NOT_TEXT_SHARE * counted.n > 0:
         res = dict(res, not_text=True, bytes=counted.n, binary_bytes=counted.binary)     # (fixB D) UTF-16's NULs are text
     return res
 
