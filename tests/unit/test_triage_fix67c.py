@@ -2,12 +2,18 @@
 README) and expected values read from the log by hand.
 
 #13 A UTF-16LE log without a byte-order mark (NULs at odd offsets) is read as UTF-16LE, BE likewise; a binary still
-    errors."""
+    errors.
+#12 The panel names every cause from one table (web/lib/oom_parts.js CAUSES, checked against rule_row.CAUSES); `other`
+    by the guide triage chose for it on this reading ("CUDA driver out of memory (no allocator numbers)"), not
+    "Out of memory"."""
 import json
 from pathlib import Path
 from types import SimpleNamespace
 
-from gpu_garden.memory.triage import engine
+from support import node_js
+
+from gpu_garden.memory.triage import engine, guides
+from gpu_garden.memory.triage.rule_row import CAUSES
 from gpu_garden.memory.triage.utf16_sniff import utf16_encoding
 
 DATA = Path(__file__).parent / "data" / "fix67c"
@@ -57,3 +63,28 @@ def test_binary_still_errors(tmp_path, capsys):
     rc, out = _cli(p, capsys)
     res = json.loads(out)
     assert rc == 1 and res.get("not_text") is True, out
+
+
+# --- #12: the panel's label for every cause -------------------------------------------------------------------------
+
+def test_every_cause_has_a_real_panel_label():
+    # one table (web/lib/oom_parts.js CAUSES) for triage's whole vocabulary (rule_row.CAUSES): no raw id
+    # ("graph-capture" had none) and no bare "Out of memory" (what `other` was called)
+    labels = [node_js.call("lib/oom_parts.js", "causeName", cid, {}) for cid in CAUSES]
+    for cid, label in zip(CAUSES, labels):
+        assert label != cid and label.strip() != "Out of memory", (cid, label)
+    assert len(set(labels)) == len(labels), labels
+
+
+def test_other_is_named_by_its_guide_on_this_reading():
+    # aud67b's real-browser report (out/web_uncertain.txt): host-ram 35 % beside other 25 %, other's guide cuda-driver-oom
+    title = guides.load_all()["cuda-driver-oom"]["title"]
+    assert title == "CUDA driver out of memory (no allocator numbers)"
+    alts = [{"id": "host-ram", "confidence": 0.35, "guide": {"id": "comfyui-pinned-memory", "title": "Pinned RAM"}},
+            {"id": "other", "confidence": 0.25, "guide": {"id": "cuda-driver-oom", "title": title}}]
+    report = {"cause": "host-ram", "uncertain": True, "pair": False, "alternatives": alts, "causes": alts}
+    assert node_js.call("lib/oom_parts.js", "causeName", "other", report, None, alts[1]["guide"]) == title
+    line = node_js.call("lib/oom_parts.js", "causeLine", report)["label"]
+    assert line == f"Out of memory, cause uncertain: System RAM ran out? ({title} also possible)", line
+    # without a guide (a stored report, the folded list): the table's own words, still not "Out of memory"
+    assert node_js.call("lib/oom_parts.js", "causeName", "other", {}) == "Another kind of out-of-memory error"
