@@ -88,3 +88,42 @@ def test_other_is_named_by_its_guide_on_this_reading():
     assert line == f"Out of memory, cause uncertain: System RAM ran out? ({title} also possible)", line
     # without a guide (a stored report, the folded list): the table's own words, still not "Out of memory"
     assert node_js.call("lib/oom_parts.js", "causeName", "other", {}) == "Another kind of out-of-memory error"
+
+
+# --- #7: the text-encoder guide follows the node and model -----------------------------------------------------------
+
+def _guide(name, context=None):
+    res = engine.triage_text((DATA / name).read_text(encoding="utf-8"), context)
+    g = res["events"][res["headline"]]["guide"]
+    assert g["id"] == "comfyui-text-encoder", g["id"]
+    return g["markdown"]
+
+
+def test_wrapper_node_gets_the_wrappers_widgets():
+    md = _guide("c2_report_wanvideotextencode.log")           # Node Type: WanVideoTextEncode
+    # the wrapper's own widgets (ComfyUI-WanVideoWrapper nodes.py INPUT_TYPES), not ComfyUI's flag or Load CLIP's device
+    for words in ("LoadWanVideoT5TextEncoder", "`quantization` to `fp8_e4m3fn`", "`load_device` to `offload_device`",
+                  "**WanVideoTextEncode** set `device` to `cpu`", "`force_offload`"):
+        assert words in md, words
+    assert "```bash" not in md and "In **Load CLIP**" not in md, md
+
+
+def test_wrapper_loader_from_the_panel_context():
+    # the panel's context names the node (aud67b panel_probe: LoadWanVideoT5TextEncoder)
+    res = engine.triage_text("!!! Exception during processing !!! Allocation on device\nTraceback (most recent call last):\n"
+                             "torch.OutOfMemoryError: Allocation on device", {"node_type": "LoadWanVideoT5TextEncoder"})
+    md = res["events"][res["headline"]]["guide"]["markdown"]
+    assert "`quantization` to `fp8_e4m3fn`" in md and "--fp8_e4m3fn-text-enc\n" not in md, md
+
+
+def test_sdxl_gets_clip_advice_not_t5():
+    md = _guide("c2_report_sdxl_encode.log")                  # Node Type: CLIPTextEncodeSDXL
+    assert "CLIP-L and CLIP-G" in md and "t5xxl" not in md and "umt5" not in md.lower(), md
+    assert "--fp8_e4m3fn-text-enc" in md and "(type `sdxl`)" in md
+
+
+def test_core_t5_encoders_keep_the_t5_advice():
+    for name in ("c2_trace_wan_cliploader.log", "c2_report_cliptextencode.log"):   # core Wan UMT5; generic CLIPTextEncode
+        md = _guide(name)
+        assert "umt5_xxl_fp8_e4m3fn_scaled.safetensors" in md and "In **Load CLIP**" in md, name
+        assert "LoadWanVideoT5TextEncoder" not in md and "CLIP-L and CLIP-G" not in md, name
