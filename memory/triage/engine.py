@@ -20,7 +20,7 @@ import sys
 from . import advice
 from . import facts as facts_mod
 from . import case as case_mod
-from . import comfy_launch, encoder_advice, ollama_compute, vllm_command
+from . import aimdo_abort, comfy_launch, encoder_advice, ollama_compute, vllm_command
 from . import env as env_mod
 from . import guides as guides_mod
 from . import parse as P
@@ -93,6 +93,7 @@ def _event_dict(scan, inc, context):
     params = advice.params(inc, env, scan, context, case.total)
     params.update(ollama_compute.params(case, env))     # (fix66c) Ollama's compute buffer: case.py's stage (fix66f)
     params["sysmem_fallback"] = sysmem_fallback(case)
+    params.update(aimdo_abort.params(inc.frames, scan.facts, ev.get("_line", inc.first_line), params.get("comfy_install")))
     params.update(encoder_advice.params(case.node, inc.phase[1] if inc.phase else None))   # (aud67b #7) the guide's node
     tiny = bool(getattr(case, "tiny", False) or tiny_printed(case))     # (fix66c) the rules' tiny-card reading
     params["igpu"] = igpu_sign(case, tiny)      # (fix66f) the carve-out advice needs an integrated GPU's sign, not size alone

@@ -387,6 +387,7 @@ HANDLERS = {
     "mlx_prompt_cache": lambda s, f, m, *_: f.update(mlx_prompt_cache=round(float(m.group(2)) * 1e9)),
     "nvml_init": lambda s, f, m, *_: f.update(nvml_init=m.group(1).strip()),
     "gpu_fault": lambda s, f, m, *_: f.update(gpu_fault=f["gpu_fault"] or m.group(1)),
+    "comfy_interrupted": lambda s, f, m, text, lineno, window: f.update(comfy_interrupted=getattr(s, "_lineno", 1) - 1 if window else lineno),  # aimdo_abort.py
     "compiler_stats": _compiler_stats,
     "prompt_done": lambda s, *_: s._run_finished(),
     "exception_block": _exception_block,

@@ -127,3 +127,34 @@ def test_core_t5_encoders_keep_the_t5_advice():
         md = _guide(name)
         assert "umt5_xxl_fp8_e4m3fn_scaled.safetensors" in md and "In **Load CLIP**" in md, name
         assert "LoadWanVideoT5TextEncoder" not in md and "CLIP-L and CLIP-G" not in md, name
+
+
+# --- #10: aimdo's compile error from the abort after an interrupt ----------------------------------------------------
+
+def _compiler_guide(text):
+    res = engine.triage_text(text)
+    ev = res["events"][res["headline"]]
+    assert ev["guide"]["id"] == "comfyui-compiler", ev["guide"]["id"]
+    return ev["guide"]
+
+
+COMPILER_LOG = (DATA / "c8_compiler_error.log").read_text(encoding="utf-8")
+
+
+def test_abort_after_interrupt_puts_the_aimdo_update_first():
+    g = _compiler_guide(COMPILER_LOG)             # ComfyUI PR #16108: fixed in comfy-aimdo 0.5.2; the log has 0.5.1
+    assert g["commands"][0]["text"] == "python -m pip install -U comfy-aimdo", g["commands"]
+    assert "0.5.2" in g["markdown"] and "update the node that patches the model" not in g["markdown"]
+
+
+def test_abort_after_interrupt_on_the_portable_build():
+    text = COMPILER_LOG.replace("/home/u/venv/lib/python3.12/site-packages",
+                                r"C:\ComfyUI_windows_portable\python_embeded\Lib\site-packages").replace(
+                                "/home/u/ComfyUI", r"C:\ComfyUI_windows_portable\ComfyUI")
+    g = _compiler_guide(text)
+    assert g["commands"][0]["text"] == r".\python_embeded\python.exe -s -m pip install -U comfy-aimdo", g["commands"]
+
+
+def test_compile_error_without_an_interrupt_keeps_the_node_advice():
+    g = _compiler_guide(COMPILER_LOG.replace("Processing interrupted\n", ""))
+    assert "update the node that patches the model" in g["markdown"] and "0.5.2" not in g["markdown"]
