@@ -20,7 +20,7 @@ import sys
 from . import advice
 from . import facts as facts_mod
 from . import case as case_mod
-from . import aimdo_abort, comfy_launch, encoder_advice, ollama_compute, vllm_command
+from . import aimdo_abort, comfy_launch, comfy_numbers, encoder_advice, ollama_compute, vllm_command
 from . import env as env_mod
 from . import guides as guides_mod
 from . import parse as P
@@ -168,6 +168,7 @@ def _event_dict(scan, inc, context):
     for other in sorted(inc.events, key=lambda e: -P.PRIORITY.get(e["kind"], 0)):
         for key, v in (other.get("numbers") or {}).items():
             numbers.setdefault(key, v)
+    comfy_numbers.add(numbers, scan.facts, env["runtime"], device_kind, ev["kind"], causes[0]["id"] if causes else None)
     if ev["kind"] in case_mod.EXPLAINING:
         # a server's message raised from PyTorch's just before it (vLLM's "CUDA out of memory occurred when warming up
         # sampler"): a failure of its own for the scan (another runtime's family), whose sizes are that message's

@@ -158,3 +158,41 @@ def test_abort_after_interrupt_on_the_portable_build():
 def test_compile_error_without_an_interrupt_keeps_the_node_advice():
     g = _compiler_guide(COMPILER_LOG.replace("Processing interrupted\n", ""))
     assert "update the node that patches the model" in g["markdown"] and "0.5.2" not in g["markdown"]
+
+
+# --- #8: ComfyUI's own figures in the numbers ------------------------------------------------------------------------
+
+MB = 1 << 20
+
+
+def _numbers(name):
+    res = engine.triage_text((DATA / name).read_text(encoding="utf-8"))
+    return res["events"][res["headline"]]["numbers"]
+
+
+def test_error_report_devices_give_total_and_free_now():
+    # Comfy-Org/ComfyUI#7627's report: "VRAM Total: 12481724416", "VRAM Free: 11307319296" (bytes, as printed)
+    n = _numbers("c2_report_cliptextencode.log")
+    assert n["total"] == 12481724416 and n["free_current"] == 11307319296, n
+    assert "free" not in n                 # written after the failure: not the free memory at the moment it failed
+    n = _numbers("c2_report_tripleclip.log")                       # #6693's form: 8 GB laptop RTX 3070
+    assert n["total"] == 8589410304 and n["free_current"] == 7452229632, n
+
+
+def test_startup_lines_give_card_ram_and_pinned_cap():
+    # ComfyUI#15255/#14250: "Total VRAM 32607 MB, total RAM 65274 MB", "Enabled pinned memory 38353.0" (MiB)
+    n = _numbers("c8_hostbuffer_portable.log")
+    assert (n["total"], n["host_total"], n["pinned_limit"]) == (32607 * MB, 65274 * MB, 38353 * MB), n
+    n = _numbers("c8_pinned_gguf_bare.log")            # ComfyUI#10662: "Total VRAM 12282 MB, total RAM 32691 MB", 14710.0
+    assert (n["total"], n["host_total"], n["pinned_limit"]) == (12282 * MB, 32691 * MB, 14710 * MB), n
+
+
+def test_host_figures_only_for_a_host_ram_failure():
+    n = _numbers("c8_compiler_error.log")              # "Total VRAM 24090 MB, total RAM 64203 MB"; cause other
+    assert n["total"] == 24090 * MB and "host_total" not in n and "pinned_limit" not in n, n
+
+
+def test_the_numbers_line_names_them():
+    res = engine.triage_text((DATA / "c8_hostbuffer_portable.log").read_text(encoding="utf-8"))
+    text = engine.render_human(res)
+    assert "total 31.84 GiB, system RAM 63.74 GiB, pinned RAM limit 37.45 GiB" in " ".join(text.split()), text[:400]
