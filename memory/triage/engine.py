@@ -20,7 +20,7 @@ import sys
 from . import advice
 from . import facts as facts_mod
 from . import case as case_mod
-from . import comfy_launch, guide_phase, ollama_compute, vllm_command
+from . import aimdo_abort, comfy_launch, comfy_numbers, encoder_advice, guide_phase, ollama_compute, vllm_command
 from . import env as env_mod
 from . import guides as guides_mod
 from . import parse as P
@@ -33,6 +33,7 @@ from .predicates import compiler_flood, fraction_cap, sysmem_fallback, trt_kv_si
 from .render import NO_LIMIT, render_human, render_numbers, NUMBER_LABELS  # noqa: F401  (re-exported)
 from .rules import CAUSES  # noqa: F401  (re-exported: the fixed cause vocabulary)
 from .scan import Scan
+from .utf16_sniff import SNIFF_BYTES, utf16_encoding
 from .servers import ggml_host_backend     # (round 112)
 from ..errors import UserError
 from ..units import fmt_bytes
@@ -94,6 +95,8 @@ def _event_dict(scan, inc, context):
     params = advice.params(inc, env, scan, context, case.total)
     params.update(ollama_compute.params(case, env))     # (fix66c) Ollama's compute buffer: case.py's stage (fix66f)
     params["sysmem_fallback"] = sysmem_fallback(case)
+    params.update(aimdo_abort.params(inc.frames, scan.facts, ev.get("_line", inc.first_line), params.get("comfy_install")))
+    params.update(encoder_advice.params(case.node, inc.phase[1] if inc.phase else None))   # (aud67b #7) the guide's node
     tiny = bool(getattr(case, "tiny", False) or tiny_printed(case))     # (fix66c) the rules' tiny-card reading
     params["igpu"] = igpu_sign(case, tiny)      # (fix66f) the carve-out advice needs an integrated GPU's sign, not size alone
     params["tiny_device"] = tiny and params["igpu"]
@@ -171,6 +174,7 @@ def _event_dict(scan, inc, context):
     for other in sorted(inc.events, key=lambda e: -P.PRIORITY.get(e["kind"], 0)):
         for key, v in (other.get("numbers") or {}).items():
             numbers.setdefault(key, v)
+    comfy_numbers.add(numbers, scan.facts, env["runtime"], device_kind, ev["kind"], causes[0]["id"] if causes else None)
     if ev["kind"] in case_mod.EXPLAINING:
         # a server's message raised from PyTorch's just before it (vLLM's "CUDA out of memory occurred when warming up
         # sampler"): a failure of its own for the scan (another runtime's family), whose sizes are that message's
@@ -379,13 +383,15 @@ NOT_TEXT_SHARE = 0.10
 def _read_log(stream, name: str) -> dict:
     """Triage of a byte stream, looked at first without consuming it (peek: a pipe, /dev/fd/N or standard input cannot
     seek back): a compressed file or a model file is refused; a UTF-16 log (with its byte-order mark: PowerShell 5's `>` and Out-File
-    write UTF-16LE) is read as text, not as bytes with a NUL after every character."""
-    head, stream = _head(stream, 10)
+    write UTF-16LE) is read as text, not as bytes with a NUL after every character; one without the mark too, told by
+    its alternating NULs (utf16_sniff)."""
+    head, stream = _head(stream, SNIFF_BYTES)
+    utf16 = utf16_encoding(head)
     _refuse_not_a_log(head, name)
     counted = _Counted(stream)
     stream = io.BufferedReader(counted, 1 << 16)
-    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
-        text = io.TextIOWrapper(stream, encoding="utf-16", errors="replace")
+    if utf16:
+        text = io.TextIOWrapper(stream, encoding=utf16, errors="replace")
         try:
             res = triage_stream(text)
         finally:
@@ -394,7 +400,7 @@ def _read_log(stream, name: str) -> dict:
         res = triage_stream(stream)
     if not res["found"] and counted.n and not counted.text:
         res = dict(res, no_text=True, bytes=counted.n)
-    elif not res["found"] and not head.startswith((b"\xff\xfe", b"\xfe\xff")) and counted.binary >= NOT_TEXT_SHARE * counted.n > 0:
+    elif not res["found"] and not utf16 and counted.binary >= NOT_TEXT_SHARE * counted.n > 0:
         res = dict(res, not_text=True, bytes=counted.n, binary_bytes=counted.binary)     # (fixB D) UTF-16's NULs are text
     return res
 

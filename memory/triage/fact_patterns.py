@@ -95,6 +95,12 @@ FACTS = [
     # 74 NVLink, 79 off the bus, 94/95 contained/uncontained ECC, 119/120 GSP, 154 recovery action: reset or reboot
     # required). Not 63 (a retirement or remapping recorded: an error already handled), 92 (a high rate of corrected
     # single-bit errors), 93 (an InfoROM wear warning), nor 13/31/43 (an application's exception or fault)
+    # (aud67b #8) ComfyUI's figures: the error report's Devices section (bytes; not "Torch VRAM ..."), its pinned-RAM cap
+    # (comfy/model_management.py:1125 of the host ComfyUI: MAX_PINNED_MEMORY in MiB); read by comfy_numbers.py
+    ("comfy_report_vram", re.compile(r"^\s{0,8}- \*\*VRAM (Total|Free):\*\* (\d{1,16})\s*$")),
+    ("comfy_pinned_max", re.compile(r"\bEnabled pinned memory (\d{1,12}(?:\.\d{1,4})?)\b")),
+    # (aud67b #10) ComfyUI's interrupt (execution.py: logging.info("Processing interrupted"); the exception it raises)
+    ("comfy_interrupted", re.compile(r"^(?:\[\w{1,8}\] )?Processing interrupted\b|\bInterruptProcessingException\b")),
     ("gpu_fault", re.compile(r"(uncorrectable ECC error|ECCUncorrectable|GPU has fallen off the bus|"
                              r"NVRM: Xid \([^)\n]{1,40}\): (?:48|6[24]|74|79|9[45]|119|120|154)\b)")),
     ("requested_load", re.compile(r"Requested to load (\w+)")),
@@ -443,7 +449,7 @@ FACTS = [
 FACT_KEYS = {
     "device": ("Device: ",), "total_vram": ("Total VRAM",), "nunchaku_gpu": (") Memory: ",), "mmgp_pin": ("pinned models is", "Unable to pin more tensors"), "vram_state": ("Set vram state",), "torch_version": ("pytorch version", "PyTorch version"), "platform": ("Platform:",),
     "trt_tactic_skip": ("Skipping tactic", "decreasing the workspace size"), "fsdp_clone": ("Failed to clone()",), "monai_gpu_free": ("Available GPU memory: {",), "tf_own": ("tensorflow",), "jax_own": ("jax", "RuntimeError", "pjrt_"),
-    "conv3d_workaround": ("conv3d memory bug",), "cpu_fallback": ("Moving results arrays to CPU",), "yolox_occupy": ("yolox", "YOLOX"), "mlx_prompt_cache": ("Prompt Cache: ",), "nvml_init": ("Failed to initialize NVML",), "gpu_fault": ("ECC", "fallen off the bus", "Xid"),
+    "conv3d_workaround": ("conv3d memory bug",), "cpu_fallback": ("Moving results arrays to CPU",), "yolox_occupy": ("yolox", "YOLOX"), "mlx_prompt_cache": ("Prompt Cache: ",), "nvml_init": ("Failed to initialize NVML",), "gpu_fault": ("ECC", "fallen off the bus", "Xid"), "comfy_interrupted": ("Processing interrupted", "InterruptProcessingException"), "comfy_report_vram": ("VRAM Total:", "VRAM Free:"), "comfy_pinned_max": ("Enabled pinned memory",),
     "requested_load": ("Requested to load",), "tf_device_mem": ("Total memory: ", "Free memory: "), "tf_found_device": ("Found device",), "bfc_stats": ("Limit:", "InUse:"), "bfc_fail": ("out of memory trying",),
     "dynamic_vram": ("dynamic VRAM",), "compiler_stats": ("compiler graph breaks",), "prompt_done": ("Prompt executed",),
     "exception_block": ("!!! Exception",), "comfy_report": ("Error Report", "Node Type", "ComfyUI Version"),

@@ -159,6 +159,7 @@ def _device(s, f, m, text, lineno, window):
 
 def _total_vram(s, f, m, text, lineno, window):
     f["total_vram"] = int(m.group(1)) * MiB
+    f["total_ram"] = int(m.group(2)) * MiB       # (aud67b #8) the same line's host RAM: comfy_numbers.py
     f["comfy"] = True
 
 
@@ -392,6 +393,9 @@ HANDLERS = {
     "mlx_prompt_cache": lambda s, f, m, *_: f.update(mlx_prompt_cache=round(float(m.group(2)) * 1e9)),
     "nvml_init": lambda s, f, m, *_: f.update(nvml_init=m.group(1).strip()),
     "gpu_fault": lambda s, f, m, *_: f.update(gpu_fault=f["gpu_fault"] or m.group(1)),
+    "comfy_report_vram": lambda s, f, m, *_: f.setdefault("comfy_report_vram", {}).setdefault(m.group(1).lower(), int(m.group(2))),
+    "comfy_pinned_max": lambda s, f, m, *_: f.update(comfy_pinned_max=round(float(m.group(1)) * MiB)),
+    "comfy_interrupted": lambda s, f, m, text, lineno, window: f.update(comfy_interrupted=getattr(s, "_lineno", 1) - 1 if window else lineno),  # aimdo_abort.py
     "compiler_stats": _compiler_stats,
     "prompt_done": lambda s, *_: s._run_finished(),
     "exception_block": _exception_block,

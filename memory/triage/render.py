@@ -24,6 +24,7 @@ NUMBER_LABELS = [
     ("required", "required"), ("headroom", "headroom on top"), ("available", "available"), ("kv_needed", "KV cache needed"), ("kv_available", "KV cache available"),
     ("free_initial", "free at start"), ("free_current", "free now"),
     ("weights", "weights"),     # (fix67a) vLLM's "Model loading took", MLC's weights (the key they share)
+    ("host_total", "system RAM"), ("pinned_limit", "pinned RAM limit"),      # (aud67b #8) ComfyUI's start-up line
 ]
 
 

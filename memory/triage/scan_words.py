@@ -282,7 +282,7 @@ ANCHORS += (b"CompileTimeHbmOom", b"Exceeded hbm capacity", b"RuntimeBufferAlloc
 # notebook and rich tracebacks (frames and the marked source line): read in the log's head and while a failure is open
 TRACE_ANCHORS = (b"File /", b"File ~", b".py in ", "│ ".encode(), b"--> ", "❱".encode())
 # while a failure is open after the head, the scanner reads these (a traceback before it was read back already)
-OPEN_ANCHORS = ANCHORS + (b"Failed to initialize NVML", b"ECC", b"fallen off the bus", b"Xid", b"Found device", b"Error occurred", b"Node Type", b"Error Report", b"Device: ", b"Total VRAM", b"Set vram state", b"pytorch version", b"Platform:", b" --",
+OPEN_ANCHORS = ANCHORS + (b"Processing interrupted", b"InterruptProcessingException", b"VRAM Total:", b"VRAM Free:", b"Enabled pinned memory", b"Failed to initialize NVML", b"ECC", b"fallen off the bus", b"Xid", b"Found device", b"Error occurred", b"Node Type", b"Error Report", b"Device: ", b"Total VRAM", b"Set vram state", b"pytorch version", b"Platform:", b" --",
                           b"expandable_segments", b"backend:", b"OLLAMA_", b"ollama", b"sha256-", b"rocm", b"ROCm", b"hipMalloc", b"Limit:", b"InUse:", b"Windows", b"WinError", b"WSL", b"macOS",
                           b"Darwin", b"hostbuf_", b"gpu_memory_utilization", b"max_model_len", b"max_seq_len", b"using device",
                           b"dynamic VRAM", b"compiler graph breaks", b"buffer size", b"n_ctx", b"kv_size", b"offloaded", b"Model loading took", b"KV cache", b" -ub ",
@@ -344,6 +344,7 @@ WINDOW_KEYS = (b" -m ", b"Failed to initialize NVML", b"ECC", b"fallen off the b
                b"dynamic VRAM", b"llama-server", b"llama-cli", b"vllm", b"VLLM::", b"EngineCore", b"ollama", b"Error occurred when executing",
                b"Node Type", b"Exception in node", b"Error Report") + tuple(w.encode() for w in OLLAMA_SERVER_SAYS + RUNTIME_WORDS) + LOAD_KEYS
 WINDOW_KEYS += (b"VLLM_ROCM_",)           # (vLLM's ROCm-only switches on its command line, facts "vllm_rocm_on": none51)
+WINDOW_KEYS += (b"Processing interrupted", b"InterruptProcessingException", b"VRAM Total:", b"VRAM Free:", b"Enabled pinned memory")  # (aud67b #8, #10)
 WINDOW_KEYS += tuple(k.encode() for k in FACT_KEYS["block_swap"])     # (fix66d) block_swap.py
 # (fixT) the lines that name an NVIDIA card beside them (facts "cuda_device"; ComfyUI's "Device: " is read already)
 # (fixV) and nvidia-smi's table: its header, and a GPU row's name after the index's spaces

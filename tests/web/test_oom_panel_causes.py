@@ -137,3 +137,26 @@ def test_a_cpu_oom_says_ram_and_names_no_nvml_card(page):
     assert "GPU's memory" not in text, text
     guide = page.locator("[data-testid=gg-oom-guide]").text_content()
     assert "Out of memory in system RAM: general checklist" in guide and "nvidia-smi" not in guide, guide
+
+
+def test_other_card_is_named_by_its_guide_not_out_of_memory(page):
+    """(fix67c, aud67b #12) aud67b's real-browser report: host-ram 35 % beside `other` 25 % whose guide is the CUDA driver
+    one; the second card was titled "Out of memory". It now carries the guide's title, once (no repeated "Fix:" line)."""
+    load_api(page, sd15_prompt())
+    frame_node(page, 8, x=360, y=200)
+    report = vae_report("8")
+    driver = "CUDA driver out of memory (no allocator numbers)"
+    report.update(cause="host-ram", uncertain=True, pair=True, summary=None, actions=[], causes=[
+        {"id": "host-ram", "confidence": 0.35, "evidence": ["ComfyUI pins host RAM for offloaded weights"]},
+        {"id": "other", "confidence": 0.25, "evidence": ["driver-level CUDA error without allocator numbers"]}])
+    report["alternatives"] = [dict(c, guide={"id": g, "title": t}) for c, (g, t) in zip(
+        report["causes"], [("comfyui-pinned-memory", "Pinned (page-locked) system RAM ran out"), ("cuda-driver-oom", driver)])]
+    page.evaluate("(r) => window.comfyAPI.api.api.dispatchCustomEvent('gpu_garden.oom', r)", report)
+    page.locator("[data-testid=gg-oom-panel]").wait_for(state="visible")
+    page.wait_for_timeout(200)
+    cards = page.locator("[data-testid=gg-oom-alt]")
+    assert cards.count() == 2
+    second = cards.nth(1)
+    assert second.locator("strong").inner_text().strip() == driver
+    assert "Out of memory" not in second.inner_text() and "Fix: " not in second.inner_text(), second.inner_text()
+    assert cards.nth(0).locator("strong").inner_text().strip() == "System RAM ran out"

@@ -17,12 +17,16 @@ export const CAUSES = {
   "kv-cache": "The KV cache does not fit",
   "host-ram": "System RAM ran out",
   leak: "Memory grows from run to run (a leak)",
-  other: "Out of memory",
+  "graph-capture": "Capturing CUDA graphs needs more VRAM than is left",
+  other: "Another kind of out-of-memory error",
 };
 
 /** A cause's name for this report: on a CPU device (ComfyUI --cpu, or an allocation in host RAM) the memory is RAM,
- *  not VRAM ("Another process holds RAM this run needed"). */
-export function causeName(id, report, fallback) {
+ *  not VRAM ("Another process holds RAM this run needed"). `other` means what its guide is written for on this
+ *  reading (aud67b #12: a card titled only "Out of memory" beside "System RAM ran out"): the guide's title, e.g.
+ *  "CUDA driver out of memory (no allocator numbers)", when triage chose one for it. */
+export function causeName(id, report, fallback, guide) {
+  if (id === "other" && guide?.title) return guide.title;
   const name = CAUSES[id];
   if (!name) return fallback || id;
   return ramWords(name, report);
@@ -91,7 +95,7 @@ export function latentText(l) {
 export function causeLine(report) {
   const top = (report.causes || [])[0];
   const label = report.uncertain ? uncertainLabel(report)
-    : causeName(report.cause, report, report.cause ? `Cause: ${report.cause}` : "Out of memory");
+    : causeName(report.cause, report, report.cause ? `Cause: ${report.cause}` : "Out of memory", report.guide);
   const evidence = top?.evidence?.[0] || (report.cause ? "" : String(report.message || "").split("\n")[0]);
   return { label, evidence };
 }
@@ -238,7 +242,7 @@ function uncertainLabel(report) {
   const alts = uncertainPair(report);
   if (alts.length >= 2) {
     if (isPair(alts, report)) return "Out of memory: two causes fit the evidence about equally";
-    const [a, b] = alts.map((c) => causeName(c.id, report));
+    const [a, b] = alts.map((c) => causeName(c.id, report, undefined, c.guide));
     return `Out of memory, cause uncertain: ${a}? (${b} also possible)`;
   }
   const top = (report.causes || [])[0];
@@ -269,10 +273,11 @@ export function uncertainty(report) {
       const card = el("div", "gg-oom-alt");
       card.dataset.testid = "gg-oom-alt";
       card.dataset.cause = String(c.id);
-      card.append(el("strong", null, causeName(c.id, report, c.label || c.id)));
+      const name = causeName(c.id, report, c.label || c.id, c.guide);
+      card.append(el("strong", null, name));
       if (c.confidence != null) card.append(el("span", "gg-oom-conf", `${Math.round(c.confidence * 100)}%`));
       if (c.evidence?.length) card.append(el("div", "gg-oom-evidence", c.evidence.join(" · ")));
-      if (c.guide?.title) card.append(el("div", "gg-oom-evidence", `Fix: ${c.guide.title}`));
+      if (c.guide?.title && c.guide.title !== name) card.append(el("div", "gg-oom-evidence", `Fix: ${c.guide.title}`));
       grid.append(card);
     }
     box.append(grid);

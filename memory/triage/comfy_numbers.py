@@ -1,0 +1,30 @@
+"""(aud67b #8) The figures ComfyUI printed itself, added to a ComfyUI event's numbers where the message gave none:
+the card's total from the error report's Devices section ("VRAM Total", bytes) or the start-up line ("Total VRAM N MB");
+the report's "VRAM Free" as `free_current` (measured when the report was written, after the failure: never `free`,
+the moment of failure); and for a failure in host RAM (host-ram first, or the pinned-buffer kind) the start-up
+line's "total RAM" (`host_total`) and "Enabled pinned memory N" (`pinned_limit`, ComfyUI's cap on page-locked RAM).
+Added after the ranking (engine._event_dict): the causes are decided without them."""
+
+HOST_KINDS = ("comfy.pinned_host",)
+# a crash, not a memory failure (native_abort.py): no card figures (tests/unit/test_triage_tri82.py)
+NOT_MEMORY_KINDS = ("python.native_abort",)
+
+
+def add(numbers: dict, facts: dict, runtime: str, device_kind: str, kind: str, top: str) -> None:
+    """Fill `numbers` in place (setdefault: a figure the message stated wins)."""
+    if runtime != "comfyui":
+        return
+    report = facts.get("comfy_report_vram") or {}
+    if kind in NOT_MEMORY_KINDS:
+        return
+    if device_kind in ("cuda", "rocm"):
+        total = report.get("total") or facts.get("total_vram")
+        if total and "device_limit" not in numbers:     # cudaMallocAsync's limit is the card already (case.async_card)
+            numbers.setdefault("total", total)
+        if report.get("free") is not None:
+            numbers.setdefault("free_current", report["free"])
+    if top == "host-ram" or kind in HOST_KINDS:
+        if facts.get("total_ram"):
+            numbers.setdefault("host_total", facts["total_ram"])
+        if facts.get("comfy_pinned_max"):
+            numbers.setdefault("pinned_limit", facts["comfy_pinned_max"])
