@@ -11,9 +11,7 @@ least-used first, only while the free memory is not over that (:597-603), and a 
 (:675-679). So where the card has room the diffusion model stays whole beside the VAE and the batch is sized on what
 is left; else it is unloaded down to about that need. The text encoders the estimate already counts as unloaded
 during sampling (its swap model) are not counted again; a ControlNet or other side model is left out."""
-from .spec import MIN_INFERENCE
-
-INFERENCE_FLOOR = MIN_INFERENCE  # model_management.py:582 minimum_inference_memory() less the reserve (spec)
+from .comfy_load import comfy_minimum
 SRC = "comfy/sd.py:793-800, comfy/model_management.py:597-603,626,671-673"
 
 
@@ -31,6 +29,6 @@ def kept(budget: int, context: int, reserve: int, on_device: int, vae_weights: i
     every phase); per_sample: ComfyUI's memory_used_decode for one sample."""
     room = budget - context - on_device + vae_weights  # free before the VAE loads, the diffusion model aside
     dm = max(0, min(dm_loaded, room))
-    need = int(1.1 * vae_weights) + max(INFERENCE_FLOOR, per_sample) + reserve
+    need = int(1.1 * vae_weights) + comfy_minimum(per_sample, reserve)  # free_memory's ask, :626,671-673
     free = room - dm
     return dm if free > need else max(0, dm - (need - free))
