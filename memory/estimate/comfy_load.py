@@ -31,3 +31,35 @@ def comfy_weights_kept(dm, free, required, reserve, ratio=MIN_WEIGHT_RATIO) -> i
     free - minimum_inference_memory())) with minimum = comfy_minimum(required, reserve)."""
     floor = min(free * ratio, free - MIN_INFERENCE - reserve)
     return int(min(dm, max(0, free - comfy_minimum(required, reserve), floor)))
+
+
+def unload_until(models, free, ask) -> dict:
+    """free_memory(ask) (model_management.py:584-619) on the loaded `models`, [(name, bytes loaded, model size)] most
+    recently loaded first (current_loaded_models' order): it takes them sorted by (-offloaded memory, refcount, size,
+    index), so a partly offloaded model first, then the smaller, the refcount taken as equal (not knowable here); it
+    stops once the free memory is over `ask` (:603) and unloads a model only as far as needed (model_unload with
+    memory_to_free: partially_unload, :526-531). Returns {name: bytes still loaded}."""
+    left = {n: int(b) for n, b, _ in models}
+    order = sorted(range(len(models)), key=lambda i: (-(models[i][2] - models[i][1]), models[i][2], i))
+    for i in order:
+        if free > ask:
+            break
+        name, need = models[i][0], ask - free
+        gone = min(need, left[name])
+        left[name] -= gone
+        free += gone
+    return left
+
+
+def sample_load(room, te, weights, batched, one, reserve, ratio=MIN_WEIGHT_RATIO) -> tuple[int, int]:
+    """(text-encoder bytes, sampling weights) on the device once the sampler's models have loaded, on a card with
+    `room` bytes free after the CUDA context, the text encoders (te bytes) loaded by the text encode before it.
+    CLIPTextEncode: load_model_gpu(clip patcher) (comfy/sd.py:302-304), memory_required 0, so they keep
+    comfy_weights_kept(te, room, 0). prepare_sampling (comfy/sampler_helpers.py:131-135) then calls load_models_gpu with
+    memory_required = memory_required(2 x batch) (estimate_memory: always the batched pair) and minimum_memory_required
+    = memory_required(batch): free_memory(1.1 x weights + max(minimum_inference_memory(), batched + reserve))
+    (model_management.py:626,671-673) unloads the text encoders only as far as that, then the weights load
+    (comfy_weights_kept with the one-cond minimum)."""
+    te0 = comfy_weights_kept(te, room, 0, reserve, ratio) if te > 0 else 0
+    te1 = unload_until([("te", te0, te)], room - te0, int(1.1 * weights) + comfy_minimum(batched, reserve))["te"]
+    return te1, comfy_weights_kept(weights, room - te1, one, reserve, ratio)

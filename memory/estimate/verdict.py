@@ -1,7 +1,7 @@
 """Verdicts on an estimate: VRAM (fits / tight / does not fit, the smallest card, the VAE decode as ComfyUI
 runs it on that budget), the outcome with host RAM and Dynamic VRAM (their figures: host_ram.py), and the knobs
 that would make it fit."""
-from . import cfg_batch, spec
+from . import cfg_batch, spec, vae_resident
 from . import weights as W
 from .host_ram import (ASSUMED_DYNAMIC, assumed_dynamic_line, dynamic_vram, host_ram, ram_on_dynamic, ram_short,
                        ram_short_by)
@@ -102,9 +102,8 @@ def finish(est: dict, budget) -> dict:
         est["assumptions"].append(  # the tile the tiled row was figured with (--vae-tile, a VAEDecodeTiled node's)
             f"VAE decode: {v['how']}, {v['dtype']} ({est['_ctx']['vae_dtype_why']}); per sample {fmt_bytes(v['per_sample'])}"
             + (f"; ComfyUI sizes its batch with {fmt_bytes(v['comfy_per_sample'])} per sample" if comfy else "")
-            + (f" with {fmt_bytes(kept)} of the diffusion model still loaded beside it (ComfyUI unloads it only as far as "
-               "the decode needs the room: nvidia-smi shows it, the peak does not count it; vae_resident.py)"
-               if (kept := est["breakdown"].get("vae_decode", {}).get("dm_kept")) else "")
+            + vae_resident.line(est["breakdown"].get("vae_decode", {}).get("dm_kept", 0),
+                                est["breakdown"].get("vae_decode", {}).get("te_kept", 0))
             + (f"; tiled: VAE Decode (Tiled) {tile['tile']} px" + (f", {tile['frames']} frames" if est["frames"] > 1 else "")
                if comfy and v.get("tiled_bytes") is not None else ""))  # None: no tiles (the ShapeVAE, hunyuan3d.py)
     if not budget and min_gb:
