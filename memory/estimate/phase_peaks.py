@@ -83,7 +83,8 @@ def peak_on(est: dict, budget) -> dict:
                 if est.get("comfyui_memory_required") else (0, w["dm"])
             held = vae_resident.left(budget, est["fixed"]["cuda_context"], est["fixed"].get("comfyui_reserve", 0), wv,
                                      w["vae"], [("dm", min(w["dm"], w_s), w["dm"]), ("te", te_s, w["te"])],
-                                     vae_mod.comfy_decode_heuristic(ctx["vae_kind"], ctx["lat_shape"], ctx["vae_dtype"]))
+                                     vae_mod.comfy_decode_heuristic(ctx["vae_kind"], ctx["lat_shape"], ctx["vae_dtype"],
+                                                                    pol.get("device", "cuda")))
             dm_kept, te_kept = held["dm"], held["te"]
         # the diffusion model (and text encoders) ComfyUI leaves loaded beside the VAE (vae_resident.py, fix66a) size the
         # batch (the free memory VAE.decode reads), but are not the decode's need: ComfyUI unloads them as far as one

@@ -119,3 +119,44 @@ def test_text_encoders_not_left_where_comfyui_does_not_leave_them():
         assert e["cond_uncond"]["te_kept"] == 0 and e["breakdown"]["vae_decode"]["te_kept"] == 0, pol
     e = _sdxl(512, 8, 12, device="mps")
     assert e.get("cond_uncond", {}).get("te_kept", 0) == 0 and e["breakdown"]["vae_decode"].get("te_kept", 0) == 0
+
+
+# -- 3: the KL VAE's memory_used_decode x 2.73 on AMD (comfy/sd.py:314-320) ------------------------------------------
+
+def test_kl_decode_heuristic_times_2_73_on_rocm_only():
+    """sd.py:314-320: VAE_KL_MEM_RATIO 2.73 where model_management.is_amd() (torch.version.hip), in the default
+    memory_used_decode = 2178 x h x w x 64 x dtype_size: a 64 x 64 bf16 latent 2178 x 64 x 64 x 64 x 2 = 1,141,899,264,
+    x 2.73 = 3,117,384,990.72. The Wan 2.1 VAE's own lambda (sd.py:516) has no ratio: 2200 x 1 x 64 x 64 x 64 x 2."""
+    from gpu_garden.memory.estimate import vae as V
+
+    assert V.comfy_decode_heuristic("kl", [1, 4, 64, 64], "bf16") == 1141899264
+    assert V.comfy_decode_heuristic("kl", [1, 4, 64, 64], "bf16", "cuda") == 1141899264
+    assert V.comfy_decode_heuristic("kl", [1, 4, 64, 64], "bf16", "rocm") == 3117384990
+    assert V.comfy_decode_heuristic("wan21", [1, 16, 1, 64, 64], "bf16", "rocm") == 2200 * 64 * 64 * 64 * 2
+
+
+def test_sdxl_512_batch_8_on_12_gb_rocm_decodes_1_at_once():
+    """The SDXL 512 px batch 8 case above with --device rocm: the loads at sampling are the same (MIN_WEIGHT_MEMORY_RATIO
+    0.4 only raises what a partial load keeps, and the text encoders and the U-Net load whole here, as on CUDA), so
+    5,642,674,062 is free before the VAE. VAE.decode asks free_memory for int(1.1 x 167,307,726) + 3,117,384,990 +
+    419,430,400 = 3,720,853,888: nothing unloaded; 5,475,366,336 free after the VAE / 3,117,384,990.72 = 1.76: 1 of 8
+    at once (4 on CUDA). Our activation figure is the measured one, not ComfyUI's x 2.73."""
+    from gpu_garden.memory.estimate import vae as V
+
+    e = _sdxl(512, 8, 12, device="rocm")
+    b = e["breakdown"]["vae_decode"]
+    assert (b["dm_kept"], b["te_kept"]) == (UNET, TE)
+    assert e["vae"]["comfy_per_sample"] == 3117384990 and e["vae"]["batch"] == 1
+    assert e["vae"]["per_sample"] == V.vae_decode_bytes("kl", [1, 4, 64, 64], "bf16", device="rocm")
+    assert b["activations"] == e["vae"]["per_sample"]
+
+
+def test_sdxl_1024_on_8_gb_rocm_vae_load_unloads_every_model():
+    """SDXL 1024 px batch 1 on 8 GiB, --device rocm: memory_used_decode 2178 x 128 x 128 x 64 x 2 x 2.73 =
+    12,469,539,962.88, so the VAE's load asks free_memory for 184,038,498 + 12,469,539,962 + 419,430,400 bytes, more
+    than the card (8 GiB - 450 MiB = 8,118,075,392): it unloads the U-Net and the text encoders whole (:597-603, no
+    break while free <= the ask). On CUDA (4,567,597,056 per sample) part of the U-Net stays."""
+    e = _sdxl(1024, 1, 8, device="rocm")
+    b = e["breakdown"]["vae_decode"]
+    assert (b["dm_kept"], b["te_kept"]) == (0, 0) and e["vae"]["comfy_per_sample"] == 12469539962
+    assert _sdxl(1024, 1, 8)["breakdown"]["vae_decode"]["dm_kept"] > 0
