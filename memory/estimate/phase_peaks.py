@@ -68,6 +68,11 @@ def peak_on(est: dict, budget) -> dict:
             # reserved beyond the margin that the caching allocator keeps through sampling: peak_device only
             breakdown[k]["cached_slack"] = sample_cache.cached_slack_bytes(
                 ctx["family"], breakdown[k]["activations"], naive) if sample_cache.applies(pol, ctx) else 0
+    te_s = w_s = None  # the text encoders and sampling weights loaded while the sampler runs (te_loaded.py, est67)
+    if ctx["has_dm"] and budget is not None and est.get("comfyui_memory_required"):
+        te_s, w_s = te_loaded.at_sample(est, budget, breakdown["sample"]["weights"])
+        for k in ("sample", "sample_naive_attention"):  # loaded beside it: peak_device counts it, the row does not
+            breakdown[k]["te_kept"] = int(te_s)
     if ctx.get("latent_upscale"):  # LTX-2's LTXVLatentUpsampler between the stages: its model alone (latent_upscale.py)
         u = ctx["latent_upscale"]
         phase("latent_upscale", u["weights"] + w["te_extra"] + others() + w["under"]["vae"], u["bytes"])
@@ -79,8 +84,7 @@ def peak_on(est: dict, budget) -> dict:
         dm_kept = te_kept = 0
         if ctx["has_dm"] and vae_resident.applies(pol, keep, budget, mode, w["under"]["vae"]):
             # what the sampler's load left (te_loaded.py: the text encoders the text encode left, est67), then the VAE's
-            te_s, w_s = te_loaded.at_sample(est, budget, breakdown["sample"]["weights"]) \
-                if est.get("comfyui_memory_required") else (0, w["dm"])
+            te_s, w_s = (0, w["dm"]) if te_s is None else (te_s, w_s)
             held = vae_resident.left(budget, est["fixed"]["cuda_context"], est["fixed"].get("comfyui_reserve", 0), wv,
                                      w["vae"], [("dm", min(w["dm"], w_s), w["dm"]), ("te", te_s, w["te"])],
                                      vae_mod.comfy_decode_heuristic(ctx["vae_kind"], ctx["lat_shape"], ctx["vae_dtype"],

@@ -53,4 +53,5 @@ def line(dm: int, te: int) -> str:
     if not parts:
         return ""
     return (f" with {' and '.join(parts)} still loaded beside it (ComfyUI unloads {'it' if len(parts) == 1 else 'them'} "
-            "only as far as the decode needs the room: nvidia-smi shows it, the peak does not count it; vae_resident.py)")
+            "only as far as the decode needs the room: peak_device, what nvidia-smi shows, counts it, the peak does not; "
+            "vae_resident.py)")

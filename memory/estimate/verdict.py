@@ -53,8 +53,11 @@ def _apply(est, r, budget):
                               "tiled": (r.get("retry") or {}).get(k, r["breakdown"][k])} for k in retried}
     est["peak_untiled"] = max(retried[k]["untiled"] if k in retried else v for k, v in main.items())
     est["peak_torch"] = max(b["weights"] + b["activations"] for b in bd.values())
-    est["peak_device"] = max(b["weights"] + b["activations"] + b["allocator_margin"] + b.get("cached_slack", 0)
-                             for b in bd.values()) + est["fixed"]["cuda_context"]
+    # nvidia-smi also shows what ComfyUI left loaded beside a phase, outside its row (the diffusion model and text
+    # encoders at the decode, its tiled retry too: vae_resident.py; the text encoders at sampling: te_loaded.py)
+    left = {k: r["breakdown"].get(k, {}).get("dm_kept", 0) + r["breakdown"].get(k, {}).get("te_kept", 0) for k in bd}
+    est["peak_device"] = max(b["weights"] + b["activations"] + b["allocator_margin"] + b.get("cached_slack", 0) + left[k]
+                             for k, b in bd.items()) + est["fixed"]["cuda_context"]
     c = est["_ctx"]
     w = c["w"]
     aud = c.get("audio") or {}  # LTX-2's audio VAE and vocoder (audio_decode.py)

@@ -160,3 +160,25 @@ def test_sdxl_1024_on_8_gb_rocm_vae_load_unloads_every_model():
     b = e["breakdown"]["vae_decode"]
     assert (b["dm_kept"], b["te_kept"]) == (0, 0) and e["vae"]["comfy_per_sample"] == 12469539962
     assert _sdxl(1024, 1, 8)["breakdown"]["vae_decode"]["dm_kept"] > 0
+
+
+# -- 4: peak_device (what nvidia-smi shows) counts what ComfyUI left loaded beside a phase ----------------------------
+
+def test_peak_device_counts_the_models_left_loaded_the_peak_does_not():
+    """SDXL 512 px batch 8 on 12 GiB (above): while the decode runs the U-Net (5,134,927,368) and the text encoders
+    (1,635,441,258) are still on the card beside the VAE, and the text encoders beside the U-Net while it samples.
+    nvidia-smi shows them (docs/estimate.md: peak_device is what nvidia-smi would show), so peak_device = the largest
+    of each phase's weights + activations + margin + cached slack + what is left beside it, + the CUDA context (450 MiB);
+    peak and the verdict stay on the rows (ComfyUI would unload them as far as its own figures ask).
+    Old code: the rows alone."""
+    from gpu_garden.memory.estimate import verdict
+
+    e = _sdxl(512, 8, 12)
+    bd = e["breakdown"]
+    assert bd["vae_decode"]["dm_kept"] == UNET and bd["vae_decode"]["te_kept"] == TE and bd["sample"]["te_kept"] == TE
+    row = {k: bd[k]["weights"] + bd[k]["activations"] + bd[k]["allocator_margin"] + bd[k].get("cached_slack", 0)
+           for k in ("text_encode", "sample", "vae_decode")}
+    assert e["peak_device"] == max(row["text_encode"], row["sample"] + TE, row["vae_decode"] + UNET + TE) + CTX
+    assert e["peak_device"] > max(row.values()) + CTX
+    assert not e["tiled_retry"] and e["peak"] == max(v for k, v in e["phases"].items() if k in verdict.MAIN)
+    assert e["verdict"] == ("fits" if e["peak"] <= 0.9 * 12 * GiB else "tight")
