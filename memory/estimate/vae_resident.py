@@ -25,7 +25,8 @@ def applies(pol: dict, keep: bool, budget, mode: str, under: int = 0) -> bool:
         and pol.get("device", "cuda") != "cpu" and pol.get("offload") in (None, "model") and pol.get("block_swap") is None
 
 
-def left(budget: int, context: int, reserve: int, on_device: int, vae_weights: int, loaded: list, per_sample: int) -> dict:
+def left(budget: int, context: int, reserve: int, on_device: int, vae_weights: int, loaded: list,
+         per_sample: int) -> dict:
     """{name: bytes still loaded} of the models `loaded` on the card after sampling, [(name, bytes loaded, size)] most
     recent first (the diffusion model, then the text encoders: te_loaded.py), once the VAE has loaded. on_device: what the
     decode phase holds besides them (the VAE's weights, and what the estimate keeps on the device in every phase);
@@ -37,12 +38,6 @@ def left(budget: int, context: int, reserve: int, on_device: int, vae_weights: i
         held.append((name, out[name], size))
     need = int(1.1 * vae_weights) + comfy_minimum(per_sample, reserve)  # free_memory's ask, :626,671-673
     return comfy_load.unload_until(held, room - sum(out.values()), need)
-
-
-def kept(budget: int, context: int, reserve: int, on_device: int, vae_weights: int, dm_loaded: int, per_sample: int) -> int:
-    """Bytes of the diffusion model (dm_loaded on the card after sampling) still loaded when the VAE has loaded, no
-    other model loaded (left with the diffusion model alone)."""
-    return left(budget, context, reserve, on_device, vae_weights, [("dm", dm_loaded, dm_loaded)], per_sample)["dm"]
 
 
 def line(dm: int, te: int) -> str:
