@@ -11,18 +11,19 @@ get_free_memory (model_management.py:1278) is the device's free memory: the card
 loaded (ComfyUI's reserve is not subtracted there). At sampling the diffusion model (and what the estimate keeps beside
 it) was loaded by load_models_gpu (comfy/sampler_helpers.py:137-138, model_management.py:621-707) with
 minimum_memory_required = max(minimum_inference_memory(), memory_required(one cond) + reserve), minimum_inference_memory
-= 0.8 GiB + reserve (:581-582): it loads whole where the weights leave that much free (lowvram_model_memory = free -
-minimum_memory_required, :695 with MIN_WEIGHT_MEMORY_RATIO 0 on NVIDIA), else partially, leaving about
-minimum_memory_required free. So the free memory at sampling is card - context - weights where they fit, else that
-minimum (the conds' own inference memory, a ControlNet's, is left out).
+= 0.8 GiB + reserve (:581-582): it loads whole where the weights leave that much free, else partially, keeping
+lowvram_model_memory (:695, comfy_load.comfy_weights_kept): free - minimum_memory_required on NVIDIA, and never less
+than min(0.4 x free, free - minimum_inference_memory()) on ROCm and XPU (MIN_WEIGHT_MEMORY_RATIO, comfy_load.py), which
+can leave less than that minimum free. So the free memory at sampling is card - context - the weights kept - what of
+the text encoders the text encode left loaded (te_loaded.py: unloaded only as far as that load asks; the conds' own
+inference memory, a ControlNet's, is left out).
 
 `--cond-uncond batched|separate` (policy cond_uncond) forces one; with no budget the smallest card that fits decides
 (verdict.finish tries each card with what ComfyUI would choose there)."""
-from .spec import MIN_INFERENCE
+from . import te_loaded
 from ..units import fmt_bytes
 
 SRC = "comfy/samplers.py:263-274"
-INFERENCE_FLOOR = MIN_INFERENCE  # model_management.py:582 minimum_inference_memory() less the reserve (spec)
 FACTOR = 1.5  # samplers.py:273
 
 
@@ -35,23 +36,29 @@ def applies(est: dict) -> bool:
 
 
 def free_at_sample(est: dict, budget: int) -> int:
-    """get_free_memory at sampling on `budget` bytes: the card less the CUDA context and the sample phase's weights,
-    or the minimum_memory_required a partial load leaves free."""
-    fixed = est["fixed"]
-    room = budget - fixed.get("cuda_context", 0)
-    weights = est["breakdown"]["sample"]["weights"]
-    floor = max(INFERENCE_FLOOR, est["comfyui_memory_required"] // 2) + fixed.get("comfyui_reserve", 0)
-    return room - weights if room - weights >= floor else max(0, min(floor, room))
+    """get_free_memory at sampling on `budget` bytes: the card less the CUDA context and the sample phase's weights as
+    load_models_gpu keeps them (all, or a partial load: comfy_load.comfy_weights_kept with the --device's
+    MIN_WEIGHT_MEMORY_RATIO)."""
+    return held_at_sample(est, budget)[0]
+
+
+def held_at_sample(est: dict, budget: int) -> tuple[int, int]:
+    """(get_free_memory at sampling, text-encoder bytes still loaded then): te_loaded.at_sample, the text encoders
+    the text encode left on the card unloaded only as far as the sampler's load asks (est67)."""
+    room = budget - est["fixed"].get("cuda_context", 0)
+    te, kept = te_loaded.at_sample(est, budget, est["breakdown"]["sample"]["weights"])
+    return max(0, min(room, room - te - kept)), te
 
 
 def batched_on(est: dict, budget: int) -> tuple[bool, str]:
     """(batched, why) as ComfyUI decides on `budget` for this (batched) estimate."""
-    need, free = est["comfyui_memory_required"], free_at_sample(est, budget)
+    need, (free, te) = est["comfyui_memory_required"], held_at_sample(est, budget)
     ok = need * FACTOR < free
     return ok, (f"cond and uncond {'batched (x2)' if ok else 'one at a time'}: ComfyUI batches them only while "
                 f"{FACTOR:g} x its memory_required batched ({fmt_bytes(need)}) is under the free memory at sampling "
-                f"(~{fmt_bytes(free)} on {fmt_bytes(budget)}: the card less the CUDA context and the loaded weights), "
-                f"{SRC}; --cond-uncond batched|separate forces one")
+                f"(~{fmt_bytes(free)} on {fmt_bytes(budget)}: the card less the CUDA context and the loaded weights"
+                + (f", {fmt_bytes(te)} of the text encoders still loaded from the text encode among them" if te else "")
+                + f"), {SRC}; --cond-uncond batched|separate forces one")
 
 
 def _like(src: dict, est: dict) -> dict:
@@ -100,7 +107,8 @@ def choose(est: dict, budget) -> dict:
     out = base if ok else _separate(base, held)
     keep = [_cfg_on(a) for a in est["assumptions"] if not a.startswith(CFG_LINES)]
     out["assumptions"] = keep + [why]
-    out["cond_uncond"] = {"batched": ok, "free_at_sample": free_at_sample(base, budget),
+    free, te = held_at_sample(base, budget)
+    out["cond_uncond"] = {"batched": ok, "free_at_sample": free, "te_kept": te,
                           "memory_required_batched": base["comfyui_memory_required"], "why": why}
     return out
 

@@ -1,7 +1,7 @@
 """Per-phase peaks of an estimate on a VRAM budget: weights, activations, allocator margin and fixed costs of each
 phase as ComfyUI would run it (text encode, sample, VAE decode and encode), with the tiled retry ComfyUI makes when
 a VAE phase runs out of memory. formula.estimate builds the estimate; verdict.py judges these phases."""
-from . import sample_acts, sample_cache, side_models, vae as vae_mod, vae_resident
+from . import sample_acts, sample_cache, side_models, te_loaded, vae as vae_mod, vae_resident
 from .phases import naive_total
 from .spec import FRAGMENTATION
 from ..errors import UserError
@@ -68,6 +68,11 @@ def peak_on(est: dict, budget) -> dict:
             # reserved beyond the margin that the caching allocator keeps through sampling: peak_device only
             breakdown[k]["cached_slack"] = sample_cache.cached_slack_bytes(
                 ctx["family"], breakdown[k]["activations"], naive) if sample_cache.applies(pol, ctx) else 0
+    te_s = w_s = None  # the text encoders and sampling weights loaded while the sampler runs (te_loaded.py, est67)
+    if ctx["has_dm"] and budget is not None and est.get("comfyui_memory_required"):
+        te_s, w_s = te_loaded.at_sample(est, budget, breakdown["sample"]["weights"])
+        for k in ("sample", "sample_naive_attention"):  # loaded beside it: peak_device counts it, the row does not
+            breakdown[k]["te_kept"] = int(te_s)
     if ctx.get("latent_upscale"):  # LTX-2's LTXVLatentUpsampler between the stages: its model alone (latent_upscale.py)
         u = ctx["latent_upscale"]
         phase("latent_upscale", u["weights"] + w["te_extra"] + others() + w["under"]["vae"], u["bytes"])
@@ -76,14 +81,19 @@ def peak_on(est: dict, budget) -> dict:
     if ctx["has_vae_or_dm"]:
         wv = w["vae"] + w["te_extra"] + others("vae") + w["under"]["vae"]
         mode = pol["vae_decode"]
-        dm_kept = vae_resident.kept(budget, est["fixed"]["cuda_context"], est["fixed"].get("comfyui_reserve", 0), wv,
-                                    w["vae"], w["dm"], vae_mod.comfy_decode_heuristic(ctx["vae_kind"], ctx["lat_shape"],
-                                                                                      ctx["vae_dtype"])) \
-            if ctx["has_dm"] and vae_resident.applies(pol, keep, budget, mode, w["under"]["vae"]) else 0
-        # the diffusion model ComfyUI leaves loaded beside the VAE (vae_resident.py, fix66a) sizes the batch (the free memory
-        # VAE.decode reads), but is not the decode's need: ComfyUI unloads it as far as one sample needs the room, so the
-        # rows (and the verdict) leave it out; the report says how much stays loaded
-        free = None if budget is None else budget - est["fixed"]["cuda_context"] - wv - dm_kept
+        dm_kept = te_kept = 0
+        if ctx["has_dm"] and vae_resident.applies(pol, keep, budget, mode, w["under"]["vae"]):
+            # what the sampler's load left (te_loaded.py: the text encoders the text encode left, est67), then the VAE's
+            te_s, w_s = (0, w["dm"]) if te_s is None else (te_s, w_s)
+            held = vae_resident.left(budget, est["fixed"]["cuda_context"], est["fixed"].get("comfyui_reserve", 0), wv,
+                                     w["vae"], [("dm", min(w["dm"], w_s), w["dm"]), ("te", te_s, w["te"])],
+                                     vae_mod.comfy_decode_heuristic(ctx["vae_kind"], ctx["lat_shape"], ctx["vae_dtype"],
+                                                                    pol.get("device", "cuda")))
+            dm_kept, te_kept = held["dm"], held["te"]
+        # the diffusion model (and text encoders) ComfyUI leaves loaded beside the VAE (vae_resident.py, fix66a) size the
+        # batch (the free memory VAE.decode reads), but are not the decode's need: ComfyUI unloads them as far as one
+        # sample needs the room, so the rows (and the verdict) leave them out; the report says how much stays loaded
+        free = None if budget is None else budget - est["fixed"]["cuda_context"] - wv - dm_kept - te_kept
         vinfo = vae_mod.phase(ctx["vae_kind"], ctx["lat_shape"], ctx["vae_dtype"], free, mode, pol.get("tile"),
                               pol.get("runner") or "comfyui", device=pol.get("device", "cuda"),
                               slicing=bool(pol.get("vae_slicing")), gpu_arch=pol.get("gpu_arch"),
@@ -93,6 +103,7 @@ def peak_on(est: dict, budget) -> dict:
             vinfo.update(allocator_slack=0, cached_slack=0)
         phase("vae_decode", wv, vinfo["bytes"], vinfo.get("allocator_slack", 0))
         breakdown["vae_decode"]["dm_kept"] = int(dm_kept)  # loaded beside it, sizing its batch; not in its weights
+        breakdown["vae_decode"]["te_kept"] = int(te_kept)  # the same of the text encoders (te_loaded.py)
         breakdown["vae_decode"]["conv_workspace"] = vinfo["conv_workspace"]  # part of its activations (CUDA only)
         breakdown["vae_decode"]["cached_slack"] = vinfo["cached_slack"]  # reserved beyond the margin: peak_device only
         if vinfo["tiled_bytes"] is not None:  # None: no pixel tiles (Hunyuan3D's ShapeVAE, hunyuan3d.decode_phase)
@@ -100,7 +111,7 @@ def peak_on(est: dict, budget) -> dict:
         if vae_mod.retries_tiled(pol.get("runner")) and mode == "auto" and vinfo["fallback_bytes"] is not None:
             if vinfo["fallback"]:  # taken already: the batch ComfyUI chose is over the free memory (vae.phase)
                 per = vinfo["per_sample"] * vinfo.get("tried", 1)  # the untiled try: that batch at once, with the
-                kept = wv + dm_kept  # diffusion model still loaded beside it (what made it run out: fix66h)
+                kept = wv + dm_kept + te_kept  # models still loaded beside it (what made it run out: fix66h)
                 untiled["vae_decode"] = int(kept + per + int(FRAGMENTATION * per) + fixed_total)
                 untiled_bd["vae_decode"] = _retry_phase(kept, per, fixed_total)  # its breakdown: the text's row (fix66a)
             elif not vinfo["tiled"]:

@@ -231,6 +231,10 @@ VAE = {
     # [B, 64, 1, resolution] (FAMILY "hunyuan3d"), memory_used_decode 64 x resolution x (1 + 2 x 16) per sample
     "hunyuan3d-shape": dict(s=1, t=None, dtypes=("fp16", "bf16", "fp32"), comfy=lambda sh: 64 * 33 * sh[-2] * sh[-1]),
 }
+# comfy/sd.py:314-320: on AMD (model_management.is_amd(), torch.version.hip; the estimate's --device rocm) ComfyUI
+# multiplies the default memory_used_decode / memory_used_encode by VAE_KL_MEM_RATIO 2.73; only the KL VAE keeps those
+# defaults (FLUX.2's x 4 wraps them); every other VAE branch sets its own without the ratio
+AMD_KL_RATIO = 2.73
 VAE_FAMILY = {"wan21": "wan21", "wan22": "wan22", "hunyuan-video": "hunyuan-video", "hunyuan-video-15": "hunyuan-video-15",
               "ltxv": "ltxv", "ltx-2": "ltxv", "mochi": "mochi"}
 DTYPE_BYTES = {"fp32": 4, "bf16": 2, "fp16": 2, "fp8": 1}

@@ -345,19 +345,21 @@ def as_held(kind: str, latent_shape) -> list:
     return sh[:2] + [1] + sh[2:] if len(sh) == 4 and v["t"] else sh
 
 
-def comfy_decode_heuristic(kind: str, latent_shape, dtype="bf16") -> int:
-    """ComfyUI's VAE.memory_used_decode for one sample of this latent (what it divides free memory by)."""
+def comfy_decode_heuristic(kind: str, latent_shape, dtype="bf16", device=None) -> int:
+    """ComfyUI's VAE.memory_used_decode for one sample of this latent (what it divides free memory by); a KL VAE's
+    times spec.AMD_KL_RATIO on ROCm (comfy/sd.py:314-320). Only ComfyUI's decisions use it, never our figures."""
     kind = kind if kind in spec.VAE else "video"
     one = [1] + as_held(kind, latent_shape)[1:]
-    return int(spec.VAE[kind]["comfy"](one) * (_scale(kind, one) // spec.VAE[kind]["s"]) ** 2 * dtype_bytes(dtype))
+    amd = spec.AMD_KL_RATIO if device == "rocm" and kind == "kl" else 1
+    return int(spec.VAE[kind]["comfy"](one) * (_scale(kind, one) // spec.VAE[kind]["s"]) ** 2 * dtype_bytes(dtype) * amd)
 
 
-def decode_batch(kind: str, latent_shape, dtype, free_bytes) -> int:
+def decode_batch(kind: str, latent_shape, dtype, free_bytes, device=None) -> int:
     """How many samples ComfyUI decodes at once: int(free / memory_used_decode), at least 1, at most B."""
     b = spec.checked_latent_shape(latent_shape)[0]
     if free_bytes is None:
         return b
-    per = max(1, comfy_decode_heuristic(kind, latent_shape, dtype))
+    per = max(1, comfy_decode_heuristic(kind, latent_shape, dtype, device))
     return max(1, min(b, int(max(0, free_bytes) / per)))
 
 
@@ -467,12 +469,12 @@ def phase(kind: str, latent_shape, dtype="bf16", free_bytes=None, mode="auto", t
     whole = not retries_tiled(runner)
     if slicing and runner != "diffusers":
         raise ValueError("VAE slicing is diffusers' enable_vae_slicing (runner diffusers); ComfyUI picks its decode batch itself")
-    n = 1 if slicing else int(latent_shape[0]) if whole else decode_batch(kind, latent_shape, dtype, free_bytes)
+    n = 1 if slicing else int(latent_shape[0]) if whole else decode_batch(kind, latent_shape, dtype, free_bytes, device)
     if kind == H3D.VAE_KIND:  # VAEDecodeHunyuan3D: num_chunks query points at a time, no pixel tiles (hunyuan3d.py)
         return dict(H3D.decode_phase(latent_shape, dtype_bytes(dtype), n, vae_options), batch_of=int(latent_shape[0]),
-                    dtype=dtype, comfy_per_sample=comfy_decode_heuristic(kind, latent_shape, dtype))
+                    dtype=dtype, comfy_per_sample=comfy_decode_heuristic(kind, latent_shape, dtype, device))
     out = {"per_sample": per, "batch": n, "batch_of": int(latent_shape[0]), "dtype": dtype,
-           "comfy_per_sample": comfy_decode_heuristic(kind, latent_shape, dtype),
+           "comfy_per_sample": comfy_decode_heuristic(kind, latent_shape, dtype, device),
            "tiled_bytes": node_tile, "fallback_bytes": fb_tile, "tiled": False, "fallback": False,
            "allocator_slack": allocator_slack_bytes(kind, latent_shape, dtype, runner, n, gpu_arch),
            "cached_slack": cached_slack_bytes(kind, latent_shape, dtype)}

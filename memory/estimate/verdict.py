@@ -1,7 +1,7 @@
 """Verdicts on an estimate: VRAM (fits / tight / does not fit, the smallest card, the VAE decode as ComfyUI
 runs it on that budget), the outcome with host RAM and Dynamic VRAM (their figures: host_ram.py), and the knobs
 that would make it fit."""
-from . import cfg_batch, spec
+from . import cfg_batch, spec, vae_resident
 from . import weights as W
 from .host_ram import (ASSUMED_DYNAMIC, assumed_dynamic_line, dynamic_vram, host_ram, ram_on_dynamic, ram_short,
                        ram_short_by)
@@ -53,8 +53,11 @@ def _apply(est, r, budget):
                               "tiled": (r.get("retry") or {}).get(k, r["breakdown"][k])} for k in retried}
     est["peak_untiled"] = max(retried[k]["untiled"] if k in retried else v for k, v in main.items())
     est["peak_torch"] = max(b["weights"] + b["activations"] for b in bd.values())
-    est["peak_device"] = max(b["weights"] + b["activations"] + b["allocator_margin"] + b.get("cached_slack", 0)
-                             for b in bd.values()) + est["fixed"]["cuda_context"]
+    # nvidia-smi also shows what ComfyUI left loaded beside a phase, outside its row (the diffusion model and text
+    # encoders at the decode, its tiled retry too: vae_resident.py; the text encoders at sampling: te_loaded.py)
+    left = {k: r["breakdown"].get(k, {}).get("dm_kept", 0) + r["breakdown"].get(k, {}).get("te_kept", 0) for k in bd}
+    est["peak_device"] = max(b["weights"] + b["activations"] + b["allocator_margin"] + b.get("cached_slack", 0) + left[k]
+                             for k, b in bd.items()) + est["fixed"]["cuda_context"]
     c = est["_ctx"]
     w = c["w"]
     aud = c.get("audio") or {}  # LTX-2's audio VAE and vocoder (audio_decode.py)
@@ -102,9 +105,8 @@ def finish(est: dict, budget) -> dict:
         est["assumptions"].append(  # the tile the tiled row was figured with (--vae-tile, a VAEDecodeTiled node's)
             f"VAE decode: {v['how']}, {v['dtype']} ({est['_ctx']['vae_dtype_why']}); per sample {fmt_bytes(v['per_sample'])}"
             + (f"; ComfyUI sizes its batch with {fmt_bytes(v['comfy_per_sample'])} per sample" if comfy else "")
-            + (f" with {fmt_bytes(kept)} of the diffusion model still loaded beside it (ComfyUI unloads it only as far as "
-               "the decode needs the room: nvidia-smi shows it, the peak does not count it; vae_resident.py)"
-               if (kept := est["breakdown"].get("vae_decode", {}).get("dm_kept")) else "")
+            + vae_resident.line(est["breakdown"].get("vae_decode", {}).get("dm_kept", 0),
+                                est["breakdown"].get("vae_decode", {}).get("te_kept", 0))
             + (f"; tiled: VAE Decode (Tiled) {tile['tile']} px" + (f", {tile['frames']} frames" if est["frames"] > 1 else "")
                if comfy and v.get("tiled_bytes") is not None else ""))  # None: no tiles (the ShapeVAE, hunyuan3d.py)
     if not budget and min_gb:

@@ -19,11 +19,13 @@ import math
 from ..estimate import phases, spec
 from ..estimate import vae as vae_mod
 from ..estimate import host_ram as est_ram
+# load_models_gpu's arithmetic, one copy for the estimate and this plan (MIN_WEIGHT_RATIO: NVIDIA's; the node reads the
+# live one): re-exported, fit_guard and the tests read plan.MIN_WEIGHT_RATIO / plan.comfy_weights_kept
+from ..estimate.comfy_load import MIN_WEIGHT_RATIO, comfy_minimum, comfy_weights_kept  # noqa: F401
 from . import offers as offers_mod
 from ..units import GiB, fmt_bytes
 
 MARGIN = spec.FRAGMENTATION  # our allocator margin on activations (the estimate's)
-MIN_WEIGHT_RATIO = 0.0  # comfy.model_management.MIN_WEIGHT_MEMORY_RATIO on NVIDIA (0.4 on other GPUs; the node reads the live one)
 MIN_INFERENCE = spec.MIN_INFERENCE  # minimum_inference_memory() less extra_reserved_memory()
 TILE_STEP, TILE_MIN = 64, 128  # decode tile sizes tried, in pixels
 # The room an untiled video decode needs free on CUDA, as a margin over its activations (workspace included), where it
@@ -127,20 +129,6 @@ def decode_tile(kind, latent_shape, dtype, room, temporal=False, device="cuda") 
 # -- the plan -------------------------------------------------------------------------------------
 def _step(sid, label, saving, kind="applied", **extra) -> dict:
     return dict({"id": sid, "label": label, "saving": int(max(0, saving)), "kind": kind}, **extra)
-
-
-def comfy_minimum(required, reserve) -> int:
-    """load_models_gpu's minimum_memory_required once it has added its reserve: max(minimum_inference_memory(),
-    minimum_memory_required + extra_reserved_memory()). A small batch still gets 0.8 GiB + reserve."""
-    return int(max(MIN_INFERENCE + reserve, required + reserve))
-
-
-def comfy_weights_kept(dm, free, required, reserve, ratio=MIN_WEIGHT_RATIO) -> int:
-    """Bytes of the diffusion model load_models_gpu keeps on the device, as ComfyUI 0.8.0 computes its
-    lowvram_model_memory: max(0, free - minimum, min(free * MIN_WEIGHT_MEMORY_RATIO, free - minimum_inference_memory()))
-    with minimum = comfy_minimum(required, reserve)."""
-    floor = min(free * ratio, free - MIN_INFERENCE - reserve)
-    return int(min(dm, max(0, free - comfy_minimum(required, reserve), floor)))
 
 
 def plan(budget, *, weights: dict, memory_required: int, decode: dict | None = None, context=0, reserve=0,

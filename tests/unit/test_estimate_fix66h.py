@@ -121,17 +121,22 @@ def test_ltxv_batch_3_on_18_5_runs_tiled_with_the_kept_model_in_the_untiled_try(
     """rev66d R2 (estimate ltxv --batch 3 --vram 18.5): the free memory VAE.decode reads is the budget less the
     context, the VAE and the diffusion model ComfyUI left loaded (vae_resident); ComfyUI's batch int(free / comfy) is 3,
     and 3 x our per-sample x 1.05 is over it: RUNS TILED, where the old code read FITS. The untiled try's row counts
-    the model still loaded (the VAE's weights + dm_kept)."""
+    the model still loaded (the VAE's weights + dm_kept). est67: the text encoder the text encode left (T5, 9,524,621,312
+    B on the card) stays too (te_loaded.py): free before the VAE 18.5 GiB - 450 MiB - 3,846,770,944 - 9,524,621,312 =
+    6,020,972,288 B is over free_memory's ask, int(1.1 x 838,388,578) + 4,600,627,200 + 400 MiB = 5,942,285,035, so
+    nothing is unloaded; 6,020,972,288 - 838,388,578 = 5,182,583,710 free / 4,600,627,200 = 1 sample (3 before est67),
+    and one sample (our 4,954,686,750 x 1.05) is over it: still RUNS TILED, the untiled row counting te_kept too."""
     import json
 
     from support.cli_run import estimate
     _, js, _ = estimate(capsys, "ltxv", "--batch", "3", "--vram", "18.5", "--json")
     d = json.loads(js)
     b, v = d["breakdown"]["vae_decode"], d["vae"]
-    free = int(18.5 * 2**30) - d["fixed"]["cuda_context"] - b["weights"] - b["dm_kept"]
-    assert b["dm_kept"] > 0 and int(free / v["comfy_per_sample"]) == 3 and 3 * v["per_sample"] * 1.05 > free
+    free = int(18.5 * 2**30) - d["fixed"]["cuda_context"] - b["weights"] - b["dm_kept"] - b["te_kept"]
+    assert b["dm_kept"] == 3846770944 and b["te_kept"] == 9524621312 and free == 5182583710
+    assert int(free / v["comfy_per_sample"]) == 1 == v["tried"] and v["per_sample"] * 1.05 > free
     assert v["fallback"] and "vae_decode" in d["tiled_retry"]
-    untiled = b["weights"] + b["dm_kept"] + 3 * v["per_sample"] + int(0.05 * 3 * v["per_sample"]) + sum(d["fixed"].values())
+    untiled = b["weights"] + b["dm_kept"] + b["te_kept"] + v["per_sample"] + int(0.05 * v["per_sample"]) + sum(d["fixed"].values())
     assert abs(d["tiled_retry"]["vae_decode"]["untiled"] - untiled) <= 2
     _, out, _ = estimate(capsys, "ltxv", "--batch", "3", "--vram", "18.5")
     assert "verdict: RUNS TILED" in out

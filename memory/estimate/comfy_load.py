@@ -1,0 +1,65 @@
+"""How much of a model ComfyUI 0.8.0's load_models_gpu keeps on the device, and the free memory it leaves: one copy,
+read by the estimate (cfg_batch, vae_resident) and by fit/plan (which imports the estimate, so it lives here).
+
+comfy/model_management.py:621-707 load_models_gpu: minimum_memory_required = max(minimum_inference_memory(),
+memory_required + extra_reserved_memory()) (:625-630); a model loads partially with lowvram_model_memory =
+max(0, free - minimum_memory_required, min(free * MIN_WEIGHT_MEMORY_RATIO, free - minimum_inference_memory())) (:695).
+MIN_WEIGHT_MEMORY_RATIO (:313-315) is 0.4 unless is_nvidia() (a CUDA build of torch on a GPU: 0.0); it only acts in
+that branch, taken in LOW_VRAM / NORMAL_VRAM states with lowvram_available (:691), so on ROCm and XPU; MPS runs SHARED
+and a CPU run DISABLED (:412-416), and DirectML turns lowvram_available off (:103): there models load whole."""
+from .spec import MIN_INFERENCE
+
+MIN_WEIGHT_RATIO = 0.0  # MIN_WEIGHT_MEMORY_RATIO on NVIDIA (model_management.py:315)
+OTHER_GPU_RATIO = 0.4  # model_management.py:313, any GPU torch.version.cuda is not set for (ROCm's HIP, Intel's XPU)
+RATIO_DEVICES = ("rocm", "xpu")  # the estimate's --device values on which load_models_gpu partially loads with 0.4
+
+
+def weight_ratio(device) -> float:
+    """MIN_WEIGHT_MEMORY_RATIO as ComfyUI reads it on the estimate's --device (None: cuda)."""
+    return OTHER_GPU_RATIO if device in RATIO_DEVICES else MIN_WEIGHT_RATIO
+
+
+def comfy_minimum(required, reserve) -> int:
+    """load_models_gpu's minimum_memory_required once it has added its reserve: max(minimum_inference_memory(),
+    minimum_memory_required + extra_reserved_memory()). A small batch still gets 0.8 GiB + reserve."""
+    return int(max(MIN_INFERENCE + reserve, required + reserve))
+
+
+def comfy_weights_kept(dm, free, required, reserve, ratio=MIN_WEIGHT_RATIO) -> int:
+    """Bytes of a model (dm bytes) load_models_gpu keeps on the device with `free` bytes free before it loads, as
+    ComfyUI 0.8.0 computes its lowvram_model_memory: max(0, free - minimum, min(free * MIN_WEIGHT_MEMORY_RATIO,
+    free - minimum_inference_memory())) with minimum = comfy_minimum(required, reserve)."""
+    floor = min(free * ratio, free - MIN_INFERENCE - reserve)
+    return int(min(dm, max(0, free - comfy_minimum(required, reserve), floor)))
+
+
+def unload_until(models, free, ask) -> dict:
+    """free_memory(ask) (model_management.py:584-619) on the loaded `models`, [(name, bytes loaded, model size)] most
+    recently loaded first (current_loaded_models' order): it takes them sorted by (-offloaded memory, refcount, size,
+    index), so a partly offloaded model first, then the smaller, the refcount taken as equal (not knowable here); it
+    stops once the free memory is over `ask` (:603) and unloads a model only as far as needed (model_unload with
+    memory_to_free: partially_unload, :526-531). Returns {name: bytes still loaded}."""
+    left = {n: int(b) for n, b, _ in models}
+    order = sorted(range(len(models)), key=lambda i: (-(models[i][2] - models[i][1]), models[i][2], i))
+    for i in order:
+        if free > ask:
+            break
+        name, need = models[i][0], ask - free
+        gone = min(need, left[name])
+        left[name] -= gone
+        free += gone
+    return left
+
+
+def sample_load(room, te, weights, batched, one, reserve, ratio=MIN_WEIGHT_RATIO) -> tuple[int, int]:
+    """(text-encoder bytes, sampling weights) on the device once the sampler's models have loaded, on a card with
+    `room` bytes free after the CUDA context, the text encoders (te bytes) loaded by the text encode before it.
+    CLIPTextEncode: load_model_gpu(clip patcher) (comfy/sd.py:302-304), memory_required 0, so they keep
+    comfy_weights_kept(te, room, 0). prepare_sampling (comfy/sampler_helpers.py:131-135) then calls load_models_gpu with
+    memory_required = memory_required(2 x batch) (estimate_memory: always the batched pair) and minimum_memory_required
+    = memory_required(batch): free_memory(1.1 x weights + max(minimum_inference_memory(), batched + reserve))
+    (model_management.py:626,671-673) unloads the text encoders only as far as that, then the weights load
+    (comfy_weights_kept with the one-cond minimum)."""
+    te0 = comfy_weights_kept(te, room, 0, reserve, ratio) if te > 0 else 0
+    te1 = unload_until([("te", te0, te)], room - te0, int(1.1 * weights) + comfy_minimum(batched, reserve))["te"]
+    return te1, comfy_weights_kept(weights, room - te1, one, reserve, ratio)

@@ -1,0 +1,39 @@
+"""The text encoders ComfyUI 0.8.0 leaves loaded after the text encode (rev66d #4, est67): what is left of them at
+sampling narrows the free memory cond and uncond are batched on (cfg_batch), and at the decode the free memory the VAE
+batch is sized on (vae_resident).
+
+CLIPTextEncode loads the CLIP on text_encoder_device(), the GPU in NORMAL_VRAM / HIGH_VRAM where fp16 works
+(model_management.py:875-884), and nothing unloads it after: the sampler's load_models_gpu unloads it only as far as
+the diffusion model and its memory_required need (comfy_load.sample_load), the VAE's as far as one sample needs
+(comfy_load.unload_until). A first run on an empty card is modelled (a queue run again starts with the U-Net loaded).
+Like the diffusion model kept at the decode, what stays is shown, not counted in a phase's row or the verdict:
+ComfyUI unloads it as far as its own figures ask, so it is not what the run needs."""
+from . import comfy_load
+
+DEVICES = ("cuda", "rocm", "xpu")  # MPS runs SHARED, whose text_encoder_device() is the CPU (:884); a CPU run has none
+
+
+def applies(pol: dict, keep: bool) -> bool:
+    """ComfyUI's model swap with the text encoders loaded on the GPU and unloaded by the next loads (the estimate's
+    text_encoders "unload"; resident ones are counted already, cpu and stream ones are not there)."""
+    return not keep and pol.get("text_encoders", "unload") == "unload" and pol.get("runner", "comfyui") == "comfyui" \
+        and pol.get("device", "cuda") in DEVICES and pol.get("offload") in (None, "model") \
+        and pol.get("block_swap") is None and not pol.get("keep_on_device")
+
+
+def loaded(est: dict) -> int:
+    """Bytes of text encoders on the GPU after the text encode (0 where they are not left there)."""
+    ctx = est.get("_ctx")
+    if not ctx or not ctx.get("has_te") or not applies(ctx["policy"], ctx.get("keep", False)):
+        return 0
+    return int(ctx["w"].get("te", 0))
+
+
+def at_sample(est: dict, budget: int, weights: int) -> tuple[int, int]:
+    """(text-encoder bytes, sampling weights) on the device while the sampler runs on `budget` bytes: load_models_gpu's
+    arithmetic (comfy_load.sample_load) with ComfyUI's memory_required for the batched pair (estimate_memory doubles the
+    batch whatever the cfg: comfy/sampler_helpers.py:121-122) and for one cond."""
+    fixed = est["fixed"]
+    one = int(est["comfyui_memory_required"] or 0) // (2 if est.get("cfg") else 1)
+    return comfy_load.sample_load(budget - fixed.get("cuda_context", 0), loaded(est), weights, 2 * one, one,
+                                  fixed.get("comfyui_reserve", 0), comfy_load.weight_ratio(est["policy"].get("device")))
