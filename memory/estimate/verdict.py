@@ -52,10 +52,11 @@ def _apply(est, r, budget):
     est["_retry_rows"] = {k: {"untiled": (r.get("untiled_breakdown") or {}).get(k, r["breakdown"][k]),
                               "tiled": (r.get("retry") or {}).get(k, r["breakdown"][k])} for k in retried}
     est["peak_untiled"] = max(retried[k]["untiled"] if k in retried else v for k, v in main.items())
-    est["peak_torch"] = max(b["weights"] + b["activations"] for b in bd.values())
-    # nvidia-smi also shows what ComfyUI left loaded beside a phase, outside its row (the diffusion model and text
-    # encoders at the decode, its tiled retry too: vae_resident.py; the text encoders at sampling: te_loaded.py)
+    # what ComfyUI left loaded beside a phase, outside its row (the diffusion model and text encoders at the decode, its
+    # tiled retry too: vae_resident.py; the text encoders at sampling: te_loaded.py): their weights are live tensors, so
+    # max_memory_allocated counts them as nvidia-smi does (review aud67a F1)
     left = {k: r["breakdown"].get(k, {}).get("dm_kept", 0) + r["breakdown"].get(k, {}).get("te_kept", 0) for k in bd}
+    est["peak_torch"] = max(b["weights"] + b["activations"] + left[k] for k, b in bd.items())
     est["peak_device"] = max(b["weights"] + b["activations"] + b["allocator_margin"] + b.get("cached_slack", 0) + left[k]
                              for k, b in bd.items()) + est["fixed"]["cuda_context"]
     c = est["_ctx"]

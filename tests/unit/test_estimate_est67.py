@@ -182,3 +182,16 @@ def test_peak_device_counts_the_models_left_loaded_the_peak_does_not():
     assert e["peak_device"] > max(row.values()) + CTX
     assert not e["tiled_retry"] and e["peak"] == max(v for k, v in e["phases"].items() if k in verdict.MAIN)
     assert e["verdict"] == ("fits" if e["peak"] <= 0.9 * 12 * GiB else "tight")
+
+
+def test_peak_torch_counts_the_models_left_loaded_too():
+    """aud67a F1: the U-Net and text encoders ComfyUI leaves on the card are allocated tensors, so
+    torch.cuda.max_memory_allocated (peak_torch) counts them as nvidia-smi does: SDXL 512 px batch 8 on 12 GiB,
+    peak_torch = the largest of each phase's weights + activations + what is left beside it (no margin, no context).
+    Old code: weights + activations of the rows alone (the U-Net's 4.78 GiB and the text encoders' 1.52 GiB missing)."""
+    e = _sdxl(512, 8, 12)
+    bd = e["breakdown"]
+    row = {k: bd[k]["weights"] + bd[k]["activations"] for k in ("text_encode", "sample", "vae_decode")}
+    assert e["peak_torch"] == max(row["text_encode"], row["sample"] + TE, row["vae_decode"] + UNET + TE)
+    assert e["peak_torch"] > max(row.values())
+    assert e["peak_torch"] < e["peak_device"]
