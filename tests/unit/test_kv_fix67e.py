@@ -1,0 +1,24 @@
+"""fix67e: audit aud67a's kv findings. F8: kv's own name for an Ollama library build (Q4_K_M_MISTRAL3, Q4_K_M_QKV16,
+weights.LIBRARY_VARIANTS) is a name kv refuses as input, so it is never printed: text and JSON name the file type
+(Q4_K_M) and the tag's note says why the build's size differs."""
+from support.cli_run import json_out, text, unwrap
+
+
+def _text(argv, capsys):
+    rc, out = text(argv, capsys)
+    return rc, unwrap(out)
+
+
+# F8. mistral-small3.1:24b printed "x 4.80 bits (Q4_K_M_MISTRAL3)" and weights_dtype / model.quant Q4_K_M_MISTRAL3
+def test_library_build_name_not_printed(capsys):
+    argv = ["kv", "--model", "mistral-small3.1:24b", "--vram", "12", "--ctx", "8192"]
+    rc, out = _text(argv, capsys)
+    assert "MISTRAL3" not in out
+    assert "22.23 B block params x 4.80 bits (Q4_K_M) + embedding Q6_K + output Q4_K" in out
+    assert "its output tensor keeps the base type" in out  # the note why the build differs from a plain Q4_K_M
+    r = json_out(argv, capsys)
+    assert (r["weights_dtype"], r["model"]["quant"]) == ("Q4_K_M", "Q4_K_M")
+    assert "MISTRAL3" not in str(r)
+    r = json_out(["kv", "--model", "phi4-reasoning:14b", "--vram", "12", "--ctx", "8192"], capsys)
+    assert (r["weights_dtype"], r["model"]["quant"]) == ("Q4_K_M", "Q4_K_M")
+    assert "QKV16" not in str(r) and any("fused attn_qkv kept in F16" in n for n in r["notes"])
