@@ -22,3 +22,18 @@ def test_library_build_name_not_printed(capsys):
     r = json_out(["kv", "--model", "phi4-reasoning:14b", "--vram", "12", "--ctx", "8192"], capsys)
     assert (r["weights_dtype"], r["model"]["quant"]) == ("Q4_K_M", "Q4_K_M")
     assert "QKV16" not in str(r) and any("fused attn_qkv kept in F16" in n for n in r["notes"])
+
+
+# F12. kv --help said --runtime-version defaults to "the newest"; for Ollama no version is its own engine, 0.29's
+# (report.py's runtime line, docs/kv.md "With no --runtime-version")
+def test_runtime_version_help_says_what_no_version_means(capsys):
+    import pytest
+    from gpu_garden.memory.cli import main
+    with pytest.raises(SystemExit):
+        main(["kv", "--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert "default: the newest" not in out
+    assert ("none given: vLLM, SGLang and llama.cpp as the newest release kv models; Ollama as its own engine (0.29's "
+            "and earlier: 0.30 or later runs llama-server, give that version to size it)") in out
+    rc, text_out = _text(["kv", "--model", "qwen2.5:7b", "--vram", "24", "--ctx", "8192"], capsys)
+    assert "no version: sized as Ollama's own engine, 0.29's" in text_out
