@@ -117,6 +117,8 @@ def finish(est: dict, budget) -> dict:
             else "tight" if est["peak"] <= budget else "does not fit"
     pol = est["policy"]
     est["dynamic_vram"] = d = dynamic_vram(est, budget)
+    if d.get("off_note") and d["off_note"] not in est["assumptions"]:  # comfy-aimdo detected here, not on that device
+        est["assumptions"].append(d["off_note"])
     est["host_ram"] = host_ram(est, budget)
     short = ram_short(est["host_ram"])
     est["assumptions"] = [a for a in est["assumptions"] if not a.startswith(ASSUMED_DYNAMIC)]
