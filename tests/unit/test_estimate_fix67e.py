@@ -29,3 +29,30 @@ def test_detected_aimdo_not_used_on_mps(capsys, monkeypatch):
     assert "Dynamic VRAM (assumed)" not in text  # no "where ComfyUI runs with it" on a device it cannot
     rc, out, err = estimate(capsys, "flux1-dev", "--vram", "12", "--ram", "64", "--device", "cuda")
     assert "FITS WITH STREAMING" in out  # the same detection on a CUDA device: on
+
+
+# F4. --weights-dtype fp32 turned the VAE's row to its F32 bytes (0.31 GiB in VRAM) while the VAE decode phase counted
+# 0.16 GiB in bf16: formula set cast_fp32 off for every component. --weights-dtype is the diffusion model's; the VAE
+# runs in ComfyUI's VAE dtype (comfy/sd.py:677-679 VAE.__init__: model_management.vae_dtype, first_stage_model.to(it);
+# --fp32-vae, model_management.py:935-950), the text encoders in theirs
+def test_weights_dtype_fp32_leaves_the_vae_and_text_encoders_alone():
+    from gpu_garden.memory.estimate import families, formula as E, layouts
+
+    def comps():
+        return [c for n in ("flux_flux1-dev", "te_t5xxl_fp16", "te_clip_l", "vae_flux_ae")
+                for c in families.split_components(layouts.table(n), n)]
+
+    def rows(est):
+        return {c["role"] + c["source"]: c["resident"] for c in est["components"]}
+
+    base = E.estimate(comps(), 1024, 1024, cfg=False, policy={"host_ram": 64 << 30})
+    fp32 = E.estimate(comps(), 1024, 1024, cfg=False, policy={"weights_dtype": "fp32", "host_ram": 64 << 30})
+    vae = next(c for c in fp32["components"] if c["role"] == "vae")
+    assert vae["bytes"] == 2 * vae["resident"]  # ae.safetensors is all F32; ComfyUI's VAE dtype here is bf16
+    assert fp32["breakdown"]["vae_decode"]["weights"] == vae["resident"]  # the row and the phase: one figure
+    changed = {k for k in rows(base) if rows(base)[k] != rows(fp32)[k]}
+    assert changed == {c["role"] + c["source"] for c in fp32["components"] if c["role"] == "diffusion_model"}
+    f32vae = E.estimate(comps(), 1024, 1024, cfg=False, policy={"vae_dtype": "fp32"})  # --vae-dtype fp32: the row too
+    vae = next(c for c in f32vae["components"] if c["role"] == "vae")
+    assert vae["resident"] == vae["bytes"] == f32vae["breakdown"]["vae_decode"]["weights"]
+
