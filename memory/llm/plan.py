@@ -83,6 +83,8 @@ def _parallel_sizes(out, knobs) -> dict:
         for k in ("weights_dtype", "quant"):
             if d.get(k):
                 d[k] = shown_type(d[k])
+    from .runtimes.vllm_pool_hint import command_pool
+    command_pool(out)  # --kv-cache-memory: the printed command's pool where the request does not fit as asked (F10)
     out["tensor_parallel_size"] = knobs.get("tensor_parallel_size") or 1
     out["data_parallel_size"] = knobs.get("data_parallel_size") or 1
     return out

@@ -37,3 +37,18 @@ def test_runtime_version_help_says_what_no_version_means(capsys):
             "and earlier: 0.30 or later runs llama-server, give that version to size it)") in out
     rc, text_out = _text(["kv", "--model", "qwen2.5:7b", "--vram", "24", "--ctx", "8192"], capsys)
     assert "no version: sized as Ollama's own engine, 0.29's" in text_out
+
+
+# F10. Llama-3.1-8B on vLLM 0.12.0, RTX 4090 (23.55 GiB), no context given (131,072): does not fit; the command's
+# --max-model-len is 100,352 with an fp8 cache. Llama-3.1-8B's KV a token: 32 layers x 8 KV heads x 128 x 2 (k, v) x
+# 1 byte (fp8) = 65,536 B; 100,352 x 65,536 = 6,576,668,672 B. The suggestion was the default share's pool,
+# 5,325,515,327 B (4.96 GiB: 40,630 f16 / 81,260 fp8 tokens), below both.
+def test_kv_cache_memory_suggestion_is_the_commands_pool(capsys):
+    argv = ["kv", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--runtime", "vllm", "--runtime-version", "0.12.0",
+            "--gpu-name", "RTX 4090"]
+    r = json_out(argv, capsys)
+    assert not r["fits"] and "--max-model-len 100352 --kv-cache-dtype fp8" in r["command"]
+    pools = [a["flag"] for a in r["autofit"] if a["flag"].startswith("--kv-cache-memory")]
+    assert pools == ["--kv-cache-memory 6576668672"]
+    rc, out = _text(argv, capsys)
+    assert "--kv-cache-memory 5325515327" not in out and "--kv-cache-memory 6576668672" in out
