@@ -281,17 +281,21 @@ def dynamic_vram(est: dict, budget) -> dict:
     bd = est["breakdown"]
     if not on or not budget or "sample" not in bd:
         return out
-    room = budget - sum(est["fixed"].values()) - bd["sample"]["activations"] - bd["sample"]["allocator_margin"]
-    w = bd["sample"]["weights"]
-    streamed = max(0, w - max(0, room))
+    from . import dynamic_stream as DS  # every phase CoreModelPatcher loads streams, text encode too (aud67a F3)
+    by, short = DS.by_phase(est, budget)
+    streamed = by["sample"]
     gbps = float(pol.get("pcie_gbps") or PCIE_GBPS)
     out["streamed_per_step"] = int(streamed)
+    out["streamed_by_phase"] = {k: n for k, n in by.items() if n}
     out["added_seconds_per_step"] = round(streamed / (gbps * 1e9), 2)
-    if room <= 256 * MiB:
-        out["verdict"] = "does not fit even streaming: activations alone exceed the budget"
+    if short:
+        out["verdict"] = "does not fit even streaming: activations alone exceed the budget" + (
+            "" if short == ["sample"] else f" ({' and '.join(k.replace('_', ' ') for k in short)})")
     elif streamed:
         out["verdict"] = (f"fits, streaming {fmt_bytes(streamed)} of weights per step, slower by about "
-                          f"{out['added_seconds_per_step']} s per step (estimate at {gbps:g} GB/s)")
+                          f"{out['added_seconds_per_step']} s per step (estimate at {gbps:g} GB/s)" + DS.others_words(by))
+    elif out["streamed_by_phase"]:
+        out["verdict"] = "fits, sampling without streaming" + DS.others_words(by)
     else:
         out["verdict"] = "fits without streaming"
     out["vram_verdict"] = out["verdict"]  # finish adds host RAM's to verdict (ram_on_dynamic)

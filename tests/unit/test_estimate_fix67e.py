@@ -56,3 +56,24 @@ def test_weights_dtype_fp32_leaves_the_vae_and_text_encoders_alone():
     vae = next(c for c in f32vae["components"] if c["role"] == "vae")
     assert vae["resident"] == vae["bytes"] == f32vae["breakdown"]["vae_decode"]["weights"]
 
+
+# F3. With Dynamic VRAM the text encoders stream as the diffusion model does (comfy/sd.py CLIP.__init__ builds their
+# patcher from CoreModelPatcher, which main.py makes ModelPatcherDynamic with comfy-aimdo): FLUX dev + T5 fp16 on 8 GB
+# said "RUNS WITH OFFLOAD ... loads the text encoders and diffusion model partially" beside "Dynamic VRAM: fits,
+# streaming", and its 8 GB tier offload where the 12 GB tier streamed. One verdict now, and the tiers follow it.
+def test_dynamic_vram_streams_text_encode_too():
+    from gpu_garden.memory.estimate import families, formula as E, layouts, spec, workflow
+    comps = [c for n in ("flux_flux1-dev", "te_t5xxl_fp16", "te_clip_l", "vae_flux_ae")
+             for c in families.split_components(layouts.table(n), n)]
+    budget = spec.card_bytes(8)
+    est = E.judge(E.estimate(comps, 1024, 1024, cfg=False, policy={"dynamic_vram": "on", "host_ram": 64 << 30}), budget)
+    te = est["breakdown"]["text_encode"]
+    assert est["phases"]["text_encode"] > budget  # T5 fp16's 9 GiB: text encode is over 8 GB too
+    room = budget - sum(est["fixed"].values()) - te["activations"] - te["allocator_margin"]
+    assert est["verdict"] == est["outcome"]["status"] == "fits with streaming"  # before: runs with offload
+    d = est["dynamic_vram"]
+    assert d["streamed_by_phase"]["text_encode"] == te["weights"] - room
+    assert "of the text encoders' weights in text encode (once per prompt)" in d["verdict"]
+    assert "partially" not in est["outcome"]["reason"]
+    labels = {t["gb"]: t["label"] for t in workflow.tiers(est)}
+    assert labels[8] == labels[12] == "fits with streaming"  # before: 8 GB offload, 12 GB streaming
