@@ -262,7 +262,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="default: ollama for an Ollama library tag (qwen3:8b) or hf.co/user/repo-GGUF[:quant], else vllm (a "
                         "local GGUF file too: --runtime llama.cpp for llama-server -m)")
     s.add_argument("--runtime-version", metavar="V", help="e.g. 0.11.0 (vLLM), b6500 (llama.cpp), 0.12.3 (Ollama); an untagged "
-                   "build with the release it is based on: '0.1.dev1+ge08a6f3ae based on 0.23.0'; default: the newest")
+                   "build with the release it is based on: '0.1.dev1+ge08a6f3ae based on 0.23.0'; none given: vLLM, SGLang and llama.cpp as the newest release kv "
+                   "models; Ollama as its own engine (0.29's and earlier: 0.30 or later runs llama-server, give that "
+                   "version to size it)")
     s.add_argument("--gpu-memory-utilization", type=float, metavar="F", help="vLLM's share of the GPU (default: the version's, 0.92 from vLLM 0.20.0, 0.90 "
                    "before)")
     s.add_argument("--max-num-batched-tokens", type=_positive(int), metavar="N", help="vLLM profile batch (sets the activation peak)")

@@ -232,8 +232,8 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
             if c.get("resident", 0) is None:
                 c.pop("resident")
                 c["bytes"] = sum(tensor_bytes(d, s) for d, s in c["table"].values())
-        if qt == "F32":
-            pol["cast_fp32"] = False
+        if qt == "F32":  # the diffusion model's dtype only: the text encoders and the VAE keep their own (aud67a F4)
+            comps = [dict(c, keep_fp32=True) if c["role"] == "diffusion_model" else c for c in comps]
         if str(pol["weights_dtype"]).lower() == "bnb-int8":
             pol["int8_matmul"] = True
         if qt in W.BNB_TYPES:
@@ -295,14 +295,15 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
     for c in comps:
         drop = te_drop if c["role"] == "text_encoder" else ()
         gguf_te = c["role"] == "text_encoder" and pol["runner"] == "comfyui"  # ComfyUI-GGUF's fp16 token embedding
-        c.setdefault("resident", W.resident_bytes(c["table"], pol["cast_fp32"], drop, gguf_te) if c["role"] != "other" else 0)
+        c.setdefault("resident", W.resident_bytes(c["table"], pol["cast_fp32"] and not c.get("keep_fp32"), drop, gguf_te)
+                     if c["role"] != "other" else 0)
     w_dm = dm["resident"] if dm else 0
     # bytes of the diffusion model kept off the device; the policy keeps what was asked (knobs re-run it)
     off = SEQUENTIAL_OFF if pol["offload"] == "sequential" else \
         0 if pol.get("offload_by") == "block_swap" else int(pol["offload_bytes"] or 0)  # block swap's: sized below again
     in_flight = None  # in_flight: the swapped block being run (None: one streamed layer)
     if pol["block_swap"] is not None:
-        blocks = [W.resident_bytes(t, pol["cast_fp32"]) for t in W.numbered_blocks(dm["table"])] if dm else []
+        blocks = [W.resident_bytes(t, pol["cast_fp32"] and not dm.get("keep_fp32")) for t in W.numbered_blocks(dm["table"])] if dm else []
         n = int(pol["block_swap"])
         if not blocks or not 0 <= n <= len(blocks):
             raise UserError(f"block swap {n}: the diffusion model has {len(blocks)} numbered blocks" if blocks else
@@ -412,6 +413,9 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
     if vaes and pol["offload"] != "sequential":
         # the VAE's weights sit in the dtype it runs in: ComfyUI moves it there (comfy/sd.py VAE.__init__:
         # first_stage_model.to(vae_dtype)); diffusers and Wan's runner load it in the dtype they decode in
+        for c in vaes:  # its row and host RAM's copy too, as loaded (not diffusers' upcast inside the decode)
+            if vdt_why != vae_mod.UPCAST_WHY:
+                c["resident"] = W.at_dtype_bytes(c["table"], dtype_bytes(vdt))
         w_vae = max(W.at_dtype_bytes(c["table"], dtype_bytes(vdt)) for c in vaes)
     elif vaes and pol["runner"] == "diffusers":
         # streamed, its layer in the dtype it decodes in: from_pretrained's torch_dtype casts the file, and accelerate's

@@ -67,7 +67,7 @@ def host_ram(est: dict, budget, spilled=None) -> dict:
 
     out = need(dyn)
     out["streamed"] = int((d.get("streamed_per_step") or 0) if dyn else 0)
-    if pol.get("dynamic_vram", "auto") == "auto" and not dyn:
+    if pol.get("dynamic_vram", "auto") == "auto" and not dyn and pol.get("device", "cuda") in AIMDO_DEVICES:
         out["assumed_dynamic_vram"] = assumed_dynamic(need(True))
     return out
 
@@ -255,29 +255,47 @@ def aimdo_detected() -> bool:
         return False
 
 
+# comfy-aimdo ships a CUDA and a ROCm build only (comfy_aimdo/control.py: detect_vendor reads '+cu' / '+rocm' from torch's
+# version, init maps {"cuda": "aimdo", "rocm": "aimdo_rocm"}): no Dynamic VRAM on mps, xpu or the CPU (aud67a F9)
+AIMDO_DEVICES = ("cuda", "rocm")
+
+
+def aimdo_off_note(device) -> str:
+    return (f"Dynamic VRAM off: comfy-aimdo has CUDA and ROCm builds only (comfy_aimdo/control.py), no {device} one; "
+            "figured as ComfyUI loads without it")
+
+
 def dynamic_vram(est: dict, budget) -> dict:
     """With Dynamic VRAM the weights that do not fit stream in per layer each step instead of failing:
     GiB streamed per step and the time that adds at PCIE_GBPS (an estimate, not measured)."""
     pol = est["policy"]
     mode = pol.get("dynamic_vram", "auto")
     on = aimdo_detected() if mode == "auto" else mode == "on"
+    device = pol.get("device", "cuda")
+    if on and device not in AIMDO_DEVICES and device != "cpu":  # the CPU: verdict.cpu_run says so
+        return {"enabled": False, "source": f"--device {device}", "off_note": aimdo_off_note(device),
+                "streamed_per_step": None, "added_seconds_per_step": None, "verdict": None, "vram_verdict": None}
     out = {"enabled": bool(on), "source": (("detected comfy-aimdo" if on else "comfy-aimdo not detected") if mode == "auto"
                                          else f"--dynamic-vram {mode}"),
            "streamed_per_step": None, "added_seconds_per_step": None, "verdict": None, "vram_verdict": None}
     bd = est["breakdown"]
     if not on or not budget or "sample" not in bd:
         return out
-    room = budget - sum(est["fixed"].values()) - bd["sample"]["activations"] - bd["sample"]["allocator_margin"]
-    w = bd["sample"]["weights"]
-    streamed = max(0, w - max(0, room))
+    from . import dynamic_stream as DS  # every phase CoreModelPatcher loads streams, text encode too (aud67a F3)
+    by, short = DS.by_phase(est, budget)
+    streamed = by["sample"]
     gbps = float(pol.get("pcie_gbps") or PCIE_GBPS)
     out["streamed_per_step"] = int(streamed)
+    out["streamed_by_phase"] = {k: n for k, n in by.items() if n}
     out["added_seconds_per_step"] = round(streamed / (gbps * 1e9), 2)
-    if room <= 256 * MiB:
-        out["verdict"] = "does not fit even streaming: activations alone exceed the budget"
+    if short:
+        out["verdict"] = "does not fit even streaming: activations alone exceed the budget" + (
+            "" if short == ["sample"] else f" ({' and '.join(k.replace('_', ' ') for k in short)})")
     elif streamed:
         out["verdict"] = (f"fits, streaming {fmt_bytes(streamed)} of weights per step, slower by about "
-                          f"{out['added_seconds_per_step']} s per step (estimate at {gbps:g} GB/s)")
+                          f"{out['added_seconds_per_step']} s per step (estimate at {gbps:g} GB/s)" + DS.others_words(by))
+    elif out["streamed_by_phase"]:
+        out["verdict"] = "fits, sampling without streaming" + DS.others_words(by)
     else:
         out["verdict"] = "fits without streaming"
     out["vram_verdict"] = out["verdict"]  # finish adds host RAM's to verdict (ram_on_dynamic)

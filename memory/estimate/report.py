@@ -145,6 +145,10 @@ def check_args(args):
         _usage_error(args, f"--reserve-vram {args.reserve_vram:g} leaves nothing of --vram {args.vram:g} GiB: give less")
     if g("device") == "cpu" and g("vram") is not None:  # ComfyUI --cpu: no card; the verdict is host RAM's (--ram)
         _usage_error(args, "--device cpu runs in host RAM: give --ram GIB (or nothing: this machine's), not --vram")
+    device = g("device") or ("mps" if g("platform") == "darwin" else "cuda")
+    if g("dynamic_vram") == "on" and device in ("mps", "xpu"):  # host_ram.AIMDO_DEVICES: comfy-aimdo's builds
+        _usage_error(args, f"--dynamic-vram on: comfy-aimdo (ComfyUI's Dynamic VRAM) has CUDA and ROCm builds only, "
+                           f"not {device}: leave the flag out (or give off) for --device {device}")
     if g("write") and not g("workflow"):
         _usage_error(args, "--write adds extra.gpu_garden.memory to a workflow: give --workflow WF.json too")
     if g("input_dir") and not g("workflow"):

@@ -2,6 +2,7 @@
 runs it on that budget), the outcome with host RAM and Dynamic VRAM (their figures: host_ram.py), and the knobs
 that would make it fit."""
 from . import cfg_batch, spec, vae_resident
+from . import dynamic_stream as DS
 from . import weights as W
 from .host_ram import (ASSUMED_DYNAMIC, assumed_dynamic_line, dynamic_vram, host_ram, ram_on_dynamic, ram_short,
                        ram_short_by)
@@ -120,6 +121,8 @@ def finish(est: dict, budget) -> dict:
             else "tight" if est["peak"] <= budget else "does not fit"
     pol = est["policy"]
     est["dynamic_vram"] = d = dynamic_vram(est, budget)
+    if d.get("off_note") and d["off_note"] not in est["assumptions"]:  # comfy-aimdo detected here, not on that device
+        est["assumptions"].append(d["off_note"])
     est["host_ram"] = host_ram(est, budget)
     short = ram_short(est["host_ram"])
     est["assumptions"] = [a for a in est["assumptions"] if not a.startswith(ASSUMED_DYNAMIC)]
@@ -205,8 +208,9 @@ def streams(est: dict, budget) -> bool:
     """Dynamic VRAM runs it by streaming the sampler's weights: they do not all fit, the activations do, and every
     other phase (as ComfyUI runs it) is within the budget. Whether host RAM holds them is host_ram's."""
     d = est.get("dynamic_vram") or {}
-    return bool(d.get("streamed_per_step")) and str(d.get("vram_verdict")).startswith("fits") \
-        and est["verdict"] in ("tight", "does not fit") and all(v <= budget for k, v in run_phases(est).items() if k != "sample")
+    by = d.get("streamed_by_phase") or {}  # the text encoders stream too (dynamic_stream.py): one rule for every phase
+    return bool(by) and str(d.get("vram_verdict")).startswith("fits") and est["verdict"] in ("tight", "does not fit") \
+        and all(v <= budget for k, v in run_phases(est).items() if k != "sample" and k not in by)
 
 
 def outcome(est: dict, budget) -> dict:
@@ -240,15 +244,14 @@ def _vram_outcome(est: dict, budget) -> dict:
     note = f"{note} run{'' if len(tiled) > 1 else 's'} tiled after ComfyUI's out-of-memory fallback (slower)" if note else ""
     if v == "fits with streaming":
         d = est["dynamic_vram"]
-        return {"status": v, "offloaded": 0, "reason": f"{fmt_bytes(d['streamed_per_step'])} of weights stream in from RAM "
-                f"each step, about {d['added_seconds_per_step']} s slower per step" + (f"; {note}" if note else "")}
+        return {"status": v, "offloaded": 0, "reason": DS.reason(d) + (f"; {note}" if note else "")}
     if not budget:
         return {"status": v, "offloaded": 0, "reason": ""}
     r = est.get("host_ram") or {}
     if streams(est, budget):  # and host RAM is short (else the verdict says fits with streaming)
         d = est["dynamic_vram"]
         return {"status": v, "offloaded": 0, "reason": f"Dynamic VRAM fits in VRAM, streaming {fmt_bytes(d['streamed_per_step'])} "
-                f"of weights from RAM each step; host RAM short by {fmt_bytes(ram_short_by(r))}: the run needs {fmt_bytes(r['needed'])} of it (the running "
+                f"of weights from RAM each step{DS.others_words(d.get('streamed_by_phase') or {})}; host RAM short by {fmt_bytes(ram_short_by(r))}: the run needs {fmt_bytes(r['needed'])} of it (the running "
                 f"model's CPU copy {fmt_bytes(r['cpu_copy'])}, pinned copies of the streamed layers {fmt_bytes(r['pinned'])}, "
                 f"kept for reload {fmt_bytes(r['kept_for_reload'])}), {fmt_bytes(r['available'])} available"}
     over = {k: p - budget for k, p in run_phases(est).items() if p > budget}

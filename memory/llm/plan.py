@@ -78,6 +78,13 @@ def plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel:
 def _parallel_sizes(out, knobs) -> dict:
     """The tensor- and data-parallel sizes the figures are for (one GPU of a TP group; one engine / DP rank), under
     the CLI options' names (--tensor-parallel-size, --data-parallel-size), 1 when not given."""
+    from .weights import shown_type
+    for d in (out, out.get("model") or {}):  # kv's own name for an Ollama library build is never printed (F8)
+        for k in ("weights_dtype", "quant"):
+            if d.get(k):
+                d[k] = shown_type(d[k])
+    from .runtimes.vllm_pool_hint import command_pool
+    command_pool(out)  # --kv-cache-memory: the printed command's pool where the request does not fit as asked (F10)
     out["tensor_parallel_size"] = knobs.get("tensor_parallel_size") or 1
     out["data_parallel_size"] = knobs.get("data_parallel_size") or 1
     return out

@@ -200,7 +200,8 @@ def ollama_tag_note(res, args, spec) -> None:
     repo = source_repo(spec)
     # the figures' weights: --weights-dtype's, else the tag's build (SGLang's answer names no weights_dtype)
     sized = res.get("weights_dtype") or getattr(args, "weights_dtype", None) or spec.quant
-    tag = sized and sized == spec.quant
+    from .weights import shown_type
+    tag = sized and shown_type(sized) == shown_type(spec.quant)  # the answer names the build's file type (F8)
     figures = (f"the figures above are for the tag's {sized} build" if tag else
                f"the figures above are for {sized} weights (--weights-dtype)" if sized else "")
     if repo and not _tag_is_the_model(args.model, spec.name):

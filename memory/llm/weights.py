@@ -135,6 +135,14 @@ for _t in [t for t in ROLE_TYPES if not t.endswith(MISTRAL3_PATCHED)]:
 LIBRARY_VARIANTS = (MISTRAL3_PATCHED, OLLAMA_QKV_F16)
 
 
+def shown_type(name):
+    """The file type a name of kv's own for an Ollama library build (Q4_K_M_MISTRAL3, Q4_K_M_QKV16) stands for, the
+    name printed and given back in JSON (a user may not give the internal one: internal_name); any other name as is.
+    The build's quirk, why its size differs from a plain file of that type, is in the tag's note (ollama_tags.py)."""
+    up = str(name or "").upper()
+    return name[:-len(next(v for v in LIBRARY_VARIANTS if up.endswith(v)))] if up.endswith(LIBRARY_VARIANTS) else name
+
+
 def internal_name(name) -> tuple | None:
     """Every name kv gives a weights type itself and no user may give: (what it names, the type to give instead), or
     None for any other name. An Ollama library build's variant (LIBRARY_VARIANTS, picked from the tag) and a 16/32-bit
@@ -297,7 +305,7 @@ def weights_by_role(spec: LLMSpec, weights_dtype: str | None = None, dense_exper
         blocks = ((block_params - kept) * BLOCK_BITS[up] + kept * LINEAR_BITS["mxfp4"] + extra + qkv_extra) / 8
         total = emb + blocks + (0 if spec.tied else out)
         how = ((f"{kept / 1e9:.2f} B expert params x 4.25 bits (MXFP4, as every gpt-oss GGUF keeps them) + " if kept else "")
-               + f"{(block_params - kept) / 1e9:.2f} B block params x {BLOCK_BITS[up]:.2f} bits ({up}) + embedding "
+               + f"{(block_params - kept) / 1e9:.2f} B block params x {BLOCK_BITS[up]:.2f} bits ({shown_type(up)}) + embedding "
                f"{'(tied, as output) ' if spec.tied else ''}{ot if spec.tied else et}" + ("" if spec.tied else f" + output {ot}")
                + (f" + per-layer table {ple_params / 1e9:.2f} B params {pt}" if ple_params else "")
                + (f"; attn_qkv {qkv / 1e9:.2f} B params {qkv_to} "

@@ -65,7 +65,12 @@ def test_pipeline_fixed_pool_suggestion_fits_every_stage(capsys):
     suggested = next(int(a["flag"].split()[1]) for a in r["autofit"] if a["flag"].startswith("--kv-cache-memory"))
     pools = [st["pool"] for st in r["pp_stages"]]
     assert pools[1] < pools[0]
-    assert suggested == pools[1]  # before: pools[0]
+    assert suggested != pools[0]  # before kvo49: rank 0's pool
+    # fix67e (aud67a F10): this request does not fit as asked, and stage 1's default pool (1.62 GiB) holds no request
+    # of 32,768 tokens, so the suggestion is the printed command's pool: stage 1's 44 layers x 2,048 B (fp8, 8 KV heads
+    # x 128, k and v) x 32,768 tokens = 2,952,790,016 B, allocated on every stage (stage 0's share holds 23.6 GiB)
+    assert "--kv-cache-dtype fp8" in r["command"] and "--max-model-len 32768" in r["command"]
+    assert suggested == 44 * 2048 * 32768 < pools[0]
 
 
 # 2. --weights-dtype over a GGUF repo tag or an Ollama tag: the command loads the file the figures are for
