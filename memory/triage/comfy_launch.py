@@ -71,23 +71,15 @@ def host_install(*paths) -> str | None:
     return install(f)
 
 
-def _vote_tied(f, context) -> bool:
-    """(tri67) The log's OS vote is a tie (env.infer then takes the first of windows, linux, darwin): the OS is not
-    known, so no sign tied to one OS counts. The host's own platform (context "platform") is no vote."""
-    if (context or {}).get("platform"):
-        return False
-    votes = sorted((f.get("os_votes") or {}).get(k, 0) for k in ("windows", "linux", "darwin"))
-    return votes[-1] > 0 and votes[-1] == votes[-2]
-
-
 def params(env, f, context=None) -> dict:
     """The guides' {{launch}} and the flags their conditions read: "comfyui" (the log is ComfyUI's), "comfy_desktop",
     "launch_unknown" (Windows, no install shown: the note under the commands). The host's own answer (the panel's context
-    "comfy_install") comes before the log's signs. A tied OS vote: the manual line unless a sign of no one OS shows."""
+    "comfy_install") comes before the log's signs. A tied OS vote (env.infer's "os_tied"; the host's platform never ties):
+    the manual line unless a sign of no one OS shows."""
     p = {"comfyui": env.get("runtime") == "comfyui"}
     if not p["comfyui"]:
         return p
-    tied = _vote_tied(f, context)
+    tied = env.get("os_tied")
     how = (context or {}).get("comfy_install")
     how = how if how in LAUNCH else install(f, "" if tied else env.get("os"))    # "": an OS no sign is tied to
     if how:

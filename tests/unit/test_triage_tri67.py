@@ -95,12 +95,12 @@ def test_a_tied_os_vote_gets_the_manual_launch_line():
     assert "python_embeded" not in ev["guide"]["markdown"]           # nor the Windows note on the portable line
     # the vote as counted (one each), and the host's own platform is no tie: its Windows keeps the portable sign
     f = {"os_votes": {"windows": 1, "linux": 1}, "comfy_install": {"portable"}}
-    env = {"runtime": "comfyui", "os": "windows"}
+    env = {"runtime": "comfyui", "os": "windows", "os_tied": True}     # (fix67f) env.infer records the tie
     p = comfy_launch.params(env, f)          # no install shown: the guides' default {{launch}}, the manual line
     assert p.get("comfy_install") is None and not p.get("launch_unknown"), p
     assert p.get("launch", comfy_launch.LAUNCH["manual"]) == comfy_launch.LAUNCH["manual"]
+    env["os_tied"] = False                        # the host's own platform, or Windows ahead: the portable build, as before
     assert comfy_launch.params(env, f, {"platform": "windows"})["launch"] == comfy_launch.LAUNCH["portable"]
-    f["os_votes"]["windows"] = 2                  # Windows ahead: the portable build, as before
     assert comfy_launch.params(env, f)["launch"] == comfy_launch.LAUNCH["portable"]
 
 
