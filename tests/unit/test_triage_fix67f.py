@@ -43,3 +43,19 @@ def test_the_tie_is_decided_once_in_env_infer():
     ev = res["events"][res["headline"]]
     assert [t for _, t in _blocks(ev) if "CUDA_LAUNCH" in t] == ["CUDA_LAUNCH_BLOCKING=1 python main.py"]  # the host: no tie
     assert env_mod  # imported for the flag's home
+
+
+# F6. ComfyUI Desktop on Windows (the #13210 failure, its frames under Desktop's @comfyorgcomfyui-electron folder): the
+# sentence for the environment variable Desktop has no setting for gave bash's `CUDA_LAUNCH_BLOCKING=1 python main.py`;
+# on Windows it is cmd's `set` line, then the launch line. macOS Desktop (ComfyUI.app) keeps the shell's form.
+def test_windows_desktop_gets_cmds_set_form():
+    res, ev = _answer("comfy_13210_desktop_windows_driver.log")
+    md = " ".join(ev["guide"]["markdown"].split())
+    assert "`set CUDA_LAUNCH_BLOCKING=1`, then `python main.py`" in md, md
+    assert "`CUDA_LAUNCH_BLOCKING=1 python main.py`" not in md                 # was bash's form
+    mac = (DATA / "comfy_13210_desktop_windows_driver.log").read_text().replace(
+        r"C:\Users\ana\AppData\Local\Programs\@comfyorgcomfyui-electron\resources\ComfyUI\.venv\Lib",
+        "/Applications/ComfyUI.app/Contents/Resources/ComfyUI/.venv/lib/python3.12").replace("\\", "/")
+    res, ev = _answer(mac)
+    md = " ".join(ev["guide"]["markdown"].split())
+    assert "`CUDA_LAUNCH_BLOCKING=1 python main.py`" in md and "`set " not in md, md
