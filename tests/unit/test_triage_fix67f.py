@@ -3,6 +3,8 @@ thread its test names (numbers exact, prose and paths rewritten). Every test goe
 (engine.triage_text, the CLI's path)."""
 from pathlib import Path
 
+import pytest
+
 from gpu_garden.memory.triage import engine
 
 DATA = Path(__file__).parent / "data" / "fix67f"
@@ -59,3 +61,72 @@ def test_windows_desktop_gets_cmds_set_form():
     res, ev = _answer(mac)
     md = " ".join(ev["guide"]["markdown"].split())
     assert "`CUDA_LAUNCH_BLOCKING=1 python main.py`" in md and "`set " not in md, md
+
+
+# F2-F4. vLLM's short flag -q X (engine/arg_utils.py: add_argument("--quantization", "-q")). The load that fails is
+# vllm-project/vllm#31273's Qwen2.5-72B fp8 load on a 139.72 GiB card (data/fix67f/vllm_31273_fp8_load_oom_tail.log); the
+# command above it is written in the shapes users post: vllm-project/vllm#16128's `vllm serve` spread over `\` lines,
+# #1479's `-q awq`, a docker run whose image is on the first line. With -q fp8 read, the 72.7 B weights at 1 byte should
+# fit (cause "other", the should-fit verdict); unread, the run is taken as 16-bit and the verdict goes.
+FP8_TAIL = "vllm_31273_fp8_load_oom_tail.log"
+MODEL = "Qwen/Qwen2.5-72B-Instruct"
+F2_COMMANDS = {
+    "serve over lines": f"$ vllm serve {MODEL} \\\n    -q fp8 \\\n    --max-model-len 32768\n",
+    "docker run over lines": ("$ docker run --runtime nvidia --gpus all -p 8000:8000 vllm/vllm-openai:v0.13.0 \\\n"
+                              f"    --model {MODEL} \\\n    -q fp8 \\\n    --max-model-len 32768\n"),
+    "api_server over lines": (f"$ python -m vllm.entrypoints.openai.api_server \\\n  --model {MODEL} \\\n"
+                              "  --max-model-len 32768 \\\n  -q fp8\n"),
+    "pip && serve": f"$ pip install -q vllm==0.13.0 && vllm serve {MODEL} -q fp8 --max-model-len 32768\n",
+    "docker image on a later line": (f"$ docker run --gpus all \\\n  -p 8000:8000 \\\n  vllm/vllm-openai:v0.13.0 \\\n"
+                                     f"  --model {MODEL} -q fp8\n"),
+}
+
+
+def _fp8_answer(command):
+    res, ev = _answer(command + (DATA / FP8_TAIL).read_text())
+    return res, ev, " ".join(e for c in ev["causes"] for e in c["evidence"])
+
+
+@pytest.mark.parametrize("shape", sorted(F2_COMMANDS))
+def test_a_q_flag_in_a_vllm_command_is_read_on_any_of_its_lines(shape):
+    res, ev, said = _fp8_answer(F2_COMMANDS[shape])
+    assert res["cause"] == "other" and "should fit" in said, (res["cause"], said)      # was activations, no verdict
+    assert "72.7 B" in said or "70.0 GiB of weights" in said, said
+
+
+# F3. -q after the word vllm in no vLLM command: git's and docker's quiet (modelled on vllm-project/vllm#4408: the
+# WizardLM-2-8x22B start-up on an 80 GB A100, and its 1.50 GiB request on a 79.15 GiB card with 147.75 MiB free). The
+# first line made "https" (or "vllm") the run's own method: `--quantization https` in the printed command.
+@pytest.mark.parametrize("head", ["$ git clone -q https://github.com/vllm-project/vllm.git && cd vllm\n",
+                                  "$ docker pull -q vllm/vllm-openai:v0.4.1\n"])
+def test_a_quiet_git_or_docker_pull_is_no_quantization(head):
+    import re
+    tri67 = Path(__file__).parent / "data" / "tri67" / "vllm_4408_wizardlm_8x22b_a100_startup.log"
+    res, ev = _answer(head + tri67.read_text())
+    cmds = " ".join(c["text"] for c in ev["guide"]["commands"])
+    assert not re.search(r"--quantization (https|vllm)\b", cmds), cmds
+    res, ev = _answer(head + f"$ vllm serve {MODEL} --max-model-len 32768\n" + (DATA / "vllm_4408_bf16_load_oom_tail.log").read_text())
+    assert res["cause"] == "weights-exceed-vram", res["cause"]            # was activations: "https" read as a 4-bit-ish method
+
+
+def test_both_facts_share_one_reading_of_q():
+    from gpu_garden.memory.triage import fact_patterns, vllm_command, vllm_short_q
+    from gpu_garden.memory.triage.scan import Scan
+    assert vllm_short_q.SHORT in fact_patterns.VLLM_WEIGHT_FLAGS.pattern and vllm_short_q.SHORT in vllm_command.BATCHED_RE.pattern
+    for cmd in list(F2_COMMANDS.values()):
+        s = Scan()
+        s.feed_text(cmd + (DATA / FP8_TAIL).read_text())
+        assert (s.facts["vllm_wflags"].get("quant"), s.facts.get("vllm_own_quant")) == ("fp8", "fp8"), cmd
+    for cmd in ("$ git clone -q https://github.com/vllm-project/vllm.git\n", "$ docker pull -q vllm/vllm-openai:v0.4.1\n",
+                "!pip install -q -U vllm\n", "$ pip install -q vllm && echo -q done\n"):
+        s = Scan()
+        s.feed_text(cmd + (DATA / FP8_TAIL).read_text())
+        assert (s.facts["vllm_wflags"].get("quant"), s.facts.get("vllm_own_quant")) == (None, None), cmd
+
+
+def test_a_long_line_of_q_flags_stays_linear():
+    """rev66e #3's 100 KB line of ' -q=a' (54 s when each -q searched the line again), through the whole scan."""
+    import time
+    t = time.perf_counter()
+    res, ev, said = _fp8_answer("$ pip install vllm; vllm serve X" + " -q=a" * 20000 + " \\\n  -q fp8\n")
+    assert time.perf_counter() - t < 10
