@@ -11,7 +11,7 @@ import re
 # the flag as both facts' patterns find it (fact_patterns.VLLM_WEIGHT_FLAGS, vllm_command.BATCHED_RE); its value is read here
 SHORT = r"(?<!\S)-q[ =](?P<short>[\w-]{1,40})"
 SHORT_RE = re.compile(SHORT)
-GATE = (" -q ",)
+GATE = (" -q ", " -q=")
 ENTRY = re.compile(r"\bvllm[ \t]{1,4}serve\b|\bvllm\.entrypoints\b|(?<!\S)-m[ \t]{1,4}vllm\b|\bLLM\(|"
                    r"\b(?:docker|podman)[ \t]{1,4}(?:container[ \t]{1,4})?run\b[^\n]{0,4000}?[\s/]vllm[\w.-]{0,40}[/:\s]")
 SEP = re.compile(r"&&|\|\||;|\|")

@@ -109,11 +109,17 @@ def test_a_quiet_git_or_docker_pull_is_no_quantization(head):
     assert res["cause"] == "weights-exceed-vram", res["cause"]            # was activations: "https" read as a 4-bit-ish method
 
 
+# F4. -q=fp8 (argparse takes -q=X as -q X): the fact's line filter looked for " -q " only, so the line never reached it
+def test_q_equals_is_read_through_the_scan():
+    res, ev, said = _fp8_answer(f"$ vllm serve {MODEL} -q=fp8 --max-model-len 32768\n")
+    assert res["cause"] == "other" and "should fit" in said, (res["cause"], said)
+
+
 def test_both_facts_share_one_reading_of_q():
     from gpu_garden.memory.triage import fact_patterns, vllm_command, vllm_short_q
     from gpu_garden.memory.triage.scan import Scan
     assert vllm_short_q.SHORT in fact_patterns.VLLM_WEIGHT_FLAGS.pattern and vllm_short_q.SHORT in vllm_command.BATCHED_RE.pattern
-    for cmd in list(F2_COMMANDS.values()):
+    for cmd in list(F2_COMMANDS.values()) + [f"$ vllm serve {MODEL} -q=fp8\n"]:
         s = Scan()
         s.feed_text(cmd + (DATA / FP8_TAIL).read_text())
         assert (s.facts["vllm_wflags"].get("quant"), s.facts.get("vllm_own_quant")) == ("fp8", "fp8"), cmd
