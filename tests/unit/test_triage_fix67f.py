@@ -136,3 +136,22 @@ def test_a_long_line_of_q_flags_stays_linear():
     t = time.perf_counter()
     res, ev, said = _fp8_answer("$ pip install vllm; vllm serve X" + " -q=a" * 20000 + " \\\n  -q fp8\n")
     assert time.perf_counter() - t < 10
+
+
+# F5. The runner-up's guide took the top guide's phase even where the top is only a guess: a log that shows no phase
+# (modelled on batch-545's gpt-oss-120b judge replica, the project's review document: one OOM message, 900.00 MiB asked
+# with 679.38 MiB free of 79.19 GiB, two other processes at 3.66 and 2.02 GiB; its recorded answer is activations, the
+# runner-up) gave activations the start-up guide of other-process. The phase applies only where the log shows it
+# (guide_phase.shown): here vllm-project/vllm#4408's WizardLM start-up with the loader's load_weights frame.
+def test_a_runner_up_keeps_its_guide_unless_the_log_shows_the_phase():
+    from gpu_garden.memory.triage import guide_phase
+    res, ev = _answer("vllm_gpt_oss_judge_no_phase_shown.log")
+    (top, second) = ev["alternatives"][:2]
+    assert (top["id"], top["guide"]["id"]) == ("other-process", "vllm-other-process"), top
+    assert (second["id"], second["guide"]["id"]) == ("activations", "vllm-activations"), second   # was vllm-weights
+    tri67 = Path(__file__).parent / "data" / "tri67" / "vllm_4408_wizardlm_8x22b_a100_startup.log"
+    res, ev = _answer(tri67.read_text())          # no load frame, no sizing line: each cause's own guide
+    assert ev["alternatives"][1]["guide"]["id"] == "vllm-activations", ev["alternatives"]
+    res, ev = _answer("vllm_4408_wizardlm_load_weights_frame.log")      # the load shown: the start-up guide
+    assert [a["guide"]["id"] for a in ev["alternatives"][:2]] == ["vllm-weights", "vllm-weights"], ev["alternatives"]
+    assert guide_phase.phase("vllm-weights") == "startup"

@@ -144,8 +144,10 @@ START = "vllm_4408_wizardlm_8x22b_a100_startup.log"
 
 
 def test_a_start_up_failures_runner_up_guide_is_a_start_up_one():
+    """(fix67f, rev67a F5) only where the log shows the phase: here the loader's load_weights frame (the same failure with
+    that frame, data/fix67f); the bare log keeps each cause's own guide (test_triage_fix67f)."""
     from gpu_garden.memory.triage import guide_phase, render
-    res, ev = _answer(START)
+    res, ev = _answer((DATA.parent / "fix67f" / "vllm_4408_wizardlm_load_weights_frame.log").read_text())
     top, second = ev["alternatives"][:2]
     assert (top["id"], second["id"]) == ("weights-exceed-vram", "activations"), ev["alternatives"]
     assert guide_phase.phase(top["guide"]["id"]) == "startup"
