@@ -220,7 +220,8 @@ def _conditions(inc, env, f, lat, area, frames, others) -> dict:
     """Flags the guides' conditional parts and `see` entries test (guides.py: <!-- if ... -->)."""
     c = {"torch29_conv3d": torch29_conv3d(SimpleNamespace(f=f, env=env)),
          "image": bool(area) and frames <= 1 and not lat.get("video_frames"),
-         "windows": env.get("os") == "windows",
+         "windows": env.get("os") == "windows" and not env.get("os_tied"),     # (fix67f) a tied vote is no OS
+         "os_tied": bool(env.get("os_tied")),
          "mtp_gpu_sampling": f["ggml_spec_mtp"] and not f["ggml_spec_cpu_sampling"],
          "gpu_fault": bool(f["gpu_fault"]),
          "mps_other_held": held_outside_numbers(inc.primary.get("numbers") or {}),     # (fix66d) the MPS guide's paragraph

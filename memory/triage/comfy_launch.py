@@ -71,29 +71,22 @@ def host_install(*paths) -> str | None:
     return install(f)
 
 
-def _vote_tied(f, context) -> bool:
-    """(tri67) The log's OS vote is a tie (env.infer then takes the first of windows, linux, darwin): the OS is not
-    known, so no sign tied to one OS counts. The host's own platform (context "platform") is no vote."""
-    if (context or {}).get("platform"):
-        return False
-    votes = sorted((f.get("os_votes") or {}).get(k, 0) for k in ("windows", "linux", "darwin"))
-    return votes[-1] > 0 and votes[-1] == votes[-2]
-
-
 def params(env, f, context=None) -> dict:
     """The guides' {{launch}} and the flags their conditions read: "comfyui" (the log is ComfyUI's), "comfy_desktop",
     "launch_unknown" (Windows, no install shown: the note under the commands). The host's own answer (the panel's context
-    "comfy_install") comes before the log's signs. A tied OS vote: the manual line unless a sign of no one OS shows."""
+    "comfy_install") comes before the log's signs. A tied OS vote (env.infer's "os_tied"; the host's platform never ties):
+    the manual line unless a sign of no one OS shows."""
     p = {"comfyui": env.get("runtime") == "comfyui"}
     if not p["comfyui"]:
         return p
-    tied = _vote_tied(f, context)
+    tied = env.get("os_tied")
     how = (context or {}).get("comfy_install")
     how = how if how in LAUNCH else install(f, "" if tied else env.get("os"))    # "": an OS no sign is tied to
     if how:
         p["launch"] = LAUNCH[how]
         p["comfy_install"] = how
         p["comfy_desktop"] = how == "desktop"
+        p["comfy_windows"] = env.get("os") == "windows" and not tied     # (fix67f) Desktop's env sentence in cmd's form
     elif env.get("os") == "windows" and not tied:
         p["launch"] = LAUNCH["manual"]
         p["launch_unknown"] = True
@@ -110,11 +103,14 @@ def _run(line, launch):
 
 DESKTOP_ENV = ("ComfyUI Desktop has no setting for environment variables such as `{env}`: it takes effect where ComfyUI "
                "is started from a terminal (a manual install: `{env} python main.py`).")
+# (fix67f, rev67a F6) on Windows, cmd's form: `set` on a line of its own (`VAR=1 python main.py` is bash syntax)
+DESKTOP_ENV_CMD = ("ComfyUI Desktop has no setting for environment variables such as `{env}`: it takes effect where "
+                   "ComfyUI is started from a terminal (a manual install, in cmd: {sets}, then `python main.py`).")
 
 
-def for_desktop(markdown: str, launch: str = LAUNCH["desktop"]) -> str:
+def for_desktop(markdown: str, launch: str = LAUNCH["desktop"], windows: bool = False) -> str:
     """The guide for ComfyUI Desktop: each command line that starts ComfyUI becomes the sentence saying where Desktop takes
-    its flags; other lines of the block stay in it (a block left empty goes)."""
+    its flags; other lines of the block stay in it (a block left empty goes). `windows`: environment variables in cmd's form."""
     def block(m):
         lines = m.group(1).splitlines()
         found = [(ln, _run(ln, launch)) for ln in lines]
@@ -125,7 +121,9 @@ def for_desktop(markdown: str, launch: str = LAUNCH["desktop"]) -> str:
         flags = [fv for _, r in found if r for fv in split_flags(r.group(2) or "")]
         says = desktop_sentence(flags) if flags else ("" if envs else DESKTOP_RESTART)     # (fix66f) the panel, else the file
         if envs:       # (fix66f) Desktop's settings hold no environment variables
-            says = (says + " " if says else "") + DESKTOP_ENV.format(env=" ".join(envs))
+            says = (says + " " if says else "") + (
+                DESKTOP_ENV_CMD.format(env=" ".join(envs), sets=", ".join(f"`set {e}`" for e in envs)) if windows
+                else DESKTOP_ENV.format(env=" ".join(envs)))
         rest = [ln for ln in lines if ln not in runs]
         head = m.group(0)[:m.start(1) - m.start(0)]
         kept = head + "\n".join(rest) + "\n```\n" if rest else ""
@@ -140,7 +138,7 @@ def apply(guide: dict | None, params: dict, commands) -> None:
         return
     md = guide["markdown"]
     if params.get("comfy_desktop"):
-        md = for_desktop(md)
+        md = for_desktop(md, windows=bool(params.get("comfy_windows")))
     elif params.get("launch_unknown") and (LAUNCH["manual"] + " ") in md:
         md = md.rstrip() + "\n\n" + UNKNOWN_NOTE + "\n"
     if md != guide["markdown"]:

@@ -42,14 +42,14 @@ EXPLAINED_WITHIN = 80     # lines between PyTorch's message and the server's tha
 is_oom_error = P.is_oom_error      # the capture's check, kept at its old path
 
 
-def _alternatives(causes, env, params, kind, form=None, cause_forms=None, top_guide=None) -> list:
+def _alternatives(causes, env, params, kind, form=None, cause_forms=None, top_guide=None, seen=None) -> list:
     """The top two causes side by side, each with its guide, for an answer under rank.UNCERTAIN (cause_forms: a cause whose
     guide is chosen by a form of its own, as the system commit's host-ram; (tri67) the runner-up's guide in the phase of
-    the top's, `top_guide`: guide_phase.py)."""
+    the top's, `top_guide`, where the log shows that phase, `seen`: guide_phase.py)."""
     out = []
     for i, c in enumerate(causes[:2]):
         g = guide_phase.runner_up(c["id"], env["runtime"], env, params, kind, (cause_forms or {}).get(c["id"], form),
-                                  top_guide if i else None)
+                                  top_guide if i else None, seen)
         out.append({"id": c["id"], "confidence": c["confidence"], "evidence": c["evidence"][:2],
                     "guide": {"id": g["id"], "title": g["title"]} if g else None})
     return out
@@ -194,7 +194,8 @@ def _event_dict(scan, inc, context):
         "platform": {k: env[k] for k in ("os", "backend", "allocator", "expandable_segments")},
         "uncertain": rank.uncertain(causes),
     }
-    out["alternatives"] = (_alternatives(causes, genv, params, ev["kind"], ev.get("form"), cause_forms, guide and guide["id"])
+    out["alternatives"] = (_alternatives(causes, genv, params, ev["kind"], ev.get("form"), cause_forms, guide and guide["id"],
+                                         guide_phase.shown(inc, scan.facts, ev))
                            if out["uncertain"] else [])
     out["pair"] = rank.pair(out["alternatives"])      # the two fit about equally (else the first is only the likelier)
     if env["runtime"] in ("vllm", "llama.cpp", "ollama") and top in ("kv-cache", "weights-exceed-vram", "activations"):

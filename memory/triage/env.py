@@ -56,9 +56,13 @@ def infer(scan, inc, context: dict) -> dict:
     ctx = context or {}
     votes = f["os_votes"]
     os_name = ctx.get("platform")
+    tied = False
     if not os_name:
         best = max(("windows", "linux", "darwin"), key=lambda k: votes.get(k, 0))
         os_name = best if votes.get(best, 0) > 0 else None
+        # (fix67f) two OSes with the top vote: os stays max()'s first (windows, linux, darwin) for the allocator's
+        # answers, but no OS is known; comfy_launch and the guides' "windows" condition read this one flag
+        tied = os_name is not None and sorted(votes.get(k, 0) for k in ("windows", "linux", "darwin"))[-2] == votes[best]
     kinds = {e["kind"] for e in inc.events}
     backend = ctx.get("backend")
     if not backend:
@@ -87,7 +91,7 @@ def infer(scan, inc, context: dict) -> dict:
     elif runtime == "comfyui" and backend in (None, "cuda"):
         allocator = "cudaMallocAsync"     # ComfyUI's default on CUDA (cuda_malloc.py) unless --disable-cuda-malloc
     expandable_ok = expandable_segments(os_name, backend, allocator, f["torch_version"])
-    return {"os": os_name, "backend": backend or "cuda", "allocator": allocator, "runtime": runtime,
+    return {"os": os_name, "os_tied": tied, "backend": backend or "cuda", "allocator": allocator, "runtime": runtime,
             "expandable_segments": expandable_ok, "wsl": votes.get("wsl", 0) > 0,
             "dynamic_vram": f["dynamic_vram"] and "--disable-dynamic-vram" not in f["args"]}
 

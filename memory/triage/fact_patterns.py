@@ -5,6 +5,7 @@ import re
 
 from .comfy_launch import INSTALL_KEYS, INSTALL_RE
 from .vllm_command import BATCHED_KEYS, BATCHED_RE
+from .vllm_short_q import GATE as SHORT_Q_GATE, SHORT as SHORT_Q
 from . import block_swap as BLOCK_SWAP
 from . import vllm_dtype as VLLM_DTYPE
 from . import vllm_own_flags as VLLM_OWN
@@ -41,13 +42,12 @@ OLLAMA_SERVER_SAYS = ("an error was encountered while running the model",
 OLLAMA_PS = re.compile(r"(?<![\d%/])\d{1,3}%/\d{1,3}% CPU/GPU\b")
 
 # (tri67) group 1: --quantization X, the engine config's quantization=X, a Python call's quantization="X" (LLM(...),
-# EngineArgs(...): the user's method, as the flag is); group "short": vLLM's -q X (engine/arg_utils.py:
-# add_argument("--quantization", "-q")), which counts only on a line that runs vLLM (vllm_command.runs_vllm: pip's
-# `install -q -U vllm` is quiet and upgrade)
+# EngineArgs(...): the user's method, as the flag is); group "short": vLLM's -q X, whose value vllm_short_q reads (only
+# after a vLLM entry point in its own command: pip's `install -q -U vllm` is quiet and upgrade)
 VLLM_WEIGHT_FLAGS = re.compile(r"(?:--quantization[ =]|\bquantization=[\"']?)([\w-]{1,40})|"
                                r"(?:--cpu-offload-gb[ =]|\bcpu_offload_gb=)(\d{1,6}(?:\.\d{1,4})?)|"
                                r"(?:--data-parallel-size[ =]|\bdata_parallel_size=|\s-dp[ =])(\d{1,4})|"
-                               r"(--enable-expert-parallel\b|\benable_expert_parallel=True)|\s-q[ =](?P<short>[\w-]{1,40})")
+                               r"(--enable-expert-parallel\b|\benable_expert_parallel=True)|" + SHORT_Q)
 # (fixT) a VLLM_ROCM_* switch set on as a shell sets it (facts "vllm_rocm_on"): what may stand before it on its line
 _SHELL_HEAD = (r"^[ \t]{0,8}(?:\([\w.-]{1,40}\)[ \t]{1,4})?(?:[^\s$#>%]{0,80}[$#>%][ \t]{0,4})?"
                r"(?:(?:export|env|ENV|set|sudo(?:[ \t]{1,4}-E)?)[ \t]{1,4})?(?:[A-Za-z_]\w{0,60}=\S{0,200}[ \t]{1,4}){0,16}")
@@ -473,7 +473,7 @@ FACT_KEYS = {
                         "ComfyUI Version", "ComfyUI version"),
     "llm_model": ("model='", "Starting to load model", "LLM(model=", " serve ", " run ", " pull ", "general.name", "-model"),
     "vllm_tp": ("parallel_size", "parallel-size", "-tp ", "-pp ", "-tp=", "-pp="),
-    "vllm_wflags": ("quantization", " -q ", "cpu-offload-gb", "cpu_offload_gb", "data-parallel-size", "data_parallel_size",
+    "vllm_wflags": ("quantization", *SHORT_Q_GATE, "cpu-offload-gb", "cpu_offload_gb", "data-parallel-size", "data_parallel_size",
                     " -dp ", " -dp=", "expert-parallel", "expert_parallel"),
     "gguf_meta": ("file type", "model ftype", "model params", "model size"), "ollama_total": ("inference compute",), "ollama_compute": ("inference compute",), "vllm_transformers": ("falling back to Transformers",),
     "ggml_marker": ("ggml_", "ggml-cuda.cu:", "llama_", "llm_load", "llama-server", "load_tensors:", "GGML_ASSERT", " -m "),

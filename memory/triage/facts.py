@@ -12,7 +12,8 @@ from . import lines as L
 from ..units import MiB, num, parse_size
 from .text import attempt
 from .comfy_launch import seen as seen_install
-from .vllm_command import runs_vllm as vllm_runs, seen as seen_batched
+from .vllm_command import seen as seen_batched
+from .vllm_short_q import before as q_before, quants as short_quants
 from .vllm_own_flags import seen as seen_own
 from .chain_links import chained_how as _chained_how
 from .facts_ollama import _ollama_env, _ollama_evict, _ollama_full, _ollama_marker
@@ -307,15 +308,16 @@ def _ggml_args(s, f, m, text, lineno, window):
         f["ggml_args"][_GGML_FLAG.get(flag, flag.lstrip("-"))] = int(val)
 
 
-def _vllm_wflags(f, text):
+def _vllm_wflags(f, text, carried=""):
     """vLLM's flags that change what one card holds of the weights (lines.VLLM_WEIGHT_FLAGS), every one on the line:
-    quant (the method's name, lower case; the engine config's quantization=None says none), offload (GiB), dp, ep."""
-    w, runs = f["vllm_wflags"], None
+    quant (the method's name, lower case; the engine config's quantization=None says none), offload (GiB), dp, ep.
+    `carried`: the command's earlier lines (vllm_short_q.before), for a `-q X`."""
+    w, short = f["vllm_wflags"], None
     for m in L.VLLM_WEIGHT_FLAGS.finditer(text):
         q = m.group(1)
-        if m.group("short"):        # (tri67) -q X: vLLM's only on a line that runs it (read once a line)
-            runs = vllm_runs(text) if runs is None else runs
-            q = m.group("short") if runs else None
+        if m.group("short"):        # (fix67f) -q X: vllm_short_q's reading (a vLLM entry point before it in its command)
+            short = short_quants(text, carried) if short is None else short
+            q = short.get(m.start("short") - 3)
         if q and q.lower() == "none":
             w.pop("quant", None)          # (fix66g) this run's engine config: no method (an earlier run's does not stick)
         elif q:
@@ -418,7 +420,7 @@ HANDLERS = {
     "vllm_total": _vllm_total,
     "vllm_maxlen": _vllm_maxlen,
     # (tensor x pipeline parallel: the larger one the log names, a floor of the cards the weights split over)
-    "vllm_wflags": lambda s, f, m, text, *_: _vllm_wflags(f, text),
+    "vllm_wflags": lambda s, f, m, text, lineno, window: _vllm_wflags(f, text, q_before(s, window) if "-q" in text else ""),
     "vllm_tp": lambda s, f, m, *_: f.__setitem__("vllm_tp", max(f["vllm_tp"], int(m.group(1) or m.group(2)))),
     "vllm_kv_dtype": lambda s, f, m, *_: f.__setitem__("vllm_kv_dtype", (m.group(1) or m.group(2)).lower()),
     "vllm_dtype": lambda s, f, m, *_: f.__setitem__("vllm_dtype", (m.group(1) or m.group(2)).lower()),
@@ -505,7 +507,7 @@ HANDLERS = {
     "wsl": _vote("wsl"),
     "runtime_around": runtime_around,     # (rt66)
     "comfy_install": lambda s, f, m, *_: seen_install(f, m),     # (fix66c) comfy_launch.INSTALL_SIGNS
-    "vllm_batched": lambda s, f, m, text, *_: seen_batched(f, m, text),     # (fix66c) vllm_command
+    "vllm_batched": lambda s, f, m, text, lineno, window: seen_batched(f, m, text, q_before(s, window) if "-q" in text else ""),     # (fix66c) vllm_command
     "vllm_own": lambda s, f, m, *_: seen_own(f, m),     # (fix67a) vllm_own_flags
     "dataloader_worker": lambda s, f, m, *_: f.__setitem__("dataloader_worker", True),     # (review rev66a #4)
     "wrapper_run": wrapper_runs.read,     # (fix67b) by line

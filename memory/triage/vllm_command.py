@@ -24,6 +24,7 @@ from ..llm.runtimes import at_least, parse_version
 from ..llm.runtimes.vllm import settings as vllm_settings
 from ..errors import UserError
 from .vllm_own_flags import carried
+from .vllm_short_q import SHORT, quants as short_quants
 from ..units import GiB
 
 GUIDE_BATCHED = 4096          # the --max-num-batched-tokens vllm-weights.md suggests
@@ -38,22 +39,15 @@ BATCHED_RE = re.compile(r"\bmax_num_batched_tokens=(\d{1,7})\b|--max-num-batched
                         r"(?:\btensor_parallel_size=|--tensor-parallel-size[ =]|\s-tp[ =])(?P<tp>\d{1,4})\b|"
                         # (fix66f) the engine config's method (the checkpoint's, unless the command set one) and the command's
                         r"(?<![-\w])quantization=(?P<cq>[\w-]{1,40})|(?:--quantization[ =]|(?<![-\w])quantization=[\"'])(?P<uq>[\w-]{1,40})|"
-                        r"(?<!\S)-q[ =](?P<q>[\w-]{1,40})")
+                        + SHORT)     # vLLM's -q X: its value read by vllm_short_q (fix67f)
 BATCHED_KEYS = ("max_num_batched_tokens=", "--max-num-batched-tokens", "V0 LLM engine", "V1 LLM engine",
                 "tensor_parallel_size=", "--tensor-parallel-size", "-tp", "quantization", "-q")
-_RUNS_VLLM = re.compile(r"\bvllm\b(?! ?=)")      # a line that runs vLLM, not pip's "install -q -U vllm"
-_INSTALL = re.compile(r"\binstall\b")          # pip / uv pip / conda install lines ("uv run vllm serve -q awq" runs vLLM)
 
 
-def runs_vllm(text) -> bool:
-    """The line runs vLLM and installs nothing: where a `-q X` is vLLM's --quantization (facts "vllm_batched" and
-    "vllm_wflags" both ask here)."""
-    return bool(_RUNS_VLLM.search(text)) and not _INSTALL.search(text)
-
-
-def seen(f, m, text=None) -> None:
-    """The "vllm_batched" fact's handler: every setting the line states (the engine config line has several)."""
-    runs = None     # whether the line runs vLLM (and installs nothing): read once, at its first -q (review rev66e #3)
+def seen(f, m, text=None, carried="") -> None:
+    """The "vllm_batched" fact's handler: every setting the line states (the engine config line has several). A `-q X`:
+    vllm_short_q's reading (`carried`: the command's earlier lines, each ended by a backslash)."""
+    short = None     # vllm_short_q.quants on the line, read once at its first -q (review rev66e #3)
     for m in BATCHED_RE.finditer(text) if text is not None else (m,):
         if m.group("v0"):
             f["vllm_v0"] = True
@@ -63,13 +57,12 @@ def seen(f, m, text=None) -> None:
             f["vllm_tensor_parallel"] = max(f.get("vllm_tensor_parallel") or 1, int(m.group("tp")))
         elif m.group("cq"):
             f["vllm_ckpt_quant"] = m.group("cq").lower()
-        elif m.group("uq") or m.group("q"):
-            if m.group("q"):
-                if runs is None:
-                    runs = text is not None and runs_vllm(text)
-                if not runs:
-                    continue
-            f["vllm_own_quant"] = (m.group("uq") or m.group("q")).lower()
+        elif m.group("uq"):
+            f["vllm_own_quant"] = m.group("uq").lower()
+        elif m.group("short"):
+            short = short_quants(text or "", carried) if short is None else short
+            if m.start("short") - 3 in short:
+                f["vllm_own_quant"] = short[m.start("short") - 3]
         else:
             f["vllm_batched"] = int(m.group(1) or m.group(2))
 

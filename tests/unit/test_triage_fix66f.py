@@ -192,23 +192,18 @@ def test_v1_serve_on_a_large_card_keeps_4096_only_where_the_card_is_named():
 
 def test_the_q_check_reads_the_line_once():
     """(review rev66e #3) each -q match searched the whole line again (a 100 KB line of ' -q=a' took 54 s through the
-    handler): the line is read once; what it decides is unchanged."""
+    handler): the line is read once; what it decides is unchanged. (fix67f) The reading is vllm_short_q.quants."""
     from gpu_garden.memory.triage import vllm_command
     from gpu_garden.memory.triage.vllm_command import BATCHED_RE
     calls = []
-
-    class Probe:
-        def search(self, s):
-            calls.append(s)
-            return None
     line = "$ vllm serve X" + " -q=a" * 200
-    old = vllm_command._INSTALL
-    vllm_command._INSTALL = Probe()
+    old = vllm_command.short_quants
+    vllm_command.short_quants = lambda *a: calls.append(a) or old(*a)
     try:
         f = {}
         vllm_command.seen(f, BATCHED_RE.search(line), line)
     finally:
-        vllm_command._INSTALL = old
+        vllm_command.short_quants = old
     assert len(calls) == 1 and f.get("vllm_own_quant") == "a"
 
 

@@ -95,12 +95,12 @@ def test_a_tied_os_vote_gets_the_manual_launch_line():
     assert "python_embeded" not in ev["guide"]["markdown"]           # nor the Windows note on the portable line
     # the vote as counted (one each), and the host's own platform is no tie: its Windows keeps the portable sign
     f = {"os_votes": {"windows": 1, "linux": 1}, "comfy_install": {"portable"}}
-    env = {"runtime": "comfyui", "os": "windows"}
+    env = {"runtime": "comfyui", "os": "windows", "os_tied": True}     # (fix67f) env.infer records the tie
     p = comfy_launch.params(env, f)          # no install shown: the guides' default {{launch}}, the manual line
     assert p.get("comfy_install") is None and not p.get("launch_unknown"), p
     assert p.get("launch", comfy_launch.LAUNCH["manual"]) == comfy_launch.LAUNCH["manual"]
+    env["os_tied"] = False                        # the host's own platform, or Windows ahead: the portable build, as before
     assert comfy_launch.params(env, f, {"platform": "windows"})["launch"] == comfy_launch.LAUNCH["portable"]
-    f["os_votes"]["windows"] = 2                  # Windows ahead: the portable build, as before
     assert comfy_launch.params(env, f)["launch"] == comfy_launch.LAUNCH["portable"]
 
 
@@ -144,8 +144,10 @@ START = "vllm_4408_wizardlm_8x22b_a100_startup.log"
 
 
 def test_a_start_up_failures_runner_up_guide_is_a_start_up_one():
+    """(fix67f, rev67a F5) only where the log shows the phase: here the loader's load_weights frame (the same failure with
+    that frame, data/fix67f); the bare log keeps each cause's own guide (test_triage_fix67f)."""
     from gpu_garden.memory.triage import guide_phase, render
-    res, ev = _answer(START)
+    res, ev = _answer((DATA.parent / "fix67f" / "vllm_4408_wizardlm_load_weights_frame.log").read_text())
     top, second = ev["alternatives"][:2]
     assert (top["id"], second["id"]) == ("weights-exceed-vram", "activations"), ev["alternatives"]
     assert guide_phase.phase(top["guide"]["id"]) == "startup"
