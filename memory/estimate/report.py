@@ -191,6 +191,8 @@ def format_text(est: dict, budget_label: str = "") -> str:
     size = f"{est['width']}x{est['height']}" + (f"x{est['frames']}f" if est["frames"] > 1 else "")
     if (est.get("workflow") or {}).get("size_assumed"):  # no size in the graph or flags: say so where the size is
         size += f" ({est['workflow']['size_assumed']})"
+    if (est.get("workflow") or {}).get("size_uncertain"):  # a node the estimate does not size (latent_custom.py)
+        size += " (uncertain: " + ", ".join(u["node"] for u in est["workflow"]["size_uncertain"]) + ")"
     lines = _missing_lines(est) + [f"{est['family_name']} ({fam}) at {size}, batch {est['batch']}, "
              f"CFG {'batched' if est['cfg'] else 'on, separate passes' if est.get('cfg_separate') else 'off / separate passes'}"
              + ("   [UNKNOWN family: generic figures]" if est["unknown"] else ""), ""]

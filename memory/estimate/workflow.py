@@ -9,8 +9,8 @@ import json
 import os
 from pathlib import Path
 
-from . import (control_feeds, families, formula, group_nodes, hunyuan3d, image_size, latent_scale, latent_upscale, links,
-               pipelines, pixel_upscale, reach, sampler_cfg, sampler_nodes, side_models, spec)
+from . import (control_feeds, families, formula, group_nodes, hunyuan3d, image_size, latent_custom, latent_scale,
+               latent_upscale, links, pipelines, pixel_upscale, reach, sampler_cfg, sampler_nodes, side_models, spec)
 from .latent_nodes import LATENT_NODES, size_widgets, widget_names
 from .model_files import (CHECKED, FOLDER_ROLES, LOADER_ROLES, LOADERS, NOT_COUNTED, NOT_FOLLOWED_NAMES, Unusable,
                           find_file, has_model_folders, not_followed)
@@ -77,6 +77,7 @@ def nodes(wf: dict, notes: list | None = None, whole: dict | None = None, read_i
                 _follow(v, (gid, n), t, w, _read_names(t), notes, saved=True)
                 image_size.attach(v, (gid, n), t, w)
                 latent_scale.attach(v, (gid, n), t, w)
+                latent_custom.attach(v, (gid, n), t, w)
                 out.append((t, w))
                 if keyed is not None and k is not None:
                     keyed[k] = (t, w)
@@ -97,6 +98,7 @@ def nodes(wf: dict, notes: list | None = None, whole: dict | None = None, read_i
             _follow(v, (str(k), node), t, w, _read_names(t), notes, saved=False)
             image_size.attach(v, (str(k), node), t, w)
             latent_scale.attach(v, (str(k), node), t, w)
+            latent_custom.attach(v, (str(k), node), t, w)
             out.append((t, w))
             if keyed is not None:
                 keyed[str(k)] = (t, w)
@@ -216,6 +218,7 @@ def read(wf: dict, models_dir, resolve=None, read_image=None) -> dict:
     upscale_models, keyed = {}, {}  # {path: read_file()}: each upscale model read once (its scale, its phase)
     scale = pixel_upscale.scale_reader(models_dir, resolve, find_file, Unusable, upscale_models)
     for t, w in nodes(wf, graph["notes"], read_image=read_image, read_upscale=scale, keyed=keyed):
+        graph["unknown"] = graph.get("unknown", []) + ([w[latent_custom.KEY]] if latent_custom.KEY in w else [])
         if t in LOADERS or t in CHECKED:
             for name, folders in LOADERS.get(t) or CHECKED[t]:
                 if not folders or not isinstance(w.get(name), str):
@@ -292,7 +295,7 @@ def read(wf: dict, models_dir, resolve=None, read_image=None) -> dict:
             f"{m[0]} ({m[1]}; {m[4] or 'looked in ' + _looked(m[3])})" for m in missing_checked if NOT_COUNTED[m[1]][1] == why))
     return {"files": files, "missing": missing, "missing_checked": missing_checked, "checked": checked, "size": size, "cfg": (max(cfgs) > 1.0) if cfgs else None,
             "tiled": tiled, "weights_dtype": wdt, "notes": notes, "cpu_te": CPU_TE in notes,
-            "from_input": graph["from_input"], "latent_families": graph["families"], "audio_fps": graph.get("audio_fps"),
+            "from_input": graph["from_input"], "unknown": list(dict.fromkeys(graph.get("unknown", []))), "latent_families": graph["families"], "audio_fps": graph.get("audio_fps"),
             "input_image": image_size.largest(graph["images"]), "not_followed": sorted({t for t, _ in other}), "side": side,
             "pixel_upscale": (ups, graph[pixel_upscale.NODES[1]]) if ups else None,
             "latent_upscale": _upscaler(checked, staged) if graph.get("upscale") else None,
@@ -515,6 +518,7 @@ def estimate_workflow(wf: dict, models_dir, width=None, height=None, frames=None
                                            f"not found under the models folder: {m[0]} ({m[1]}.{m[2]})" for m in info["missing"]]
     est["assumptions"] += [f"{t} takes its latent size from {takes}, not a widget: estimated at {w}x{h}"
                            + (f", {f} frames" if f > 1 else "") + f" ({used})" for t, takes in info["from_input"]]
+    est["assumptions"] += latent_custom.lines(info["unknown"], w, h, used)
     est["assumptions"] += [f"{t} makes a {spec.family(fam)['name']} latent ({fam}); the diffusion model is "
                            f"{est['family']}: the estimate follows the model file"
                            for t, fam in info["latent_families"].items() if fam != est["family"]]
@@ -530,6 +534,7 @@ def estimate_workflow(wf: dict, models_dir, width=None, height=None, frames=None
                        "tiled_decode": info["tiled"], "latent_families": info["latent_families"],
                        "size_from_input": [t for t, _ in info["from_input"]],
                        "size_assumed": assumed,  # the header's note beside the size
+                       "size_uncertain": [{"node": lb, "type": t} for lb, t in info["unknown"]],  # latent_custom.py
                        "size_given_used": used == "the size given beside the workflow",  # default_size: the route's "body"
                        "stage1": list(stage1) if stage1 != (w, h) else None,  # LTX-2's two stages: the size upscaled from
                        "side_models": [{k: m[k] for k in ("owner", "loader", "phase", "weights")} for m in pol["side_models"]]}

@@ -2,8 +2,11 @@
 
 F7: a scaled fp8 file's "scaled_fp8" marker tensor (comfy/utils.py:1217-1234: read for its dtype, then dropped) made a
 phantom "diffusion model unknown 0.00 GiB" component when its prefix differed from the weights'.
+F2: a node the estimate does not size (a custom NNLatentUpscale x2) on the latent path of a sampler or decode was passed
+over in silence: the graph estimated at 1024 px where the run decodes at 2048. Now a line names it and
+workflow.size_uncertain lists it (the CLI's header and the route's size line show it).
 F11: the open-graph route on a --cpu host judged its card tiers as on a GPU but took min_vram_gb from the fp32 figures."""
-from gpu_garden.memory.estimate import families, layouts
+from gpu_garden.memory.estimate import families, layouts, workflow
 
 
 def _fp8_flux(marker: str) -> dict:
@@ -55,3 +58,54 @@ def test_route_min_vram_on_a_cpu_host_is_the_tiers_card(monkeypatch, tmp_path):
         out = routes.estimate_graph({"workflow": graph, "vram_gb": 12})
         got[dev] = (out["min_vram_gb"], dict((t["gb"], t["label"]) for t in out["tiers"])[8])
     assert got == {"cpu": (8, "fits"), "cuda": (8, "fits")}
+
+
+KS = {"seed": 1, "steps": 20, "cfg": 7.0, "sampler_name": "euler", "scheduler": "normal", "denoise": 0.5,
+      "model": ["4", 0], "positive": ["6", 0], "negative": ["6", 0]}
+
+
+def _hires(t, inputs, sdxl):
+    """SDXL 1024 px, sampled, then node 10 (t) and a second sampler, decoded (aud67a wf/nnlatent_hires_ui.json)."""
+    return {"4": {"class_type": "CheckpointLoaderSimple", "inputs": {"ckpt_name": sdxl}},
+            "5": {"class_type": "EmptyLatentImage", "inputs": {"width": 1024, "height": 1024, "batch_size": 1}},
+            "6": {"class_type": "CLIPTextEncode", "inputs": {"text": "a cat", "clip": ["4", 1]}},
+            "3": {"class_type": "KSampler", "inputs": dict(KS, latent_image=["5", 0], denoise=1.0)},
+            "10": {"class_type": t, "inputs": dict(inputs, samples=["3", 0])},
+            "11": {"class_type": "KSampler", "inputs": dict(KS, latent_image=["10", 0])},
+            "8": {"class_type": "VAEDecode", "inputs": {"samples": ["11", 0], "vae": ["4", 2]}},
+            "9": {"class_type": "SaveImage", "inputs": {"images": ["8", 0], "filename_prefix": "x"}}}
+
+
+def _est(tmp_path, t, inputs):
+    sdxl = layouts.write_sparse("sdxl_sd_xl_base_1.0", tmp_path / "checkpoints" / "sdxl.safetensors")
+    return workflow.estimate_workflow(_hires(t, inputs, sdxl.name), tmp_path)
+
+
+def test_unknown_latent_node_is_named_and_the_size_uncertain(tmp_path):
+    """NNLatentUpscale (a custom node: ComfyUi_NNLatentUpscale) between the first sampler and the second. Old code: no
+    line names it, no size_uncertain."""
+    est = _est(tmp_path, "NNLatentUpscale", {"version": "SDXL", "upscale": 2.0})
+    assert est["workflow"]["size_uncertain"] == [{"node": "NNLatentUpscale (node 10)", "type": "NNLatentUpscale"}]
+    lines = [a for a in est["assumptions"] if a.startswith("NNLatentUpscale (node 10)")]
+    assert len(lines) == 1 and "does not size" in lines[0] and "1024x1024" in lines[0]
+    from gpu_garden.memory.estimate import report
+    assert "(uncertain: NNLatentUpscale (node 10))" in report.format_text(est).splitlines()[0]
+
+
+def test_core_latent_nodes_are_not_named(tmp_path):
+    """LatentUpscaleBy (sized), SetLatentNoiseMask (the latent's own shape, nodes.py:1477) and RepeatLatentBatch (core,
+    latent_custom.CORE) on the path: no line."""
+    for t, inputs in (("LatentUpscaleBy", {"upscale_method": "nearest-exact", "scale_by": 2.0}),
+                      ("SetLatentNoiseMask", {"mask": ["4", 0]}), ("RepeatLatentBatch", {"amount": 1})):
+        est = _est(tmp_path, t, inputs)
+        assert est["workflow"]["size_uncertain"] == [], t
+        assert not [a for a in est["assumptions"] if "does not size" in a], t
+
+
+def test_the_graph_face_says_the_size_is_uncertain():
+    """The route's size line (web/lib/estimate_size.js graphSizeText) names the node. Old code: "1024×1024"."""
+    from support.node_js import call
+    a = {"width": 1024, "height": 1024, "frames": 1, "size_from": "graph", "size_assumed": None, "stage1": None,
+         "size_uncertain": [{"node": "NNLatentUpscale (node 10)", "type": "NNLatentUpscale"}]}
+    assert call("lib/estimate_size.js", "graphSizeText", a) == "1024×1024 (uncertain: NNLatentUpscale (node 10))"
+    assert call("lib/estimate_size.js", "graphSizeText", dict(a, size_uncertain=[])) == "1024×1024"
