@@ -5,6 +5,10 @@ phantom "diffusion model unknown 0.00 GiB" component when its prefix differed fr
 F2: a node the estimate does not size (a custom NNLatentUpscale x2) on the latent path of a sampler or decode was passed
 over in silence: the graph estimated at 1024 px where the run decodes at 2048. Now a line names it and
 workflow.size_uncertain lists it (the CLI's header and the route's size line show it).
+F6: host_ram.ram_options reads the policy's pinned_memory, which nothing set: the CLI takes --disable-pinned-memory and
+the node's policy ComfyUI's own flag (cli_args.py:165, model_management.py:1119); --cache-ram (cli_args.py:115, a
+RAM-pressure output cache that drops cached models, comfy_execution/caching.py:386) is named where the models kept for
+reload make host RAM short.
 F11: the open-graph route on a --cpu host judged its card tiers as on a GPU but took min_vram_gb from the fp32 figures."""
 from gpu_garden.memory.estimate import families, layouts, workflow
 
@@ -109,3 +113,50 @@ def test_the_graph_face_says_the_size_is_uncertain():
          "size_uncertain": [{"node": "NNLatentUpscale (node 10)", "type": "NNLatentUpscale"}]}
     assert call("lib/estimate_size.js", "graphSizeText", a) == "1024×1024 (uncertain: NNLatentUpscale (node 10))"
     assert call("lib/estimate_size.js", "graphSizeText", dict(a, size_uncertain=[])) == "1024×1024"
+
+
+def _flux_files(d):
+    return [str(layouts.write_sparse(n, d / f"{n}.safetensors"))
+            for n in ("flux_flux1-dev", "te_t5xxl_fp16", "te_clip_l", "vae_flux_ae")]
+
+
+def test_disable_pinned_memory_drops_the_pinned_copy(tmp_path, capsys):
+    """test_estimate_fixups3's FLUX.1-dev streaming case on 12 GiB, --ram 64: kept 9938381638 + the DiT's CPU copy
+    23802816640 + pinned streamed layers 12217434911 = 45958633189. With ComfyUI's --disable-pinned-memory nothing is
+    pinned (model_management.py:1119: MAX_PINNED_MEMORY stays -1): 33741198278. Old code: no such flag (exit 2)."""
+    import json
+
+    from support.cli_run import estimate
+    argv = (*_flux_files(tmp_path), "--width", "1024", "--height", "1024", "--vram", "12", "--dynamic-vram", "on",
+            "--weights-mmap", "off", "--ram", "64", "--json")
+    r = json.loads(estimate(capsys, *argv)[1])["host_ram"]
+    assert (r["pinned"], r["needed"]) == (12217434911, 45958633189)
+    r = json.loads(estimate(capsys, *argv, "--disable-pinned-memory")[1])["host_ram"]
+    assert (r["pinned"], r["needed"]) == (0, 33741198278)
+
+
+def test_cache_ram_named_where_models_kept_for_reload_make_ram_short(tmp_path, capsys):
+    """The same run on --ram 21: short, 9938381638 B of it kept for reload; the text names ComfyUI's --cache-ram.
+    On 64 GiB (not short) it does not. Old code: no line names it."""
+    from support.cli_run import estimate
+    argv = (*_flux_files(tmp_path), "--width", "1024", "--height", "1024", "--vram", "12", "--dynamic-vram", "on",
+            "--weights-mmap", "off")
+    assert "--cache-ram GIB drops the models kept for reload" in " ".join(estimate(capsys, *argv, "--ram", "21")[1].split())
+    assert "--cache-ram" not in estimate(capsys, *argv, "--ram", "64")[1]
+
+
+def test_node_policy_reads_comfyui_disable_pinned_memory(monkeypatch):
+    """nodes/estimate.host_policy carries pinned_memory from ComfyUI's args. Old code: no pinned_memory key."""
+    import importlib
+    import sys
+    import types
+
+    node = importlib.import_module("gpu_garden.nodes.estimate")
+    for flag in (True, False):
+        mod = types.ModuleType("comfy.cli_args")
+        mod.args = types.SimpleNamespace(disable_pinned_memory=flag)
+        monkeypatch.setitem(sys.modules, "comfy.cli_args", mod)
+        monkeypatch.setitem(sys.modules, "comfy", sys.modules.get("comfy") or types.ModuleType("comfy"))
+        for f in ("compute_device_kind", "_platform", "comfy_reserve", "dynamic_vram_mode"):
+            monkeypatch.setattr(node, f, lambda: None)
+        assert node.host_policy()["pinned_memory"] is (not flag)
