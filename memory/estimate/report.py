@@ -29,7 +29,9 @@ def add_cli_arguments(s: argparse.ArgumentParser):
                    "size given is stage 1's, stage 2 samples and decodes twice its width and height, and the upscale step is "
                    "a phase of its own. FILE: the latent upscale model (its header's config and weights); auto: Lightricks' "
                    "ltx-2-spatial-upscaler-x2-1.0 from the bundled layout. With --workflow the graph's node says it")
-    s.add_argument("--models-dir", metavar="DIR", help="ComfyUI's models folder, where the workflow's files are found")
+    s.add_argument("--models-dir", metavar="DIR", action="append",
+                   help="ComfyUI's models folder, where the workflow's files are found; repeat it to search several in "
+                        "order; an extra_model_paths.yaml in it (or in the ComfyUI folder above it) is read as ComfyUI does")
     s.add_argument("--input-dir", metavar="DIR", help="with --workflow: ComfyUI's input folder, where a LoadImage node's "
                    "image is found to read its size (default: the input folder beside --models-dir, if there is one)")
     s.add_argument("--write", metavar="OUT.json", help="with --workflow: write the workflow with extra.gpu_garden.memory (per card tier) to OUT.json")

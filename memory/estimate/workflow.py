@@ -428,13 +428,13 @@ def estimate_workflow(wf: dict, models_dir, width=None, height=None, frames=None
     if models_dir and not resolve:
         models_dir, note = models_folder(models_dir)
     info = read(wf, models_dir, resolve, read_image)
-    if note:
-        info["notes"].insert(0, note)
+    info["notes"][:0] = [note] if note else getattr(resolve, "notes", [])  # the CLI's folders (model_paths.py)
     if not [f for f in info["files"] if f[1] not in side_models.SIDE]:  # a CLIP vision file alone is no estimate
         miss = "; ".join(f"{m[0]}: {m[4]}" if m[4] else f"{m[0]} (looked in {_looked(m[3])})"
                          for m in info["missing"] + info["missing_checked"]) \
             or "no loader nodes" + (f" it reads ({', '.join(info['not_followed'])}: not sized)" if info["not_followed"] else "")
-        where = str(models_dir) if models_dir else "ComfyUI's model folders" if resolve else "(no --models-dir)"
+        where = getattr(resolve, "where", None) or (str(models_dir) if models_dir else "ComfyUI's model folders"
+                                                     if resolve else "(no --models-dir)")
         hint = "" if not models_dir or has_model_folders(models_dir) else \
             " (it has none of checkpoints/, diffusion_models/, text_encoders/, vae/: give your ComfyUI/models folder)"
         raise UserError(f"none of the workflow's model files was found under {where}{hint}: {miss}")

@@ -9,6 +9,8 @@ F6: host_ram.ram_options reads the policy's pinned_memory, which nothing set: th
 the node's policy ComfyUI's own flag (cli_args.py:165, model_management.py:1119); --cache-ram (cli_args.py:115, a
 RAM-pressure output cache that drops cached models, comfy_execution/caching.py:386) is named where the models kept for
 reload make host RAM short.
+F5: the CLI ignored extra_model_paths.yaml and kept only the last --models-dir: both are read now (model_paths.py, as
+ComfyUI's utils/extra_config.py load_extra_path_config).
 F11: the open-graph route on a --cpu host judged its card tiers as on a GPU but took min_vram_gb from the fp32 figures."""
 from gpu_garden.memory.estimate import families, layouts, workflow
 
@@ -160,3 +162,65 @@ def test_node_policy_reads_comfyui_disable_pinned_memory(monkeypatch):
         for f in ("compute_device_kind", "_platform", "comfy_reserve", "dynamic_vram_mode"):
             monkeypatch.setattr(node, f, lambda: None)
         assert node.host_policy()["pinned_memory"] is (not flag)
+
+
+SD15 = {"4": {"class_type": "CheckpointLoaderSimple", "inputs": {"ckpt_name": "sd15.safetensors"}},
+        "5": {"class_type": "EmptyLatentImage", "inputs": {"width": 512, "height": 512, "batch_size": 1}},
+        "6": {"class_type": "CLIPTextEncode", "inputs": {"text": "a cat", "clip": ["4", 1]}},
+        "3": {"class_type": "KSampler", "inputs": dict(KS, latent_image=["5", 0], denoise=1.0)},
+        "8": {"class_type": "VAEDecode", "inputs": {"samples": ["3", 0], "vae": ["4", 2]}},
+        "9": {"class_type": "SaveImage", "inputs": {"images": ["8", 0], "filename_prefix": "x"}}}
+
+
+def _wf(tmp_path):
+    import json
+    p = tmp_path / "wf.json"
+    p.write_text(json.dumps(SD15))
+    return str(p)
+
+
+def test_extra_model_paths_yaml_of_the_comfyui_folder(tmp_path, capsys):
+    """aud67a comfy/: a ComfyUI folder whose extra_model_paths.yaml (base_path, a checkpoints key of two lines, the
+    first missing) points elsewhere. Old code: 'none of the workflow's model files was found ... (looked in
+    checkpoints/)', exit 2."""
+    import json
+
+    from support.cli_run import estimate
+    store = tmp_path / "store"
+    layouts.write_sparse("sd15_v1-5-pruned-emaonly-fp16", store / "ckpts" / "sd15.safetensors")
+    comfy = tmp_path / "ComfyUI"
+    (comfy / "models" / "checkpoints").mkdir(parents=True)
+    (comfy / "extra_model_paths.yaml").write_text(
+        f"other:\n    base_path: {store}\n    checkpoints: |\n        missing\n        ckpts\n    is_default: false\n")
+    rc, out, err = estimate(capsys, "--workflow", _wf(tmp_path), "--models-dir", str(comfy), "--json")
+    assert rc == 0, err
+    assert json.loads(out)["workflow"]["files"] == ["sd15.safetensors"]
+
+
+def test_models_dir_repeated_searches_each_in_order(tmp_path, capsys):
+    """Two --models-dir: the file is in the first; the second has none. Old code: only the last kept, not found."""
+    import json
+
+    from support.cli_run import estimate
+    a, b = tmp_path / "a", tmp_path / "b"
+    layouts.write_sparse("sd15_v1-5-pruned-emaonly-fp16", a / "checkpoints" / "sd15.safetensors")
+    (b / "checkpoints").mkdir(parents=True)
+    rc, out, err = estimate(capsys, "--workflow", _wf(tmp_path), "--models-dir", str(a), "--models-dir", str(b), "--json")
+    assert rc == 0, err
+    assert json.loads(out)["workflow"]["files"] == ["sd15.safetensors"]
+    rc, out, err = estimate(capsys, "--workflow", _wf(tmp_path), "--models-dir", str(b), "--models-dir", str(b / "x"))
+    assert rc == 2 and "no such folder" in err
+
+
+def test_extra_paths_read_as_comfyui_does(tmp_path):
+    """load_extra_path_config: relative lines to base_path, or to the yaml's folder without one; clip -> text_encoders
+    (folder_paths.map_legacy); is_default paths first."""
+    from pathlib import Path
+
+    from gpu_garden.memory.estimate import model_paths
+    y = tmp_path / "extra_model_paths.yaml"
+    y.write_text("a:\n    clip: te\n    checkpoints: c1\nb:\n    base_path: /srv\n    is_default: true\n"
+                 "    checkpoints: c2\n")
+    got = model_paths.read_yaml(y)
+    assert got["text_encoders"] == ([], [tmp_path / "te"])
+    assert got["checkpoints"] == ([Path("/srv/c2")], [tmp_path / "c1"])
