@@ -88,9 +88,20 @@ def model_components(model, clip=None, vae=None) -> tuple[list, dict]:
 def host_policy() -> dict:
     """How this ComfyUI runs what it estimates, for the node's run and the open graph's route (estimate_routes) alike:
     its compute device (--cpu: cpu, so fp32 weights judged on host RAM, as the CLI's --device cpu), platform, reserve
-    and Dynamic VRAM."""
+    and Dynamic VRAM, and whether it pins memory (--disable-pinned-memory: no pinned copies, host_ram.ram_options)."""
     return {"device": compute_device_kind(), "platform": _platform(), "reserve": comfy_reserve(),
-            "dynamic_vram": dynamic_vram_mode()}
+            "dynamic_vram": dynamic_vram_mode(), "pinned_memory": pinned_memory()}
+
+
+def pinned_memory() -> bool:
+    """False where ComfyUI runs with --disable-pinned-memory (0.8.0 cli_args.py:165; model_management.py:1119 then
+    pins nothing); True where it does not or the flag cannot be read."""
+    try:
+        from comfy.cli_args import args
+
+        return not getattr(args, "disable_pinned_memory", False)
+    except Exception:
+        return True
 
 
 def comfy_reserve():

@@ -164,6 +164,7 @@ def estimate_graph(body: dict) -> dict:
                missing=est["workflow"]["missing"], host_ram=est["host_ram"], dynamic_vram=est["dynamic_vram"],
                missing_where=est["workflow"]["missing_where"],  # each one's why: "not found", "a broken link (...)"
                device=pol["device"], size_from=_size_from(est["workflow"]), size_assumed=est["workflow"]["size_assumed"],
+               size_uncertain=est["workflow"]["size_uncertain"],  # nodes the estimate does not size (latent_custom.py)
                stage1=dict(zip(("width", "height"), est["workflow"]["stage1"])) if est["workflow"]["stage1"] else None,
                vae=est.get("vae"),  # per sample and the decode batch ComfyUI would pick on this budget (free memory)
                side_models=est["workflow"]["side_models"])  # a ControlNet, model patch, ...: its phase and weights

@@ -122,6 +122,7 @@ def _ltx2_parts(table: dict) -> tuple[dict, list[dict]]:
 def split_components(table: dict, source: str = "") -> list[dict]:
     """[{role, kind, table, bytes, source}] for one file or one loaded model's state dict."""
     groups, rest = {}, {}
+    table = {k: v for k, v in table.items() if not _is_scaled_fp8_marker(k)}
     if LTX2_UPSCALER_KEY in table:  # a latent upscale model, whole: not a diffusion model (latent_upscale.py)
         return [{"role": "other", "kind": LTX2_UPSCALER_KIND, "table": table, "bytes": table_bytes(table), "source": source}]
     table, ltx2 = _ltx2_parts(table)
@@ -163,6 +164,12 @@ def split_components(table: dict, source: str = "") -> list[dict]:
                 _mark_wan22_a14b(c)
     order = {"diffusion_model": 0, "text_encoder": 1, "vae": 2, "other": 3}
     return sorted(out, key=lambda c: order[c["role"]])
+
+
+def _is_scaled_fp8_marker(name: str) -> bool:
+    """A scaled fp8 file's "<prefix>scaled_fp8" marker (0 or 2 elements): ComfyUI reads its dtype and drops it
+    (0.8.0 comfy/utils.py:1217-1234 convert_old_quants), so it is no weight of any component."""
+    return name == "scaled_fp8" or name.endswith(".scaled_fp8")
 
 
 def _classify_whole(table: dict) -> dict:

@@ -29,7 +29,9 @@ def add_cli_arguments(s: argparse.ArgumentParser):
                    "size given is stage 1's, stage 2 samples and decodes twice its width and height, and the upscale step is "
                    "a phase of its own. FILE: the latent upscale model (its header's config and weights); auto: Lightricks' "
                    "ltx-2-spatial-upscaler-x2-1.0 from the bundled layout. With --workflow the graph's node says it")
-    s.add_argument("--models-dir", metavar="DIR", help="ComfyUI's models folder, where the workflow's files are found")
+    s.add_argument("--models-dir", metavar="DIR", action="append",
+                   help="ComfyUI's models folder, where the workflow's files are found; repeat it to search several in "
+                        "order; an extra_model_paths.yaml in it (or in the ComfyUI folder above it) is read as ComfyUI does")
     s.add_argument("--input-dir", metavar="DIR", help="with --workflow: ComfyUI's input folder, where a LoadImage node's "
                    "image is found to read its size (default: the input folder beside --models-dir, if there is one)")
     s.add_argument("--write", metavar="OUT.json", help="with --workflow: write the workflow with extra.gpu_garden.memory (per card tier) to OUT.json")
@@ -99,7 +101,11 @@ def add_cli_arguments(s: argparse.ArgumentParser):
                    help="the GPU's generation where a figure differs by it: pascal (GTX 10xx, Tesla P100/P40) changes "
                         "diffusers' VAE decode (--runner diffusers); default: Ampere and newer, where it was fitted")
     s.add_argument("--ram", type=gib_arg, metavar="GIB", help="available host RAM for the RAM verdict (default: this machine's)")
-    s.add_argument("--no-model-cache", action="store_true", help="models are not kept in RAM for a fast reload")
+    s.add_argument("--no-model-cache", action="store_true",
+                   help="models are not kept in RAM for a fast reload (as ComfyUI's --cache-ram GIB does once available "
+                        "RAM falls under GIB: its cache drops them, comfy_execution/caching.py RAMPressureCache)")
+    s.add_argument("--disable-pinned-memory", action="store_true",
+                   help="as ComfyUI's flag: no pinned copy of the streamed or offloaded weights (model_management.py:1119)")
     s.add_argument("--dynamic-vram", choices=["auto", "on", "off"], default="auto",
                    help="ComfyUI's Dynamic VRAM (comfy-aimdo): auto detects it")
     s.add_argument("--weights-mmap", choices=["auto", "on", "off"], default="auto",
@@ -177,6 +183,7 @@ def policy_from_args(args) -> dict:
            "vae_dtype": g("vae_dtype", "auto") or "auto", "gpu_halves": halves, "text_tokens": g("text_tokens"),
            "vae_decode": g("vae_decode", "auto") or "auto", "platform": g("platform", "linux") or "linux",
            "dynamic_vram": g("dynamic_vram", "auto") or "auto", "cache_models": not g("no_model_cache", False),
+           "pinned_memory": not g("disable_pinned_memory", False),
            "weights_mmap": g("weights_mmap", "auto") or "auto",
            "runner": g("runner", "comfyui") or "comfyui", "offload": g("offload"), "vae_slicing": bool(g("vae_slicing", False)),
            "block_swap": g("block_swap"), "i2v": g("i2v"), "attention": g("attention", "flash") or "flash",
@@ -195,6 +202,8 @@ def format_text(est: dict, budget_label: str = "") -> str:
     size = f"{est['width']}x{est['height']}" + (f"x{est['frames']}f" if est["frames"] > 1 else "")
     if (est.get("workflow") or {}).get("size_assumed"):  # no size in the graph or flags: say so where the size is
         size += f" ({est['workflow']['size_assumed']})"
+    if (est.get("workflow") or {}).get("size_uncertain"):  # a node the estimate does not size (latent_custom.py)
+        size += " (uncertain: " + ", ".join(u["node"] for u in est["workflow"]["size_uncertain"]) + ")"
     lines = _missing_lines(est) + [f"{est['family_name']} ({fam}) at {size}, batch {est['batch']}, "
              f"CFG {'batched' if est['cfg'] else 'on, separate passes' if est.get('cfg_separate') else 'off / separate passes'}"
              + ("   [UNKNOWN family: generic figures]" if est["unknown"] else ""), ""]
@@ -281,6 +290,9 @@ def format_text(est: dict, budget_label: str = "") -> str:
                      + f", pinned {fmt_bytes(r['pinned'])}" + (f"; file-backed {fmt_bytes(r['file_backed'])}, hard need "
                                                             f"{fmt_bytes(r['hard_need'])}" if r.get("file_backed") else "") + ")"
                      + (f" of {fmt_bytes(r['available'])} available: {r['verdict']}" if r.get("available") else ""))
+        if r.get("kept_for_reload") and verdict.ram_short(r):  # ComfyUI's knob for it (cli_args.py:115)
+            lines.append("  ComfyUI's --cache-ram GIB drops the models kept for reload when available RAM falls under "
+                         "GIB (comfy_execution/caching.py:386 RAMPressureCache.poll); --no-model-cache judges that run")
     d = est.get("dynamic_vram") or {}
     if d.get("verdict"):
         lines.append(f"Dynamic VRAM ({d['source']}): {d['verdict']}")

@@ -9,8 +9,8 @@ import json
 import os
 from pathlib import Path
 
-from . import (control_feeds, families, formula, group_nodes, hunyuan3d, image_size, latent_scale, latent_upscale, links,
-               pipelines, pixel_upscale, reach, sampler_cfg, sampler_nodes, side_models, spec)
+from . import (control_feeds, families, formula, group_nodes, hunyuan3d, image_size, latent_custom, latent_scale,
+               latent_upscale, links, pipelines, pixel_upscale, reach, sampler_cfg, sampler_nodes, side_models, spec)
 from .latent_nodes import LATENT_NODES, size_widgets, widget_names
 from .model_files import (CHECKED, FOLDER_ROLES, LOADER_ROLES, LOADERS, NOT_COUNTED, NOT_FOLLOWED_NAMES, Unusable,
                           find_file, has_model_folders, not_followed)
@@ -77,6 +77,7 @@ def nodes(wf: dict, notes: list | None = None, whole: dict | None = None, read_i
                 _follow(v, (gid, n), t, w, _read_names(t), notes, saved=True)
                 image_size.attach(v, (gid, n), t, w)
                 latent_scale.attach(v, (gid, n), t, w)
+                latent_custom.attach(v, (gid, n), t, w)
                 out.append((t, w))
                 if keyed is not None and k is not None:
                     keyed[k] = (t, w)
@@ -97,6 +98,7 @@ def nodes(wf: dict, notes: list | None = None, whole: dict | None = None, read_i
             _follow(v, (str(k), node), t, w, _read_names(t), notes, saved=False)
             image_size.attach(v, (str(k), node), t, w)
             latent_scale.attach(v, (str(k), node), t, w)
+            latent_custom.attach(v, (str(k), node), t, w)
             out.append((t, w))
             if keyed is not None:
                 keyed[str(k)] = (t, w)
@@ -216,6 +218,7 @@ def read(wf: dict, models_dir, resolve=None, read_image=None) -> dict:
     upscale_models, keyed = {}, {}  # {path: read_file()}: each upscale model read once (its scale, its phase)
     scale = pixel_upscale.scale_reader(models_dir, resolve, find_file, Unusable, upscale_models)
     for t, w in nodes(wf, graph["notes"], read_image=read_image, read_upscale=scale, keyed=keyed):
+        graph["unknown"] = graph.get("unknown", []) + ([w[latent_custom.KEY]] if latent_custom.KEY in w else [])
         if t in LOADERS or t in CHECKED:
             for name, folders in LOADERS.get(t) or CHECKED[t]:
                 if not folders or not isinstance(w.get(name), str):
@@ -292,7 +295,7 @@ def read(wf: dict, models_dir, resolve=None, read_image=None) -> dict:
             f"{m[0]} ({m[1]}; {m[4] or 'looked in ' + _looked(m[3])})" for m in missing_checked if NOT_COUNTED[m[1]][1] == why))
     return {"files": files, "missing": missing, "missing_checked": missing_checked, "checked": checked, "size": size, "cfg": (max(cfgs) > 1.0) if cfgs else None,
             "tiled": tiled, "weights_dtype": wdt, "notes": notes, "cpu_te": CPU_TE in notes,
-            "from_input": graph["from_input"], "latent_families": graph["families"], "audio_fps": graph.get("audio_fps"),
+            "from_input": graph["from_input"], "unknown": list(dict.fromkeys(graph.get("unknown", []))), "latent_families": graph["families"], "audio_fps": graph.get("audio_fps"),
             "input_image": image_size.largest(graph["images"]), "not_followed": sorted({t for t, _ in other}), "side": side,
             "pixel_upscale": (ups, graph[pixel_upscale.NODES[1]]) if ups else None,
             "latent_upscale": _upscaler(checked, staged) if graph.get("upscale") else None,
@@ -425,13 +428,13 @@ def estimate_workflow(wf: dict, models_dir, width=None, height=None, frames=None
     if models_dir and not resolve:
         models_dir, note = models_folder(models_dir)
     info = read(wf, models_dir, resolve, read_image)
-    if note:
-        info["notes"].insert(0, note)
+    info["notes"][:0] = [note] if note else getattr(resolve, "notes", [])  # the CLI's folders (model_paths.py)
     if not [f for f in info["files"] if f[1] not in side_models.SIDE]:  # a CLIP vision file alone is no estimate
         miss = "; ".join(f"{m[0]}: {m[4]}" if m[4] else f"{m[0]} (looked in {_looked(m[3])})"
                          for m in info["missing"] + info["missing_checked"]) \
             or "no loader nodes" + (f" it reads ({', '.join(info['not_followed'])}: not sized)" if info["not_followed"] else "")
-        where = str(models_dir) if models_dir else "ComfyUI's model folders" if resolve else "(no --models-dir)"
+        where = getattr(resolve, "where", None) or (str(models_dir) if models_dir else "ComfyUI's model folders"
+                                                     if resolve else "(no --models-dir)")
         hint = "" if not models_dir or has_model_folders(models_dir) else \
             " (it has none of checkpoints/, diffusion_models/, text_encoders/, vae/: give your ComfyUI/models folder)"
         raise UserError(f"none of the workflow's model files was found under {where}{hint}: {miss}")
@@ -515,6 +518,7 @@ def estimate_workflow(wf: dict, models_dir, width=None, height=None, frames=None
                                            f"not found under the models folder: {m[0]} ({m[1]}.{m[2]})" for m in info["missing"]]
     est["assumptions"] += [f"{t} takes its latent size from {takes}, not a widget: estimated at {w}x{h}"
                            + (f", {f} frames" if f > 1 else "") + f" ({used})" for t, takes in info["from_input"]]
+    est["assumptions"] += latent_custom.lines(info["unknown"], w, h, used)
     est["assumptions"] += [f"{t} makes a {spec.family(fam)['name']} latent ({fam}); the diffusion model is "
                            f"{est['family']}: the estimate follows the model file"
                            for t, fam in info["latent_families"].items() if fam != est["family"]]
@@ -530,6 +534,7 @@ def estimate_workflow(wf: dict, models_dir, width=None, height=None, frames=None
                        "tiled_decode": info["tiled"], "latent_families": info["latent_families"],
                        "size_from_input": [t for t, _ in info["from_input"]],
                        "size_assumed": assumed,  # the header's note beside the size
+                       "size_uncertain": [{"node": lb, "type": t} for lb, t in info["unknown"]],  # latent_custom.py
                        "size_given_used": used == "the size given beside the workflow",  # default_size: the route's "body"
                        "stage1": list(stage1) if stage1 != (w, h) else None,  # LTX-2's two stages: the size upscaled from
                        "side_models": [{k: m[k] for k in ("owner", "loader", "phase", "weights")} for m in pol["side_models"]]}
@@ -574,9 +579,11 @@ def _copy(est, **policy):
 
 def metadata(est: dict, tiers_of: dict | None = None) -> dict:
     """What goes into extra.gpu_garden.memory; tiers_of: the estimate the card tiers are judged from, where not est
-    (a --cpu host's route: a card's, estimate_routes)."""
+    (a --cpu host's route: a card's, estimate_routes). A card sized on such a host (vram_gb set) is the tiers' one
+    too, not the host's fp32 figures' (aud67a F11); with no card asked for, the CPU run sizes none (None)."""
+    card = tiers_of["min_vram_gb"] if tiers_of and est["min_vram_gb"] is not None else est["min_vram_gb"]
     return {"peak": est["peak"], "peak_phase": est["peak_phase"], "peak_torch": est["peak_torch"],
-            "peak_device": est["peak_device"], "min_vram_gb": est["min_vram_gb"], "family": est["family"],
+            "peak_device": est["peak_device"], "min_vram_gb": card, "family": est["family"],
             "width": est["width"], "height": est["height"], "frames": est["frames"], "batch": est["batch"],
             "phases": est["phases"], "tiers": tiers(tiers_of or est), "files": est["workflow"]["files"],
             "host_ram_assumed": host_ram_assumed(est), "estimated_by": "gpu-garden estimate --workflow",

@@ -4,7 +4,8 @@ import json
 import sys
 from pathlib import Path
 
-from . import formula, input_image
+from . import formula, input_image, model_paths
+from .model_files import Unusable, find_file
 from .workflow import estimate_workflow, host_ram_assumed, load, models_folder, tiers
 from .workflow_write import API_WRITE, _Incomplete, check_write_target, write
 from ..errors import UserError
@@ -17,7 +18,7 @@ def images(args):
     given = getattr(args, "input_dir", None)
     if given and not Path(given).is_dir():
         raise UserError(f"--input-dir {given}: no such folder (give your ComfyUI/input folder)")
-    d = Path(given) if given else input_image.beside_models(models_folder(args.models_dir)[0])
+    d = Path(given) if given else input_image.beside_models(models_folder(args.models_dir[0])[0])
     if d is None:
         return None
     out = d.parent / "output"
@@ -39,8 +40,10 @@ def run_cli(args) -> int:
     pol["host_ram"] = int(ram * GiB) if ram else verdict.host_available_ram()
     pol["host_ram_source"] = ("--ram" if ram else None if not pol["host_ram"] else "this machine's available RAM"
                               + (" when written" if getattr(args, "write", None) else ""))  # the workflow keeps it
-    est = estimate_workflow(wf, getattr(args, "models_dir", None), args.width, args.height,
-                            args.frames, args.batch, pol,
+    resolve, where, notes = model_paths.resolver(args.models_dir, models_folder, find_file, Unusable)
+    resolve.where, resolve.notes = where, notes  # said where nothing was found; the notes head the assumptions
+    est = estimate_workflow(wf, models_folder(args.models_dir[0])[0], args.width, args.height,
+                            args.frames, args.batch, pol, resolve=resolve,
                             cfg=report.cfg_from_args(args), read_image=images(args))
     formula.judge(est, budget)
     refused = written = None

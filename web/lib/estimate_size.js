@@ -22,12 +22,13 @@ export function sizeText(est) {
  * The open graph's size line (the workflow route's answer): where the size came from, and for LTX-2's two stages the
  * stage-1 size it was upscaled from (the label says where that one came from: the node's size, an assumption).
  * @param {{width: number, height: number, frames: number, size_from?: string, size_assumed?: string | null,
- *          stage1?: {width: number, height: number} | null}} a
+ *          size_uncertain?: {node: string, type: string}[], stage1?: {width: number, height: number} | null}} a
  * @returns {string}
  */
 export function graphSizeText(a) {
   const frames = a.frames > 1 ? `×${a.frames}f` : "";
-  const from = a.size_from === "body" ? " (the node's size: no latent node)" : a.size_from === "assumed" ? ` (${a.size_assumed})` : "";
+  const from = (a.size_from === "body" ? " (the node's size: no latent node)" : a.size_from === "assumed" ? ` (${a.size_assumed})` : "")
+    + (a.size_uncertain?.length ? ` (uncertain: ${a.size_uncertain.map((u) => u.node).join(", ")})` : ""); // latent_custom.py
   if (a.stage1) return `two stages: ${a.stage1.width}×${a.stage1.height}${frames}${from} upscaled to ${a.width}×${a.height}${frames} (latent upscale)`;
   return `${a.width}×${a.height}${frames}${from}`;
 }

@@ -1,0 +1,61 @@
+"""A node the estimate does not size on the latent path of a sampler or a VAE decode (aud67a F2: a custom
+NNLatentUpscale x2 in a hires fix was passed over in silence, estimated at 1024 px where the run decodes at 2048).
+
+attach() walks each sampler's and decode's latent input back (links: Reroutes, subgraph inputs) through the nodes whose
+latent is their input's size: the samplers and this pack's Footprint Estimate node (links.SAMPLED, PASSED), ComfyUI
+0.8.0's core latent nodes that keep their first latent's shape (SAME_SIZE), and LatentUpscaleBy / LatentUpscale
+(sized in latent_scale.py). It stops at a node that sizes a latent (latent_nodes.LATENT_NODES, VAEEncode) or at
+another core node (CORE); any other node there (a custom node's) is named under KEY in the sampler's or decode's
+widgets: workflow.read() gathers them, lines() says them and the estimate's size is marked uncertain
+(est["workflow"]["size_uncertain"])."""
+from . import links
+from .latent_nodes import LATENT_NODES
+
+KEY = "_latent_unknown"  # (label, type) of the node; no widget has this name
+# core nodes whose LATENT out has their first latent input's shape (ComfyUI 0.8.0): nodes.py:1341 LatentFlip,
+# 1361 LatentComposite (samples_to), 1403 LatentBlend (samples2 resized to samples1), 1477 SetLatentNoiseMask;
+# comfy_extras/nodes_latent.py:19-316 LatentAdd / Subtract / Interpolate (reshape_latent_to samples1), LatentMultiply,
+# LatentBatchSeedBehavior, LatentApplyOperation
+SAME_SIZE = {"LatentFlip": "samples", "LatentComposite": "samples_to", "LatentBlend": "samples1",
+             "SetLatentNoiseMask": "samples", "LatentAdd": "samples1", "LatentSubtract": "samples1",
+             "LatentInterpolate": "samples1", "LatentMultiply": "samples", "LatentBatchSeedBehavior": "samples",
+             "LatentApplyOperation": "samples"}
+# the other ComfyUI 0.8.0 core nodes with a LATENT out that latent_nodes.LATENT_NODES leaves out (its docstring: they
+# pass a latent on at about the size it came with; every class in nodes.py and comfy_extras/*.py with a "LATENT" in its
+# RETURN_TYPES or an io.Latent.Output, less the samplers): the walk stops there, the node named by no line
+CORE = frozenset(("AddNoise", "BatchLatentsNode", "LTXVAddGuide", "LTXVConcatAVLatent", "LTXVCropGuides",
+                  "LTXVImgToVideoInplace", "LTXVSeparateAVLatent", "LatentBatch", "LatentConcat", "LatentCut",
+                  "LatentCutToBatch", "LatentFromBatch", "LatentRotate", "LoadTrainingDataset", "MakeTrainingDataset",
+                  "NormalizeVideoLatentStart", "RebatchLatents", "RepeatLatentBatch", "ReplaceVideoLatentFrames",
+                  "ResolutionBucket", "TrimVideoLatent"))
+SCALES = ("LatentUpscaleBy", "LatentUpscale")  # latent_scale.resized: their "samples" input
+
+
+def _through(t):
+    return links.SAMPLED.get(t) or links.PASSED.get(t) or SAME_SIZE.get(t) or ("samples" if t in SCALES else None)
+
+
+def attach(v, h, t, w):
+    """Put into w (sampler or decode h's widgets) the first node on its latent input the estimate does not size."""
+    name = links.SAMPLED.get(t) or links.DECODES.get(t)
+    if not name:
+        return
+    try:
+        ref, depth = v.link_of(h, name), 0
+        while depth < links.MAX_DEPTH:
+            src, st, depth = links._source(v, ref, depth, "a latent")
+            if _through(st):
+                ref = v.link_of(src, _through(st))
+                continue
+            if st not in LATENT_NODES and st not in links.ENCODES and st not in CORE:
+                w[KEY] = (v.label(src), st)
+            return
+    except (links.Unread, AttributeError, KeyError, IndexError, TypeError):
+        return  # no source, muted, a broken link: other lines say so
+
+
+def lines(found, w, h, used) -> list[str]:
+    """One line per node found (dict.fromkeys of (label, type)): what it is and the size the estimate took."""
+    return [f"{label}: a node the estimate does not size makes the latent a sampler or decode takes: estimated at "
+            f"{w}x{h} ({used}); the latent it makes may be another size (the estimate's size is uncertain)"
+            for label, _ in found]
