@@ -489,7 +489,7 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
         f"{fmt_bytes(fixed['comfyui_reserve'])} ({'none on a CPU device' if in_host_ram else pol['platform'] + '; --reserve-vram changes it'}); allocator margin "
         f"{int(FRAGMENTATION * 100)} % of activations. peak_torch (max_memory_allocated) leaves out all three, "
         "peak_device (nvidia-smi) leaves out the reserve; both count what ComfyUI leaves loaded beside a phase on a budget" + (
-            f" and adds the cache PyTorch's allocator keeps through sampling ({cache_ratio:.0%} of activations as "
+            f"; peak_device adds the cache PyTorch's allocator keeps through sampling ({cache_ratio:.0%} of activations as "
             "traced for the family, sample_cache)" if cache_ratio and sample_cache.applies(pol, est["_ctx"]) else ""),
     ]
     est["assumptions"] = [a for a in assumptions if a]
