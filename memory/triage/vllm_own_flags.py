@@ -16,6 +16,7 @@ OWN_LINE = re.compile(r"^[ \t]{0,8}(?:[^\s$#>%]{0,80}[$#>%][ \t]{0,4})?((?:[A-Za
                       r"(?:vllm[ \t]{1,4}serve|python3?[ \t]{1,4}-m[ \t]{1,4}vllm\.entrypoints\.openai\.api_server)(?=\s|$)(.{0,4000})")
 KEYS = ("vllm serve", "vllm.entrypoints.openai")
 _ENV = re.compile(r"([A-Za-z_]\w{0,60})=([\w./:,@+-]{1,200})(?=\s|$)")
+_SET = re.compile(r"(?:^|\s)([A-Za-z_]\w{0,60})=")     # (fix67g, rev67b F6) every NAME= a guide line sets, whatever its value
 _KV_DTYPE = re.compile(r"--kv[-_]cache[-_]dtype[ =]([\w-]{1,40})(?=\s|$)")
 _MAXLEN = re.compile(r"--max[-_]model[-_]len[ =](\d{1,9})(?=\s|$)")
 _SEQS = re.compile(r"--max[-_]num[-_]seqs[ =](\d{1,7})(?=\s|$)")
@@ -37,7 +38,7 @@ def seen(f, m) -> None:
 def carried(prefix: str, rest: str, own: dict) -> tuple:
     """(env prefix, flags to insert after the model) for one guide line: the log's own settings the line does not set."""
     own = own or {}
-    have = {k for k, _ in _ENV.findall(prefix)}
+    have = set(_SET.findall(prefix))
     env = "".join(f"{k}={v} " for k, v in own.get("env", ()) if k not in have)
     flags = ""
     if own.get("kv_cache_dtype") and not re.search(r"--kv[-_]cache[-_]dtype\b", rest):

@@ -37,3 +37,16 @@ def test_the_capture_floor_from_0965_is_rounded_up_not_down():
     # 0.965 - 0.00594 = 0.9591: 0.95; 0.965 - 0.02357 = 0.9414: 0.95 at the lowest (0.94 takes more than the spare)
     assert _utils(ev) == ["0.95"]
     assert "no lower than 0.95" in ev["guide"]["markdown"]
+
+
+# --- F6: a variable the guide's line sets is not set again from the log -----------------------------------------------
+
+def test_the_guides_own_workspace_variable_is_not_set_twice():
+    _, ev = _answer("r5_flashinfer_env_twice")
+    serve = [c for c in _cmds(ev) if "vllm serve" in c]
+    assert serve
+    # the log ran with 413138944 bytes, which overflowed (536346624 asked); the guide's line sets $((1024*1024*1024))
+    for c in serve:
+        assert c.count("VLLM_FLASHINFER_WORKSPACE_BUFFER_SIZE=") <= 1 and "=413138944" not in c
+    assert any("VLLM_FLASHINFER_WORKSPACE_BUFFER_SIZE=$((1024*1024*1024)) vllm serve nvidia/Qwen3.5-397B-A17B-NVFP4" in c
+               for c in serve)
