@@ -15,16 +15,20 @@ graph capture, which runs after the cache was allocated (gpu_model_runner.py cap
 Without the card's total the guide keeps its generic figure, never at or above the log's own utilization.
 
 VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS (vllm/envs.py): 1 makes the start-up profile measure the graphs' memory and take
-it out of the KV cache's budget, so the capture has room; on by default since v0.21.0 (vLLM prints "CUDA graph memory
-profiling is enabled (default since v0.21.0)... To disable, set VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=0"). 0 gives
-the cache that memory back and counts no graphs: more cache, less room for the capture."""
+it out of the KV cache's budget, so the capture has room; on by default from 0.20.0 (memory/llm/runtimes/vllm.py
+GRAPHS_IN_BUDGET, read in vLLM's source archives; (fix67g, rev67b F7) the message's own "default since v0.21.0" is the
+plan, printed by 0.20.x too). 0 gives the cache that memory back and counts no graphs: more cache, less room for the
+capture."""
 import math
 
+from ..llm.runtimes.vllm import GRAPHS_IN_BUDGET
 from ..units import fmt_bytes
 
 GENERIC = 85            # the guide's generic utilization (hundredths) where the log does not size the drop
 SIZES = (1, 2, 4, 8, 16, 32, 64)      # the guide's capture sizes for Fix 3
 HINT = "VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS"
+# (0, 20): "0.20.0", the guide's {{capture_graphs_since}} (guides.FALLBACK: every render, whatever the log)
+GRAPHS_SINCE = ".".join(map(str, GRAPHS_IN_BUDGET)) + ".0"
 
 
 def _maxlen(f):

@@ -50,3 +50,15 @@ def test_the_guides_own_workspace_variable_is_not_set_twice():
         assert c.count("VLLM_FLASHINFER_WORKSPACE_BUFFER_SIZE=") <= 1 and "=413138944" not in c
     assert any("VLLM_FLASHINFER_WORKSPACE_BUFFER_SIZE=$((1024*1024*1024)) vllm serve nvidia/Qwen3.5-397B-A17B-NVFP4" in c
                for c in serve)
+
+
+# --- F7: the release that turned the graph estimate on is the repo's own GRAPHS_IN_BUDGET (0.20.0) -------------------------
+
+def test_the_capture_guide_dates_the_graph_estimate_from_graphs_in_budget():
+    from gpu_garden.memory.llm.runtimes.vllm import GRAPHS_IN_BUDGET
+    _, ev = _answer("r2_util_0955")
+    md = " ".join(ev["guide"]["markdown"].split())
+    assert GRAPHS_IN_BUDGET == (0, 20)
+    assert "on by default from 0.20.0" in md and "on by default since v0.21.0" not in md
+    # the Mechanism no longer says the graphs always come on top of the budget: from 0.20.0 they are inside it
+    assert "Before vLLM 0.20.0" in md and "from 0.20.0 the profile estimates the graphs' memory" in md
