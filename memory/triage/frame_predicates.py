@@ -69,5 +69,8 @@ def capture_frame(x):
 
 
 def kv_cache_sized(x):
-    """vLLM printed its KV cache's size ("Available KV cache memory", V0's "reserved for KV Cache", "GPU KV cache size")."""
-    return x.f.get("vllm_kv_mem") is not None or bool(x.f.get("vllm_kv_tokens"))
+    """vLLM printed its KV cache's size ("Available KV cache memory", V0's "reserved for KV Cache", "GPU KV cache size")
+    before the failure and after its run's `vllm serve` line ((fix67g, rev67b F1) vllm_run.sized_before: a retry's cache
+    after a capture inside the profile is not this run's)."""
+    from .vllm_run import sized_before
+    return sized_before(x.f, x.line)

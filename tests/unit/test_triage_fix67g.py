@@ -62,3 +62,29 @@ def test_the_capture_guide_dates_the_graph_estimate_from_graphs_in_budget():
     assert "on by default from 0.20.0" in md and "on by default since v0.21.0" not in md
     # the Mechanism no longer says the graphs always come on top of the budget: from 0.20.0 they are inside it
     assert "Before vLLM 0.20.0" in md and "from 0.20.0 the profile estimates the graphs' memory" in md
+
+
+# --- F1: two `vllm serve` runs in one log: the guide and the numbers read the run that failed ---------------------------
+
+def test_the_first_runs_failure_keeps_its_own_flags_not_the_second_runs():
+    _, ev = _answer("r1_two_runs_second_ok")
+    serve = [c for c in _cmds(ev) if "vllm serve" in c]
+    assert serve and _utils(ev) == ["0.97"]       # the failed run's 0.98 less 136 MiB of 22.36 GiB (the second ran 0.90)
+    for c in serve:
+        assert c.startswith("VLLM_ATTENTION_BACKEND=FLASHINFER vllm serve ./qwen-27b-nvfp4 ")
+        assert "--kv-cache-dtype nvfp4" in c and "--max-model-len 124000" in c and "32768" not in c
+    assert '--max-num-seqs 1 --compilation-config \'{"cudagraph_capture_sizes": [1]}\'' in serve[-1]
+    md = ev["guide"]["markdown"]
+    assert "no lower than 0.96" in md and "the log's 0.98" in md
+    assert ev["numbers"]["gpu_memory_utilization_ratio"] == 0.98 and ev["numbers"]["max_model_len_tokens"] == 124000
+
+
+def test_a_capture_inside_the_profile_is_not_after_the_retrys_kv_cache():
+    res, ev = _answer("r1b_profile_capture_then_retry")
+    # vLLM >= 0.20 captures inside determine_available_memory, before any KV line; the KV lines after it are the retry's
+    assert ev["causes"][0]["id"] == "graph-capture"
+    assert not any("after vLLM had sized its KV cache" in str(c["evidence"]) for c in ev["causes"])
+    assert ev["causes"][0]["confidence"] < 0.7       # not stated: the capture-after-KV row does not apply
+    assert "kv_available" not in ev["numbers"] and "kv_max_tokens" not in ev["numbers"]
+    md = ev["guide"]["markdown"]
+    assert "no lower than" not in md and "150,745" not in md       # the retry's cache sizes nothing of the failed run
