@@ -88,3 +88,26 @@ def test_a_capture_inside_the_profile_is_not_after_the_retrys_kv_cache():
     assert "kv_available" not in ev["numbers"] and "kv_max_tokens" not in ev["numbers"]
     md = ev["guide"]["markdown"]
     assert "no lower than" not in md and "150,745" not in md       # the retry's cache sizes nothing of the failed run
+
+
+# --- F2: a CUDA graph's replay is no capture; LLM.generate's progress is past the capture -------------------------------
+
+def test_an_offline_generation_replay_is_not_a_capture():
+    _, ev = _answer("r3_offline_replay")
+    # "Processed prompts" (LLM.generate) after "Graph capturing finished": generation, the replay of graphs already captured
+    assert ev["causes"][0]["id"] != "graph-capture"
+    assert not any(c["id"] == "graph-capture" for c in ev["causes"])
+
+
+def test_a_replay_frame_is_not_the_capture_after_the_kv_cache():
+    text = "\n".join(l for l in (DATA / "r3_offline_replay.log").read_text().splitlines() if "Processed prompts" not in l)
+    _, ev = _answer(None, text)
+    # the capture-after-KV row (6.0 points, 79 % before) reads capture functions only: torch/cuda/graphs.py's replay() is none
+    assert not any("replay()" in str(c["evidence"]) or "after vLLM had sized its KV cache" in str(c["evidence"]) for c in ev["causes"])
+
+
+def test_a_replay_frame_alone_shows_no_capture():
+    text = "\n".join(l for l in (DATA / "r3_offline_replay.log").read_text().splitlines()
+                     if "Processed prompts" not in l and "Graph capturing finished" not in l)
+    _, ev = _answer(None, text)
+    assert not any(c["id"] == "graph-capture" for c in ev["causes"])
