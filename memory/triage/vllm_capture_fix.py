@@ -9,8 +9,8 @@ graph capture, which runs after the cache was allocated (gpu_model_runner.py cap
   is 0.974, so 0.97 (which the thread reports boots); at 0.955 it is 0.949, so 0.94;
 - at most what the cache can lose and still hold one request at the log's max_model_len: its bytes a token are
   "Available KV cache memory" over "GPU KV cache size: N tokens" (kv_cache_utils.py); 2.97 GiB for 150,745 tokens leaves
-  124000 tokens 0.53 GiB to spare: the utilization less that, rounded up, 0.96 at the lowest. A larger drop than that fails the cache check instead
-  (kv_cache_utils.check_enough_kv_cache_memory): then no utilization fits, and the guide says so (--enforce-eager, fewer
+  124000 tokens 0.53 GiB to spare: the utilization less that, rounded up, is 0.96. A larger drop than that fails the
+  cache check instead (kv_cache_utils.check_enough_kv_cache_memory): then no utilization fits, and the guide says so (--enforce-eager, fewer
   capture sizes).
 Without the card's total the guide keeps its generic figure, never at or above the log's own utilization.
 

@@ -111,3 +111,26 @@ def test_a_replay_frame_alone_shows_no_capture():
                      if "Processed prompts" not in l and "Graph capturing finished" not in l)
     _, ev = _answer(None, text)
     assert not any(c["id"] == "graph-capture" for c in ev["causes"])
+
+
+# --- F3: the log's fp8 cache is carried wherever the log shows it (one source: the fact vllm_kv_dtype) -------------------
+
+def _kv_first(name):
+    _, ev = _answer(name)
+    return next(c for c in _cmds(ev) if "vllm serve" in c)
+
+
+def test_a_command_split_over_continuation_lines_keeps_its_fp8_cache():
+    # 121856 tokens fits the 5.59 GiB with the log's fp8 cache; without it vLLM's default cache needs twice that
+    first = _kv_first("r4_multiline_fp8")
+    assert "--max-model-len 121856" in first and "--kv-cache-dtype fp8" in first
+
+
+def test_a_docker_run_keeps_its_fp8_cache():
+    first = _kv_first("r4b_docker_fp8")
+    assert "--max-model-len 121856" in first and "--kv-cache-dtype fp8" in first
+
+
+def test_the_engine_config_lines_fp8_cache_is_kept():
+    first = _kv_first("r4d_config_line_fp8")
+    assert "--max-model-len 121856" in first and "--kv-cache-dtype fp8" in first
