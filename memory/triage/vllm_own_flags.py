@@ -21,6 +21,7 @@ _SET = re.compile(r"(?:^|\s)([A-Za-z_]\w{0,60})=")     # (fix67g, rev67b F6) eve
 _MAXLEN = re.compile(r"--max[-_]model[-_]len[ =](\d{1,9})(?=\s|$)")
 _SEQS = re.compile(r"--max[-_]num[-_]seqs[ =](\d{1,7})(?=\s|$)")
 _TRUST = re.compile(r"--trust[-_]remote[-_]code(?=\s|$)")
+_KV_BYTES = re.compile(r"--kv[-_]cache[-_]memory(?:[-_]bytes)?\b")
 
 
 def seen(f, m) -> None:
@@ -45,7 +46,9 @@ def carried(prefix: str, rest: str, own: dict, kv_dtype=None) -> tuple:
     flags = ""
     if kv_dtype and kv_dtype != "auto" and not re.search(r"--kv[-_]cache[-_]dtype\b", rest):
         flags += f" --kv-cache-dtype {kv_dtype}"
-    if own.get("max_model_len") and not re.search(r"--max[-_]model[-_]len\b", rest):
+    # (fix67g, rev67b F4) not into a line that fixes the cache's bytes (--kv-cache-memory-bytes): the context that cache holds
+    # is its own, and the log's (131072 tokens of Qwen2.5-7B: 7 GiB) need not fit the guide's 4 GiB
+    if own.get("max_model_len") and not re.search(r"--max[-_]model[-_]len\b", rest) and not _KV_BYTES.search(rest):
         flags += f" --max-model-len {own['max_model_len']}"
     if own.get("trust_remote_code") and not _TRUST.search(rest):
         flags += " --trust-remote-code"

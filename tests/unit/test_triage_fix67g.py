@@ -134,3 +134,14 @@ def test_a_docker_run_keeps_its_fp8_cache():
 def test_the_engine_config_lines_fp8_cache_is_kept():
     first = _kv_first("r4d_config_line_fp8")
     assert "--max-model-len 121856" in first and "--kv-cache-dtype fp8" in first
+
+
+# --- F4: a line that fixes the KV cache's bytes gets no carried --max-model-len -----------------------------------------
+
+def test_a_fixed_kv_cache_line_does_not_carry_the_logs_context():
+    _, ev = _answer("r7_cpu_kvbytes_maxlen")
+    cmds = [line for c in _cmds(ev) for line in c.splitlines() if "vllm serve" in line]
+    # Qwen2.5-7B's one request at 131072 tokens needs 7.00 GiB of cache (gpu-garden kv): a 4 GiB cache cannot hold it
+    kvb = [c for c in cmds if "--kv-cache-memory-bytes 4294967296" in c]
+    assert kvb and not any("--max-model-len" in c for c in kvb)
+    assert any(c.endswith("--max-model-len 8192") for c in cmds)       # the guide's own shorter context stays
