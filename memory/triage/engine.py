@@ -102,7 +102,10 @@ def _event_dict(scan, inc, context):
     guide = guides_mod.select(top, env["runtime"], genv, params, kind=gkind, form=cause_forms.get(top, ev.get("form")))
     guide = ollama_compute.guide(guide, top, params, guides_mod)     # (fix66c) Ollama's compute buffer: its own guide
     comfy_launch.apply(guide, params, guides_mod.commands)
-    vllm_command.apply(guide, rscan.facts, guides_mod.commands)     # (fix66c) the log's model and tensor-parallel size     # (fix66c) Desktop's settings, not a command line
+    vf = rscan.facts      # (fix67g, rev67b F4) a guide whose lines size the cache for themselves keeps no --max-model-len of the log's
+    if guide and guides_mod.load_all().get(guide["id"], {}).get("carry_max_model_len") == "no":
+        vf = dict(vf, vllm_own={k: v for k, v in (vf.get("vllm_own") or {}).items() if k != "max_model_len"})
+    vllm_command.apply(guide, vf, guides_mod.commands)     # (fix66c) the log's model and tensor-parallel size     # (fix66c) Desktop's settings, not a command line
     note = env_mod.expandable_note(env) if guide and "expandable_segments" in guide["markdown"] else None
     if note:
         guide["markdown"] = guide["markdown"].rstrip() + "\n\n" + note

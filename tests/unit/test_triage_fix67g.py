@@ -145,3 +145,12 @@ def test_a_fixed_kv_cache_line_does_not_carry_the_logs_context():
     kvb = [c for c in cmds if "--kv-cache-memory-bytes 4294967296" in c]
     assert kvb and not any("--max-model-len" in c for c in kvb)
     assert any(c.endswith("--max-model-len 8192") for c in cmds)       # the guide's own shorter context stays
+
+
+def test_a_guide_that_sets_a_smaller_share_does_not_carry_the_logs_context():
+    _, ev = _answer("r7b_cpu_share_maxlen")
+    assert ev["guide"]["id"] == "vllm-other-process-ram"
+    cmds = [line for c in _cmds(ev) for line in c.splitlines() if "vllm serve" in line]
+    # --gpu-memory-utilization 0.6 of the node (less than the log's 0.92) or a 4 GiB cache: 131072 tokens need not fit either
+    assert any("--gpu-memory-utilization 0.6" in c for c in cmds) and any("--kv-cache-memory-bytes" in c for c in cmds)
+    assert not any("--max-model-len 131072" in c for c in cmds)
