@@ -225,7 +225,7 @@ def build(scan, inc, context, env) -> Case:
     # torch.compile's cudagraph trees)
     x.graph_capture = f.get("graph_capture") or next(
         (f"{func}() in {p.replace(chr(92), '/').rsplit('/', 1)[-1]}" for p, func in inc.frames
-         if "cudagraph" in p.lower() or p.replace("\\", "/").endswith("cuda/graphs.py")), None)
+         if ("cudagraph" in p.lower() or p.replace("\\", "/").endswith("cuda/graphs.py")) and func != "replay"), None)   # (fix67g) replay: captured
     # a validation or evaluation pass of the program's own code on the stack (not a library's frames)
     x.eval_frame = next((func for p, func in reversed(inc.frames) if C.eval_function(func)
                          and not any(w in p.replace("\\", "/") for w in ("site-packages/", "dist-packages/", "/lib/python"))), None)

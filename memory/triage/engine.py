@@ -21,6 +21,7 @@ from . import advice
 from . import facts as facts_mod
 from . import case as case_mod
 from . import aimdo_abort, comfy_launch, comfy_numbers, encoder_advice, guide_phase, ollama_compute, vllm_command
+from .vllm_run import scan_for, vllm_setting     # vllm_setting re-exported (tests, facts' comments)
 from . import env as env_mod
 from . import guides as guides_mod
 from . import parse as P
@@ -67,17 +68,6 @@ def _torch_named(inc, env):
         any(w in inc.primary.get("text", "") for w in _TORCH_METAL_WORDS)
 
 
-def vllm_setting(kept: dict, at: int, until=None):
-    """(rev8 B1) A vLLM setting kept by line (facts "vllm_util_at", "vllm_maxlen_at"; (rev9 D3) "tpu_hbm_limit") for a failure
-    at line `at`: the nearest value printed at or before it, else the first printed after it and before the next failure
-    (`until`), else None. (rev9 D2, left) No lower bound at the failure before it, as monai's reader has: vLLM prints one
-    failure several times (EngineCore's ERROR lines, its stderr, the API server's), so the failure before is often this one's
-    own first print, and its run's settings lie before that (batch-614's sampler warm-up lost its max_model_len)."""
-    lines = sorted(kept)
-    before = [n for n in lines if n <= at]
-    return kept[before[-1]] if before else next((kept[n] for n in lines if at < n < (until or 1 << 60)), None)
-
-
 def _event_dict(scan, inc, context):
     env = env_mod.infer(scan, inc, context)
     case = case_mod.build(scan, inc, context, env)
@@ -92,7 +82,8 @@ def _event_dict(scan, inc, context):
         device_kind = "mps"          # a Metal command buffer failing under PyTorch: its device is MPS
     elif device_kind == "webgpu":
         device_kind = WEBGPU_DEVICE_BY_OS.get(env["os"], "webgpu")      # Dawn's backend on this OS (round 67)
-    params = advice.params(inc, env, scan, context, case.total)
+    rscan = scan_for(scan, ev.get("_line", inc.first_line), case.until)     # (fix67g) the facts of the vLLM run that failed
+    params = advice.params(inc, env, rscan, context, case.total)
     params.update(ollama_compute.params(case, env))     # (fix66c) Ollama's compute buffer: case.py's stage (fix66f)
     params["sysmem_fallback"] = sysmem_fallback(case)
     params.update(aimdo_abort.params(inc.frames, scan.facts, ev.get("_line", inc.first_line), params.get("comfy_install")))
@@ -114,7 +105,10 @@ def _event_dict(scan, inc, context):
     guide = guides_mod.select(top, env["runtime"], genv, params, kind=gkind, form=cause_forms.get(top, ev.get("form")))
     guide = ollama_compute.guide(guide, top, params, guides_mod)     # (fix66c) Ollama's compute buffer: its own guide
     comfy_launch.apply(guide, params, guides_mod.commands)
-    vllm_command.apply(guide, scan.facts, guides_mod.commands)     # (fix66c) the log's model and tensor-parallel size     # (fix66c) Desktop's settings, not a command line
+    vf = rscan.facts      # (fix67g, rev67b F4) a guide whose lines size the cache for themselves keeps no --max-model-len of the log's
+    if guide and guides_mod.load_all().get(guide["id"], {}).get("carry_max_model_len") == "no":
+        vf = dict(vf, vllm_own={k: v for k, v in (vf.get("vllm_own") or {}).items() if k != "max_model_len"})
+    vllm_command.apply(guide, vf, guides_mod.commands)     # (fix66c) the log's model and tensor-parallel size     # (fix66c) Desktop's settings, not a command line
     note = env_mod.expandable_note(env) if guide and "expandable_segments" in guide["markdown"] else None
     if note:
         guide["markdown"] = guide["markdown"].rstrip() + "\n\n" + note
@@ -142,8 +136,8 @@ def _event_dict(scan, inc, context):
             numbers.setdefault("max_model_len_tokens", maxlen)
         # (fix67a, aud67b #8) its start-up figures under the numbers' existing keys: the weights one GPU loaded, the KV cache's bytes and tokens
         for key, fact in (("weights", "vllm_model_mem"), ("kv_available", "vllm_kv_mem"), ("kv_max_tokens", "vllm_kv_tokens")):
-            if scan.facts.get(fact) is not None:
-                numbers.setdefault(key, scan.facts[fact])
+            if rscan.facts.get(fact) is not None:
+                numbers.setdefault(key, rscan.facts[fact])
     if ev.get("form") == "stream_executor" or (ev["kind"] == "xla.oom" and ev.get("device_kind") in (None, "cuda", "rocm")):
         for key, v in scan.facts["tf_device_mem"].items():
             numbers.setdefault(key, v)      # TensorFlow's device creation printed the card's total and free memory (round 110: for its BFC allocator's or an op's refusal too)
@@ -199,7 +193,7 @@ def _event_dict(scan, inc, context):
                            if out["uncertain"] else [])
     out["pair"] = rank.pair(out["alternatives"])      # the two fit about equally (else the first is only the likelier)
     if env["runtime"] in ("vllm", "llama.cpp", "ollama") and top in ("kv-cache", "weights-exceed-vram", "activations"):
-        sugg = advice.llm_suggestions(scan, inc, numbers, env["runtime"], case)
+        sugg = advice.llm_suggestions(rscan, inc, numbers, env["runtime"], case)
         if sugg:
             out["suggestions"] = sugg
             if guide is not None:

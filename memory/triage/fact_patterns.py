@@ -166,7 +166,8 @@ FACTS = [
                                 r"\byolo (?:(?:detect|segment|classify|pose|obb) )?train\b|AutoBatch: |\bstep#: *\d+ +learning rate: |"
                                 # HF Trainer's own log dict ({'loss': 1.23, 'grad_norm': ..., 'learning_rate': ..., 'epoch': 0.03})
                                 r"\{'loss': [\d.]")),
-    ("vllm_serving", re.compile(r"Added request|Received request|POST /v1/|Avg prompt throughput")),
+    # (fix67g, rev67b F2) or LLM.generate's progress bar ("Processed prompts: 3%|..."): offline generation, past the capture
+    ("vllm_serving", re.compile(r"Added request|Received request|POST /v1/|Avg prompt throughput|Processed prompts")),
     # (tri72) vLLM V1's multiprocess executor: a worker's failure sent back over its RPC queue (collective_rpc's "Worker failed
     # with error '...'", the worker's own "WorkerProc hit an exception."); a worker serves that queue only after its __init__ loaded the weights
     ("vllm_worker_rpc", re.compile(r"Worker failed with error '|WorkerProc hit an exception")),
@@ -460,7 +461,7 @@ FACT_KEYS = {
     "vllm_kv_mem": ("Available KV cache",), "vllm_kv_tokens": ("KV cache size",),
     "vllm_model_mem": ("Model loading took", "Loading model weights took", "model weights take"),
     "vllm_kv_mem_v0": ("reserved for KV Cache",),
-    "graph_capture": ("Capturing", "capture", "graph", "Graph capturing", "ESTIMATE_CUDAGRAPHS"), "own_pool": ("PluggableAllocator", "MemPool", "aimdo", "cumem", "CuMem"), "block_swap": BLOCK_SWAP.KEYS, "pinned_host": ("Non-blocking", "release mmap", "pin_memory", "AcceleratorError", "page-lock", "PAGEABLE", "non_blocking=True", "cudaHostRegister"), "vllm_util": ("gpu_memory_utilization", "--gpu-memory-utilization"), "vllm_total": ("total_gpu_memory",), "vllm_serving": ("Added request", "Received request", "POST /v1/", "Avg prompt throughput"), "vllm_worker_rpc": ("Worker failed with error", "WorkerProc hit an exception"), "training_log": ("poch ", "_loss", "{'loss': ", "loss.backward", "train", "finetune", "fine_tune", "AutoBatch: ", "step#:"), "vllm_maxlen": ("max_model_len", "max_seq_len", "--max-model-len"), "vllm_kv_dtype": ("kv_cache_dtype=", "--kv-cache-dtype"), "vllm_dtype": VLLM_DTYPE.KEYS,
+    "graph_capture": ("Capturing", "capture", "graph", "Graph capturing", "ESTIMATE_CUDAGRAPHS"), "own_pool": ("PluggableAllocator", "MemPool", "aimdo", "cumem", "CuMem"), "block_swap": BLOCK_SWAP.KEYS, "pinned_host": ("Non-blocking", "release mmap", "pin_memory", "AcceleratorError", "page-lock", "PAGEABLE", "non_blocking=True", "cudaHostRegister"), "vllm_util": ("gpu_memory_utilization", "--gpu-memory-utilization"), "vllm_total": ("total_gpu_memory",), "vllm_serving": ("Added request", "Received request", "POST /v1/", "Avg prompt throughput", "Processed prompts"), "vllm_worker_rpc": ("Worker failed with error", "WorkerProc hit an exception"), "training_log": ("poch ", "_loss", "{'loss': ", "loss.backward", "train", "finetune", "fine_tune", "AutoBatch: ", "step#:"), "vllm_maxlen": ("max_model_len", "max_seq_len", "--max-model-len"), "vllm_kv_dtype": ("kv_cache_dtype=", "--kv-cache-dtype"), "vllm_dtype": VLLM_DTYPE.KEYS,
     "vllm_marker": ("vllm", "Vllm", "VLLM::", "LLM(model=", "EngineCore", "vLLM", "Initializing an LLM engine", "INFO ", "ERROR ", "WARNING ", "DEBUG ", "not enough GPU memory",
                     "Engine core initialization failed", "Error in model execution"),
     "load_failed": ("rror while loading", "rror when loading", "rror loading", "ailed to load"),

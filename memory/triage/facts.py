@@ -14,7 +14,7 @@ from .text import attempt
 from .comfy_launch import seen as seen_install
 from .vllm_command import seen as seen_batched
 from .vllm_short_q import before as q_before, quants as short_quants
-from .vllm_own_flags import seen as seen_own
+from . import vllm_run as VRUN
 from .chain_links import chained_how as _chained_how
 from .facts_ollama import _ollama_env, _ollama_evict, _ollama_full, _ollama_marker
 from .facts_tf import _tf_device_mem, bfc_stats_after  # noqa: F401  (bfc_stats_after: read as facts.bfc_stats_after)
@@ -269,12 +269,6 @@ def _vote(os_name):
 
 # --- vLLM ----------------------------------------------------------------------------------------
 
-def _gib(key):
-    def handler(s, f, m, text, lineno, window):
-        f[key] = P.size(m.group(1) + " GiB")
-    return handler
-
-
 def _vllm_util(s, f, m, text, lineno, window):
     f["vllm_util"] = num(m.group(1) or m.group(2) or m.group(3))   # a figure that is no number: SizeError, attempt's miss
     # (rev8 B1) by line too, so a failure reads its own run's (engine.vllm_setting); a line read back from the window before
@@ -412,17 +406,17 @@ HANDLERS = {
     "progress_done": _progress_done,
     "progress": _progress,
     "decode_phase": _decode_phase,
-    "vllm_kv_mem": _gib("vllm_kv_mem"),
-    "vllm_kv_tokens": lambda s, f, m, *_: f.__setitem__("vllm_kv_tokens", int(m.group(1).replace(",", ""))),
-    "vllm_model_mem": _gib("vllm_model_mem"),
-    "vllm_kv_mem_v0": _gib("vllm_kv_mem"),
+    "vllm_kv_mem": VRUN.gib("vllm_kv_mem"),       # (fix67g) these by line too: the run that failed (vllm_run.py)
+    "vllm_kv_tokens": VRUN.kv_tokens,
+    "vllm_model_mem": VRUN.gib("vllm_model_mem"),
+    "vllm_kv_mem_v0": VRUN.gib("vllm_kv_mem"),
     "vllm_util": _vllm_util,
     "vllm_total": _vllm_total,
     "vllm_maxlen": _vllm_maxlen,
     # (tensor x pipeline parallel: the larger one the log names, a floor of the cards the weights split over)
     "vllm_wflags": lambda s, f, m, text, lineno, window: _vllm_wflags(f, text, q_before(s, window) if "-q" in text else ""),
     "vllm_tp": lambda s, f, m, *_: f.__setitem__("vllm_tp", max(f["vllm_tp"], int(m.group(1) or m.group(2)))),
-    "vllm_kv_dtype": lambda s, f, m, *_: f.__setitem__("vllm_kv_dtype", (m.group(1) or m.group(2)).lower()),
+    "vllm_kv_dtype": VRUN.kv_dtype,
     "vllm_dtype": lambda s, f, m, *_: f.__setitem__("vllm_dtype", (m.group(1) or m.group(2)).lower()),
     "vllm_marker": _set("vllm", True),
     "vllm_serving": _set("vllm_serving", True),
@@ -508,7 +502,7 @@ HANDLERS = {
     "runtime_around": runtime_around,     # (rt66)
     "comfy_install": lambda s, f, m, *_: seen_install(f, m),     # (fix66c) comfy_launch.INSTALL_SIGNS
     "vllm_batched": lambda s, f, m, text, lineno, window: seen_batched(f, m, text, q_before(s, window) if "-q" in text else ""),     # (fix66c) vllm_command
-    "vllm_own": lambda s, f, m, *_: seen_own(f, m),     # (fix67a) vllm_own_flags
+    "vllm_own": VRUN.own,     # (fix67a) vllm_own_flags; (fix67g) by line: each a run's start
     "dataloader_worker": lambda s, f, m, *_: f.__setitem__("dataloader_worker", True),     # (review rev66a #4)
     "wrapper_run": wrapper_runs.read,     # (fix67b) by line
     "igpu_named": lambda s, f, m, *_: f.__setitem__("igpu_named", True),     # (rev8 S2) Unsloth Studio's guard reads other

@@ -60,14 +60,20 @@ def sync_frame(x):
 # (fix67a, aud67b #5) the frames of a CUDA graph's capture: vLLM's runners' capture_model (v1 gpu_model_runner.py, V0
 # model_runner.py) and PyTorch's torch.cuda.graph context (torch/cuda/graphs.py: capture_begin, capture_end)
 CAPTURE_FUNCS = ("capture_model", "_capture_cudagraphs", "capture_begin", "capture_end")
+# (fix67g, rev67b F2) torch.cuda.graph's own context methods (torch/cuda/graphs.py class graph: __enter__ calls
+# capture_begin, __exit__ capture_end); that file's CUDAGraph.replay() runs a graph already captured: no capture
+GRAPH_CONTEXT = ("__enter__", "__exit__")
 
 
 def capture_frame(x):
-    """A frame of the traceback is a CUDA graph's capture (its function, or torch/cuda/graphs.py)."""
-    return next((func for p, func in x.frames if func in CAPTURE_FUNCS or p.replace("\\", "/").endswith("torch/cuda/graphs.py")),
-                None)
+    """A frame of the traceback is a CUDA graph's capture: a capture function, or torch.cuda.graph's __enter__/__exit__."""
+    return next((func for p, func in x.frames if func in CAPTURE_FUNCS
+                 or (func in GRAPH_CONTEXT and p.replace("\\", "/").endswith("torch/cuda/graphs.py"))), None)
 
 
 def kv_cache_sized(x):
-    """vLLM printed its KV cache's size ("Available KV cache memory", V0's "reserved for KV Cache", "GPU KV cache size")."""
-    return x.f.get("vllm_kv_mem") is not None or bool(x.f.get("vllm_kv_tokens"))
+    """vLLM printed its KV cache's size ("Available KV cache memory", V0's "reserved for KV Cache", "GPU KV cache size")
+    before the failure and after its run's `vllm serve` line ((fix67g, rev67b F1) vllm_run.sized_before: a retry's cache
+    after a capture inside the profile is not this run's)."""
+    from .vllm_run import sized_before
+    return sized_before(x.f, x.line)

@@ -30,6 +30,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from ..estimate.spec import TILE_NODE  # VAE Decode (Tiled)'s defaults: one source
+from .vllm_capture_fix import GRAPHS_SINCE      # (fix67g) the vLLM release that put the graphs' estimate in the budget
 
 GUIDE_DIR = Path(__file__).parent / "guides"
 GROUPS = {
@@ -98,7 +99,8 @@ FALLBACK = {"reserve_vram_gb": "1.0", "requested": "a large block", "shortfall":
             "reserved_unallocated": "memory", "other_processes": "part of the card", "max_model_len": "8192",
             "gpu_memory_utilization": "0.80", "n_ctx_half": "8192", "n_ctx": "the context", "ngl": "20",
             "launch": "python main.py", "total_gib": "the card's", "tile_size": TILE_NODE["tile"],
-            "overlap": TILE_NODE["overlap"], "temporal_size": TILE_NODE["frames"], "temporal_overlap": TILE_NODE["frame_overlap"]}
+            "overlap": TILE_NODE["overlap"], "temporal_size": TILE_NODE["frames"], "temporal_overlap": TILE_NODE["frame_overlap"],
+            "capture_graphs_since": GRAPHS_SINCE}
 
 
 def holds(cond: str, params: dict) -> bool:

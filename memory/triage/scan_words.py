@@ -346,6 +346,7 @@ WINDOW_KEYS = (b" -m ", b"Failed to initialize NVML", b"ECC", b"fallen off the b
 WINDOW_KEYS += (b"VLLM_ROCM_",)           # (vLLM's ROCm-only switches on its command line, facts "vllm_rocm_on": none51)
 WINDOW_KEYS += (b"Processing interrupted", b"InterruptProcessingException", b"VRAM Total:", b"VRAM Free:", b"Enabled pinned memory")  # (aud67b #8, #10)
 WINDOW_KEYS += tuple(k.encode() for k in FACT_KEYS["block_swap"])     # (fix66d) block_swap.py
+WINDOW_KEYS += (b"Processed prompts",)     # (fix67g) LLM.generate's progress bar: vllm_serving, generation past the capture
 # (fixT) the lines that name an NVIDIA card beside them (facts "cuda_device"; ComfyUI's "Device: " is read already)
 # (fixV) and nvidia-smi's table: its header, and a GPU row's name after the index's spaces
 CUDA_DEVICE_KEYS = (b"detected platform cuda", b": NVIDIA", b"NVIDIA-SMI", b"  NVIDIA ", b"  GeForce ", b"  Tesla ", b"  Quadro ", b"  TITAN ")

@@ -169,7 +169,7 @@ def apply(guide, f, commands) -> None:
 
     def line(m):
         rest = m.group(2)
-        prefix, own = carried(m.group(1), rest, f.get("vllm_own"))     # (fix67a) the log's own settings
+        prefix, own = carried(m.group(1), rest, f.get("vllm_own"), f.get("vllm_kv_dtype"))     # (fix67a) the log's own settings
         rest = own + rest
         if tp > 1 and "--tensor-parallel-size" not in rest:
             rest = f" --tensor-parallel-size {tp}" + rest
