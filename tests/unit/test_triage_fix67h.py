@@ -38,3 +38,27 @@ def test_comfy_trainlora_loading_the_model_reads_weights_firmly():
     512 MiB APU: no step ran (was weights-exceed-vram 74 %, now as without the training node)."""
     res, conf = _answer("f1b_comfy_trainlora_load_512m.log")
     assert res["cause"] == "weights-exceed-vram" and conf["weights-exceed-vram"] >= 0.8, conf
+
+
+# --- F2: a text encoder's load takes the weights evidence only where the sampler is not loading the U-Net -------------
+
+def test_stale_text_encoder_node_with_the_samplers_unet_load_does_not_read_text_encoder():
+    """The report names CLIPTextEncode (a stale node id) but the stack is KSampler -> _prepare_sampling ->
+    load_models_gpu: the U-Net's load (was text-encoder 56 % leading)."""
+    res, conf = _answer("f3_stale_node_te_unet_load.log")
+    assert max(conf, key=conf.get) == "weights-exceed-vram", conf
+    assert conf.get("text-encoder", 0) < conf["weights-exceed-vram"], conf
+
+
+def test_clip_last_requested_but_sampler_reloads_the_unet_reads_weights():
+    """CLIP was the last "Requested to load"; the sampler's load_models_gpu of the already-listed U-Net prints no line
+    (model_management.py:650-656) and fails in model_patcher.load (was text-encoder 47 % leading)."""
+    res, conf = _answer("f4_clip_last_unet_reload.log")
+    assert max(conf, key=conf.get) == "weights-exceed-vram", conf
+    assert conf.get("text-encoder", 0) < 0.3, conf
+
+
+def test_unet_last_requested_control_reads_weights():
+    """Regression check: the U-Net's own "Requested to load" last, weights-exceed-vram 82 % before and after."""
+    res, conf = _answer("f4_ctrl_unet_last.log")
+    assert res["cause"] == "weights-exceed-vram" and conf["weights-exceed-vram"] >= 0.8, conf
