@@ -62,3 +62,18 @@ def test_unet_last_requested_control_reads_weights():
     """Regression check: the U-Net's own "Requested to load" last, weights-exceed-vram 82 % before and after."""
     res, conf = _answer("f4_ctrl_unet_last.log")
     assert res["cause"] == "weights-exceed-vram" and conf["weights-exceed-vram"] >= 0.8, conf
+
+
+# --- F3-F6: a wrapper's runs compare only with runs of the same shape, of this process, one prompt each --------------
+
+def _leak_evidence(res):
+    ev = res["events"][res["headline"]]
+    return " ".join(str(c["evidence"]) for c in ev["causes"] if c["id"] == "leak")
+
+
+def test_longer_videos_each_run_are_not_read_as_a_leak():
+    """49 -> 81 -> 125 frames (Seq len 31200 / 50400 / 76800) with the same block swap: a longer video leaves more
+    allocated; no growth is read across different sequence lengths (was leak 70 %)."""
+    res, conf = _answer("f2_longer_video_runs.log")
+    assert res["cause"] != "leak", conf
+    assert "rose over" not in _leak_evidence(res)
