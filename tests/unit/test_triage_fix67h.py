@@ -77,3 +77,20 @@ def test_longer_videos_each_run_are_not_read_as_a_leak():
     res, conf = _answer("f2_longer_video_runs.log")
     assert res["cause"] != "leak", conf
     assert "rose over" not in _leak_evidence(res)
+
+
+def test_interrupted_run_between_does_not_merge_into_the_next():
+    """A run that printed its summary and Seq len but never "Allocated memory" (interrupted) sits between two finished runs
+    whose allocated figure rose 1.993 -> 3.981 GB: it ends at the next "got prompt" instead of merging into the next run
+    (its summary doubled, no growth read: was uncertain, leak 58 %)."""
+    res, conf = _answer("f9_interrupted_run_between.log")
+    assert res["cause"] == "leak" and not res.get("uncertain"), conf
+    assert "from 1.99 GiB to 3.98 GiB" in _leak_evidence(res)
+
+
+def test_interrupted_run_ends_at_a_new_summary_block_without_got_prompt():
+    """The same log with no "got prompt" lines (a log cut to the wrapper's own lines): the interrupted run ends where a
+    new block swap summary follows its Seq len."""
+    text = (DATA / "f9_interrupted_run_between.log").read_text(encoding="utf-8").replace("got prompt\n", "")
+    res = engine.triage_text(text)
+    assert res["cause"] == "leak" and "from 1.99 GiB to 3.98 GiB" in _leak_evidence(res), res["cause"]
