@@ -11,15 +11,17 @@ a figure that rises from run to run is memory the runs did not return (issue #98
 node until ComfyUI restarts). A peak figure says nothing of that: a longer run peaks higher.
 
 facts "wrapper_run" (kept by line, the head's stream only): ("summary", main-device MiB), ("seq", N), ("alloc", bytes),
-("prompt", None) at ComfyUI's "got prompt" (execution.py's prompt worker, one a prompt)."""
+("prompt", None) at ComfyUI's "got prompt" (execution.py's prompt worker, one a prompt), ("start", None) at its start-up
+"Total VRAM N MB, total RAM M MB" (the line scan.py counts as a server start): ComfyUI-Manager's restart ("Restarting...
+[Legacy Mode]", os.execv in the same console) frees what the runs before held, so their figures say nothing of this process."""
 import re
 
 GiB = 1 << 30
 
 FACT = ("wrapper_run", re.compile(r"\bTransformer blocks on (?!cpu\b)(\S{1,24}): (\d{1,7}(?:\.\d{1,4})?)MB\b|"
                                   r"\bSeq len: (\d{1,9})\b|\bAllocated memory: memory=(\d{1,5}\.\d{1,6}) GB\b|"
-                                  r"\b(got prompt)\b"))
-FACT_WORDS = ("Transformer blocks on ", "Seq len: ", "Allocated memory: memory=", "got prompt")
+                                  r"\b(got prompt)\b|\b(Total VRAM) \d{1,9} MB, total RAM\b"))
+FACT_WORDS = ("Transformer blocks on ", "Seq len: ", "Allocated memory: memory=", "got prompt", "Total VRAM ")
 KEPT = 64         # entries kept (three or four a run)
 GREW = 1 * GiB    # the least rise across runs read: a smaller one can be caches (cuDNN workspaces, cached embeds)
 
@@ -35,6 +37,8 @@ def read(s, f, m, text, lineno, window):
         d[lineno] = ("seq", int(m.group(3)))
     elif m.group(5):
         d[lineno] = ("prompt", None)
+    elif m.group(6):
+        d[lineno] = ("start", None)
     else:
         d[lineno] = ("alloc", int(float(m.group(4)) * GiB))
     while len(d) > KEPT:
@@ -50,6 +54,9 @@ def _runs(x):
     for n, (what, v) in sorted(x.f.get("wrapper_run", {}).items()):
         if n >= (x.line or 0):
             break
+        if what == "start":        # (fix67h, rev67c F4) ComfyUI started anew: the runs before are another process's
+            runs, cur = [], {}
+            continue
         if cur and (what == "prompt" or what == "summary" and "seq" in cur):
             runs.append(cur)
             cur = {}

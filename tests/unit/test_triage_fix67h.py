@@ -94,3 +94,12 @@ def test_interrupted_run_ends_at_a_new_summary_block_without_got_prompt():
     text = (DATA / "f9_interrupted_run_between.log").read_text(encoding="utf-8").replace("got prompt\n", "")
     res = engine.triage_text(text)
     assert res["cause"] == "leak" and "from 1.99 GiB to 3.98 GiB" in _leak_evidence(res), res["cause"]
+
+
+def test_runs_before_a_comfyui_restart_are_not_compared():
+    """ComfyUI-Manager's restart ("Restarting... [Legacy Mode]", os.execv in the same console, a fresh start banner)
+    between run 1 (1.993 GB left) and run 2 (3.981 GB): the new process's one finished run says nothing of growth (was
+    leak 70 % "rose over 2 runs"); one finished run of the same shape still leads with leak, below 70 %."""
+    res, conf = _answer("f10_restart_between_runs.log")
+    assert "rose over" not in _leak_evidence(res), _leak_evidence(res)
+    assert conf.get("leak", 0) < 0.7, conf
