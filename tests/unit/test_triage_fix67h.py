@@ -103,3 +103,36 @@ def test_runs_before_a_comfyui_restart_are_not_compared():
     res, conf = _answer("f10_restart_between_runs.log")
     assert "rose over" not in _leak_evidence(res), _leak_evidence(res)
     assert conf.get("leak", 0) < 0.7, conf
+
+
+# --- F5: BFC's backing off is not read as "the run went on" where an error line follows ------------------------------
+
+def _says_went_on(res):
+    ev = res["events"][res["headline"]]
+    return any("the run went on" in str(c["evidence"]) for c in ev["causes"])
+
+
+def test_backpedal_then_cudnn_handle_error_is_not_read_as_the_run_going_on():
+    """TensorFlow's two refused regions (12238104064 then 11014293504 bytes, 0.9 each), then "Could not create cudnn
+    handle: CUDNN_STATUS_INTERNAL_ERROR" and a segfault: the run did not go on (was other 61 %, "the run went on")."""
+    res, conf = _answer("f5_tf_backpedal_then_cudnn.log")
+    assert not _says_went_on(res), conf
+    assert conf.get("other", 0) < 0.5, conf
+
+
+def test_backpedal_then_convolution_algorithm_error_is_not_read_as_the_run_going_on():
+    """The same tries, then TensorFlow's "Failed to get convolution algorithm" (cuDNN failed to initialize); checked with
+    the stream executor's cuDNN line removed too, so this line alone stops the reading."""
+    res, conf = _answer("f5b_tf_backpedal_then_convalgo.log")
+    assert not _says_went_on(res), conf
+    text = "\n".join(l for l in (DATA / "f5b_tf_backpedal_then_convalgo.log").read_text(encoding="utf-8").splitlines()
+                     if "cuda_dnn.cc" not in l)
+    assert not _says_went_on(engine.triage_text(text))
+
+
+def test_backpedal_then_segfault_alone_is_not_read_as_the_run_going_on():
+    """The first log with its cuDNN lines removed: a segfault after the tries is an error line too."""
+    text = "\n".join(l for l in (DATA / "f5_tf_backpedal_then_cudnn.log").read_text(encoding="utf-8").splitlines()
+                     if "cuda_dnn.cc" not in l)
+    res = engine.triage_text(text)
+    assert not _says_went_on(res)
