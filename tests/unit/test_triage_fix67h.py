@@ -136,3 +136,19 @@ def test_backpedal_then_segfault_alone_is_not_read_as_the_run_going_on():
                      if "cuda_dnn.cc" not in l)
     res = engine.triage_text(text)
     assert not _says_went_on(res)
+
+
+# --- F8: tri87's x.until guard (no failure after the tries) -----------------------------------------------------------
+
+def test_backpedal_tries_with_a_later_failure_are_not_read_as_the_run_going_on():
+    """Three tries 0.9 apart (4046333952 -> 3641700352 -> 3277530112 bytes), then 399 training lines and BFC's own
+    "ran out of memory" with a ResourceExhaustedError: far enough apart that the tries are a failure of their own, and a
+    failure follows them, so they are not read as the run going on (with tri87's `x.until is not None` guard removed the
+    tries' event reads other 61 %, "the run went on")."""
+    lines = (DATA / "f8_chain_epoch_then_oom.log").read_text(encoding="utf-8").splitlines()
+    text = "\n".join(lines[:3] + ["Epoch 1/10"] + [f"step {i} loss 2.3" for i in range(1, 400)] + lines[5:]) + "\n"
+    res = engine.triage_text(text)
+    assert len(res["events"]) == 2 and res["cause"] == "activations", res["cause"]
+    tries = res["events"][0]
+    assert not any("the run went on" in str(c["evidence"]) for c in tries["causes"]), tries["causes"]
+    assert max(tries["causes"], key=lambda c: c["confidence"])["id"] != "other", tries["causes"]
