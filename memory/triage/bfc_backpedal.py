@@ -12,13 +12,32 @@ allocator's own out-of-memory error ("Allocator ... ran out of memory", Resource
 So two or more such lines, each 0.9 of the one before, with nothing else in the failure and no failure after it, are the
 allocator's tries, not a refusal of the program's memory: `other` (docs/triage-causes.md: not a shortage of the workload's own
 memory), not another program that took the card since (the stream-executor row's reading for one line, which stays the
-reading of a lone line). A single line says nothing about the tries after it and is not read here."""
+reading of a lone line). A single line says nothing about the tries after it and is not read here.
+
+(fix67h, rev67c F5) Nor where an error line follows the tries: cuDNN could not start ("Could not create cudnn handle:
+CUDNN_STATUS_INTERNAL_ERROR", TensorFlow's "Failed to get convolution algorithm"), or the process crashed ("Segmentation
+fault"). Then the run did not go on: the preallocated region left no room for cuDNN's own (those threads' answer is
+allow_growth or a smaller memory fraction), and the reading stays the stream-executor rows'."""
+import re
+
 from .rule_row import Rule
 from .xla_runtimes import stream_executor
 
 BACKPEDAL = 0.9         # kBackpedalFactor
 # the next try is RoundedBytes(bytes * 0.9f): float32 arithmetic and a 256-byte round; a tenth of a percent covers both
 BACKPEDAL_TOL = 0.001
+
+# the fact the row reads (fact_patterns.FACTS / FACT_KEYS; facts.HANDLERS): the last line of the log that says cuDNN did not
+# start or the process crashed ("could not create cudnn handle" in JAX's build too), by line
+FACT = ("bfc_after_error", re.compile(r"\b(?:[Cc]ould not create cudnn handle|Failed to get convolution algorithm|"
+                                      r"Segmentation fault)\b"))
+FACT_WORDS = ("ould not create cudnn handle", "Failed to get convolution algorithm", "Segmentation fault")
+
+
+def read(s, f, m, text, lineno, window):
+    """facts.py's handler: the line of the last such error (not from the window: no line of its own)."""
+    if not window:
+        f["bfc_after_error"] = lineno
 
 
 def _device_tries(texts):
@@ -37,6 +56,8 @@ def backed_off(x) -> bool:
     """The failure is two or more stream-executor device allocations, each 0.9 of the one before (BFC's backpedal), its
     error lines nothing else, and no failure after it in the log (x.until: where the next failure begins)."""
     if x.kind != "cuda.driver" or x.ev.get("form") != "stream_executor" or x.until is not None:
+        return False
+    if (x.f.get("bfc_after_error") or 0) > (x.line or 0):      # (fix67h F5) cuDNN failed or the process crashed after
         return False
     sizes = _device_tries(x.texts)
     if not sizes or len(sizes) < 2:

@@ -215,6 +215,7 @@ def build(scan, inc, context, env) -> Case:
     src = [(C.source_category(line), line) for line in reversed(inc.sources)]
     src_step = next((line.strip()[:60] for c, line in src if c == "training"), None)
     x.training = bool(step or src_step or f.get("training_log"))
+    x.training_step = bool(step or src_step)     # (fix67h F1) a step ran: not a log line alone (train.py can fail in .to())
     x.training_seen = _training_seen(step, src_step, f.get("training_log"), inc.frames)
     causes = [(c, line[:120]) for c, line in src if c and c != "training"]
     x.src_cause, x.src_line = causes[0] if causes else (None, None)

@@ -437,7 +437,7 @@ RULES = [
       "its {2} prints before this failure, from {0} to {1}: memory kept from step to step".format(*map(fmt_bytes, step_mem_grew(x)[:2]), step_mem_grew(x)[2])),
     # (fix67b) what a wrapper's runs left allocated rose from run to run with the same block swap summary (wrapper_runs.py)
     R("leak", 5.0, lambda x: fresh(x) and run_mem_grew(x), lambda x: "the wrapper's allocated memory after each run rose over {2} "
-      "runs, from {0} to {1}, with the same block swap summary each time: memory the runs did not return".format(
+      "runs, from {0} to {1}, with the same block swap summary and sequence length each time: memory the runs did not return".format(
           *map(fmt_bytes, run_mem_grew(x)[:2]), run_mem_grew(x)[2])),
     R("leak", 2.5, lambda x: fresh(x) and same_run_before(x) and not run_mem_grew(x),
       "the wrapper's failing run placed the same blocks (its block swap summary) for the same sequence length as a run of "

@@ -93,8 +93,9 @@ WEIGHTS = [
     # under half the card: a load refused on its next weight leaves free memory short of one (perhaps large) tensor
     # (fix67b, aud67b #3) nor in a training step (backward/optimizer on the stack, a training source or log line): the
     # weights were placed and ran forward; the batch's activations and gradients are what failed. A total below 2 GiB
-    # instead lost three corpus cases (a bare 2.00 GiB message, PyTorch's rounding of a 2 GiB card)
-    R("weights-exceed-vram", 6.0, lambda x: x.tiny and not x.training and not (x.req and big_request(x) and x.allocated is not None
+    # instead lost three corpus cases (a bare 2.00 GiB message, PyTorch's rounding of a 2 GiB card). (fix67h F1) A step on
+    # the stack or a source line, not a log line alone: train.py failing in model.to(device) has placed nothing yet
+    R("weights-exceed-vram", 6.0, lambda x: x.tiny and not x.training_step and not (x.req and big_request(x) and x.allocated is not None
                                                        and x.allocated < TINY_HELD_SHARE * x.total) and not room_left(x)
       and not others_fill_tiny(x),     # (tri86) nor where PyTorch's figures show the card shared (tiny_shared.py)
       "the device has only {total:b}: an integrated GPU's carve-out (APU) or a very small card; the weights cannot fit"),
