@@ -12,37 +12,85 @@ import re
 SHORT = r"(?<!\S)-q[ =](?P<short>[\w-]{1,40})"
 SHORT_RE = re.compile(SHORT)
 GATE = (" -q ", " -q=")
+# (fix67m, rev67g F1) the image is looked for at most IMAGE_AFTER characters on, in the same command
+DOCKER_RUN = r"\b(?:docker|podman)[ \t]{1,4}(?:container[ \t]{1,4})?run\b"
+DOCKER_RUN_RE = re.compile(DOCKER_RUN)
+IMAGE_AFTER = 300        # characters from `docker run` to its image looked through
 ENTRY = re.compile(r"\bvllm[ \t]{1,4}serve\b|\bvllm\.entrypoints\b|(?<!\S)-m[ \t]{1,4}vllm\b|\bLLM\(|"
-                   r"\b(?:docker|podman)[ \t]{1,4}(?:container[ \t]{1,4})?run\b[^\n]{0,4000}?[\s/]vllm[\w.-]{0,40}[/:\s]")
+                   + DOCKER_RUN + r"[^\n&|;]{0,%d}?[\s/]vllm[\w.-]{0,40}[/:\s]" % IMAGE_AFTER)
 SEP = re.compile(r"&&|\|\||;|\|")
-BACK_LINES = 40          # lines of one command read back (each ends in a backslash)
+BACK_LINES = 40          # lines of one command read back (each ends in a backslash), past the last one already read
 BACK_CHARS = 8000
+TAIL = 40                # what a command's earlier lines leave for the next: its last segment's last TAIL characters (from
+MARK = "vllm serve"      # its last `docker run` when that is at most IMAGE_AFTER back), or this one where it has an entry point
+
+
+def _fold(carry: str, line: str) -> str:
+    """What a command's lines so far leave for its next line: MARK when the last segment (after the last separator) has a
+    vLLM entry point, else that segment's tail: from its last `docker run` (whose image may come later) when that is at
+    most IMAGE_AFTER back, else its last TAIL characters. Bounded, so a long command costs each line one reading."""
+    joined = carry + " " + line if carry else line
+    last = 0
+    for last in (b.end() for b in SEP.finditer(joined)):
+        pass
+    seg = joined[last:]
+    if ENTRY.search(seg):
+        return MARK
+    run = None
+    for run in DOCKER_RUN_RE.finditer(seg, max(0, len(seg) - IMAGE_AFTER - 20)):
+        pass
+    return seg[run.start():] if run else seg[-TAIL:]
+
+
+def _prev_line(buf: bytes, lo: int, end: int) -> int:
+    """Where the line ending just before buf[end] starts (not before lo)."""
+    return buf.rfind(b"\n", lo, end - 1) + 1
 
 
 def before(s, window=False) -> str:
-    """The lines before the scanned one that continue into it (each ends in a backslash), oldest first, joined by spaces;
-    "" for a line read back from the window before a failure (no place in the scanner's block to look from)."""
+    """What the lines before the scanned one that continue into it (each ends in a backslash) leave for it (_fold); ""
+    when none does, and for a line read back from the window before a failure (no place in the scanner's block to look
+    from). (fix67m, rev67g F1) Read once per line for both facts, and a line already read is not read again: the walk
+    back stops at the last line asked about and folds on from what that line was given (s._q_at)."""
     src = None if window else getattr(s, "_src", None)
     if not src:
         return ""
-    block, end = src
-    lo, parts = max(0, end - BACK_CHARS), []
+    buf, end = src
+    key, base = (buf, 0) if window else (None, s.bytes_seen)
+    memo = getattr(s, "_q_at", None)
+    if memo and memo[0] is key and memo[1] == base + end:
+        return memo[2]
+    lo, parts, carry = max(0, end - BACK_CHARS), [], ""
+    at = end
     for _ in range(BACK_LINES):
-        if end <= lo:
+        if at <= lo:
             break
-        start = block.rfind(b"\n", lo, end - 1) + 1
-        line = block[start:end - 1].rstrip()
-        if not line.endswith(b"\\") or start == 0 and lo > 0:
+        start = _prev_line(buf, lo, at)
+        if start == 0 and lo > 0:          # the line begins before what is read back: no command line
+            break
+        line = buf[start:at - 1].rstrip()
+        if not line.endswith(b"\\"):
             break
         parts.append(line[:-1].decode("utf-8", "replace"))
-        end = start
-    return " ".join(reversed(parts))
+        if memo and memo[0] is key and memo[1] == base + start:
+            carry = memo[2]
+            break
+        at = start
+    for part in reversed(parts):
+        carry = _fold(carry, part)
+    s._q_at = (key, base + end, carry)
+    return carry
+
+
+_last = [None, None]
 
 
 def quants(text, carried="") -> dict:
     """The `-q X` on `text` that are vLLM's --quantization: {where the `-q` starts in text: X in lower case}, those with a
-    vLLM entry point before them in their own segment, `carried` (the command's earlier lines, before()) leading the
-    line's first one."""
+    vLLM entry point before them in their own segment, `carried` (what the command's earlier lines leave, before())
+    leading the line's first one. The last answer is kept: both facts ask about the same line."""
+    if _last[0] == (text, carried):
+        return dict(_last[1])
     joined = carried + " " + text if carried else text
     off = len(joined) - len(text)
     cuts = [0] + [b.end() for b in SEP.finditer(joined)] + [len(joined) + 1]
@@ -55,4 +103,5 @@ def quants(text, carried="") -> dict:
             entry = e.end() if e else None
         if entry is not None and entry <= m.start() + 1:
             out[m.start() - off] = m.group("short").lower()
-    return out
+    _last[:] = (text, carried), out
+    return dict(out)

@@ -1,0 +1,57 @@
+"""fix67m: review rev67g's findings on the fix67f merge (issue 14). Logs under data/fix67m/ (README: each one's thread),
+numbers exact, prose and paths rewritten. Every test goes through the whole scan (engine.triage_text, the CLI's path, or
+Scan.feed_text where a fact is checked)."""
+from pathlib import Path
+
+import pytest
+
+from gpu_garden.memory.triage import engine
+
+DATA = Path(__file__).parent / "data" / "fix67m"
+FIX67F = Path(__file__).parent / "data" / "fix67f"
+FP8_TAIL = (FIX67F / "vllm_31273_fp8_load_oom_tail.log").read_text()
+MODEL = "Qwen/Qwen2.5-72B-Instruct"
+
+
+def _answer(name_or_text):
+    text = (DATA / name_or_text).read_text() if name_or_text.endswith(".log") else name_or_text
+    res = engine.triage_text(text)
+    ev = res["events"][res["headline"]]
+    return res, ev, " ".join(e for c in ev["causes"] for e in c["evidence"])
+
+
+def _quants(text):
+    from gpu_garden.memory.triage.scan import Scan
+    s = Scan()
+    s.feed_text(text)
+    return s.facts["vllm_wflags"].get("quant"), s.facts.get("vllm_own_quant")
+
+
+# F1. A `-q` line of a command spread over `\` lines read the 40 lines before it again, once for each of the two facts,
+# and a `docker run` looked 4000 characters on for its image: 0.2 MB of `docker run -q x \` lines took 9 s (0.3 s before
+# fix67f). The lines are read once: each line starts from what the line before it left (vllm_short_q.before, _fold), and
+# the image is looked for 300 characters on. Counted, not timed: the characters handed to the entry-point search, and
+# the lines read back.
+def test_a_command_over_many_lines_is_read_once_per_line(monkeypatch):
+    from gpu_garden.memory.triage import vllm_short_q
+    handed, read_back = [], []
+
+    class Counting:
+        def __init__(self, rx):
+            self.rx, self.pattern = rx, rx.pattern
+
+        def search(self, s, pos=0, endpos=None):
+            end = len(s) if endpos is None else min(endpos, len(s))
+            handed.append(max(0, end - pos))
+            return self.rx.search(s, pos, end)
+
+    monkeypatch.setattr(vllm_short_q, "ENTRY", Counting(vllm_short_q.ENTRY))
+    prev = getattr(vllm_short_q, "_prev_line", None)
+    monkeypatch.setattr(vllm_short_q, "_prev_line", lambda *a: read_back.append(a) or prev(*a), raising=False)
+    lines = "  docker run -q x \\\n" * 3000 + "  docker run -q x\n"
+    text = lines + f"$ vllm serve {MODEL} \\\n    -q fp8 \\\n    --max-model-len 32768\n" + FP8_TAIL
+    res, ev, said = _answer(text)
+    assert res["cause"] == "other" and "should fit" in said, (res["cause"], said)     # the -q fp8 still read
+    assert sum(handed) < 8 * len(text), (sum(handed), len(text))        # was 80 times the log: 40 lines, twice
+    assert len(read_back) < 3 * text.count("\n"), (len(read_back), text.count("\n"))
+
