@@ -2,7 +2,8 @@ r"""(fix67f, rev67a F2-F4) vLLM's short flag `-q X` (engine/arg_utils.py: add_ar
 for both facts that take it ("vllm_wflags" and "vllm_batched").
 
 `-q` is also pip's, git's and docker's "quiet", so a `-q X` is vLLM's only where a vLLM entry point (ENTRY: `vllm serve`,
-`vllm.entrypoints`, `-m vllm`, `docker run` of a vllm image, an `LLM(` call) stands before it in the same command: each
+`vllm bench throughput|latency`, `vllm run-batch`, a `benchmark_throughput.py`-style script, `vllm.entrypoints`, `-m
+vllm`, `docker run` of a vllm image, an `LLM(` call) stands before it in the same command: each
 `&&`, `||`, `;` or `|` segment is judged on its own (`pip install -q vllm && vllm serve M -q fp8` sets fp8, `git clone -q
 https://.../vllm.git` sets nothing), and a command spread over lines that end in a backslash (vllm-project/vllm#16128's
 `vllm serve M \` then `-q fp8 \`; a `docker run ... \` whose image is on a later line) is read as the one line it is."""
@@ -16,7 +17,10 @@ GATE = (" -q ", " -q=")
 DOCKER_RUN = r"\b(?:docker|podman)[ \t]{1,4}(?:container[ \t]{1,4})?run\b"
 DOCKER_RUN_RE = re.compile(DOCKER_RUN)
 IMAGE_AFTER = 300        # characters from `docker run` to its image looked through
-ENTRY = re.compile(r"\bvllm[ \t]{1,4}serve\b|\bvllm\.entrypoints\b|(?<!\S)-m[ \t]{1,4}vllm\b|\bLLM\(|"
+# (fix67m, rev67g F2) vLLM's benchmarks and batch runner build the engine from its flags (vllm/benchmarks/throughput.py:
+# run_vllm's LLM(**asdict(engine_args)), from AsyncEngineArgs/EngineArgs): -q is --quantization there too
+ENTRY = re.compile(r"\bvllm[ \t]{1,4}(?:serve|run-batch|bench[ \t]{1,4}(?:throughput|latency))\b|\bvllm\.entrypoints\b|"
+                   r"(?<!\S)-m[ \t]{1,4}vllm\b|\bLLM\(|\bbenchmark_(?:throughput|latency|prefix_caching|prioritization)\.py\b|"
                    + DOCKER_RUN + r"[^\n&|;]{0,%d}?[\s/]vllm[\w.-]{0,40}[/:\s]" % IMAGE_AFTER)
 SEP = re.compile(r"&&|\|\||;|\|")
 BACK_LINES = 40          # lines of one command read back (each ends in a backslash), past the last one already read

@@ -55,3 +55,19 @@ def test_a_command_over_many_lines_is_read_once_per_line(monkeypatch):
     assert sum(handed) < 8 * len(text), (sum(handed), len(text))        # was 80 times the log: 40 lines, twice
     assert len(read_back) < 3 * text.count("\n"), (len(read_back), text.count("\n"))
 
+
+# F2. vLLM's benchmarks and batch runner take the engine's flags (vllm/benchmarks/throughput.py and latency.py, and
+# benchmarks/benchmark_*.py, call AsyncEngineArgs.add_cli_args; run_batch.py too): their -q is --quantization. fix67f's
+# entry points left them out. data/fix67m/bench_throughput_q.log: vllm-project/vllm#31273's fp8 load tail under
+# `vllm bench throughput ... -q fp8`: the 72.7 B weights at 1 byte should fit (cause "other"); unread, activations.
+def test_q_in_a_vllm_benchmark_is_the_quantization():
+    res, ev, said = _answer("bench_throughput_q.log")
+    assert res["cause"] == "other" and "should fit" in said, (res["cause"], said)      # was activations, no verdict
+
+
+@pytest.mark.parametrize("cmd", [f"$ vllm bench latency --model {MODEL} -q fp8\n",
+                                 f"$ python benchmarks/benchmark_throughput.py --model {MODEL} -q fp8\n",
+                                 f"$ vllm run-batch -i in.jsonl -o out.jsonl --model {MODEL} -q fp8\n"])
+def test_the_other_benchmark_entry_points_read_q(cmd):
+    assert _quants(cmd + FP8_TAIL) == ("fp8", "fp8"), cmd
+
