@@ -3,8 +3,8 @@ for both facts that take it ("vllm_wflags" and "vllm_batched").
 
 `-q` is also pip's, git's and docker's "quiet", so a `-q X` is vLLM's only where a vLLM entry point (ENTRY: `vllm serve`,
 `vllm bench throughput|latency`, `vllm run-batch`, a `benchmark_throughput.py`-style script, `vllm.entrypoints`, `-m
-vllm`, `docker run` of a vllm image, an `LLM(` call) stands before it in the same command: each
-`&&`, `||`, `;` or `|` segment is judged on its own (`pip install -q vllm && vllm serve M -q fp8` sets fp8, `git clone -q
+vllm`, `docker run` of a vllm image, an `LLM(` call) stands before it in the same command: each `&&`, `||`, `;`, `|` or
+background `&` segment is judged on its own (`pip install -q vllm && vllm serve M -q fp8` sets fp8, `git clone -q
 https://.../vllm.git` sets nothing), and a command spread over lines that end in a backslash (vllm-project/vllm#16128's
 `vllm serve M \` then `-q fp8 \`; a `docker run ... \` whose image is on a later line) is read as the one line it is."""
 import re
@@ -21,8 +21,11 @@ IMAGE_AFTER = 300        # characters from `docker run` to its image looked thro
 # run_vllm's LLM(**asdict(engine_args)), from AsyncEngineArgs/EngineArgs): -q is --quantization there too
 ENTRY = re.compile(r"\bvllm[ \t]{1,4}(?:serve|run-batch|bench[ \t]{1,4}(?:throughput|latency))\b|\bvllm\.entrypoints\b|"
                    r"(?<!\S)-m[ \t]{1,4}vllm\b|\bLLM\(|\bbenchmark_(?:throughput|latency|prefix_caching|prioritization)\.py\b|"
-                   + DOCKER_RUN + r"[^\n&|;]{0,%d}?[\s/]vllm[\w.-]{0,40}[/:\s]" % IMAGE_AFTER)
-SEP = re.compile(r"&&|\|\||;|\|")
+                   + DOCKER_RUN + r"[^\n&|;]{0,%d}?\s(?:[\w.-]{1,60}/){0,3}[\w.-]{0,20}vllm[\w.-]{0,40}(?=:\w|@|\s|$)" % IMAGE_AFTER)
+# (fix67m, rev67g F3) a docker run counts by its image's name (`vllm/vllm-openai:v0.13.0`, `rocm/vllm`), a token of its
+# own, not a mounted path holding "vllm" (`-v /srv/vllm/cache:/root/.cache`); a lone & (background) ends a command too,
+# not the & of &&, >&, &> or 2>&1
+SEP = re.compile(r"&&|\|\||;|\||(?<![&>|])&(?![&>])")
 BACK_LINES = 40          # lines of one command read back (each ends in a backslash), past the last one already read
 BACK_CHARS = 8000
 TAIL = 40                # what a command's earlier lines leave for the next: its last segment's last TAIL characters (from

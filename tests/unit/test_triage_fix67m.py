@@ -71,3 +71,22 @@ def test_q_in_a_vllm_benchmark_is_the_quantization():
 def test_the_other_benchmark_entry_points_read_q(cmd):
     assert _quants(cmd + FP8_TAIL) == ("fp8", "fp8"), cmd
 
+
+# F3. A lone `&` sends the command before it to the background and starts the next: `vllm serve ... 2>&1 & pip install -q
+# openai` made "openai" the run's method (modelled on vllm-project/vllm#4408's 1.50 GiB request, 147.75 MiB free of
+# 79.15 GiB, under a bf16 serve; data/fix67m/serve_bg_pip_q_bf16.log): activations, where without the pip it is
+# weights-exceed-vram. And a docker run counts as vLLM's by its image's name, not a mounted path holding "vllm".
+def test_a_background_ampersand_ends_the_vllm_command():
+    res, ev, said = _answer("serve_bg_pip_q_bf16.log")
+    assert res["cause"] == "weights-exceed-vram", res["cause"]            # was activations ("openai" read as a method)
+    assert "--quantization openai" not in " ".join(c["text"] for c in ev["guide"]["commands"])
+
+
+@pytest.mark.parametrize("cmd,want", [
+    ("$ docker run --gpus all -v /srv/vllm/cache:/root/.cache -q nvidia/cuda:12.4.0-base nvidia-smi\n", None),
+    (f"$ vllm serve {MODEL} --port 8000 > serve.log 2>&1 & pip install -q openai\n", None),
+    (f"$ vllm serve {MODEL} -q fp8 > serve.log 2>&1 &\n", "fp8"),                  # 2>&1 and the & after: the same command
+    (f"$ docker run --gpus all -v /srv/vllm/cache:/root/.cache vllm/vllm-openai:v0.13.0 --model {MODEL} -q fp8\n", "fp8")])
+def test_q_is_read_only_in_a_vllm_command(cmd, want):
+    assert _quants(cmd + FP8_TAIL) == (want, want), cmd
+
