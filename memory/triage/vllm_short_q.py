@@ -56,14 +56,19 @@ def _prev_line(buf: bytes, lo: int, end: int) -> int:
 
 def before(s, window=False) -> str:
     """What the lines before the scanned one that continue into it (each ends in a backslash) leave for it (_fold); ""
-    when none does, and for a line read back from the window before a failure (no place in the scanner's block to look
-    from). (fix67m, rev67g F1) Read once per line for both facts, and a line already read is not read again: the walk
-    back stops at the last line asked about and folds on from what that line was given (s._q_at)."""
-    src = None if window else getattr(s, "_src", None)
+    when none does. (fix67m, rev67g F1) Read once per line for both facts, and a line already read is not read again:
+    the walk back stops at the last line asked about and folds on from what that line was given (s._q_at). (F4) The
+    scanner's block reaches back into the previous chunk (s.tail); a line read back from the window before a failure is
+    read in that window (s._wsrc, set by window.read_context), so a command past the first block is read whole."""
+    src = getattr(s, "_wsrc", None) if window else getattr(s, "_src", None)
     if not src:
         return ""
     buf, end = src
     key, base = (buf, 0) if window else (None, s.bytes_seen)
+    if not window and end < BACK_CHARS and s.tail:
+        pre = s.tail[len(s.tail) - min(len(s.tail), BACK_CHARS - end):]
+        buf, base = pre + buf[:end], base - len(pre)
+        end = len(buf)
     memo = getattr(s, "_q_at", None)
     if memo and memo[0] is key and memo[1] == base + end:
         return memo[2]

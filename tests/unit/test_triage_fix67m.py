@@ -90,3 +90,14 @@ def test_a_background_ampersand_ends_the_vllm_command():
 def test_q_is_read_only_in_a_vllm_command(cmd, want):
     assert _quants(cmd + FP8_TAIL) == (want, want), cmd
 
+
+# F4. A command over `\` lines was read back only inside the scanner's current block and not in the window read before a
+# failure: past the log's first 512 KiB (lines skipped by the idle scan, read again from the window) the `-q fp8` lost its
+# `vllm serve` line, and the run was taken as 16-bit. data/fix67m/cont_q_tail.log (vllm-project/vllm#31273's tail under
+# #16128's multi-line command) after 6000 and 12000 filler lines (0.6 and 1.2 MB: the second crosses the 1 MiB chunk).
+@pytest.mark.parametrize("n", [6000, 12000])
+def test_a_continued_q_is_read_past_the_first_block(n):
+    head, tail = (DATA / "cont_q_tail.log").read_text().split("\n", 1)
+    filler = "INFO 12-18 10:00:00 [metrics.py:100] heartbeat ok, nothing to report here, padding padding padding.\n"
+    res, ev, said = _answer(head + "\n" + filler * n + tail)
+    assert res["cause"] == "other" and "should fit" in said, (res["cause"], said)      # was other/activations, no verdict
