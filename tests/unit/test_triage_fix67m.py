@@ -101,3 +101,18 @@ def test_a_continued_q_is_read_past_the_first_block(n):
     filler = "INFO 12-18 10:00:00 [metrics.py:100] heartbeat ok, nothing to report here, padding padding padding.\n"
     res, ev, said = _answer(head + "\n" + filler * n + tail)
     assert res["cause"] == "other" and "should fit" in said, (res["cause"], said)      # was other/activations, no verdict
+
+
+# F5. An offline LLM.generate OOM mid-run (data/fix67m/offline_generate_kv_line.log: batch-545's gpt-oss judge replica's
+# numbers, fix67f's log, 900.00 MiB asked with 679.38 MiB free of 79.19 GiB, with the KV sizing line of
+# vllm-project/vllm#57047, 268,560 tokens, that LLM prints at its start-up, then "Processed prompts: 37%" and the
+# generate / _run_engine frames of vllm/entrypoints/llm.py): guide_phase.shown() read the KV line as start-up, and the
+# runner-up activations took the start-up guide. The bar (fix67g) and, without it, the _run_engine frame say serving.
+@pytest.mark.parametrize("bar", [True, False])
+def test_an_offline_generate_oom_is_shown_as_serving(bar):
+    text = (DATA / "offline_generate_kv_line.log").read_text()
+    if not bar:
+        text = "".join(ln for ln in text.splitlines(True) if "Processed prompts" not in ln)
+    res, ev, said = _answer(text)
+    alts = [(a["id"], a["guide"] and a["guide"]["id"]) for a in ev["alternatives"][:2]]
+    assert alts == [("other-process", "vllm-other-process"), ("activations", "vllm-activations")], alts   # was vllm-weights
