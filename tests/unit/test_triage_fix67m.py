@@ -116,3 +116,21 @@ def test_an_offline_generate_oom_is_shown_as_serving(bar):
     res, ev, said = _answer(text)
     alts = [(a["id"], a["guide"] and a["guide"]["id"]) for a in ev["alternatives"][:2]]
     assert alts == [("other-process", "vllm-other-process"), ("activations", "vllm-activations")], alts   # was vllm-weights
+
+
+# F6. A WSL log (data/fix67m/wsl_winpath_driver.log: Comfy-Org/ComfyUI#13210's offload-stream "CUDA error: out of
+# memory" under WSL2's kernel line, /mnt/c/ frames, one mention of a Windows path) tied its OS votes and printed cmd's
+# `set` form beside bash's; WSL runs Linux: env.infer's wsl vote settles a tie that Linux is in as Linux.
+def test_a_wsl_log_is_linux_not_a_tie():
+    from gpu_garden.memory.triage import env as env_mod
+    from gpu_garden.memory.triage.scan import Scan
+    text = (DATA / "wsl_winpath_driver.log").read_text()
+    s = Scan()
+    s.feed_text(text)
+    assert s.facts["os_votes"]["wsl"] and s.facts["os_votes"]["linux"] == s.facts["os_votes"]["windows"]
+    got = env_mod.infer(s, s.incidents[-1], {})
+    assert (got["os"], got["os_tied"]) == ("linux", False), got                  # was windows, tied
+    res, ev, said = _answer(text)
+    assert ev["platform"]["os"] == "linux", ev["platform"]
+    texts = [c["text"] for c in ev["guide"]["commands"]]
+    assert "CUDA_LAUNCH_BLOCKING=1 python main.py" in texts and not any(t.startswith("set ") for t in texts), texts
