@@ -94,15 +94,17 @@ def before(s, window=False) -> str:
     return carry
 
 
-_last = [None, None]
+_last = (None, None)     # (text, carried) and quants' answer: one tuple, swapped whole (a second thread reads a pair that matches)
 
 
 def quants(text, carried="") -> dict:
     """The `-q X` on `text` that are vLLM's --quantization: {where the `-q` starts in text: X in lower case}, those with a
     vLLM entry point before them in their own segment, `carried` (what the command's earlier lines leave, before())
     leading the line's first one. The last answer is kept: both facts ask about the same line."""
-    if _last[0] == (text, carried):
-        return dict(_last[1])
+    global _last
+    key, out = _last
+    if key == (text, carried):
+        return dict(out)
     joined = carried + " " + text if carried else text
     off = len(joined) - len(text)
     cuts = [0] + [b.end() for b in SEP.finditer(joined)] + [len(joined) + 1]
@@ -115,5 +117,5 @@ def quants(text, carried="") -> dict:
             entry = e.end() if e else None
         if entry is not None and entry <= m.start() + 1:
             out[m.start() - off] = m.group("short").lower()
-    _last[:] = (text, carried), out
+    _last = (text, carried), out
     return dict(out)
