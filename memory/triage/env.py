@@ -63,6 +63,8 @@ def infer(scan, inc, context: dict) -> dict:
         # (fix67f) two OSes with the top vote: os stays max()'s first (windows, linux, darwin) for the allocator's
         # answers, but no OS is known; comfy_launch and the guides' "windows" condition read this one flag
         tied = os_name is not None and sorted(votes.get(k, 0) for k in ("windows", "linux", "darwin"))[-2] == votes[best]
+        if tied and votes.get("wsl", 0) > 0 and votes.get("linux", 0) == votes[best]:
+            os_name, tied = "linux", False     # (fix67m, rev67g F6) WSL's kernel line: Linux, whatever Windows paths it shows
     kinds = {e["kind"] for e in inc.events}
     backend = ctx.get("backend")
     if not backend:

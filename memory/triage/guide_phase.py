@@ -16,6 +16,9 @@ from .parse import PROFILE_FUNCS
 STARTUP_KINDS = ("vllm.no_kv_blocks", "vllm.startup_free", "vllm.profile_cut")     # vLLM's own start-up messages
 LOAD_FUNCS = ("load_model", "load_weights", "process_weights_after_loading", "initialize_kv_cache", "_initialize_kv_caches",
               "initialize_from_config")
+# (fix67m, rev67g F5) LLM's offline generation (vllm/entrypoints/llm.py: generate, chat, encode, beam_search run
+# _run_engine): requests served, as "Processed prompts" says when its bar is in the log
+SERVING_FUNCS = ("_run_engine",)
 
 
 def phase(guide_id):
@@ -26,11 +29,13 @@ def phase(guide_id):
 def shown(inc, f, ev) -> str | None:
     """The phase the log shows its failure in: "startup" (a vLLM start-up message; a load, profile or capture frame; the
     KV cache's sizing lines, or graph capture, with no request served; the should-fit verdict, which is read at load
-    only), "serving" (vLLM's request lines), else None."""
+    only), "serving" (vLLM's request lines, LLM's generation bar, or its _run_engine frame: checked before the KV lines,
+    which an offline run prints at its start-up, before it generates), else None."""
     funcs = {fn for _, fn in inc.frames}
     if ev["kind"] in STARTUP_KINDS or funcs & set(PROFILE_FUNCS + CAPTURE_FUNCS + LOAD_FUNCS):
         return "startup"
-    if f["vllm_serving"]:
+    if f["vllm_serving"] or any(fn in SERVING_FUNCS and "vllm/entrypoints/llm.py" in (path or "").replace("\\", "/")
+                                for path, fn in inc.frames):
         return "serving"
     if f["vllm_kv_mem"] is not None or f["vllm_kv_tokens"] or f["graph_capture"] or ev.get("_should_fit"):
         return "startup"

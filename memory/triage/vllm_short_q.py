@@ -2,8 +2,9 @@ r"""(fix67f, rev67a F2-F4) vLLM's short flag `-q X` (engine/arg_utils.py: add_ar
 for both facts that take it ("vllm_wflags" and "vllm_batched").
 
 `-q` is also pip's, git's and docker's "quiet", so a `-q X` is vLLM's only where a vLLM entry point (ENTRY: `vllm serve`,
-`vllm.entrypoints`, `-m vllm`, `docker run` of a vllm image, an `LLM(` call) stands before it in the same command: each
-`&&`, `||`, `;` or `|` segment is judged on its own (`pip install -q vllm && vllm serve M -q fp8` sets fp8, `git clone -q
+`vllm bench throughput|latency`, `vllm run-batch`, a `benchmark_throughput.py`-style script, `vllm.entrypoints`, `-m
+vllm`, `docker run` of a vllm image, an `LLM(` call) stands before it in the same command: each `&&`, `||`, `;`, `|` or
+background `&` segment is judged on its own (`pip install -q vllm && vllm serve M -q fp8` sets fp8, `git clone -q
 https://.../vllm.git` sets nothing), and a command spread over lines that end in a backslash (vllm-project/vllm#16128's
 `vllm serve M \` then `-q fp8 \`; a `docker run ... \` whose image is on a later line) is read as the one line it is."""
 import re
@@ -12,37 +13,98 @@ import re
 SHORT = r"(?<!\S)-q[ =](?P<short>[\w-]{1,40})"
 SHORT_RE = re.compile(SHORT)
 GATE = (" -q ", " -q=")
-ENTRY = re.compile(r"\bvllm[ \t]{1,4}serve\b|\bvllm\.entrypoints\b|(?<!\S)-m[ \t]{1,4}vllm\b|\bLLM\(|"
-                   r"\b(?:docker|podman)[ \t]{1,4}(?:container[ \t]{1,4})?run\b[^\n]{0,4000}?[\s/]vllm[\w.-]{0,40}[/:\s]")
-SEP = re.compile(r"&&|\|\||;|\|")
-BACK_LINES = 40          # lines of one command read back (each ends in a backslash)
+# (fix67m, rev67g F1) the image is looked for at most IMAGE_AFTER characters on, in the same command
+DOCKER_RUN = r"\b(?:docker|podman)[ \t]{1,4}(?:container[ \t]{1,4})?run\b"
+DOCKER_RUN_RE = re.compile(DOCKER_RUN)
+IMAGE_AFTER = 300        # characters from `docker run` to its image looked through
+# (fix67m, rev67g F2) vLLM's benchmarks and batch runner build the engine from its flags (vllm/benchmarks/throughput.py:
+# run_vllm's LLM(**asdict(engine_args)), from AsyncEngineArgs/EngineArgs): -q is --quantization there too
+ENTRY = re.compile(r"\bvllm[ \t]{1,4}(?:serve|run-batch|bench[ \t]{1,4}(?:throughput|latency))\b|\bvllm\.entrypoints\b|"
+                   r"(?<!\S)-m[ \t]{1,4}vllm\b|\bLLM\(|\bbenchmark_(?:throughput|latency|prefix_caching|prioritization)\.py\b|"
+                   + DOCKER_RUN + r"[^\n&|;]{0,%d}?\s(?:[\w.-]{1,60}/){0,3}[\w.-]{0,20}vllm[\w.-]{0,40}(?=:\w|@|\s|$)" % IMAGE_AFTER)
+# (fix67m, rev67g F3) a docker run counts by its image's name (`vllm/vllm-openai:v0.13.0`, `rocm/vllm`), a token of its
+# own, not a mounted path holding "vllm" (`-v /srv/vllm/cache:/root/.cache`); a lone & (background) ends a command too,
+# not the & of &&, >&, &> or 2>&1
+SEP = re.compile(r"&&|\|\||;|\||(?<![&>|])&(?![&>])")
+BACK_LINES = 40          # lines of one command read back (each ends in a backslash), past the last one already read
 BACK_CHARS = 8000
+TAIL = 40                # what a command's earlier lines leave for the next: its last segment's last TAIL characters (from
+MARK = "vllm serve"      # its last `docker run` when that is at most IMAGE_AFTER back), or this one where it has an entry point
+
+
+def _fold(carry: str, line: str) -> str:
+    """What a command's lines so far leave for its next line: MARK when the last segment (after the last separator) has a
+    vLLM entry point, else that segment's tail: from its last `docker run` (whose image may come later) when that is at
+    most IMAGE_AFTER back, else its last TAIL characters. Bounded, so a long command costs each line one reading."""
+    joined = carry + " " + line if carry else line
+    last = 0
+    for last in (b.end() for b in SEP.finditer(joined)):
+        pass
+    seg = joined[last:]
+    if ENTRY.search(seg):
+        return MARK
+    run = None
+    for run in DOCKER_RUN_RE.finditer(seg, max(0, len(seg) - IMAGE_AFTER - 20)):
+        pass
+    return seg[run.start():] if run else seg[-TAIL:]
+
+
+def _prev_line(buf: bytes, lo: int, end: int) -> int:
+    """Where the line ending just before buf[end] starts (not before lo)."""
+    return buf.rfind(b"\n", lo, end - 1) + 1
 
 
 def before(s, window=False) -> str:
-    """The lines before the scanned one that continue into it (each ends in a backslash), oldest first, joined by spaces;
-    "" for a line read back from the window before a failure (no place in the scanner's block to look from)."""
-    src = None if window else getattr(s, "_src", None)
+    """What the lines before the scanned one that continue into it (each ends in a backslash) leave for it (_fold); ""
+    when none does. (fix67m, rev67g F1) Read once per line for both facts, and a line already read is not read again:
+    the walk back stops at the last line asked about and folds on from what that line was given (s._q_at). (F4) The
+    scanner's block reaches back into the previous chunk (s.tail); a line read back from the window before a failure is
+    read in that window (s._wsrc, set by window.read_context), so a command past the first block is read whole."""
+    src = getattr(s, "_wsrc", None) if window else getattr(s, "_src", None)
     if not src:
         return ""
-    block, end = src
-    lo, parts = max(0, end - BACK_CHARS), []
+    buf, end = src
+    key, base = (buf, 0) if window else (None, s.bytes_seen)
+    if not window and end < BACK_CHARS and s.tail:
+        pre = s.tail[len(s.tail) - min(len(s.tail), BACK_CHARS - end):]
+        buf, base = pre + buf[:end], base - len(pre)
+        end = len(buf)
+    memo = getattr(s, "_q_at", None)
+    if memo and memo[0] is key and memo[1] == base + end:
+        return memo[2]
+    lo, parts, carry = max(0, end - BACK_CHARS), [], ""
+    at = end
     for _ in range(BACK_LINES):
-        if end <= lo:
+        if at <= lo:
             break
-        start = block.rfind(b"\n", lo, end - 1) + 1
-        line = block[start:end - 1].rstrip()
-        if not line.endswith(b"\\") or start == 0 and lo > 0:
+        start = _prev_line(buf, lo, at)
+        if start == 0 and lo > 0:          # the line begins before what is read back: no command line
+            break
+        line = buf[start:at - 1].rstrip()
+        if not line.endswith(b"\\"):
             break
         parts.append(line[:-1].decode("utf-8", "replace"))
-        end = start
-    return " ".join(reversed(parts))
+        if memo and memo[0] is key and memo[1] == base + start:
+            carry = memo[2]
+            break
+        at = start
+    for part in reversed(parts):
+        carry = _fold(carry, part)
+    s._q_at = (key, base + end, carry)
+    return carry
+
+
+_last = (None, None)     # (text, carried) and quants' answer: one tuple, swapped whole (a second thread reads a pair that matches)
 
 
 def quants(text, carried="") -> dict:
     """The `-q X` on `text` that are vLLM's --quantization: {where the `-q` starts in text: X in lower case}, those with a
-    vLLM entry point before them in their own segment, `carried` (the command's earlier lines, before()) leading the
-    line's first one."""
+    vLLM entry point before them in their own segment, `carried` (what the command's earlier lines leave, before())
+    leading the line's first one. The last answer is kept: both facts ask about the same line."""
+    global _last
+    key, out = _last
+    if key == (text, carried):
+        return dict(out)
     joined = carried + " " + text if carried else text
     off = len(joined) - len(text)
     cuts = [0] + [b.end() for b in SEP.finditer(joined)] + [len(joined) + 1]
@@ -55,4 +117,5 @@ def quants(text, carried="") -> dict:
             entry = e.end() if e else None
         if entry is not None and entry <= m.start() + 1:
             out[m.start() - off] = m.group("short").lower()
-    return out
+    _last = (text, carried), out
+    return dict(out)

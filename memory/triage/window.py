@@ -267,6 +267,7 @@ def read_context(scan):
             starts |= line_starts(raw, L.ANCHORS, lo)
     for st in sorted(starts):
         e = raw.find(b"\n", st)
+        scan._wsrc = (raw, st)        # (fix67m) where the line is: vllm_short_q.before reads a command's earlier lines there
         facts_mod.apply(scan, 0, P.clean(raw[st:e if e >= 0 else len(raw)][:4096]), window=True)
 
 

@@ -41,10 +41,11 @@ def test_the_tie_is_decided_once_in_env_infer():
     s = Scan()
     s.feed_text((DATA / "comfy_13210_tied_vote_driver.log").read_text())
     assert dict(s.facts["os_votes"]) == {"windows": 1, "linux": 1}
+    assert env_mod.infer(s, s.incidents[-1], {})["os_tied"] is True                 # (fix67m, rev67g F6) read from env.infer
+    assert env_mod.infer(s, s.incidents[-1], {"platform": "linux"})["os_tied"] is False
     res = engine.triage_text((DATA / "comfy_13210_tied_vote_driver.log").read_text(), context={"platform": "linux"})
     ev = res["events"][res["headline"]]
     assert [t for _, t in _blocks(ev) if "CUDA_LAUNCH" in t] == ["CUDA_LAUNCH_BLOCKING=1 python main.py"]  # the host: no tie
-    assert env_mod  # imported for the flag's home
 
 
 # F6. ComfyUI Desktop on Windows (the #13210 failure, its frames under Desktop's @comfyorgcomfyui-electron folder): the
