@@ -3,13 +3,31 @@ ModelPatcherDynamic (main.py: comfy.model_patcher.CoreModelPatcher = ModelPatche
 init_device succeeds), and CLIP.__init__ builds the text encoders' patcher from CoreModelPatcher unless the encoder
 disables it (comfy/sd.py CLIP.__init__: `ModelPatcher if te_disable_dynamic else CoreModelPatcher`, Comfy-Org/ComfyUI
 033046cc): the text encoders stream as the diffusion model does, so a text encode over the budget streams too rather
-than loading partially. Each streaming phase is sized on its own: its weights less the room its activations, margin and
+than loading partially. So does the VAE: VAE.__init__ takes CoreModelPatcher unless the VAE sets disable_offload (comfy/sd.py
+at 033046cc: `mp = comfy.model_patcher.CoreModelPatcher; if self.disable_offload: mp = ...ModelPatcher`; only audio
+VAEs and the pixel-space one set it), so a VAE decode or encode over the budget (its tiled retry too) streams its weights.
+A phase outside STREAMING (latent upscale, pixel upscale, audio decode) over the budget does not fit (rev67f F2). Each streaming phase is sized on its own: its weights less the room its activations, margin and
 the fixed costs leave. The sampler's figure is per step (its time cost); the text encoders' runs once per prompt."""
 from ..units import MiB, fmt_bytes
 
-STREAMING = ("sample", "text_encode")  # the phases whose model ComfyUI loads through CoreModelPatcher (verdict.PARTIAL)
+STREAMING = ("sample", "text_encode", "vae_decode", "vae_encode")  # the phases whose model loads through CoreModelPatcher
 ROOM_FLOOR = 256 * MiB  # less room than this for the streamed layers: does not fit even streaming
-WHAT = {"text_encode": "of the text encoders' weights in text encode (once per prompt)"}
+WHAT = {"text_encode": "of the text encoders' weights in text encode (once per prompt)",
+        "vae_decode": "of the VAE's weights in VAE decode (once per decode)",
+        "vae_encode": "of the VAE's weights in VAE encode (once per encode)"}
+LABEL = {"latent_upscale": "latent upscale", "pixel_upscale": "pixel upscale", "audio_decode": "audio decode"}
+
+
+OWN = {"vae_decode": "vae", "vae_encode": "vae"}  # a phase's own model (formula's _ctx w): what it streams
+
+
+def weights(est: dict, k: str) -> int:
+    """Phase k's weights that stream: the row's, at most its own model's (OWN). The other models a row counts (the
+    diffusion model and text encoders kept beside the decode: --models resident) are not run there: Dynamic VRAM
+    evicts their weights rather than streaming them."""
+    w = est["breakdown"][k]["weights"]
+    own = ((est.get("_ctx") or {}).get("w") or {}).get(OWN.get(k))
+    return min(w, own) if own is not None else w
 
 
 def room(est: dict, k: str, budget) -> int:
@@ -30,10 +48,21 @@ def by_phase(est: dict, budget) -> tuple[dict, list]:
         if k != "sample" and total <= budget:
             continue
         r = room(est, k, budget)
-        out[k] = max(0, int(est["breakdown"][k]["weights"] - max(0, r)))
+        out[k] = max(0, int(weights(est, k) - max(0, r)))
         if r <= ROOM_FLOOR:
             short.append(k)
     return out, short
+
+
+def not_streamed(est: dict, budget) -> list:
+    """The phases over the budget (as ComfyUI runs them: verdict.run_phases) whose model Dynamic VRAM does not stream."""
+    from .verdict import run_phases
+    return [k for k, v in run_phases(est).items() if v > budget and k not in STREAMING]
+
+
+def not_streamed_words(ks: list) -> str:
+    return (f"does not fit: {' and '.join(LABEL.get(k, k.replace('_', ' ')) for k in ks)} over the budget, and Dynamic "
+            "VRAM does not stream its model")
 
 
 def others_words(by: dict) -> str:

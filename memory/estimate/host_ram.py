@@ -298,7 +298,10 @@ def dynamic_vram(est: dict, budget) -> dict:
     out["streamed_per_step"] = int(streamed)
     out["streamed_by_phase"] = {k: n for k, n in by.items() if n}
     out["added_seconds_per_step"] = round(streamed / (gbps * 1e9), 2)
-    if short:
+    over = DS.not_streamed(est, budget)
+    if over:  # one verdict: the main one says DOES NOT FIT for that phase too (rev67f F2)
+        out["verdict"] = DS.not_streamed_words(over)
+    elif short:
         out["verdict"] = "does not fit even streaming: activations alone exceed the budget" + (
             "" if short == ["sample"] else f" ({' and '.join(k.replace('_', ' ') for k in short)})")
     elif streamed:

@@ -205,12 +205,11 @@ def cpu_run(est: dict):
 
 
 def streams(est: dict, budget) -> bool:
-    """Dynamic VRAM runs it by streaming the sampler's weights: they do not all fit, the activations do, and every
-    other phase (as ComfyUI runs it) is within the budget. Whether host RAM holds them is host_ram's."""
+    """Dynamic VRAM runs it by streaming: its verdict fits (every phase over the budget streams: dynamic_stream, which
+    says does not fit for one that does not, rev67f F2) where the peak does not. Whether host RAM holds it is
+    host_ram's."""
     d = est.get("dynamic_vram") or {}
-    by = d.get("streamed_by_phase") or {}  # the text encoders stream too (dynamic_stream.py): one rule for every phase
-    return bool(by) and str(d.get("vram_verdict")).startswith("fits") and est["verdict"] in ("tight", "does not fit") \
-        and all(v <= budget for k, v in run_phases(est).items() if k != "sample" and k not in by)
+    return str(d.get("vram_verdict")).startswith("fits") and est["verdict"] in ("tight", "does not fit")
 
 
 def outcome(est: dict, budget) -> dict:

@@ -1,7 +1,7 @@
 """fix67j: review rev67f's findings on fix67e's Dynamic VRAM (estimate side)."""
 import pytest
 
-from support.cli_run import estimate, flat
+from support.cli_run import estimate, flat, run
 from gpu_garden.memory.estimate import host_ram
 
 
@@ -23,3 +23,50 @@ def test_dynamic_vram_off_outside_comfyui(capsys, monkeypatch, runner):
     assert "Dynamic VRAM (assumed)" not in flat(out)
     rc, out, err = estimate(capsys, "flux1-dev", "--vram", "12", "--ram", "64", "--dynamic-vram", "on")
     assert "verdict: FITS WITH STREAMING" in out  # ComfyUI (the default runner): on
+
+
+def _judge(names, gb, **pol):
+    from gpu_garden.memory.estimate import families, formula as E, layouts, spec
+    comps = [c for n in names for c in families.split_components(layouts.table(n), n)]
+    policy = dict({"dynamic_vram": "on", "host_ram": 128 << 30}, **pol)
+    return E.judge(E.estimate(comps, 1024, 1024, cfg=False, policy=policy), spec.card_bytes(gb) if gb else None)
+
+
+FLUX = ("flux_flux1-dev", "te_t5xxl_fp16", "te_clip_l", "vae_flux_ae")
+
+
+# F2. The VAE loads through CoreModelPatcher too (comfy/sd.py VAE.__init__ at 033046cc: CoreModelPatcher unless the VAE
+# sets disable_offload): Wan 2.2 5B at --vram 2.75 read "DOES NOT FIT" (VAE decode 2.79 GiB, not streamed) beside
+# "Dynamic VRAM: fits, streaming 8.31 GiB" (rev67f repros/R_F3_vae_not_streamed.txt). One verdict now.
+def test_vae_phase_streams_and_one_verdict(capsys):
+    rc, out, err = estimate(capsys, "wan22", "--vram", "2.75", "--ram", "128", "--dynamic-vram", "on")
+    text = flat(out)
+    assert "verdict: FITS WITH STREAMING in 2.75 GiB" in text and "DOES NOT FIT" not in text and rc == 0
+    assert "of the VAE's weights in VAE decode (once per decode)" in text
+    est = run(["estimate", "wan22", "--vram", "2.75", "--ram", "128", "--dynamic-vram", "on", "--json"], capsys)[1]
+    d, b = est["dynamic_vram"], est["breakdown"]["vae_decode"]
+    room = int(2.75 * (1 << 30)) - sum(est["fixed"].values()) - b["activations"] - b["allocator_margin"]
+    assert d["streamed_by_phase"]["vae_decode"] == b["weights"] - room > 0
+    assert est["verdict"] == est["outcome"]["status"] == "fits with streaming"
+
+
+# F2, --text-encoders resident: the decode's row holds the text encoders and the VAE; the decode runs the VAE alone, so
+# what streams there is at most the VAE's bytes (was 2.65 GiB "of the VAE's weights" for a 0.16 GiB VAE), and the main
+# verdict and the Dynamic VRAM line agree.
+def test_resident_text_encoders_one_verdict():
+    est = _judge(FLUX, 8, text_encoders="resident", host_ram=64 << 30)
+    d = est["dynamic_vram"]
+    vae = next(c["resident"] for c in est["components"] if c["role"] == "vae")
+    assert d["streamed_by_phase"].get("vae_decode", 0) <= vae
+    assert d["verdict"].startswith("fits") and est["verdict"] == est["outcome"]["status"] == "fits with streaming"
+
+
+# F2. A phase whose model Dynamic VRAM does not stream (pixel upscale, latent upscale, audio decode) over the budget:
+# the Dynamic VRAM line says does not fit, as the main verdict does.
+def test_phase_not_streamed_over_budget_does_not_fit():
+    from gpu_garden.memory.estimate import host_ram as H
+    est = _judge(FLUX, 12, host_ram=64 << 30)
+    assert est["dynamic_vram"]["verdict"].startswith("fits")
+    est["phases"]["pixel_upscale"] = est["budget"] + (1 << 30)
+    d = H.dynamic_vram(est, est["budget"])
+    assert d["verdict"] == "does not fit: pixel upscale over the budget, and Dynamic VRAM does not stream its model"
