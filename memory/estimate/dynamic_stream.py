@@ -18,13 +18,14 @@ WHAT = {"text_encode": "of the text encoders' weights in text encode (once per p
 LABEL = {"latent_upscale": "latent upscale", "pixel_upscale": "pixel upscale", "audio_decode": "audio decode"}
 
 
-OWN = {"vae_decode": "vae", "vae_encode": "vae"}  # a phase's own model (formula's _ctx w): what it streams
+OWN = {"text_encode": "te", "vae_decode": "vae", "vae_encode": "vae"}  # a phase's own model (formula's _ctx w)
 
 
 def weights(est: dict, k: str) -> int:
     """Phase k's weights that stream: the row's, at most its own model's (OWN). The other models a row counts (the
-    diffusion model and text encoders kept beside the decode: --models resident) are not run there: Dynamic VRAM
-    evicts their weights rather than streaming them."""
+    diffusion model kept beside the text encode or the decode: --models resident, --offload none) are not run there:
+    Dynamic VRAM evicts their weights rather than streaming them (rev67f F3: "13.40 GiB of the text encoders' weights"
+    where they total 9.10 GiB)."""
     w = est["breakdown"][k]["weights"]
     own = ((est.get("_ctx") or {}).get("w") or {}).get(OWN.get(k))
     return min(w, own) if own is not None else w

@@ -70,3 +70,16 @@ def test_phase_not_streamed_over_budget_does_not_fit():
     est["phases"]["pixel_upscale"] = est["budget"] + (1 << 30)
     d = H.dynamic_vram(est, est["budget"])
     assert d["verdict"] == "does not fit: pixel upscale over the budget, and Dynamic VRAM does not stream its model"
+
+
+# F3. --models resident: the text-encode row's weights hold the diffusion model too (20.34 GiB), and the line read
+# "streaming 13.40 GiB of the text encoders' weights" where they total 9.10 GiB (rev67f repros/R_F3_resident_te_stream.txt).
+# The text encode runs the text encoders alone: what streams is their bytes less the room the phase leaves.
+@pytest.mark.parametrize("pol", [{"models": "resident"}, {"offload": "none"}])
+def test_text_encode_streams_only_the_text_encoders(pol):
+    est = _judge(FLUX, 8, host_ram=64 << 30, **pol)
+    te = sum(c["resident"] for c in est["components"] if c["role"] == "text_encoder")
+    b = est["breakdown"]["text_encode"]
+    assert b["weights"] > te + (8 << 30)  # the row counts the diffusion model beside them
+    room = est["budget"] - sum(est["fixed"].values()) - b["activations"] - b["allocator_margin"]
+    assert est["dynamic_vram"]["streamed_by_phase"]["text_encode"] == te - room < te
