@@ -31,6 +31,24 @@ def weights(est: dict, k: str) -> int:
     return min(w, own) if own is not None else w
 
 
+# ComfyUI-GGUF loads a .gguf diffusion model or text encoder through GGUFModelPatcher(comfy.model_patcher.ModelPatcher)
+# (city96/ComfyUI-GGUF nodes.py), not the dynamic patcher: such a model keeps the legacy partial load under Dynamic VRAM
+# (Comfy-Org/ComfyUI#13953; city96/ComfyUI-GGUF#427, Dynamic VRAM support, still open) (rev67f F4)
+GGUF_ROLES = {"sample": ("diffusion_model", "diffusion model"), "text_encode": ("text_encoder", "text encoders")}
+
+
+def gguf_phases(est: dict) -> list:
+    """The phases (GGUF_ROLES) whose model is a .gguf file: sized as a partial load, not streamed."""
+    roles = {c["role"] for c in est.get("components") or () if str(c.get("source") or "").lower().endswith(".gguf")}
+    return [k for k, (role, _) in GGUF_ROLES.items() if role in roles]
+
+
+def gguf_note(ks: list) -> str:
+    names = " and ".join(f"the GGUF {GGUF_ROLES[k][1]}" for k in ks)
+    return (f"Dynamic VRAM: {names} load{'s' if len(ks) == 1 else ''} through ComfyUI-GGUF's GGUFModelPatcher, not the dynamic patcher (its Dynamic "
+            "VRAM support, city96/ComfyUI-GGUF#427, is not merged): sized as a partial load, not streamed")
+
+
 def room(est: dict, k: str, budget) -> int:
     """The budget less phase k's fixed costs, activations and margin: what its weights may hold on the GPU."""
     b = est["breakdown"][k]
@@ -41,9 +59,9 @@ def by_phase(est: dict, budget) -> tuple[dict, list]:
     """({phase: bytes streamed}, [phases whose activations alone leave under ROOM_FLOOR]). The sampler's bytes always
     (0 when it fits: the figure per step); another phase only when its run figure is over the budget."""
     tr = est.get("tiled_retry") or {}
-    out, short = {}, []
+    out, short, gguf = {}, [], gguf_phases(est)
     for k in STREAMING:
-        if k not in est["breakdown"]:
+        if k not in est["breakdown"] or k in gguf:
             continue
         total = tr[k]["tiled"] if k in tr else est["phases"].get(k, 0)
         if k != "sample" and total <= budget:
@@ -55,10 +73,23 @@ def by_phase(est: dict, budget) -> tuple[dict, list]:
     return out, short
 
 
-def not_streamed(est: dict, budget) -> list:
-    """The phases over the budget (as ComfyUI runs them: verdict.run_phases) whose model Dynamic VRAM does not stream."""
+def over(est: dict, budget) -> set:
+    """The phases over the budget as ComfyUI runs them (verdict.run_phases: a VAE phase at its tiled retry)."""
     from .verdict import run_phases
-    return [k for k, v in run_phases(est).items() if v > budget and k not in STREAMING]
+    return {k for k, v in run_phases(est).items() if v > budget}
+
+
+def not_streamed(est: dict, budget) -> list:
+    """The phases over the budget (as ComfyUI runs them: verdict.run_phases) whose model Dynamic VRAM does not stream
+    (a GGUF model's phase: partial_words)."""
+    return [k for k in over(est, budget) if k not in STREAMING and k not in GGUF_ROLES]
+
+
+def partial_words(ks: list) -> str:
+    """The Dynamic VRAM line when a GGUF model's phase is over the budget: ComfyUI loads it partially (verdict's
+    outcome says how much stays in RAM)."""
+    return ("loads partially: " + " and ".join(f"the GGUF {GGUF_ROLES[k][1]}" for k in ks)
+            + " (ComfyUI-GGUF's patcher is not Dynamic VRAM's)")
 
 
 def not_streamed_words(ks: list) -> str:

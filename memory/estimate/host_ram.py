@@ -293,14 +293,19 @@ def dynamic_vram(est: dict, budget) -> dict:
         return out
     from . import dynamic_stream as DS  # every phase CoreModelPatcher loads streams, text encode too (aud67a F3)
     by, short = DS.by_phase(est, budget)
-    streamed = by["sample"]
+    gguf = DS.gguf_phases(est)
+    out["gguf_note"] = DS.gguf_note(gguf) if gguf else None
+    streamed = by.get("sample", 0)  # none from a GGUF diffusion model (DS.GGUF_ROLES)
     gbps = float(pol.get("pcie_gbps") or PCIE_GBPS)
     out["streamed_per_step"] = int(streamed)
     out["streamed_by_phase"] = {k: n for k, n in by.items() if n}
     out["added_seconds_per_step"] = round(streamed / (gbps * 1e9), 2)
     over = DS.not_streamed(est, budget)
+    partial = [k for k in gguf if k in DS.over(est, budget)]
     if over:  # one verdict: the main one says DOES NOT FIT for that phase too (rev67f F2)
         out["verdict"] = DS.not_streamed_words(over)
+    elif partial:  # not "fits": the main verdict is the partial load's (verdict._vram_outcome)
+        out["verdict"] = DS.partial_words(partial) + DS.others_words(by)
     elif short:
         out["verdict"] = "does not fit even streaming: activations alone exceed the budget" + (
             "" if short == ["sample"] else f" ({' and '.join(k.replace('_', ' ') for k in short)})")

@@ -121,8 +121,9 @@ def finish(est: dict, budget) -> dict:
             else "tight" if est["peak"] <= budget else "does not fit"
     pol = est["policy"]
     est["dynamic_vram"] = d = dynamic_vram(est, budget)
-    if d.get("off_note") and d["off_note"] not in est["assumptions"]:  # comfy-aimdo detected here, not on that device
-        est["assumptions"].append(d["off_note"])
+    for note in (d.get("off_note"), d.get("gguf_note")):  # comfy-aimdo detected here, not on that device; GGUF files
+        if note and note not in est["assumptions"]:
+            est["assumptions"].append(note)
     est["host_ram"] = host_ram(est, budget)
     short = ram_short(est["host_ram"])
     est["assumptions"] = [a for a in est["assumptions"] if not a.startswith(ASSUMED_DYNAMIC)]
@@ -253,7 +254,9 @@ def _vram_outcome(est: dict, budget) -> dict:
                 f"of weights from RAM each step{DS.others_words(d.get('streamed_by_phase') or {})}; host RAM short by {fmt_bytes(ram_short_by(r))}: the run needs {fmt_bytes(r['needed'])} of it (the running "
                 f"model's CPU copy {fmt_bytes(r['cpu_copy'])}, pinned copies of the streamed layers {fmt_bytes(r['pinned'])}, "
                 f"kept for reload {fmt_bytes(r['kept_for_reload'])}), {fmt_bytes(r['available'])} available"}
-    over = {k: p - budget for k, p in run_phases(est).items() if p > budget}
+    d = est.get("dynamic_vram") or {}  # a GGUF model loads partially beside phases that stream (DS.partial_words)
+    by = d.get("streamed_by_phase") or {} if str(d.get("vram_verdict")).startswith("loads partially") else {}
+    over = {k: p - budget for k, p in run_phases(est).items() if p > budget and k not in by}
     if not over:
         return {"status": "runs tiled", "offloaded": 0, "reason": note} if tiled else {"status": v, "offloaded": 0, "reason": ""}
     if not partial_load(est["policy"]):

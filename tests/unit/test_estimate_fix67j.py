@@ -83,3 +83,21 @@ def test_text_encode_streams_only_the_text_encoders(pol):
     assert b["weights"] > te + (8 << 30)  # the row counts the diffusion model beside them
     room = est["budget"] - sum(est["fixed"].values()) - b["activations"] - b["allocator_margin"]
     assert est["dynamic_vram"]["streamed_by_phase"]["text_encode"] == te - room < te
+
+
+# F4. ComfyUI-GGUF loads a .gguf model through GGUFModelPatcher(ModelPatcher), not the dynamic patcher (city96/ComfyUI-GGUF
+# nodes.py; Comfy-Org/ComfyUI#13953; city96/ComfyUI-GGUF#427 open): a Q4_K FLUX GGUF on 4 GiB read "FITS WITH STREAMING"
+# (rev67f repros/R_F3_gguf_streams.txt). It loads partially, as without Dynamic VRAM, and a line says why.
+def test_gguf_diffusion_model_loads_partially_not_streamed(capsys, tmp_path):
+    pytest.importorskip("gguf")
+    from support.gguf_files import sparse_gguf_from_layout
+    path, _ = sparse_gguf_from_layout(tmp_path / "flux1-dev-Q8_0.gguf")
+    rc, out, err = estimate(capsys, str(path), "--vram", "8", "--ram", "64", "--dynamic-vram", "on")
+    text = flat(out)
+    assert "STREAMING" not in text and "verdict: RUNS WITH OFFLOAD in 8.00 GiB" in text
+    assert "ComfyUI loads the diffusion model partially" in text
+    assert "Dynamic VRAM (--dynamic-vram on): loads partially: the GGUF diffusion model" in text
+    assert ("Dynamic VRAM: the GGUF diffusion model loads through ComfyUI-GGUF's GGUFModelPatcher, not the dynamic "
+            "patcher") in text
+    rc, out, err = estimate(capsys, "flux1-dev", "--vram", "8", "--ram", "64", "--dynamic-vram", "on")
+    assert "verdict: FITS WITH STREAMING" in out  # the safetensors model streams
