@@ -1,0 +1,20 @@
+"""fix67j: review rev67f's findings on fix67e's kv names (F5-F7) and vLLM's --kv-cache-memory gate (F9)."""
+from support.cli_run import json_out, text, unwrap
+
+
+def _text(argv, capsys):
+    rc, out = text(argv, capsys)
+    return rc, " ".join(unwrap(out).split())
+
+
+# F5. phi4-reasoning:14b --runtime vllm --weights-dtype Q4_K_M sizes a plain Q4_K_M file (8.42 GiB, attn_qkv Q5_K), yet
+# the note said "the figures above are for the tag's Q4_K_M build" (10.34 GiB); with q4_K_M in lower case it said
+# "(--weights-dtype)" (rev67f repros/R_F8_tag_build_note.txt). --weights-dtype always names plain weights.
+def test_weights_dtype_note_names_plain_weights_whatever_the_case(capsys):
+    base = ["kv", "--model", "phi4-reasoning:14b", "--runtime", "vllm", "--vram", "24", "--ctx", "8192"]
+    for given in ("Q4_K_M", "q4_K_M"):
+        rc, out = _text(base + ["--weights-dtype", given], capsys)
+        assert f"the figures above are for {given} weights (--weights-dtype)" in out
+        assert "the tag's Q4_K_M build" not in out
+    rc, out = _text(base, capsys)
+    assert "the figures above are for the tag's Q4_K_M build" in out and "QKV16" not in out
