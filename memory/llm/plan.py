@@ -245,7 +245,8 @@ def _request_notes(spec, runtime, weights_dtype, knobs, asked_ngl) -> tuple:
         build = re.compile(rf"the library's default build, {re.escape(str(spec.quant))}\b")  # an Ollama tag without one
         notes = [build.sub(f"weights sized as {weights_dtype} (--weights-dtype), not as the library's default build, "
                            f"{spec.quant}", n) for n in notes]
-    sized = str(weights_dtype or spec.quant or spec.dtype)
+    from .weights import shown_type  # kv's own names are never printed; a library build is a GGUF (rev67f F6)
+    sized = str(shown_type(weights_dtype or spec.quant or spec.dtype))
     if (runtime == "llama.cpp" and not spec.weights_bytes and not GR.tag_type(sized)
             and sized.lower() not in ("mxfp4", "mxfp4_moe")):  # an MXFP4 checkpoint has its llama.cpp file type
         # llama.cpp loads GGUF files, whose tensors hold ggml types: an fp8/AWQ/GPTQ/int8 checkpoint's size is no file's

@@ -18,3 +18,21 @@ def test_weights_dtype_note_names_plain_weights_whatever_the_case(capsys):
         assert "the tag's Q4_K_M build" not in out
     rc, out = _text(base, capsys)
     assert "the figures above are for the tag's Q4_K_M build" in out and "QKV16" not in out
+
+
+# F6. kv's own names were still printed: SGLang's "the tag's Q4_K_M_QKV16 build", llama.cpp's "sized as
+# Q4_K_M_MISTRAL3 (the checkpoint's), a type no GGUF file holds" (wrong too: the library build is a GGUF), and --json
+# weights_dtype "MXFP4_EXPERTS_F16" for gpt-oss given F16 (rev67f repros/R_F8_leaks_left.txt).
+def test_internal_names_not_printed(capsys):
+    for model in ("phi4-reasoning:14b", "mistral-small3.1:24b"):
+        for runtime in ("sglang", "llama.cpp"):
+            rc, out = _text(["kv", "--model", model, "--runtime", runtime, "--vram", "24", "--ctx", "8192"], capsys)
+            assert "QKV16" not in out and "MISTRAL3" not in out and "a type no GGUF file holds" not in out
+            if runtime == "sglang":
+                assert "the figures above are for the tag's Q4_K_M build" in out
+    argv = ["kv", "--model", "openai/gpt-oss-20b", "--runtime", "llama.cpp", "--weights-dtype", "F16", "--vram", "24",
+            "--ctx", "8192"]
+    r = json_out(argv, capsys)
+    assert r["weights_dtype"] == "F16" and "MXFP4_EXPERTS" not in str(r)
+    from gpu_garden.memory.llm.weights import shown_type
+    assert shown_type("MXFP4_EXPERTS_BF16") == "BF16" and shown_type("mxfp4") == "mxfp4"
