@@ -36,3 +36,13 @@ def test_internal_names_not_printed(capsys):
     assert r["weights_dtype"] == "F16" and "MXFP4_EXPERTS" not in str(r)
     from gpu_garden.memory.llm.weights import shown_type
     assert shown_type("MXFP4_EXPERTS_BF16") == "BF16" and shown_type("mxfp4") == "mxfp4"
+
+
+# F7. The tag's note was rewritten by a regex built from kv's internal name (Q4_K_M_QKV16), which the note never
+# prints: phi4-reasoning:14b / mistral-small3.1:24b --weights-dtype q8_0 kept "the library's default build, Q4_K_M"
+# with nothing saying the figures are q8_0's (rev67f repros/R_F8_weights_dtype_note.txt); qwen2.5:7b was rewritten.
+def test_weights_dtype_rewrites_the_library_build_note(capsys):
+    for model in ("qwen2.5:7b", "phi4-reasoning:14b", "mistral-small3.1:24b"):
+        rc, out = _text(["kv", "--model", model, "--weights-dtype", "q8_0", "--vram", "24", "--ctx", "8192"], capsys)
+        assert (f"Ollama tag '{model}': weights sized as q8_0 (--weights-dtype), not as the library's default build, "
+                "Q4_K_M") in out
