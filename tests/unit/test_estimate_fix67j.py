@@ -101,3 +101,13 @@ def test_gguf_diffusion_model_loads_partially_not_streamed(capsys, tmp_path):
             "patcher") in text
     rc, out, err = estimate(capsys, "flux1-dev", "--vram", "8", "--ram", "64", "--dynamic-vram", "on")
     assert "verdict: FITS WITH STREAMING" in out  # the safetensors model streams
+
+
+# F8. --weights-dtype fp32 --vae-dtype fp32 keeps every 32-bit weight (DM F32, VAE F32), yet the assumptions said
+# "32-bit float weights are cast to 16-bit on load" (rev67f repros/R_F4_cast_assumption.txt): the diffusion model kept
+# in fp32 (keep_fp32) counted as cast.
+def test_no_cast_line_when_nothing_is_cast(capsys):
+    rc, out, err = estimate(capsys, "flux1-dev", "--vram", "80", "--weights-dtype", "fp32", "--vae-dtype", "fp32")
+    assert "flux1-dev" in out and "32-bit float weights are cast to 16-bit" not in flat(out)
+    rc, out, err = estimate(capsys, "flux1-dev", "--vram", "80", "--weights-dtype", "fp32")  # the VAE still is
+    assert "32-bit float weights are cast to 16-bit" in flat(out)
