@@ -46,3 +46,16 @@ def test_weights_dtype_rewrites_the_library_build_note(capsys):
         rc, out = _text(["kv", "--model", model, "--weights-dtype", "q8_0", "--vram", "24", "--ctx", "8192"], capsys)
         assert (f"Ollama tag '{model}': weights sized as q8_0 (--weights-dtype), not as the library's default build, "
                 "Q4_K_M") in out
+
+
+# F9. --runtime-version 0.9.2 --kv-cache-memory 6 printed "vllm serve ... --kv-cache-memory 6442450944", a flag vLLM
+# gained in 0.10.1 (runtimes/vllm.py KV_CACHE_MEMORY, kv's own gate for its suggestion; rev67f
+# repros/R_F10_old_version_flag.txt): refused there, taken from 0.10.1.
+def test_kv_cache_memory_refused_before_0_10_1(capsys):
+    from support.cli_run import run
+    base = ["kv", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--runtime", "vllm", "--gpu-name", "RTX4090",
+            "--kv-cache-memory", "6", "--runtime-version"]
+    rc, out, err = run(base + ["0.9.2"], capsys)
+    assert rc != 0 and "--kv-cache-memory is accepted from vLLM 0.10.1" in err and "vllm serve" not in out
+    rc, out, err = run(base + ["0.10.1"], capsys)
+    assert rc in (0, 1) and "--kv-cache-memory 6442450944" in out
