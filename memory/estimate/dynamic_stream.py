@@ -3,13 +3,50 @@ ModelPatcherDynamic (main.py: comfy.model_patcher.CoreModelPatcher = ModelPatche
 init_device succeeds), and CLIP.__init__ builds the text encoders' patcher from CoreModelPatcher unless the encoder
 disables it (comfy/sd.py CLIP.__init__: `ModelPatcher if te_disable_dynamic else CoreModelPatcher`, Comfy-Org/ComfyUI
 033046cc): the text encoders stream as the diffusion model does, so a text encode over the budget streams too rather
-than loading partially. Each streaming phase is sized on its own: its weights less the room its activations, margin and
+than loading partially. So does the VAE: VAE.__init__ takes CoreModelPatcher unless the VAE sets disable_offload (comfy/sd.py
+at 033046cc: `mp = comfy.model_patcher.CoreModelPatcher; if self.disable_offload: mp = ...ModelPatcher`; only audio
+VAEs and the pixel-space one set it), so a VAE decode or encode over the budget (its tiled retry too) streams its weights.
+A phase outside STREAMING (latent upscale, pixel upscale, audio decode) over the budget does not fit (rev67f F2). Each streaming phase is sized on its own: its weights less the room its activations, margin and
 the fixed costs leave. The sampler's figure is per step (its time cost); the text encoders' runs once per prompt."""
 from ..units import MiB, fmt_bytes
 
-STREAMING = ("sample", "text_encode")  # the phases whose model ComfyUI loads through CoreModelPatcher (verdict.PARTIAL)
+STREAMING = ("sample", "text_encode", "vae_decode", "vae_encode")  # the phases whose model loads through CoreModelPatcher
 ROOM_FLOOR = 256 * MiB  # less room than this for the streamed layers: does not fit even streaming
-WHAT = {"text_encode": "of the text encoders' weights in text encode (once per prompt)"}
+WHAT = {"text_encode": "of the text encoders' weights in text encode (once per prompt)",
+        "vae_decode": "of the VAE's weights in VAE decode (once per decode)",
+        "vae_encode": "of the VAE's weights in VAE encode (once per encode)"}
+LABEL = {"latent_upscale": "latent upscale", "pixel_upscale": "pixel upscale", "audio_decode": "audio decode"}
+
+
+OWN = {"text_encode": "te", "vae_decode": "vae", "vae_encode": "vae"}  # a phase's own model (formula's _ctx w)
+
+
+def weights(est: dict, k: str) -> int:
+    """Phase k's weights that stream: the row's, at most its own model's (OWN). The other models a row counts (the
+    diffusion model kept beside the text encode or the decode: --models resident, --offload none) are not run there:
+    Dynamic VRAM evicts their weights rather than streaming them (rev67f F3: "13.40 GiB of the text encoders' weights"
+    where they total 9.10 GiB)."""
+    w = est["breakdown"][k]["weights"]
+    own = ((est.get("_ctx") or {}).get("w") or {}).get(OWN.get(k))
+    return min(w, own) if own is not None else w
+
+
+# ComfyUI-GGUF loads a .gguf diffusion model or text encoder through GGUFModelPatcher(comfy.model_patcher.ModelPatcher)
+# (city96/ComfyUI-GGUF nodes.py), not the dynamic patcher: such a model keeps the legacy partial load under Dynamic VRAM
+# (Comfy-Org/ComfyUI#13953; city96/ComfyUI-GGUF#427, Dynamic VRAM support, still open) (rev67f F4)
+GGUF_ROLES = {"sample": ("diffusion_model", "diffusion model"), "text_encode": ("text_encoder", "text encoders")}
+
+
+def gguf_phases(est: dict) -> list:
+    """The phases (GGUF_ROLES) whose model is a .gguf file: sized as a partial load, not streamed."""
+    roles = {c["role"] for c in est.get("components") or () if str(c.get("source") or "").lower().endswith(".gguf")}
+    return [k for k, (role, _) in GGUF_ROLES.items() if role in roles]
+
+
+def gguf_note(ks: list) -> str:
+    names = " and ".join(f"the GGUF {GGUF_ROLES[k][1]}" for k in ks)
+    return (f"Dynamic VRAM: {names} load{'s' if len(ks) == 1 else ''} through ComfyUI-GGUF's GGUFModelPatcher, not the dynamic patcher (its Dynamic "
+            "VRAM support, city96/ComfyUI-GGUF#427, is not merged): sized as a partial load, not streamed")
 
 
 def room(est: dict, k: str, budget) -> int:
@@ -22,18 +59,42 @@ def by_phase(est: dict, budget) -> tuple[dict, list]:
     """({phase: bytes streamed}, [phases whose activations alone leave under ROOM_FLOOR]). The sampler's bytes always
     (0 when it fits: the figure per step); another phase only when its run figure is over the budget."""
     tr = est.get("tiled_retry") or {}
-    out, short = {}, []
+    out, short, gguf = {}, [], gguf_phases(est)
     for k in STREAMING:
-        if k not in est["breakdown"]:
+        if k not in est["breakdown"] or k in gguf:
             continue
         total = tr[k]["tiled"] if k in tr else est["phases"].get(k, 0)
         if k != "sample" and total <= budget:
             continue
         r = room(est, k, budget)
-        out[k] = max(0, int(est["breakdown"][k]["weights"] - max(0, r)))
+        out[k] = max(0, int(weights(est, k) - max(0, r)))
         if r <= ROOM_FLOOR:
             short.append(k)
     return out, short
+
+
+def over(est: dict, budget) -> set:
+    """The phases over the budget as ComfyUI runs them (verdict.run_phases: a VAE phase at its tiled retry)."""
+    from .verdict import run_phases
+    return {k for k, v in run_phases(est).items() if v > budget}
+
+
+def not_streamed(est: dict, budget) -> list:
+    """The phases over the budget (as ComfyUI runs them: verdict.run_phases) whose model Dynamic VRAM does not stream
+    (a GGUF model's phase: partial_words)."""
+    return [k for k in over(est, budget) if k not in STREAMING and k not in GGUF_ROLES]
+
+
+def partial_words(ks: list) -> str:
+    """The Dynamic VRAM line when a GGUF model's phase is over the budget: ComfyUI loads it partially (verdict's
+    outcome says how much stays in RAM)."""
+    return ("loads partially: " + " and ".join(f"the GGUF {GGUF_ROLES[k][1]}" for k in ks)
+            + " (ComfyUI-GGUF's patcher is not Dynamic VRAM's)")
+
+
+def not_streamed_words(ks: list) -> str:
+    return (f"does not fit: {' and '.join(LABEL.get(k, k.replace('_', ' ')) for k in ks)} over the budget, and Dynamic "
+            "VRAM does not stream its model")
 
 
 def others_words(by: dict) -> str:

@@ -361,7 +361,7 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
                            "through every phase")
     # the VAE's fp32 weights are cast only when it runs in 16 bits (its dtype, vdt below: --vae-dtype fp32 keeps them)
     cast_at = len(assumptions)
-    cast = pol["cast_fp32"] and any(_has_fp32(c["table"]) for c in comps
+    cast = pol["cast_fp32"] and any(_has_fp32(c["table"]) for c in comps if not c.get("keep_fp32")  # --weights-dtype
                                     if c["role"] not in ("other", "vae", "diffusion_model" if cpu_note else ""))
     if any(W.dropped(c["table"]) for c in tes):
         assumptions.append("T5's encoder.embed_tokens.weight is a copy of shared.weight that ComfyUI does not load: not counted")

@@ -67,7 +67,8 @@ def host_ram(est: dict, budget, spilled=None) -> dict:
 
     out = need(dyn)
     out["streamed"] = int((d.get("streamed_per_step") or 0) if dyn else 0)
-    if pol.get("dynamic_vram", "auto") == "auto" and not dyn and pol.get("device", "cuda") in AIMDO_DEVICES:
+    if pol.get("dynamic_vram", "auto") == "auto" and not dyn and pol.get("device", "cuda") in AIMDO_DEVICES \
+            and (pol.get("runner") or "comfyui") == "comfyui":  # comfy-aimdo is ComfyUI's alone (runner_off_note)
         out["assumed_dynamic_vram"] = assumed_dynamic(need(True))
     return out
 
@@ -265,6 +266,13 @@ def aimdo_off_note(device) -> str:
             "figured as ComfyUI loads without it")
 
 
+def runner_off_note(runner) -> str:
+    """comfy-aimdo is ComfyUI's allocator (main.py turns it on; its CoreModelPatcher is the dynamic patcher): a diffusers
+    pipeline or Wan's own scripts load without it (rev67f F1)."""
+    return (f"Dynamic VRAM off: comfy-aimdo runs inside ComfyUI only, not under --runner {runner}; figured as {runner} "
+            "loads without it")
+
+
 def dynamic_vram(est: dict, budget) -> dict:
     """With Dynamic VRAM the weights that do not fit stream in per layer each step instead of failing:
     GiB streamed per step and the time that adds at PCIE_GBPS (an estimate, not measured)."""
@@ -272,8 +280,10 @@ def dynamic_vram(est: dict, budget) -> dict:
     mode = pol.get("dynamic_vram", "auto")
     on = aimdo_detected() if mode == "auto" else mode == "on"
     device = pol.get("device", "cuda")
-    if on and device not in AIMDO_DEVICES and device != "cpu":  # the CPU: verdict.cpu_run says so
-        return {"enabled": False, "source": f"--device {device}", "off_note": aimdo_off_note(device),
+    runner = pol.get("runner") or "comfyui"
+    if on and (runner != "comfyui" or device not in AIMDO_DEVICES and device != "cpu"):  # the CPU: verdict.cpu_run's
+        return {"enabled": False, "source": f"--runner {runner}" if runner != "comfyui" else f"--device {device}",
+                "off_note": aimdo_off_note(device) if runner == "comfyui" else runner_off_note(runner),
                 "streamed_per_step": None, "added_seconds_per_step": None, "verdict": None, "vram_verdict": None}
     out = {"enabled": bool(on), "source": (("detected comfy-aimdo" if on else "comfy-aimdo not detected") if mode == "auto"
                                          else f"--dynamic-vram {mode}"),
@@ -283,12 +293,20 @@ def dynamic_vram(est: dict, budget) -> dict:
         return out
     from . import dynamic_stream as DS  # every phase CoreModelPatcher loads streams, text encode too (aud67a F3)
     by, short = DS.by_phase(est, budget)
-    streamed = by["sample"]
+    gguf = DS.gguf_phases(est)
+    out["gguf_note"] = DS.gguf_note(gguf) if gguf else None
+    streamed = by.get("sample", 0)  # none from a GGUF diffusion model (DS.GGUF_ROLES)
     gbps = float(pol.get("pcie_gbps") or PCIE_GBPS)
     out["streamed_per_step"] = int(streamed)
     out["streamed_by_phase"] = {k: n for k, n in by.items() if n}
     out["added_seconds_per_step"] = round(streamed / (gbps * 1e9), 2)
-    if short:
+    over = DS.not_streamed(est, budget)
+    partial = [k for k in gguf if k in DS.over(est, budget)]
+    if over:  # one verdict: the main one says DOES NOT FIT for that phase too (rev67f F2)
+        out["verdict"] = DS.not_streamed_words(over)
+    elif partial:  # not "fits": the main verdict is the partial load's (verdict._vram_outcome)
+        out["verdict"] = DS.partial_words(partial) + DS.others_words(by)
+    elif short:
         out["verdict"] = "does not fit even streaming: activations alone exceed the budget" + (
             "" if short == ["sample"] else f" ({' and '.join(k.replace('_', ' ') for k in short)})")
     elif streamed:

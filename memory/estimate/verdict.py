@@ -121,8 +121,9 @@ def finish(est: dict, budget) -> dict:
             else "tight" if est["peak"] <= budget else "does not fit"
     pol = est["policy"]
     est["dynamic_vram"] = d = dynamic_vram(est, budget)
-    if d.get("off_note") and d["off_note"] not in est["assumptions"]:  # comfy-aimdo detected here, not on that device
-        est["assumptions"].append(d["off_note"])
+    for note in (d.get("off_note"), d.get("gguf_note")):  # comfy-aimdo detected here, not on that device; GGUF files
+        if note and note not in est["assumptions"]:
+            est["assumptions"].append(note)
     est["host_ram"] = host_ram(est, budget)
     short = ram_short(est["host_ram"])
     est["assumptions"] = [a for a in est["assumptions"] if not a.startswith(ASSUMED_DYNAMIC)]
@@ -205,12 +206,11 @@ def cpu_run(est: dict):
 
 
 def streams(est: dict, budget) -> bool:
-    """Dynamic VRAM runs it by streaming the sampler's weights: they do not all fit, the activations do, and every
-    other phase (as ComfyUI runs it) is within the budget. Whether host RAM holds them is host_ram's."""
+    """Dynamic VRAM runs it by streaming: its verdict fits (every phase over the budget streams: dynamic_stream, which
+    says does not fit for one that does not, rev67f F2) where the peak does not. Whether host RAM holds it is
+    host_ram's."""
     d = est.get("dynamic_vram") or {}
-    by = d.get("streamed_by_phase") or {}  # the text encoders stream too (dynamic_stream.py): one rule for every phase
-    return bool(by) and str(d.get("vram_verdict")).startswith("fits") and est["verdict"] in ("tight", "does not fit") \
-        and all(v <= budget for k, v in run_phases(est).items() if k != "sample" and k not in by)
+    return str(d.get("vram_verdict")).startswith("fits") and est["verdict"] in ("tight", "does not fit")
 
 
 def outcome(est: dict, budget) -> dict:
@@ -254,7 +254,9 @@ def _vram_outcome(est: dict, budget) -> dict:
                 f"of weights from RAM each step{DS.others_words(d.get('streamed_by_phase') or {})}; host RAM short by {fmt_bytes(ram_short_by(r))}: the run needs {fmt_bytes(r['needed'])} of it (the running "
                 f"model's CPU copy {fmt_bytes(r['cpu_copy'])}, pinned copies of the streamed layers {fmt_bytes(r['pinned'])}, "
                 f"kept for reload {fmt_bytes(r['kept_for_reload'])}), {fmt_bytes(r['available'])} available"}
-    over = {k: p - budget for k, p in run_phases(est).items() if p > budget}
+    d = est.get("dynamic_vram") or {}  # a GGUF model loads partially beside phases that stream (DS.partial_words)
+    by = d.get("streamed_by_phase") or {} if str(d.get("vram_verdict")).startswith("loads partially") else {}
+    over = {k: p - budget for k, p in run_phases(est).items() if p > budget and k not in by}
     if not over:
         return {"status": "runs tiled", "offloaded": 0, "reason": note} if tiled else {"status": v, "offloaded": 0, "reason": ""}
     if not partial_load(est["policy"]):

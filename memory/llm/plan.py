@@ -236,16 +236,19 @@ def _request_notes(spec, runtime, weights_dtype, knobs, asked_ngl) -> tuple:
                      f"says is {spec.quant}: sized at that width (vLLM's GPTQ kernels keep 8-bit weights packed at 8 bits)")
         weights_dtype = spec.quant
     if weights_dtype and spec.quant and not GR.same_file(weights_dtype, spec.quant, spec.unsloth):  # the dtype used
-        said = re.compile(rf"weights taken as {re.escape(str(spec.quant))} from the name( '[^']*')?")
-        notes = [said.sub(lambda m: f"weights sized as {weights_dtype} (--weights-dtype), not as the {spec.quant} the name"
+        from .weights import shown_type  # the notes name a library build by its file type (rev67f F7)
+        q = str(shown_type(spec.quant))
+        said = re.compile(rf"weights taken as {re.escape(q)} from the name( '[^']*')?")
+        notes = [said.sub(lambda m: f"weights sized as {weights_dtype} (--weights-dtype), not as the {q} the name"
                           f"{m.group(1) or ''} says", n) for n in notes]
-        tag = re.compile(rf"\b{re.escape(str(spec.quant))} weights from the tag", re.IGNORECASE)  # ollama_tags, gguf_repo
-        notes = [tag.sub(f"weights sized as {weights_dtype} (--weights-dtype), not as the {spec.quant} the tag names", n)
+        tag = re.compile(rf"\b{re.escape(q)} weights from the tag", re.IGNORECASE)  # ollama_tags, gguf_repo
+        notes = [tag.sub(f"weights sized as {weights_dtype} (--weights-dtype), not as the {q} the tag names", n)
                  for n in notes]
-        build = re.compile(rf"the library's default build, {re.escape(str(spec.quant))}\b")  # an Ollama tag without one
+        build = re.compile(rf"the library's default build, {re.escape(q)}\b")  # an Ollama tag without one
         notes = [build.sub(f"weights sized as {weights_dtype} (--weights-dtype), not as the library's default build, "
-                           f"{spec.quant}", n) for n in notes]
-    sized = str(weights_dtype or spec.quant or spec.dtype)
+                           f"{q}", n) for n in notes]
+    from .weights import shown_type  # kv's own names are never printed; a library build is a GGUF (rev67f F6)
+    sized = str(shown_type(weights_dtype or spec.quant or spec.dtype))
     if (runtime == "llama.cpp" and not spec.weights_bytes and not GR.tag_type(sized)
             and sized.lower() not in ("mxfp4", "mxfp4_moe")):  # an MXFP4 checkpoint has its llama.cpp file type
         # llama.cpp loads GGUF files, whose tensors hold ggml types: an fp8/AWQ/GPTQ/int8 checkpoint's size is no file's

@@ -10,6 +10,7 @@ from .flags import gpu_layers_words
 from .plan_checks import INSTEAD, READ_BY, refused_for
 from .runtimes import RUNTIME_NAMES
 from .runtimes.sglang import OVERRIDE_ENV as SG_OVERRIDE_ENV
+from .runtimes.vllm_pool_hint import check_flag_version
 
 
 # runtimes whose start fits in the card's free memory rather than its total: a --gpu-name verdict is for an idle card
@@ -85,6 +86,7 @@ def run_cli(args) -> int:
         knobs["quant_skip"] = [m.strip() for m in args.quant_skip.split(",") if m.strip()]
     if getattr(args, "kv_cache_memory", None):
         knobs["kv_cache_memory"] = int(args.kv_cache_memory * GiB)
+        check_flag_version(getattr(args, "runtime", None), getattr(args, "runtime_version", None))  # rev67f F9
         if vram and knobs["kv_cache_memory"] > vram:  # vLLM's --kv-cache-memory-bytes takes bytes; this option GiB
             raise UserError(f"--kv-cache-memory is in GiB: {args.kv_cache_memory:g} GiB is more than the "
                             f"{fmt_bytes(vram)} GPU (for {args.kv_cache_memory:g} bytes give "

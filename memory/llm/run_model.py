@@ -199,9 +199,10 @@ def ollama_tag_note(res, args, spec) -> None:
         return
     repo = source_repo(spec)
     # the figures' weights: --weights-dtype's, else the tag's build (SGLang's answer names no weights_dtype)
-    sized = res.get("weights_dtype") or getattr(args, "weights_dtype", None) or spec.quant
+    given = getattr(args, "weights_dtype", None)
     from .weights import shown_type
-    tag = sized and shown_type(sized) == shown_type(spec.quant)  # the answer names the build's file type (F8)
+    sized = shown_type(res.get("weights_dtype") or given or spec.quant)
+    tag = bool(sized) and not given  # --weights-dtype sizes a plain file, never the tag's build (rev67f F5)
     figures = (f"the figures above are for the tag's {sized} build" if tag else
                f"the figures above are for {sized} weights (--weights-dtype)" if sized else "")
     if repo and not _tag_is_the_model(args.model, spec.name):

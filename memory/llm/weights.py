@@ -136,10 +136,13 @@ LIBRARY_VARIANTS = (MISTRAL3_PATCHED, OLLAMA_QKV_F16)
 
 
 def shown_type(name):
-    """The file type a name of kv's own for an Ollama library build (Q4_K_M_MISTRAL3, Q4_K_M_QKV16) stands for, the
-    name printed and given back in JSON (a user may not give the internal one: internal_name); any other name as is.
+    """The file type a name of kv's own (an Ollama library build's Q4_K_M_MISTRAL3, Q4_K_M_QKV16; MXFP4_EXPERTS_F16)
+    stands for, the name printed and given back in JSON (a user may not give the internal one: internal_name); any
+    other name as is.
     The build's quirk, why its size differs from a plain file of that type, is in the tag's note (ollama_tags.py)."""
     up = str(name or "").upper()
+    if up.startswith(MXFP4_EXPERTS):  # a 16/32-bit GGUF of gpt-oss (plan_weights.py): the type given (rev67f F7)
+        return up[len(MXFP4_EXPERTS):] or "F16"
     return name[:-len(next(v for v in LIBRARY_VARIANTS if up.endswith(v)))] if up.endswith(LIBRARY_VARIANTS) else name
 
 

@@ -25,3 +25,16 @@ def command_pool(out: dict) -> None:
               "reason": f"vLLM >= 0.10.1: a fixed KV pool in bytes, one GPU's, in place of the share (vLLM then ignores "
                         f"--gpu-memory-utilization): what the command above needs, {ch['ctx']:,} tokens of KV cache "
                         f"{ch['kv_dtype']}"}
+
+
+def check_flag_version(runtime, version) -> None:
+    """--kv-cache-memory given to a vLLM release without the flag (before 0.10.1, vllm.KV_CACHE_MEMORY: the gate kv's own
+    suggestion keeps) is refused (rev67f F9): the printed command carried a flag that vLLM refuses. The CLI's check;
+    llm.plan still takes the knob, a fixed pool for older releases' figures."""
+    from . import at_least, parse_version
+    from .vllm import KV_CACHE_MEMORY
+    if runtime == "vllm" and version and not at_least(parse_version(version, runtime), *KV_CACHE_MEMORY):
+        from ...errors import UserError
+        raise UserError(f"--kv-cache-memory is accepted from vLLM {'.'.join(map(str, KV_CACHE_MEMORY))} "
+                        f"(CacheConfig.kv_cache_memory_bytes); vLLM {version} has no such flag: give "
+                        "--gpu-memory-utilization instead, or a newer --runtime-version")
