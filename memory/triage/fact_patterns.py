@@ -13,6 +13,7 @@ from .runtime_markers import NAMED_RUNTIMES, RUNTIME_MARKERS, RUNTIME_WORDS
 from .runtime_around import FACT as AROUND_FACT, FACT_WORDS as AROUND_WORDS
 from .tiny_shared import FACT as TINY_FACT, FACT_WORDS as TINY_WORDS
 from .wrapper_runs import FACT as RUNS_FACT, FACT_WORDS as RUNS_WORDS
+from .comfy_devices import FACT as DEVICES_FACT, FACT_WORDS as DEVICES_WORDS
 
 # Python prints `, line N`; pasted tracebacks (and rewrites of them) often drop it, the frame stays a frame
 FRAME_RE = re.compile(r'File "([^"]+)"(?:, ?line ?\d+)?, in (\S+)')
@@ -514,4 +515,6 @@ FACTS.append(("vllm_own", VLLM_OWN.OWN_LINE))     # (fix67a) the log's own vLLM 
 FACT_KEYS["vllm_own"] = VLLM_OWN.KEYS
 FACTS.append(RUNS_FACT)     # (fix67b) a wrapper's per-run lines (wrapper_runs.FACT)
 FACT_KEYS[RUNS_FACT[0]] = RUNS_WORDS
+FACTS.append(DEVICES_FACT)     # (rev67d F1) which card ComfyUI's figures are for (comfy_devices.FACT)
+FACT_KEYS[DEVICES_FACT[0]] = DEVICES_WORDS
 _FACTS_GATED = [(name, FACT_KEYS[name], rx) for name, rx in FACTS]

@@ -7,7 +7,7 @@ node, traceback frames). `new_facts()` is the empty record. The rules table (rul
 import collections
 import re
 
-from . import block_swap, parse as P, smi_procs, wrapper_runs
+from . import block_swap, comfy_devices, parse as P, smi_procs, wrapper_runs
 from . import lines as L
 from ..units import MiB, num, parse_size
 from .text import attempt
@@ -511,6 +511,7 @@ HANDLERS = {
     "vllm_own": lambda s, f, m, *_: seen_own(f, m),     # (fix67a) vllm_own_flags
     "dataloader_worker": lambda s, f, m, *_: f.__setitem__("dataloader_worker", True),     # (review rev66a #4)
     "wrapper_run": wrapper_runs.read,     # (fix67b) by line
+    "comfy_device": comfy_devices.handler(_kept),     # (rev67d F1)
     "igpu_named": lambda s, f, m, *_: f.__setitem__("igpu_named", True),     # (rev8 S2) Unsloth Studio's guard reads other
     "as_limit": lambda s, f, m, *_: f.__setitem__("as_limit", int(m.group(1))),     # (round 112) RLIMIT_AS's soft limit, bytes
     # (round 118) the chip's HBM; (rev9 D3) by line (_kept; one read back from the window, just before that failure)

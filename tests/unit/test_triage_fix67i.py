@@ -1,0 +1,60 @@
+"""Review rev67d's findings on fix67c mended in fix67i (issue 14), each through the whole scan on a log from
+tests/unit/data/fix67i (threads in its README), expected values read from the log by hand.
+
+F1 ComfyUI's report Devices section and start-up figures are the main device's: none for a failure on another card
+   (torch's "GPU 1", or a model loaded on cuda:1), and "free now" never above the card's total."""
+import json
+from pathlib import Path
+from types import SimpleNamespace
+
+from gpu_garden.memory.triage import engine
+
+DATA = Path(__file__).parent / "data" / "fix67i"
+MiB = 1 << 20
+
+
+def _cli(path, capsys, as_json=True):
+    rc = engine.run_cli(SimpleNamespace(file=str(path), json=as_json))
+    return rc, capsys.readouterr().out
+
+
+def _res(path, capsys):
+    rc, out = _cli(path, capsys)
+    return json.loads(out)
+
+
+def _variant(tmp_path, name, old, new):
+    text = (DATA / name).read_text()
+    assert old in text, old
+    p = tmp_path / name
+    p.write_text(text.replace(old, new))
+    return p
+
+
+# --- F1: the figures of the card that failed ---------------------------------------------------------------------------
+
+def test_gpu1_failure_gets_no_cuda0_free_now(capsys):
+    nums = _res(DATA / "multigpu_report_gpu1_msg.log", capsys)["events"][-1]["numbers"]
+    assert nums["total"] == 8 << 30                  # the message's GPU 1: "total capacity of 8.00 GiB"
+    assert "free_current" not in nums, nums          # the report's VRAM Free 24436015104 is cuda:0's
+
+
+def test_load_on_cuda1_gets_no_cuda0_figures(capsys):
+    # no GPU named by the message, but the text encoder loads on cuda:1: neither cuda:0's total nor its free
+    nums = _res(DATA / "multigpu_report_cuda1.log", capsys)["events"][-1]["numbers"]
+    assert "total" not in nums and "free_current" not in nums, nums
+
+
+def test_same_card_keeps_report_figures(tmp_path, capsys):
+    # the same log with the encoder on cuda:0: the report's figures are the failing card's
+    p = _variant(tmp_path, "multigpu_report_cuda1.log", "model load device: cuda:1", "model load device: cuda:0")
+    nums = _res(p, capsys)["events"][-1]["numbers"]
+    assert nums["total"] == 25769279488 and nums["free_current"] == 24436015104, nums
+
+
+def test_free_now_never_above_total(tmp_path, capsys):
+    # torch names GPU 0 (the report's card) with 8 GiB; the report's free 24436015104 cannot be that card's
+    p = _variant(tmp_path, "multigpu_report_gpu1_msg.log", "model load device: cuda:1", "model load device: cuda:0")
+    p.write_text(p.read_text().replace("GPU 1 has", "GPU 0 has"))
+    nums = _res(p, capsys)["events"][-1]["numbers"]
+    assert nums["total"] == 8 << 30 and "free_current" not in nums, nums
