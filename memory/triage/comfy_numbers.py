@@ -5,7 +5,8 @@ the moment of failure); and for a failure in host RAM (host-ram first, or the pi
 line's "total RAM" (`host_total`) and "Enabled pinned memory N" (`pinned_limit`, ComfyUI's cap on page-locked RAM).
 Added after the ranking (engine._event_dict): the causes are decided without them.
 (rev67d F1) Those card figures are the main device's: none for a failure on another card (comfy_devices), and never a
-"free now" above the card's total."""
+"free now" above the card's total. (F2) The start-up figures are the failing session's: by line, the last printed
+before the failure (engine.vllm_setting), not the log's last (a restart on another card)."""
 from . import comfy_devices
 
 HOST_KINDS = ("comfy.pinned_host",)
@@ -24,14 +25,15 @@ def add(numbers: dict, facts: dict, runtime: str, device_kind: str, kind: str, t
         return
     from .engine import vllm_setting        # (lazy: engine imports this module) the by-line reading vLLM's settings use
     main = comfy_devices.main_index(facts, at, until, vllm_setting)
+    vram, ram = vllm_setting(facts.get("comfy_startup_at") or {}, at, until) or (None, None)
     if device_kind in ("cuda", "rocm") and not comfy_devices.elsewhere(facts, device_index, main):
-        total = report.get("total") or facts.get("total_vram")
+        total = report.get("total") or vram
         if total and "device_limit" not in numbers:     # cudaMallocAsync's limit is the card already (case.async_card)
             numbers.setdefault("total", total)
         if report.get("free") is not None and report["free"] <= (numbers.get("total") or report["free"]):
             numbers.setdefault("free_current", report["free"])
     if top == "host-ram" or kind in HOST_KINDS:
-        if facts.get("total_ram"):
-            numbers.setdefault("host_total", facts["total_ram"])
+        if ram:
+            numbers.setdefault("host_total", ram)
         if facts.get("comfy_pinned_max"):
             numbers.setdefault("pinned_limit", facts["comfy_pinned_max"])

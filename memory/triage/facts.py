@@ -161,6 +161,7 @@ def _device(s, f, m, text, lineno, window):
 def _total_vram(s, f, m, text, lineno, window):
     f["total_vram"] = int(m.group(1)) * MiB
     f["total_ram"] = int(m.group(2)) * MiB       # (aud67b #8) the same line's host RAM: comfy_numbers.py
+    _kept(f.setdefault("comfy_startup_at", {}), s._lineno - 0.5 if window else lineno, (f["total_vram"], f["total_ram"]))  # rev67d F2
     f["comfy"] = True
 
 

@@ -2,7 +2,8 @@
 tests/unit/data/fix67i (threads in its README), expected values read from the log by hand.
 
 F1 ComfyUI's report Devices section and start-up figures are the main device's: none for a failure on another card
-   (torch's "GPU 1", or a model loaded on cuda:1), and "free now" never above the card's total."""
+   (torch's "GPU 1", or a model loaded on cuda:1), and "free now" never above the card's total.
+F2 The start-up figures are the failing session's (the last "Total VRAM" line before the failure), not the log's last."""
 import json
 from pathlib import Path
 from types import SimpleNamespace
@@ -58,3 +59,20 @@ def test_free_now_never_above_total(tmp_path, capsys):
     p.write_text(p.read_text().replace("GPU 1 has", "GPU 0 has"))
     nums = _res(p, capsys)["events"][-1]["numbers"]
     assert nums["total"] == 8 << 30 and "free_current" not in nums, nums
+
+
+# --- F2: the start-up figures of the failing session ----------------------------------------------------------------
+
+def test_failure_before_restart_gets_its_own_session_total(capsys):
+    # session 1: "Total VRAM 24576 MB" (RTX 3090), fails; session 2 "Total VRAM 8188 MB" on cuda:1 is a later start
+    nums = _res(DATA / "restart_other_card.log", capsys)["events"][-1]["numbers"]
+    assert nums["total"] == 24576 * MiB, nums
+
+
+def test_failure_after_restart_gets_the_new_session_total(tmp_path, capsys):
+    # the same failure again in session 2: its own start-up line, 8188 MB; session 1's failure keeps 24576 MB
+    lines = (DATA / "restart_other_card.log").read_text().splitlines(keepends=True)
+    p = tmp_path / "two_sessions.log"
+    p.write_text("".join(lines + lines[4:17]))
+    events = _res(p, capsys)["events"]
+    assert [e["numbers"].get("total") for e in events] == [24576 * MiB, 8188 * MiB], events
