@@ -3,7 +3,8 @@ tests/unit/data/fix67i (threads in its README), expected values read from the lo
 
 F1 ComfyUI's report Devices section and start-up figures are the main device's: none for a failure on another card
    (torch's "GPU 1", or a model loaded on cuda:1), and "free now" never above the card's total.
-F2 The start-up figures are the failing session's (the last "Total VRAM" line before the failure), not the log's last."""
+F2 The start-up figures are the failing session's (the last "Total VRAM" line before the failure), not the log's last.
+F3 SD1ClipModel / SD2ClipModel (CLIP only in ComfyUI) get the CLIP advice, worded for any CLIP-only model, not T5's."""
 import json
 from pathlib import Path
 from types import SimpleNamespace
@@ -76,3 +77,27 @@ def test_failure_after_restart_gets_the_new_session_total(tmp_path, capsys):
     p.write_text("".join(lines + lines[4:17]))
     events = _res(p, capsys)["events"]
     assert [e["numbers"].get("total") for e in events] == [24576 * MiB, 8188 * MiB], events
+
+
+# --- F3: SD1.x / SD2.x encoders are CLIP only ---------------------------------------------------------------------------
+
+def _md(path, capsys):
+    return _res(path, capsys)["events"][-1]["guide"]["markdown"]
+
+
+def test_sd15_gets_clip_advice_not_t5(capsys):
+    md = _md(DATA / "sd15_trace_cliptextencode.log", capsys)      # "Requested to load SD1ClipModel"
+    assert "t5xxl_fp8_e4m3fn_scaled" not in md and "umt5" not in md.lower(), md
+    assert "CLIP only" in md and "SD1.x's CLIP-L" in md and "`stable_diffusion`" in md, md
+    assert "even SDXL's" not in md, md                            # the wording is not SDXL's alone
+
+
+def test_sd2_gets_clip_advice_not_t5(tmp_path, capsys):
+    p = _variant(tmp_path, "sd15_trace_cliptextencode.log", "Requested to load SD1ClipModel", "Requested to load SD2ClipModel")
+    md = _md(p, capsys)
+    assert "t5xxl_fp8_e4m3fn_scaled" not in md and "CLIP only" in md, md
+
+
+def test_sdxl_keeps_its_clip_advice(capsys):
+    md = _md(DATA / "sdxl_trace_cliptextencode.log", capsys)
+    assert "CLIP-L and CLIP-G" in md and "**DualCLIPLoader** (type `sdxl`)" in md and "t5xxl" not in md, md
