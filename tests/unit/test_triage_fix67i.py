@@ -4,7 +4,8 @@ tests/unit/data/fix67i (threads in its README), expected values read from the lo
 F1 ComfyUI's report Devices section and start-up figures are the main device's: none for a failure on another card
    (torch's "GPU 1", or a model loaded on cuda:1), and "free now" never above the card's total.
 F2 The start-up figures are the failing session's (the last "Total VRAM" line before the failure), not the log's last.
-F3 SD1ClipModel / SD2ClipModel (CLIP only in ComfyUI) get the CLIP advice, worded for any CLIP-only model, not T5's."""
+F3 SD1ClipModel / SD2ClipModel (CLIP only in ComfyUI) get the CLIP advice, worded for any CLIP-only model, not T5's.
+F5 Only the wrapper's T5 text-encoder nodes (an exact table) get its T5 loader's widgets, not its CLIP-vision loader."""
 import json
 from pathlib import Path
 from types import SimpleNamespace
@@ -101,3 +102,19 @@ def test_sd2_gets_clip_advice_not_t5(tmp_path, capsys):
 def test_sdxl_keeps_its_clip_advice(capsys):
     md = _md(DATA / "sdxl_trace_cliptextencode.log", capsys)
     assert "CLIP-L and CLIP-G" in md and "**DualCLIPLoader** (type `sdxl`)" in md and "t5xxl" not in md, md
+
+
+# --- F5: the wrapper's T5 nodes, not every WanVideo* node --------------------------------------------------------------
+
+WRAPPER_T5_ADVICE = "`quantization` to `fp8_e4m3fn`"
+
+
+def test_wrapper_clip_vision_loader_gets_no_t5_widgets(capsys):
+    md = _md(DATA / "wan_clipvision_loader_report.log", capsys)     # Node Type: LoadWanVideoClipTextEncoder
+    assert WRAPPER_T5_ADVICE not in md and "LoadWanVideoT5TextEncoder" not in md, md
+
+
+def test_wrapper_t5_nodes_get_its_widgets(tmp_path, capsys):
+    for node in ("WanVideoTextEncode", "WanVideoTextEncodeSingle", "WanVideoTextEncodeCached", "LoadWanVideoT5TextEncoder"):
+        p = _variant(tmp_path, "wan_clipvision_loader_report.log", "LoadWanVideoClipTextEncoder", node)
+        assert WRAPPER_T5_ADVICE in _md(p, capsys), node
