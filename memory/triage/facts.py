@@ -7,7 +7,7 @@ node, traceback frames). `new_facts()` is the empty record. The rules table (rul
 import collections
 import re
 
-from . import block_swap, comfy_devices, parse as P, smi_procs, wrapper_runs
+from . import aimdo_abort, block_swap, comfy_devices, parse as P, smi_procs, wrapper_runs
 from . import lines as L
 from ..units import MiB, num, parse_size
 from .text import attempt
@@ -398,7 +398,7 @@ HANDLERS = {
     "gpu_fault": lambda s, f, m, *_: f.update(gpu_fault=f["gpu_fault"] or m.group(1)),
     "comfy_report_vram": lambda s, f, m, *_: f.setdefault("comfy_report_vram", {}).setdefault(m.group(1).lower(), int(m.group(2))),
     "comfy_pinned_max": lambda s, f, m, *_: f.update(comfy_pinned_max=round(float(m.group(1)) * MiB)),
-    "comfy_interrupted": lambda s, f, m, text, lineno, window: f.update(comfy_interrupted=getattr(s, "_lineno", 1) - 1 if window else lineno),  # aimdo_abort.py
+    "comfy_interrupted": aimdo_abort.handler(_kept), "comfy_prompt": aimdo_abort.handler(_kept),  # (rev67d F4) by line
     "compiler_stats": _compiler_stats,
     "prompt_done": lambda s, *_: s._run_finished(),
     "exception_block": _exception_block,

@@ -348,6 +348,7 @@ WINDOW_KEYS += (b"Processing interrupted", b"InterruptProcessingException", b"VR
 WINDOW_KEYS += tuple(k.encode() for k in FACT_KEYS["block_swap"])     # (fix66d) block_swap.py
 _COMFY_DEVICE = tuple(k.encode() for k in FACT_KEYS["comfy_device"])     # (rev67d F1) comfy_devices.py
 OPEN_ANCHORS, HEAD_ANCHORS, WINDOW_KEYS = OPEN_ANCHORS + _COMFY_DEVICE, HEAD_ANCHORS + _COMFY_DEVICE, WINDOW_KEYS + _COMFY_DEVICE
+OPEN_ANCHORS, HEAD_ANCHORS, WINDOW_KEYS = OPEN_ANCHORS + (b"got prompt",), HEAD_ANCHORS + (b"got prompt",), WINDOW_KEYS + (b"got prompt",)  # rev67d F4
 # (fixT) the lines that name an NVIDIA card beside them (facts "cuda_device"; ComfyUI's "Device: " is read already)
 # (fixV) and nvidia-smi's table: its header, and a GPU row's name after the index's spaces
 CUDA_DEVICE_KEYS = (b"detected platform cuda", b": NVIDIA", b"NVIDIA-SMI", b"  NVIDIA ", b"  GeForce ", b"  Tesla ", b"  Quadro ", b"  TITAN ")

@@ -5,7 +5,9 @@ F1 ComfyUI's report Devices section and start-up figures are the main device's: 
    (torch's "GPU 1", or a model loaded on cuda:1), and "free now" never above the card's total.
 F2 The start-up figures are the failing session's (the last "Total VRAM" line before the failure), not the log's last.
 F3 SD1ClipModel / SD2ClipModel (CLIP only in ComfyUI) get the CLIP advice, worded for any CLIP-only model, not T5's.
-F5 Only the wrapper's T5 text-encoder nodes (an exact table) get its T5 loader's widgets, not its CLIP-vision loader."""
+F5 Only the wrapper's T5 text-encoder nodes (an exact table) get its T5 loader's widgets, not its CLIP-vision loader.
+F4 comfy-aimdo's abort reading needs an interrupt after the last "got prompt" before the failure (by line), and reads
+   timestamp-prefixed lines (ComfyUI-Manager's "[...] ", ISO "... - ")."""
 import json
 from pathlib import Path
 from types import SimpleNamespace
@@ -118,3 +120,36 @@ def test_wrapper_t5_nodes_get_its_widgets(tmp_path, capsys):
     for node in ("WanVideoTextEncode", "WanVideoTextEncodeSingle", "WanVideoTextEncodeCached", "LoadWanVideoT5TextEncoder"):
         p = _variant(tmp_path, "wan_clipvision_loader_report.log", "LoadWanVideoClipTextEncoder", node)
         assert WRAPPER_T5_ADVICE in _md(p, capsys), node
+
+
+# --- F4: the failing prompt's interrupt ---------------------------------------------------------------------------------
+
+AIMDO_FIRST = "Fix 1 - update comfy-aimdo"
+
+
+def _fix1(path, capsys):
+    fixes = _res(path, capsys)["events"][-1]["guide"]["fixes"]
+    return fixes[0]["label"]
+
+
+def test_aimdo_interrupt_in_failing_prompt_despite_a_later_one(capsys):
+    assert _fix1(DATA / "aimdo_same_prompt_then_later_interrupt.log", capsys) == AIMDO_FIRST
+
+
+def test_aimdo_interrupt_of_an_earlier_prompt_is_not_this_one(capsys):
+    assert _fix1(DATA / "aimdo_interrupt_earlier_prompt.log", capsys) != AIMDO_FIRST
+    assert _fix1(DATA / "aimdo_interrupt_after.log", capsys) != AIMDO_FIRST       # only a later prompt's
+
+
+def test_aimdo_timestamped_interrupt_lines(capsys):
+    for name in ("aimdo_manager_ts.log", "aimdo_iso_ts.log"):
+        assert _fix1(DATA / name, capsys) == AIMDO_FIRST, name
+
+
+def test_aimdo_interrupt_read_back_from_the_window(tmp_path, capsys):
+    # past the scanner's 512 KiB head the lines before the failure are read back from its window: same readings
+    pad = "".join(f"step {i}: nothing to report here, carry on\n" for i in range(16000))
+    for name, hit in (("aimdo_same_prompt_then_later_interrupt.log", True), ("aimdo_interrupt_earlier_prompt.log", False)):
+        p = tmp_path / name
+        p.write_text(pad + (DATA / name).read_text())
+        assert (_fix1(p, capsys) == AIMDO_FIRST) is hit, name
