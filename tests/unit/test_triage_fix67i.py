@@ -7,7 +7,9 @@ F2 The start-up figures are the failing session's (the last "Total VRAM" line be
 F3 SD1ClipModel / SD2ClipModel (CLIP only in ComfyUI) get the CLIP advice, worded for any CLIP-only model, not T5's.
 F5 Only the wrapper's T5 text-encoder nodes (an exact table) get its T5 loader's widgets, not its CLIP-vision loader.
 F4 comfy-aimdo's abort reading needs an interrupt after the last "got prompt" before the failure (by line), and reads
-   timestamp-prefixed lines (ComfyUI-Manager's "[...] ", ISO "... - ")."""
+   timestamp-prefixed lines (ComfyUI-Manager's "[...] ", ISO "... - ").
+F6-F8 UTF-16 without a BOM is told by a trial decode: heads of box lines, a tqdm bar, Chinese lines read as text;
+   16-bit binaries (.npy, .pgm) stay "not a text log"; a UTF-32 BOM is read as UTF-32."""
 import json
 from pathlib import Path
 from types import SimpleNamespace
@@ -153,3 +155,35 @@ def test_aimdo_interrupt_read_back_from_the_window(tmp_path, capsys):
         p = tmp_path / name
         p.write_text(pad + (DATA / name).read_text())
         assert (_fix1(p, capsys) == AIMDO_FIRST) is hit, name
+
+
+# --- F6-F8: UTF-16 / UTF-32 sniffing -------------------------------------------------------------------------------
+
+def _kv_read(res, name):
+    assert res["found"] is True and not res.get("not_text") and res["cause"] == "kv-cache", (name, res.get("cause"))
+    nums = res["events"][-1]["numbers"]
+    assert nums["max_model_len_tokens"] == 29000 and nums["kv_max_tokens"] == 23648, name     # vllm#10517's figures
+
+
+def test_utf16_heads_not_ascii_heavy_read_as_text(capsys):
+    for name in ("u16_richbox.log", "u16_tqdm.log", "u16_cjk.log", "u16_asciiart.log", "u16_vllmlogo.log"):
+        _kv_read(_res(DATA / name, capsys), name)
+
+
+def test_utf16be_cjk_head_read_as_text(tmp_path, capsys):
+    p = tmp_path / "cjk_be.log"
+    p.write_bytes((DATA / "u16_cjk.log").read_bytes().decode("utf-16-le").encode("utf-16-be"))
+    _kv_read(_res(p, capsys), "cjk_be")
+
+
+def test_16bit_binaries_stay_not_text(capsys):
+    for name in ("labels_u16.npy", "img16.pgm"):
+        res = _res(DATA / name, capsys)
+        assert res["found"] is False and res.get("not_text") is True, (name, res)
+
+
+def test_utf32_with_bom_read_as_utf32(tmp_path, capsys):
+    _kv_read(_res(DATA / "u32le_bom.log", capsys), "u32le_bom")
+    p = tmp_path / "u32be.log"
+    p.write_bytes(b"\x00\x00\xfe\xff" + (DATA / "u32le_bom.log").read_bytes().decode("utf-32").encode("utf-32-be"))
+    _kv_read(_res(p, capsys), "u32be_bom")
