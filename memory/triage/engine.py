@@ -168,7 +168,8 @@ def _event_dict(scan, inc, context):
     for other in sorted(inc.events, key=lambda e: -P.PRIORITY.get(e["kind"], 0)):
         for key, v in (other.get("numbers") or {}).items():
             numbers.setdefault(key, v)
-    comfy_numbers.add(numbers, scan.facts, env["runtime"], device_kind, ev["kind"], causes[0]["id"] if causes else None)
+    comfy_numbers.add(numbers, scan.facts, env["runtime"], device_kind, ev["kind"], causes[0]["id"] if causes else None,
+                      ev.get("_line", inc.first_line), case.until, ev.get("device_index"))
     if ev["kind"] in case_mod.EXPLAINING:
         # a server's message raised from PyTorch's just before it (vLLM's "CUDA out of memory occurred when warming up
         # sampler"): a failure of its own for the scan (another runtime's family), whose sizes are that message's

@@ -14,6 +14,8 @@ from .runtime_around import FACT as AROUND_FACT, FACT_WORDS as AROUND_WORDS
 from .tiny_shared import FACT as TINY_FACT, FACT_WORDS as TINY_WORDS
 from .wrapper_runs import FACT as RUNS_FACT, FACT_WORDS as RUNS_WORDS
 from .bfc_backpedal import FACT as AFTER_FACT, FACT_WORDS as AFTER_WORDS
+from .comfy_devices import FACT as DEVICES_FACT, FACT_WORDS as DEVICES_WORDS
+from .aimdo_abort import FACTS as AIMDO_FACTS
 
 # Python prints `, line N`; pasted tracebacks (and rewrites of them) often drop it, the frame stays a frame
 FRAME_RE = re.compile(r'File "([^"]+)"(?:, ?line ?\d+)?, in (\S+)')
@@ -100,8 +102,7 @@ FACTS = [
     # (comfy/model_management.py:1125 of the host ComfyUI: MAX_PINNED_MEMORY in MiB); read by comfy_numbers.py
     ("comfy_report_vram", re.compile(r"^\s{0,8}- \*\*VRAM (Total|Free):\*\* (\d{1,16})\s*$")),
     ("comfy_pinned_max", re.compile(r"\bEnabled pinned memory (\d{1,12}(?:\.\d{1,4})?)\b")),
-    # (aud67b #10) ComfyUI's interrupt (execution.py: logging.info("Processing interrupted"); the exception it raises)
-    ("comfy_interrupted", re.compile(r"^(?:\[\w{1,8}\] )?Processing interrupted\b|\bInterruptProcessingException\b")),
+    # (aud67b #10; rev67d F4) ComfyUI's interrupt and its "got prompt": aimdo_abort.FACTS
     ("gpu_fault", re.compile(r"(uncorrectable ECC error|ECCUncorrectable|GPU has fallen off the bus|"
                              r"NVRM: Xid \([^)\n]{1,40}\): (?:48|6[24]|74|79|9[45]|119|120|154)\b)")),
     ("requested_load", re.compile(r"Requested to load (\w+)")),
@@ -451,7 +452,7 @@ FACTS = [
 FACT_KEYS = {
     "device": ("Device: ",), "total_vram": ("Total VRAM",), "nunchaku_gpu": (") Memory: ",), "mmgp_pin": ("pinned models is", "Unable to pin more tensors"), "vram_state": ("Set vram state",), "torch_version": ("pytorch version", "PyTorch version"), "platform": ("Platform:",),
     "trt_tactic_skip": ("Skipping tactic", "decreasing the workspace size"), "fsdp_clone": ("Failed to clone()",), "monai_gpu_free": ("Available GPU memory: {",), "tf_own": ("tensorflow",), "jax_own": ("jax", "RuntimeError", "pjrt_"),
-    "conv3d_workaround": ("conv3d memory bug",), "cpu_fallback": ("Moving results arrays to CPU",), "yolox_occupy": ("yolox", "YOLOX"), "mlx_prompt_cache": ("Prompt Cache: ",), "nvml_init": ("Failed to initialize NVML",), "gpu_fault": ("ECC", "fallen off the bus", "Xid"), "comfy_interrupted": ("Processing interrupted", "InterruptProcessingException"), "comfy_report_vram": ("VRAM Total:", "VRAM Free:"), "comfy_pinned_max": ("Enabled pinned memory",),
+    "conv3d_workaround": ("conv3d memory bug",), "cpu_fallback": ("Moving results arrays to CPU",), "yolox_occupy": ("yolox", "YOLOX"), "mlx_prompt_cache": ("Prompt Cache: ",), "nvml_init": ("Failed to initialize NVML",), "gpu_fault": ("ECC", "fallen off the bus", "Xid"), "comfy_report_vram": ("VRAM Total:", "VRAM Free:"), "comfy_pinned_max": ("Enabled pinned memory",),
     "requested_load": ("Requested to load",), "tf_device_mem": ("Total memory: ", "Free memory: "), "tf_found_device": ("Found device",), "bfc_stats": ("Limit:", "InUse:"), "bfc_fail": ("out of memory trying",),
     "dynamic_vram": ("dynamic VRAM",), "compiler_stats": ("compiler graph breaks",), "prompt_done": ("Prompt executed",),
     "exception_block": ("!!! Exception",), "comfy_report": ("Error Report", "Node Type", "ComfyUI Version"),
@@ -518,4 +519,9 @@ FACTS.append(RUNS_FACT)     # (fix67b) a wrapper's per-run lines (wrapper_runs.F
 FACT_KEYS[RUNS_FACT[0]] = RUNS_WORDS
 FACTS.append(AFTER_FACT)     # (fix67h) an error line after BFC's backing off (bfc_backpedal.FACT)
 FACT_KEYS[AFTER_FACT[0]] = AFTER_WORDS
+FACTS.append(DEVICES_FACT)     # (rev67d F1) which card ComfyUI's figures are for (comfy_devices.FACT)
+FACT_KEYS[DEVICES_FACT[0]] = DEVICES_WORDS
+for _name, _rx, _words in AIMDO_FACTS:     # (rev67d F4) the interrupt and "got prompt", by line (aimdo_abort.py)
+    FACTS.append((_name, _rx))
+    FACT_KEYS[_name] = _words
 _FACTS_GATED = [(name, FACT_KEYS[name], rx) for name, rx in FACTS]

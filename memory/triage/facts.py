@@ -7,7 +7,7 @@ node, traceback frames). `new_facts()` is the empty record. The rules table (rul
 import collections
 import re
 
-from . import bfc_backpedal, block_swap, parse as P, smi_procs, wrapper_runs
+from . import aimdo_abort, bfc_backpedal, block_swap, comfy_devices, parse as P, smi_procs, wrapper_runs
 from . import lines as L
 from ..units import MiB, num, parse_size
 from .text import attempt
@@ -161,6 +161,7 @@ def _device(s, f, m, text, lineno, window):
 def _total_vram(s, f, m, text, lineno, window):
     f["total_vram"] = int(m.group(1)) * MiB
     f["total_ram"] = int(m.group(2)) * MiB       # (aud67b #8) the same line's host RAM: comfy_numbers.py
+    _kept(f.setdefault("comfy_startup_at", {}), s._lineno - 0.5 if window else lineno, (f["total_vram"], f["total_ram"]))  # rev67d F2
     f["comfy"] = True
 
 
@@ -391,7 +392,7 @@ HANDLERS = {
     "gpu_fault": lambda s, f, m, *_: f.update(gpu_fault=f["gpu_fault"] or m.group(1)),
     "comfy_report_vram": lambda s, f, m, *_: f.setdefault("comfy_report_vram", {}).setdefault(m.group(1).lower(), int(m.group(2))),
     "comfy_pinned_max": lambda s, f, m, *_: f.update(comfy_pinned_max=round(float(m.group(1)) * MiB)),
-    "comfy_interrupted": lambda s, f, m, text, lineno, window: f.update(comfy_interrupted=getattr(s, "_lineno", 1) - 1 if window else lineno),  # aimdo_abort.py
+    "comfy_interrupted": aimdo_abort.handler(_kept), "comfy_prompt": aimdo_abort.handler(_kept),  # (rev67d F4) by line
     "compiler_stats": _compiler_stats,
     "prompt_done": lambda s, *_: s._run_finished(),
     "exception_block": _exception_block,
@@ -506,6 +507,7 @@ HANDLERS = {
     "dataloader_worker": lambda s, f, m, *_: f.__setitem__("dataloader_worker", True),     # (review rev66a #4)
     "wrapper_run": wrapper_runs.read,     # (fix67b) by line
     "bfc_after_error": bfc_backpedal.read,     # (fix67h) by line
+    "comfy_device": comfy_devices.handler(_kept),     # (rev67d F1)
     "igpu_named": lambda s, f, m, *_: f.__setitem__("igpu_named", True),     # (rev8 S2) Unsloth Studio's guard reads other
     "as_limit": lambda s, f, m, *_: f.__setitem__("as_limit", int(m.group(1))),     # (round 112) RLIMIT_AS's soft limit, bytes
     # (round 118) the chip's HBM; (rev9 D3) by line (_kept; one read back from the window, just before that failure)

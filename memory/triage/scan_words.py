@@ -347,6 +347,9 @@ WINDOW_KEYS += (b"VLLM_ROCM_",)           # (vLLM's ROCm-only switches on its co
 WINDOW_KEYS += (b"Processing interrupted", b"InterruptProcessingException", b"VRAM Total:", b"VRAM Free:", b"Enabled pinned memory")  # (aud67b #8, #10)
 WINDOW_KEYS += tuple(k.encode() for k in FACT_KEYS["block_swap"])     # (fix66d) block_swap.py
 WINDOW_KEYS += (b"Processed prompts",)     # (fix67g) LLM.generate's progress bar: vllm_serving, generation past the capture
+_COMFY_DEVICE = tuple(k.encode() for k in FACT_KEYS["comfy_device"])     # (rev67d F1) comfy_devices.py
+OPEN_ANCHORS, HEAD_ANCHORS, WINDOW_KEYS = OPEN_ANCHORS + _COMFY_DEVICE, HEAD_ANCHORS + _COMFY_DEVICE, WINDOW_KEYS + _COMFY_DEVICE
+OPEN_ANCHORS, HEAD_ANCHORS, WINDOW_KEYS = OPEN_ANCHORS + (b"got prompt",), HEAD_ANCHORS + (b"got prompt",), WINDOW_KEYS + (b"got prompt",)  # rev67d F4
 # (fixT) the lines that name an NVIDIA card beside them (facts "cuda_device"; ComfyUI's "Device: " is read already)
 # (fixV) and nvidia-smi's table: its header, and a GPU row's name after the index's spaces
 CUDA_DEVICE_KEYS = (b"detected platform cuda", b": NVIDIA", b"NVIDIA-SMI", b"  NVIDIA ", b"  GeForce ", b"  Tesla ", b"  Quadro ", b"  TITAN ")
