@@ -1,14 +1,15 @@
 """A node the estimate does not size on the latent path of a sampler or a VAE decode (aud67a F2: a custom
 NNLatentUpscale x2 in a hires fix was passed over in silence, estimated at 1024 px where the run decodes at 2048).
 
-attach() walks each sampler's and decode's latent input back (links: Reroutes, subgraph inputs) through the nodes whose
+attach() walks each sampler's and decode's latent input back (_source: Reroutes, subgraph inputs, a bypassed node's
+matching input, a subgraph instance's inside) through the nodes whose
 latent is their input's size: the samplers and this pack's Footprint Estimate node (links.SAMPLED, PASSED), ComfyUI
 0.8.0's core latent nodes that keep their first latent's shape (SAME_SIZE), and LatentUpscaleBy / LatentUpscale
 (sized in latent_scale.py). It stops at a node that sizes a latent (latent_nodes.LATENT_NODES, VAEEncode, a
 LatentUpscale with width and height set) or at another core node (CORE); any other node there (a custom node's) is named under KEY in the sampler's or decode's
 widgets: workflow.read() gathers them, lines() says them and the estimate's size is marked uncertain
 (est["workflow"]["size_uncertain"])."""
-from . import links
+from . import links, reach
 from .latent_nodes import LATENT_NODES
 
 KEY = "_latent_unknown"  # (label, type) of the node; no widget has this name
@@ -48,6 +49,53 @@ def _through(v, h, t, depth):
     return links.SAMPLED.get(t) or links.PASSED.get(t) or SAME_SIZE.get(t) or ("samples" if t in SCALES else None)
 
 
+def _graphs(v):
+    """reach.Graphs of a UI view's workflow (full links: their targets and types), made once per view."""
+    if getattr(v, "_reach_graphs", None) is None:
+        v._reach_graphs = reach.Graphs(v.wf)
+    return v._reach_graphs
+
+
+def _source(v, ref, depth):
+    """links._source for a latent, and on through what ComfyUI runs in their place (UI format): a bypassed node's
+    matching input (reach._bypass_input, as the frontend resolves it: rev67h F2), a subgraph instance's output into
+    the subgraph's node linked to that output (rev67h F3; its nodes are labelled with the subgraph's name)."""
+    while True:
+        depth += 1
+        if ref is None or depth > links.MAX_DEPTH:
+            raise links.Unread("a latent with no source")
+        got = v.src(ref)
+        if got is links.SAVED or got[0] == "value":
+            raise links.Unread("the subgraph's latent input, not linked")
+        if got[0] == "ref":
+            ref = got[1]
+            continue
+        h, slot = got
+        t = v.kind(h)
+        if getattr(v, "wf", None) is not None and h[1].get("mode") == 4:  # bypassed
+            g = _graphs(v)
+            i = reach._bypass_input(g, h[0], h[1], slot, (g.links.get(ref[0], {}).get(ref[1]) or (None,) * 5)[4])
+            ref = (h[0], i["link"]) if i is not None else None
+            continue
+        if not v.active(h):
+            raise links.Unread(f"{v.label(h)}, muted")
+        if t == "Reroute" and v.first_link:
+            ref = v.first_link(h)
+            continue
+        if getattr(v, "subgraphs", None) and links.is_key(t) and t in v.subgraphs:  # an instance: the inner node
+            out_id = (v.subgraphs[t].get("outputNode") or {}).get("id", -20)
+            ref = next(((t, lid) for lid, (_, _, to, to_slot, _) in _graphs(v).links.get(t, {}).items()
+                        if to == out_id and to_slot == slot), None)
+            continue
+        return h, t, depth
+
+
+def _label(v, h):
+    """v.label(h), with the subgraph's name for a node inside one."""
+    sg = getattr(v, "subgraphs", {}).get(h[0]) if links.is_key(h[0]) else None
+    return f"{v.label(h)[:-1]} in subgraph {sg.get('name') or sg['id']})" if sg is not None else v.label(h)
+
+
 def attach(v, h, t, w):
     """Put into w (sampler or decode h's widgets) the first node on its latent input the estimate does not size."""
     name = links.SAMPLED.get(t) or links.DECODES.get(t)
@@ -56,13 +104,13 @@ def attach(v, h, t, w):
     try:
         ref, depth = v.link_of(h, name), 0
         while depth < links.MAX_DEPTH:
-            src, st, depth = links._source(v, ref, depth, "a latent")
+            src, st, depth = _source(v, ref, depth)
             through = _through(v, src, st, depth)
             if through:
                 ref = v.link_of(src, through)
                 continue
             if st not in LATENT_NODES and st not in links.ENCODES and st not in CORE and st not in SCALES:
-                w[KEY] = (v.label(src), st)
+                w[KEY] = (_label(v, src), st)
             return
     except (links.Unread, AttributeError, KeyError, IndexError, TypeError):
         return  # no source, muted, a broken link: other lines say so

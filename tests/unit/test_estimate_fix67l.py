@@ -62,3 +62,90 @@ def test_latent_upscale_to_a_set_size_ends_the_walk(tmp_path):
     assert _uncertain(tmp_path, {"20": ("LatentUpscale", dict(up, width=1536, height=1536))}) == []
     assert _uncertain(tmp_path, {"20": ("LatentUpscale", dict(up, width=0, height=1536))}) == NN
     assert _uncertain(tmp_path, {"20": ("LatentUpscale", dict(up, width=0, height=0))}) == NN
+
+
+# UI format (rev67h sub_test.py): an SD3.5 checkpoint, an EmptySD3LatentImage 1024 (node 2), a sampler (3) whose latent
+# comes by link `latent_link`, decoded (4) and saved (5)
+SG = "11111111-2222-3333-4444-555555555555"
+KSW = [1, "fixed", 20, 4.0, "euler", "simple", 1.0]
+
+
+def _o(name, *links, typ=None):
+    return {"name": name, "links": list(links), "type": typ or name}
+
+
+def _i(name, link, typ=None):
+    return {"name": name, "link": link, **({"type": typ} if typ else {})}
+
+
+def _ui(extra, links, latent_link, subs=()):
+    return {"nodes": [{"id": 1, "type": "CheckpointLoaderSimple", "outputs": [_o("MODEL", 1), _o("CLIP"), _o("VAE", 5)],
+                       "widgets_values": ["sd35.safetensors"]},
+                      {"id": 2, "type": "EmptySD3LatentImage", "outputs": [_o("LATENT", 2)], "widgets_values": [1024, 1024, 1]},
+                      {"id": 3, "type": "KSampler", "inputs": [_i("model", 1), _i("latent_image", latent_link, "LATENT")],
+                       "outputs": [_o("LATENT", 3)], "widgets_values": KSW},
+                      {"id": 4, "type": "VAEDecode", "inputs": [_i("samples", 3), _i("vae", 5)], "outputs": [_o("IMAGE", 4)]},
+                      {"id": 5, "type": "SaveImage", "inputs": [_i("images", 4)], "outputs": [], "widgets_values": ["x"]},
+                      *extra],
+            "links": [[1, 1, 0, 3, 0, "MODEL"], [3, 3, 0, 4, 0, "LATENT"], [4, 4, 0, 5, 0, "IMAGE"],
+                      [5, 1, 2, 4, 1, "VAE"], *links],
+            "version": 0.4, "definitions": {"subgraphs": list(subs)}}
+
+
+def _ui_uncertain(tmp_path, wf):
+    d = tmp_path / "models"
+    layouts.write_sparse("sd3_sd3.5_medium", d / "checkpoints" / "sd35.safetensors")
+    est = workflow.estimate_workflow(wf, d)
+    return [u["node"] for u in est["workflow"]["size_uncertain"]], est["width"]
+
+
+NN40 = {"id": 40, "type": "NNLatentUpscale", "inputs": [_i("latent", 2, "LATENT")], "outputs": [_o("LATENT", 40)],
+        "widgets_values": ["SDXL", 2.0]}
+
+
+def test_unknown_node_behind_a_bypassed_node(tmp_path):
+    """rev67h R14: NNLatentUpscale (40) -> a bypassed (mode 4) LatentUpscaleBy / SetLatentNoiseMask (20) -> sampler:
+    the frontend passes the bypassed node's latent input on (reach._bypass_input), so the sampler takes NN's latent.
+    Old code: [] (the walk ended at the bypassed node)."""
+    for t, ins in (("LatentUpscaleBy", [_i("samples", 40, "LATENT")]),
+                   ("SetLatentNoiseMask", [_i("samples", 40, "LATENT"), _i("mask", None, "MASK")])):
+        byp = {"id": 20, "type": t, "mode": 4, "inputs": ins, "outputs": [_o("LATENT", 20)], "widgets_values": []}
+        wf = _ui([NN40, byp], [[2, 2, 0, 40, 0, "LATENT"], [40, 40, 0, 20, 0, "LATENT"], [20, 20, 0, 3, 1, "LATENT"]], 20)
+        assert _ui_uncertain(tmp_path, wf)[0] == ["NNLatentUpscale (node 40)"], t
+
+
+def _sub(name, nodes, links, inputs=()):
+    return {"id": SG, "name": name, "inputNode": {"id": -10}, "outputNode": {"id": -20}, "inputs": list(inputs),
+            "outputs": [{"name": "LATENT", "type": "LATENT"}], "nodes": nodes,
+            "links": [dict(zip(("id", "origin_id", "origin_slot", "target_id", "target_slot", "type"), lk)) for lk in links]}
+
+
+def test_subgraph_instance_is_followed_inside(tmp_path):
+    """rev67h R10 (sub_test.py): a subgraph instance (30) feeding the sampler. Old code: the instance named by its
+    UUID in every case. A: NNLatentUpscale inside: it is named, with the subgraph's name. B: only a core
+    EmptySD3LatentImage 2048 inside: nothing named. C: the sampler inside the subgraph, an outer NNLatentUpscale on
+    the subgraph's input, the instance decoded: the outer node alone named."""
+    nn = {"id": 1, "type": "NNLatentUpscale", "inputs": [_i("latent", 1, "LATENT")], "outputs": [_o("LATENT", 2)],
+          "widgets_values": ["SDXL", 2.0]}
+    sub_a = _sub("nn x2", [nn], [(1, -10, 0, 1, 0, "LATENT"), (2, 1, 0, -20, 0, "LATENT")],
+                 [{"name": "latent", "type": "LATENT"}])
+    inst = {"id": 30, "type": SG, "inputs": [_i("latent", 2, "LATENT")], "outputs": [_o("LATENT", 30)], "widgets_values": []}
+    wf = _ui([inst], [[2, 2, 0, 30, 0, "LATENT"], [30, 30, 0, 3, 1, "LATENT"]], 30, [sub_a])
+    assert _ui_uncertain(tmp_path, wf)[0] == ["NNLatentUpscale (node 1 in subgraph nn x2)"]
+    empty = {"id": 1, "type": "EmptySD3LatentImage", "outputs": [_o("LATENT", 1)], "widgets_values": [2048, 2048, 1]}
+    sub_b = _sub("latent", [empty], [(1, 1, 0, -20, 0, "LATENT")])
+    inst_b = {"id": 30, "type": SG, "outputs": [_o("LATENT", 30)], "widgets_values": []}
+    assert _ui_uncertain(tmp_path, _ui([inst_b], [[30, 30, 0, 3, 1, "LATENT"]], 30, [sub_b])) == ([], 2048)
+    ks = {"id": 1, "type": "KSampler", "inputs": [_i("model", 3, "MODEL"), _i("latent_image", 1, "LATENT")],
+          "outputs": [_o("LATENT", 2)], "widgets_values": KSW}
+    sub_c = _sub("pass2", [ks], [(1, -10, 0, 1, 1, "LATENT"), (3, -10, 1, 1, 0, "MODEL"), (2, 1, 0, -20, 0, "LATENT")],
+                 [{"name": "latent", "type": "LATENT"}, {"name": "model", "type": "MODEL"}])
+    nn40 = dict(NN40, inputs=[_i("latent", 3, "LATENT")])
+    inst_c = {"id": 30, "type": SG, "inputs": [_i("latent", 40, "LATENT"), _i("model", 41, "MODEL")],
+              "outputs": [_o("LATENT", 30)], "widgets_values": []}
+    wf = _ui([nn40, inst_c], [[2, 2, 0, 3, 1, "LATENT"], [40, 40, 0, 30, 0, "LATENT"], [41, 1, 0, 30, 1, "MODEL"]], 2,
+             [sub_c])
+    wf["nodes"][3]["inputs"][0]["link"] = 30  # the decode takes the instance's latent
+    wf["links"][1] = [30, 30, 0, 4, 0, "LATENT"]
+    wf["links"].append([3, 3, 0, 40, 0, "LATENT"])
+    assert _ui_uncertain(tmp_path, wf)[0] == ["NNLatentUpscale (node 40)"]
