@@ -221,6 +221,6 @@ def test_extra_paths_read_as_comfyui_does(tmp_path):
     y = tmp_path / "extra_model_paths.yaml"
     y.write_text("a:\n    clip: te\n    checkpoints: c1\nb:\n    base_path: /srv\n    is_default: true\n"
                  "    checkpoints: c2\n")
-    got = model_paths.read_yaml(y)
-    assert got["text_encoders"] == ([], [tmp_path / "te"])
-    assert got["checkpoints"] == ([Path("/srv/c2")], [tmp_path / "c1"])
+    got = model_paths.read_yaml(y)  # (folder, path, is_default) in the yaml's order (fix67l: the order of the defaults)
+    assert got == [("text_encoders", tmp_path / "te", False), ("checkpoints", tmp_path / "c1", False),
+                   ("checkpoints", Path("/srv/c2"), True)]

@@ -149,3 +149,67 @@ def test_subgraph_instance_is_followed_inside(tmp_path):
     wf["links"][1] = [30, 30, 0, 4, 0, "LATENT"]
     wf["links"].append([3, 3, 0, 40, 0, "LATENT"])
     assert _ui_uncertain(tmp_path, wf)[0] == ["NNLatentUpscale (node 40)"]
+
+
+def _resolver(comfy, *dirs):
+    from gpu_garden.memory.estimate import model_paths
+    from gpu_garden.memory.estimate.model_files import Unusable, find_file
+    from gpu_garden.memory.estimate.workflow import models_folder
+    return model_paths.resolver([str(d) for d in dirs or (comfy,)], models_folder, find_file, Unusable)
+
+
+def _files(root, *rels):
+    for r in rels:
+        (root / r).parent.mkdir(parents=True, exist_ok=True)
+        (root / r).write_bytes(b"x")
+
+
+def test_is_default_paths_searched_before_models_in_comfyui_order(tmp_path):
+    """rev67h R1, R3: ComfyUI's add_model_folder_path (folder_paths.py:281-295) inserts each is_default path at 0, so
+    they come before ComfyUI's models/ and several come last line first. The oracle (ComfyUI 0.8.0's
+    load_extra_path_config and get_full_path) found E/ckpt/m and E/b/m; old code: C/models/checkpoints/m and E/a/m."""
+    comfy = tmp_path / "C"
+    _files(tmp_path, "C/models/checkpoints/m.safetensors", "E/ckpt/m.safetensors", "E/a/m.safetensors",
+           "E/b/m.safetensors", "F/m.safetensors")
+    y = comfy / "extra_model_paths.yaml"
+    y.write_text("shared:\n    base_path: ../E\n    is_default: true\n    checkpoints: ckpt\n")
+    assert _resolver(comfy)[0](["checkpoints"], "m.safetensors") == tmp_path / "E/ckpt/m.safetensors"
+    y.write_text("shared:\n    base_path: ../E\n    is_default: true\n    checkpoints: |\n        a\n        b\n")
+    assert _resolver(comfy)[0](["checkpoints"], "m.safetensors") == tmp_path / "E/b/m.safetensors"
+    y.write_text("shared:\n    base_path: ../F\n    checkpoints: .\n")  # not default: after models/, as before
+    assert _resolver(comfy)[0](["checkpoints"], "m.safetensors") == comfy / "models/checkpoints/m.safetensors"
+
+
+def test_symlinked_yaml_relative_to_the_comfyui_folder(tmp_path):
+    """rev67h R2: ComfyUI/extra_model_paths.yaml a symlink to cfg/extra_model_paths.yaml with a relative base_path:
+    ComfyUI takes it from its own folder (main.py:77 and extra_config.py:9 abspath, the link not followed). Old code:
+    from cfg/, the file not found."""
+    comfy = tmp_path / "C"
+    _files(tmp_path, "C/models/checkpoints/.keep", "C/shared_models/checkpoints/a.safetensors")
+    (tmp_path / "cfg").mkdir()
+    (tmp_path / "cfg/extra_model_paths.yaml").write_text("shared:\n    base_path: shared_models\n    checkpoints: checkpoints\n")
+    (comfy / "extra_model_paths.yaml").symlink_to("../cfg/extra_model_paths.yaml")
+    assert _resolver(comfy)[0](["checkpoints"], "a.safetensors") == comfy / "shared_models/checkpoints/a.safetensors"
+
+
+def test_a_folder_given_twice_reads_its_yaml_once(tmp_path):
+    """rev67h R5: --models-dir C and --models-dir C/models: one note for C's yaml. Old code: two."""
+    comfy = tmp_path / "C"
+    _files(tmp_path, "C/models/checkpoints/.keep", "E/x/.keep")
+    (comfy / "extra_model_paths.yaml").write_text("s:\n    base_path: ../E\n    checkpoints: x\n")
+    notes = _resolver(comfy, comfy, comfy / "models")[2]
+    assert len([n for n in notes if "extra_model_paths.yaml read" in n]) == 1, notes
+
+
+def test_a_value_that_is_not_a_string_is_a_clear_error(tmp_path):
+    """rev67h R4: checkpoints: [a, b] or 12: ComfyUI fails at start-up ('list' object has no attribute 'split',
+    extra_config.py:24). Old code: read as the folder "['a', 'b']" / "12", the file not found in silence."""
+    import pytest
+
+    from gpu_garden.memory.errors import UserError
+    comfy = tmp_path / "C"
+    _files(tmp_path, "C/models/checkpoints/.keep")
+    for value in ("[a, b]", "12"):
+        (comfy / "extra_model_paths.yaml").write_text(f"shared:\n    base_path: /srv\n    checkpoints: {value}\n")
+        with pytest.raises(UserError, match=r"shared\.checkpoints is (list|int) .*not a string"):
+            _resolver(comfy)
