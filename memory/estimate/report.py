@@ -352,7 +352,7 @@ def _missing_lines(est: dict) -> list:
     miss = wf.get("missing_where") or []
     if not miss:
         return []
-    where = wf.get("models_dir") or "ComfyUI's model folders"
+    where = ", ".join(wf.get("searched") or ()) or wf.get("models_dir") or "ComfyUI's model folders"  # rev67h F9
     out = [f"INCOMPLETE: {len(miss)} model file{'s' if len(miss) > 1 else ''} named by the workflow not found under {where}:"]
     out += [f"  {m['name']}: {m['why']}  ({m['loader']})" if m.get("why", "not found") != "not found" else
             f"  {m['name']}  ({m['loader']}; looked in {', '.join(f + '/' for f in m['folders'])})" for m in miss]

@@ -529,7 +529,8 @@ def estimate_workflow(wf: dict, models_dir, width=None, height=None, frames=None
                        "missing_where": [{"name": m[0], "loader": f"{m[1]}.{m[2]}", "folders": list(m[3]),
                                           "why": m[4] or "not found"} for m in info["missing"]],
                        "missing_not_counted": [m[0] for m in info["missing_checked"]],
-                       "models_dir": str(models_dir) if models_dir else None,
+                       "models_dir": str(models_dir) if models_dir else None,  # the first; searched: every one (model_paths)
+                       "searched": getattr(resolve, "folders", None) or ([str(models_dir)] if models_dir else []),
                        "size_from_graph": list(info["size"]) if info["size"] else None, "cfg_from_graph": info["cfg"],
                        "tiled_decode": info["tiled"], "latent_families": info["latent_families"],
                        "size_from_input": [t for t, _ in info["from_input"]],

@@ -239,3 +239,26 @@ def test_route_min_vram_on_a_cpu_host_where_fp32_fits_no_card(monkeypatch, tmp_p
         monkeypatch.setattr(node, "compute_device_kind", lambda d=dev: d)
         got[dev] = routes.estimate_graph({"workflow": graph, "vram_gb": 96})["min_vram_gb"]
     assert got == {"cpu": 96, "cuda": 96}
+
+
+def test_incomplete_names_every_folder_searched(tmp_path, capsys):
+    """rev67h R6: --models-dir a (empty) --models-dir b, a VAE file in neither: the INCOMPLETE line and the JSON name
+    both folders searched. Old code: 'not found under a' and workflow.models_dir a alone."""
+    import json
+
+    from support.cli_run import estimate_workflow
+    a, b = tmp_path / "a", tmp_path / "b"
+    (a / "checkpoints").mkdir(parents=True)
+    sd15 = layouts.write_sparse("sd15_v1-5-pruned-emaonly-fp16", b / "checkpoints" / "sd15.safetensors")
+    wf = {"4": {"class_type": "CheckpointLoaderSimple", "inputs": {"ckpt_name": sd15.name}},
+          "5": {"class_type": "EmptyLatentImage", "inputs": {"width": 512, "height": 512, "batch_size": 1}},
+          "6": {"class_type": "CLIPTextEncode", "inputs": {"text": "a cat", "clip": ["4", 1]}},
+          "3": {"class_type": "KSampler", "inputs": dict(KS, latent_image=["5", 0], denoise=1.0)},
+          "12": {"class_type": "VAELoader", "inputs": {"vae_name": "gone.safetensors"}},
+          "8": {"class_type": "VAEDecode", "inputs": {"samples": ["3", 0], "vae": ["12", 0]}},
+          "9": {"class_type": "SaveImage", "inputs": {"images": ["8", 0], "filename_prefix": "x"}}}
+    rc, out, err = estimate_workflow(tmp_path, capsys, wf, "--models-dir", str(a), "--models-dir", str(b), "--vram", "12")
+    assert rc == 1, err  # the estimate is incomplete (report.py epilog)
+    assert out.splitlines()[0] == f"INCOMPLETE: 1 model file named by the workflow not found under {a}, {b}:"
+    rc, out, err = estimate_workflow(tmp_path, capsys, wf, "--models-dir", str(a), "--models-dir", str(b), "--json")
+    assert json.loads(out)["workflow"]["searched"] == [str(a), str(b)]
