@@ -161,6 +161,7 @@ def test_node_policy_reads_comfyui_disable_pinned_memory(monkeypatch):
         monkeypatch.setitem(sys.modules, "comfy", sys.modules.get("comfy") or types.ModuleType("comfy"))
         for f in ("compute_device_kind", "_platform", "comfy_reserve", "dynamic_vram_mode"):
             monkeypatch.setattr(node, f, lambda: None)
+        monkeypatch.setattr(node, "compute_device_kind", lambda: "cuda")  # pinned only on cuda/rocm (fix67l)
         assert node.host_policy()["pinned_memory"] is (not flag)
 
 

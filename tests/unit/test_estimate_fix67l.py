@@ -262,3 +262,42 @@ def test_incomplete_names_every_folder_searched(tmp_path, capsys):
     assert out.splitlines()[0] == f"INCOMPLETE: 1 model file named by the workflow not found under {a}, {b}:"
     rc, out, err = estimate_workflow(tmp_path, capsys, wf, "--models-dir", str(a), "--models-dir", str(b), "--json")
     assert json.loads(out)["workflow"]["searched"] == [str(a), str(b)]
+
+
+def test_nothing_pinned_on_mps_or_xpu(tmp_path, capsys):
+    """rev67h R11: ComfyUI 0.8.0 pins host memory only on NVIDIA and AMD (model_management.py:1119-1125): the CLI's
+    --device mps / xpu showed the offloaded weights pinned as on cuda. Old code: pinned == offloaded on all three."""
+    import json
+
+    from support.cli_run import estimate
+    files = [str(layouts.write_sparse(n, tmp_path / f"{n}.safetensors"))
+             for n in ("flux_flux1-dev", "te_t5xxl_fp16", "te_clip_l", "vae_flux_ae")]
+    got = {}
+    for dev in ("cuda", "rocm", "mps", "xpu"):
+        r = json.loads(estimate(capsys, *files, "--width", "1024", "--height", "1024", "--vram", "12", "--ram", "64",
+                                "--dynamic-vram", "off", "--device", dev, "--json")[1])["host_ram"]
+        got[dev] = r["pinned"] > 0
+    assert got == {"cuda": True, "rocm": True, "mps": False, "xpu": False}
+
+
+def test_node_pins_only_on_cuda_or_rocm(monkeypatch):
+    """nodes/estimate.host_policy: pinned_memory False on an mps / xpu / cpu ComfyUI even without
+    --disable-pinned-memory. Old code: True on every device."""
+    import sys
+    import types
+    from pathlib import Path
+
+    from support.fit_stubs import fresh_node
+
+    node = fresh_node(monkeypatch, Path(__file__).parent / "stubs", "estimate")
+    mod = types.ModuleType("comfy.cli_args")
+    mod.args = types.SimpleNamespace(disable_pinned_memory=False)
+    monkeypatch.setitem(sys.modules, "comfy.cli_args", mod)
+    monkeypatch.setitem(sys.modules, "comfy", sys.modules.get("comfy") or types.ModuleType("comfy"))
+    for f in ("_platform", "comfy_reserve", "dynamic_vram_mode"):
+        monkeypatch.setattr(node, f, lambda: None)
+    got = {}
+    for dev in ("cuda", "rocm", "mps", "xpu", "cpu"):
+        monkeypatch.setattr(node, "compute_device_kind", lambda d=dev: d)
+        got[dev] = node.host_policy()["pinned_memory"]
+    assert got == {"cuda": True, "rocm": True, "mps": False, "xpu": False, "cpu": False}
