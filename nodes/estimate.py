@@ -17,7 +17,7 @@ from ..memory.estimate import verdict as est_verdict
 from ..memory.estimate import families
 from ..memory.estimate import latent_upscale as est_upscale
 from ..memory.estimate.headers import torch_dtype_name
-from ..memory.estimate.report import TEXT_TOKENS_MAX
+from ..memory.estimate.report import PIN_DEVICES, TEXT_TOKENS_MAX
 from ..memory.units import GiB, fmt_bytes
 from . import estimate_exact, estimate_measured, host_models
 
@@ -89,13 +89,17 @@ def host_policy() -> dict:
     """How this ComfyUI runs what it estimates, for the node's run and the open graph's route (estimate_routes) alike:
     its compute device (--cpu: cpu, so fp32 weights judged on host RAM, as the CLI's --device cpu), platform, reserve
     and Dynamic VRAM, and whether it pins memory (--disable-pinned-memory: no pinned copies, host_ram.ram_options)."""
-    return {"device": compute_device_kind(), "platform": _platform(), "reserve": comfy_reserve(),
-            "dynamic_vram": dynamic_vram_mode(), "pinned_memory": pinned_memory()}
+    dev = compute_device_kind()
+    return {"device": dev, "platform": _platform(), "reserve": comfy_reserve(),
+            "dynamic_vram": dynamic_vram_mode(), "pinned_memory": pinned_memory(dev)}
 
 
-def pinned_memory() -> bool:
+def pinned_memory(device=None) -> bool:
     """False where ComfyUI runs with --disable-pinned-memory (0.8.0 cli_args.py:165; model_management.py:1119 then
-    pins nothing); True where it does not or the flag cannot be read."""
+    pins nothing) or on a device other than NVIDIA's or AMD's (1120: mps, xpu, cpu pin nothing, report.PIN_DEVICES);
+    True where it does or the flag cannot be read."""
+    if (device or compute_device_kind()) not in PIN_DEVICES:
+        return False
     try:
         from comfy.cli_args import args
 

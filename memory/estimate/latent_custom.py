@@ -1,38 +1,99 @@
 """A node the estimate does not size on the latent path of a sampler or a VAE decode (aud67a F2: a custom
 NNLatentUpscale x2 in a hires fix was passed over in silence, estimated at 1024 px where the run decodes at 2048).
 
-attach() walks each sampler's and decode's latent input back (links: Reroutes, subgraph inputs) through the nodes whose
+attach() walks each sampler's and decode's latent input back (_source: Reroutes, subgraph inputs, a bypassed node's
+matching input, a subgraph instance's inside) through the nodes whose
 latent is their input's size: the samplers and this pack's Footprint Estimate node (links.SAMPLED, PASSED), ComfyUI
 0.8.0's core latent nodes that keep their first latent's shape (SAME_SIZE), and LatentUpscaleBy / LatentUpscale
-(sized in latent_scale.py). It stops at a node that sizes a latent (latent_nodes.LATENT_NODES, VAEEncode) or at
-another core node (CORE); any other node there (a custom node's) is named under KEY in the sampler's or decode's
+(sized in latent_scale.py). It stops at a node that sizes a latent (latent_nodes.LATENT_NODES, VAEEncode, a
+LatentUpscale with width and height set) or at another core node (CORE); any other node there (a custom node's) is named under KEY in the sampler's or decode's
 widgets: workflow.read() gathers them, lines() says them and the estimate's size is marked uncertain
 (est["workflow"]["size_uncertain"])."""
-from . import links
+from . import links, reach
 from .latent_nodes import LATENT_NODES
 
 KEY = "_latent_unknown"  # (label, type) of the node; no widget has this name
 # core nodes whose LATENT out has their first latent input's shape (ComfyUI 0.8.0): nodes.py:1341 LatentFlip,
 # 1361 LatentComposite (samples_to), 1403 LatentBlend (samples2 resized to samples1), 1477 SetLatentNoiseMask;
 # comfy_extras/nodes_latent.py:19-316 LatentAdd / Subtract / Interpolate (reshape_latent_to samples1), LatentMultiply,
-# LatentBatchSeedBehavior, LatentApplyOperation
+# LatentBatchSeedBehavior, LatentApplyOperation; nodes that keep their input's width and height (rev67h F1, F4): nodes.py:1206
+# LatentFromBatch, 1238 RepeatLatentBatch (the batch only), nodes_rebatch.py:7-60 RebatchLatents, nodes_latent.py:252
+# LatentBatch (samples2 reshaped to samples1), nodes_custom_sampler.py:968 AddNoise, nodes_wan.py:371 TrimVideoLatent and
+# nodes_latent.py:434 ReplaceVideoLatentFrames (frames), nodes_kandinsky5.py:69 NormalizeVideoLatentStart;
+# comfy_extras/nodes_mask.py:48-71 LatentCompositeMasked (a copy of destination, source pasted in: F7)
 SAME_SIZE = {"LatentFlip": "samples", "LatentComposite": "samples_to", "LatentBlend": "samples1",
              "SetLatentNoiseMask": "samples", "LatentAdd": "samples1", "LatentSubtract": "samples1",
              "LatentInterpolate": "samples1", "LatentMultiply": "samples", "LatentBatchSeedBehavior": "samples",
-             "LatentApplyOperation": "samples"}
+             "LatentApplyOperation": "samples", "LatentFromBatch": "samples", "RepeatLatentBatch": "samples",
+             "RebatchLatents": "latents", "LatentBatch": "samples1", "AddNoise": "latent_image",
+             "TrimVideoLatent": "samples", "ReplaceVideoLatentFrames": "destination",
+             "NormalizeVideoLatentStart": "latent", "LatentCompositeMasked": "destination"}
 # the other ComfyUI 0.8.0 core nodes with a LATENT out that latent_nodes.LATENT_NODES leaves out (its docstring: they
 # pass a latent on at about the size it came with; every class in nodes.py and comfy_extras/*.py with a "LATENT" in its
 # RETURN_TYPES or an io.Latent.Output, less the samplers): the walk stops there, the node named by no line
-CORE = frozenset(("AddNoise", "BatchLatentsNode", "LTXVAddGuide", "LTXVConcatAVLatent", "LTXVCropGuides",
-                  "LTXVImgToVideoInplace", "LTXVSeparateAVLatent", "LatentBatch", "LatentConcat", "LatentCut",
-                  "LatentCutToBatch", "LatentFromBatch", "LatentRotate", "LoadTrainingDataset", "MakeTrainingDataset",
-                  "NormalizeVideoLatentStart", "RebatchLatents", "RepeatLatentBatch", "ReplaceVideoLatentFrames",
-                  "ResolutionBucket", "TrimVideoLatent"))
+CORE = frozenset(("BatchLatentsNode", "LTXVAddGuide", "LTXVConcatAVLatent", "LTXVCropGuides", "LTXVImgToVideoInplace",
+                  "LTXVSeparateAVLatent", "LatentConcat", "LatentCut", "LatentCutToBatch", "LatentRotate",
+                  "LoadTrainingDataset", "MakeTrainingDataset", "ResolutionBucket"))
 SCALES = ("LatentUpscaleBy", "LatentUpscale")  # latent_scale.resized: their "samples" input
 
 
-def _through(t):
+def _through(v, h, t, depth):
+    """The input whose latent's size node h (of type t) keeps, or None. LatentUpscale with width and height both set
+    makes that size whatever its input's (nodes.py:1279-1295, rev67h F13): None, the walk stops there."""
+    if t == "LatentUpscale":
+        try:
+            if all(int(links._num(links.widget(v, h, n, depth), n)) != 0 for n in ("width", "height")):
+                return None
+        except (links.Unread, TypeError, ValueError, OverflowError):
+            pass
     return links.SAMPLED.get(t) or links.PASSED.get(t) or SAME_SIZE.get(t) or ("samples" if t in SCALES else None)
+
+
+def _graphs(v):
+    """reach.Graphs of a UI view's workflow (full links: their targets and types), made once per view."""
+    if getattr(v, "_reach_graphs", None) is None:
+        v._reach_graphs = reach.Graphs(v.wf)
+    return v._reach_graphs
+
+
+def _source(v, ref, depth):
+    """links._source for a latent, and on through what ComfyUI runs in their place (UI format): a bypassed node's
+    matching input (reach._bypass_input, as the frontend resolves it: rev67h F2), a subgraph instance's output into
+    the subgraph's node linked to that output (rev67h F3; its nodes are labelled with the subgraph's name)."""
+    while True:
+        depth += 1
+        if ref is None or depth > links.MAX_DEPTH:
+            raise links.Unread("a latent with no source")
+        got = v.src(ref)
+        if got is links.SAVED or got[0] == "value":
+            raise links.Unread("the subgraph's latent input, not linked")
+        if got[0] == "ref":
+            ref = got[1]
+            continue
+        h, slot = got
+        t = v.kind(h)
+        if getattr(v, "wf", None) is not None and h[1].get("mode") == 4:  # bypassed
+            g = _graphs(v)
+            i = reach._bypass_input(g, h[0], h[1], slot, (g.links.get(ref[0], {}).get(ref[1]) or (None,) * 5)[4])
+            ref = (h[0], i["link"]) if i is not None else None
+            continue
+        if not v.active(h):
+            raise links.Unread(f"{v.label(h)}, muted")
+        if t == "Reroute" and v.first_link:
+            ref = v.first_link(h)
+            continue
+        if getattr(v, "subgraphs", None) and links.is_key(t) and t in v.subgraphs:  # an instance: the inner node
+            out_id = (v.subgraphs[t].get("outputNode") or {}).get("id", -20)
+            ref = next(((t, lid) for lid, (_, _, to, to_slot, _) in _graphs(v).links.get(t, {}).items()
+                        if to == out_id and to_slot == slot), None)
+            continue
+        return h, t, depth
+
+
+def _label(v, h):
+    """v.label(h), with the subgraph's name for a node inside one."""
+    sg = getattr(v, "subgraphs", {}).get(h[0]) if links.is_key(h[0]) else None
+    return f"{v.label(h)[:-1]} in subgraph {sg.get('name') or sg['id']})" if sg is not None else v.label(h)
 
 
 def attach(v, h, t, w):
@@ -43,12 +104,13 @@ def attach(v, h, t, w):
     try:
         ref, depth = v.link_of(h, name), 0
         while depth < links.MAX_DEPTH:
-            src, st, depth = links._source(v, ref, depth, "a latent")
-            if _through(st):
-                ref = v.link_of(src, _through(st))
+            src, st, depth = _source(v, ref, depth)
+            through = _through(v, src, st, depth)
+            if through:
+                ref = v.link_of(src, through)
                 continue
-            if st not in LATENT_NODES and st not in links.ENCODES and st not in CORE:
-                w[KEY] = (v.label(src), st)
+            if st not in LATENT_NODES and st not in links.ENCODES and st not in CORE and st not in SCALES:
+                w[KEY] = (_label(v, src), st)
             return
     except (links.Unread, AttributeError, KeyError, IndexError, TypeError):
         return  # no source, muted, a broken link: other lines say so

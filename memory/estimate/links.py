@@ -98,7 +98,7 @@ class _UI:
     type] lists (the top graph) or {id, origin_id, origin_slot, ...} objects (subgraphs, newer frontends)."""
 
     def __init__(self, wf, read_image=None, read_upscale=None):
-        self.read_image, self.read_upscale, self.images_read = read_image, read_upscale, {}
+        self.read_image, self.read_upscale, self.images_read, self.wf = read_image, read_upscale, {}, wf
         defs = wf.get("definitions") if isinstance(wf.get("definitions"), dict) else {}
         subs = [s for s in (defs.get("subgraphs") or []) if isinstance(s, dict) and isinstance(s.get("nodes"), list)] \
             if isinstance(defs.get("subgraphs"), list) else []

@@ -176,6 +176,11 @@ def cfg_from_args(args):
     return {"batched": True, "separate": False}[cu] if cu else getattr(args, "cfg", None)
 
 
+# ComfyUI 0.8.0 pins host memory only on NVIDIA and AMD (model_management.py:1119-1125: is_nvidia() or is_amd(), else
+# MAX_PINNED_MEMORY stays -1): no pinned copies on mps, xpu or the CPU (rev67h F12)
+PIN_DEVICES = ("cuda", "rocm")
+
+
 def policy_from_args(args) -> dict:
     g = lambda k, d=None: getattr(args, k, d)  # noqa: E731
     halves = {"bf16,fp16": ("bf16", "fp16"), "fp16": ("fp16",), "none": ()}[g("gpu_halves", "bf16,fp16") or "bf16,fp16"]
@@ -183,7 +188,8 @@ def policy_from_args(args) -> dict:
            "vae_dtype": g("vae_dtype", "auto") or "auto", "gpu_halves": halves, "text_tokens": g("text_tokens"),
            "vae_decode": g("vae_decode", "auto") or "auto", "platform": g("platform", "linux") or "linux",
            "dynamic_vram": g("dynamic_vram", "auto") or "auto", "cache_models": not g("no_model_cache", False),
-           "pinned_memory": not g("disable_pinned_memory", False),
+           "pinned_memory": not g("disable_pinned_memory", False)
+           and (g("device") or ("mps" if g("platform") == "darwin" else "cuda")) in PIN_DEVICES,
            "weights_mmap": g("weights_mmap", "auto") or "auto",
            "runner": g("runner", "comfyui") or "comfyui", "offload": g("offload"), "vae_slicing": bool(g("vae_slicing", False)),
            "block_swap": g("block_swap"), "i2v": g("i2v"), "attention": g("attention", "flash") or "flash",
@@ -352,7 +358,7 @@ def _missing_lines(est: dict) -> list:
     miss = wf.get("missing_where") or []
     if not miss:
         return []
-    where = wf.get("models_dir") or "ComfyUI's model folders"
+    where = ", ".join(wf.get("searched") or ()) or wf.get("models_dir") or "ComfyUI's model folders"  # rev67h F9
     out = [f"INCOMPLETE: {len(miss)} model file{'s' if len(miss) > 1 else ''} named by the workflow not found under {where}:"]
     out += [f"  {m['name']}: {m['why']}  ({m['loader']})" if m.get("why", "not found") != "not found" else
             f"  {m['name']}  ({m['loader']}; looked in {', '.join(f + '/' for f in m['folders'])})" for m in miss]

@@ -529,7 +529,8 @@ def estimate_workflow(wf: dict, models_dir, width=None, height=None, frames=None
                        "missing_where": [{"name": m[0], "loader": f"{m[1]}.{m[2]}", "folders": list(m[3]),
                                           "why": m[4] or "not found"} for m in info["missing"]],
                        "missing_not_counted": [m[0] for m in info["missing_checked"]],
-                       "models_dir": str(models_dir) if models_dir else None,
+                       "models_dir": str(models_dir) if models_dir else None,  # the first; searched: every one (model_paths)
+                       "searched": getattr(resolve, "folders", None) or ([str(models_dir)] if models_dir else []),
                        "size_from_graph": list(info["size"]) if info["size"] else None, "cfg_from_graph": info["cfg"],
                        "tiled_decode": info["tiled"], "latent_families": info["latent_families"],
                        "size_from_input": [t for t, _ in info["from_input"]],
@@ -580,8 +581,9 @@ def _copy(est, **policy):
 def metadata(est: dict, tiers_of: dict | None = None) -> dict:
     """What goes into extra.gpu_garden.memory; tiers_of: the estimate the card tiers are judged from, where not est
     (a --cpu host's route: a card's, estimate_routes). A card sized on such a host (vram_gb set) is the tiers' one
-    too, not the host's fp32 figures' (aud67a F11); with no card asked for, the CPU run sizes none (None)."""
-    card = tiers_of["min_vram_gb"] if tiers_of and est["min_vram_gb"] is not None else est["min_vram_gb"]
+    too, not the host's fp32 figures' (aud67a F11), also where those fit no card (rev67h F6: est's None); with no card
+    asked for (no budget), the CPU run sizes none (None)."""
+    card = tiers_of["min_vram_gb"] if tiers_of and est.get("budget") else est["min_vram_gb"]
     return {"peak": est["peak"], "peak_phase": est["peak_phase"], "peak_torch": est["peak_torch"],
             "peak_device": est["peak_device"], "min_vram_gb": card, "family": est["family"],
             "width": est["width"], "height": est["height"], "frames": est["frames"], "batch": est["batch"],

@@ -161,6 +161,7 @@ def test_node_policy_reads_comfyui_disable_pinned_memory(monkeypatch):
         monkeypatch.setitem(sys.modules, "comfy", sys.modules.get("comfy") or types.ModuleType("comfy"))
         for f in ("compute_device_kind", "_platform", "comfy_reserve", "dynamic_vram_mode"):
             monkeypatch.setattr(node, f, lambda: None)
+        monkeypatch.setattr(node, "compute_device_kind", lambda: "cuda")  # pinned only on cuda/rocm (fix67l)
         assert node.host_policy()["pinned_memory"] is (not flag)
 
 
@@ -221,6 +222,6 @@ def test_extra_paths_read_as_comfyui_does(tmp_path):
     y = tmp_path / "extra_model_paths.yaml"
     y.write_text("a:\n    clip: te\n    checkpoints: c1\nb:\n    base_path: /srv\n    is_default: true\n"
                  "    checkpoints: c2\n")
-    got = model_paths.read_yaml(y)
-    assert got["text_encoders"] == ([], [tmp_path / "te"])
-    assert got["checkpoints"] == ([Path("/srv/c2")], [tmp_path / "c1"])
+    got = model_paths.read_yaml(y)  # (folder, path, is_default) in the yaml's order (fix67l: the order of the defaults)
+    assert got == [("text_encoders", tmp_path / "te", False), ("checkpoints", tmp_path / "c1", False),
+                   ("checkpoints", Path("/srv/c2"), True)]
