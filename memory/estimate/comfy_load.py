@@ -12,10 +12,17 @@ from .spec import MIN_INFERENCE
 MIN_WEIGHT_RATIO = 0.0  # MIN_WEIGHT_MEMORY_RATIO on NVIDIA (model_management.py:315)
 OTHER_GPU_RATIO = 0.4  # model_management.py:313, any GPU torch.version.cuda is not set for (ROCm's HIP, Intel's XPU)
 RATIO_DEVICES = ("rocm", "xpu")  # the estimate's --device values on which load_models_gpu partially loads with 0.4
+# the --device values whose VRAM state skips the partial-load branch (:691 LOW_VRAM / NORMAL_VRAM only): MPS runs SHARED
+# (:415-416) and a CPU run DISABLED (:686-687), so lowvram_model_memory stays 0 and model_load(0) loads whole (:500-503)
+WHOLE_DEVICES = ("mps", "cpu")
+WHOLE = None  # the ratio given for those: comfy_weights_kept keeps the whole model
 
 
-def weight_ratio(device) -> float:
-    """MIN_WEIGHT_MEMORY_RATIO as ComfyUI reads it on the estimate's --device (None: cuda)."""
+def weight_ratio(device) -> float | None:
+    """MIN_WEIGHT_MEMORY_RATIO as ComfyUI reads it on the estimate's --device (None: cuda); WHOLE where load_models_gpu
+    never loads partially (WHOLE_DEVICES)."""
+    if device in WHOLE_DEVICES:
+        return WHOLE
     return OTHER_GPU_RATIO if device in RATIO_DEVICES else MIN_WEIGHT_RATIO
 
 
@@ -28,9 +35,19 @@ def comfy_minimum(required, reserve) -> int:
 def comfy_weights_kept(dm, free, required, reserve, ratio=MIN_WEIGHT_RATIO) -> int:
     """Bytes of a model (dm bytes) load_models_gpu keeps on the device with `free` bytes free before it loads, as
     ComfyUI 0.8.0 computes its lowvram_model_memory: max(0, free - minimum, min(free * MIN_WEIGHT_MEMORY_RATIO,
-    free - minimum_inference_memory())) with minimum = comfy_minimum(required, reserve)."""
-    floor = min(free * ratio, free - MIN_INFERENCE - reserve)
-    return int(min(dm, max(0, free - comfy_minimum(required, reserve), floor)))
+    free - minimum_inference_memory())) with minimum = comfy_minimum(required, reserve); ratio WHOLE (MPS, CPU: no
+    partial-load branch, :691): all of it."""
+    if ratio is WHOLE:
+        return int(dm)
+    return int(min(dm, max(0, free - comfy_minimum(required, reserve), partial_floor(free, reserve, ratio))))
+
+
+def partial_floor(free, reserve, ratio=MIN_WEIGHT_RATIO) -> int:
+    """The least a partial load keeps whatever memory_required asks: min(free x MIN_WEIGHT_MEMORY_RATIO, free -
+    minimum_inference_memory()) (:695), never under 0; 0 where the model loads whole (ratio WHOLE)."""
+    if ratio is WHOLE:
+        return 0
+    return int(max(0, min(free * ratio, free - MIN_INFERENCE - reserve)))
 
 
 def unload_until(models, free, ask) -> dict:

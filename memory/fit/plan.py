@@ -21,7 +21,7 @@ from ..estimate import vae as vae_mod
 from ..estimate import host_ram as est_ram
 # load_models_gpu's arithmetic, one copy for the estimate and this plan (MIN_WEIGHT_RATIO: NVIDIA's; the node reads the
 # live one): re-exported, fit_guard and the tests read plan.MIN_WEIGHT_RATIO / plan.comfy_weights_kept
-from ..estimate.comfy_load import MIN_WEIGHT_RATIO, comfy_minimum, comfy_weights_kept  # noqa: F401
+from ..estimate.comfy_load import MIN_WEIGHT_RATIO, WHOLE, WHOLE_DEVICES, comfy_minimum, comfy_weights_kept, partial_floor  # noqa: F401
 from . import offers as offers_mod
 from ..units import GiB, fmt_bytes
 
@@ -155,6 +155,8 @@ def plan(budget, *, weights: dict, memory_required: int, decode: dict | None = N
            "weights": {"diffusion_model": dm, "text_encoders": te, "vae": vae_w}, "steps": [], "offers": []}
     n_dec = int(decode["latent_shape"][0]) if decode else 0
     dev = (decode or {}).get("device") or "cuda"
+    if dev in WHOLE_DEVICES:  # MPS (SHARED) / CPU: load_models_gpu never loads partially (comfy_load.WHOLE_DEVICES)
+        min_weight_ratio = WHOLE
     per = decode_room(decode["kind"], [1] + list(decode["latent_shape"])[1:], decode["dtype"], dev) if decode else 0
     out["decode"] = {"tiled": False, "per_sample": per, "batch": n_dec, "of": n_dec, "bytes": per * n_dec} if decode else None
     if budget is None:
@@ -225,7 +227,7 @@ def plan(budget, *, weights: dict, memory_required: int, decode: dict | None = N
     out.update(weights_on_gpu=kept, weights_offloaded=offloaded, text_encoders_off=te_off, fits=fits,
                peak={"sample": sample_peak, "decode": decode_peak}, predicted_peak=peak, host_ram_short=ram_short,
                host_ram=ram)
-    floor = max(0, min(free * min_weight_ratio, free - MIN_INFERENCE - int(reserve)))
+    floor = partial_floor(free, int(reserve), min_weight_ratio)
     temporal = None
     if decode and not decode_fits and out["decode"].get("tile_px") is None:
         temporal = decode_tile(decode["kind"], decode["latent_shape"], decode["dtype"], free0 - vae_w - int(reserve), temporal=True,

@@ -21,3 +21,36 @@ def test_formula_figure_counts_the_text_encoders_left_beside_the_sampler():
     assert estimate_measured.formula_figure(est, "peak_device") == 6656 * MiB + int(51.2 * MiB) + 450 * MiB
     est["breakdown"]["sample"].pop("te_kept")  # an estimate without it (a cpu run, an older one) is as before
     assert estimate_measured.formula_figure(est, "peak_torch") == 5120 * MiB
+
+
+# -- F6: MPS loads whole -------------------------------------------------------------------------------------------------
+
+def test_mps_loads_the_whole_model_where_cuda_loads_part():
+    """--device mps: ComfyUI runs VRAMState.SHARED (model_management.py:415-416), and load_models_gpu takes the partial
+    load branch only in LOW_VRAM / NORMAL_VRAM (:691): lowvram_model_memory stays 0, model_load(0) loads whole
+    (:500-503). A 10 GiB card, no context, reserve 400 MiB, 3 GiB of weights, one cond's memory_required 8 GiB:
+    minimum = max(819.2 + 400, 8192 + 400) = 8592 MiB; NVIDIA keeps max(0, 10240 - 8592, min(0, ...)) = 1648 MiB,
+    MPS all 3072 MiB -> free 10240 - 3072 = 7168 MiB (the old code: 8592 MiB, NVIDIA's)."""
+    from gpu_garden.memory.estimate import cfg_batch, comfy_load
+
+    assert comfy_load.comfy_weights_kept(3 * GiB, 10 * GiB, 8 * GiB, 400 * MiB, comfy_load.weight_ratio("cuda")) == 1648 * MiB
+    assert comfy_load.comfy_weights_kept(3 * GiB, 10 * GiB, 8 * GiB, 400 * MiB, comfy_load.weight_ratio("mps")) == 3 * GiB
+    est = {"fixed": {"cuda_context": 0, "comfyui_reserve": 400 * MiB}, "breakdown": {"sample": {"weights": 3 * GiB}},
+           "comfyui_memory_required": 16 * GiB, "cfg": True, "policy": {"device": "mps"}}
+    assert cfg_batch.free_at_sample(est, 10 * GiB) == 7168 * MiB
+
+
+def test_fit_plan_on_mps_keeps_the_whole_model():
+    """Fit to Card's plan with the VAE on mps (its decode device), 6 GiB of weights on the same card: all 6144 MiB kept,
+    nothing offloaded, though the live MIN_WEIGHT_MEMORY_RATIO is 0.4 there (not NVIDIA: :313), which the old plan
+    read as a partial load of max(1648, min(0.4 x 10240, 10240 - 819.2 - 400)) = 4096 MiB; on cuda (ratio 0.0)
+    max(1648, min(0, ...)) = 1648 MiB kept."""
+    from gpu_garden.memory.fit import plan as fit_plan
+
+    def run(dev, ratio):
+        return fit_plan.plan(10 * GiB, weights={"diffusion_model": 6 * GiB}, memory_required=8 * GiB, reserve=400 * MiB,
+                             decode={"kind": "kl", "latent_shape": [1, 4, 64, 64], "dtype": "fp16", "device": dev},
+                             min_weight_ratio=ratio)
+
+    assert run("mps", 0.4)["weights_on_gpu"] == 6 * GiB and run("mps", 0.4)["weights_offloaded"] == 0
+    assert run("cuda", 0.0)["weights_on_gpu"] == 1648 * MiB
