@@ -54,3 +54,33 @@ def test_fit_plan_on_mps_keeps_the_whole_model():
 
     assert run("mps", 0.4)["weights_on_gpu"] == 6 * GiB and run("mps", 0.4)["weights_offloaded"] == 0
     assert run("cuda", 0.0)["weights_on_gpu"] == 1648 * MiB
+
+
+# -- F7: the peak line names the phase of peak_torch / peak_device where it is not the peak's ----------------------------
+
+def _cli(capsys, *args):
+    from gpu_garden.memory import cli
+
+    rc = cli.main(["estimate", *map(str, args)])
+    out, err = capsys.readouterr()
+    assert rc == 0, err
+    return out
+
+
+def test_peak_line_names_the_phase_torch_and_smi_peak_in(capsys):
+    """HunyuanVideo on 48 GiB (rev67e r7): the peak row is sample, but at the decode ComfyUI still holds the diffusion
+    model (VAE.decode's free_memory unloads it only as far as one sample asks: model_management.py:584-619), so
+    max_memory_allocated and nvidia-smi peak there. Their phase is in the JSON and the text names it: the old line read
+    "peak 25.71 GiB in sample (torch max_memory_allocated ~ 36.61 GiB, nvidia-smi ~ 37.65 GiB)" as if all were sample's."""
+    import json
+
+    d = json.loads(_cli(capsys, "hunyuan-video", "--vram", 48, "--ram", 128, "--json"))
+    bd = d["breakdown"]["vae_decode"]
+    assert d["peak_phase"] == "sample"
+    assert d["peak_torch_phase"] == d["peak_device_phase"] == "vae_decode"
+    assert d["peak_torch"] == bd["weights"] + bd["activations"] + bd["dm_kept"] + bd["te_kept"] > d["peak"]
+    text = " ".join(_cli(capsys, "hunyuan-video", "--vram", 48, "--ram", 128).split())
+    assert "GiB in VAE decode, nvidia-smi ~ " in text and text.count("in VAE decode)") == 1
+    # where they peak in the peak's own phase the line is as before (SDXL on 12 GiB: all three in sample)
+    text = " ".join(_cli(capsys, "sdxl", "--vram", 12, "--ram", 32).split())
+    assert " in sample (torch max_memory_allocated ~ " in text and "GiB in sample," not in text
