@@ -18,7 +18,20 @@ def applies(pol: dict, keep: bool) -> bool:
     text_encoders "unload"; resident ones are counted already, cpu and stream ones are not there)."""
     return not keep and pol.get("text_encoders", "unload") == "unload" and pol.get("runner", "comfyui") == "comfyui" \
         and pol.get("device", "cuda") in DEVICES and pol.get("offload") in (None, "model") \
-        and pol.get("block_swap") is None and not pol.get("keep_on_device")
+        and pol.get("block_swap") is None and not pol.get("keep_on_device") and on_device(pol)
+
+
+def on_device(pol: dict) -> bool:
+    """Whether ComfyUI's text_encoder_device() is the GPU (model_management.py:875-884): the node passes the live
+    answer (policy te_on_device); else from the card as the estimate knows it. On CUDA it is the CPU where
+    should_use_fp16(prioritize_performance=False) is False (:1357-1425): compute capability under 6, and Pascal (6.x,
+    gpu_halves none) except a GeForce 10 / Quadro P card on Windows (:1397-1403, "weird linux behavior"); a GTX 16xx
+    (fp16 only, like RTX 20xx) is not told apart. ROCm (:1390 torch.version.hip) and XPU keep it on the GPU."""
+    live = pol.get("te_on_device")
+    if live is not None:
+        return bool(live)
+    return not (pol.get("device", "cuda") in (None, "cuda") and tuple(pol.get("gpu_halves", ("bf16", "fp16"))) == ()
+                and pol.get("platform", "linux") != "windows")
 
 
 def loaded(est: dict) -> int:

@@ -84,3 +84,50 @@ def test_peak_line_names_the_phase_torch_and_smi_peak_in(capsys):
     # where they peak in the peak's own phase the line is as before (SDXL on 12 GiB: all three in sample)
     text = " ".join(_cli(capsys, "sdxl", "--vram", 12, "--ram", 32).split())
     assert " in sample (torch max_memory_allocated ~ " in text and "GiB in sample," not in text
+
+
+# -- F2: the text encoders are on the CPU where ComfyUI's text_encoder_device() is ---------------------------------------
+
+# SDXL's parts as loaded (est67's test: U-Net fp16 bytes), the CUDA context 450 MiB; ComfyUI's arithmetic by hand below
+UNET, CTX = 5134927368, 450 * MiB
+
+
+def _sdxl(gb, **policy):
+    from gpu_garden.memory.estimate import families, formula, layouts
+
+    comps = families.split_components(layouts.table("sdxl_sd_xl_base_1.0"), "sdxl_sd_xl_base_1.0")
+    return formula.judge(formula.estimate(comps, 1024, 1024, policy=policy), gb * GiB)
+
+
+def test_no_text_encoders_kept_where_comfyui_loads_them_on_the_cpu():
+    """text_encoder_device() (model_management.py:875-884) is the CPU where should_use_fp16(prioritize_performance=
+    False) is False: a Pascal card (--gpu-halves none) on Linux (:1397-1403 returns False off Windows; :1416 major < 7
+    False for the rest). So nothing of the CLIP is on the card at sampling: SDXL 1024 px on 8 GiB, the U-Net loads whole
+    (8192 - 450 MiB free, minimum max(819.2 + 400, 262.1 + 400) MiB, 7742 - 1219.2 MiB > 4897 MiB of weights) and
+    get_free_memory is 8192 MiB - 450 MiB - 5134927368 B = 2983148024 B. The old code kept 1.11 GiB of text encoders
+    there (free 1791916595 B). On Windows a GeForce 10 card gets fp16 (:1400), so they stay; the node's live answer
+    (policy te_on_device: text_encoder_device() == get_torch_device()) wins over the card's guess."""
+    e = _sdxl(8, gpu_halves=(), platform="linux")
+    assert e["breakdown"]["sample"]["te_kept"] == 0
+    assert e["cond_uncond"]["free_at_sample"] == 8 * GiB - CTX - UNET == 2983148024
+    assert _sdxl(8, gpu_halves=(), platform="windows")["breakdown"]["sample"]["te_kept"] > 0
+    assert _sdxl(8, platform="linux")["breakdown"]["sample"]["te_kept"] > 0
+    assert _sdxl(8, platform="linux", te_on_device=False)["breakdown"]["sample"]["te_kept"] == 0  # --lowvram, GTX 16xx
+    assert _sdxl(8, gpu_halves=(), platform="linux", te_on_device=True)["breakdown"]["sample"]["te_kept"] > 0  # --gpu-only
+
+
+def test_node_host_policy_passes_where_the_text_encoders_load(monkeypatch):
+    """The node's host policy carries text_encoder_device() == get_torch_device() from ComfyUI's model management
+    (host_models.text_encoders_on_device; nodes/estimate.host_policy needs comfy_api: the host tier runs it)."""
+    import importlib
+    import sys
+    import types
+
+    host_models = importlib.import_module("gpu_garden.nodes.host_models")
+    mm = types.ModuleType("comfy.model_management")
+    mm.text_encoder_device, mm.get_torch_device = (lambda: "cpu"), (lambda: "cuda:0")
+    monkeypatch.setitem(sys.modules, "comfy", sys.modules.get("comfy") or types.ModuleType("comfy"))
+    monkeypatch.setitem(sys.modules, "comfy.model_management", mm)
+    assert host_models.text_encoders_on_device() is False
+    mm.text_encoder_device = lambda: "cuda:0"
+    assert host_models.text_encoders_on_device() is True
