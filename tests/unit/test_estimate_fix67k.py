@@ -131,3 +131,36 @@ def test_node_host_policy_passes_where_the_text_encoders_load(monkeypatch):
     assert host_models.text_encoders_on_device() is False
     mm.text_encoder_device = lambda: "cuda:0"
     assert host_models.text_encoders_on_device() is True
+
+
+# -- F4: HunyuanImage 2.1's 64-channel VAE has its own ComfyUI figure, no AMD ratio --------------------------------------
+
+def _hunyuan_image(device):
+    """rev67e r1's model: HunyuanVideo's DiT table with HunyuanImage 2.1's 4-D patch embedding (families: hunyuan-image)
+    and the FLUX AE's table with decoder.conv_in's 64 input channels (HunyuanImage 2.1's VAE), 2048 px on 24 GiB."""
+    from gpu_garden.memory.estimate import families, formula, layouts
+
+    hv = dict(layouts.table("hunyuan_video_hunyuan_video_t2v_720p_bf16"))
+    hv["img_in.proj.weight"] = ("BF16", (3072, 64, 1, 1))
+    ae = dict(layouts.table("vae_flux_ae"))
+    ae["decoder.conv_in.weight"] = ("F32", (512, 64, 3, 3))
+    comps = families.split_components(hv, "hy_image_dit") + families.split_components(ae, "hy_image_vae")
+    return formula.judge(formula.estimate(comps, 2048, 2048, policy={"device": device}), 24 * GiB)
+
+
+def test_hunyuan_image_vae_sized_as_comfyui_sizes_it_on_every_device():
+    """comfy/sd.py:380-391: a VAE whose decoder.conv_in has 64 input channels is HunyuanImage 2.1's: downscale 32,
+    working_dtypes fp16 first, memory_used_decode = 700 x h x w x 32 x 32 x dtype_size, with no VAE_KL_MEM_RATIO (the
+    2.73 of :314-320 lives only in the default KL lambdas set after that branch). 2048 px: latent [1, 64, 64, 64];
+    700 x 64 x 64 x 1024 x 2 (fp16) = 5872025600 B per sample, on CUDA and on ROCm alike. The old code took it for the
+    KL VAE: 2178 x 64 x 64 x 64 x 2 = 1141899264 B, and x 2.73 = 3117384990 B on ROCm."""
+    from gpu_garden.memory.estimate import families, spec
+
+    assert spec.vae_kind_for("kl-64ch", "hunyuan-image") == "kl-64ch"
+    assert spec.vae_kind_for(None, "hunyuan-image") == "kl-64ch"
+    assert spec.vae_kind_for("kl-f8-16ch", "flux1") == "kl"
+    for dev in ("cuda", "rocm"):
+        e = _hunyuan_image(dev)
+        assert e["latent"]["shape"] == [1, 64, 64, 64]
+        assert e["vae"]["dtype"] == "fp16"
+        assert e["vae"]["comfy_per_sample"] == 700 * 64 * 64 * 32 * 32 * 2 == 5872025600
