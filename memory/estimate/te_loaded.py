@@ -16,9 +16,14 @@ DEVICES = ("cuda", "rocm", "xpu")  # MPS runs SHARED, whose text_encoder_device(
 def applies(pol: dict, keep: bool) -> bool:
     """ComfyUI's model swap with the text encoders loaded on the GPU and unloaded by the next loads (the estimate's
     text_encoders "unload"; resident ones are counted already, cpu and stream ones are not there)."""
-    return not keep and pol.get("text_encoders", "unload") == "unload" and pol.get("runner", "comfyui") == "comfyui" \
-        and pol.get("device", "cuda") in DEVICES and pol.get("offload") in (None, "model") \
-        and pol.get("block_swap") is None and not pol.get("keep_on_device") and on_device(pol)
+    return swaps(pol, keep) and pol.get("text_encoders", "unload") == "unload" and on_device(pol)
+
+
+def swaps(pol: dict, keep: bool) -> bool:
+    """ComfyUI's own model swap on a GPU (load_models_gpu unloading as far as a load asks), not a resident, offload,
+    block-swap or keep-on-device policy the estimate holds otherwise."""
+    return not keep and pol.get("runner", "comfyui") == "comfyui" and pol.get("device", "cuda") in DEVICES \
+        and pol.get("offload") in (None, "model") and pol.get("block_swap") is None and not pol.get("keep_on_device")
 
 
 def on_device(pol: dict) -> bool:
@@ -42,11 +47,14 @@ def loaded(est: dict) -> int:
     return int(ctx["w"].get("te", 0))
 
 
-def at_sample(est: dict, budget: int, weights: int) -> tuple[int, int]:
-    """(text-encoder bytes, sampling weights) on the device while the sampler runs on `budget` bytes: load_models_gpu's
-    arithmetic (comfy_load.sample_load) with ComfyUI's memory_required for the batched pair (estimate_memory doubles the
-    batch whatever the cfg: comfy/sampler_helpers.py:121-122) and for one cond."""
-    fixed = est["fixed"]
+def at_sample(est: dict, budget: int, weights: int) -> tuple[int, int, int]:
+    """(text-encoder bytes, sampling weights, the earlier samplers' diffusion models' bytes) on the device while the
+    (last) sampler runs on `budget` bytes: load_models_gpu's arithmetic (comfy_load.sample_loads) once per sampler's
+    load, the other diffusion models first (Wan 2.2's high-noise expert; the one sampled with loads last), with
+    ComfyUI's memory_required for the batched pair (estimate_memory doubles the batch whatever the cfg:
+    comfy/sampler_helpers.py:121-122) and for one cond."""
+    fixed, ctx = est["fixed"], est.get("_ctx") or {}
     one = int(est["comfyui_memory_required"] or 0) // (2 if est.get("cfg") else 1)
-    return comfy_load.sample_load(budget - fixed.get("cuda_context", 0), loaded(est), weights, 2 * one, one,
-                                  fixed.get("comfyui_reserve", 0), comfy_load.weight_ratio(est["policy"].get("device")))
+    before = ctx["w"].get("dm_before", []) if ctx and swaps(ctx["policy"], ctx.get("keep", False)) else []
+    return comfy_load.sample_loads(budget - fixed.get("cuda_context", 0), loaded(est), [*before, weights], 2 * one, one,
+                                   fixed.get("comfyui_reserve", 0), comfy_load.weight_ratio(est["policy"].get("device")))

@@ -164,3 +164,50 @@ def test_hunyuan_image_vae_sized_as_comfyui_sizes_it_on_every_device():
         assert e["latent"]["shape"] == [1, 64, 64, 64]
         assert e["vae"]["dtype"] == "fp16"
         assert e["vae"]["comfy_per_sample"] == 700 * 64 * 64 * 32 * 32 * 2 == 5872025600
+
+
+# -- F1: a second sampler's load unloads the text encoders (and part of the first expert) --------------------------------
+
+# Wan 2.2 14B i2v on 80 GiB (rev67e r5): each expert 28577802368 B, umt5-xxl fp16 11361820672 B, CUDA context 471859200,
+# reserve 419430400, ComfyUI's memory_required batched 29225880069 (one cond 14612940034)
+W14, TE14, CTX14, RES14, REQ2, REQ1 = 28577802368, 11361820672, 471859200, 419430400, 29225880069, 14612940034
+
+
+def test_second_expert_load_unloads_the_text_encoders_then_part_of_the_first():
+    """By hand from model_management.py:581-582,584-619,626,671-673,695. room = 80 GiB - context = 85427486720.
+    Text encode: minimum 0.8 GiB + reserve = 1278423859; room - that > TE: whole, free 74065666048.
+    High-noise sampler: free_memory(int(1.1 x W) + REQ2 + reserve = 31435582604 + 29645310469 = 61080893073): free is
+    over it, nothing unloaded; free - (REQ1 + reserve) = 59033295614 > W: whole, free 45487863680.
+    Low-noise sampler: the same ask; 15593029393 short; free_memory takes the smaller first (both fully loaded): the text
+    encoders, all 11361820672 (free 56849684352), then 4231208721 of the high expert (left 24346593647, 22.67 GiB);
+    free 61080893073 - (REQ1 + reserve) > W: whole. Free at sampling 85427486720 - 28577802368 - 24346593647 =
+    32503090705 (30.27 GiB): 1.5 x REQ2 = 43838820103 is over it, cond and uncond one at a time (samplers.py:273).
+    The old code kept the 10.58 GiB of text encoders and no first expert: free 45487863680 (42.36 GiB), batched.
+    Through the estimate (te_loaded.at_sample) the batched figure is twice one cond's, 29225880068: the ask and so the
+    high expert's share come out 1 B apart (24346593648 left, free 32503090704)."""
+    from gpu_garden.memory.estimate import cfg_batch, comfy_load
+
+    assert comfy_load.sample_loads(80 * GiB - CTX14, TE14, [W14, W14], REQ2, REQ1, RES14) == (0, W14, 24346593647)
+    est = {"fixed": {"cuda_context": CTX14, "comfyui_reserve": RES14}, "breakdown": {"sample": {"weights": W14}},
+           "comfyui_memory_required": REQ2, "cfg": True, "policy": {"device": "cuda"},
+           "_ctx": {"has_te": True, "policy": {}, "keep": False, "w": {"te": TE14, "dm_before": [W14]}}}
+    assert cfg_batch.free_at_sample(est, 80 * GiB) == 32503090704
+    assert cfg_batch.batched_on(est, 80 * GiB)[0] is False
+
+
+def test_two_experts_both_counted_beside_the_sampler_and_the_decode():
+    """Two Wan 2.1 1.3B models (2837993600 B each) as high/low experts, umt5-xxl, 832x480x81 on 24 GiB: the second
+    load's ask (1.1 x 2.84 GB + memory_required + reserve, under 8 GB) is under the 11.1 GB free after the first
+    expert and the text encoders, so nothing is unloaded: beside the sampler the first expert whole (sample dm_kept
+    2837993600) and the text encoders whole; the VAE's small ask leaves both experts at the decode (dm_kept 2 x
+    2837993600). The old code had no first expert beside the sampler and one at the decode."""
+    from gpu_garden.memory.estimate import families, formula, layouts
+
+    comps = []
+    for n in ("wan_wan2.1_t2v_1.3B_fp16", "wan_wan2.1_t2v_1.3B_fp16", "te_umt5_xxl_fp16", "vae_wan_2.1_vae"):
+        comps += families.split_components(layouts.table(n), n)
+    e = formula.judge(formula.estimate(comps, 832, 480, frames=81), 24 * GiB)
+    s, v = e["breakdown"]["sample"], e["breakdown"]["vae_decode"]
+    assert (s["weights"], s["dm_kept"], s["te_kept"]) == (2837993600, 2837993600, 11361820672)
+    assert v["dm_kept"] == 2 * 2837993600
+    assert e["peak_torch"] >= s["weights"] + s["activations"] + s["dm_kept"] + s["te_kept"]
