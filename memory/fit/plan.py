@@ -21,7 +21,8 @@ from ..estimate import vae as vae_mod
 from ..estimate import host_ram as est_ram
 # load_models_gpu's arithmetic, one copy for the estimate and this plan (MIN_WEIGHT_RATIO: NVIDIA's; the node reads the
 # live one): re-exported, fit_guard and the tests read plan.MIN_WEIGHT_RATIO / plan.comfy_weights_kept
-from ..estimate.comfy_load import MIN_WEIGHT_RATIO, WHOLE, WHOLE_DEVICES, comfy_minimum, comfy_weights_kept, partial_floor  # noqa: F401
+from ..estimate.comfy_load import (MIN_WEIGHT_RATIO, WHOLE, WHOLE_DEVICES, comfy_minimum, comfy_weights_kept,  # noqa: F401
+                                   partial_floor, sample_load)
 from . import offers as offers_mod
 from ..units import GiB, fmt_bytes
 
@@ -168,16 +169,17 @@ def plan(budget, *, weights: dict, memory_required: int, decode: dict | None = N
     budget, steps = int(budget), out["steps"]
     free0 = budget - int(context)
 
-    # 1. text encoders off the GPU while sampling
-    te_off = te > 0 and not est_ram.stays_beside(budget, dm, te, int(context) + comfy_minimum(req, reserve))
+    # 1. text encoders off the GPU while sampling, as far as the sampler's load unloads them: the estimate's rule
+    # (comfy_load.sample_load, as te_loaded.at_sample reads it; rev67e F5), memory_required ours for both figures
+    te_kept, kept = sample_load(free0, te, dm, req, req, int(reserve), min_weight_ratio)
+    te_off = te_kept < te
     if te_off:
-        steps.append(_step("text_encoders_off", f"text encoders off the GPU during sampling ({fmt_bytes(te)})", te,
+        off = f"{fmt_bytes(te - te_kept)} of {fmt_bytes(te)}" if te_kept else fmt_bytes(te)
+        steps.append(_step("text_encoders_off", f"text encoders off the GPU during sampling ({off})", te - te_kept,
                            kind="comfyui" if dynamic_vram else "applied"))
-    te_kept = 0 if te_off else te
 
     # 2. the weights kept on the GPU (ComfyUI's partial load, from our memory_required)
     free = free0 - te_kept
-    kept = comfy_weights_kept(dm, free, req, reserve, min_weight_ratio)
     offloaded = dm - kept
     if offloaded > 0:
         label = (f"weights page in on demand (Dynamic VRAM): about {fmt_bytes(kept)} resident, {fmt_bytes(offloaded)} "

@@ -211,3 +211,42 @@ def test_two_experts_both_counted_beside_the_sampler_and_the_decode():
     assert (s["weights"], s["dm_kept"], s["te_kept"]) == (2837993600, 2837993600, 11361820672)
     assert v["dm_kept"] == 2 * 2837993600
     assert e["peak_torch"] >= s["weights"] + s["activations"] + s["dm_kept"] + s["te_kept"]
+
+
+# -- F5: one rule for the text encoders beside the sampler: host RAM and Fit to Card read the estimate's ------------------
+
+def test_host_ram_counts_the_part_of_the_text_encoders_the_sampler_load_unloaded():
+    """FLUX.1-dev fp8 (11904493696 B) + CLIP-L (246120960) + T5 fp16 (9524621312) + AE (167639366), 1024 px on 24 GiB,
+    CUDA context 471859200, reserve 419430400, ComfyUI's memory_required batched 2130303778 (est["comfyui_memory_required"]).
+    room 25297944576; the text encoders (9770742272) load whole, free 15527202304; the sampler's free_memory asks
+    int(1.1 x 11904493696) + 2130303778 + 419430400 = 15644677243 (model_management.py:626,671-673): 117474939 B of
+    the text encoders are unloaded, 9653267333 stay. Host RAM keeps for reload what is not on the card: the AE and
+    those 117474939 B = 285114305. The old host_ram rule (stays_beside: all or nothing) kept all of them on the card
+    (167639366, the AE alone) while te_kept said 9653267333."""
+    from gpu_garden.memory.estimate import families, formula, layouts
+
+    comps = []
+    for n in ("flux_flux1-dev", "te_clip_l", "te_t5xxl_fp16", "vae_flux_ae"):
+        comps += families.split_components(layouts.table(n), n)
+    e = formula.judge(formula.estimate(comps, 1024, 1024, policy={"weights_dtype": "fp8"}), 24 * GiB)
+    assert e["comfyui_memory_required"] == 2130303778
+    assert e["breakdown"]["sample"]["te_kept"] == 9653267333
+    assert e["host_ram"]["kept_for_reload"] == 167639366 + 117474939 == 285114305
+
+
+def test_fit_plan_unloads_the_text_encoders_only_as_far_as_the_sampler_load_asks():
+    """Fit to Card's plan on 12 GiB, no context, reserve 400 MiB: 6 GiB of diffusion model, 4 GiB of text encoders,
+    memory_required 1 GiB (ours, for both of load_models_gpu's figures). Text encode: whole (4096 MiB), free 8192 MiB.
+    The sampler's free_memory asks int(1.1 x 6144 MiB) + max(819.2 + 400, 1024 + 400) MiB = 6758.4 + 1424 MiB =
+    8182.4 MiB (rounded down to bytes): under the 8192 MiB free, so nothing is unloaded; the weights load whole
+    (8192 - 1424 > 6144). The old plan (stays_beside: 6144 + 4096 + 1424 > 12288) took them all off."""
+    from gpu_garden.memory.fit import plan as fit_plan
+
+    p = fit_plan.plan(12 * GiB, weights={"diffusion_model": 6 * GiB, "text_encoders": 4 * GiB}, memory_required=1 * GiB,
+                      reserve=400 * MiB)
+    assert p["text_encoders_off"] is False and p["weights_on_gpu"] == 6 * GiB
+    assert p["peak"]["sample"] == 4 * GiB + 6 * GiB + 1 * GiB
+    # 1 GiB less card: ask 8182.4 MiB, free 7168 MiB: 1014.4 MiB of them unloaded (partially: :526-531), 3081.6 MiB stay
+    p = fit_plan.plan(11 * GiB, weights={"diffusion_model": 6 * GiB, "text_encoders": 4 * GiB}, memory_required=1 * GiB,
+                      reserve=400 * MiB)
+    assert p["text_encoders_off"] is True and p["steps"][0]["saving"] == int(1.1 * 6 * GiB) + 1424 * MiB - 7168 * MiB
