@@ -21,6 +21,9 @@ def test_formula_figure_counts_the_text_encoders_left_beside_the_sampler():
     assert estimate_measured.formula_figure(est, "peak_device") == 6656 * MiB + int(51.2 * MiB) + 450 * MiB
     est["breakdown"]["sample"].pop("te_kept")  # an estimate without it (a cpu run, an older one) is as before
     assert estimate_measured.formula_figure(est, "peak_torch") == 5120 * MiB
+    # F1: an earlier sampler's diffusion model left beside this one (breakdown.sample.dm_kept) is live tensors too
+    est["breakdown"]["sample"]["dm_kept"] = 2048 * MiB
+    assert estimate_measured.formula_figure(est, "peak_torch") == 7168 * MiB
 
 
 # -- F6: MPS loads whole -------------------------------------------------------------------------------------------------
