@@ -88,10 +88,12 @@ def model_components(model, clip=None, vae=None) -> tuple[list, dict]:
 def host_policy() -> dict:
     """How this ComfyUI runs what it estimates, for the node's run and the open graph's route (estimate_routes) alike:
     its compute device (--cpu: cpu, so fp32 weights judged on host RAM, as the CLI's --device cpu), platform, reserve
-    and Dynamic VRAM, and whether it pins memory (--disable-pinned-memory: no pinned copies, host_ram.ram_options)."""
+    and Dynamic VRAM, and whether it pins memory (--disable-pinned-memory: no pinned copies, host_ram.ram_options),
+    and whether its text encoders load on the compute device (te_on_device: te_loaded.on_device)."""
     dev = compute_device_kind()
     return {"device": dev, "platform": _platform(), "reserve": comfy_reserve(),
-            "dynamic_vram": dynamic_vram_mode(), "pinned_memory": pinned_memory(dev)}
+            "dynamic_vram": dynamic_vram_mode(), "pinned_memory": pinned_memory(dev),
+            "te_on_device": host_models.text_encoders_on_device()}
 
 
 def pinned_memory(device=None) -> bool:

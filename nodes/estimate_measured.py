@@ -58,13 +58,16 @@ def _device(peak: dict) -> tuple[str, str] | None:
 
 
 def formula_figure(est: dict, compare_to: str) -> int | None:
-    """The estimate's sample-phase figure in the recorded quantity's terms."""
+    """The estimate's sample-phase figure in the recorded quantity's terms. The recorder reads max_memory_allocated
+    after reset_peak_memory_stats (recorder_meter.take_peaks): every live tensor while the sampler runs, so the text
+    encoders ComfyUI left loaded beside it (breakdown.sample.te_kept, te_loaded.py) are counted, as peak_torch counts
+    them (rev67e F3)."""
     bd = (est.get("breakdown") or {}).get(PHASE)
     if not bd:
         return None
     if compare_to == DYNAMIC:  # the weights sit in Dynamic VRAM's pages, outside torch's counter
         return int(bd["activations"])
-    torch_terms = int(bd["weights"] + bd["activations"])
+    torch_terms = int(bd["weights"] + bd["activations"] + (bd.get("te_kept") or 0) + (bd.get("dm_kept") or 0))
     if compare_to == "peak_device":
         return torch_terms + int(bd.get("allocator_margin") or 0) + int((est.get("fixed") or {}).get("cuda_context") or 0)
     return torch_terms

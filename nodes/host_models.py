@@ -38,6 +38,17 @@ def compute_device():
         return None
 
 
+def text_encoders_on_device() -> bool | None:
+    """Whether ComfyUI loads the text encoders on the compute device: text_encoder_device() == get_torch_device()
+    (0.8.0 model_management.py:875-884: the CPU under --lowvram / --novram and where should_use_fp16(
+    prioritize_performance=False) is False, Pascal and older on Linux, GTX 16xx); None where it cannot say."""
+    try:
+        mm = _mm()
+        return bool(mm.text_encoder_device() == mm.get_torch_device())
+    except Exception:
+        return None
+
+
 def compute_device_name() -> str | None:
     """"cuda:0", "cpu", "mps" ... as the probe names devices; None when unknown."""
     dev = compute_device()

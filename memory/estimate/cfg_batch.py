@@ -46,8 +46,8 @@ def held_at_sample(est: dict, budget: int) -> tuple[int, int]:
     """(get_free_memory at sampling, text-encoder bytes still loaded then): te_loaded.at_sample, the text encoders
     the text encode left on the card unloaded only as far as the sampler's load asks (est67)."""
     room = budget - est["fixed"].get("cuda_context", 0)
-    te, kept = te_loaded.at_sample(est, budget, est["breakdown"]["sample"]["weights"])
-    return max(0, min(room, room - te - kept)), te
+    te, kept, before = te_loaded.at_sample(est, budget, est["breakdown"]["sample"]["weights"])
+    return max(0, min(room, room - te - kept - before)), te
 
 
 def batched_on(est: dict, budget: int) -> tuple[bool, str]:

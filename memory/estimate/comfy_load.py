@@ -12,10 +12,17 @@ from .spec import MIN_INFERENCE
 MIN_WEIGHT_RATIO = 0.0  # MIN_WEIGHT_MEMORY_RATIO on NVIDIA (model_management.py:315)
 OTHER_GPU_RATIO = 0.4  # model_management.py:313, any GPU torch.version.cuda is not set for (ROCm's HIP, Intel's XPU)
 RATIO_DEVICES = ("rocm", "xpu")  # the estimate's --device values on which load_models_gpu partially loads with 0.4
+# the --device values whose VRAM state skips the partial-load branch (:691 LOW_VRAM / NORMAL_VRAM only): MPS runs SHARED
+# (:415-416) and a CPU run DISABLED (:686-687), so lowvram_model_memory stays 0 and model_load(0) loads whole (:500-503)
+WHOLE_DEVICES = ("mps", "cpu")
+WHOLE = None  # the ratio given for those: comfy_weights_kept keeps the whole model
 
 
-def weight_ratio(device) -> float:
-    """MIN_WEIGHT_MEMORY_RATIO as ComfyUI reads it on the estimate's --device (None: cuda)."""
+def weight_ratio(device) -> float | None:
+    """MIN_WEIGHT_MEMORY_RATIO as ComfyUI reads it on the estimate's --device (None: cuda); WHOLE where load_models_gpu
+    never loads partially (WHOLE_DEVICES)."""
+    if device in WHOLE_DEVICES:
+        return WHOLE
     return OTHER_GPU_RATIO if device in RATIO_DEVICES else MIN_WEIGHT_RATIO
 
 
@@ -28,9 +35,19 @@ def comfy_minimum(required, reserve) -> int:
 def comfy_weights_kept(dm, free, required, reserve, ratio=MIN_WEIGHT_RATIO) -> int:
     """Bytes of a model (dm bytes) load_models_gpu keeps on the device with `free` bytes free before it loads, as
     ComfyUI 0.8.0 computes its lowvram_model_memory: max(0, free - minimum, min(free * MIN_WEIGHT_MEMORY_RATIO,
-    free - minimum_inference_memory())) with minimum = comfy_minimum(required, reserve)."""
-    floor = min(free * ratio, free - MIN_INFERENCE - reserve)
-    return int(min(dm, max(0, free - comfy_minimum(required, reserve), floor)))
+    free - minimum_inference_memory())) with minimum = comfy_minimum(required, reserve); ratio WHOLE (MPS, CPU: no
+    partial-load branch, :691): all of it."""
+    if ratio is WHOLE:
+        return int(dm)
+    return int(min(dm, max(0, free - comfy_minimum(required, reserve), partial_floor(free, reserve, ratio))))
+
+
+def partial_floor(free, reserve, ratio=MIN_WEIGHT_RATIO) -> int:
+    """The least a partial load keeps whatever memory_required asks: min(free x MIN_WEIGHT_MEMORY_RATIO, free -
+    minimum_inference_memory()) (:695), never under 0; 0 where the model loads whole (ratio WHOLE)."""
+    if ratio is WHOLE:
+        return 0
+    return int(max(0, min(free * ratio, free - MIN_INFERENCE - reserve)))
 
 
 def unload_until(models, free, ask) -> dict:
@@ -53,13 +70,30 @@ def unload_until(models, free, ask) -> dict:
 
 def sample_load(room, te, weights, batched, one, reserve, ratio=MIN_WEIGHT_RATIO) -> tuple[int, int]:
     """(text-encoder bytes, sampling weights) on the device once the sampler's models have loaded, on a card with
-    `room` bytes free after the CUDA context, the text encoders (te bytes) loaded by the text encode before it.
+    `room` bytes free after the CUDA context, the text encoders (te bytes) loaded by the text encode before it: one
+    sampler, sample_loads's figures."""
+    return sample_loads(room, te, [weights], batched, one, reserve, ratio)[:2]
+
+
+def sample_loads(room, te, dms, batched, one, reserve, ratio=MIN_WEIGHT_RATIO) -> tuple[int, int, int]:
+    """(text-encoder bytes, the last diffusion model's bytes, the earlier diffusion models' bytes) on the device while
+    the last sampler runs, `dms` the diffusion models' bytes in the order their samplers load them (Wan 2.2's high- then
+    low-noise expert), on a card with `room` bytes free after the CUDA context, the text encoders (te bytes) loaded by
+    the text encode before them.
     CLIPTextEncode: load_model_gpu(clip patcher) (comfy/sd.py:302-304), memory_required 0, so they keep
-    comfy_weights_kept(te, room, 0). prepare_sampling (comfy/sampler_helpers.py:131-135) then calls load_models_gpu with
-    memory_required = memory_required(2 x batch) (estimate_memory: always the batched pair) and minimum_memory_required
-    = memory_required(batch): free_memory(1.1 x weights + max(minimum_inference_memory(), batched + reserve))
-    (model_management.py:626,671-673) unloads the text encoders only as far as that, then the weights load
-    (comfy_weights_kept with the one-cond minimum)."""
-    te0 = comfy_weights_kept(te, room, 0, reserve, ratio) if te > 0 else 0
-    te1 = unload_until([("te", te0, te)], room - te0, int(1.1 * weights) + comfy_minimum(batched, reserve))["te"]
-    return te1, comfy_weights_kept(weights, room - te1, one, reserve, ratio)
+    comfy_weights_kept(te, room, 0). Each sampler's prepare_sampling (comfy/sampler_helpers.py:131-135) then calls
+    load_models_gpu with memory_required = memory_required(2 x batch) (estimate_memory: always the batched pair) and
+    minimum_memory_required = memory_required(batch): free_memory(1.1 x weights + max(minimum_inference_memory(),
+    batched + reserve)) (model_management.py:626,671-673) unloads what is loaded (the text encoders, an earlier
+    sampler's model: unload_until's order) only as far as that, then the weights load (comfy_weights_kept with the
+    one-cond minimum). The earlier samplers' models stay loaded as far as the later loads leave them (rev67e F1: a
+    second expert's load unloads the text encoders first, the smaller)."""
+    loaded = [("te", comfy_weights_kept(te, room, 0, reserve, ratio), te)] if te > 0 else []  # most recent first
+    kept = 0
+    for i, w in enumerate(dms):
+        left = unload_until(loaded, room - sum(b for _, b, _ in loaded), int(1.1 * w) + comfy_minimum(batched, reserve))
+        loaded = [(n, left[n], size) for n, _, size in loaded]
+        kept = comfy_weights_kept(w, room - sum(left.values()), one, reserve, ratio)
+        loaded.insert(0, (i, kept, w))
+    te_left = sum(b for n, b, _ in loaded if n == "te")
+    return te_left, kept, sum(b for n, b, _ in loaded[1:] if n != "te")

@@ -262,7 +262,9 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
     if len(dms) > 1:
         assumptions.append(f"{len(dms)} diffusion models given; the largest is sampled with, the others are "
                            + ("kept on the device too (models resident), as a pipeline that holds both Wan 2.2 experts does"
-                              if pol["models"] == "resident" else "swapped out"))
+                              if pol["models"] == "resident" else "swapped out" + (
+                                  " as far as each later sampler's load asks (comfy_load.sample_loads)"
+                                  if pol["runner"] == "comfyui" else "")))
     if not dm:
         assumptions.append("no diffusion model among the files: the sample phase is left out")
     if family == "unknown" and dm:
@@ -468,8 +470,8 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
         "_ctx": {"components": comps, "width": width, "height": height, "frames": frames, "batch": batch, "cfg": cfg,
                  "policy": pol, "family": family, "has_dm": bool(dm), "has_te": bool(tes), "has_vae_or_dm": bool(dm or vaes),
                  "w": {"dm": w_dm, "te": te_w_phase, "vae": w_vae, "te_extra": te_extra, "dm_rest": w_dm_rest,
-                       "te_stay": te_kept if te_stream else te_w_phase,
-                       "under": under},
+                       "te_stay": te_kept if te_stream else te_w_phase, "under": under,
+                       "dm_before": [c["resident"] for c in dms if c is not dm]},  # earlier samplers' models (te_loaded)
                  "keep": keep,
                  "act": act, "sample_call": call, "naive": naive, "arch": arch, "mask": mask, "te_act": te_act, "vae_kind": kind, "vae_dtype": vdt, "vae_dtype_why": vdt_why,
                  "lat_shape": lat["shape"], "sample_how": how,

@@ -53,10 +53,9 @@ def host_ram(est: dict, budget, spilled=None) -> dict:
     on_gpu = min(total, bd[wk]["weights"]) if wk else 0
     gpu_roles = set(PHASE_ROLES.get(wk, ()))
     te = res.get("text_encoder", 0)
-    if "sample" in bd and pol.get("text_encoders") == "unload" and not c.get("keep") and partial_load(pol) \
-            and stays_beside(budget, bd["sample"]["weights"], te, bd["sample"]["fixed"] + bd["sample"]["activations"]
-                             + bd["sample"]["allocator_margin"]):
-        on_gpu = min(total, max(on_gpu, bd["sample"]["weights"] + te))  # ComfyUI had no need to unload them
+    te_kept = bd.get("sample", {}).get("te_kept", 0)  # what ComfyUI's loads left of them (te_loaded.py: one rule, F5)
+    if te and te_kept and pol.get("text_encoders") == "unload" and not c.get("keep") and partial_load(pol):
+        on_gpu = min(total, max(on_gpu, bd["sample"]["weights"] + te_kept))  # ComfyUI had no need to unload them
         gpu_roles = {"diffusion_model", "text_encoder"}
     parts = [(x["role"], x["resident"], x.get("source")) for x in c["components"] if x["role"] != "other"]
 
@@ -93,14 +92,6 @@ def assumed_dynamic_line(a: dict) -> str:
             f"(the running models' CPU copy {fmt_bytes(a['cpu_copy'])}, pinned streamed layers {fmt_bytes(a['pinned'])}, "
             f"kept for reload {fmt_bytes(a['kept_for_reload'])}) of {fmt_bytes(a['available'])}: "
             + ("host RAM short, does not fit" if a["short"] else a["verdict"]) + "; --dynamic-vram on|off says which")
-
-
-def stays_beside(budget, running, other, need) -> bool:
-    """Whether a model loaded earlier (`other` bytes, the text encoders) is still on the GPU while `running` bytes of
-    weights and `need` more (activations, margin, fixed) run: ComfyUI 0.8.0's free_memory unloads models only until
-    the free memory covers what load_models_gpu asks for (model_management.py l.597-604, smart memory). No budget:
-    swapped out. One rule for the estimate's host RAM and Fit to Card's text encoders step (memory/fit/plan.py)."""
-    return budget is not None and other > 0 and running + other + need <= budget
 
 
 def ram_options(pol: dict, dynamic: bool) -> dict:

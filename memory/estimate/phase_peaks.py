@@ -69,10 +69,12 @@ def peak_on(est: dict, budget) -> dict:
             breakdown[k]["cached_slack"] = sample_cache.cached_slack_bytes(
                 ctx["family"], breakdown[k]["activations"], naive) if sample_cache.applies(pol, ctx) else 0
     te_s = w_s = None  # the text encoders and sampling weights loaded while the sampler runs (te_loaded.py, est67)
+    dm_s = 0  # what is left of an earlier sampler's diffusion model (Wan 2.2's high-noise expert: rev67e F1)
     if ctx["has_dm"] and budget is not None and est.get("comfyui_memory_required"):
-        te_s, w_s = te_loaded.at_sample(est, budget, breakdown["sample"]["weights"])
+        te_s, w_s, dm_s = te_loaded.at_sample(est, budget, breakdown["sample"]["weights"])
         for k in ("sample", "sample_naive_attention"):  # loaded beside it: peak_device counts it, the row does not
             breakdown[k]["te_kept"] = int(te_s)
+            breakdown[k]["dm_kept"] = int(dm_s)
     if ctx.get("latent_upscale"):  # LTX-2's LTXVLatentUpsampler between the stages: its model alone (latent_upscale.py)
         u = ctx["latent_upscale"]
         phase("latent_upscale", u["weights"] + w["te_extra"] + others() + w["under"]["vae"], u["bytes"])
@@ -86,10 +88,11 @@ def peak_on(est: dict, budget) -> dict:
             # what the sampler's load left (te_loaded.py: the text encoders the text encode left, est67), then the VAE's
             te_s, w_s = (0, w["dm"]) if te_s is None else (te_s, w_s)
             held = vae_resident.left(budget, est["fixed"]["cuda_context"], est["fixed"].get("comfyui_reserve", 0), wv,
-                                     w["vae"], [("dm", min(w["dm"], w_s), w["dm"]), ("te", te_s, w["te"])],
+                                     w["vae"], [("dm", min(w["dm"], w_s), w["dm"]),
+                                                ("dm_before", dm_s, sum(w.get("dm_before", []))), ("te", te_s, w["te"])],
                                      vae_mod.comfy_decode_heuristic(ctx["vae_kind"], ctx["lat_shape"], ctx["vae_dtype"],
                                                                     pol.get("device", "cuda")))
-            dm_kept, te_kept = held["dm"], held["te"]
+            dm_kept, te_kept = held["dm"] + held["dm_before"], held["te"]
         # the diffusion model (and text encoders) ComfyUI leaves loaded beside the VAE (vae_resident.py, fix66a) size the
         # batch (the free memory VAE.decode reads), but are not the decode's need: ComfyUI unloads them as far as one
         # sample needs the room, so the rows (and the verdict) leave them out; the report says how much stays loaded

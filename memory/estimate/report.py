@@ -253,7 +253,8 @@ def format_text(est: dict, budget_label: str = "") -> str:
     cpu = verdict.on_cpu(est["policy"]) and not est["budget"]
     peak = (f"peak {fmt_bytes(est['peak'])} in {PHASE_LABELS[est['peak_phase']].strip()} "
             + ("(--device cpu: in host RAM, no card)" if cpu else
-               f"(torch max_memory_allocated ~ {fmt_bytes(est['peak_torch'])}, {_smi(est)})")
+               f"(torch max_memory_allocated ~ {fmt_bytes(est['peak_torch'])}{_in(est, 'peak_torch')}, {_smi(est)}"
+               f"{_in(est, 'peak_device')})")
             + "".join(f"; {verdict.RETRY_LABELS[k]} counted tiled, as ComfyUI runs it after its out-of-memory fallback "
                       f"(untiled {fmt_bytes(t['untiled'])})" for k, t in (est.get("tiled_retry") or {}).items())
             + ("" if cpu else f"; smallest common card: {str(est['min_vram_gb']) + ' GB' if est['min_vram_gb'] else 'none up to 141 GB'}")
@@ -340,6 +341,13 @@ def _tiles(est: dict) -> str:
              f"{spec.TILE_FALLBACK_IMAGE_LATENT}-latent-px tiles in three passes")
     return (f" (ComfyUI's retry after an out-of-memory: {retry}; the tiled (node) row is VAE Decode (Tiled): "
             f"{node['tile']} px tiles" + (f", {node['frames']} frames at a time)" if video else ")"))
+
+
+def _in(est: dict, key: str) -> str:
+    """' in <phase>' where peak_torch / peak_device is reached in another phase than the peak (what left loaded beside
+    a phase counts there, not in its row: rev67e F7), else ''."""
+    ph = est.get(key + "_phase")
+    return f" in {PHASE_LABELS.get(ph, ph).strip()}" if ph and ph != est.get("peak_phase") else ""
 
 
 def _smi(est: dict) -> str:

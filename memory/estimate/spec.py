@@ -117,7 +117,7 @@ FAMILY = {
     # CONDRegular (model_base.py:1647) of unpadded Qwen tokens; factor 4.0, marked "#TODO" in supported_models.py:1461
     "hunyuan-video-15": dict(ch=32, s=16, t=4, p=1, txt=256, ctx=0, cfg=True, cfg_separate="comfyui", factor=4.0,
                              vae="hunyuan-video-15", name="HunyuanVideo 1.5"),
-    "hunyuan-image": dict(ch=64, s=32, t=None, p=1, txt=256, ctx=0, cfg=True, cfg_separate="comfyui", factor=8.7, vae="kl",
+    "hunyuan-image": dict(ch=64, s=32, t=None, p=1, txt=256, ctx=0, cfg=True, cfg_separate="comfyui", factor=8.7, vae="kl-64ch",
                           name="HunyuanImage 2.1"),
     "ltxv": dict(ch=128, s=32, t=8, p=1, txt=0, ctx=128, cfg=True, factor=lambda a: a.get("cross_attention_dim", 2048) / 2048 * 5.5,
                  vae="ltxv", name="LTX-Video"),
@@ -227,6 +227,9 @@ VAE = {
     "mochi": dict(s=8, t=6, dtypes=("fp16", "fp32"), comfy=lambda sh: 1000 * sh[2] * sh[-2] * sh[-1] * 384),
     "cosmos": dict(s=8, t=8, dtypes=("bf16", "fp32"), comfy=lambda sh: 50 * sh[2] * sh[-2] * sh[-1] * 512),
     "video": dict(s=8, t=4, dtypes=("bf16", "fp32"), comfy=lambda sh: 2800 * sh[-3] * sh[-2] * sh[-1] * 64),
+    # HunyuanImage 2.1's VAE (comfy/sd.py:380-391, decoder.conv_in with 64 input channels: families.vae_kind "kl-64ch"):
+    # 32x, fp16 first, and its own memory_used_decode 700 x h x w x 32 x 32 per dtype byte (no AMD ratio: AMD_KL_RATIO)
+    "kl-64ch": dict(s=32, t=None, dtypes=("fp16", "bf16", "fp32"), comfy=lambda sh: 700 * sh[-2] * sh[-1] * 32 * 32),
     # Hunyuan3D's ShapeVAE (comfy/sd.py:563-582: fp16 first; its decode is hunyuan3d.decode_bytes): the latent held as
     # [B, 64, 1, resolution] (FAMILY "hunyuan3d"), memory_used_decode 64 x resolution x (1 + 2 x 16) per sample
     "hunyuan3d-shape": dict(s=1, t=None, dtypes=("fp16", "bf16", "fp32"), comfy=lambda sh: 64 * 33 * sh[-2] * sh[-1]),
@@ -265,6 +268,8 @@ def vae_kind_for(kind, fam: str) -> str:
     """A file's VAE kind (families.vae_kind) or the family's usual one, as a VAE table key."""
     spec = family(fam)
     kind = kind or spec["vae"]
+    if kind in VAE and kind != "kl":  # a VAE with its own ComfyUI branch (HunyuanImage 2.1's kl-64ch: sd.py:380-391)
+        return kind
     if kind.startswith("kl") or kind == "vae":
         return "kl" if spec["t"] is None else spec["vae"]
     return kind if kind in VAE else "video"

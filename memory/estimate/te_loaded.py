@@ -16,9 +16,27 @@ DEVICES = ("cuda", "rocm", "xpu")  # MPS runs SHARED, whose text_encoder_device(
 def applies(pol: dict, keep: bool) -> bool:
     """ComfyUI's model swap with the text encoders loaded on the GPU and unloaded by the next loads (the estimate's
     text_encoders "unload"; resident ones are counted already, cpu and stream ones are not there)."""
-    return not keep and pol.get("text_encoders", "unload") == "unload" and pol.get("runner", "comfyui") == "comfyui" \
-        and pol.get("device", "cuda") in DEVICES and pol.get("offload") in (None, "model") \
-        and pol.get("block_swap") is None and not pol.get("keep_on_device")
+    return swaps(pol, keep) and pol.get("text_encoders", "unload") == "unload" and on_device(pol)
+
+
+def swaps(pol: dict, keep: bool) -> bool:
+    """ComfyUI's own model swap on a GPU (load_models_gpu unloading as far as a load asks), not a resident, offload,
+    block-swap or keep-on-device policy the estimate holds otherwise."""
+    return not keep and pol.get("runner", "comfyui") == "comfyui" and pol.get("device", "cuda") in DEVICES \
+        and pol.get("offload") in (None, "model") and pol.get("block_swap") is None and not pol.get("keep_on_device")
+
+
+def on_device(pol: dict) -> bool:
+    """Whether ComfyUI's text_encoder_device() is the GPU (model_management.py:875-884): the node passes the live
+    answer (policy te_on_device); else from the card as the estimate knows it. On CUDA it is the CPU where
+    should_use_fp16(prioritize_performance=False) is False (:1357-1425): compute capability under 6, and Pascal (6.x,
+    gpu_halves none) except a GeForce 10 / Quadro P card on Windows (:1397-1403, "weird linux behavior"); a GTX 16xx
+    (fp16 only, like RTX 20xx) is not told apart. ROCm (:1390 torch.version.hip) and XPU keep it on the GPU."""
+    live = pol.get("te_on_device")
+    if live is not None:
+        return bool(live)
+    return not (pol.get("device", "cuda") in (None, "cuda") and tuple(pol.get("gpu_halves", ("bf16", "fp16"))) == ()
+                and pol.get("platform", "linux") != "windows")
 
 
 def loaded(est: dict) -> int:
@@ -29,11 +47,14 @@ def loaded(est: dict) -> int:
     return int(ctx["w"].get("te", 0))
 
 
-def at_sample(est: dict, budget: int, weights: int) -> tuple[int, int]:
-    """(text-encoder bytes, sampling weights) on the device while the sampler runs on `budget` bytes: load_models_gpu's
-    arithmetic (comfy_load.sample_load) with ComfyUI's memory_required for the batched pair (estimate_memory doubles the
-    batch whatever the cfg: comfy/sampler_helpers.py:121-122) and for one cond."""
-    fixed = est["fixed"]
+def at_sample(est: dict, budget: int, weights: int) -> tuple[int, int, int]:
+    """(text-encoder bytes, sampling weights, the earlier samplers' diffusion models' bytes) on the device while the
+    (last) sampler runs on `budget` bytes: load_models_gpu's arithmetic (comfy_load.sample_loads) once per sampler's
+    load, the other diffusion models first (Wan 2.2's high-noise expert; the one sampled with loads last), with
+    ComfyUI's memory_required for the batched pair (estimate_memory doubles the batch whatever the cfg:
+    comfy/sampler_helpers.py:121-122) and for one cond."""
+    fixed, ctx = est["fixed"], est.get("_ctx") or {}
     one = int(est["comfyui_memory_required"] or 0) // (2 if est.get("cfg") else 1)
-    return comfy_load.sample_load(budget - fixed.get("cuda_context", 0), loaded(est), weights, 2 * one, one,
-                                  fixed.get("comfyui_reserve", 0), comfy_load.weight_ratio(est["policy"].get("device")))
+    before = ctx["w"].get("dm_before", []) if ctx and swaps(ctx["policy"], ctx.get("keep", False)) else []
+    return comfy_load.sample_loads(budget - fixed.get("cuda_context", 0), loaded(est), [*before, weights], 2 * one, one,
+                                   fixed.get("comfyui_reserve", 0), comfy_load.weight_ratio(est["policy"].get("device")))

@@ -57,9 +57,13 @@ def _apply(est, r, budget):
     # tiled retry too: vae_resident.py; the text encoders at sampling: te_loaded.py): their weights are live tensors, so
     # max_memory_allocated counts them as nvidia-smi does (review aud67a F1)
     left = {k: r["breakdown"].get(k, {}).get("dm_kept", 0) + r["breakdown"].get(k, {}).get("te_kept", 0) for k in bd}
-    est["peak_torch"] = max(b["weights"] + b["activations"] + left[k] for k, b in bd.items())
-    est["peak_device"] = max(b["weights"] + b["activations"] + b["allocator_margin"] + b.get("cached_slack", 0) + left[k]
-                             for k, b in bd.items()) + est["fixed"]["cuda_context"]
+    torch_by = {k: b["weights"] + b["activations"] + left[k] for k, b in bd.items()}
+    device_by = {k: b["weights"] + b["activations"] + b["allocator_margin"] + b.get("cached_slack", 0) + left[k]
+                 for k, b in bd.items()}
+    # the phase each is reached in: not always the peak's (the text names it where it differs: rev67e F7)
+    est["peak_torch_phase"], est["peak_device_phase"] = max(torch_by, key=torch_by.get), max(device_by, key=device_by.get)
+    est["peak_torch"] = torch_by[est["peak_torch_phase"]]
+    est["peak_device"] = device_by[est["peak_device_phase"]] + est["fixed"]["cuda_context"]
     c = est["_ctx"]
     w = c["w"]
     aud = c.get("audio") or {}  # LTX-2's audio VAE and vocoder (audio_decode.py)

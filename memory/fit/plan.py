@@ -21,7 +21,8 @@ from ..estimate import vae as vae_mod
 from ..estimate import host_ram as est_ram
 # load_models_gpu's arithmetic, one copy for the estimate and this plan (MIN_WEIGHT_RATIO: NVIDIA's; the node reads the
 # live one): re-exported, fit_guard and the tests read plan.MIN_WEIGHT_RATIO / plan.comfy_weights_kept
-from ..estimate.comfy_load import MIN_WEIGHT_RATIO, comfy_minimum, comfy_weights_kept  # noqa: F401
+from ..estimate.comfy_load import (MIN_WEIGHT_RATIO, WHOLE, WHOLE_DEVICES, comfy_minimum, comfy_weights_kept,  # noqa: F401
+                                   partial_floor, sample_load)
 from . import offers as offers_mod
 from ..units import GiB, fmt_bytes
 
@@ -155,6 +156,8 @@ def plan(budget, *, weights: dict, memory_required: int, decode: dict | None = N
            "weights": {"diffusion_model": dm, "text_encoders": te, "vae": vae_w}, "steps": [], "offers": []}
     n_dec = int(decode["latent_shape"][0]) if decode else 0
     dev = (decode or {}).get("device") or "cuda"
+    if dev in WHOLE_DEVICES:  # MPS (SHARED) / CPU: load_models_gpu never loads partially (comfy_load.WHOLE_DEVICES)
+        min_weight_ratio = WHOLE
     per = decode_room(decode["kind"], [1] + list(decode["latent_shape"])[1:], decode["dtype"], dev) if decode else 0
     out["decode"] = {"tiled": False, "per_sample": per, "batch": n_dec, "of": n_dec, "bytes": per * n_dec} if decode else None
     if budget is None:
@@ -166,16 +169,17 @@ def plan(budget, *, weights: dict, memory_required: int, decode: dict | None = N
     budget, steps = int(budget), out["steps"]
     free0 = budget - int(context)
 
-    # 1. text encoders off the GPU while sampling
-    te_off = te > 0 and not est_ram.stays_beside(budget, dm, te, int(context) + comfy_minimum(req, reserve))
+    # 1. text encoders off the GPU while sampling, as far as the sampler's load unloads them: the estimate's rule
+    # (comfy_load.sample_load, as te_loaded.at_sample reads it; rev67e F5), memory_required ours for both figures
+    te_kept, kept = sample_load(free0, te, dm, req, req, int(reserve), min_weight_ratio)
+    te_off = te_kept < te
     if te_off:
-        steps.append(_step("text_encoders_off", f"text encoders off the GPU during sampling ({fmt_bytes(te)})", te,
+        off = f"{fmt_bytes(te - te_kept)} of {fmt_bytes(te)}" if te_kept else fmt_bytes(te)
+        steps.append(_step("text_encoders_off", f"text encoders off the GPU during sampling ({off})", te - te_kept,
                            kind="comfyui" if dynamic_vram else "applied"))
-    te_kept = 0 if te_off else te
 
     # 2. the weights kept on the GPU (ComfyUI's partial load, from our memory_required)
     free = free0 - te_kept
-    kept = comfy_weights_kept(dm, free, req, reserve, min_weight_ratio)
     offloaded = dm - kept
     if offloaded > 0:
         label = (f"weights page in on demand (Dynamic VRAM): about {fmt_bytes(kept)} resident, {fmt_bytes(offloaded)} "
@@ -225,7 +229,7 @@ def plan(budget, *, weights: dict, memory_required: int, decode: dict | None = N
     out.update(weights_on_gpu=kept, weights_offloaded=offloaded, text_encoders_off=te_off, fits=fits,
                peak={"sample": sample_peak, "decode": decode_peak}, predicted_peak=peak, host_ram_short=ram_short,
                host_ram=ram)
-    floor = max(0, min(free * min_weight_ratio, free - MIN_INFERENCE - int(reserve)))
+    floor = partial_floor(free, int(reserve), min_weight_ratio)
     temporal = None
     if decode and not decode_fits and out["decode"].get("tile_px") is None:
         temporal = decode_tile(decode["kind"], decode["latent_shape"], decode["dtype"], free0 - vae_w - int(reserve), temporal=True,
