@@ -18,10 +18,10 @@ WHAT = {"text_encode": "of the text encoders' weights in text encode (once per p
 LABEL = {"latent_upscale": "latent upscale", "pixel_upscale": "pixel upscale", "audio_decode": "audio decode"}
 
 
-# a phase's own model (formula's _ctx w). The sampler runs the diffusion model: what --models resident keeps beside it
-# (the text encoders, the VAE) Dynamic VRAM evicts, it does not stream it per step (rev67k R2: 13.68 GiB per step
-# where the diffusion model is 11.09 GiB)
-OWN = {"text_encode": "te", "vae_decode": "vae", "vae_encode": "vae"}
+# a phase's own model (formula's _ctx w). The sampler runs the diffusion model: what --models resident / --offload none
+# keeps beside it (the text encoders, the VAE) Dynamic VRAM evicts, it does not stream it each step (rev67k R2: 13.68 GiB
+# per step where the fp8 diffusion model is 11.09 GiB)
+OWN = {"sample": "dm", "text_encode": "te", "vae_decode": "vae", "vae_encode": "vae"}
 
 
 def weights(est: dict, k: str) -> int:

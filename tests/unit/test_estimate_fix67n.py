@@ -35,3 +35,18 @@ def test_gguf_text_encoder_keeps_the_sampler_streaming_figure(capsys, tmp_path):
     text = flat(out)
     assert "Dynamic VRAM: the GGUF text encoders load through ComfyUI-GGUF's GGUFModelPatcher" in text
     assert "text encoders loads" not in text
+
+
+# R2. --models resident: the sample row's weights hold the text encoders and the VAE beside the diffusion model
+# (20.34 GiB), and the per-step figure read 13.68 GiB where the (fp8) diffusion model is 11.09 GiB
+# (rev67k R2_resident_sampler_stream_over_dm.txt). The sampler runs the diffusion model alone: Dynamic VRAM evicts what
+# is kept beside it, so what streams per step is at most the diffusion model, less the room the phase leaves.
+@pytest.mark.parametrize("pol", [{"models": "resident"}, {"offload": "none"}])
+def test_sampler_streams_only_the_diffusion_model(pol):
+    est = _judge(FLUX, 8, **pol)
+    dm = next(c["resident"] for c in est["components"] if c["role"] == "diffusion_model")
+    b = est["breakdown"]["sample"]
+    assert b["weights"] > dm + (8 << 30)  # the row counts the text encoders beside it
+    room = est["budget"] - sum(est["fixed"].values()) - b["activations"] - b["allocator_margin"]
+    d = est["dynamic_vram"]
+    assert d["streamed_per_step"] == d["streamed_by_phase"]["sample"] == dm - room < dm
