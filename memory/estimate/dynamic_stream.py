@@ -41,8 +41,11 @@ GGUF_ROLES = {"sample": ("diffusion_model", "diffusion model"), "text_encode": (
 
 
 def gguf_phases(est: dict) -> list:
-    """The phases (GGUF_ROLES) whose model is a .gguf file: sized as a partial load, not streamed."""
-    roles = {c["role"] for c in est.get("components") or () if str(c.get("source") or "").lower().endswith(".gguf")}
+    """The phases (GGUF_ROLES) whose model is a .gguf file, or a text encoder a *CLIPLoaderGGUF node loads (its
+    load_patcher wraps the patcher in GGUFModelPatcher whatever the file: city96/ComfyUI-GGUF nodes.py; rev67k R5):
+    sized as a partial load, not streamed."""
+    comps = list(est.get("components") or ()) + list((est.get("_ctx") or {}).get("components") or ())  # _ctx's: gguf_patcher
+    roles = {c["role"] for c in comps if c.get("gguf_patcher") or str(c.get("source") or "").lower().endswith(".gguf")}
     return [k for k, (role, _) in GGUF_ROLES.items() if role in roles]
 
 

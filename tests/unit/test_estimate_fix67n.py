@@ -50,3 +50,48 @@ def test_sampler_streams_only_the_diffusion_model(pol):
     room = est["budget"] - sum(est["fixed"].values()) - b["activations"] - b["allocator_margin"]
     d = est["dynamic_vram"]
     assert d["streamed_per_step"] == d["streamed_by_phase"]["sample"] == dm - room < dm
+
+
+def _flux_models(root):
+    """A models folder of sparse safetensors written from the repo's FLUX layouts (ae from vae_flux_ae)."""
+    from gpu_garden.memory.estimate import layouts
+    from support.safetensors_files import sparse_safetensors
+    for folder, name, layout in (("diffusion_models", "flux1-dev.safetensors", "flux_flux1-dev"),
+                                 ("text_encoders", "t5xxl_fp16.safetensors", "te_t5xxl_fp16"),
+                                 ("text_encoders", "clip_l.safetensors", "te_clip_l"), ("vae", "ae.safetensors", "vae_flux_ae")):
+        (root / folder).mkdir(parents=True, exist_ok=True)
+        t = layouts.load(layout)["tensors"]
+        sparse_safetensors(root / folder / name, {k: (v["dtype"], v["shape"]) for k, v in t.items()})
+    return root
+
+
+def _flux_wf(clip_loader):
+    return {"1": {"class_type": "UNETLoader", "inputs": {"unet_name": "flux1-dev.safetensors", "weight_dtype": "default"}},
+            "2": {"class_type": clip_loader, "inputs": {"clip_name1": "t5xxl_fp16.safetensors",
+                                                         "clip_name2": "clip_l.safetensors", "type": "flux"}},
+            "3": {"class_type": "VAELoader", "inputs": {"vae_name": "ae.safetensors"}},
+            "5": {"class_type": "CLIPTextEncode", "inputs": {"text": "a", "clip": ["2", 0]}},
+            "7": {"class_type": "EmptySD3LatentImage", "inputs": {"width": 1024, "height": 1024, "batch_size": 1}},
+            "8": {"class_type": "KSampler", "inputs": {"model": ["1", 0], "positive": ["5", 0], "negative": ["5", 0],
+                                                       "latent_image": ["7", 0], "seed": 1, "steps": 20, "cfg": 1.0,
+                                                       "sampler_name": "euler", "scheduler": "simple", "denoise": 1.0}},
+            "9": {"class_type": "VAEDecode", "inputs": {"samples": ["8", 0], "vae": ["3", 0]}},
+            "10": {"class_type": "SaveImage", "inputs": {"images": ["9", 0], "filename_prefix": "x"}}}
+
+
+# R5 (brief item 3). DualCLIPLoaderGGUF with plain safetensors files: ComfyUI-GGUF's CLIPLoaderGGUF.load_patcher wraps
+# the text encoders' patcher in GGUFModelPatcher whatever the files (city96/ComfyUI-GGUF nodes.py:
+# `clip.patcher = GGUFModelPatcher.clone(clip.patcher)`), yet the estimate streamed them ("streaming 6.15 GiB of the
+# text encoders' weights in text encode", rev67k R5_gguf_clip_loader_safetensors.txt). They load partially, as a .gguf's.
+def test_gguf_clip_loader_with_safetensors_loads_partially(capsys, tmp_path):
+    from support.cli_run import estimate_workflow
+    models = _flux_models(tmp_path / "models")
+    args = ("--models-dir", str(models), "--vram", "4", "--dynamic-vram", "on")
+    rc, out, err = estimate_workflow(tmp_path, capsys, _flux_wf("DualCLIPLoaderGGUF"), *args)
+    text = flat(out)
+    assert "Dynamic VRAM (--dynamic-vram on): loads partially: the GGUF text encoders" in text
+    assert "of the text encoders' weights in text encode" not in text
+    assert "verdict: RUNS WITH OFFLOAD in 4.00 GiB" in text and "streaming" in text  # the sampler still streams
+    rc, out, err = estimate_workflow(tmp_path, capsys, _flux_wf("DualCLIPLoader"), *args)  # the core loader streams
+    text = flat(out)
+    assert "verdict: FITS WITH STREAMING" in text and "of the text encoders' weights in text encode" in text
