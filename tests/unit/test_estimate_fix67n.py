@@ -95,3 +95,52 @@ def test_gguf_clip_loader_with_safetensors_loads_partially(capsys, tmp_path):
     rc, out, err = estimate_workflow(tmp_path, capsys, _flux_wf("DualCLIPLoader"), *args)  # the core loader streams
     text = flat(out)
     assert "verdict: FITS WITH STREAMING" in text and "of the text encoders' weights in text encode" in text
+
+
+# R4 (brief item 4). A subgraph used twice, one instance fed by a custom NNLatentUpscale x2, the other by the plain
+# sampler: links._subgraph_input reads SAVED where a subgraph has several instances, and the latent walk stopped there
+# in silence (size_uncertain [], rev67k R4_subgraph_used_twice.txt / sub/nested.py case E). Each instance's input is
+# walked now; a custom node on any of them is named.
+def test_subgraph_used_twice_walks_each_instance(tmp_path):
+    from gpu_garden.memory.estimate import layouts, workflow
+    layouts.write_sparse("sd3_sd3.5_medium", tmp_path / "models" / "checkpoints" / "sd35.safetensors")
+    o = lambda n, *l, typ=None: {"name": n, "links": list(l), **({"type": typ} if typ else {})}  # noqa: E731
+    i = lambda n, link, typ=None: {"name": n, "link": link, **({"type": typ} if typ else {})}  # noqa: E731
+    ks = [1, "fixed", 20, 4.0, "euler", "simple", 1.0]
+    sb = "bbbbbbbb-2222-3333-4444-555555555555"
+    sub = {"id": sb, "name": "inner pass", "inputNode": {"id": -10}, "outputNode": {"id": -20},
+           "inputs": [{"name": "latent", "type": "LATENT", "linkIds": [1]}, {"name": "model", "type": "MODEL", "linkIds": [3]}],
+           "outputs": [{"name": "LATENT", "type": "LATENT", "linkIds": [2]}],
+           "nodes": [{"id": 1, "type": "KSampler", "inputs": [i("model", 3, "MODEL"), i("latent_image", 1, "LATENT")],
+                      "outputs": [o("LATENT", 2, typ="LATENT")], "widgets_values": ks}],
+           "links": [{"id": 1, "origin_id": -10, "origin_slot": 0, "target_id": 1, "target_slot": 1, "type": "LATENT"},
+                     {"id": 3, "origin_id": -10, "origin_slot": 1, "target_id": 1, "target_slot": 0, "type": "MODEL"},
+                     {"id": 2, "origin_id": 1, "origin_slot": 0, "target_id": -20, "target_slot": 0, "type": "LATENT"}]}
+
+    def graph(up_into):  # up_into: the instance (31 or 32) NNLatentUpscale feeds; the other takes sampler 3's latent
+        other = 31 if up_into == 32 else 32
+        return {"nodes": [
+            {"id": 1, "type": "CheckpointLoaderSimple", "outputs": [o("MODEL", 1, 41, 43), o("CLIP"), o("VAE", 5, 44)],
+             "widgets_values": ["sd35.safetensors"]},
+            {"id": 2, "type": "EmptySD3LatentImage", "outputs": [o("LATENT", 2)], "widgets_values": [1024, 1024, 1]},
+            {"id": 3, "type": "KSampler", "inputs": [i("model", 1), i("latent_image", 2)], "outputs": [o("LATENT", 3, 42)],
+             "widgets_values": ks},
+            {"id": 40, "type": "NNLatentUpscale", "inputs": [i("latent", 3, "LATENT")], "outputs": [o("LATENT", 40, typ="LATENT")],
+             "widgets_values": ["SDXL", 2.0]},
+            {"id": up_into, "type": sb, "inputs": [i("latent", 40, "LATENT"), i("model", 41, "MODEL")],
+             "outputs": [o("LATENT", 50, typ="LATENT")], "widgets_values": []},
+            {"id": other, "type": sb, "inputs": [i("latent", 42, "LATENT"), i("model", 43, "MODEL")],
+             "outputs": [o("LATENT", 51, typ="LATENT")], "widgets_values": []},
+            {"id": 4, "type": "VAEDecode", "inputs": [i("samples", 50), i("vae", 5)], "outputs": [o("IMAGE", 4)]},
+            {"id": 5, "type": "SaveImage", "inputs": [i("images", 4)], "outputs": [], "widgets_values": ["x"]},
+            {"id": 6, "type": "VAEDecode", "inputs": [i("samples", 51), i("vae", 44)], "outputs": [o("IMAGE", 6)]},
+            {"id": 8, "type": "SaveImage", "inputs": [i("images", 6)], "outputs": [], "widgets_values": ["y"]}],
+            "links": [[1, 1, 0, 3, 0, "MODEL"], [2, 2, 0, 3, 1, "LATENT"], [3, 3, 0, 40, 0, "LATENT"],
+                      [40, 40, 0, up_into, 0, "LATENT"], [41, 1, 0, up_into, 1, "MODEL"], [42, 3, 0, other, 0, "LATENT"],
+                      [43, 1, 0, other, 1, "MODEL"], [50, up_into, 0, 4, 0, "LATENT"], [51, other, 0, 6, 0, "LATENT"],
+                      [4, 4, 0, 5, 0, "IMAGE"], [5, 1, 2, 4, 1, "VAE"], [44, 1, 2, 6, 1, "VAE"], [6, 6, 0, 8, 0, "IMAGE"]],
+            "version": 0.4, "definitions": {"subgraphs": [sub]}}
+
+    for up_into in (31, 32):  # whichever instance the custom node feeds (the walk's order does not hide it)
+        e = workflow.estimate_workflow(graph(up_into), tmp_path / "models")
+        assert e["workflow"]["size_uncertain"] == [{"node": "NNLatentUpscale (node 40)", "type": "NNLatentUpscale"}]
