@@ -18,7 +18,10 @@ WHAT = {"text_encode": "of the text encoders' weights in text encode (once per p
 LABEL = {"latent_upscale": "latent upscale", "pixel_upscale": "pixel upscale", "audio_decode": "audio decode"}
 
 
-OWN = {"text_encode": "te", "vae_decode": "vae", "vae_encode": "vae"}  # a phase's own model (formula's _ctx w)
+# a phase's own model (formula's _ctx w). The sampler runs the diffusion model: what --models resident / --offload none
+# keeps beside it (the text encoders, the VAE) Dynamic VRAM evicts, it does not stream it each step (rev67k R2: 13.68 GiB
+# per step where the fp8 diffusion model is 11.09 GiB)
+OWN = {"sample": "dm", "text_encode": "te", "vae_decode": "vae", "vae_encode": "vae"}
 
 
 def weights(est: dict, k: str) -> int:
@@ -38,14 +41,18 @@ GGUF_ROLES = {"sample": ("diffusion_model", "diffusion model"), "text_encode": (
 
 
 def gguf_phases(est: dict) -> list:
-    """The phases (GGUF_ROLES) whose model is a .gguf file: sized as a partial load, not streamed."""
-    roles = {c["role"] for c in est.get("components") or () if str(c.get("source") or "").lower().endswith(".gguf")}
+    """The phases (GGUF_ROLES) whose model is a .gguf file, or a text encoder a *CLIPLoaderGGUF node loads (its
+    load_patcher wraps the patcher in GGUFModelPatcher whatever the file: city96/ComfyUI-GGUF nodes.py; rev67k R5):
+    sized as a partial load, not streamed."""
+    comps = list(est.get("components") or ()) + list((est.get("_ctx") or {}).get("components") or ())  # _ctx's: gguf_patcher
+    roles = {c["role"] for c in comps if c.get("gguf_patcher") or str(c.get("source") or "").lower().endswith(".gguf")}
     return [k for k, (role, _) in GGUF_ROLES.items() if role in roles]
 
 
 def gguf_note(ks: list) -> str:
     names = " and ".join(f"the GGUF {GGUF_ROLES[k][1]}" for k in ks)
-    return (f"Dynamic VRAM: {names} load{'s' if len(ks) == 1 else ''} through ComfyUI-GGUF's GGUFModelPatcher, not the dynamic patcher (its Dynamic "
+    one = len(ks) == 1 and not GGUF_ROLES[ks[0]][1].endswith("s")  # "text encoders" takes "load" (rev67k R1)
+    return (f"Dynamic VRAM: {names} load{'s' if one else ''} through ComfyUI-GGUF's GGUFModelPatcher, not the dynamic patcher (its Dynamic "
             "VRAM support, city96/ComfyUI-GGUF#427, is not merged): sized as a partial load, not streamed")
 
 
@@ -95,6 +102,14 @@ def partial_words(ks: list) -> str:
 def not_streamed_words(ks: list) -> str:
     return (f"does not fit: {' and '.join(LABEL.get(k, k.replace('_', ' ')) for k in ks)} over the budget, and Dynamic "
             "VRAM does not stream its model")
+
+
+def sample_words(d: dict) -> str:
+    """'; streaming 19.38 GiB of weights per step, slower by about 0.83 s per step' beside a GGUF text encoder's partial
+    load: the safetensors diffusion model still streams (rev67k R1: the line named only the partial load)."""
+    s = d.get("streamed_per_step") or 0
+    return (f"; streaming {fmt_bytes(s)} of the diffusion model's weights per step, slower by about "
+            f"{d['added_seconds_per_step']} s per step" if s else "")
 
 
 def others_words(by: dict) -> str:

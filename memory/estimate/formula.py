@@ -50,8 +50,7 @@ def components_from(inputs) -> list[dict]:
                     c["kind"] = families.text_encoder_kind(table) or "text encoder"
                 elif c["role"] == "vae" and not c["kind"]:
                     c["kind"] = families.vae_kind(table) or "vae"
-                if "resident" in item:
-                    c["resident"] = item["resident"]
+                c.update({k: item[k] for k in ("resident", "gguf_patcher") if k in item})  # gguf: dynamic_stream
                 out.append(c)
                 continue
         else:

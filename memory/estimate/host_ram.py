@@ -296,7 +296,7 @@ def dynamic_vram(est: dict, budget) -> dict:
     if over:  # one verdict: the main one says DOES NOT FIT for that phase too (rev67f F2)
         out["verdict"] = DS.not_streamed_words(over)
     elif partial:  # not "fits": the main verdict is the partial load's (verdict._vram_outcome)
-        out["verdict"] = DS.partial_words(partial) + DS.others_words(by)
+        out["verdict"] = DS.partial_words(partial) + DS.sample_words(out) + DS.others_words(by)
     elif short:
         out["verdict"] = "does not fit even streaming: activations alone exceed the budget" + (
             "" if short == ["sample"] else f" ({' and '.join(k.replace('_', ' ') for k in short)})")

@@ -2,7 +2,7 @@
 NNLatentUpscale x2 in a hires fix was passed over in silence, estimated at 1024 px where the run decodes at 2048).
 
 attach() walks each sampler's and decode's latent input back (_source: Reroutes, subgraph inputs, a bypassed node's
-matching input, a subgraph instance's inside) through the nodes whose
+matching input, a subgraph instance's inside; a subgraph used more than once: each instance's input, _Fork) through the nodes whose
 latent is their input's size: the samplers and this pack's Footprint Estimate node (links.SAMPLED, PASSED), ComfyUI
 0.8.0's core latent nodes that keep their first latent's shape (SAME_SIZE), and LatentUpscaleBy / LatentUpscale
 (sized in latent_scale.py). It stops at a node that sizes a latent (latent_nodes.LATENT_NODES, VAEEncode, a
@@ -65,6 +65,8 @@ def _source(v, ref, depth):
         if ref is None or depth > links.MAX_DEPTH:
             raise links.Unread("a latent with no source")
         got = v.src(ref)
+        if got is links.SAVED and len(_instances(v, ref)) > 1:
+            raise _Fork(_instances(v, ref))
         if got is links.SAVED or got[0] == "value":
             raise links.Unread("the subgraph's latent input, not linked")
         if got[0] == "ref":
@@ -90,6 +92,27 @@ def _source(v, ref, depth):
         return h, t, depth
 
 
+class _Fork(Exception):
+    """A subgraph's latent input where the subgraph is used more than once: each instance's input link (rev67k R4:
+    links._subgraph_input reads SAVED there, and the walk stopped in silence)."""
+
+    def __init__(self, refs):
+        super().__init__("a subgraph used more than once")
+        self.refs = refs
+
+
+def _instances(v, ref) -> list:
+    """[(graph, link)] of the inputs feeding subgraph input `ref` comes from, one per instance of the subgraph."""
+    gid, link = ref
+    sg, (_, glinks) = v.subgraphs.get(gid) or {}, v.graphs.get(gid, ({}, {}))
+    ins = sg.get("inputs") if isinstance(sg.get("inputs"), list) else []
+    slot = glinks[link][1] if link in glinks else None
+    name = ins[slot].get("name") if isinstance(slot, int) and 0 <= slot < len(ins) and isinstance(ins[slot], dict) else None
+    return [(pgid, i["link"]) for pgid, node in (v.instances.get(gid) or []) if name is not None
+            for i in (node.get("inputs") if isinstance(node.get("inputs"), list) else [])
+            if isinstance(i, dict) and i.get("name") == name and i.get("link") is not None]
+
+
 def _label(v, h):
     """v.label(h), with the subgraph's name for a node inside one."""
     sg = getattr(v, "subgraphs", {}).get(h[0]) if links.is_key(h[0]) else None
@@ -102,18 +125,29 @@ def attach(v, h, t, w):
     if not name:
         return
     try:
-        ref, depth = v.link_of(h, name), 0
-        while depth < links.MAX_DEPTH:
-            src, st, depth = _source(v, ref, depth)
-            through = _through(v, src, st, depth)
-            if through:
-                ref = v.link_of(src, through)
-                continue
-            if st not in LATENT_NODES and st not in links.ENCODES and st not in CORE and st not in SCALES:
-                w[KEY] = (_label(v, src), st)
-            return
+        todo, seen = [(v.link_of(h, name), 0)], set()
     except (links.Unread, AttributeError, KeyError, IndexError, TypeError):
-        return  # no source, muted, a broken link: other lines say so
+        return
+    while todo and len(seen) < links.MAX_DEPTH:  # one branch per instance of a subgraph used more than once (_Fork)
+        ref, depth = todo.pop()
+        if repr(ref) in seen:  # an API prompt's ref is a list
+            continue
+        seen.add(repr(ref))
+        try:
+            while depth < links.MAX_DEPTH:
+                src, st, depth = _source(v, ref, depth)
+                through = _through(v, src, st, depth)
+                if through:
+                    ref = v.link_of(src, through)
+                    continue
+                if st not in LATENT_NODES and st not in links.ENCODES and st not in CORE and st not in SCALES:
+                    w[KEY] = (_label(v, src), st)
+                    return
+                break
+        except _Fork as f:
+            todo += [(r, depth) for r in f.refs]
+        except (links.Unread, AttributeError, KeyError, IndexError, TypeError):
+            continue  # no source, muted, a broken link: other lines say so
 
 
 def lines(found, w, h, used) -> list[str]:

@@ -280,7 +280,7 @@ def _vram_outcome(est: dict, budget) -> dict:
     return {"status": "runs with offload", "offloaded": int(off),
             "reason": f"ComfyUI loads the {what} partially: at least {fmt_bytes(off)} of weights stay in RAM (slower): the "
             f"peak over the budget; its loader keeps max(0.8 GiB, memory_required) free, so it may offload more{fit}"
-            + (f"; {note}" if note else "")}
+            + (DS.sample_words(d) if by.get("sample") else "") + (f"; {note}" if note else "")}
 
 
 RETRY_LABELS = {"vae_encode": "VAE encode", "vae_decode": "VAE decode", "pixel_upscale": "pixel upscale (smaller tiles)"}

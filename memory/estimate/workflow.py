@@ -342,11 +342,12 @@ def _ltx2_audio(w, graph):
 def components(files) -> list[dict]:
     """The estimate's components of read()'s files [(path, loader, widget)]: each path split once, keeping the roles its
     loaders take (LOADER_ROLES; every role where one of them takes the whole file)."""
-    roles = {}
+    roles, gguf = {}, {p for p, t, _ in files if t.endswith("CLIPLoaderGGUF")}  # dynamic_stream.gguf_phases
     for p, t, name in files:
         r = LOADER_ROLES.get((t, name))
         roles[p] = None if p in roles and roles[p] is None or r is None else roles.get(p, ()) + r
-    return [c for p, keep in roles.items() for c in formula.from_files([p]) if keep is None or c["role"] in keep]
+    return [dict(c, gguf_patcher=True) if p in gguf else c
+            for p, keep in roles.items() for c in formula.from_files([p]) if keep is None or c["role"] in keep]
 
 
 def _latent_node(t, w, graph):
