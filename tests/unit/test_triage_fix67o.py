@@ -1,0 +1,44 @@
+"""fix67o: mend the second review round's triage findings (rev67i, rev67j; issue 14). Logs under data/fix67o/ (README:
+each one's thread), numbers exact, prose and paths rewritten. Every test goes through the whole scan (engine.triage_text,
+the CLI's path, or Scan.feed_text where a fact is checked)."""
+from pathlib import Path
+
+from gpu_garden.memory.triage import engine
+from gpu_garden.memory.triage.scan import Scan
+
+DATA = Path(__file__).parent / "data" / "fix67o"
+FP8_TAIL = (Path(__file__).parent / "data" / "fix67f" / "vllm_31273_fp8_load_oom_tail.log").read_text()
+
+
+def _answer(name_or_text):
+    text = (DATA / name_or_text).read_text() if name_or_text.endswith(".log") else name_or_text
+    res = engine.triage_text(text)
+    ev = res["events"][res["headline"]]
+    return res, ev, " ".join(e for c in ev["causes"] for e in c["evidence"])
+
+
+def _facts(text):
+    s = Scan()
+    s.feed_text(text)
+    return s.facts
+
+
+# 1 (rev67i #2). fix67m looked for a docker run's image at most 300 characters on, and a command's earlier `\` lines
+# left the next only the last 320 characters back from the docker run: a run with many -v/--env lines lost its image, so
+# its `-q fp8` was not vLLM's. Earlier lines now leave "docker run " and their tail, and a single line is read 4000 on.
+def test_q_after_a_long_docker_run_is_read():
+    res, ev, said = _answer("e_docker_long_q.log")
+    f = _facts((DATA / "e_docker_long_q.log").read_text())
+    assert f["vllm_wflags"].get("quant") == "fp8" and f.get("vllm_own_quant") == "fp8"
+    assert res["cause"] == "other" and "should fit" in said, (res["cause"], said)
+
+
+def test_q_after_a_docker_run_image_far_on_one_line():
+    envs = " ".join(f"-e HF_HOME_{i}=/srv/models/huggingface/cache/{i}" for i in range(12))
+    line = f"$ docker run --runtime nvidia --gpus all --ipc=host -p 8000:8000 {envs} vllm/vllm-openai:v0.8.5 " \
+           f"--model Qwen/Qwen2.5-72B-Instruct -q fp8"
+    assert len(line) > 400
+    f = _facts(line + "\n" + FP8_TAIL)
+    assert f["vllm_wflags"].get("quant") == "fp8" and f.get("vllm_own_quant") == "fp8"
+    f = _facts(line.replace("vllm/vllm-openai", "nvidia/cuda") + "\n" + FP8_TAIL)     # not a vllm image: docker's quiet
+    assert f["vllm_wflags"].get("quant") is None
