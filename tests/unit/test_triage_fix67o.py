@@ -42,3 +42,17 @@ def test_q_after_a_docker_run_image_far_on_one_line():
     assert f["vllm_wflags"].get("quant") == "fp8" and f.get("vllm_own_quant") == "fp8"
     f = _facts(line.replace("vllm/vllm-openai", "nvidia/cuda") + "\n" + FP8_TAIL)     # not a vllm image: docker's quiet
     assert f["vllm_wflags"].get("quant") is None
+
+
+# 2 (rev67j #2, regression of fix67h). Every "got prompt" took one of wrapper_runs' 64 kept entries, so 70 cached prompts
+# (a prompt ComfyUI answers from its cache prints no wrapper line) pushed the runs' allocated figures out and the leak
+# reading was lost. A "prompt" right after a "prompt" is not kept. The log: fix67b's c6_blockswap_lora_leak_growing.log
+# (kijai/ComfyUI-WanVideoWrapper#983) with 70 cached prompts after its second run, as rev67j built it.
+def test_cached_prompts_keep_the_wrapper_leak_reading():
+    lines = (Path(__file__).parent / "data" / "fix67b" / "c6_blockswap_lora_leak_growing.log").read_text().splitlines(True)
+    assert lines[40].startswith("got prompt")
+    cached = "Prompt executed in 0.01 seconds\ngot prompt\n" * 70
+    res, ev, said = _answer("".join(lines[:41]) + cached + "".join(lines[41:]))
+    assert res["cause"] == "leak", (res["cause"], said)
+    base, _, _ = _answer("".join(lines))        # the same log without them: the same reading
+    assert base["cause"] == "leak"
