@@ -56,3 +56,13 @@ def test_cached_prompts_keep_the_wrapper_leak_reading():
     assert res["cause"] == "leak", (res["cause"], said)
     base, _, _ = _answer("".join(lines))        # the same log without them: the same reading
     assert base["cause"] == "leak"
+
+
+# 3 (rev67j #1). comfy_devices.elsewhere() said the failure was on another card whenever a model loads on another card,
+# even where torch's message names the main card: the report's free figure for cuda:0 was dropped. torch's GPU index
+# now decides where the message has one. data/fix67o/mg_*: fix67i's multigpu_report_gpu1_msg.log with the message on
+# GPU 0 (the CLIP on cuda:1, and the control with it on cuda:0); the report's VRAM Free is 1436015104.
+def test_a_message_on_the_main_card_keeps_the_report_free_figure():
+    for name in ("mg_fail_gpu0_clip_on_cuda1.log", "mg_ctrl_clip_on_cuda0.log"):
+        res, ev, said = _answer(name)
+        assert ev["numbers"].get("free_current") == 1436015104, (name, ev["numbers"])
