@@ -66,3 +66,16 @@ def test_a_message_on_the_main_card_keeps_the_report_free_figure():
     for name in ("mg_fail_gpu0_clip_on_cuda1.log", "mg_ctrl_clip_on_cuda0.log"):
         res, ev, said = _answer(name)
         assert ev["numbers"].get("free_current") == 1436015104, (name, ev["numbers"])
+
+
+# 4 (rev67j #3). fix67h read a "Segmentation fault" anywhere after BFC's tries as the run not going on; a crash after
+# the run's step lines (the run went on with the smaller region) is not the tries'. data/fix67o/
+# tf_backpedal_run_went_on_then_segfault.log: fix67h's f5 tries, then tensorflow/models#1156's step lines, then the crash.
+def test_a_segfault_after_the_run_went_on_is_not_the_tries():
+    text = (DATA / "tf_backpedal_run_went_on_then_segfault.log").read_text()
+    res, ev, said = _answer(text)
+    assert res["cause"] == "other", (res["cause"], said)
+    lines = text.splitlines(True)          # the crash right after the tries (no step between) still counts
+    res, ev, said = _answer("".join(lines[:3]) + "Segmentation fault\n" + "".join(lines[3:-1]))
+    assert res["cause"] != "other", (res["cause"], said)
+
