@@ -97,3 +97,20 @@ def test_utf16le_without_bom_and_a_cjk_head_is_read(tmp_path, capsys):
         out.append(json.loads(capsys.readouterr().out))
     assert out[0]["found"] is True and not out[0].get("not_text"), out[0].get("not_text")
     assert out[0]["cause"] == out[1]["cause"] == "text-encoder", (out[0]["cause"], out[1]["cause"])
+
+
+# 6 (rev67i #1). With two vLLM runs in one log, the first failing at vLLM's default utilization (no flag), the
+# utilization and --max-model-len were read by vllm_setting without the run's bounds: the failing run got the second
+# run's 0.85 ("--gpu-memory-utilization 0.84 ... the log's 0.85"). Now, with two or more `vllm serve` lines, a setting is
+# read within the failing run (vllm_run.run_setting); a run that printed none gets None. data/fix67o/a_*.log: rev67i's
+# two-run log (the first run alone: a0_control_one_run.log), vllm-project/vllm's capture OOM shape (threads in README).
+def test_the_first_failing_run_keeps_its_own_settings():
+    got = []
+    for name in ("a_first_fails_default_util.log", "a0_control_one_run.log"):
+        res, ev, said = _answer(name)
+        n = ev["numbers"]
+        got.append((res["cause"], n.get("gpu_memory_utilization_ratio"), n.get("max_model_len_tokens"),
+                    [ln for ln in engine.render_human(res).splitlines() if ln.startswith("vllm serve")]))
+    assert got[0] == got[1], got
+    assert got[0][1] is None and got[0][2] == 124000, got[0]
+    assert not any("0.84" in ln for ln in got[0][3]), got[0][3]
