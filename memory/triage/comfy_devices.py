@@ -39,6 +39,7 @@ def main_index(facts: dict, at: int, until, setting) -> int:
 
 
 def elsewhere(facts: dict, device_index, main: int) -> bool:
-    """The failure's card is not `main`: torch's message names another GPU, or the log loads a model on another card."""
+    """The failure's card is not `main`: torch's message names another GPU, or (where it names none) the log loads a
+    model on another card (fix67o, rev67j #1: a message naming the main card decides)."""
     loads = (facts.get("comfy_device") or {}).get("load") or {}
-    return (device_index is not None and device_index != main) or any(n != main for n in loads)
+    return device_index != main if device_index is not None else any(n != main for n in loads)

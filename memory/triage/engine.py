@@ -21,7 +21,7 @@ from . import advice
 from . import facts as facts_mod
 from . import case as case_mod
 from . import aimdo_abort, comfy_launch, comfy_numbers, encoder_advice, guide_phase, ollama_compute, vllm_command
-from .vllm_run import scan_for, vllm_setting     # vllm_setting re-exported (tests, facts' comments)
+from .vllm_run import run_setting, scan_for, vllm_setting     # vllm_setting re-exported (tests, facts' comments)
 from . import env as env_mod
 from . import guides as guides_mod
 from . import parse as P
@@ -128,10 +128,10 @@ def _event_dict(scan, inc, context):
         # else (a paste quoting the start-up after its error) the first after it and before the next failure
         # (round 118) the start-up check quotes no context: its run's --max-model-len alone; (rev9 D1) one read for both
         at = ev.get("_line", inc.first_line)
-        util = vllm_setting(scan.facts["vllm_util_at"], at, case.until) if ev["kind"] != "vllm.startup_free" else None
+        util = run_setting(scan.facts, "vllm_util_at", at, case.until) if ev["kind"] != "vllm.startup_free" else None
         if util is not None:
             numbers.setdefault("gpu_memory_utilization_ratio", util)
-        maxlen = vllm_setting(scan.facts["vllm_maxlen_at"], at, case.until)
+        maxlen = run_setting(scan.facts, "vllm_maxlen_at", at, case.until)     # (fix67o) within the failing run
         if maxlen:
             numbers.setdefault("max_model_len_tokens", maxlen)
         # (fix67a, aud67b #8) its start-up figures under the numbers' existing keys: the weights one GPU loaded, the KV cache's bytes and tokens

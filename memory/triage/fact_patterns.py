@@ -13,7 +13,7 @@ from .runtime_markers import NAMED_RUNTIMES, RUNTIME_MARKERS, RUNTIME_WORDS
 from .runtime_around import FACT as AROUND_FACT, FACT_WORDS as AROUND_WORDS
 from .tiny_shared import FACT as TINY_FACT, FACT_WORDS as TINY_WORDS
 from .wrapper_runs import FACT as RUNS_FACT, FACT_WORDS as RUNS_WORDS
-from .bfc_backpedal import FACT as AFTER_FACT, FACT_WORDS as AFTER_WORDS
+from .bfc_backpedal import FACT as AFTER_FACT, FACT_WORDS as AFTER_WORDS, WENT_ON, WENT_ON_WORDS
 from .comfy_devices import FACT as DEVICES_FACT, FACT_WORDS as DEVICES_WORDS
 from .aimdo_abort import FACTS as AIMDO_FACTS
 
@@ -519,6 +519,8 @@ FACTS.append(RUNS_FACT)     # (fix67b) a wrapper's per-run lines (wrapper_runs.F
 FACT_KEYS[RUNS_FACT[0]] = RUNS_WORDS
 FACTS.append(AFTER_FACT)     # (fix67h) an error line after BFC's backing off (bfc_backpedal.FACT)
 FACT_KEYS[AFTER_FACT[0]] = AFTER_WORDS
+FACTS.append(WENT_ON)     # (fix67o) a run's step line, by line (bfc_backpedal.WENT_ON)
+FACT_KEYS[WENT_ON[0]] = WENT_ON_WORDS
 FACTS.append(DEVICES_FACT)     # (rev67d F1) which card ComfyUI's figures are for (comfy_devices.FACT)
 FACT_KEYS[DEVICES_FACT[0]] = DEVICES_WORDS
 for _name, _rx, _words in AIMDO_FACTS:     # (rev67d F4) the interrupt and "got prompt", by line (aimdo_abort.py)

@@ -507,6 +507,7 @@ HANDLERS = {
     "dataloader_worker": lambda s, f, m, *_: f.__setitem__("dataloader_worker", True),     # (review rev66a #4)
     "wrapper_run": wrapper_runs.read,     # (fix67b) by line
     "bfc_after_error": bfc_backpedal.read,     # (fix67h) by line
+    "bfc_went_on": bfc_backpedal.read_went_on,     # (fix67o) by line
     "comfy_device": comfy_devices.handler(_kept),     # (rev67d F1)
     "igpu_named": lambda s, f, m, *_: f.__setitem__("igpu_named", True),     # (rev8 S2) Unsloth Studio's guard reads other
     "as_limit": lambda s, f, m, *_: f.__setitem__("as_limit", int(m.group(1))),     # (round 112) RLIMIT_AS's soft limit, bytes

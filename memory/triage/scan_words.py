@@ -398,7 +398,7 @@ WINDOW_KEYS += (b"atch size ", b"atch_size")
 # (tri65) a training loop's per-step allocated-memory line (facts "step_mem"), read in the head's stream with its line
 HEAD_ANCHORS += (b"mem_allocated", b"memory_allocated")
 HEAD_ANCHORS += tuple(k.encode() for k in FACT_KEYS["wrapper_run"])     # (fix67b) a wrapper's runs (wrapper_runs.py)
-HEAD_ANCHORS += tuple(k.encode() for k in FACT_KEYS["bfc_after_error"])     # (fix67h) an error after BFC's tries (bfc_backpedal.py)
+HEAD_ANCHORS += tuple(k.encode() for k in FACT_KEYS["bfc_after_error"] + FACT_KEYS["bfc_went_on"])     # (fix67h, fix67o) an error after BFC's tries, a step line (bfc_backpedal.py)
 # (tri68) Kaldi's allocator report before its refusal (facts "kaldi_held"), in the head's stream or the window before a failure
 HEAD_ANCHORS += (b"total-held",)
 WINDOW_KEYS += (b"total-held",)

@@ -11,7 +11,9 @@ A UTF-32 BOM (FF FE 00 00, 00 00 FE FF) is checked first: its first two bytes ar
 
 SNIFF_BYTES = 4096   # the head looked at
 MIN_UNITS = 8        # fewer 2-byte units than this: too short to tell
-MIN_NUL = 0.02       # least share of NULs at the heavier parity (a CJK line of 40 characters and its newline: ~2.4 %)
+MIN_NUL = 0.005      # least share of NULs at the heavier parity (fix67o, rev67j #4: a CJK line of 70 characters and its
+#                      newline ~1.4 %; 0.005 takes lines to ~200; the HEAVIER parity check and the strict decode still
+#                      refuse 16-bit binaries)
 HEAVIER = 4          # the heavier parity has at least this many times the other's share
 PRINTABLE = 0.95     # least share of printable characters (tab, CR, LF and ESC of ANSI colours count) in the decoded head
 _CONTROL_OK = "\t\n\r\x1b"

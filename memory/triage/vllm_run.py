@@ -77,16 +77,26 @@ def sized_before(f, at) -> bool:
                for key in ("vllm_kv_mem_at", "vllm_kv_tokens_at") for n in (f.get(key) or {}))
 
 
+def run_setting(f, key, at, until=None):
+    """(fix67o, rev67i #1) A setting kept by line (`key`: "vllm_util_at", "vllm_maxlen_at") for the failure at `at`: with two
+    or more `vllm serve` lines, only within the failing run's bounds (a run that printed none gets None, vLLM's default,
+    not the next run's value); else vllm_setting's nearest."""
+    kept = f.get(key) or {}
+    if len(f.get("vllm_own_at") or ()) > 1:
+        return in_run(kept, at, *bounds(f, at, until))
+    return vllm_setting(kept, at, until)
+
+
 def run_facts(f, at, until=None) -> dict:
     """The facts with the failed run's values (a copy; `f` itself where nothing differs)."""
-    util, maxlen = vllm_setting(f.get("vllm_util_at") or {}, at, until), vllm_setting(f.get("vllm_maxlen_at") or {}, at, until)
+    util, maxlen = run_setting(f, "vllm_util_at", at, until), run_setting(f, "vllm_maxlen_at", at, until)
     several = len(f.get("vllm_own_at") or ()) > 1
     if not several and (util is None or util == f.get("vllm_util")) and (maxlen is None or maxlen == f.get("vllm_maxlen")):
         return f
     out = dict(f)
-    if util is not None:
+    if util is not None or several:
         out["vllm_util"] = util
-    if maxlen is not None:
+    if maxlen is not None or several:
         out["vllm_maxlen"] = maxlen
     if several:
         start, stop = bounds(f, at, until)

@@ -13,10 +13,12 @@ import re
 SHORT = r"(?<!\S)-q[ =](?P<short>[\w-]{1,40})"
 SHORT_RE = re.compile(SHORT)
 GATE = (" -q ", " -q=")
-# (fix67m, rev67g F1) the image is looked for at most IMAGE_AFTER characters on, in the same command
+# (fix67m, rev67g F1) the image is looked for at most IMAGE_AFTER characters on, in the same line of the command (fix67o,
+# rev67i #2: 4000 again; the lazy match stops at the line's end or a separator, and a command's earlier lines leave only
+# "docker run " and their last TAIL characters, _fold)
 DOCKER_RUN = r"\b(?:docker|podman)[ \t]{1,4}(?:container[ \t]{1,4})?run\b"
 DOCKER_RUN_RE = re.compile(DOCKER_RUN)
-IMAGE_AFTER = 300        # characters from `docker run` to its image looked through
+IMAGE_AFTER = 4000       # characters from `docker run` to its image looked through
 # (fix67m, rev67g F2) vLLM's benchmarks and batch runner build the engine from its flags (vllm/benchmarks/throughput.py:
 # run_vllm's LLM(**asdict(engine_args)), from AsyncEngineArgs/EngineArgs): -q is --quantization there too
 ENTRY = re.compile(r"\bvllm[ \t]{1,4}(?:serve|run-batch|bench[ \t]{1,4}(?:throughput|latency))\b|\bvllm\.entrypoints\b|"
@@ -28,14 +30,15 @@ ENTRY = re.compile(r"\bvllm[ \t]{1,4}(?:serve|run-batch|bench[ \t]{1,4}(?:throug
 SEP = re.compile(r"&&|\|\||;|\||(?<![&>|])&(?![&>])")
 BACK_LINES = 40          # lines of one command read back (each ends in a backslash), past the last one already read
 BACK_CHARS = 8000
-TAIL = 40                # what a command's earlier lines leave for the next: its last segment's last TAIL characters (from
-MARK = "vllm serve"      # its last `docker run` when that is at most IMAGE_AFTER back), or this one where it has an entry point
+TAIL = 40                # what a command's earlier lines leave for the next: its last segment's last TAIL characters (after
+MARK = "vllm serve"      # "docker run " when it has one), or this one where it has an entry point
 
 
 def _fold(carry: str, line: str) -> str:
     """What a command's lines so far leave for its next line: MARK when the last segment (after the last separator) has a
-    vLLM entry point, else that segment's tail: from its last `docker run` (whose image may come later) when that is at
-    most IMAGE_AFTER back, else its last TAIL characters. Bounded, so a long command costs each line one reading."""
+    vLLM entry point, else that segment's last TAIL characters, after "docker run " when it has a `docker run` anywhere
+    (whose image may come later, however far back the run is: fix67o, rev67i #2). Bounded, so a long command costs each
+    line one reading."""
     joined = carry + " " + line if carry else line
     last = 0
     for last in (b.end() for b in SEP.finditer(joined)):
@@ -43,10 +46,7 @@ def _fold(carry: str, line: str) -> str:
     seg = joined[last:]
     if ENTRY.search(seg):
         return MARK
-    run = None
-    for run in DOCKER_RUN_RE.finditer(seg, max(0, len(seg) - IMAGE_AFTER - 20)):
-        pass
-    return seg[run.start():] if run else seg[-TAIL:]
+    return ("docker run " if DOCKER_RUN_RE.search(seg) else "") + seg[-TAIL:]
 
 
 def _prev_line(buf: bytes, lo: int, end: int) -> int:

@@ -36,6 +36,8 @@ def read(s, f, m, text, lineno, window):
     elif m.group(3):
         d[lineno] = ("seq", int(m.group(3)))
     elif m.group(5):
+        if d and d[next(reversed(d))][0] == "prompt":
+            return      # (fix67o, rev67j #2) cached prompts print no wrapper line: one "prompt" stands for them all
         d[lineno] = ("prompt", None)
     elif m.group(6):
         d[lineno] = ("start", None)
