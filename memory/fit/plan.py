@@ -156,7 +156,9 @@ def plan(budget, *, weights: dict, memory_required: int, decode: dict | None = N
            "weights": {"diffusion_model": dm, "text_encoders": te, "vae": vae_w}, "steps": [], "offers": []}
     n_dec = int(decode["latent_shape"][0]) if decode else 0
     dev = (decode or {}).get("device") or "cuda"
-    if dev in WHOLE_DEVICES:  # MPS (SHARED) / CPU: load_models_gpu never loads partially (comfy_load.WHOLE_DEVICES)
+    # MPS (SHARED): load_models_gpu never loads partially (comfy_load.WHOLE_DEVICES). Not a --cpu host: there the node's
+    # budget stands for a card and is planned as on a GPU, as the estimate route's tiers are (nodes/estimate_routes.py)
+    if dev in WHOLE_DEVICES and dev != "cpu":
         min_weight_ratio = WHOLE
     per = decode_room(decode["kind"], [1] + list(decode["latent_shape"])[1:], decode["dtype"], dev) if decode else 0
     out["decode"] = {"tiled": False, "per_sample": per, "batch": n_dec, "of": n_dec, "bytes": per * n_dec} if decode else None

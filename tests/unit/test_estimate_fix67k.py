@@ -253,3 +253,19 @@ def test_fit_plan_unloads_the_text_encoders_only_as_far_as_the_sampler_load_asks
     p = fit_plan.plan(11 * GiB, weights={"diffusion_model": 6 * GiB, "text_encoders": 4 * GiB}, memory_required=1 * GiB,
                       reserve=400 * MiB)
     assert p["text_encoders_off"] is True and p["steps"][0]["saving"] == int(1.1 * 6 * GiB) + 1424 * MiB - 7168 * MiB
+
+
+def test_fit_plan_on_a_cpu_host_plans_the_budget_as_a_card():
+    """The Fit to Card node on a ComfyUI started with --cpu: its budget stands for a card and is planned as on a GPU (as
+    the estimate route's tiers are), not as the CPU's whole load; with whole loads there was no partial offload and no
+    block-swap offer (tests/web/test_fit_to_card.py failed 3 tests on the --cpu test host). Same case as above: 6 GiB of
+    weights on 10 GiB, one cond 8 GiB -> 1648 MiB kept on cpu as on cuda (ratio 0.0); mps still keeps all 6144 MiB."""
+    from gpu_garden.memory.fit import plan as fit_plan
+
+    def run(dev):
+        return fit_plan.plan(10 * GiB, weights={"diffusion_model": 6 * GiB}, memory_required=8 * GiB, reserve=400 * MiB,
+                             decode={"kind": "kl", "latent_shape": [1, 4, 64, 64], "dtype": "fp16", "device": dev},
+                             min_weight_ratio=0.0)["weights_on_gpu"]
+
+    assert run("cpu") == run("cuda") == 1648 * MiB
+    assert run("mps") == 6 * GiB
