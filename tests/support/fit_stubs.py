@@ -67,3 +67,22 @@ def graph_route_on(monkeypatch, stubs, models):
     monkeypatch.setattr(verdict, "host_available_ram", lambda: 64 << 30)
     monkeypatch.setattr(host_models, "compute_backend", lambda: "cuda")
     return routes
+
+
+def route_per_device(monkeypatch, stubs, files: dict, body: dict, devices=("cpu", "cuda"), ram=64 << 30) -> dict:
+    """estimate_routes.estimate_graph(body) on a fake host of each compute device in `devices` (--cpu, a CUDA card):
+    `files` maps the workflow's file names to paths, host RAM is `ram`, Dynamic VRAM off. {device: the route's answer}."""
+    import importlib
+
+    from gpu_garden.memory.estimate import verdict
+
+    routes = fresh_node(monkeypatch, stubs, "estimate_routes")
+    monkeypatch.setattr(routes, "resolve", lambda folders, name: files.get(name))
+    monkeypatch.setattr(verdict, "host_available_ram", lambda: ram)
+    node = importlib.import_module("gpu_garden.nodes.estimate")  # the one estimate_graph imports (sys.modules)
+    monkeypatch.setattr(node, "dynamic_vram_mode", lambda: "off")
+    out = {}
+    for dev in devices:
+        monkeypatch.setattr(node, "compute_device_kind", lambda d=dev: d)
+        out[dev] = routes.estimate_graph(body)
+    return out

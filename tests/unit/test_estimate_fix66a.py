@@ -241,24 +241,14 @@ def test_route_tiers_on_a_cpu_host_are_a_gpu_s(monkeypatch, tmp_path):
     the ones on a fake CUDA host. Old code: 8 GB 'runs with at least ... offloaded' on the CPU host."""
     from pathlib import Path
 
-    from gpu_garden.memory.estimate import layouts, verdict
-    from gpu_garden.memory.units import GiB
-    from support.fit_stubs import fresh_node
+    from gpu_garden.memory.estimate import layouts
+    from support.fit_stubs import route_per_device
 
-    routes = fresh_node(monkeypatch, Path(__file__).parent / "stubs", "estimate_routes")
-    paths = {"sdxl.safetensors": str(layouts.write_sparse("sdxl_sd_xl_base_1.0", tmp_path / "sdxl.safetensors"))}
-    monkeypatch.setattr(routes, "resolve", lambda folders, name: paths.get(name))
-    monkeypatch.setattr(verdict, "host_available_ram", lambda: 64 * GiB)
-    import importlib
-    node = importlib.import_module("gpu_garden.nodes.estimate")  # the one estimate_graph imports (sys.modules)
-    monkeypatch.setattr(node, "dynamic_vram_mode", lambda: "off")
+    files = {"sdxl.safetensors": str(layouts.write_sparse("sdxl_sd_xl_base_1.0", tmp_path / "sdxl.safetensors"))}
     graph = {"1": {"class_type": "CheckpointLoaderSimple", "inputs": {"ckpt_name": "sdxl.safetensors"}},
              "2": {"class_type": "EmptyLatentImage", "inputs": {"width": 1024, "height": 1024, "batch_size": 1}}}
-    got = {}
-    for dev in ("cpu", "cuda"):
-        monkeypatch.setattr(node, "compute_device_kind", lambda d=dev: d)
-        out = routes.estimate_graph({"workflow": graph, "vram_gb": 24})
-        assert out["device"] == dev
-        got[dev] = [(t["gb"], t["label"]) for t in out["tiers"]]
+    outs = route_per_device(monkeypatch, Path(__file__).parent / "stubs", files, {"workflow": graph, "vram_gb": 24})
+    assert {dev: out["device"] for dev, out in outs.items()} == {"cpu": "cpu", "cuda": "cuda"}
+    got = {dev: [(t["gb"], t["label"]) for t in out["tiers"]] for dev, out in outs.items()}
     assert got["cpu"] == got["cuda"]
     assert dict(got["cpu"])[8] == "fits"

@@ -43,26 +43,15 @@ def test_route_min_vram_on_a_cpu_host_is_the_tiers_card(monkeypatch, tmp_path):
     """aud67a F11: SDXL base at 1024x1024 through the route on a --cpu host with vram_gb 12. The tiers are judged as
     on a GPU (fp16 U-Net, 4.78 GiB: 8 GB fits) but min_vram_gb came from the host's fp32 figures (9.56 GiB of
     weights): 12. Now the smallest card is the tiers' one, as on a CUDA host. Old code: cpu 12, cuda 8."""
-    import importlib
     from pathlib import Path
 
-    from gpu_garden.memory.estimate import verdict
-    from gpu_garden.memory.units import GiB
-    from support.fit_stubs import fresh_node
+    from support.fit_stubs import route_per_device
 
-    routes = fresh_node(monkeypatch, Path(__file__).parent / "stubs", "estimate_routes")
-    paths = {"sdxl.safetensors": str(layouts.write_sparse("sdxl_sd_xl_base_1.0", tmp_path / "sdxl.safetensors"))}
-    monkeypatch.setattr(routes, "resolve", lambda folders, name: paths.get(name))
-    monkeypatch.setattr(verdict, "host_available_ram", lambda: 64 * GiB)
-    node = importlib.import_module("gpu_garden.nodes.estimate")
-    monkeypatch.setattr(node, "dynamic_vram_mode", lambda: "off")
+    files = {"sdxl.safetensors": str(layouts.write_sparse("sdxl_sd_xl_base_1.0", tmp_path / "sdxl.safetensors"))}
     graph = {"1": {"class_type": "CheckpointLoaderSimple", "inputs": {"ckpt_name": "sdxl.safetensors"}},
              "2": {"class_type": "EmptyLatentImage", "inputs": {"width": 1024, "height": 1024, "batch_size": 1}}}
-    got = {}
-    for dev in ("cpu", "cuda"):
-        monkeypatch.setattr(node, "compute_device_kind", lambda d=dev: d)
-        out = routes.estimate_graph({"workflow": graph, "vram_gb": 12})
-        got[dev] = (out["min_vram_gb"], dict((t["gb"], t["label"]) for t in out["tiers"])[8])
+    outs = route_per_device(monkeypatch, Path(__file__).parent / "stubs", files, {"workflow": graph, "vram_gb": 12})
+    got = {dev: (out["min_vram_gb"], dict((t["gb"], t["label"]) for t in out["tiers"])[8]) for dev, out in outs.items()}
     assert got == {"cpu": (8, "fits"), "cuda": (8, "fits")}
 
 
@@ -149,11 +138,13 @@ def test_cache_ram_named_where_models_kept_for_reload_make_ram_short(tmp_path, c
 
 def test_node_policy_reads_comfyui_disable_pinned_memory(monkeypatch):
     """nodes/estimate.host_policy carries pinned_memory from ComfyUI's args. Old code: no pinned_memory key."""
-    import importlib
     import sys
     import types
+    from pathlib import Path
 
-    node = importlib.import_module("gpu_garden.nodes.estimate")
+    from support.fit_stubs import fresh_node
+
+    node = fresh_node(monkeypatch, Path(__file__).parent / "stubs", "estimate")  # alone too (it needed an earlier test's)
     for flag in (True, False):
         mod = types.ModuleType("comfy.cli_args")
         mod.args = types.SimpleNamespace(disable_pinned_memory=flag)

@@ -219,26 +219,17 @@ def test_route_min_vram_on_a_cpu_host_where_fp32_fits_no_card(monkeypatch, tmp_p
     """rev67h R15: FLUX.2 dev bf16 at 2048x2048 batch 8 through the route on a --cpu host with vram_gb 96: the
     host's fp32 figures fit no card (est min_vram_gb None), which metadata took for "no card asked for". Old code:
     cpu None, cuda 96. Now the tiers' card on both."""
-    import importlib
     from pathlib import Path
 
-    from gpu_garden.memory.estimate import verdict
     from gpu_garden.memory.units import GiB
-    from support.fit_stubs import fresh_node
+    from support.fit_stubs import route_per_device
 
-    routes = fresh_node(monkeypatch, Path(__file__).parent / "stubs", "estimate_routes")
-    paths = {"f2.safetensors": str(layouts.write_sparse("flux2_flux2_dev_bf16", tmp_path / "f2.safetensors"))}
-    monkeypatch.setattr(routes, "resolve", lambda folders, name: paths.get(name))
-    monkeypatch.setattr(verdict, "host_available_ram", lambda: 512 * GiB)
-    node = importlib.import_module("gpu_garden.nodes.estimate")
-    monkeypatch.setattr(node, "dynamic_vram_mode", lambda: "off")
+    files = {"f2.safetensors": str(layouts.write_sparse("flux2_flux2_dev_bf16", tmp_path / "f2.safetensors"))}
     graph = {"1": {"class_type": "UNETLoader", "inputs": {"unet_name": "f2.safetensors", "weight_dtype": "default"}},
              "2": {"class_type": "EmptyFlux2LatentImage", "inputs": {"width": 2048, "height": 2048, "batch_size": 8}}}
-    got = {}
-    for dev in ("cpu", "cuda"):
-        monkeypatch.setattr(node, "compute_device_kind", lambda d=dev: d)
-        got[dev] = routes.estimate_graph({"workflow": graph, "vram_gb": 96})["min_vram_gb"]
-    assert got == {"cpu": 96, "cuda": 96}
+    outs = route_per_device(monkeypatch, Path(__file__).parent / "stubs", files, {"workflow": graph, "vram_gb": 96},
+                            ram=512 * GiB)
+    assert {dev: out["min_vram_gb"] for dev, out in outs.items()} == {"cpu": 96, "cuda": 96}
 
 
 def test_incomplete_names_every_folder_searched(tmp_path, capsys):
