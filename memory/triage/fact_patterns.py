@@ -9,6 +9,7 @@ from .vllm_short_q import GATE as SHORT_Q_GATE, SHORT as SHORT_Q
 from . import block_swap as BLOCK_SWAP
 from . import vllm_dtype as VLLM_DTYPE
 from . import vllm_own_flags as VLLM_OWN
+from . import vllm_launch as VLLM_LAUNCH
 from .runtime_markers import NAMED_RUNTIMES, RUNTIME_MARKERS, RUNTIME_WORDS
 from .runtime_around import FACT as AROUND_FACT, FACT_WORDS as AROUND_WORDS
 from .tiny_shared import FACT as TINY_FACT, FACT_WORDS as TINY_WORDS
@@ -523,6 +524,10 @@ FACTS.append(WENT_ON)     # (fix67o) a run's step line, by line (bfc_backpedal.W
 FACT_KEYS[WENT_ON[0]] = WENT_ON_WORDS
 FACTS.append(DEVICES_FACT)     # (rev67d F1) which card ComfyUI's figures are for (comfy_devices.FACT)
 FACT_KEYS[DEVICES_FACT[0]] = DEVICES_WORDS
+FACTS.append(VLLM_LAUNCH.FACT)     # (fix68a) a Python launch: a vLLM run's start with no flags (vllm_launch.py)
+FACT_KEYS["vllm_launch"] = VLLM_LAUNCH.KEYS
+FACTS.insert(0, VLLM_LAUNCH.START)     # (fix68a) first on its line: a run's start read back from the window
+FACT_KEYS["vllm_run_start"] = VLLM_LAUNCH.START_KEYS
 for _name, _rx, _words in AIMDO_FACTS:     # (rev67d F4) the interrupt and "got prompt", by line (aimdo_abort.py)
     FACTS.append((_name, _rx))
     FACT_KEYS[_name] = _words

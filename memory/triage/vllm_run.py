@@ -119,5 +119,7 @@ def scan_for(scan, at, until=None):
 def own(s, f, m, text, lineno, window):
     """The "vllm_own" fact's handler: the run's own flags (vllm_own_flags.seen), kept by line, each line a run's start."""
     from .vllm_own_flags import seen
+    from .vllm_launch import background
     seen(f, m)
+    f["vllm_serve_bg"] = background(m.group(2))     # (fix68a) a later `python x.py` is then a client, no new run
     keep(f, "vllm_own", f["vllm_own"], lineno, window, s)

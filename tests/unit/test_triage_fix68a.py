@@ -1,0 +1,58 @@
+"""fix68a: mend the triage findings the last reviews proved and left (rev67i #3, #4; rev67g; issue 14). Logs under
+data/fix68a/ (README: each one's thread), numbers exact, prose and paths rewritten. Every test goes through the whole scan
+(engine.triage_text, the CLI's path, or Scan.feed_text where a fact is checked)."""
+from pathlib import Path
+
+from gpu_garden.memory.triage import engine
+from gpu_garden.memory.triage.scan import Scan
+
+DATA = Path(__file__).parent / "data" / "fix68a"
+
+
+def _answer(name_or_text):
+    text = (DATA / name_or_text).read_text() if name_or_text.endswith(".log") else name_or_text
+    res = engine.triage_text(text)
+    ev = res["events"][res["headline"]]
+    return res, ev, " ".join(e for c in ev["causes"] for e in c["evidence"])
+
+
+def _facts(text):
+    s = Scan()
+    s.feed_text(text)
+    return s.facts
+
+
+def _serve_lines(res):
+    """The guide's `vllm serve` lines' flags (after the model: the log's model name is no run setting here)."""
+    return [ln.split(" ", 3)[3] for ln in engine.render_human(res).splitlines() if ln.startswith("vllm serve")]
+
+
+# 1 (rev67i #3). A `vllm serve` run stopped with ^C, then `python offline.py` (an offline LLM(...) run, no serve line of
+# its own) fails at graph capture: with one `vllm serve` line the whole log was one run, and the window read back before
+# the failure kept the serve line's flags just before it, so the guide's commands carried the serve run's
+# --kv-cache-dtype fp8, --max-model-len 32768, --trust-remote-code, --max-num-seqs 8 and its 0.90. A Python launch is
+# now a run's start (vllm_launch.py); the offline run reads only what it prints itself. Control: the offline run alone.
+def test_an_offline_run_after_a_serve_run_has_no_serve_flags():
+    got = []
+    for name in ("b_serve_then_offline_llm.log", "b0_offline_alone.log"):
+        res, ev, said = _answer(name)
+        n = ev["numbers"]
+        got.append((res["cause"], n.get("gpu_memory_utilization_ratio"), n.get("max_model_len_tokens"), _serve_lines(res)))
+    assert got[0] == got[1], got
+    assert got[0][0] == "graph-capture" and got[0][1] is None and got[0][2] is None, got[0]
+    flags = " ".join(got[0][3])
+    for gone in ("--kv-cache-dtype", "--max-model-len", "--trust-remote-code", "--max-num-seqs 8 "):
+        assert gone not in flags, flags
+
+
+def test_a_client_script_beside_a_background_server_is_no_new_run():
+    """`vllm serve ... &` then `python bench.py`: the server's failure after it keeps the server's flags."""
+    lines = (DATA / "b_serve_then_offline_llm.log").read_text().splitlines(True)
+    serve = lines[0].rstrip("\n") + " &\n"
+    failing = [ln for ln in lines[7:] if "ERROR" in ln]
+    text = serve + "".join(lines[1:3]) + "\n$ python bench.py --num-prompts 100\n" + "".join(failing)
+    res, ev, said = _answer(text)
+    flags = " ".join(_serve_lines(res))
+    assert "--kv-cache-dtype fp8" in flags and "--max-model-len 32768" in flags, flags
+    bare = _answer(text.replace(" &\n", "\n", 1))[0]         # the same in the foreground: a new run, no flags
+    assert "--kv-cache-dtype" not in " ".join(_serve_lines(bare))
