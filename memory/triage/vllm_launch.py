@@ -11,6 +11,7 @@ the server's run."""
 import re
 
 from . import vllm_own_flags as OWN
+from . import vllm_run as VRUN
 
 # a prompt as vllm_own_flags.OWN_LINE takes it, VAR=value assignments, then python/python3/python3.12 running a script or
 # `-c`/`-m` (not vLLM's own api_server module: that line is a `vllm serve` run already)
@@ -23,8 +24,6 @@ FACT = ("vllm_launch", LINE)
 # lines kept just before the failure (vllm_run.keep's slot) is an earlier run's, and goes
 START = ("vllm_run_start", re.compile(f"(?P<serve>{OWN.OWN_LINE.pattern})|{LINE.pattern}"))
 START_KEYS = OWN.KEYS + KEYS
-RUN_AT = ("vllm_own_at", "vllm_util_at", "vllm_maxlen_at", "vllm_kv_mem_at", "vllm_kv_tokens_at", "vllm_model_mem_at",
-          "vllm_kv_dtype_at")
 _BG = re.compile(r"&[ \t]*$")
 
 
@@ -36,14 +35,15 @@ def background(rest: str) -> bool:
 def read(s, f, m, text, lineno, window) -> None:
     """The "vllm_launch" fact's handler: a run's start with no flags, after a `vllm serve` run that was not put in the
     background (and before any: an offline run alone is one run, as before)."""
-    from .vllm_run import keep
     if f.get("vllm_serve_bg"):
         return
-    keep(f, "vllm_own", {}, lineno, window, s)
+    if not window:
+        VRUN.pin(s, f)
+    VRUN.keep(f, "vllm_own", {}, lineno, window, s)
 
 
 def start(s, f, m, text, lineno, window) -> None:
     """The "vllm_run_start" fact's handler: in the window, drop the values kept in this failure's slot so far."""
     if window and (m.group("serve") is not None or not f.get("vllm_serve_bg")):
-        for key in RUN_AT:
+        for key in VRUN.RUN_AT:
             (f.get(key) or {}).pop(s._lineno - 0.5, None)

@@ -56,3 +56,37 @@ def test_a_client_script_beside_a_background_server_is_no_new_run():
     assert "--kv-cache-dtype fp8" in flags and "--max-model-len 32768" in flags, flags
     bare = _answer(text.replace(" &\n", "\n", 1))[0]         # the same in the foreground: a new run, no flags
     assert "--kv-cache-dtype" not in " ".join(_serve_lines(bare))
+
+
+# 2 (rev67i #4). The values kept by line (vllm_run.RUN_KEPT, facts.LINE_KEPT: the last 16) lost the first, failing run's
+# flags and figures once 17 or more `vllm serve` runs followed in one log: with 18 runs its --max-num-seqs 1,
+# FLASHINFER, --kv-cache-dtype nvfp4 and its 0.98 gave way to the later runs' 0.90 and --max-num-seqs 64. A run a failure
+# lay in is now kept aside when the next run starts (vllm_run.pin). data/fix68a/d_*: rev67i's logs, the 16-run one the
+# control (the same first run, fewer runs after it).
+def _d(name_or_text):
+    res, ev, said = _answer(name_or_text)
+    n = ev["numbers"]
+    return res["cause"], n.get("gpu_memory_utilization_ratio"), n.get("max_model_len_tokens"), \
+        [ln for ln in engine.render_human(res).splitlines() if "vllm serve" in ln]
+
+
+def test_the_first_failing_run_keeps_its_flags_after_many_runs():
+    control = _d("d_16_runs_first_fails.log")
+    assert control[1] == 0.98 and control[2] == 124000, control
+    assert control[3][0].startswith("VLLM_ATTENTION_BACKEND=FLASHINFER vllm serve"), control[3]
+    assert "--kv-cache-dtype nvfp4" in control[3][0] and any("--max-num-seqs 1 " in ln for ln in control[3]), control[3]
+    assert _d("d_18_runs_first_fails.log") == control
+    lines = (DATA / "d_18_runs_first_fails.log").read_text()
+    later = lines[lines.index("\n$ vllm serve") + 1:]
+    assert _d(lines + later * 20) == control      # 200 runs after it
+
+
+def test_kept_runs_stay_bounded():
+    """Every run fails: only the last PINNED_RUNS failed runs are kept aside, each with at most RUN_KEPT values a key."""
+    from gpu_garden.memory.triage import vllm_run
+    text = (DATA / "d_16_runs_first_fails.log").read_text()
+    first = text[:text.index("\n$ vllm serve") + 1]
+    f = _facts(first * 100)
+    runs = f["vllm_pinned"]
+    assert len(runs) == vllm_run.PINNED_RUNS
+    assert all(len(v) <= vllm_run.RUN_KEPT for run in runs.values() for v in run.values())
