@@ -397,9 +397,11 @@ FACTS = [
     # WinError; Linux's paths (Debian/Ubuntu's dist-packages, the CUDA toolkit's /usr/local/cuda, a home or root directory, a
     # container's /workspace; not /opt or /usr/local alone, where macOS keeps Homebrew and conda too)
     ("windows", re.compile(r"\b[A-Za-z]:\\\\?[\w.$~-]|ComfyUI_windows_portable|\bWindows\b|\.exe\b|WDDM|\bWinError\b")),
-    ("darwin", re.compile(r"/Users/\w|macOS|Darwin|\bMPS\b|Apple M\d")),
-    ("linux", re.compile(r"/home/\w|/usr/lib|/opt/conda|/workspace/|\bLinux\b|/root/|/dist-packages/|/usr/local/cuda")),
-    ("wsl", re.compile(r"\bWSL\b|microsoft-standard|\bdxgkio_\w|\bmisc dxg: dxgk\b")),     # (round 72: WSL's dxgkrnl)
+    # (fix68a, rev67g) /Users/ only at a path's start: WSL's /mnt/c/Users/... (a Windows drive mounted) and C:/Users/ are
+    # no Mac; /mnt/<drive>/ is WSL's mount of a Windows drive: Linux
+    ("darwin", re.compile(r"(?<![\w.:/~-])/Users/\w|macOS|Darwin|\bMPS\b|Apple M\d")),
+    ("linux", re.compile(r"/home/\w|/usr/lib|/opt/conda|/workspace/|\bLinux\b|/root/|/dist-packages/|/usr/local/cuda|(?<![\w.~-])/mnt/[a-z]/")),
+    ("wsl", re.compile(r"\bWSL\b|microsoft-standard|\bdxgkio_\w|\bmisc dxg: dxgk\b|(?<![\w.~-])/mnt/[a-z]/")),     # (round 72: WSL's dxgkrnl)
     # (round 67) TensorRT's builder skipping a tactic whose workspace it could not allocate ("Skipping tactic 3 due to insufficient
     # memory on requested size of 4294967296 detected for tactic 0x...", then "Try decreasing the workspace size with
     # IBuilderConfig::setMemoryPoolLimit()."; TensorRT 7-8.3 said setMaxWorkspaceSize()): the request is the configured workspace
@@ -495,8 +497,8 @@ FACT_KEYS = {
     "vllm_rocm_on": ("VLLM_ROCM_",), "cuda_device": ("Device: cuda", "detected platform cuda", ": NVIDIA", "NVIDIA-SMI", "  NVIDIA ", "  GeForce ", "  Tesla ", "  Quadro ", "  TITAN "),     # (fixT)
     "windows": (":\\", "Windows", ".exe", "WDDM", "windows_portable", "WinError"),
     "darwin": ("/Users/", "macOS", "Darwin", "MPS", "Apple M"),
-    "linux": ("/home/", "/usr/lib", "/opt/conda", "/workspace/", "Linux", "/root/", "/dist-packages/", "/usr/local/cuda"),
-    "wsl": ("WSL", "microsoft-standard", "dxgkio_", "misc dxg"),
+    "linux": ("/home/", "/usr/lib", "/opt/conda", "/workspace/", "Linux", "/root/", "/dist-packages/", "/usr/local/cuda", "/mnt/"),
+    "wsl": ("WSL", "microsoft-standard", "dxgkio_", "misc dxg", "/mnt/"),
     "cudarc": ("DriverError(CUDA_ERROR_",),
     "aimdo_log": ("aimdo: ",), "comfy_mm": ("MB usable", "models unloaded"),     # (tri82)
     "cuda_query_total": ("Total amount of global memory", "MiB /", "MiB/"),     # (tri78) nvidia-smi's table too

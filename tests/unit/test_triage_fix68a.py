@@ -90,3 +90,37 @@ def test_kept_runs_stay_bounded():
     runs = f["vllm_pinned"]
     assert len(runs) == vllm_run.PINNED_RUNS
     assert all(len(v) <= vllm_run.RUN_KEPT for run in runs.values() for v in run.values())
+
+
+# 3 (rev67g). WSL's `/mnt/c/Users/...` frames (a Windows drive mounted under WSL) voted darwin in the OS vote: "/Users/"
+# anywhere in a path was a Mac's home. /Users/ now votes darwin only at a path's start, and /mnt/<drive>/ votes Linux
+# (and WSL). data/fix68a/wsl_winpath_driver.log: rev67g's log (Comfy-Org/ComfyUI#13210's offload-stream OOM under WSL2,
+# one pasted Windows path).
+def _frame(path):
+    return _facts(f'  File "{path}", line 106, in synchronize\n')["os_votes"]
+
+
+def test_wsl_mounted_drive_frames_are_no_mac():
+    text = (DATA / "wsl_winpath_driver.log").read_text()
+    votes = _facts(text)["os_votes"]
+    assert votes["darwin"] == 0 and votes["linux"] > votes["windows"], votes
+    no_kernel = "".join(ln for ln in text.splitlines(True) if not ln.startswith("Linux version"))
+    res, ev, said = _answer(no_kernel)        # no kernel line: the frames alone say Linux (before: a windows/darwin tie)
+    assert ev["platform"]["os"] == "linux", ev["platform"]
+    assert _frame("/mnt/c/Users/ana/ComfyUI/main.py")["darwin"] == 0
+    assert _frame("C:/Users/ana/ComfyUI/main.py")["darwin"] == 0
+    assert _frame("/mnt/d/models/run.py")["linux"] == 1
+    assert _frame("/Users/ana/ComfyUI/main.py")["darwin"] == 1       # a Mac's home still is one
+    assert _frame("/mnt/data/run.py")["linux"] == 0                  # a mount that is no drive letter says nothing
+
+
+def test_a_tie_with_wsl_kernel_line_stays_linux():
+    """fix67m's tie-break, kept: the same log with its frame off /mnt/c/ ties windows and linux; WSL's kernel line settles it."""
+    from gpu_garden.memory.triage import env as env_mod
+    text = (DATA / "wsl_winpath_driver.log").read_text().replace("/mnt/c/Users/ana/ComfyUI", "/srv/ComfyUI")
+    s = Scan()
+    s.feed_text(text)
+    votes = s.facts["os_votes"]
+    assert votes["wsl"] and votes["linux"] == votes["windows"] == 1 and votes["darwin"] == 0, votes
+    got = env_mod.infer(s, s.incidents[-1], {})
+    assert (got["os"], got["os_tied"]) == ("linux", False), got
