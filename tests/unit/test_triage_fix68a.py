@@ -124,3 +124,32 @@ def test_a_tie_with_wsl_kernel_line_stays_linux():
     assert votes["wsl"] and votes["linux"] == votes["windows"] == 1 and votes["darwin"] == 0, votes
     got = env_mod.infer(s, s.incidents[-1], {})
     assert (got["os"], got["os_tied"]) == ("linux", False), got
+
+
+# 4 (rev67g). A command spread over lines was read as one only where its lines end in bash's `\`: Windows cmd's ` ^` and
+# PowerShell's `` ` `` left `-q fp8` on a later line without its `vllm serve` (no quantization read). They are joined as
+# `\` is now (vllm_short_q.before), at the line's end after a space, one shell's mark a command. The failure: fix67f's
+# vllm-project/vllm#31273 Qwen2.5-72B fp8 load tail (read with -q fp8: "should fit", cause other).
+FP8_TAIL = (Path(__file__).parent / "data" / "fix67f" / "vllm_31273_fp8_load_oom_tail.log").read_text()
+MODEL = "Qwen/Qwen2.5-72B-Instruct"
+
+
+def _quant(command):
+    f = _facts(command + FP8_TAIL)
+    return f["vllm_wflags"].get("quant")
+
+
+def test_cmd_caret_and_powershell_backtick_lines_are_one_command():
+    for mark in ("^", "`", "\\"):
+        cmd = f"> vllm serve {MODEL} {mark}\n    --max-model-len 32768 {mark}\n    -q fp8\n"
+        assert _quant(cmd) == "fp8", mark
+        res, ev, said = _answer(cmd + FP8_TAIL)
+        assert res["cause"] == "other" and "should fit" in said, (mark, res["cause"], said)
+
+
+def test_only_a_line_end_mark_of_one_shell_joins():
+    assert _quant(f"> vllm serve {MODEL}^\n    -q fp8\n") is None              # no space before ^: no cmd continuation
+    assert _quant(f"> vllm serve {MODEL} ^ --x\n    -q fp8\n") is None         # ^ inside the line
+    assert _quant(f"> vllm serve {MODEL} ^\n    --max-model-len 32768 `\n    -q fp8\n") is None     # two shells' marks
+    assert _quant(f"> vllm serve {MODEL}\n```\n$ pip install -q fp8\n") is None    # a Markdown fence is no backtick continuation
+    assert _quant(f"> vllm serve {MODEL}\n      ^^^^^^\n    -q fp8\n") is None     # Python's ^^^ marker line
