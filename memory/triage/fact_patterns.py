@@ -10,6 +10,7 @@ from . import block_swap as BLOCK_SWAP
 from . import vllm_dtype as VLLM_DTYPE
 from . import vllm_own_flags as VLLM_OWN
 from . import vllm_launch as VLLM_LAUNCH
+from . import vllm_args_list as VLLM_ARGS
 from .runtime_markers import NAMED_RUNTIMES, RUNTIME_MARKERS, RUNTIME_WORDS
 from .runtime_around import FACT as AROUND_FACT, FACT_WORDS as AROUND_WORDS
 from .tiny_shared import FACT as TINY_FACT, FACT_WORDS as TINY_WORDS
@@ -528,6 +529,8 @@ FACTS.append(DEVICES_FACT)     # (rev67d F1) which card ComfyUI's figures are fo
 FACT_KEYS[DEVICES_FACT[0]] = DEVICES_WORDS
 FACTS.append(VLLM_LAUNCH.FACT)     # (fix68a) a Python launch: a vLLM run's start with no flags (vllm_launch.py)
 FACT_KEYS["vllm_launch"] = VLLM_LAUNCH.KEYS
+FACTS.append(VLLM_ARGS.FACT)     # (fix68a) -q X in a Kubernetes/Compose args list after a vLLM entry point (vllm_args_list.py)
+FACT_KEYS["vllm_args_list"] = VLLM_ARGS.KEYS
 FACTS.insert(0, VLLM_LAUNCH.START)     # (fix68a) first on its line: a run's start read back from the window
 FACT_KEYS["vllm_run_start"] = VLLM_LAUNCH.START_KEYS
 for _name, _rx, _words in AIMDO_FACTS:     # (rev67d F4) the interrupt and "got prompt", by line (aimdo_abort.py)

@@ -153,3 +153,22 @@ def test_only_a_line_end_mark_of_one_shell_joins():
     assert _quant(f"> vllm serve {MODEL} ^\n    --max-model-len 32768 `\n    -q fp8\n") is None     # two shells' marks
     assert _quant(f"> vllm serve {MODEL}\n```\n$ pip install -q fp8\n") is None    # a Markdown fence is no backtick continuation
     assert _quant(f"> vllm serve {MODEL}\n      ^^^^^^\n    -q fp8\n") is None     # Python's ^^^ marker line
+
+
+# 4b (rev67g). A Kubernetes/Compose argument list (`command: ["vllm", "serve", M, "-q", "fp8"]`) was not read: `"-q",` is
+# no ` -q ` on the line. Its items are read as the command they are (vllm_args_list.py), -q vLLM's only after a vLLM
+# entry point in the same list.
+def test_an_args_list_after_a_vllm_entry_point_sets_the_quantization():
+    spec = f'    command: ["vllm", "serve", "{MODEL}", "-q", "fp8", "--max-model-len", "32768"]\n'
+    assert _quant(spec) == "fp8"
+    # the pod's log names the model as vLLM's worker prints it (gpu_model_runner's "Starting to load model %s...")
+    load = f"INFO 01-08 10:02:11 [gpu_model_runner.py:1595] Starting to load model {MODEL}...\n"
+    res, ev, said = _answer(spec + load + FP8_TAIL)
+    assert res["cause"] == "other" and "should fit" in said, (res["cause"], said)
+    res, ev, said = _answer(spec.replace('"-q", "fp8", ', "") + load + FP8_TAIL)      # control: no -q, no verdict
+    assert res["cause"] != "other" and "should fit" not in said, (res["cause"], said)
+    api = f"  command: ['python3', '-m', 'vllm.entrypoints.openai.api_server', '--model', '{MODEL}', '-q', 'fp8']\n"
+    assert _quant(api) == "fp8"
+    assert _quant(f'    args: ["--model", "{MODEL}", "-q", "fp8"]\n') is None           # no entry point in its list
+    assert _quant('    command: ["pip", "install", "-q", "vllm"]\n') is None            # pip's quiet
+    assert _quant('    command: ["vllm", "serve", "M"]\n    args: ["-q", "fp8"]\n') is None     # not the same list
