@@ -11,7 +11,6 @@ the server's run."""
 import re
 
 from . import vllm_own_flags as OWN
-from . import vllm_run as VRUN
 
 # a prompt as vllm_own_flags.OWN_LINE takes it, VAR=value assignments, then python/python3/python3.12 running a script or
 # `-c`/`-m` (not vLLM's own api_server module: that line is a `vllm serve` run already)
@@ -35,6 +34,7 @@ def background(rest: str) -> bool:
 def read(s, f, m, text, lineno, window) -> None:
     """The "vllm_launch" fact's handler: a run's start with no flags, after a `vllm serve` run that was not put in the
     background (and before any: an offline run alone is one run, as before)."""
+    from . import vllm_run as VRUN     # (lazy: vllm_run -> parse -> fact_patterns imports this module)
     if f.get("vllm_serve_bg"):
         return
     if not window:
@@ -44,6 +44,7 @@ def read(s, f, m, text, lineno, window) -> None:
 
 def start(s, f, m, text, lineno, window) -> None:
     """The "vllm_run_start" fact's handler: in the window, drop the values kept in this failure's slot so far."""
+    from .vllm_run import RUN_AT
     if window and (m.group("serve") is not None or not f.get("vllm_serve_bg")):
-        for key in VRUN.RUN_AT:
+        for key in RUN_AT:
             (f.get(key) or {}).pop(s._lineno - 0.5, None)
