@@ -9,6 +9,8 @@ from .vllm_short_q import GATE as SHORT_Q_GATE, SHORT as SHORT_Q
 from . import block_swap as BLOCK_SWAP
 from . import vllm_dtype as VLLM_DTYPE
 from . import vllm_own_flags as VLLM_OWN
+from . import vllm_launch as VLLM_LAUNCH
+from . import vllm_args_list as VLLM_ARGS
 from .runtime_markers import NAMED_RUNTIMES, RUNTIME_MARKERS, RUNTIME_WORDS
 from .runtime_around import FACT as AROUND_FACT, FACT_WORDS as AROUND_WORDS
 from .tiny_shared import FACT as TINY_FACT, FACT_WORDS as TINY_WORDS
@@ -396,9 +398,11 @@ FACTS = [
     # WinError; Linux's paths (Debian/Ubuntu's dist-packages, the CUDA toolkit's /usr/local/cuda, a home or root directory, a
     # container's /workspace; not /opt or /usr/local alone, where macOS keeps Homebrew and conda too)
     ("windows", re.compile(r"\b[A-Za-z]:\\\\?[\w.$~-]|ComfyUI_windows_portable|\bWindows\b|\.exe\b|WDDM|\bWinError\b")),
-    ("darwin", re.compile(r"/Users/\w|macOS|Darwin|\bMPS\b|Apple M\d")),
-    ("linux", re.compile(r"/home/\w|/usr/lib|/opt/conda|/workspace/|\bLinux\b|/root/|/dist-packages/|/usr/local/cuda")),
-    ("wsl", re.compile(r"\bWSL\b|microsoft-standard|\bdxgkio_\w|\bmisc dxg: dxgk\b")),     # (round 72: WSL's dxgkrnl)
+    # (fix68a, rev67g) /Users/ only at a path's start: WSL's /mnt/c/Users/... (a Windows drive mounted) and C:/Users/ are
+    # no Mac; /mnt/<drive>/ is WSL's mount of a Windows drive: Linux
+    ("darwin", re.compile(r"(?<![\w.:/~-])/Users/\w|macOS|Darwin|\bMPS\b|Apple M\d")),
+    ("linux", re.compile(r"/home/\w|/usr/lib|/opt/conda|/workspace/|\bLinux\b|/root/|/dist-packages/|/usr/local/cuda|(?<![\w.~-])/mnt/[a-z]/")),
+    ("wsl", re.compile(r"\bWSL\b|microsoft-standard|\bdxgkio_\w|\bmisc dxg: dxgk\b|(?<![\w.~-])/mnt/[a-z]/")),     # (round 72: WSL's dxgkrnl)
     # (round 67) TensorRT's builder skipping a tactic whose workspace it could not allocate ("Skipping tactic 3 due to insufficient
     # memory on requested size of 4294967296 detected for tactic 0x...", then "Try decreasing the workspace size with
     # IBuilderConfig::setMemoryPoolLimit()."; TensorRT 7-8.3 said setMaxWorkspaceSize()): the request is the configured workspace
@@ -494,8 +498,8 @@ FACT_KEYS = {
     "vllm_rocm_on": ("VLLM_ROCM_",), "cuda_device": ("Device: cuda", "detected platform cuda", ": NVIDIA", "NVIDIA-SMI", "  NVIDIA ", "  GeForce ", "  Tesla ", "  Quadro ", "  TITAN "),     # (fixT)
     "windows": (":\\", "Windows", ".exe", "WDDM", "windows_portable", "WinError"),
     "darwin": ("/Users/", "macOS", "Darwin", "MPS", "Apple M"),
-    "linux": ("/home/", "/usr/lib", "/opt/conda", "/workspace/", "Linux", "/root/", "/dist-packages/", "/usr/local/cuda"),
-    "wsl": ("WSL", "microsoft-standard", "dxgkio_", "misc dxg"),
+    "linux": ("/home/", "/usr/lib", "/opt/conda", "/workspace/", "Linux", "/root/", "/dist-packages/", "/usr/local/cuda", "/mnt/"),
+    "wsl": ("WSL", "microsoft-standard", "dxgkio_", "misc dxg", "/mnt/"),
     "cudarc": ("DriverError(CUDA_ERROR_",),
     "aimdo_log": ("aimdo: ",), "comfy_mm": ("MB usable", "models unloaded"),     # (tri82)
     "cuda_query_total": ("Total amount of global memory", "MiB /", "MiB/"),     # (tri78) nvidia-smi's table too
@@ -523,6 +527,12 @@ FACTS.append(WENT_ON)     # (fix67o) a run's step line, by line (bfc_backpedal.W
 FACT_KEYS[WENT_ON[0]] = WENT_ON_WORDS
 FACTS.append(DEVICES_FACT)     # (rev67d F1) which card ComfyUI's figures are for (comfy_devices.FACT)
 FACT_KEYS[DEVICES_FACT[0]] = DEVICES_WORDS
+FACTS.append(VLLM_LAUNCH.FACT)     # (fix68a) a Python launch: a vLLM run's start with no flags (vllm_launch.py)
+FACT_KEYS["vllm_launch"] = VLLM_LAUNCH.KEYS
+FACTS.append(VLLM_ARGS.FACT)     # (fix68a) -q X in a Kubernetes/Compose args list after a vLLM entry point (vllm_args_list.py)
+FACT_KEYS["vllm_args_list"] = VLLM_ARGS.KEYS
+FACTS.insert(0, VLLM_LAUNCH.START)     # (fix68a) first on its line: a run's start read back from the window
+FACT_KEYS["vllm_run_start"] = VLLM_LAUNCH.START_KEYS
 for _name, _rx, _words in AIMDO_FACTS:     # (rev67d F4) the interrupt and "got prompt", by line (aimdo_abort.py)
     FACTS.append((_name, _rx))
     FACT_KEYS[_name] = _words

@@ -15,6 +15,7 @@ from .comfy_launch import seen as seen_install
 from .vllm_command import seen as seen_batched
 from .vllm_short_q import before as q_before, quants as short_quants
 from . import vllm_run as VRUN
+from . import vllm_args_list, vllm_launch
 from .chain_links import chained_how as _chained_how
 from .facts_ollama import _ollama_env, _ollama_evict, _ollama_full, _ollama_marker
 from .facts_tf import _tf_device_mem, bfc_stats_after  # noqa: F401  (bfc_stats_after: read as facts.bfc_stats_after)
@@ -504,6 +505,9 @@ HANDLERS = {
     "comfy_install": lambda s, f, m, *_: seen_install(f, m),     # (fix66c) comfy_launch.INSTALL_SIGNS
     "vllm_batched": lambda s, f, m, text, lineno, window: seen_batched(f, m, text, q_before(s, window) if "-q" in text else ""),     # (fix66c) vllm_command
     "vllm_own": VRUN.own,     # (fix67a) vllm_own_flags; (fix67g) by line: each a run's start
+    "vllm_launch": vllm_launch.read,     # (fix68a) a `python x.py` launch: a run's start too
+    "vllm_args_list": vllm_args_list.read,     # (fix68a) -q X in an args list
+    "vllm_run_start": vllm_launch.start,     # (fix68a) a run's start in the window: the slot's earlier values go
     "dataloader_worker": lambda s, f, m, *_: f.__setitem__("dataloader_worker", True),     # (review rev66a #4)
     "wrapper_run": wrapper_runs.read,     # (fix67b) by line
     "bfc_after_error": bfc_backpedal.read,     # (fix67h) by line

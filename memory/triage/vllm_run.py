@@ -13,6 +13,8 @@ from . import parse as P
 
 RUN_KEPT = 16       # values kept by line for each key (facts.LINE_KEPT's bound): the last this many
 KEPT = ("vllm_own", "vllm_kv_mem", "vllm_kv_tokens", "vllm_model_mem", "vllm_kv_dtype")
+RUN_AT = ("vllm_own_at", "vllm_util_at", "vllm_maxlen_at") + tuple(k + "_at" for k in KEPT[1:])     # every run-bound key
+PINNED_RUNS = 32    # (fix68a, rev67i #4) failed runs whose values are kept past RUN_KEPT later runs: the last this many
 
 
 def keep(f, key, value, lineno, window, s) -> None:
@@ -40,6 +42,32 @@ def kv_dtype(s, f, m, text, lineno, window):
     keep(f, "vllm_kv_dtype", (m.group(1) or m.group(2)).lower(), lineno, window, s)
 
 
+def pin(s, f) -> None:
+    """(fix68a, rev67i #4) A new run starts (a line read in order): where a failure lay in the run before it, that run's
+    values are kept aside (facts "vllm_pinned", key -> {line: value}), so 16 later runs no longer push its flags and
+    figures out of the last RUN_KEPT. Bounded: PINNED_RUNS runs of at most RUN_KEPT values a key."""
+    starts = f.get("vllm_own_at") or {}
+    if not starts:
+        return
+    prev = max(starts)
+    lasts = [inc.last_line for inc in (getattr(s, "cur", None), (getattr(s, "incidents", None) or [None])[-1]) if inc]
+    if not any(n >= prev for n in lasts):
+        return
+    runs = f.setdefault("vllm_pinned", {})
+    runs[prev] = {key: {n: v for n, v in (f.get(key) or {}).items() if n >= prev} for key in RUN_AT}
+    while len(runs) > PINNED_RUNS:
+        del runs[next(iter(runs))]
+
+
+def kept_at(f, key) -> dict:
+    """The values kept by line for `key`, with those of the failed runs kept aside (pin)."""
+    out = {}
+    for run in (f.get("vllm_pinned") or {}).values():
+        out.update(run.get(key) or {})
+    out.update(f.get(key) or {})
+    return out
+
+
 def vllm_setting(kept: dict, at: int, until=None):
     """(rev8 B1) A vLLM setting kept by line (facts "vllm_util_at", "vllm_maxlen_at"; (rev9 D3) "tpu_hbm_limit") for a failure
     at line `at`: the nearest value printed at or before it, else the first printed after it and before the next failure
@@ -54,7 +82,7 @@ def vllm_setting(kept: dict, at: int, until=None):
 def bounds(f, at, until=None) -> tuple:
     """(start, stop) of the run that failed at line `at`: its `vllm serve` line (None: none before it) and the next run's
     line or the next failure, whichever comes first (None: neither)."""
-    starts = sorted(f.get("vllm_own_at") or {})
+    starts = sorted(kept_at(f, "vllm_own_at"))
     start = next((n for n in reversed(starts) if n <= at), None)
     stop = min((n for n in (next((n for n in starts if n > at), None), until) if n is not None), default=None)
     return start, stop
@@ -74,23 +102,23 @@ def sized_before(f, at) -> bool:
     it ran once the cache had its share (vLLM >= 0.20 also captures inside the profile, before any KV line)."""
     start, _ = bounds(f, at)
     return any(n <= at and (start is None or n >= start)
-               for key in ("vllm_kv_mem_at", "vllm_kv_tokens_at") for n in (f.get(key) or {}))
+               for key in ("vllm_kv_mem_at", "vllm_kv_tokens_at") for n in kept_at(f, key))
 
 
 def run_setting(f, key, at, until=None):
     """(fix67o, rev67i #1) A setting kept by line (`key`: "vllm_util_at", "vllm_maxlen_at") for the failure at `at`: with two
     or more `vllm serve` lines, only within the failing run's bounds (a run that printed none gets None, vLLM's default,
     not the next run's value); else vllm_setting's nearest."""
+    if len(kept_at(f, "vllm_own_at")) > 1:
+        return in_run(kept_at(f, key), at, *bounds(f, at, until))
     kept = f.get(key) or {}
-    if len(f.get("vllm_own_at") or ()) > 1:
-        return in_run(kept, at, *bounds(f, at, until))
     return vllm_setting(kept, at, until)
 
 
 def run_facts(f, at, until=None) -> dict:
     """The facts with the failed run's values (a copy; `f` itself where nothing differs)."""
     util, maxlen = run_setting(f, "vllm_util_at", at, until), run_setting(f, "vllm_maxlen_at", at, until)
-    several = len(f.get("vllm_own_at") or ()) > 1
+    several = len(kept_at(f, "vllm_own_at")) > 1
     if not several and (util is None or util == f.get("vllm_util")) and (maxlen is None or maxlen == f.get("vllm_maxlen")):
         return f
     out = dict(f)
@@ -101,7 +129,7 @@ def run_facts(f, at, until=None) -> dict:
     if several:
         start, stop = bounds(f, at, until)
         for key in KEPT:
-            v = in_run(f.get(key + "_at") or {}, at, start, stop)
+            v = in_run(kept_at(f, key + "_at"), at, start, stop)
             out[key] = v if v is not None else ({} if key == "vllm_own" else None)
     return out
 
@@ -119,5 +147,9 @@ def scan_for(scan, at, until=None):
 def own(s, f, m, text, lineno, window):
     """The "vllm_own" fact's handler: the run's own flags (vllm_own_flags.seen), kept by line, each line a run's start."""
     from .vllm_own_flags import seen
+    from .vllm_launch import background
+    if not window:
+        pin(s, f)
     seen(f, m)
+    f["vllm_serve_bg"] = background(m.group(2))     # (fix68a) a later `python x.py` is then a client, no new run
     keep(f, "vllm_own", f["vllm_own"], lineno, window, s)

@@ -6,7 +6,9 @@ for both facts that take it ("vllm_wflags" and "vllm_batched").
 vllm`, `docker run` of a vllm image, an `LLM(` call) stands before it in the same command: each `&&`, `||`, `;`, `|` or
 background `&` segment is judged on its own (`pip install -q vllm && vllm serve M -q fp8` sets fp8, `git clone -q
 https://.../vllm.git` sets nothing), and a command spread over lines that end in a backslash (vllm-project/vllm#16128's
-`vllm serve M \` then `-q fp8 \`; a `docker run ... \` whose image is on a later line) is read as the one line it is."""
+`vllm serve M \` then `-q fp8 \`; a `docker run ... \` whose image is on a later line) is read as the one line it is.
+(fix68a, rev67g) So is one spread over Windows cmd's ` ^` or PowerShell's `` ` `` at the line's end (after a space, so
+Python's `^^^^` markers and a Markdown fence are none), each command with one shell's mark throughout (CONTINUED)."""
 import re
 
 # the flag as both facts' patterns find it (fact_patterns.VLLM_WEIGHT_FLAGS, vllm_command.BATCHED_RE); its value is read here
@@ -28,6 +30,7 @@ ENTRY = re.compile(r"\bvllm[ \t]{1,4}(?:serve|run-batch|bench[ \t]{1,4}(?:throug
 # own, not a mounted path holding "vllm" (`-v /srv/vllm/cache:/root/.cache`); a lone & (background) ends a command too,
 # not the & of &&, >&, &> or 2>&1
 SEP = re.compile(r"&&|\|\||;|\||(?<![&>|])&(?![&>])")
+CONTINUED = (b"\\", b"^", b"`")     # bash's, cmd's, PowerShell's line continuation (^ and ` after a space or tab)
 BACK_LINES = 40          # lines of one command read back (each ends in a backslash), past the last one already read
 BACK_CHARS = 8000
 TAIL = 40                # what a command's earlier lines leave for the next: its last segment's last TAIL characters (after
@@ -54,6 +57,13 @@ def _prev_line(buf: bytes, lo: int, end: int) -> int:
     return buf.rfind(b"\n", lo, end - 1) + 1
 
 
+def _continues(line: bytes, mark) -> bool:
+    """The line goes on into the next: it ends in `\\`, or in ` ^` / `` ` `` after a space or tab, the same mark as the
+    command's later lines (`mark`, None for the first read back)."""
+    end = line[-1:]
+    return end in CONTINUED and (end == b"\\" or line[-2:-1] in (b" ", b"\t")) and mark in (None, end)
+
+
 def before(s, window=False) -> str:
     """What the lines before the scanned one that continue into it (each ends in a backslash) leave for it (_fold); ""
     when none does. (fix67m, rev67g F1) Read once per line for both facts, and a line already read is not read again:
@@ -73,7 +83,7 @@ def before(s, window=False) -> str:
     if memo and memo[0] is key and memo[1] == base + end:
         return memo[2]
     lo, parts, carry = max(0, end - BACK_CHARS), [], ""
-    at = end
+    at, mark = end, None
     for _ in range(BACK_LINES):
         if at <= lo:
             break
@@ -81,8 +91,9 @@ def before(s, window=False) -> str:
         if start == 0 and lo > 0:          # the line begins before what is read back: no command line
             break
         line = buf[start:at - 1].rstrip()
-        if not line.endswith(b"\\"):
+        if not _continues(line, mark):
             break
+        mark = line[-1:]
         parts.append(line[:-1].decode("utf-8", "replace"))
         if memo and memo[0] is key and memo[1] == base + start:
             carry = memo[2]

@@ -1,0 +1,50 @@
+"""(fix68a, rev67i #3) A Python launch as a vLLM run's start: a log that holds a `vllm serve` run (stopped with ^C) and then
+`python offline.py` (an offline LLM(...) run, no `vllm serve` line of its own) is two runs, and a failure in the second
+must not read the first run's flags (--kv-cache-dtype, --max-model-len, --max-num-seqs, --trust-remote-code, the
+utilization). The launch line is kept by line with the run starts (vllm_run: "vllm_own_at") with no flags of its own; the
+run's settings are then only what it prints itself (LLM(gpu_memory_utilization=...), the engine config), else vLLM's
+defaults.
+
+Only a command the shell ran in the foreground after a foreground `vllm serve`: a client script run beside a server
+started with a trailing `&` (`vllm serve ... &` then `python bench.py`) is no new engine, and the server's failure stays
+the server's run."""
+import re
+
+from . import vllm_own_flags as OWN
+
+# a prompt as vllm_own_flags.OWN_LINE takes it, VAR=value assignments, then python/python3/python3.12 running a script or
+# `-c`/`-m` (not vLLM's own api_server module: that line is a `vllm serve` run already)
+LINE = re.compile(r"^[ \t]{0,8}(?:[^\s$#>%]{0,80}[$#>%][ \t]{0,4})?(?:[A-Za-z_]\w{0,60}=\S{1,200}[ \t]{1,4}){0,8}"
+                  r"python(?:3(?:\.\d{1,2})?)?[ \t]{1,4}(?!-m[ \t]{1,4}vllm\.entrypoints\.openai\.api_server)"
+                  r"(?:-[uBOE][ \t]{1,4})*(?:-m[ \t]{1,4}[\w.]{1,200}|-c[ \t]|[^\s-]\S{0,300}\.py)(?=\s|$)")
+KEYS = ("python ", "python3 ")
+FACT = ("vllm_launch", LINE)
+# (read first on a line, FACTS[0]) a run's start read back from the window before a failure: what the window's earlier
+# lines kept just before the failure (vllm_run.keep's slot) is an earlier run's, and goes
+START = ("vllm_run_start", re.compile(f"(?P<serve>{OWN.OWN_LINE.pattern})|{LINE.pattern}"))
+START_KEYS = OWN.KEYS + KEYS
+_BG = re.compile(r"&[ \t]*$")
+
+
+def background(rest: str) -> bool:
+    """A `vllm serve` line's flags end with `&`: the shell ran it in the background."""
+    return bool(_BG.search(rest or ""))
+
+
+def read(s, f, m, text, lineno, window) -> None:
+    """The "vllm_launch" fact's handler: a run's start with no flags, after a `vllm serve` run that was not put in the
+    background (and before any: an offline run alone is one run, as before)."""
+    from . import vllm_run as VRUN     # (lazy: vllm_run -> parse -> fact_patterns imports this module)
+    if f.get("vllm_serve_bg"):
+        return
+    if not window:
+        VRUN.pin(s, f)
+    VRUN.keep(f, "vllm_own", {}, lineno, window, s)
+
+
+def start(s, f, m, text, lineno, window) -> None:
+    """The "vllm_run_start" fact's handler: in the window, drop the values kept in this failure's slot so far."""
+    from .vllm_run import RUN_AT
+    if window and (m.group("serve") is not None or not f.get("vllm_serve_bg")):
+        for key in RUN_AT:
+            (f.get(key) or {}).pop(s._lineno - 0.5, None)
