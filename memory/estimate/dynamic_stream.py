@@ -34,6 +34,19 @@ def weights(est: dict, k: str) -> int:
     return min(w, own) if own is not None else w
 
 
+def pinned_by_model(d: dict) -> dict:
+    """{model (OWN's dm / te / vae): bytes of its layers that stream} from dynamic_vram's streamed_by_phase, the one
+    figure of what leaves the card under Dynamic VRAM, read by its line and host RAM's (rev67k R2: host RAM said
+    13.68 GiB offloaded and pinned where 4.43 GiB streamed). Each streamed layer keeps its pinned buffer on its module
+    (comfy/pinned_memory.py pin_memory: module._pin, freed by unpin_memory under RAM pressure only), so each model's
+    pins stay while the next model runs: summed over the models, the most of a model's phases (VAE decode and encode)."""
+    out = {}
+    for k, n in (d.get("streamed_by_phase") or {}).items():
+        m = OWN.get(k, k)
+        out[m] = max(out.get(m, 0), int(n))
+    return out
+
+
 # ComfyUI-GGUF loads a .gguf diffusion model or text encoder through GGUFModelPatcher(comfy.model_patcher.ModelPatcher)
 # (city96/ComfyUI-GGUF nodes.py), not the dynamic patcher: such a model keeps the legacy partial load under Dynamic VRAM
 # (Comfy-Org/ComfyUI#13953; city96/ComfyUI-GGUF#427, Dynamic VRAM support, still open) (rev67f F4)
