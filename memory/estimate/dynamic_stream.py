@@ -57,9 +57,20 @@ def gguf_phases(est: dict) -> list:
     """The phases (GGUF_ROLES) whose model is a .gguf file, or a text encoder a *CLIPLoaderGGUF node loads (its
     load_patcher wraps the patcher in GGUFModelPatcher whatever the file: city96/ComfyUI-GGUF nodes.py; rev67k R5):
     sized as a partial load, not streamed."""
-    comps = list(est.get("components") or ()) + list((est.get("_ctx") or {}).get("components") or ())  # _ctx's: gguf_patcher
-    roles = {c["role"] for c in comps if c.get("gguf_patcher") or str(c.get("source") or "").lower().endswith(".gguf")}
+    comps = (est.get("_ctx") or {}).get("components") or est.get("components") or ()  # _ctx's carry gguf_patcher
+    roles = {c["role"] for c in comps if c.get("gguf_patcher") or c.get("gguf_patcher") is None
+             and str(c.get("source") or "").lower().endswith(".gguf")}  # False: a *GGUFDynamicVRAM loader's (model_files)
     return [k for k, (role, _) in GGUF_ROLES.items() if role in roles]
+
+
+def needs_dynamic_note(est: dict) -> str | None:
+    """The assumption where a *GGUFDynamicVRAM loader's model (gguf_patcher False: model_files.GGUF_PATCHER) is figured
+    with Dynamic VRAM off: that loader raises then (the fork's _require_dynamic_vram), so ComfyUI never runs it."""
+    comps = (est.get("_ctx") or {}).get("components") or est.get("components") or ()
+    if any(c.get("gguf_patcher") is False for c in comps):
+        return ("Dynamic VRAM off: a GGUF loader for Dynamic VRAM (UnetLoaderGGUFDynamicVRAM or a *CLIPLoaderGGUFDynamicVRAM, a "
+                "ComfyUI-GGUF fork's) stops with an error without it; figured as loaded, --dynamic-vram on for the run it makes")
+    return None
 
 
 def gguf_note(ks: list) -> str:

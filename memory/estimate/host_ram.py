@@ -51,8 +51,8 @@ def host_ram(est: dict, budget, spilled=None) -> dict:
     dyn = bool(d.get("enabled"))
     from . import dynamic_stream as DS
     pins, partial = (DS.pinned_by_model(d), dyn_partial(est, budget)) if dyn and spilled is None else ({}, 0)
-    if spilled is None and dyn:  # what leaves the card: the streamed layers (pinned) and a GGUF model's partial load
-        spilled = sum(pins.values()) + partial
+    if spilled is None and dyn:  # what leaves the card: the streamed layers, pinned copies; a GGUF model's partial load
+        spilled = sum(pins.values())  # stays in place, in that model's CPU copy (counted with it): offloaded below
     elif spilled is None:
         spilled = max((spill(bd[k], budget) for k in PARTIAL if k in bd), default=0) if budget else 0
     wk = max((k for k in MAIN if k in bd), key=lambda k: bd[k]["weights"], default=None)
@@ -77,7 +77,7 @@ def host_ram(est: dict, budget, spilled=None) -> dict:
         evicted = min(max(0, on_gpu - own), out["cpu_copy"])
         out.update(cpu_copy=out["cpu_copy"] - evicted, kept_for_reload=out["kept_for_reload"] + evicted, evicted=evicted)
         if pins or partial:  # offloaded: all that leaves the card, the streamed layers (pinned) and a partial load's
-            out.update(streamed_pinned=pins, partial=int(partial))
+            out.update(streamed_pinned=pins, partial=int(partial), offloaded=int(spilled + partial))
     if pol.get("dynamic_vram", "auto") == "auto" and not dyn and pol.get("device", "cuda") in AIMDO_DEVICES \
             and (pol.get("runner") or "comfyui") == "comfyui":  # comfy-aimdo is ComfyUI's alone (runner_off_note)
         out["assumed_dynamic_vram"] = assumed_dynamic(need(True))
@@ -101,7 +101,9 @@ def ram_parts(r: dict) -> str:
     if pins:
         out += (f", pinned copies of the streamed layers {fmt_bytes(r['pinned'])} ("
                 + ", ".join(f"{fmt_bytes(n)} {PIN_WHAT.get(m, m)}" for m, n in pins.items()) + ")")
-        out += f", offloaded by a partial load {fmt_bytes(r['partial'])}" if r.get("partial") else ""
+    if pins or r.get("partial"):
+        out += (f", offloaded by a partial load {fmt_bytes(r['partial'])} (in place, within its model's copy)"
+                if r.get("partial") else "")
     else:
         out += f", offloaded {fmt_bytes(r['offloaded'])}" + (f", streamed {fmt_bytes(r['streamed'])}" if r.get("streamed") else "") \
             + f", pinned {fmt_bytes(r['pinned'])}"
@@ -326,9 +328,11 @@ def dynamic_vram(est: dict, budget) -> dict:
                                          else f"--dynamic-vram {mode}"),
            "streamed_per_step": None, "added_seconds_per_step": None, "verdict": None, "vram_verdict": None}
     bd = est["breakdown"]
+    from . import dynamic_stream as DS  # every phase CoreModelPatcher loads streams, text encode too (aud67a F3)
+    if not on:
+        out["gguf_note"] = DS.needs_dynamic_note(est)
     if not on or not budget or "sample" not in bd:
         return out
-    from . import dynamic_stream as DS  # every phase CoreModelPatcher loads streams, text encode too (aud67a F3)
     by, short = DS.by_phase(est, budget)
     gguf = DS.gguf_phases(est)
     out["gguf_note"] = DS.gguf_note(gguf) if gguf else None
