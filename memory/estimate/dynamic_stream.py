@@ -24,14 +24,30 @@ LABEL = {"latent_upscale": "latent upscale", "pixel_upscale": "pixel upscale", "
 OWN = {"sample": "dm", "text_encode": "te", "vae_decode": "vae", "vae_encode": "vae"}
 
 
+# the side models (side_models.SIDE) the sampler loads with the diffusion model (ComfyUI 0.8.0 comfy/sampler_helpers.py:69-91
+# get_additional_models, l.125-138 prepare_sampling: load_models_gpu([model] + models)) whose patcher is CoreModelPatcher,
+# so ModelPatcherDynamic where comfy-aimdo runs: a ControlNet (Comfy-Org/ComfyUI 03b1ca67 comfy/controlnet.py
+# ControlNet.__init__: control_model_wrapped = CoreModelPatcher(...); 0.8.0's l.206 is a plain ModelPatcher, before
+# Dynamic VRAM) and a model patch (08f68f09 comfy_extras/nodes_model_patch.py ModelPatchLoader: CoreModelPatcher). They
+# run in the phase beside its own model: counted with it, streamed as it is (rev67k: a ControlNet was left out).
+SIDE_STREAMS = ("ControlNetLoader", "DiffControlNetLoader", "ModelPatchLoader")
+
+
+def side_weights(est: dict, k: str) -> int:
+    """Bytes of phase k's side models (its row's side_models) that Dynamic VRAM streams (SIDE_STREAMS)."""
+    loader = {m.get("owner"): m.get("loader") for m in est.get("policy", {}).get("side_models") or ()}
+    return sum(int(v.get("weights") or 0) for o, v in (est["breakdown"][k].get("side_models") or {}).items()
+               if loader.get(o) in SIDE_STREAMS)
+
+
 def weights(est: dict, k: str) -> int:
-    """Phase k's weights that stream: the row's, at most its own model's (OWN). The other models a row counts (the
-    diffusion model kept beside the text encode or the decode: --models resident, --offload none) are not run there:
-    Dynamic VRAM evicts their weights rather than streaming them (rev67f F3: "13.40 GiB of the text encoders' weights"
-    where they total 9.10 GiB)."""
+    """Phase k's weights that stream: the row's, at most its own model's (OWN) and the side models loaded and run with
+    it (side_weights: the sampler's ControlNets). The other models a row counts (the diffusion model kept beside the
+    text encode or the decode: --models resident, --offload none) are not run there: Dynamic VRAM evicts their weights
+    rather than streaming them (rev67f F3: "13.40 GiB of the text encoders' weights" where they total 9.10 GiB)."""
     w = est["breakdown"][k]["weights"]
     own = ((est.get("_ctx") or {}).get("w") or {}).get(OWN.get(k))
-    return min(w, own) if own is not None else w
+    return min(w, own + side_weights(est, k)) if own is not None else w
 
 
 def pinned_by_model(d: dict) -> dict:

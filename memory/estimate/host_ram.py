@@ -51,6 +51,8 @@ def host_ram(est: dict, budget, spilled=None) -> dict:
     dyn = bool(d.get("enabled"))
     from . import dynamic_stream as DS
     pins, partial = (DS.pinned_by_model(d), dyn_partial(est, budget)) if dyn and spilled is None else ({}, 0)
+    if "dm" in pins and "sample" in est["breakdown"] and DS.side_weights(est, "sample"):  # a ControlNet streams with it
+        pins = {("dm+side" if m == "dm" else m): n for m, n in pins.items()}
     if spilled is None and dyn:  # what leaves the card: the streamed layers, pinned copies; a GGUF model's partial load
         spilled = sum(pins.values())  # stays in place, in that model's CPU copy (counted with it): offloaded below
     elif spilled is None:
@@ -84,7 +86,8 @@ def host_ram(est: dict, budget, spilled=None) -> dict:
     return out
 
 
-PIN_WHAT = {"dm": "of the diffusion model (streamed each step)", "te": "of the text encoders (in text encode)",
+PIN_WHAT = {"dm": "of the diffusion model (streamed each step)",
+            "dm+side": "of the diffusion model and the ControlNet or model patch run with it (streamed each step)", "te": "of the text encoders (in text encode)",
             "vae": "of the VAE (in its decode or encode)"}
 
 

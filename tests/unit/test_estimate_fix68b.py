@@ -135,3 +135,35 @@ def test_gguf_dynamic_vram_unet_loader_streams(tmp_path, capsys):
     assert r["partial"] > 0 and r["pinned"] == sum(legacy["dynamic_vram"]["streamed_by_phase"].values())
     off = _run_wf(tmp_path, capsys, _flux_wf(("UnetLoaderGGUFDynamicVRAM", inputs), DUAL), "--vram", "8", "--dynamic-vram", "off")
     assert any("UnetLoaderGGUFDynamicVRAM" in a and "stops with an error" in a for a in off["assumptions"])
+
+
+# 3. A ControlNet beside the sampler: the sample row counts its weights (side_models, wf66: loaded with the diffusion
+# model, comfy/sampler_helpers.py:69-91, 125-138 load_models_gpu([model] + models)), but Dynamic VRAM's figure took the
+# diffusion model's bytes alone (dynamic_stream.weights capped the row at OWN), so a run over the budget by the
+# ControlNet read "fits without streaming", and host RAM took the ControlNet for a model evicted from the card. Its
+# patcher is CoreModelPatcher where comfy-aimdo runs (Comfy-Org/ComfyUI comfy/controlnet.py): it streams with the model.
+def _qwen_cn(tmp_path, **pol):
+    from gpu_garden.memory.estimate import workflow
+    from test_estimate_wf66 import CNET, _file, _qwen, _qwen_graph
+    d = _qwen(tmp_path / "models")
+    _file(d / "controlnet" / "cn.safetensors", CNET)
+    wf = _qwen_graph({"type": "ControlNetLoader", "widgets_values": ["cn.safetensors"]})
+    return workflow.estimate_workflow(wf, d, policy=dict({"dynamic_vram": "on", "host_ram": 256 << 30}, **pol))
+
+
+@pytest.mark.parametrize("pol", [{}, {"models": "resident"}])
+def test_a_controlnet_streams_with_the_diffusion_model(tmp_path, pol):
+    from gpu_garden.memory.estimate import formula as E
+    from test_estimate_wf66 import CNET_BYTES
+    est = _qwen_cn(tmp_path, **pol)
+    dm = next(c["resident"] for c in est["components"] if c["role"] == "diffusion_model")
+    b = est["breakdown"]["sample"]
+    assert b["weights"] == dm + CNET_BYTES  # the row has it (wf66)
+    # a budget where the diffusion model fits beside the phase's activations and the ControlNet's half does not
+    budget = sum(est["fixed"].values()) + b["activations"] + b["allocator_margin"] + dm + CNET_BYTES // 2
+    j = E.judge(est, budget)
+    d = j["dynamic_vram"]
+    assert d["streamed_per_step"] == CNET_BYTES - CNET_BYTES // 2  # the code before: 0, "fits without streaming"
+    r = j["host_ram"]
+    assert r["cpu_copy"] == dm + CNET_BYTES and r.get("evicted", 0) == 0  # running, not evicted
+    assert r["streamed_pinned"] == {"dm+side": CNET_BYTES - CNET_BYTES // 2}  # named with the ControlNet in the text
