@@ -87,8 +87,8 @@ def host_ram(est: dict, budget, spilled=None) -> dict:
 
 
 PIN_WHAT = {"dm": "of the diffusion model (streamed each step)",
-            "dm+side": "of the diffusion model and the ControlNet or model patch run with it (streamed each step)", "te": "of the text encoders (in text encode)",
-            "vae": "of the VAE (in its decode or encode)"}
+            "dm+side": "of the diffusion model and the ControlNet or model patch run with it (streamed each step)",
+            "te": "of the text encoders (in text encode)", "vae": "of the VAE (in its decode or encode)"}
 
 
 def ram_parts(r: dict) -> str:
