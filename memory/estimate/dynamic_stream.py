@@ -24,14 +24,43 @@ LABEL = {"latent_upscale": "latent upscale", "pixel_upscale": "pixel upscale", "
 OWN = {"sample": "dm", "text_encode": "te", "vae_decode": "vae", "vae_encode": "vae"}
 
 
+# the side models (side_models.SIDE) the sampler loads with the diffusion model (ComfyUI 0.8.0 comfy/sampler_helpers.py:69-91
+# get_additional_models, l.125-138 prepare_sampling: load_models_gpu([model] + models)) whose patcher is CoreModelPatcher,
+# so ModelPatcherDynamic where comfy-aimdo runs: a ControlNet (Comfy-Org/ComfyUI 03b1ca67 comfy/controlnet.py
+# ControlNet.__init__: control_model_wrapped = CoreModelPatcher(...); 0.8.0's l.206 is a plain ModelPatcher, before
+# Dynamic VRAM) and a model patch (08f68f09 comfy_extras/nodes_model_patch.py ModelPatchLoader: CoreModelPatcher). They
+# run in the phase beside its own model: counted with it, streamed as it is (rev67k: a ControlNet was left out).
+SIDE_STREAMS = ("ControlNetLoader", "DiffControlNetLoader", "ModelPatchLoader")
+
+
+def side_weights(est: dict, k: str) -> int:
+    """Bytes of phase k's side models (its row's side_models) that Dynamic VRAM streams (SIDE_STREAMS)."""
+    loader = {m.get("owner"): m.get("loader") for m in est.get("policy", {}).get("side_models") or ()}
+    return sum(int(v.get("weights") or 0) for o, v in (est["breakdown"][k].get("side_models") or {}).items()
+               if loader.get(o) in SIDE_STREAMS)
+
+
 def weights(est: dict, k: str) -> int:
-    """Phase k's weights that stream: the row's, at most its own model's (OWN). The other models a row counts (the
-    diffusion model kept beside the text encode or the decode: --models resident, --offload none) are not run there:
-    Dynamic VRAM evicts their weights rather than streaming them (rev67f F3: "13.40 GiB of the text encoders' weights"
-    where they total 9.10 GiB)."""
+    """Phase k's weights that stream: the row's, at most its own model's (OWN) and the side models loaded and run with
+    it (side_weights: the sampler's ControlNets). The other models a row counts (the diffusion model kept beside the
+    text encode or the decode: --models resident, --offload none) are not run there: Dynamic VRAM evicts their weights
+    rather than streaming them (rev67f F3: "13.40 GiB of the text encoders' weights" where they total 9.10 GiB)."""
     w = est["breakdown"][k]["weights"]
     own = ((est.get("_ctx") or {}).get("w") or {}).get(OWN.get(k))
-    return min(w, own) if own is not None else w
+    return min(w, own + side_weights(est, k)) if own is not None else w
+
+
+def pinned_by_model(d: dict) -> dict:
+    """{model (OWN's dm / te / vae): bytes of its layers that stream} from dynamic_vram's streamed_by_phase, the one
+    figure of what leaves the card under Dynamic VRAM, read by its line and host RAM's (rev67k R2: host RAM said
+    13.68 GiB offloaded and pinned where 4.43 GiB streamed). Each streamed layer keeps its pinned buffer on its module
+    (comfy/pinned_memory.py pin_memory: module._pin, freed by unpin_memory under RAM pressure only), so each model's
+    pins stay while the next model runs: summed over the models, the most of a model's phases (VAE decode and encode)."""
+    out = {}
+    for k, n in (d.get("streamed_by_phase") or {}).items():
+        m = OWN.get(k, k)
+        out[m] = max(out.get(m, 0), int(n))
+    return out
 
 
 # ComfyUI-GGUF loads a .gguf diffusion model or text encoder through GGUFModelPatcher(comfy.model_patcher.ModelPatcher)
@@ -44,9 +73,20 @@ def gguf_phases(est: dict) -> list:
     """The phases (GGUF_ROLES) whose model is a .gguf file, or a text encoder a *CLIPLoaderGGUF node loads (its
     load_patcher wraps the patcher in GGUFModelPatcher whatever the file: city96/ComfyUI-GGUF nodes.py; rev67k R5):
     sized as a partial load, not streamed."""
-    comps = list(est.get("components") or ()) + list((est.get("_ctx") or {}).get("components") or ())  # _ctx's: gguf_patcher
-    roles = {c["role"] for c in comps if c.get("gguf_patcher") or str(c.get("source") or "").lower().endswith(".gguf")}
+    comps = (est.get("_ctx") or {}).get("components") or est.get("components") or ()  # _ctx's carry gguf_patcher
+    roles = {c["role"] for c in comps if c.get("gguf_patcher") or c.get("gguf_patcher") is None
+             and str(c.get("source") or "").lower().endswith(".gguf")}  # False: a *GGUFDynamicVRAM loader's (model_files)
     return [k for k, (role, _) in GGUF_ROLES.items() if role in roles]
+
+
+def needs_dynamic_note(est: dict) -> str | None:
+    """The assumption where a *GGUFDynamicVRAM loader's model (gguf_patcher False: model_files.GGUF_PATCHER) is figured
+    with Dynamic VRAM off: that loader raises then (the fork's _require_dynamic_vram), so ComfyUI never runs it."""
+    comps = (est.get("_ctx") or {}).get("components") or est.get("components") or ()
+    if any(c.get("gguf_patcher") is False for c in comps):
+        return ("Dynamic VRAM off: a GGUF loader for Dynamic VRAM (UnetLoaderGGUFDynamicVRAM or a *CLIPLoaderGGUFDynamicVRAM, a "
+                "ComfyUI-GGUF fork's) stops with an error without it; figured as loaded, --dynamic-vram on for the run it makes")
+    return None
 
 
 def gguf_note(ks: list) -> str:

@@ -28,7 +28,9 @@ def host_ram(est: dict, budget, spilled=None) -> dict:
     models and partially_unload_ram unpins those buffers when RAM runs low (then it streams from the pageable copy):
     the figure is what the run holds when RAM is not short. Feature-detected (dynamic_vram), never pinned to a version.
     spilled: the weights a partial load leaves in RAM where a knob forces it (verdict.knobs' partial offload), instead
-    of what the budget leaves."""
+    of what the budget leaves. With Dynamic VRAM what leaves the card is its own line's figure (dynamic_stream
+    pinned_by_model: each model's streamed layers, pinned) plus a GGUF model's partial load (dyn_partial), never the
+    legacy spill of a row that counts the models kept beside it (rev67k R2); those it evicts are kept for reload."""
     from .verdict import MAIN, PARTIAL, partial_load, spill
     pol, c = est["policy"], est["_ctx"]
     res = {x["role"]: 0 for x in c["components"]}
@@ -45,10 +47,16 @@ def host_ram(est: dict, budget, spilled=None) -> dict:
         + (sum(up["held"].values()) if "held" in up else up.get("weights", 0))
     total = sum(v for k, v in res.items() if k != "other") + int(beside)
     bd = est["breakdown"]
-    if spilled is None:
-        spilled = max((spill(bd[k], budget) for k in PARTIAL if k in bd), default=0) if budget else 0
     d = est.get("dynamic_vram") or {}
     dyn = bool(d.get("enabled"))
+    from . import dynamic_stream as DS
+    pins, partial = (DS.pinned_by_model(d), dyn_partial(est, budget)) if dyn and spilled is None else ({}, 0)
+    if "dm" in pins and "sample" in est["breakdown"] and DS.side_weights(est, "sample"):  # a ControlNet streams with it
+        pins = {("dm+side" if m == "dm" else m): n for m, n in pins.items()}
+    if spilled is None and dyn:  # what leaves the card: the streamed layers, pinned copies; a GGUF model's partial load
+        spilled = sum(pins.values())  # stays in place, in that model's CPU copy (counted with it): offloaded below
+    elif spilled is None:
+        spilled = max((spill(bd[k], budget) for k in PARTIAL if k in bd), default=0) if budget else 0
     wk = max((k for k in MAIN if k in bd), key=lambda k: bd[k]["weights"], default=None)
     on_gpu = min(total, bd[wk]["weights"]) if wk else 0
     gpu_roles = set(PHASE_ROLES.get(wk, ()))
@@ -66,10 +74,53 @@ def host_ram(est: dict, budget, spilled=None) -> dict:
 
     out = need(dyn)
     out["streamed"] = int((d.get("streamed_per_step") or 0) if dyn else 0)
+    if dyn:  # the models a phase's row keeps beside its own (--models resident) Dynamic VRAM evicts (DS.OWN): in RAM
+        own = max((DS.weights(est, k) for k in DS.OWN if k in bd), default=on_gpu)  # for reload, not the running copy
+        evicted = min(max(0, on_gpu - own), out["cpu_copy"])
+        out.update(cpu_copy=out["cpu_copy"] - evicted, kept_for_reload=out["kept_for_reload"] + evicted, evicted=evicted)
+        if pins or partial:  # offloaded: all that leaves the card, the streamed layers (pinned) and a partial load's
+            out.update(streamed_pinned=pins, partial=int(partial), offloaded=int(spilled + partial))
     if pol.get("dynamic_vram", "auto") == "auto" and not dyn and pol.get("device", "cuda") in AIMDO_DEVICES \
             and (pol.get("runner") or "comfyui") == "comfyui":  # comfy-aimdo is ComfyUI's alone (runner_off_note)
         out["assumed_dynamic_vram"] = assumed_dynamic(need(True))
     return out
+
+
+PIN_WHAT = {"dm": "of the diffusion model (streamed each step)",
+            "dm+side": "of the diffusion model and the ControlNet or model patch run with it (streamed each step)",
+            "te": "of the text encoders (in text encode)", "vae": "of the VAE (in its decode or encode)"}
+
+
+def ram_parts(r: dict) -> str:
+    """host_ram's figures in the report's 'host RAM: needs ...' parentheses. With Dynamic VRAM: the models it evicts
+    from the card kept for reload apart from the running model's CPU copy, and the pinned copies of the layers that
+    stream, each model's (dynamic_stream.pinned_by_model): the figures its own line gives (rev67k R2)."""
+    ev = r.get("evicted") or 0
+    pins = r.get("streamed_pinned") or {}
+    out = f"kept for reload {fmt_bytes(r['kept_for_reload'])}" + (
+        f" ({fmt_bytes(ev)} of it evicted from the card by Dynamic VRAM)" if ev else "")
+    if r.get("cpu_copy"):
+        out += f", CPU copy of the running model {fmt_bytes(r['cpu_copy'])} (Dynamic VRAM)"
+    if pins:
+        out += (f", pinned copies of the streamed layers {fmt_bytes(r['pinned'])} ("
+                + ", ".join(f"{fmt_bytes(n)} {PIN_WHAT.get(m, m)}" for m, n in pins.items()) + ")")
+    if pins or r.get("partial"):
+        out += (f", offloaded by a partial load {fmt_bytes(r['partial'])} (in place, within its model's copy)"
+                if r.get("partial") else "")
+    else:
+        out += f", offloaded {fmt_bytes(r['offloaded'])}" + (f", streamed {fmt_bytes(r['streamed'])}" if r.get("streamed") else "") \
+            + f", pinned {fmt_bytes(r['pinned'])}"
+    return out + (f"; file-backed {fmt_bytes(r['file_backed'])}, hard need {fmt_bytes(r['hard_need'])}" if r.get("file_backed") else "")
+
+
+def dyn_partial(est: dict, budget) -> int:
+    """What a GGUF model's partial load leaves in RAM under Dynamic VRAM (ComfyUI-GGUF's patcher is not the dynamic
+    one: dynamic_stream.GGUF_ROLES): its phase's spill, at most its own model (the others Dynamic VRAM evicts)."""
+    from . import dynamic_stream as DS
+    from .verdict import spill
+    bd = est["breakdown"]
+    return max((min(spill(bd[k], budget), DS.weights(est, k)) for k in DS.gguf_phases(est) if k in bd), default=0) \
+        if budget else 0
 
 
 def assumed_dynamic(r: dict) -> dict:
@@ -280,9 +331,11 @@ def dynamic_vram(est: dict, budget) -> dict:
                                          else f"--dynamic-vram {mode}"),
            "streamed_per_step": None, "added_seconds_per_step": None, "verdict": None, "vram_verdict": None}
     bd = est["breakdown"]
+    from . import dynamic_stream as DS  # every phase CoreModelPatcher loads streams, text encode too (aud67a F3)
+    if not on:
+        out["gguf_note"] = DS.needs_dynamic_note(est)
     if not on or not budget or "sample" not in bd:
         return out
-    from . import dynamic_stream as DS  # every phase CoreModelPatcher loads streams, text encode too (aud67a F3)
     by, short = DS.by_phase(est, budget)
     gguf = DS.gguf_phases(est)
     out["gguf_note"] = DS.gguf_note(gguf) if gguf else None

@@ -19,6 +19,21 @@ LOADERS = {
     "TripleCLIPLoader": [("clip_name1", ("text_encoders", "clip")), ("clip_name2", ("text_encoders", "clip")),
                          ("clip_name3", ("text_encoders", "clip"))],
     "QuadrupleCLIPLoader": [(f"clip_name{i}", ("text_encoders", "clip")) for i in range(1, 5)],
+    # city96/ComfyUI-GGUF nodes.py (76908c11): UnetLoaderGGUFAdvanced's dtype widgets after unet_name; Triple- and
+    # QuadrupleCLIPLoaderGGUF take clip_name1..3 / 1..4 and no type widget (unlike the core loaders' device)
+    "UnetLoaderGGUFAdvanced": [("unet_name", ("unet", "diffusion_models")), ("dequant_dtype", ()), ("patch_dtype", ()),
+                               ("patch_on_device", ())],
+    "TripleCLIPLoaderGGUF": [(f"clip_name{i}", ("text_encoders", "clip")) for i in range(1, 4)],
+    "QuadrupleCLIPLoaderGGUF": [(f"clip_name{i}", ("text_encoders", "clip")) for i in range(1, 5)],
+    # a ComfyUI-GGUF fork's (MiniMax H3, Q8_CR; its nodes.py found by the search corpus without a repository name):
+    # UnetLoaderGGUFDynamicVRAM(UnetLoaderGGUF) and the *CLIPLoaderGGUFDynamicVRAM subclasses keep their parents'
+    # widgets and load through GGUFModelPatcherDynamic(comfy.model_patcher.ModelPatcherDynamic) (GGUF_PATCHER: False)
+    "UnetLoaderGGUFDynamicVRAM": [("unet_name", ("unet", "diffusion_models"))],
+    "CLIPLoaderGGUFDynamicVRAM": [("clip_name", ("text_encoders", "clip")), ("type", ())],
+    "DualCLIPLoaderGGUFDynamicVRAM": [("clip_name1", ("text_encoders", "clip")), ("clip_name2", ("text_encoders", "clip")),
+                                      ("type", ())],
+    "TripleCLIPLoaderGGUFDynamicVRAM": [(f"clip_name{i}", ("text_encoders", "clip")) for i in range(1, 4)],
+    "QuadrupleCLIPLoaderGGUFDynamicVRAM": [(f"clip_name{i}", ("text_encoders", "clip")) for i in range(1, 5)],
     "VAELoader": [("vae_name", ("vae",))],
     # LTX-2 (0.8.0 comfy_extras/nodes_lt_audio.py): Gemma 3 12B ("text_encoders": folder_paths.py:28, text_encoders/ and
     # clip/) plus the connectors in the checkpoint (l.180-188, 194-201); the audio VAE from the checkpoint (l.17-21, 28-31)
@@ -28,6 +43,15 @@ LOADERS = {
     # (hunyuan3d.py); a file of any other model (SVD) is named as NOT_FOLLOWED's row says (hunyuan3d.image_only)
     "ImageOnlyCheckpointLoader": [("ckpt_name", ("checkpoints",))],
 }
+# loader -> whether its model is ComfyUI-GGUF's GGUFModelPatcher (a ModelPatcher: the legacy partial load under Dynamic
+# VRAM, whatever the file: city96/ComfyUI-GGUF nodes.py load_patcher / load_unet) or the fork's GGUFModelPatcherDynamic
+# (streams as ComfyUI's own patcher; the loader raises where Dynamic VRAM is off: its _require_dynamic_vram). Read by
+# workflow.components into each component's gguf_patcher (dynamic_stream.gguf_phases); a loader not here: its file's
+# suffix decides (.gguf: GGUFModelPatcher)
+GGUF_PATCHER = {**{t: True for t in ("UnetLoaderGGUF", "UnetLoaderGGUFAdvanced", "CLIPLoaderGGUF", "DualCLIPLoaderGGUF",
+                                     "TripleCLIPLoaderGGUF", "QuadrupleCLIPLoaderGGUF")},
+                **{t: False for t in ("UnetLoaderGGUFDynamicVRAM", "CLIPLoaderGGUFDynamicVRAM", "DualCLIPLoaderGGUFDynamicVRAM",
+                                      "TripleCLIPLoaderGGUFDynamicVRAM", "QuadrupleCLIPLoaderGGUFDynamicVRAM")}}
 # (loader, widget) -> the estimate roles it takes from its file, where that is not the folder's (FOLDER_ROLES): the LTX-2
 # checkpoint's text part (families.LTX2_TEXT_KEYS) and its audio VAE (role "other", families.LTX2_AUDIO_KIND). A file
 # several loaders name is read once, each part counted once (components): ComfyUI builds each model from it once, and two

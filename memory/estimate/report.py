@@ -3,7 +3,7 @@ import argparse
 import json
 import os
 
-from . import families, formula, latent_upscale, spec
+from . import families, formula, host_ram, latent_upscale, spec
 from .. import term
 from ..cli_args import OnOff, add_json  # --x / --no-x, refused together; --json
 from ..errors import UserError
@@ -291,11 +291,7 @@ def format_text(est: dict, budget_label: str = "") -> str:
         lines.append(f"verdict: no budget ({why + '; ' if why else ''}pass --vram GIB to judge against a card)")
     r = est.get("host_ram") or {}
     if r:
-        lines.append(f"host RAM: needs {fmt_bytes(r['needed'])} (kept for reload {fmt_bytes(r['kept_for_reload'])}"
-                     + (f", CPU copy of the running model {fmt_bytes(r['cpu_copy'])} (Dynamic VRAM)" if r.get("cpu_copy") else "")
-                     + f", offloaded {fmt_bytes(r['offloaded'])}" + (f", streamed {fmt_bytes(r['streamed'])}" if r.get("streamed") else "")
-                     + f", pinned {fmt_bytes(r['pinned'])}" + (f"; file-backed {fmt_bytes(r['file_backed'])}, hard need "
-                                                            f"{fmt_bytes(r['hard_need'])}" if r.get("file_backed") else "") + ")"
+        lines.append(f"host RAM: needs {fmt_bytes(r['needed'])} ({host_ram.ram_parts(r)})"
                      + (f" of {fmt_bytes(r['available'])} available: {r['verdict']}" if r.get("available") else ""))
         if r.get("kept_for_reload") and verdict.ram_short(r):  # ComfyUI's knob for it (cli_args.py:115)
             lines.append("  ComfyUI's --cache-ram GIB drops the models kept for reload when available RAM falls under "

@@ -12,7 +12,7 @@ from pathlib import Path
 from . import (control_feeds, families, formula, group_nodes, hunyuan3d, image_size, latent_custom, latent_scale,
                latent_upscale, links, pipelines, pixel_upscale, reach, sampler_cfg, sampler_nodes, side_models, spec)
 from .latent_nodes import LATENT_NODES, size_widgets, widget_names
-from .model_files import (CHECKED, FOLDER_ROLES, LOADER_ROLES, LOADERS, NOT_COUNTED, NOT_FOLLOWED_NAMES, Unusable,
+from .model_files import (CHECKED, FOLDER_ROLES, GGUF_PATCHER, LOADER_ROLES, LOADERS, NOT_COUNTED, NOT_FOLLOWED_NAMES, Unusable,
                           find_file, has_model_folders, not_followed)
 from ..errors import UserError
 
@@ -342,11 +342,11 @@ def _ltx2_audio(w, graph):
 def components(files) -> list[dict]:
     """The estimate's components of read()'s files [(path, loader, widget)]: each path split once, keeping the roles its
     loaders take (LOADER_ROLES; every role where one of them takes the whole file)."""
-    roles, gguf = {}, {p for p, t, _ in files if t.endswith("CLIPLoaderGGUF")}  # dynamic_stream.gguf_phases
+    roles, gguf = {}, {p: GGUF_PATCHER[t] for p, t, _ in files if t in GGUF_PATCHER}  # dynamic_stream.gguf_phases
     for p, t, name in files:
         r = LOADER_ROLES.get((t, name))
         roles[p] = None if p in roles and roles[p] is None or r is None else roles.get(p, ()) + r
-    return [dict(c, gguf_patcher=True) if p in gguf else c
+    return [dict(c, gguf_patcher=gguf[p]) if p in gguf else c
             for p, keep in roles.items() for c in formula.from_files([p]) if keep is None or c["role"] in keep]
 
 
