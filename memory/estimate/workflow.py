@@ -583,11 +583,13 @@ def metadata(est: dict, tiers_of: dict | None = None) -> dict:
     """What goes into extra.gpu_garden.memory; tiers_of: the estimate the card tiers are judged from, where not est
     (a --cpu host's route: a card's, estimate_routes). A card sized on such a host (vram_gb set) is the tiers' one
     too, not the host's fp32 figures' (aud67a F11), also where those fit no card (rev67h F6: est's None); with no card
-    asked for (no budget), the CPU run sizes none (None)."""
+    asked for (no budget), the CPU run sizes none (None). size_uncertain (latent_custom.py), where there is one: a shared
+    workflow carries the caveat its CLI report shows (issue 15 item 5)."""
     card = tiers_of["min_vram_gb"] if tiers_of and est.get("budget") else est["min_vram_gb"]
     return {"peak": est["peak"], "peak_phase": est["peak_phase"], "peak_torch": est["peak_torch"],
             "peak_device": est["peak_device"], "min_vram_gb": card, "family": est["family"],
             "width": est["width"], "height": est["height"], "frames": est["frames"], "batch": est["batch"],
             "phases": est["phases"], "tiers": tiers(tiers_of or est), "files": est["workflow"]["files"],
             "host_ram_assumed": host_ram_assumed(est), "estimated_by": "gpu-garden estimate --workflow",
-            **({"verdict_caveat": est["verdict_caveat"]} if est.get("verdict_caveat") else {})}  # an unknown architecture
+            **({"verdict_caveat": est["verdict_caveat"]} if est.get("verdict_caveat") else {}),  # an unknown architecture
+            **({"size_uncertain": est["workflow"]["size_uncertain"]} if est["workflow"]["size_uncertain"] else {})}
