@@ -74,3 +74,26 @@ def test_write_has_no_caveat_where_the_size_is_certain(tmp_path, capsys):
                      "--write", str(out)]) == 0
     capsys.readouterr()
     assert "size_uncertain" not in json.loads(out.read_text())["extra"]["gpu_garden"]["memory"]
+
+
+def test_pyyaml_is_an_optional_extra_and_the_error_says_how(tmp_path, monkeypatch):
+    """Item 3: pyproject.toml declares PyYAML as the optional extra `yaml` (and the tests' extra: the yaml tests read
+    one), and reading an extra_model_paths.yaml without it names that pip command. Old code: no such extra; the message
+    said `pip install pyyaml` only."""
+    import sys
+    import tomllib
+    from pathlib import Path
+
+    import pytest
+
+    from gpu_garden.memory.errors import UserError
+    from gpu_garden.memory.estimate import model_paths
+
+    extras = tomllib.loads((Path(__file__).parents[2] / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    assert extras["yaml"] == ["pyyaml"] and "pyyaml" in extras["test"]
+    y = tmp_path / "extra_model_paths.yaml"
+    y.write_text("a:\n  base_path: .\n  checkpoints: ckpt\n")
+    monkeypatch.setitem(sys.modules, "yaml", None)  # import yaml fails
+    with pytest.raises(UserError) as exc:
+        model_paths.read_yaml(y)
+    assert "pip install pyyaml" in str(exc.value) and "pip install '.[yaml]'" in str(exc.value)
