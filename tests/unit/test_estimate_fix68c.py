@@ -97,3 +97,75 @@ def test_pyyaml_is_an_optional_extra_and_the_error_says_how(tmp_path, monkeypatc
     with pytest.raises(UserError) as exc:
         model_paths.read_yaml(y)
     assert "pip install pyyaml" in str(exc.value) and "pip install '.[yaml]'" in str(exc.value)
+
+
+# item 1: API prompts: an SD1.5 checkpoint (4), EmptyLatentImage 512x768 (5), the nodes `between` ({id: (type,
+# inputs)}), a KSampler (3) on `latent`, decoded (8) and saved (9)
+KS = {"seed": 1, "steps": 20, "cfg": 7.0, "sampler_name": "euler", "scheduler": "normal", "denoise": 1.0,
+      "model": ["4", 0], "positive": ["6", 0], "negative": ["6", 0]}
+
+
+def _api(between, latent):
+    g = {"4": {"class_type": "CheckpointLoaderSimple", "inputs": {"ckpt_name": "sd15.safetensors"}},
+         "5": {"class_type": "EmptyLatentImage", "inputs": {"width": 512, "height": 768, "batch_size": 1}},
+         "6": {"class_type": "CLIPTextEncode", "inputs": {"text": "a cat", "clip": ["4", 1]}},
+         "3": {"class_type": "KSampler", "inputs": dict(KS, latent_image=latent)},
+         "8": {"class_type": "VAEDecode", "inputs": {"samples": ["3", 0], "vae": ["4", 2]}},
+         "9": {"class_type": "SaveImage", "inputs": {"images": ["8", 0], "filename_prefix": "x"}}}
+    g.update({k: {"class_type": t, "inputs": i} for k, (t, i) in between.items()})
+    return g
+
+
+def _est(tmp_path, between, latent=("20", 0)):
+    est = workflow.estimate_workflow(_api(between, list(latent)), _models(tmp_path))
+    return (est["width"], est["height"], est["batch"]), [u["node"] for u in est["workflow"]["size_uncertain"]], est
+
+
+def test_core_nodes_that_change_the_batch_size_it(tmp_path):
+    """RepeatLatentBatch x4 (nodes.py:1249-1262), LatentBatch (nodes_latent.py:269-278), BatchLatentsNode
+    (nodes_post_processing.py:486-499): the sampler runs on 4 / 2 / 3 latents. Old code: batch 1 (the walk passed
+    RepeatLatentBatch and LatentBatch as the same size; it stopped at BatchLatentsNode), in silence. x1: batch 1."""
+    size, unsure, est = _est(tmp_path, {"20": ("RepeatLatentBatch", {"samples": ["5", 0], "amount": 4})})
+    assert size == (512, 768, 4) and unsure == []
+    assert any("RepeatLatentBatch (node 20) make the latent 512x768, batch 4" in a for a in est["assumptions"])
+    assert _est(tmp_path, {"20": ("RepeatLatentBatch", {"samples": ["5", 0], "amount": 1})})[:2] == ((512, 768, 1), [])
+    assert _est(tmp_path, {"20": ("LatentBatch", {"samples1": ["5", 0], "samples2": ["5", 0]})})[:2] == ((512, 768, 2), [])
+    three = {"latents.latent0": ["5", 0], "latents.latent1": ["5", 0], "latents.latent2": ["5", 0]}
+    assert _est(tmp_path, {"20": ("BatchLatentsNode", three)})[:2] == ((512, 768, 3), [])
+
+
+def test_concat_rotate_cut_change_the_sides(tmp_path):
+    """LatentConcat along x (nodes_latent.py:149-169: widths added) and y; LatentRotate 90 degrees (nodes.py:1328-1339:
+    H and W swapped); LatentCut of 32 latent px along x after a concat (nodes_latent.py:189-209). Old code: 512x768 each
+    time (the walk stopped at them, in silence)."""
+    cat = {"samples1": ["5", 0], "samples2": ["5", 0]}
+    assert _est(tmp_path, {"20": ("LatentConcat", dict(cat, dim="x"))})[:2] == ((1024, 768, 1), [])
+    assert _est(tmp_path, {"20": ("LatentConcat", dict(cat, dim="-y"))})[:2] == ((512, 1536, 1), [])
+    assert _est(tmp_path, {"20": ("LatentRotate", {"samples": ["5", 0], "rotation": "90 degrees"})})[:2] == ((768, 512, 1), [])
+    assert _est(tmp_path, {"20": ("LatentRotate", {"samples": ["5", 0], "rotation": "180 degrees"})})[:2] == ((512, 768, 1), [])
+    cut = {"21": ("LatentConcat", dict(cat, dim="x")),
+           "20": ("LatentCut", {"samples": ["21", 0], "dim": "x", "index": 16, "amount": 200})}
+    size, unsure, est = _est(tmp_path, cut)  # 128 latent px wide, from 16: 112 of them (896 px) sampled
+    assert unsure == [] and any("make the latent 896x768, batch 1" in a for a in est["assumptions"])
+
+
+def test_a_shape_the_walk_cannot_follow_is_named(tmp_path):
+    """LatentConcat along t, LatentCutToBatch, LTXVAddGuide (their shape from a video latent's frames or a guide image
+    the walk does not read): named as uncertain. Old code: [] (the walk stopped at them, in silence)."""
+    cat = {"samples1": ["5", 0], "samples2": ["5", 0]}
+    for t, ins in (("LatentConcat", dict(cat, dim="t")), ("LatentCutToBatch", {"samples": ["5", 0], "dim": "x", "slice_size": 8}),
+                   ("LTXVAddGuide", {"latent": ["5", 0], "positive": ["6", 0], "negative": ["6", 0], "vae": ["4", 2],
+                                     "image": ["30", 0], "frame_idx": 0, "strength": 1.0})):
+        size, unsure, est = _est(tmp_path, {"20": (t, ins)})
+        assert unsure == [f"{t} (node 20)"], t
+        assert any(a.startswith(f"{t} (node 20): it ") and "uncertain" in a for a in est["assumptions"]), t
+
+
+def test_a_custom_node_behind_a_shape_node_is_named(tmp_path):
+    """NNLatentUpscale (a custom node) on samples2 of a LatentConcat, and behind a LatentRotate: named. Old code: []
+    (the walk stopped at LatentConcat / LatentRotate)."""
+    nn = {"10": ("NNLatentUpscale", {"version": "SD 1.x", "upscale": 2.0, "latent": ["5", 0]})}
+    got = _est(tmp_path, dict(nn, **{"20": ("LatentConcat", {"samples1": ["5", 0], "samples2": ["10", 0], "dim": "x"})}))[1]
+    assert got == ["NNLatentUpscale (node 10)"]
+    got = _est(tmp_path, dict(nn, **{"20": ("LatentRotate", {"samples": ["10", 0], "rotation": "none"})}))[1]
+    assert got == ["NNLatentUpscale (node 10)"]
