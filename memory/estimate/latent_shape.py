@@ -49,6 +49,10 @@ SHAPE = {
     "LTXVCropGuides": Row("input", "latent", "drops the keyframes its conditioning holds from the end of t",
                           "comfy_extras/nodes_lt.py:319-354 latent_image[:, :, :-num_keyframes]"),
 }
+# their widgets in UI order (what a UI workflow's widgets_values lists: the inputs' order in the source above)
+UI_WIDGETS = {"RepeatLatentBatch": ("amount",), "LatentFromBatch": ("batch_index", "length"), "LatentConcat": ("dim",),
+              "LatentCut": ("dim", "index", "amount"), "LatentRotate": ("rotation",),
+              "LatentCutToBatch": ("dim", "slice_size"), "LTXVAddGuide": ("frame_idx", "strength")}
 SIZED = "_latent_shaped"  # ((width, height, batch), (label, ...)); no widget has this name
 UNSURE = "_latent_shape_unsure"  # [(label, type)] of the nodes that change a latent not followed
 

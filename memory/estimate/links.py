@@ -293,7 +293,7 @@ def widget(v, h, name, depth=0):
     got = value(v, ref, depth) if ref is not None else SAVED
     if got is SAVED:
         t = v.kind(h)
-        got = v.saved(h, name, WIDGETS.get(t) or (tuple(widget_names(t)) if t in LATENT_NODES else ()))
+        got = v.saved(h, name, WIDGETS.get(t) or (tuple(widget_names(t)) if t in LATENT_NODES else _shape()[3].get(t, ())))
     if got is SAVED:
         raise Unread(f"{v.label(h)}, no {name} value")
     return got
@@ -409,9 +409,10 @@ def latent(v, ref, depth):
 
 
 def _shape():
-    """(latent_shape.SHAPE, latent_custom.SAME_SIZE, latent_shape.through): imported when first used (they import this)."""
+    """(latent_shape.SHAPE, latent_custom.SAME_SIZE, latent_shape.through, latent_shape.UI_WIDGETS): imported when
+    first used (they import this module)."""
     from . import latent_custom, latent_shape
-    return latent_shape.SHAPE, latent_custom.SAME_SIZE, latent_shape.through
+    return latent_shape.SHAPE, latent_custom.SAME_SIZE, latent_shape.through, latent_shape.UI_WIDGETS
 
 
 def upscale_model_name(v, h, depth=0) -> str:

@@ -1,6 +1,7 @@
 """fix68c: memory/estimate/latent_shape.py against the checkout in COMFYUI_DIR: each row's class is at the file:line its
 src names, and for the rows it sizes (batch, concat, cut, rotate) the latent ComfyUI's own node makes of zeros of the
-input shapes is the size latent_shape.through() gives (links.latent on an API prompt of EmptyLatentImage nodes).
+input shapes is the size latent_shape.through() gives (links.latent on an API prompt of EmptyLatentImage nodes);
+UI_WIDGETS are the nodes' widget inputs in the order ComfyUI declares them.
 Breaking it: LatentCut's negative index not clamped, or LatentRotate's 180 degrees taken as a swap."""
 import json
 import os
@@ -39,11 +40,17 @@ import nodes, torch
 r = nodes.init_extra_nodes(init_custom_nodes=False)
 if inspect.iscoroutine(r):
     asyncio.run(r)
-from gpu_garden.memory.estimate.latent_shape import SHAPE
+from gpu_garden.memory.estimate.latent_shape import SHAPE, UI_WIDGETS
 src = {}
 for name in SHAPE:
     cls = nodes.NODE_CLASS_MAPPINGS[name]
     src[name] = [os.path.relpath(inspect.getsourcefile(cls), root), inspect.getsourcelines(cls)[1]]
+ui = {}
+for name in UI_WIDGETS:
+    cls = nodes.NODE_CLASS_MAPPINGS[name]
+    ui[name] = [k for section in ("required", "optional") for k, v in cls.INPUT_TYPES().get(section, {}).items()
+                     if (isinstance(v[0], list) or v[0] in ("INT", "FLOAT", "STRING", "BOOLEAN", "COMBO"))
+                     and not (v[1] if len(v) > 1 else {}).get("forceInput")]
 shapes = []
 for name, widgets, ins in cases:
     cls, lat = nodes.NODE_CLASS_MAPPINGS[name], [{"samples": torch.zeros(b, 4, h // 8, w // 8)} for w, h, b in ins]
@@ -56,6 +63,7 @@ for name, widgets, ins in cases:
         out = cls.execute(**dict(zip(names, lat)), **widgets)
     s = (out.result if hasattr(out, "result") else out)[0]["samples"].shape
     shapes.append([s[-1] * 8, s[-2] * 8, s[0]])
+print(json.dumps(ui))
 print(json.dumps(src))
 print(json.dumps(shapes))
 """
@@ -72,11 +80,12 @@ def _through(name, widgets, ins):
 
 
 def test_shape_rows_are_what_comfyuis_nodes_make():
-    from gpu_garden.memory.estimate.latent_shape import SHAPE
+    from gpu_garden.memory.estimate.latent_shape import SHAPE, UI_WIDGETS
     p = subprocess.run([os.environ["COMFYUI_PYTHON"], "-c", BOOT + CODE, os.environ["COMFYUI_DIR"], json.dumps(CASES)],
                        capture_output=True, text=True, timeout=600, cwd=str(REPO))
     assert p.returncode == 0, p.stderr[-3000:]
-    src, shapes = (json.loads(x) for x in p.stdout.strip().splitlines()[-2:])
+    widgets, src, shapes = (json.loads(x) for x in p.stdout.strip().splitlines()[-3:])
+    assert widgets == {k: list(v) for k, v in UI_WIDGETS.items()}  # a UI workflow's widgets_values order
     for name, (f, line) in src.items():  # "file:a-b ..." with the class's first line from a to b
         at, lines = SHAPE[name].src.split(" ")[0].split(":")
         lo, _, hi = lines.partition("-")

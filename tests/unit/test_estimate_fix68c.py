@@ -169,3 +169,20 @@ def test_a_custom_node_behind_a_shape_node_is_named(tmp_path):
     assert got == ["NNLatentUpscale (node 10)"]
     got = _est(tmp_path, dict(nn, **{"20": ("LatentRotate", {"samples": ["10", 0], "rotation": "none"})}))[1]
     assert got == ["NNLatentUpscale (node 10)"]
+
+
+def test_ui_format_widgets_are_read(tmp_path):
+    """A UI workflow (widgets_values in the order ComfyUI declares the inputs): RepeatLatentBatch [3] then LatentRotate
+    ["90 degrees"] on the 512x512 latent; LatentCut ["y", 0, 32]. Before the rows' widget names: their widgets were
+    not read in UI format and the nodes were named as uncertain."""
+    rep = {"id": 20, "type": "RepeatLatentBatch", "inputs": [_i("samples", 2, "LATENT")], "outputs": [_o("LATENT", 20)],
+           "widgets_values": [3]}
+    rot = {"id": 21, "type": "LatentRotate", "inputs": [_i("samples", 20, "LATENT")], "outputs": [_o("LATENT", 21)],
+           "widgets_values": ["90 degrees"]}
+    wf = _ui([rep, rot], [[2, 2, 0, 20, 0, "LATENT"], [20, 20, 0, 21, 0, "LATENT"], [21, 21, 0, 3, 1, "LATENT"]], 21)
+    est = workflow.estimate_workflow(wf, _models(tmp_path))
+    assert (est["width"], est["height"], est["batch"], est["workflow"]["size_uncertain"]) == (512, 512, 3, [])
+    cut = {"id": 20, "type": "LatentCut", "inputs": [_i("samples", 2, "LATENT")], "outputs": [_o("LATENT", 20)],
+           "widgets_values": ["y", 0, 32]}
+    est = workflow.estimate_workflow(_ui([cut], [[2, 2, 0, 20, 0, "LATENT"], [20, 20, 0, 3, 1, "LATENT"]], 20), _models(tmp_path))
+    assert est["workflow"]["size_uncertain"] == [] and any("make the latent 512x256, batch 1" in a for a in est["assumptions"])
