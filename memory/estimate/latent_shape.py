@@ -159,4 +159,4 @@ def sizes(graph, sizes_, notes):
     """Add to the graph's sizes (w, h, length 1, batch) each latent SHAPE nodes make, once, and a note naming them."""
     for (wv, hv, b), labels in dict.fromkeys(graph.get("shaped", [])):
         sizes_.insert(0, (wv, hv, 1, b))  # first: a tie (a rotated latent) is its size
-        notes.append(f"{', '.join(labels)} make the latent {wv}x{hv}, batch {b}")
+        notes.append(f"{', '.join(labels)} make{'' if len(labels) > 1 else 's'} the latent {wv}x{hv}, batch {b}")

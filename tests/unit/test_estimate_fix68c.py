@@ -127,7 +127,7 @@ def test_core_nodes_that_change_the_batch_size_it(tmp_path):
     RepeatLatentBatch and LatentBatch as the same size; it stopped at BatchLatentsNode), in silence. x1: batch 1."""
     size, unsure, est = _est(tmp_path, {"20": ("RepeatLatentBatch", {"samples": ["5", 0], "amount": 4})})
     assert size == (512, 768, 4) and unsure == []
-    assert any("RepeatLatentBatch (node 20) make the latent 512x768, batch 4" in a for a in est["assumptions"])
+    assert any("RepeatLatentBatch (node 20) makes the latent 512x768, batch 4" in a for a in est["assumptions"])
     assert _est(tmp_path, {"20": ("RepeatLatentBatch", {"samples": ["5", 0], "amount": 1})})[:2] == ((512, 768, 1), [])
     assert _est(tmp_path, {"20": ("LatentBatch", {"samples1": ["5", 0], "samples2": ["5", 0]})})[:2] == ((512, 768, 2), [])
     three = {"latents.latent0": ["5", 0], "latents.latent1": ["5", 0], "latents.latent2": ["5", 0]}
@@ -146,7 +146,7 @@ def test_concat_rotate_cut_change_the_sides(tmp_path):
     cut = {"21": ("LatentConcat", dict(cat, dim="x")),
            "20": ("LatentCut", {"samples": ["21", 0], "dim": "x", "index": 16, "amount": 200})}
     size, unsure, est = _est(tmp_path, cut)  # 128 latent px wide, from 16: 112 of them (896 px) sampled
-    assert unsure == [] and any("make the latent 896x768, batch 1" in a for a in est["assumptions"])
+    assert unsure == [] and any("LatentConcat (node 21), LatentCut (node 20) make the latent 896x768, batch 1" in a for a in est["assumptions"])
 
 
 def test_a_shape_the_walk_cannot_follow_is_named(tmp_path):
@@ -185,4 +185,4 @@ def test_ui_format_widgets_are_read(tmp_path):
     cut = {"id": 20, "type": "LatentCut", "inputs": [_i("samples", 2, "LATENT")], "outputs": [_o("LATENT", 20)],
            "widgets_values": ["y", 0, 32]}
     est = workflow.estimate_workflow(_ui([cut], [[2, 2, 0, 20, 0, "LATENT"], [20, 20, 0, 3, 1, "LATENT"]], 20), _models(tmp_path))
-    assert est["workflow"]["size_uncertain"] == [] and any("make the latent 512x256, batch 1" in a for a in est["assumptions"])
+    assert est["workflow"]["size_uncertain"] == [] and any("makes the latent 512x256, batch 1" in a for a in est["assumptions"])
