@@ -8,32 +8,36 @@ latent is their input's size: the samplers and this pack's Footprint Estimate no
 (sized in latent_scale.py). It stops at a node that sizes a latent (latent_nodes.LATENT_NODES, VAEEncode, a
 LatentUpscale with width and height set) or at another core node (CORE); any other node there (a custom node's) is named under KEY in the sampler's or decode's
 widgets: workflow.read() gathers them, lines() says them and the estimate's size is marked uncertain
-(est["workflow"]["size_uncertain"])."""
-from . import links, reach
+(est["workflow"]["size_uncertain"]). Through the core nodes that change the shape (latent_shape.SHAPE: a batch, a
+concat, a cut, a rotation) the walk goes on through each latent input, and latent_shape.attach sizes what they make
+or names them (fix68c)."""
+from . import latent_shape, links, reach
 from .latent_nodes import LATENT_NODES
 
 KEY = "_latent_unknown"  # (label, type) of the node; no widget has this name
 # core nodes whose LATENT out has their first latent input's shape (ComfyUI 0.8.0): nodes.py:1341 LatentFlip,
 # 1361 LatentComposite (samples_to), 1403 LatentBlend (samples2 resized to samples1), 1477 SetLatentNoiseMask;
 # comfy_extras/nodes_latent.py:19-316 LatentAdd / Subtract / Interpolate (reshape_latent_to samples1), LatentMultiply,
-# LatentBatchSeedBehavior, LatentApplyOperation; nodes that keep their input's width and height (rev67h F1, F4): nodes.py:1206
-# LatentFromBatch, 1238 RepeatLatentBatch (the batch only), nodes_rebatch.py:7-60 RebatchLatents, nodes_latent.py:252
-# LatentBatch (samples2 reshaped to samples1), nodes_custom_sampler.py:968 AddNoise, nodes_wan.py:371 TrimVideoLatent and
+# LatentBatchSeedBehavior, LatentApplyOperation; nodes that keep their input's width and height (rev67h F1, F4):
+# nodes_rebatch.py:7-60 RebatchLatents, nodes_custom_sampler.py:968 AddNoise, nodes_wan.py:371 TrimVideoLatent and
 # nodes_latent.py:434 ReplaceVideoLatentFrames (frames), nodes_kandinsky5.py:69 NormalizeVideoLatentStart;
-# comfy_extras/nodes_mask.py:48-71 LatentCompositeMasked (a copy of destination, source pasted in: F7)
+# comfy_extras/nodes_mask.py:48-71 LatentCompositeMasked (a copy of destination, source pasted in: F7); LTX's
+# nodes_lt.py:84-163 LTXVImgToVideoInplace (its image encoded into the latent's first frames, in place), 558-590
+# LTXVConcatAVLatent (the video latent's shape, the audio latent beside it: counted from LTXVEmptyLatentAudio) and
+# 593-622 LTXVSeparateAVLatent (its video part). The nodes that change the shape (RepeatLatentBatch, LatentFromBatch,
+# LatentBatch: the batch; LatentConcat, LatentCut, LatentRotate, ...): latent_shape.SHAPE, beside this table (fix68c)
 SAME_SIZE = {"LatentFlip": "samples", "LatentComposite": "samples_to", "LatentBlend": "samples1",
              "SetLatentNoiseMask": "samples", "LatentAdd": "samples1", "LatentSubtract": "samples1",
              "LatentInterpolate": "samples1", "LatentMultiply": "samples", "LatentBatchSeedBehavior": "samples",
-             "LatentApplyOperation": "samples", "LatentFromBatch": "samples", "RepeatLatentBatch": "samples",
-             "RebatchLatents": "latents", "LatentBatch": "samples1", "AddNoise": "latent_image",
+             "LatentApplyOperation": "samples", "RebatchLatents": "latents", "AddNoise": "latent_image",
              "TrimVideoLatent": "samples", "ReplaceVideoLatentFrames": "destination",
-             "NormalizeVideoLatentStart": "latent", "LatentCompositeMasked": "destination"}
+             "NormalizeVideoLatentStart": "latent", "LatentCompositeMasked": "destination",
+             "LTXVImgToVideoInplace": "latent", "LTXVConcatAVLatent": "video_latent", "LTXVSeparateAVLatent": "av_latent"}
 # the other ComfyUI 0.8.0 core nodes with a LATENT out that latent_nodes.LATENT_NODES leaves out (its docstring: they
 # pass a latent on at about the size it came with; every class in nodes.py and comfy_extras/*.py with a "LATENT" in its
-# RETURN_TYPES or an io.Latent.Output, less the samplers): the walk stops there, the node named by no line
-CORE = frozenset(("BatchLatentsNode", "LTXVAddGuide", "LTXVConcatAVLatent", "LTXVCropGuides", "LTXVImgToVideoInplace",
-                  "LTXVSeparateAVLatent", "LatentConcat", "LatentCut", "LatentCutToBatch", "LatentRotate",
-                  "LoadTrainingDataset", "MakeTrainingDataset", "ResolutionBucket"))
+# RETURN_TYPES or an io.Latent.Output, less the samplers, SAME_SIZE and latent_shape.SHAPE): the walk stops there, the
+# node named by no line (training datasets' latents)
+CORE = frozenset(("LoadTrainingDataset", "MakeTrainingDataset", "ResolutionBucket"))
 SCALES = ("LatentUpscaleBy", "LatentUpscale")  # latent_scale.resized: their "samples" input
 
 
@@ -125,9 +129,10 @@ def attach(v, h, t, w):
     if not name:
         return
     try:
-        todo, seen = [(v.link_of(h, name), 0)], set()
+        todo, seen, shapers = [(v.link_of(h, name), 0)], set(), []
     except (links.Unread, AttributeError, KeyError, IndexError, TypeError):
         return
+    first = todo[0][0]
     while todo and len(seen) < links.MAX_DEPTH:  # one branch per instance of a subgraph used more than once (_Fork)
         ref, depth = todo.pop()
         if repr(ref) in seen:  # an API prompt's ref is a list
@@ -140,6 +145,12 @@ def attach(v, h, t, w):
                 if through:
                     ref = v.link_of(src, through)
                     continue
+                if st in latent_shape.SHAPE:  # the walk goes on through each latent input; the shape: latent_shape
+                    if not latent_shape.keeps(v, src, st, depth):
+                        shapers.append((_label(v, src), st))
+                    ref, *more = latent_shape.latent_inputs(v, src, latent_shape.SHAPE[st]) or [None]
+                    todo += [(r, depth) for r in more]
+                    continue
                 if st not in LATENT_NODES and st not in links.ENCODES and st not in CORE and st not in SCALES:
                     w[KEY] = (_label(v, src), st)
                     return
@@ -148,10 +159,14 @@ def attach(v, h, t, w):
             todo += [(r, depth) for r in f.refs]
         except (links.Unread, AttributeError, KeyError, IndexError, TypeError):
             continue  # no source, muted, a broken link: other lines say so
+    latent_shape.attach(v, first, list(dict.fromkeys(shapers)), w)
 
 
 def lines(found, w, h, used) -> list[str]:
     """One line per node found (dict.fromkeys of (label, type)): what it is and the size the estimate took."""
-    return [f"{label}: a node the estimate does not size makes the latent a sampler or decode takes: estimated at "
+    return [f"{label}: it {latent_shape.SHAPE[t].what}, on the latent a sampler or decode takes; the estimate does not "
+            f"size what it makes there (a video latent's frames, an input not read): estimated at {w}x{h} ({used}); the "
+            "latent it makes may be another size (the estimate's size is uncertain)" if t in latent_shape.SHAPE else
+            f"{label}: a node the estimate does not size makes the latent a sampler or decode takes: estimated at "
             f"{w}x{h} ({used}); the latent it makes may be another size (the estimate's size is uncertain)"
-            for label, _ in found]
+            for label, t in found]

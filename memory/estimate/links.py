@@ -293,7 +293,7 @@ def widget(v, h, name, depth=0):
     got = value(v, ref, depth) if ref is not None else SAVED
     if got is SAVED:
         t = v.kind(h)
-        got = v.saved(h, name, WIDGETS.get(t) or (tuple(widget_names(t)) if t in LATENT_NODES else ()))
+        got = v.saved(h, name, WIDGETS.get(t) or (tuple(widget_names(t)) if t in LATENT_NODES else _shape()[3].get(t, ())))
     if got is SAVED:
         raise Unread(f"{v.label(h)}, no {name} value")
     return got
@@ -384,8 +384,9 @@ def image(v, ref, depth):
 
 def latent(v, ref, depth):
     """(width, height, batch) of the image a latent decodes to: followed back through the samplers and latent upscales
-    (LatentUpscaleBy, LatentUpscale: latent_scale.resized) to a still-image latent node's widgets or to the image a
-    VAEEncode encodes."""
+    (LatentUpscaleBy, LatentUpscale: latent_scale.resized), the core nodes that keep or change its shape (fix68c:
+    latent_custom.SAME_SIZE, latent_shape.through) to a still-image latent node's widgets or to the image a VAEEncode
+    encodes."""
     while True:
         h, t, depth = _source(v, ref, depth, "a latent")
         if t in SAMPLED or t in PASSED:
@@ -395,12 +396,23 @@ def latent(v, ref, depth):
         elif t in ("LatentUpscaleBy", "LatentUpscale"):  # fix66h (rev66d R1): the chain followed, not stopped at them
             from . import latent_scale
             return latent_scale.resized(v, h, t, latent(v, v.link_of(h, "samples"), depth), depth)
+        elif t in _shape()[0]:  # a core node that changes the shape (fix68c): latent_shape.through
+            return _shape()[2](v, h, t, depth)
+        elif t in _shape()[1]:  # one that keeps its input's shape (latent_custom.SAME_SIZE)
+            ref = v.link_of(h, _shape()[1][t])
         elif t in LATENT_NODES and LATENT_NODES[t].kind == "size" and {"width", "height"} <= set(
                 size_widgets(t).values()) and "length" not in size_widgets(t).values():
             got = {role: int(_num(widget(v, h, n, depth), f"{v.label(h)}.{n}")) for n, role in size_widgets(t).items()}
             return got["width"], got["height"], got.get("batch", 1)
         else:
             raise Unread(f"{v.label(h)}: a latent whose size the estimate does not follow")
+
+
+def _shape():
+    """(latent_shape.SHAPE, latent_custom.SAME_SIZE, latent_shape.through, latent_shape.UI_WIDGETS): imported when
+    first used (they import this module)."""
+    from . import latent_custom, latent_shape
+    return latent_shape.SHAPE, latent_custom.SAME_SIZE, latent_shape.through, latent_shape.UI_WIDGETS
 
 
 def upscale_model_name(v, h, depth=0) -> str:

@@ -12,6 +12,8 @@ from pathlib import Path
 from ..errors import UserError
 
 YAML = "extra_model_paths.yaml"
+# the optional extra of pyproject.toml ([project.optional-dependencies] yaml), as pip installs it
+PIP_YAML = "pip install pyyaml (or, in the pack's folder, pip install '.[yaml]')"
 LEGACY = {"unet": "diffusion_models", "clip": "text_encoders"}  # folder_paths.map_legacy (0.8.0 folder_paths.py:97)
 
 
@@ -27,7 +29,7 @@ def read_yaml(path: Path) -> list:
     try:
         import yaml
     except ImportError:
-        raise UserError(f"{path}: reading it needs PyYAML (pip install pyyaml), as ComfyUI does") from None
+        raise UserError(f"{path}: reading it needs PyYAML, as ComfyUI does: {PIP_YAML}") from None
     try:
         config = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:

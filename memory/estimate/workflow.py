@@ -10,7 +10,8 @@ import os
 from pathlib import Path
 
 from . import (control_feeds, families, formula, group_nodes, hunyuan3d, image_size, latent_custom, latent_scale,
-               latent_upscale, links, pipelines, pixel_upscale, reach, sampler_cfg, sampler_nodes, side_models, spec)
+               latent_shape, latent_upscale, links, pipelines, pixel_upscale, reach, sampler_cfg, sampler_nodes,
+               side_models, spec)
 from .latent_nodes import LATENT_NODES, size_widgets, widget_names
 from .model_files import (CHECKED, FOLDER_ROLES, GGUF_PATCHER, LOADER_ROLES, LOADERS, NOT_COUNTED, NOT_FOLLOWED_NAMES, Unusable,
                           find_file, has_model_folders, not_followed)
@@ -218,7 +219,7 @@ def read(wf: dict, models_dir, resolve=None, read_image=None) -> dict:
     upscale_models, keyed = {}, {}  # {path: read_file()}: each upscale model read once (its scale, its phase)
     scale = pixel_upscale.scale_reader(models_dir, resolve, find_file, Unusable, upscale_models)
     for t, w in nodes(wf, graph["notes"], read_image=read_image, read_upscale=scale, keyed=keyed):
-        graph["unknown"] = graph.get("unknown", []) + ([w[latent_custom.KEY]] if latent_custom.KEY in w else [])
+        latent_shape.gather(w, graph)  # the uncertain nodes (latent_custom) and the sizes latent_shape made
         if t in LOADERS or t in CHECKED:
             for name, folders in LOADERS.get(t) or CHECKED[t]:
                 if not folders or not isinstance(w.get(name), str):
@@ -276,6 +277,7 @@ def read(wf: dict, models_dir, resolve=None, read_image=None) -> dict:
     for wv, hv, lb, t in latent_scale.sized(graph):  # its own input's length and batch (rev66d R1b)
         sizes.append((wv, hv) + lb)
         notes.append(f"{t} resizes the latent to {wv}x{hv}, batch {lb[1]}")
+    latent_shape.sizes(graph, sizes, notes)  # core nodes that change a latent's shape (fix68c)
     size = max(sizes, key=lambda s: s[0] * s[1] * s[2] * s[3]) if sizes else None
     if len(sizes) > 1:
         notes.append(f"{len(sizes)} latent sizes in the graph; the largest is estimated")
@@ -583,11 +585,13 @@ def metadata(est: dict, tiers_of: dict | None = None) -> dict:
     """What goes into extra.gpu_garden.memory; tiers_of: the estimate the card tiers are judged from, where not est
     (a --cpu host's route: a card's, estimate_routes). A card sized on such a host (vram_gb set) is the tiers' one
     too, not the host's fp32 figures' (aud67a F11), also where those fit no card (rev67h F6: est's None); with no card
-    asked for (no budget), the CPU run sizes none (None)."""
+    asked for (no budget), the CPU run sizes none (None). size_uncertain (latent_custom.py), where there is one: a shared
+    workflow carries the caveat its CLI report shows (issue 15 item 5)."""
     card = tiers_of["min_vram_gb"] if tiers_of and est.get("budget") else est["min_vram_gb"]
     return {"peak": est["peak"], "peak_phase": est["peak_phase"], "peak_torch": est["peak_torch"],
             "peak_device": est["peak_device"], "min_vram_gb": card, "family": est["family"],
             "width": est["width"], "height": est["height"], "frames": est["frames"], "batch": est["batch"],
             "phases": est["phases"], "tiers": tiers(tiers_of or est), "files": est["workflow"]["files"],
             "host_ram_assumed": host_ram_assumed(est), "estimated_by": "gpu-garden estimate --workflow",
-            **({"verdict_caveat": est["verdict_caveat"]} if est.get("verdict_caveat") else {})}  # an unknown architecture
+            **({"verdict_caveat": est["verdict_caveat"]} if est.get("verdict_caveat") else {}),  # an unknown architecture
+            **({"size_uncertain": est["workflow"]["size_uncertain"]} if est["workflow"]["size_uncertain"] else {})}
