@@ -211,6 +211,13 @@ STUDIES = {
                           "after": "0fa58cb31558f32aba272b5263dcb425ec5b3744"},    # bfc_backpedal.py, its other row
               "corpus": "after", "pairs": [("before", "after")],
               "confusion": ("other", "other-process"), "label": "other"},
+    # the other-process focus (issue 14): where PyTorch's message shows this process holding at least as much outside
+    # PyTorch's cache (its NVML figure less PyTorch's reserved memory, less a CUDA context) as other processes hold, the
+    # rows reading the others' share as the memory the run lacked stand aside
+    "tri88": {"commits": {"before": "7336368bacdf7e73df3a01e2e8c88c096e82a55b",    # main before the change
+                          "after": "05f61ab1c45268ba11f136d31e273eea68f3b478"},    # own_outside.py: others_outweigh_own
+              "corpus": "after", "pairs": [("before", "after")],
+              "confusion": ("activations", "other-process"), "label": "other-process", "answer": "other-process"},
 }
 HALVES = ("even", "odd", "all")
 MOVES = ("fixed", "broken", "wrong_to_wrong", "top2_only")

@@ -50,6 +50,7 @@ from .rules_stages import STAGES
 from .rules_weights import WEIGHTS
 from .should_fit import over_card
 from .tiny_shared import TINY_SHARED
+from .own_outside import others_outweigh_own     # (tri88) the two others' rows stand aside where this process holds more outside PyTorch
 from .native_runtimes import FAISS_TEMP_MIN, mnn_parameter
 from .predicates import batch_ran_before, step_mem_grew     # (rev9 S1) by line; (tri65) by line
 from .wrapper_runs import run_mem_grew, same_run_before     # (fix67b) by line
@@ -338,9 +339,9 @@ RULES = [
       "runner) holds the memory; unload it (ollama stop, keep_alive) or lower OLLAMA_MAX_LOADED_MODELS"),
     *RUNTIME_HELD,
     *TINY_SHARED,     # (tri86) a tiny card that PyTorch's figures by process show shared
-    R("other-process", 3.0, others_hold,
+    R("other-process", 3.0, lambda x: others_hold(x) and others_outweigh_own(x),
       "other processes hold {others:b} on this GPU; freeing them covers the {short:b} shortfall", first="op"),
-    R("other-process", 1.5, lambda x: torch(x) and x.others is not None and x.others >= 0.15 * x.total,
+    R("other-process", 1.5, lambda x: torch(x) and x.others is not None and x.others >= 0.15 * x.total and others_outweigh_own(x),
       "other processes hold {others:b} ({others_share:.0%} of the card)", first="op"),
     # no per-process report (Windows, containers, old PyTorch): what is neither free nor PyTorch's belongs
     # to the CUDA context (~0.3-1 GiB) and to other programs
