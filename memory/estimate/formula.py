@@ -8,7 +8,7 @@ verdict.py; text output and the CLI in report.py.
 This module assembles them; its public names are kept for callers (nodes, benchmarks, tests)."""
 import os
 
-from . import audio_decode, families, image_encoder as IE, latent_upscale, sample_acts, sample_cache, spec, vae as vae_mod, weights as W
+from . import audio_decode, families, image_encoder as IE, latent_upscale, sample_acts, sample_cache, spec, te_device, vae as vae_mod, weights as W
 from .headers import read_tensors, tensor_bytes
 from .phases import comfy_factor as _comfy_factor
 from .phases import (block_units, dense_mask_bytes, int8_matmul_peak, comfy_memory_required, diffusers_rope_peak, dtype_bytes, latent_geometry, naive_total,  # noqa: F401
@@ -218,6 +218,7 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
         pol["models"], pol["text_encoders"] = ("resident", "resident") if pol["offload"] == "none" else ("swap", "unload")
         if pol["offload"] == "sequential":
             pol["offload_bytes"] = None  # every weight streams (SEQUENTIAL_OFF inside): no byte count to report
+    te_device.apply(pol)  # ComfyUI's text_encoder_device(): the CPU on some cards, the phase off the card (te_device.py)
     comps = components_from(components)
     bnb_note = None
     if pol.get("weights_dtype"):
