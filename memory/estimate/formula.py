@@ -287,7 +287,7 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
     else:
         assumptions.append("CFG on: ComfyUI batches cond and uncond (x2) when memory allows" if cfg else
                            "cond and uncond as separate passes (or cfg 1): one conditioning per model call")
-    per_sample = 2 if cfg else 1  # model calls' batch per latent sample: cond and uncond batched (x2)
+    per_sample = (pol.get("conds") or 2) if cfg else 1  # model calls' batch per latent sample: cond and uncond batched (x2; dual_cfg.py)
     b_eff = batch * per_sample
     lat = sample_acts.latent(family, width, height, frames, batch, pol)
     bc = pol["compute_bytes"]

@@ -8,7 +8,7 @@ the diffusion model and its memory_required need (comfy_load.sample_load), the V
 (comfy_load.unload_until). A first run on an empty card is modelled (a queue run again starts with the U-Net loaded).
 Like the diffusion model kept at the decode, what stays is shown, not counted in a phase's row or the verdict:
 ComfyUI unloads it as far as its own figures ask, so it is not what the run needs."""
-from . import comfy_load
+from . import comfy_load, dual_cfg
 
 DEVICES = ("cuda", "rocm", "xpu")  # MPS runs SHARED, whose text_encoder_device() is the CPU (:884); a CPU run has none
 
@@ -54,7 +54,7 @@ def at_sample(est: dict, budget: int, weights: int) -> tuple[int, int, int]:
     ComfyUI's memory_required for the batched pair (estimate_memory doubles the batch whatever the cfg:
     comfy/sampler_helpers.py:121-122) and for one cond."""
     fixed, ctx = est["fixed"], est.get("_ctx") or {}
-    one = int(est["comfyui_memory_required"] or 0) // (2 if est.get("cfg") else 1)
+    one = int(est["comfyui_memory_required"] or 0) // dual_cfg.of(est)  # one cond of the batched 2 (3: dual_cfg.py)
     before = ctx["w"].get("dm_before", []) if ctx and swaps(ctx["policy"], ctx.get("keep", False)) else []
     return comfy_load.sample_loads(budget - fixed.get("cuda_context", 0), loaded(est), [*before, weights], 2 * one, one,
                                    fixed.get("comfyui_reserve", 0), comfy_load.weight_ratio(est["policy"].get("device")))

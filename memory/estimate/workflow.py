@@ -9,7 +9,7 @@ import json
 import os
 from pathlib import Path
 
-from . import (control_feeds, families, formula, group_nodes, hunyuan3d, image_size, latent_custom, latent_scale,
+from . import (control_feeds, dual_cfg, families, formula, group_nodes, hunyuan3d, image_size, latent_custom, latent_scale,
                latent_upscale, links, pipelines, pixel_upscale, reach, sampler_cfg, sampler_nodes, side_models, spec)
 from .latent_nodes import LATENT_NODES, size_widgets, widget_names
 from .model_files import (CHECKED, FOLDER_ROLES, LOADER_ROLES, LOADERS, NOT_COUNTED, NOT_FOLLOWED_NAMES, Unusable,
@@ -129,7 +129,7 @@ def _read_names(t) -> tuple:
     if t in LATENT_NODES:
         return tuple(widget_names(t))
     return ("cfg",) if t in SAMPLERS else VAE_TILED if t == "VAEDecodeTiled" else \
-        hunyuan3d.WIDGETS.get(t) or NOT_FOLLOWED_NAMES.get(t, ())
+        hunyuan3d.WIDGETS.get(t) or dual_cfg.WIDGETS.get(t) or NOT_FOLLOWED_NAMES.get(t, ())
 
 
 def _follow(v, h, t, w, names, notes, saved):
@@ -246,6 +246,9 @@ def read(wf: dict, models_dir, resolve=None, read_image=None) -> dict:
             cfgs.append(float(w["cfg"]))
         elif t in sampler_nodes.FIXED_CFG:
             cfgs.append(sampler_nodes.FIXED_CFG[t])
+        elif t in dual_cfg.WIDGETS:  # three conditionings per step (dual_cfg.py)
+            cfgs.append(dual_cfg.cfg(w))
+            graph["conds"] = max(graph.get("conds") or dual_cfg.CONDS, dual_cfg.conds(w))
         elif t == "VAEDecodeTiled":
             try:
                 tiled = {"tile": int(w.get("tile_size") or spec.TILE_NODE["tile"]),
@@ -295,7 +298,7 @@ def read(wf: dict, models_dir, resolve=None, read_image=None) -> dict:
             f"{m[0]} ({m[1]}; {m[4] or 'looked in ' + _looked(m[3])})" for m in missing_checked if NOT_COUNTED[m[1]][1] == why))
     return {"files": files, "missing": missing, "missing_checked": missing_checked, "checked": checked, "size": size, "cfg": (max(cfgs) > 1.0) if cfgs else None,
             "tiled": tiled, "weights_dtype": wdt, "notes": notes, "cpu_te": CPU_TE in notes,
-            "from_input": graph["from_input"], "unknown": list(dict.fromkeys(graph.get("unknown", []))), "latent_families": graph["families"], "audio_fps": graph.get("audio_fps"),
+            "from_input": graph["from_input"], "unknown": list(dict.fromkeys(graph.get("unknown", []))), "latent_families": graph["families"], "audio_fps": graph.get("audio_fps"), "conds": graph.get("conds"),
             "input_image": image_size.largest(graph["images"]), "not_followed": sorted({t for t, _ in other}), "side": side,
             "pixel_upscale": (ups, graph[pixel_upscale.NODES[1]]) if ups else None,
             "latent_upscale": _upscaler(checked, staged) if graph.get("upscale") else None,
@@ -477,6 +480,7 @@ def estimate_workflow(wf: dict, models_dir, width=None, height=None, frames=None
         pol["tile"] = dict(info["tiled"], **(pol.get("tile") or {}))  # a typed --vae-tile wins over the node's tile_size
     if info["cpu_te"]:
         pol["text_encoders"] = "cpu"
+    pol["conds"] = pol.get("conds") or info["conds"]  # a DualCFGGuider's three conditionings (dual_cfg.py)
     if info["audio_fps"] and not pol.get("audio_fps"):
         pol["audio_fps"] = info["audio_fps"]
     if info["text_tokens"] and not pol.get("text_tokens"):  # Hunyuan3D's multi-view context (hunyuan3d.node_note)
