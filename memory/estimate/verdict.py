@@ -110,7 +110,9 @@ def finish(est: dict, budget) -> dict:
         tile = dict(spec.TILE_NODE, **{k: x for k, x in (est["policy"].get("tile") or {}).items() if x is not None})
         est["assumptions"].append(  # the tile the tiled row was figured with (--vae-tile, a VAEDecodeTiled node's)
             f"VAE decode: {v['how']}, {v['dtype']} ({est['_ctx']['vae_dtype_why']}); per sample {fmt_bytes(v['per_sample'])}"
-            + (f"; ComfyUI sizes its batch with {fmt_bytes(v['comfy_per_sample'])} per sample" if comfy else "")
+            + ((f"; ComfyUI loads the VAE with memory_required {fmt_bytes(v['comfy_per_sample'])}, one sample's untiled figure "
+                "(VAE.decode_tiled, comfy/sd.py:831)" if est["policy"].get("vae_decode") == "tiled" else
+                f"; ComfyUI sizes its batch with {fmt_bytes(v['comfy_per_sample'])} per sample") if comfy else "")
             + vae_resident.line(est["breakdown"].get("vae_decode", {}).get("dm_kept", 0),
                                 est["breakdown"].get("vae_decode", {}).get("te_kept", 0))
             + (f"; tiled: VAE Decode (Tiled) {tile['tile']} px" + (f", {tile['frames']} frames" if est["frames"] > 1 else "")
