@@ -47,6 +47,7 @@ def held_at_sample(est: dict, budget: int) -> tuple[int, int]:
     the text encode left on the card unloaded only as far as the sampler's load asks (est67)."""
     room = budget - est["fixed"].get("cuda_context", 0)
     te, kept, before = te_loaded.at_sample(est, budget, est["breakdown"]["sample"]["weights"])
+    before += te_loaded.vae_at_sample(est, budget, est["breakdown"]["sample"]["weights"])  # an i2v encode's VAE (fix68d)
     return max(0, min(room, room - te - kept - before)), te
 
 

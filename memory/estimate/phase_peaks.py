@@ -75,6 +75,8 @@ def peak_on(est: dict, budget) -> dict:
         for k in ("sample", "sample_naive_attention"):  # loaded beside it: peak_device counts it, the row does not
             breakdown[k]["te_kept"] = int(te_s)
             breakdown[k]["dm_kept"] = int(dm_s)
+            if ctx.get("i2v_encode"):  # the VAE the start image's encode loaded (te_loaded.vae_at_sample, fix68d)
+                breakdown[k]["vae_kept"] = int(te_loaded.vae_at_sample(est, budget, breakdown["sample"]["weights"]))
     if ctx.get("latent_upscale"):  # LTX-2's LTXVLatentUpsampler between the stages: its model alone (latent_upscale.py)
         u = ctx["latent_upscale"]
         phase("latent_upscale", u["weights"] + w["te_extra"] + others() + w["under"]["vae"], u["bytes"])

@@ -9,7 +9,7 @@ import json
 import os
 from pathlib import Path
 
-from . import (control_feeds, dual_cfg, families, formula, group_nodes, hunyuan3d, image_size, latent_custom, latent_scale,
+from . import (control_feeds, dual_cfg, families, formula, group_nodes, hunyuan3d, i2v_nodes, image_size, latent_custom, latent_scale,
                latent_upscale, links, pipelines, pixel_upscale, reach, sampler_cfg, sampler_nodes, side_models, spec)
 from .latent_nodes import LATENT_NODES, size_widgets, widget_names
 from .model_files import (CHECKED, FOLDER_ROLES, LOADER_ROLES, LOADERS, NOT_COUNTED, NOT_FOLLOWED_NAMES, Unusable,
@@ -298,7 +298,7 @@ def read(wf: dict, models_dir, resolve=None, read_image=None) -> dict:
             f"{m[0]} ({m[1]}; {m[4] or 'looked in ' + _looked(m[3])})" for m in missing_checked if NOT_COUNTED[m[1]][1] == why))
     return {"files": files, "missing": missing, "missing_checked": missing_checked, "checked": checked, "size": size, "cfg": (max(cfgs) > 1.0) if cfgs else None,
             "tiled": tiled, "weights_dtype": wdt, "notes": notes, "cpu_te": CPU_TE in notes,
-            "from_input": graph["from_input"], "unknown": list(dict.fromkeys(graph.get("unknown", []))), "latent_families": graph["families"], "audio_fps": graph.get("audio_fps"), "conds": graph.get("conds"),
+            "from_input": graph["from_input"], "unknown": list(dict.fromkeys(graph.get("unknown", []))), "latent_families": graph["families"], "audio_fps": graph.get("audio_fps"), "conds": graph.get("conds"), "i2v_encode": i2v_nodes.largest(wf, keyed),
             "input_image": image_size.largest(graph["images"]), "not_followed": sorted({t for t, _ in other}), "side": side,
             "pixel_upscale": (ups, graph[pixel_upscale.NODES[1]]) if ups else None,
             "latent_upscale": _upscaler(checked, staged) if graph.get("upscale") else None,
@@ -481,6 +481,7 @@ def estimate_workflow(wf: dict, models_dir, width=None, height=None, frames=None
     if info["cpu_te"]:
         pol["text_encoders"] = "cpu"
     pol["conds"] = pol.get("conds") or info["conds"]  # a DualCFGGuider's three conditionings (dual_cfg.py)
+    pol["i2v_encode"] = pol.get("i2v_encode") or info["i2v_encode"]  # the start image's VAE encode (i2v_nodes.py)
     if info["audio_fps"] and not pol.get("audio_fps"):
         pol["audio_fps"] = info["audio_fps"]
     if info["text_tokens"] and not pol.get("text_tokens"):  # Hunyuan3D's multi-view context (hunyuan3d.node_note)

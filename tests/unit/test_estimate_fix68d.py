@@ -169,3 +169,87 @@ def test_tiled_decode_node_loads_the_vae_as_vae_decode_does(capsys):
     assert tiled["vae"]["comfy_per_sample"] == auto["vae"]["comfy_per_sample"]
     assert t["activations"] < a["activations"]  # the tile's need, not the whole sample's, is the row's (unchanged)
     assert "memory_required" in next(x for x in tiled["assumptions"] if x.startswith("VAE decode:"))
+
+
+# -- item 2: the image-to-video start image's VAE encode ----------------------------------------------------------------
+
+def _wan22_files(d):
+    from gpu_garden.memory.estimate import layouts
+
+    layouts.write_sparse("wan_wan2.2_ti2v_5B_fp16", d / "diffusion_models" / "wan22.safetensors")
+    layouts.write_sparse("te_umt5_xxl_fp16", d / "text_encoders" / "umt5.safetensors")
+    layouts.write_sparse("vae_wan2.2_vae", d / "vae" / "wan22_vae.safetensors")
+
+
+def _wan22_i2v(linked=True, node="Wan22ImageToVideoLatent", length=121):
+    g = {"1": {"class_type": "UNETLoader", "inputs": {"unet_name": "wan22.safetensors", "weight_dtype": "default"}},
+         "2": {"class_type": "CLIPLoader", "inputs": {"clip_name": "umt5.safetensors", "type": "wan"}},
+         "3": {"class_type": "VAELoader", "inputs": {"vae_name": "wan22_vae.safetensors"}},
+         "6": {"class_type": "CLIPTextEncode", "inputs": {"text": "a cat", "clip": ["2", 0]}},
+         "7": {"class_type": "CLIPTextEncode", "inputs": {"text": "", "clip": ["2", 0]}},
+         "12": {"class_type": "LoadImage", "inputs": {"image": "cat.png"}},
+         "55": {"class_type": node, "inputs": {"vae": ["3", 0], "width": 1280, "height": 704, "length": length, "batch_size": 1}},
+         "10": {"class_type": "KSampler", "inputs": {"seed": 1, "steps": 20, "cfg": 5.0, "sampler_name": "euler",
+                "scheduler": "simple", "denoise": 1.0, "model": ["1", 0], "positive": ["6", 0], "negative": ["7", 0],
+                "latent_image": ["55", 0]}},
+         "8": {"class_type": "VAEDecode", "inputs": {"samples": ["10", 0], "vae": ["3", 0]}},
+         "9": {"class_type": "SaveImage", "inputs": {"images": ["8", 0], "filename_prefix": "x"}}}
+    if linked:
+        g["55"]["inputs"]["start_image"] = ["12", 0]
+    return g
+
+
+def test_i2v_node_encodes_its_start_image_before_sampling(tmp_path):
+    """Wan22ImageToVideoLatent (comfy_extras/nodes_wan.py:1278-1279) resizes start_image[:length] to 1280x704 and
+    VAE-encodes it: one frame of a still image, a phase of its own before sampling (run order: text encode, encode,
+    sample). Without a start image it encodes nothing (no phase). The old code had the phase for Wan 2.1 I2V model files
+    only (formula's i2v_encode), so this graph had none."""
+    from gpu_garden.memory.estimate import workflow
+
+    _wan22_files(tmp_path)
+    e = workflow.estimate_workflow(_wan22_i2v(), tmp_path)
+    assert list(e["phases"])[:3] == ["text_encode", "vae_encode", "sample"]
+    assert e["_ctx"]["i2v_encode"] == (1280, 704, 1)
+    assert e["breakdown"]["vae_encode"]["weights"] == e["weights"]["vae"]
+    assert "vae_encode" not in workflow.estimate_workflow(_wan22_i2v(linked=False), tmp_path)["phases"]
+
+
+def test_i2v_vae_left_loaded_when_sampling_starts(tmp_path):
+    """The encode's load_models_gpu([vae]) (comfy/sd.py:869-870) loads the VAE after the text encode; the sampler's load
+    (model_management.py:621-707) unloads what is loaded only as far as it asks, the partly offloaded first, then the
+    smaller (:584-619, comfy_load.unload_until). On 48 GiB: room 48 GiB - 450 MiB; UMT5 (10.58 GiB) and the VAE
+    (1.31 GiB) load whole, the 5B model's ask 1.1 x 9.31 GiB + its minimum leaves both: the VAE is on the card while
+    sampling, and get_free_memory there (cond/uncond's choice) is lower by exactly its bytes than without the encode. On
+    24 GiB the sampler's load unloads the smaller VAE first (all of it; UMT5 partly stays)."""
+    from gpu_garden.memory.estimate import workflow
+
+    _wan22_files(tmp_path)
+    got = {}
+    for gb in (24, 48):
+        for linked in (True, False):
+            e = formula.judge(workflow.estimate_workflow(_wan22_i2v(linked), tmp_path), gb * GiB)
+            got[gb, linked] = (e["breakdown"]["sample"].get("vae_kept"), e["cond_uncond"]["free_at_sample"], e["weights"]["vae"])
+    vae = got[48, True][2]
+    assert 1.3 * GiB < vae < 1.32 * GiB
+    assert got[48, True][0] == vae and got[48, False][0] is None
+    assert got[48, False][1] - got[48, True][1] == vae
+    assert got[24, True][0] == 0 and got[24, True][1] == got[24, False][1]
+
+
+def test_i2v_nodes_encode_sizes():
+    """Frames each node encodes for a one-frame start image: WanImageToVideo pads it to all `length` frames
+    (nodes_wan.py:43-47); Wan22ImageToVideoLatent / HunyuanImageToVideo / LTXVImgToVideo the image's one; Cosmos
+    pads to min(length, ((1 - 1) // 8 + 2) * 8 - 7) = 9 (nodes_cosmos.py:32-39). An unlinked image input: none."""
+    from gpu_garden.memory.estimate import i2v_nodes
+
+    assert [i2v_nodes.frames(r, 121) for r in ("length", "image", "cosmos")] == [121, 1, 9]
+    assert i2v_nodes.frames("cosmos", 5) == 5
+    wf = {"5": {"class_type": "WanImageToVideo", "inputs": {"start_image": ["1", 0], "width": 832, "height": 480, "length": 81}},
+          "6": {"class_type": "LTXVImgToVideo", "inputs": {"image": ["1", 0], "width": 768, "height": 512, "length": 97}},
+          "7": {"class_type": "CosmosImageToVideoLatent", "inputs": {"width": 1280, "height": 704, "length": 121}}}
+    keyed = {k: (n["class_type"], n["inputs"]) for k, n in wf.items()}
+    assert i2v_nodes.largest(wf, keyed) == (832, 480, 81)
+    assert i2v_nodes.largest(wf, {k: keyed[k] for k in ("6", "7")}) == (768, 512, 1)
+    ui = {"nodes": [{"id": 5, "type": "WanImageToVideo", "inputs": [{"name": "start_image", "link": 3}]},
+                    {"id": 6, "type": "WanImageToVideo", "inputs": [{"name": "start_image", "link": None}]}]}
+    assert i2v_nodes._linked(ui, (None, 5), "start_image") and not i2v_nodes._linked(ui, (None, 6), "start_image")
