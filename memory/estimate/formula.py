@@ -393,8 +393,9 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
     i2v_encode = tuple(pol["i2v_encode"]) if pol.get("i2v_encode") and dm else (width, height, frames) if family == "wan21" \
         and kind == "wan21" and (clip_i2v or (dm is not None and arch.get("in_dim") == 36)) else None  # a workflow's node: i2v_nodes
     if i2v_encode:
-        assumptions.append("image-to-video: the start image padded to every frame is VAE-encoded before sampling "
-                           f"(WanImageToVideo ...: {i2v_encode[0]}x{i2v_encode[1]}, {i2v_encode[2]} frames), a phase of its own" + ("; the 257 image tokens in the cross-attention are not "
+        assumptions.append(f"image-to-video: the start image is VAE-encoded before sampling ({i2v_encode[0]}x{i2v_encode[1]}, "
+                           f"{i2v_encode[2]} frame{'s' if i2v_encode[2] > 1 else ''}: WanImageToVideo pads it to every "
+                           "frame), a phase of its own" + ("; the 257 image tokens in the cross-attention are not "
                                                                       "counted" if clip_i2v else ""))
     vdt, vdt_why = vae_mod.decode_dtype(kind, pol["vae_dtype"], tuple(pol["gpu_halves"]), pol["runner"], family,
                                         pol.get("vae_bytes"))
