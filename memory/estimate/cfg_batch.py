@@ -55,7 +55,7 @@ def batched_on(est: dict, budget: int) -> tuple[bool, str]:
     """(batched, why) as ComfyUI decides on `budget` for this (batched) estimate."""
     need, (free, te) = est["comfyui_memory_required"], held_at_sample(est, budget)
     ok = need * FACTOR < free
-    return ok, (f"cond and uncond {'batched (x2)' if ok else 'one at a time'}: ComfyUI batches them only while "
+    return ok, (f"cond and uncond {f'batched (x{dual_cfg.of(est)})' if ok else 'one at a time'}: ComfyUI batches them only while "
                 f"{FACTOR:g} x its memory_required batched ({fmt_bytes(need)}) is under the free memory at sampling "
                 f"(~{fmt_bytes(free)} on {fmt_bytes(budget)}: the card less the CUDA context and the loaded weights"
                 + (f", {fmt_bytes(te)} of the text encoders still loaded from the text encode among them" if te else "")
@@ -126,4 +126,5 @@ def _cfg_on(line: str) -> str:
 
 # the lines formula.estimate writes on how the conds run (replaced by choose's) and choose's own (a re-judged estimate)
 CFG_LINES = ("CFG on: ComfyUI batches cond and uncond", "cond and uncond as separate passes (or cfg 1)",
-             "cond and uncond batched (x2): ComfyUI", "cond and uncond one at a time: ComfyUI")
+             "cond and uncond batched (x2): ComfyUI", "cond and uncond batched (x3): ComfyUI",  # x3: dual_cfg.py
+             "cond and uncond one at a time: ComfyUI")

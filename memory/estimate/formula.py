@@ -285,7 +285,7 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
         cfg = sp["cfg"]
         assumptions.append(f"CFG {'on: cond and uncond batched (x2)' if cfg else 'off (cfg 1, guidance-distilled workflow)'} as {sp['name']} workflows usually run")
     else:
-        assumptions.append("CFG on: ComfyUI batches cond and uncond (x2) when memory allows" if cfg else
+        assumptions.append(f"CFG on: ComfyUI batches cond and uncond (x{pol.get('conds') or 2}) when memory allows" if cfg else
                            "cond and uncond as separate passes (or cfg 1): one conditioning per model call")
     per_sample = (pol.get("conds") or 2) if cfg else 1  # model calls' batch per latent sample: cond and uncond batched (x2; dual_cfg.py)
     b_eff = batch * per_sample

@@ -149,6 +149,8 @@ def test_dual_cfg_on_a_budget_three_two_or_one_at_a_time(tmp_path):
     for gb in (9, 10, 12):  # judge updates the estimate in place: each read before the next
         j = formula.judge(e, gb * GiB)
         got[gb] = (j["latent"]["batch_in_model"], j["cond_uncond"]["conds"], j["cond_uncond"]["free_at_sample"])
+        if gb == 12:
+            assert j["cond_uncond"]["why"].startswith("cond and uncond batched (x3)")
     assert {gb: g[:2] for gb, g in got.items()} == {9: (1, 1), 10: (2, 2), 12: (3, 3)}
     assert 3298534883 * 2 // 3 * 1.5 < got[10][2] < 3298534883 * 1.5 and got[9][2] < 3298534883 < got[12][2] / 1.5
 
