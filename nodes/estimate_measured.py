@@ -67,7 +67,8 @@ def formula_figure(est: dict, compare_to: str) -> int | None:
         return None
     if compare_to == DYNAMIC:  # the weights sit in Dynamic VRAM's pages, outside torch's counter
         return int(bd["activations"])
-    torch_terms = int(bd["weights"] + bd["activations"] + (bd.get("te_kept") or 0) + (bd.get("dm_kept") or 0))
+    torch_terms = int(bd["weights"] + bd["activations"] + (bd.get("te_kept") or 0) + (bd.get("dm_kept") or 0)
+                      + (bd.get("vae_kept") or 0))  # an i2v node's VAE left loaded (te_loaded.vae_at_sample)
     if compare_to == "peak_device":
         return torch_terms + int(bd.get("allocator_margin") or 0) + int((est.get("fixed") or {}).get("cuda_context") or 0)
     return torch_terms

@@ -20,7 +20,7 @@ inference memory, a ControlNet's, is left out).
 
 `--cond-uncond batched|separate` (policy cond_uncond) forces one; with no budget the smallest card that fits decides
 (verdict.finish tries each card with what ComfyUI would choose there)."""
-from . import te_loaded
+from . import dual_cfg, te_loaded
 from ..units import fmt_bytes
 
 SRC = "comfy/samplers.py:263-274"
@@ -47,6 +47,7 @@ def held_at_sample(est: dict, budget: int) -> tuple[int, int]:
     the text encode left on the card unloaded only as far as the sampler's load asks (est67)."""
     room = budget - est["fixed"].get("cuda_context", 0)
     te, kept, before = te_loaded.at_sample(est, budget, est["breakdown"]["sample"]["weights"])
+    before += te_loaded.vae_at_sample(est, budget, est["breakdown"]["sample"]["weights"])  # an i2v encode's VAE (fix68d)
     return max(0, min(room, room - te - kept - before)), te
 
 
@@ -54,7 +55,7 @@ def batched_on(est: dict, budget: int) -> tuple[bool, str]:
     """(batched, why) as ComfyUI decides on `budget` for this (batched) estimate."""
     need, (free, te) = est["comfyui_memory_required"], held_at_sample(est, budget)
     ok = need * FACTOR < free
-    return ok, (f"cond and uncond {'batched (x2)' if ok else 'one at a time'}: ComfyUI batches them only while "
+    return ok, (f"cond and uncond {f'batched (x{dual_cfg.of(est)})' if ok else 'one at a time'}: ComfyUI batches them only while "
                 f"{FACTOR:g} x its memory_required batched ({fmt_bytes(need)}) is under the free memory at sampling "
                 f"(~{fmt_bytes(free)} on {fmt_bytes(budget)}: the card less the CUDA context and the loaded weights"
                 + (f", {fmt_bytes(te)} of the text encoders still loaded from the text encode among them" if te else "")
@@ -68,18 +69,20 @@ def _like(src: dict, est: dict) -> dict:
     return out
 
 
-def _separate(base: dict, held: dict) -> dict:
+def _separate(base: dict, held: dict, two=False) -> dict:
     """base (the batched estimate) with cond and uncond one at a time: formula.estimate again with cfg False, once per
-    estimate (held["est"], shared by the tiers' copies)."""
+    estimate (held["est"], shared by the tiers' copies); two: a DualCFGGuider's three conds where all three do not fit
+    but two do: one runs alone, the two left batched (samplers.py:263-274 again on what is left; dual_cfg.py)."""
     from .formula import estimate
 
-    if "est" not in held:
+    key = "est2" if two else "est"
+    if key not in held:
         ctx = base["_ctx"]
-        p = dict(base["policy"])
+        p = dict(base["policy"], **({"conds": 2, "cond_uncond": "batched"} if two else {}))  # two: judged as is
         p.pop("weights_dtype", None)  # the components carry it already (verdict.knobs' again)
         comps = [{k: v for k, v in c.items() if k != "resident"} | {"role": c["role"]} for c in ctx["components"]]
-        held["est"] = estimate(comps, ctx["width"], ctx["height"], ctx["frames"], ctx["batch"], cfg=False, policy=p)
-    alt = held["est"]
+        held[key] = estimate(comps, ctx["width"], ctx["height"], ctx["frames"], ctx["batch"], cfg=two, policy=p)
+    alt = held[key]
     out = dict(base)
     for k, v in alt.items():
         if k not in ("policy", "fixed", "assumptions", "knobs", "verdict", "budget", "min_vram_gb"):
@@ -104,12 +107,15 @@ def choose(est: dict, budget) -> dict:
         held["batched"] = dict(est)
     base = _like(held["batched"], est)
     ok, why = batched_on(base, budget)
-    out = base if ok else _separate(base, held)
+    two = not ok and dual_cfg.of(base) == 3 and base["comfyui_memory_required"] * 2 // 3 * FACTOR < held_at_sample(base, budget)[0]
+    out = base if ok else _separate(base, held, two)
     keep = [_cfg_on(a) for a in est["assumptions"] if not a.startswith(CFG_LINES)]
+    why += "; of a DualCFGGuider's three, one runs alone and the two left batched" if two else ""
     out["assumptions"] = keep + [why]
     free, te = held_at_sample(base, budget)
     out["cond_uncond"] = {"batched": ok, "free_at_sample": free, "te_kept": te,
-                          "memory_required_batched": base["comfyui_memory_required"], "why": why}
+                          "memory_required_batched": base["comfyui_memory_required"], "why": why,
+                          "conds": 3 if ok and dual_cfg.of(base) == 3 else 2 if two else 1 if not ok else 2}
     return out
 
 
@@ -120,4 +126,5 @@ def _cfg_on(line: str) -> str:
 
 # the lines formula.estimate writes on how the conds run (replaced by choose's) and choose's own (a re-judged estimate)
 CFG_LINES = ("CFG on: ComfyUI batches cond and uncond", "cond and uncond as separate passes (or cfg 1)",
-             "cond and uncond batched (x2): ComfyUI", "cond and uncond one at a time: ComfyUI")
+             "cond and uncond batched (x2): ComfyUI", "cond and uncond batched (x3): ComfyUI",  # x3: dual_cfg.py
+             "cond and uncond one at a time: ComfyUI")

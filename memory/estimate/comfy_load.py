@@ -75,7 +75,7 @@ def sample_load(room, te, weights, batched, one, reserve, ratio=MIN_WEIGHT_RATIO
     return sample_loads(room, te, [weights], batched, one, reserve, ratio)[:2]
 
 
-def sample_loads(room, te, dms, batched, one, reserve, ratio=MIN_WEIGHT_RATIO) -> tuple[int, int, int]:
+def sample_loads(room, te, dms, batched, one, reserve, ratio=MIN_WEIGHT_RATIO, vae=None) -> tuple[int, int, int]:
     """(text-encoder bytes, the last diffusion model's bytes, the earlier diffusion models' bytes) on the device while
     the last sampler runs, `dms` the diffusion models' bytes in the order their samplers load them (Wan 2.2's high- then
     low-noise expert), on a card with `room` bytes free after the CUDA context, the text encoders (te bytes) loaded by
@@ -87,13 +87,31 @@ def sample_loads(room, te, dms, batched, one, reserve, ratio=MIN_WEIGHT_RATIO) -
     batched + reserve)) (model_management.py:626,671-673) unloads what is loaded (the text encoders, an earlier
     sampler's model: unload_until's order) only as far as that, then the weights load (comfy_weights_kept with the
     one-cond minimum). The earlier samplers' models stay loaded as far as the later loads leave them (rev67e F1: a
-    second expert's load unloads the text encoders first, the smaller)."""
+    second expert's load unloads the text encoders first, the smaller). vae: (its weights, its encode's memory_required)
+    where an image-to-video node VAE-encodes the start image between the text encode and sampling (i2v_nodes.py):
+    VAE.encode's load_models_gpu (comfy/sd.py:869-870) unloads the text encoders as far as it asks, the VAE loads whole,
+    and stays among what the samplers' loads unload (its bytes left: loaded_at_sample)."""
+    return summed(loaded_at_sample(room, te, dms, batched, one, reserve, ratio, vae))
+
+
+def summed(loaded) -> tuple[int, int, int]:
+    """(text encoders, the last diffusion model, the earlier ones) of loaded_at_sample's list."""
+    return (sum(b for n, b, _ in loaded if n == "te"), loaded[0][1] if loaded and isinstance(loaded[0][0], int) else 0,
+            sum(b for n, b, _ in loaded[1:] if n not in ("te", "vae")))
+
+
+def loaded_at_sample(room, te, dms, batched, one, reserve, ratio=MIN_WEIGHT_RATIO, vae=None) -> list:
+    """[(name, bytes loaded, size)] most recent first while the last sampler runs: sample_loads's arithmetic; names
+    "te", "vae" and the samplers' indexes."""
     loaded = [("te", comfy_weights_kept(te, room, 0, reserve, ratio), te)] if te > 0 else []  # most recent first
+    if vae and vae[0] > 0:
+        left = unload_until(loaded, room - sum(b for _, b, _ in loaded), int(1.1 * vae[0]) + comfy_minimum(vae[1], reserve))
+        loaded = [(n, left[n], size) for n, _, size in loaded]
+        loaded.insert(0, ("vae", max(0, min(int(vae[0]), room - sum(left.values()))), int(vae[0])))
     kept = 0
     for i, w in enumerate(dms):
         left = unload_until(loaded, room - sum(b for _, b, _ in loaded), int(1.1 * w) + comfy_minimum(batched, reserve))
         loaded = [(n, left[n], size) for n, _, size in loaded]
         kept = comfy_weights_kept(w, room - sum(left.values()), one, reserve, ratio)
         loaded.insert(0, (i, kept, w))
-    te_left = sum(b for n, b, _ in loaded if n == "te")
-    return te_left, kept, sum(b for n, b, _ in loaded[1:] if n != "te")
+    return loaded

@@ -8,7 +8,7 @@ verdict.py; text output and the CLI in report.py.
 This module assembles them; its public names are kept for callers (nodes, benchmarks, tests)."""
 import os
 
-from . import audio_decode, families, image_encoder as IE, latent_upscale, sample_acts, sample_cache, spec, vae as vae_mod, weights as W
+from . import audio_decode, families, image_encoder as IE, latent_upscale, sample_acts, sample_cache, spec, te_device, vae as vae_mod, weights as W
 from .headers import read_tensors, tensor_bytes
 from .phases import comfy_factor as _comfy_factor
 from .phases import (block_units, dense_mask_bytes, int8_matmul_peak, comfy_memory_required, diffusers_rope_peak, dtype_bytes, latent_geometry, naive_total,  # noqa: F401
@@ -218,6 +218,7 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
         pol["models"], pol["text_encoders"] = ("resident", "resident") if pol["offload"] == "none" else ("swap", "unload")
         if pol["offload"] == "sequential":
             pol["offload_bytes"] = None  # every weight streams (SEQUENTIAL_OFF inside): no byte count to report
+    te_device.apply(pol)  # ComfyUI's text_encoder_device(): the CPU on some cards, the phase off the card (te_device.py)
     comps = components_from(components)
     bnb_note = None
     if pol.get("weights_dtype"):
@@ -284,9 +285,9 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
         cfg = sp["cfg"]
         assumptions.append(f"CFG {'on: cond and uncond batched (x2)' if cfg else 'off (cfg 1, guidance-distilled workflow)'} as {sp['name']} workflows usually run")
     else:
-        assumptions.append("CFG on: ComfyUI batches cond and uncond (x2) when memory allows" if cfg else
+        assumptions.append(f"CFG on: ComfyUI batches cond and uncond (x{pol.get('conds') or 2}) when memory allows" if cfg else
                            "cond and uncond as separate passes (or cfg 1): one conditioning per model call")
-    per_sample = 2 if cfg else 1  # model calls' batch per latent sample: cond and uncond batched (x2)
+    per_sample = (pol.get("conds") or 2) if cfg else 1  # model calls' batch per latent sample: cond and uncond batched (x2; dual_cfg.py)
     b_eff = batch * per_sample
     lat = sample_acts.latent(family, width, height, frames, batch, pol)
     bc = pol["compute_bytes"]
@@ -389,11 +390,12 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
     # ComfyUI's WanImageToVideo encodes the start image padded to every frame (the conditioning latent): a Wan 2.1 I2V
     # model (its image encoder), or any 36-channel patch embedding (Wan 2.2 I2V A14B: no image encoder, same node)
     clip_i2v = any(_is_image_encoder(c) for c in tes)
-    i2v_encode = (width, height, frames) if family == "wan21" and kind == "wan21" and (
-        clip_i2v or (dm is not None and arch.get("in_dim") == 36)) else None
+    i2v_encode = tuple(pol["i2v_encode"]) if pol.get("i2v_encode") and dm else (width, height, frames) if family == "wan21" \
+        and kind == "wan21" and (clip_i2v or (dm is not None and arch.get("in_dim") == 36)) else None  # a workflow's node: i2v_nodes
     if i2v_encode:
-        assumptions.append("image-to-video: the start image padded to every frame is VAE-encoded before sampling "
-                           "(WanImageToVideo), a phase of its own" + ("; the 257 image tokens in the cross-attention are not "
+        assumptions.append(f"image-to-video: the start image is VAE-encoded before sampling ({i2v_encode[0]}x{i2v_encode[1]}, "
+                           f"{i2v_encode[2]} frame{'s' if i2v_encode[2] > 1 else ''}: WanImageToVideo pads it to every "
+                           "frame), a phase of its own" + ("; the 257 image tokens in the cross-attention are not "
                                                                       "counted" if clip_i2v else ""))
     vdt, vdt_why = vae_mod.decode_dtype(kind, pol["vae_dtype"], tuple(pol["gpu_halves"]), pol["runner"], family,
                                         pol.get("vae_bytes"))

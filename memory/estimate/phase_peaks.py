@@ -1,7 +1,7 @@
 """Per-phase peaks of an estimate on a VRAM budget: weights, activations, allocator margin and fixed costs of each
 phase as ComfyUI would run it (text encode, sample, VAE decode and encode), with the tiled retry ComfyUI makes when
 a VAE phase runs out of memory. formula.estimate builds the estimate; verdict.py judges these phases."""
-from . import sample_acts, sample_cache, side_models, te_loaded, vae as vae_mod, vae_resident
+from . import sample_acts, sample_cache, side_models, te_device, te_loaded, vae as vae_mod, vae_resident
 from .phases import naive_total
 from .spec import FRAGMENTATION
 from ..errors import UserError
@@ -21,7 +21,7 @@ def peak_on(est: dict, budget) -> dict:
     # the models a workflow's loaders load beside these (side_models.py: a ControlNet, a model patch, an audio encoder;
     # a CLIP vision file is a text encoder component already, listed only where the text encoders are on the device)
     side = [m for m in pol.get("side_models") or () if m["how"] != "component" or w["te"]]
-    if pol.get("text_encoders") == "cpu":  # CLIPLoader's device applies to that CLIP only (nodes.py:966); a CLIP vision
+    if pol.get("text_encoders") == "cpu" and not te_device.host_cpu(pol):  # CLIPLoader's device applies to that CLIP only (nodes.py:966); a CLIP vision
         # model loads on text_encoder_device() (comfy/clip_vision.py:42,57), the GPU: its weights in text encode (rev63 #8)
         side += [dict(m, how="on_device") for m in pol.get("side_models") or () if m["how"] == "component"]
 
@@ -75,6 +75,8 @@ def peak_on(est: dict, budget) -> dict:
         for k in ("sample", "sample_naive_attention"):  # loaded beside it: peak_device counts it, the row does not
             breakdown[k]["te_kept"] = int(te_s)
             breakdown[k]["dm_kept"] = int(dm_s)
+            if ctx.get("i2v_encode"):  # the VAE the start image's encode loaded (te_loaded.vae_at_sample, fix68d)
+                breakdown[k]["vae_kept"] = int(te_loaded.vae_at_sample(est, budget, breakdown["sample"]["weights"]))
     if ctx.get("latent_upscale"):  # LTX-2's LTXVLatentUpsampler between the stages: its model alone (latent_upscale.py)
         u = ctx["latent_upscale"]
         phase("latent_upscale", u["weights"] + w["te_extra"] + others() + w["under"]["vae"], u["bytes"])

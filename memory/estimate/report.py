@@ -97,6 +97,9 @@ def add_cli_arguments(s: argparse.ArgumentParser):
     s.add_argument("--device", choices=["cuda", "rocm", "mps", "xpu", "cpu"], default=None,
                    help="the GPU's kind: cuda (default; darwin: mps) counts the CUDA context and cuDNN's convolution "
                         "workspace in VAE decode; the others count neither")
+    s.add_argument("--text-encoder-device", choices=["gpu", "cpu"], default=None,
+                   help="where ComfyUI runs the text encode (its text_encoder_device()): cpu on a GTX 16xx, --lowvram or "
+                        "--novram; default: what it picks for --device (gpu; cpu with --gpu-halves none on linux, and on mps)")
     s.add_argument("--gpu-arch", choices=["pascal"], default=None,
                    help="the GPU's generation where a figure differs by it: pascal (GTX 10xx, Tesla P100/P40) changes "
                         "diffusers' VAE decode (--runner diffusers); default: Ampere and newer, where it was fitted")
@@ -193,7 +196,8 @@ def policy_from_args(args) -> dict:
            "weights_mmap": g("weights_mmap", "auto") or "auto",
            "runner": g("runner", "comfyui") or "comfyui", "offload": g("offload"), "vae_slicing": bool(g("vae_slicing", False)),
            "block_swap": g("block_swap"), "i2v": g("i2v"), "attention": g("attention", "flash") or "flash",
-           "device": g("device") or ("mps" if g("platform") == "darwin" else "cuda"), "gpu_arch": g("gpu_arch")}
+           "device": g("device") or ("mps" if g("platform") == "darwin" else "cuda"), "gpu_arch": g("gpu_arch"),
+           "te_on_device": {"gpu": True, "cpu": False}.get(g("text_encoder_device"))}
     if g("reserve_vram") is not None:
         pol["reserve"] = int(args.reserve_vram * GiB)
     if g("vae_tile") is not None:

@@ -5,7 +5,7 @@ sampler's run (phase_peaks: side_models.sampler_sizes, sample_acts.at), a sample
 conditioning in the model, not cond and uncond (a hires fix's second pass at cfg 1)."""
 import math
 
-from . import control_feeds, links, sampler_nodes
+from . import control_feeds, dual_cfg, links, sampler_nodes
 
 
 def _key(wf, h):
@@ -23,7 +23,8 @@ def of_samplers(wf: dict, keyed: dict):
             t = v.kind(h)
             if sampler_nodes.SAMPLERS[t].cfg_widget is None:  # SamplerCustomAdvanced: its guider's cfg
                 h, t, _ = links._source(v, v.link_of(h, "guider"), 0, "a guider")
-            c = sampler_nodes.FIXED_CFG.get(t, (keyed.get(_key(wf, h)) or ("", {}))[1].get("cfg"))
+            w = (keyed.get(_key(wf, h)) or ("", {}))[1]
+            c = dual_cfg.cfg(w) if t in dual_cfg.WIDGETS else sampler_nodes.FIXED_CFG.get(t, w.get("cfg"))
         except (links.Unread, TypeError, ValueError, AttributeError, KeyError, IndexError):
             c = None
         out.append(float(c) if isinstance(c, (int, float)) and not isinstance(c, bool) else None)

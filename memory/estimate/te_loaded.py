@@ -8,7 +8,7 @@ the diffusion model and its memory_required need (comfy_load.sample_load), the V
 (comfy_load.unload_until). A first run on an empty card is modelled (a queue run again starts with the U-Net loaded).
 Like the diffusion model kept at the decode, what stays is shown, not counted in a phase's row or the verdict:
 ComfyUI unloads it as far as its own figures ask, so it is not what the run needs."""
-from . import comfy_load
+from . import comfy_load, dual_cfg
 
 DEVICES = ("cuda", "rocm", "xpu")  # MPS runs SHARED, whose text_encoder_device() is the CPU (:884); a CPU run has none
 
@@ -53,8 +53,33 @@ def at_sample(est: dict, budget: int, weights: int) -> tuple[int, int, int]:
     load, the other diffusion models first (Wan 2.2's high-noise expert; the one sampled with loads last), with
     ComfyUI's memory_required for the batched pair (estimate_memory doubles the batch whatever the cfg:
     comfy/sampler_helpers.py:121-122) and for one cond."""
+    return comfy_load.summed(_loaded(est, budget, weights))
+
+
+def vae_at_sample(est: dict, budget: int, weights: int) -> int:
+    """Bytes of the VAE still loaded while the (last) sampler runs: an image-to-video node's start-image encode loaded
+    it after the text encode (i2v_nodes.py, fix68d); 0 where no node encodes or the models do not swap."""
+    return sum(b for n, b, _ in _loaded(est, budget, weights) if n == "vae")
+
+
+def _loaded(est, budget, weights) -> list:
     fixed, ctx = est["fixed"], est.get("_ctx") or {}
-    one = int(est["comfyui_memory_required"] or 0) // (2 if est.get("cfg") else 1)
-    before = ctx["w"].get("dm_before", []) if ctx and swaps(ctx["policy"], ctx.get("keep", False)) else []
-    return comfy_load.sample_loads(budget - fixed.get("cuda_context", 0), loaded(est), [*before, weights], 2 * one, one,
-                                   fixed.get("comfyui_reserve", 0), comfy_load.weight_ratio(est["policy"].get("device")))
+    one = int(est["comfyui_memory_required"] or 0) // dual_cfg.of(est)  # one cond of the batched 2 (3: dual_cfg.py)
+    swap = bool(ctx) and swaps(ctx["policy"], ctx.get("keep", False))
+    before = ctx["w"].get("dm_before", []) if swap else []
+    return comfy_load.loaded_at_sample(budget - fixed.get("cuda_context", 0), loaded(est), [*before, weights], 2 * one,
+                                       one, fixed.get("comfyui_reserve", 0), comfy_load.weight_ratio(est["policy"].get("device")),
+                                       vae=_encode_load(ctx) if swap else None)
+
+
+def _encode_load(ctx) -> tuple | None:
+    """(VAE weights, the encode's memory_required) of the start image's encode (ctx i2v_encode), None without one. The
+    memory_required is ComfyUI's memory_used_encode (comfy/sd.py:869); the estimate's own encode activations stand in
+    for it (ComfyUI's per-VAE encode figures are not tabled)."""
+    if not ctx.get("i2v_encode") or not ctx["w"].get("vae"):
+        return None
+    from . import vae as vae_mod
+
+    pol = ctx["policy"]
+    return int(ctx["w"]["vae"]), vae_mod.vae_encode_bytes(ctx["vae_kind"], ctx["i2v_encode"], ctx["vae_dtype"],
+                                                          device=pol.get("device", "cuda"))

@@ -20,8 +20,11 @@ SRC = "comfy/sd.py:793-800, comfy/model_management.py:597-603,626,671-673"
 def applies(pol: dict, keep: bool, budget, mode: str, under: int = 0) -> bool:
     """ComfyUI's VAE Decode on a card: the runner's own model swap (not --models resident, which keeps every model
     already, nor an --offload / block swap / keep-on-device policy: under, what the estimate holds under the decode
-    already), the auto decode (VAE Decode; the tiled node's own load is not modelled), a budget to size on."""
-    return budget is not None and not keep and not under and mode == "auto" and pol.get("runner", "comfyui") == "comfyui" \
+    already), VAE Decode or VAE Decode (Tiled), a budget to size on. The tiled node loads the VAE as VAE Decode does:
+    VAE.decode_tiled asks load_models_gpu for memory_used_decode(samples.shape) (comfy/sd.py:829-832, "#TODO: calculate
+    mem required for tile"), one sample's untiled figure, not its tile's (fix68d: the estimate took every other model
+    as unloaded there)."""
+    return budget is not None and not keep and not under and mode in ("auto", "tiled") and pol.get("runner", "comfyui") == "comfyui" \
         and pol.get("device", "cuda") != "cpu" and pol.get("offload") in (None, "model") and pol.get("block_swap") is None
 
 

@@ -56,7 +56,7 @@ def _apply(est, r, budget):
     # what ComfyUI left loaded beside a phase, outside its row (the diffusion model and text encoders at the decode, its
     # tiled retry too: vae_resident.py; the text encoders at sampling: te_loaded.py): their weights are live tensors, so
     # max_memory_allocated counts them as nvidia-smi does (review aud67a F1)
-    left = {k: r["breakdown"].get(k, {}).get("dm_kept", 0) + r["breakdown"].get(k, {}).get("te_kept", 0) for k in bd}
+    left = {k: sum(r["breakdown"].get(k, {}).get(x, 0) for x in ("dm_kept", "te_kept", "vae_kept")) for k in bd}
     torch_by = {k: b["weights"] + b["activations"] + left[k] for k, b in bd.items()}
     device_by = {k: b["weights"] + b["activations"] + b["allocator_margin"] + b.get("cached_slack", 0) + left[k]
                  for k, b in bd.items()}
@@ -110,7 +110,9 @@ def finish(est: dict, budget) -> dict:
         tile = dict(spec.TILE_NODE, **{k: x for k, x in (est["policy"].get("tile") or {}).items() if x is not None})
         est["assumptions"].append(  # the tile the tiled row was figured with (--vae-tile, a VAEDecodeTiled node's)
             f"VAE decode: {v['how']}, {v['dtype']} ({est['_ctx']['vae_dtype_why']}); per sample {fmt_bytes(v['per_sample'])}"
-            + (f"; ComfyUI sizes its batch with {fmt_bytes(v['comfy_per_sample'])} per sample" if comfy else "")
+            + ((f"; ComfyUI loads the VAE with memory_required {fmt_bytes(v['comfy_per_sample'])}, one sample's untiled figure "
+                "(VAE.decode_tiled, comfy/sd.py:831)" if est["policy"].get("vae_decode") == "tiled" else
+                f"; ComfyUI sizes its batch with {fmt_bytes(v['comfy_per_sample'])} per sample") if comfy else "")
             + vae_resident.line(est["breakdown"].get("vae_decode", {}).get("dm_kept", 0),
                                 est["breakdown"].get("vae_decode", {}).get("te_kept", 0))
             + (f"; tiled: VAE Decode (Tiled) {tile['tile']} px" + (f", {tile['frames']} frames" if est["frames"] > 1 else "")

@@ -1,45 +1,25 @@
-"""Whole-workflow estimate: read a ComfyUI workflow (UI or API format), find the model files its loader nodes
-name under the models folder, take the sizes set in the graph (latent nodes, sampler CFG, tiled decode; a widget
-fed by a link read from its source when that is a constant, links.py), and
-estimate every phase as ComfyUI would run it. On request the result is written back into the workflow's
-metadata (extra.gpu_garden.memory), with the verdict per common card tier, so a shared workflow carries its
-requirement (the command line: workflow_cli.py). No ComfyUI import: the widget orders (model_files.py, below) are those of ComfyUI 0.8.0's nodes (and
-ComfyUI-GGUF)."""
-import json
+"""Whole-workflow estimate: read a ComfyUI workflow (UI or API format), find the model files its loader nodes name under
+the models folder, take the sizes set in the graph (latent nodes, sampler CFG, tiled decode; a widget fed by a link read
+from its source when that is a constant, links.py), and estimate every phase as ComfyUI would run it. On request the result
+is written back into the workflow's metadata (extra.gpu_garden.memory), with the verdict per common card tier, so a shared
+workflow carries its requirement (workflow_cli.py). No ComfyUI import: the widget orders (model_files.py) are ComfyUI
+0.8.0's nodes' (and ComfyUI-GGUF's)."""
 import os
 from pathlib import Path
 
-from . import (control_feeds, families, formula, group_nodes, hunyuan3d, image_size, latent_custom, latent_scale,
-               latent_shape, latent_upscale, links, pipelines, pixel_upscale, reach, sampler_cfg, sampler_nodes,
+from . import (control_feeds, dual_cfg, families, formula, group_nodes, hunyuan3d, i2v_nodes, image_size, latent_custom,
+               latent_scale, latent_shape, latent_upscale, links, pipelines, pixel_upscale, reach, sampler_cfg, sampler_nodes,
                side_models, spec)
+from .workflow_file import MAX_WORKFLOW_BYTES, load  # noqa: F401 (workflow.load, the readers' entry)
 from .latent_nodes import LATENT_NODES, size_widgets, widget_names
-from .model_files import (CHECKED, FOLDER_ROLES, GGUF_PATCHER, LOADER_ROLES, LOADERS, NOT_COUNTED, NOT_FOLLOWED_NAMES, Unusable,
-                          find_file, has_model_folders, not_followed)
+from .model_files import (CHECKED, FOLDER_ROLES, GGUF_PATCHER, LOADER_ROLES, LOADERS, NOT_COUNTED, NOT_FOLLOWED_NAMES,
+                          Unusable, find_file, has_model_folders, not_followed)
 from ..errors import UserError
-
-MAX_WORKFLOW_BYTES = 32 << 20
 
 # UI widget index of cfg (after seed's control widget), of the samplers and guiders with a cfg widget (sampler_nodes.py)
 SAMPLERS = {t: s.cfg_widget for t, s in sampler_nodes.SAMPLERS.items() if s.cfg_widget is not None} | sampler_nodes.GUIDERS
 CPU_TE = "text encoders on the CPU (loader device: cpu)"
 WEIGHT_DTYPE = {"fp8_e4m3fn": "fp8", "fp8_e4m3fn_fast": "fp8", "fp8_e5m2": "fp8"}
-
-
-def load(path) -> dict:
-    p = Path(path)
-    if p.is_dir():
-        raise UserError(f"{path}: is a directory, not a workflow file (give the .json that ComfyUI saved or exported)")
-    if not p.is_file():
-        raise UserError(f"{path}: no such workflow file")
-    if p.stat().st_size > MAX_WORKFLOW_BYTES:
-        raise UserError(f"{path}: {p.stat().st_size} bytes is too large for a workflow")
-    try:
-        data = json.loads(p.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise UserError(f"{path}: not a JSON workflow ({exc})") from None
-    if not isinstance(data, dict):
-        raise UserError(f"{path}: a workflow is a JSON object")
-    return data
 
 
 def nodes(wf: dict, notes: list | None = None, whole: dict | None = None, read_image=None,
@@ -130,7 +110,7 @@ def _read_names(t) -> tuple:
     if t in LATENT_NODES:
         return tuple(widget_names(t))
     return ("cfg",) if t in SAMPLERS else VAE_TILED if t == "VAEDecodeTiled" else \
-        hunyuan3d.WIDGETS.get(t) or NOT_FOLLOWED_NAMES.get(t, ())
+        hunyuan3d.WIDGETS.get(t) or dual_cfg.WIDGETS.get(t) or NOT_FOLLOWED_NAMES.get(t, ())
 
 
 def _follow(v, h, t, w, names, notes, saved):
@@ -247,6 +227,9 @@ def read(wf: dict, models_dir, resolve=None, read_image=None) -> dict:
             cfgs.append(float(w["cfg"]))
         elif t in sampler_nodes.FIXED_CFG:
             cfgs.append(sampler_nodes.FIXED_CFG[t])
+        elif t in dual_cfg.WIDGETS:  # three conditionings per step (dual_cfg.py)
+            cfgs.append(dual_cfg.cfg(w))
+            graph["conds"] = max(graph.get("conds") or dual_cfg.CONDS, dual_cfg.conds(w))
         elif t == "VAEDecodeTiled":
             try:
                 tiled = {"tile": int(w.get("tile_size") or spec.TILE_NODE["tile"]),
@@ -297,7 +280,7 @@ def read(wf: dict, models_dir, resolve=None, read_image=None) -> dict:
             f"{m[0]} ({m[1]}; {m[4] or 'looked in ' + _looked(m[3])})" for m in missing_checked if NOT_COUNTED[m[1]][1] == why))
     return {"files": files, "missing": missing, "missing_checked": missing_checked, "checked": checked, "size": size, "cfg": (max(cfgs) > 1.0) if cfgs else None,
             "tiled": tiled, "weights_dtype": wdt, "notes": notes, "cpu_te": CPU_TE in notes,
-            "from_input": graph["from_input"], "unknown": list(dict.fromkeys(graph.get("unknown", []))), "latent_families": graph["families"], "audio_fps": graph.get("audio_fps"),
+            "from_input": graph["from_input"], "unknown": list(dict.fromkeys(graph.get("unknown", []))), "latent_families": graph["families"], "audio_fps": graph.get("audio_fps"), "conds": graph.get("conds"), "i2v_encode": i2v_nodes.largest(wf, keyed),
             "input_image": image_size.largest(graph["images"]), "not_followed": sorted({t for t, _ in other}), "side": side,
             "pixel_upscale": (ups, graph[pixel_upscale.NODES[1]]) if ups else None,
             "latent_upscale": _upscaler(checked, staged) if graph.get("upscale") else None,
@@ -479,6 +462,8 @@ def estimate_workflow(wf: dict, models_dir, width=None, height=None, frames=None
         pol["tile"] = dict(info["tiled"], **(pol.get("tile") or {}))  # a typed --vae-tile wins over the node's tile_size
     if info["cpu_te"]:
         pol["text_encoders"] = "cpu"
+    pol["conds"] = pol.get("conds") or info["conds"]  # a DualCFGGuider's three conditionings (dual_cfg.py)
+    pol["i2v_encode"] = pol.get("i2v_encode") or info["i2v_encode"]  # the start image's VAE encode (i2v_nodes.py)
     if info["audio_fps"] and not pol.get("audio_fps"):
         pol["audio_fps"] = info["audio_fps"]
     if info["text_tokens"] and not pol.get("text_tokens"):  # Hunyuan3D's multi-view context (hunyuan3d.node_note)

@@ -1,0 +1,56 @@
+"""The image-to-video nodes that VAE-encode their start image before sampling (fix68d, issue 15 item 2), as ComfyUI
+0.8.0 runs them: each resizes the image to its width x height (comfy.utils.common_upscale) and calls vae.encode, which
+loads the VAE (comfy/sd.py:869-870 load_models_gpu) before the sampler loads the diffusion model. The encode is a
+phase of its own (phase_peaks' vae_encode) at the size the node encodes, and the VAE is among what is loaded when
+sampling starts (te_loaded.at_sample).
+
+{node: (its image input, what it encodes)}: "length" pads the image to all `length` frames and encodes them (Wan's
+WanImageToVideo, nodes_wan.py:43-47; WanFirstLastFrameToVideo :214-227); "image" encodes the start image's own frames
+(start_image[:length]: Wan22ImageToVideoLatent nodes_wan.py:1278-1279, HunyuanImageToVideo nodes_hunyuan.py:108-110,
+Kandinsky5ImageToVideo nodes_kandinsky5.py:40-41; LTXVImgToVideo the image, nodes_lt.py:117-121), a still image's one
+frame (a video fed there is counted as one frame); "cosmos" pads it to a latent frame's 8 more
+(vae_encode_with_padding, nodes_cosmos.py:32-39: min(length, ((n - 1) // 8 + 2) * 8 - 7) frames, 9 for one image).
+A node whose image input is not linked encodes nothing."""
+NODES = {"WanImageToVideo": ("start_image", "length"), "WanFirstLastFrameToVideo": ("start_image", "length"),
+         "Wan22ImageToVideoLatent": ("start_image", "image"), "HunyuanImageToVideo": ("start_image", "image"),
+         "Kandinsky5ImageToVideo": ("start_image", "image"), "LTXVImgToVideo": ("image", "image"),
+         "CosmosImageToVideoLatent": ("start_image", "cosmos"), "CosmosPredict2ImageToVideoLatent": ("start_image", "cosmos")}
+
+
+def frames(rule: str, length: int, image_frames: int = 1) -> int:
+    """Pixel frames the node encodes (NODES' rule) for `length` and a start image of `image_frames` frames."""
+    n = max(1, min(image_frames, length))
+    return length if rule == "length" else n if rule == "image" else min(length, ((n - 1) // 8 + 2) * 8 - 7)
+
+
+def largest(wf: dict, keyed: dict) -> tuple | None:
+    """(width, height, frames) of the largest start-image encode among the nodes read (keyed, as workflow.nodes gives
+    it: {key: (class name, widgets)}) whose image input is linked; None where none encodes."""
+    out = []
+    for key, (t, w) in keyed.items():
+        if t not in NODES or not _linked(wf, key, NODES[t][0]):
+            continue
+        try:
+            width, height = int(w.get("width")), int(w.get("height"))
+            length = int(w.get("length", 1) or 1)
+        except (TypeError, ValueError):
+            continue
+        out.append((width, height, frames(NODES[t][1], length)))
+    return max(out, key=lambda s: s[0] * s[1] * s[2]) if out else None
+
+
+def _linked(wf, key, name) -> bool:
+    """Whether node `key`'s input `name` is linked (API: a [node, slot] list; UI: its inputs entry has a link)."""
+    if not isinstance(wf.get("nodes"), list):
+        node = wf.get(key) if isinstance(wf, dict) else None
+        return isinstance(node, dict) and isinstance((node.get("inputs") or {}).get(name), list)
+    gid, nid = key if isinstance(key, tuple) else (None, key)
+    graphs = [wf] + [g for g in ((wf.get("definitions") or {}).get("subgraphs") or []) if isinstance(g, dict)]
+    for g in graphs:
+        if (g is not wf) if gid is None else g.get("id") != gid:  # the top level is graph None (links.view)
+            continue
+        for n in g.get("nodes") or ():
+            if isinstance(n, dict) and n.get("id") == nid:
+                return any(isinstance(i, dict) and i.get("name") == name and i.get("link") is not None
+                           for i in n.get("inputs") or ())
+    return False
