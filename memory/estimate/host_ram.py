@@ -32,6 +32,7 @@ def host_ram(est: dict, budget, spilled=None) -> dict:
     pinned_by_model: each model's streamed layers, pinned) plus a GGUF model's partial load (dyn_partial), never the
     legacy spill of a row that counts the models kept beside it (rev67k R2); those it evicts are kept for reload."""
     from .verdict import MAIN, PARTIAL, partial_load, spill
+    forced = spilled  # the caller's (a knob's partial offload), before the legacy spill or the streamed pins fill it
     pol, c = est["policy"], est["_ctx"]
     res = {x["role"]: 0 for x in c["components"]}
     for x in c["components"]:
@@ -82,7 +83,11 @@ def host_ram(est: dict, budget, spilled=None) -> dict:
             out.update(streamed_pinned=pins, partial=int(partial), offloaded=int(spilled + partial))
     if pol.get("dynamic_vram", "auto") == "auto" and not dyn and pol.get("device", "cuda") in AIMDO_DEVICES \
             and (pol.get("runner") or "comfyui") == "comfyui":  # comfy-aimdo is ComfyUI's alone (runner_off_note)
-        out["assumed_dynamic_vram"] = assumed_dynamic(need(True))
+        # the figures --dynamic-vram on gives, from its own streamed layers (one source: rev68b F1, the legacy spill was
+        # read here where the on line reads dynamic_stream's)
+        e_on = dict(est, policy=dict(pol, dynamic_vram="on"))
+        e_on["dynamic_vram"] = dynamic_vram(e_on, budget)
+        out["assumed_dynamic_vram"] = assumed_dynamic(host_ram(e_on, budget, forced))
     return out
 
 

@@ -1,0 +1,41 @@
+"""fix68i: review rev68b's findings on fix68b (Dynamic VRAM / host RAM, issue 15)."""
+import pytest
+
+from gpu_garden.memory.estimate import host_ram as H
+
+FLUX = ("flux_flux1-dev", "te_t5xxl_fp16", "te_clip_l", "vae_flux_ae")
+
+
+@pytest.fixture
+def no_aimdo(monkeypatch):
+    monkeypatch.setattr(H, "aimdo_detected", lambda: False)
+    monkeypatch.setattr(H, "aimdo_maps_files", lambda: False)
+
+
+def _judge(names, gb, **pol):
+    from gpu_garden.memory.estimate import families, formula as E, layouts, spec
+    comps = [c for n in names for c in families.split_components(layouts.table(n), n)]
+    policy = dict({"host_ram": 64 << 30, "weights_mmap": "off"}, **pol)
+    return E.judge(E.estimate(comps, 1024, 1024, cfg=False, policy=policy), spec.card_bytes(gb) if gb else None)
+
+
+def _room(est, k):
+    b = est["breakdown"][k]
+    return est["budget"] - sum(est["fixed"].values()) - b["activations"] - b["allocator_margin"]
+
+
+# 1. (rev68b F1) Automatic mode, comfy-aimdo not found here: the "Dynamic VRAM (assumed)" figure was ram_need with the
+# legacy partial-load spill (the sampler's), not what --dynamic-vram on gives (fix68b: each model's streamed layers,
+# pinned; the text encoders stream too on 8 GB). FLUX.1-dev bf16 + T5 fp16 on 8 GB: both modes' figures must agree.
+def test_assumed_dynamic_is_the_on_figure(no_aimdo):
+    auto, on = _judge(FLUX, 8), _judge(FLUX, 8, dynamic_vram="on")
+    assert auto["dynamic_vram"]["enabled"] is False and on["dynamic_vram"]["enabled"] is True
+    r, a = on["host_ram"], auto["host_ram"]["assumed_dynamic_vram"]
+    w = {x: sum(c["resident"] for c in on["components"] if c["role"] == x) for x in ("diffusion_model", "text_encoder")}
+    dm_streams = w["diffusion_model"] - _room(on, "sample")
+    te_streams = w["text_encoder"] - _room(on, "text_encode")
+    assert dm_streams > 0 and te_streams > 0
+    assert r["pinned"] == dm_streams + te_streams  # the on figure, by hand from the rows' room
+    assert a["pinned"] == r["pinned"]  # old code: dm_streams alone (the sampler's spill)
+    for k in ("needed", "kept_for_reload", "cpu_copy", "hard_need", "verdict"):
+        assert a[k] == r[k], k
