@@ -34,8 +34,11 @@ SIDE_STREAMS = ("ControlNetLoader", "DiffControlNetLoader", "ModelPatchLoader")
 
 
 def side_weights(est: dict, k: str) -> int:
-    """Bytes of phase k's side models (its row's side_models) that Dynamic VRAM streams (SIDE_STREAMS)."""
-    loader = {m.get("owner"): m.get("loader") for m in est.get("policy", {}).get("side_models") or ()}
+    """Bytes of phase k's side models (its row's side_models) that Dynamic VRAM streams (SIDE_STREAMS): those whose
+    own phase is k (side_models.SIDE; a ControlNet's is the sampler's). Under --models resident every row counts every
+    side model kept beside it (side_models.added, keep): not run there, evicted rather than streamed (rev68b F2)."""
+    base = "sample" if k.startswith("sample") else k
+    loader = {m.get("owner"): m.get("loader") for m in est.get("policy", {}).get("side_models") or () if m.get("phase") == base}
     return sum(int(v.get("weights") or 0) for o, v in (est["breakdown"][k].get("side_models") or {}).items()
                if loader.get(o) in SIDE_STREAMS)
 

@@ -12,11 +12,12 @@ def no_aimdo(monkeypatch):
     monkeypatch.setattr(H, "aimdo_maps_files", lambda: False)
 
 
-def _judge(names, gb, **pol):
+def _judge(names, gb, budget=None, **pol):
+    """names' estimate at 1024 x 1024 judged on a gb GB card, or on `budget` bytes."""
     from gpu_garden.memory.estimate import families, formula as E, layouts, spec
     comps = [c for n in names for c in families.split_components(layouts.table(n), n)]
     policy = dict({"host_ram": 64 << 30, "weights_mmap": "off"}, **pol)
-    return E.judge(E.estimate(comps, 1024, 1024, cfg=False, policy=policy), spec.card_bytes(gb) if gb else None)
+    return E.judge(E.estimate(comps, 1024, 1024, cfg=False, policy=policy), budget or (spec.card_bytes(gb) if gb else None))
 
 
 def _room(est, k):
@@ -39,3 +40,29 @@ def test_assumed_dynamic_is_the_on_figure(no_aimdo):
     assert a["pinned"] == r["pinned"]  # old code: dm_streams alone (the sampler's spill)
     for k in ("needed", "kept_for_reload", "cpu_copy", "hard_need", "verdict"):
         assert a[k] == r[k], k
+
+
+# 2. (rev68b F2) --models resident: every phase's row counts the ControlNet kept beside it (side_models.added, keep), and
+# side_weights counted it in whichever row it was asked about, so text encode and VAE decode streamed the ControlNet's
+# bytes too. It runs with the sampler alone (its phase, side_models.SIDE: comfy/sampler_helpers.py get_additional_models);
+# Dynamic VRAM evicts it from the card in the other phases.
+CN = 1600 << 20  # a ControlNet's weights on the device (side_models.find's entry, as a workflow's ControlNetLoader gives)
+CN_SIDE = [{"owner": "cn.safetensors (ControlNetLoader)", "loader": "ControlNetLoader", "phase": "sample", "how": "unet",
+            "residual_width": 0, "weights": CN}]
+
+
+@pytest.mark.parametrize("k, role", [("text_encode", "text_encoder"), ("vae_decode", "vae")])
+def test_a_resident_controlnet_streams_in_sampling_only(k, role):
+    from gpu_garden.memory.estimate import dynamic_stream as DS
+    est = _judge(FLUX, 8, models="resident", dynamic_vram="on", side_models=CN_SIDE)  # the rows as judged on a small card
+    own = sum(c["resident"] for c in est["components"] if c["role"] == role)
+    b = est["breakdown"][k]
+    assert b["side_models"]["cn.safetensors (ControlNetLoader)"]["weights"] == CN  # the resident row counts it
+    assert b["weights"] > own + CN
+    assert DS.side_weights(est, "sample") == CN and DS.side_weights(est, k) == 0  # old code: CN in k too
+    # a budget where half the phase's own model fits beside its activations as judged (the VAE's batch is sized on the
+    # card: the same on 8 GB and on this budget)
+    budget = sum(est["fixed"].values()) + b["activations"] + b["allocator_margin"] + own // 2
+    est = _judge(FLUX, None, budget, models="resident", dynamic_vram="on", side_models=CN_SIDE)
+    assert est["budget"] == budget
+    assert est["dynamic_vram"]["streamed_by_phase"][k] == own - own // 2  # old code: + CN
