@@ -99,16 +99,20 @@ PIN_WHAT = {"dm": "of the diffusion model (streamed each step)",
 def ram_parts(r: dict) -> str:
     """host_ram's figures in the report's 'host RAM: needs ...' parentheses. With Dynamic VRAM: the models it evicts
     from the card kept for reload apart from the running model's CPU copy, and the pinned copies of the layers that
-    stream, each model's (dynamic_stream.pinned_by_model): the figures its own line gives (rev67k R2)."""
+    stream, each model's (dynamic_stream.pinned_by_model): the figures its own line gives (rev67k R2), where they sum
+    to the pinned total (not with --disable-pinned-memory or past the pin cap: then what streams, and the cap)."""
     ev = r.get("evicted") or 0
     pins = r.get("streamed_pinned") or {}
     out = f"kept for reload {fmt_bytes(r['kept_for_reload'])}" + (
         f" ({fmt_bytes(ev)} of it evicted from the card by Dynamic VRAM)" if ev else "")
     if r.get("cpu_copy"):
         out += f", CPU copy of the running model {fmt_bytes(r['cpu_copy'])} (Dynamic VRAM)"
-    if pins:
+    if pins and r["pinned"] == sum(pins.values()):
         out += (f", pinned copies of the streamed layers {fmt_bytes(r['pinned'])} ("
                 + ", ".join(f"{fmt_bytes(n)} {PIN_WHAT.get(m, m)}" for m, n in pins.items()) + ")")
+    elif pins:  # --disable-pinned-memory, or ram_need's pin cap: the per-model figures would not sum to it (rev68b F3)
+        out += f", streamed layers {fmt_bytes(sum(pins.values()))} (" + (
+            f"pinned copies capped at {fmt_bytes(r['pinned'])})" if r["pinned"] else "not pinned: read from the CPU copy)")
     if pins or r.get("partial"):
         out += (f", offloaded by a partial load {fmt_bytes(r['partial'])} (in place, within its model's copy)"
                 if r.get("partial") else "")

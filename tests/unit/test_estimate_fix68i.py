@@ -66,3 +66,29 @@ def test_a_resident_controlnet_streams_in_sampling_only(k, role):
     est = _judge(FLUX, None, budget, models="resident", dynamic_vram="on", side_models=CN_SIDE)
     assert est["budget"] == budget
     assert est["dynamic_vram"]["streamed_by_phase"][k] == own - own // 2  # old code: + CN
+
+
+# 3. (rev68b F3) The per-model pinned figures (streamed_pinned) beside a pinned total that --disable-pinned-memory or the
+# pin cap (ram_need: 95 % of RAM) lowered: "pinned copies of the streamed layers 0 B (4.43 GiB of the diffusion
+# model ...)". The breakdown only where it sums to the total; else what streams and why it is not all pinned.
+@pytest.mark.parametrize("pol, words", [({"pinned_memory": False}, "not pinned: read from the CPU copy"),
+                                        ({"host_ram": 6 << 30}, "pinned copies capped at ")])
+def test_pinned_breakdown_only_where_it_sums(pol, words):
+    from gpu_garden.memory.units import fmt_bytes
+    r = _judge(FLUX, 8, dynamic_vram="on", **pol)["host_ram"]
+    streamed = sum(r["streamed_pinned"].values())
+    assert r["pinned"] < streamed and len(r["streamed_pinned"]) == 2  # the diffusion model and the text encoders
+    text = H.ram_parts(r)
+    assert "of the diffusion model" not in text and "pinned copies of the streamed layers" not in text  # old code: both
+    assert f"streamed layers {fmt_bytes(streamed)} ({words}" in text
+    if r["pinned"]:
+        assert f"capped at {fmt_bytes(r['pinned'])}" in text and r["pinned"] == int((6 << 30) * 0.95)
+
+
+def test_pinned_breakdown_where_it_sums():
+    from gpu_garden.memory.units import fmt_bytes
+    r = _judge(FLUX, 8, dynamic_vram="on")["host_ram"]
+    pins = r["streamed_pinned"]
+    assert r["pinned"] == sum(pins.values())
+    assert (f"pinned copies of the streamed layers {fmt_bytes(r['pinned'])} ({fmt_bytes(pins['dm'])} of the diffusion model"
+            in H.ram_parts(r))
