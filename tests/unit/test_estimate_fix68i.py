@@ -92,3 +92,26 @@ def test_pinned_breakdown_where_it_sums():
     assert r["pinned"] == sum(pins.values())
     assert (f"pinned copies of the streamed layers {fmt_bytes(r['pinned'])} ({fmt_bytes(pins['dm'])} of the diffusion model"
             in H.ram_parts(r))
+
+
+# 4. (rev68b F4) --models resident, Dynamic VRAM on, a card the resident rows fit within 10 %: the verdict said "FITS WITH
+# STREAMING ...: sampling streams nothing" where the Dynamic VRAM line says "fits without streaming". Nothing streams:
+# tight, as the peak says. Where the resident rows are over the budget and nothing streams, Dynamic VRAM evicts the
+# models kept beside the running one (host_ram.evicted): it runs, and the reason says so, not "streams nothing".
+def test_nothing_streams_within_the_budget_is_tight():
+    est = _judge(FLUX, 36, models="resident", dynamic_vram="on")
+    d = est["dynamic_vram"]
+    assert est["budget"] * 0.9 < est["peak"] <= est["budget"]
+    assert d["vram_verdict"] == "fits without streaming" and not d["streamed_per_step"] and not d["streamed_by_phase"]
+    assert est["verdict"] == est["outcome"]["status"] == "tight"  # old code: fits with streaming, 'sampling streams nothing'
+
+
+def test_nothing_streams_over_the_budget_names_the_eviction():
+    from gpu_garden.memory.units import fmt_bytes
+    est = _judge(FLUX, 28, models="resident", dynamic_vram="on")
+    d, r, o = est["dynamic_vram"], est["host_ram"], est["outcome"]
+    assert est["peak"] > est["budget"] and d["vram_verdict"] == "fits without streaming" and not d["streamed_by_phase"]
+    assert o["status"] == "fits with streaming" and "streams nothing" not in o["reason"]  # old code: 'sampling streams nothing'
+    w = {x: sum(c["resident"] for c in est["components"] if c["role"] == x) for x in ("text_encoder", "vae")}
+    assert r["evicted"] == w["text_encoder"] + w["vae"]
+    assert f"evicts the models kept beside the running one from the card ({fmt_bytes(r['evicted'])})" in o["reason"]
