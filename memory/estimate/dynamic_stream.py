@@ -34,8 +34,11 @@ SIDE_STREAMS = ("ControlNetLoader", "DiffControlNetLoader", "ModelPatchLoader")
 
 
 def side_weights(est: dict, k: str) -> int:
-    """Bytes of phase k's side models (its row's side_models) that Dynamic VRAM streams (SIDE_STREAMS)."""
-    loader = {m.get("owner"): m.get("loader") for m in est.get("policy", {}).get("side_models") or ()}
+    """Bytes of phase k's side models (its row's side_models) that Dynamic VRAM streams (SIDE_STREAMS): those whose
+    own phase is k (side_models.SIDE; a ControlNet's is the sampler's). Under --models resident every row counts every
+    side model kept beside it (side_models.added, keep): not run there, evicted rather than streamed (rev68b F2)."""
+    base = "sample" if k.startswith("sample") else k
+    loader = {m.get("owner"): m.get("loader") for m in est.get("policy", {}).get("side_models") or () if m.get("phase") == base}
     return sum(int(v.get("weights") or 0) for o, v in (est["breakdown"][k].get("side_models") or {}).items()
                if loader.get(o) in SIDE_STREAMS)
 
@@ -157,9 +160,17 @@ def others_words(by: dict) -> str:
     return "".join(f"; streaming {fmt_bytes(n)} {WHAT[k]}" for k, n in by.items() if k != "sample" and n)
 
 
-def reason(d: dict) -> str:
-    """The outcome's reason for a run that fits with streaming (verdict._vram_outcome)."""
+def reason(d: dict, evicted=0) -> str:
+    """The outcome's reason for a run that fits with streaming (verdict._vram_outcome). evicted: host_ram's, the models
+    a row keeps beside its own (--models resident) that Dynamic VRAM evicts from the card (OWN): where nothing streams,
+    what lets a peak over the budget run (rev68b F4)."""
     s = d.get("streamed_per_step") or 0
-    head = (f"{fmt_bytes(s)} of weights stream in from RAM each step, about {d['added_seconds_per_step']} s slower per "
-            "step" if s else "sampling streams nothing")
-    return head + others_words(d.get("streamed_by_phase") or {})
+    by = d.get("streamed_by_phase") or {}
+    if s:
+        head = f"{fmt_bytes(s)} of weights stream in from RAM each step, about {d['added_seconds_per_step']} s slower per step"
+    elif evicted and not any(by.values()):
+        head = (f"Dynamic VRAM evicts the models kept beside the running one from the card ({fmt_bytes(evicted)}) as each "
+                "phase needs the room, rather than streaming them")
+    else:
+        head = "sampling streams nothing"
+    return head + others_words(by)

@@ -32,6 +32,7 @@ def host_ram(est: dict, budget, spilled=None) -> dict:
     pinned_by_model: each model's streamed layers, pinned) plus a GGUF model's partial load (dyn_partial), never the
     legacy spill of a row that counts the models kept beside it (rev67k R2); those it evicts are kept for reload."""
     from .verdict import MAIN, PARTIAL, partial_load, spill
+    forced = spilled  # the caller's (a knob's partial offload), before the legacy spill or the streamed pins fill it
     pol, c = est["policy"], est["_ctx"]
     res = {x["role"]: 0 for x in c["components"]}
     for x in c["components"]:
@@ -82,7 +83,11 @@ def host_ram(est: dict, budget, spilled=None) -> dict:
             out.update(streamed_pinned=pins, partial=int(partial), offloaded=int(spilled + partial))
     if pol.get("dynamic_vram", "auto") == "auto" and not dyn and pol.get("device", "cuda") in AIMDO_DEVICES \
             and (pol.get("runner") or "comfyui") == "comfyui":  # comfy-aimdo is ComfyUI's alone (runner_off_note)
-        out["assumed_dynamic_vram"] = assumed_dynamic(need(True))
+        # the figures --dynamic-vram on gives, from its own streamed layers (one source: rev68b F1, the legacy spill was
+        # read here where the on line reads dynamic_stream's)
+        e_on = dict(est, policy=dict(pol, dynamic_vram="on"))
+        e_on["dynamic_vram"] = dynamic_vram(e_on, budget)
+        out["assumed_dynamic_vram"] = assumed_dynamic(host_ram(e_on, budget, forced))
     return out
 
 
@@ -94,16 +99,20 @@ PIN_WHAT = {"dm": "of the diffusion model (streamed each step)",
 def ram_parts(r: dict) -> str:
     """host_ram's figures in the report's 'host RAM: needs ...' parentheses. With Dynamic VRAM: the models it evicts
     from the card kept for reload apart from the running model's CPU copy, and the pinned copies of the layers that
-    stream, each model's (dynamic_stream.pinned_by_model): the figures its own line gives (rev67k R2)."""
+    stream, each model's (dynamic_stream.pinned_by_model): the figures its own line gives (rev67k R2), where they sum
+    to the pinned total (not with --disable-pinned-memory or past the pin cap: then what streams, and the cap)."""
     ev = r.get("evicted") or 0
     pins = r.get("streamed_pinned") or {}
     out = f"kept for reload {fmt_bytes(r['kept_for_reload'])}" + (
         f" ({fmt_bytes(ev)} of it evicted from the card by Dynamic VRAM)" if ev else "")
     if r.get("cpu_copy"):
         out += f", CPU copy of the running model {fmt_bytes(r['cpu_copy'])} (Dynamic VRAM)"
-    if pins:
+    if pins and r["pinned"] == sum(pins.values()):
         out += (f", pinned copies of the streamed layers {fmt_bytes(r['pinned'])} ("
                 + ", ".join(f"{fmt_bytes(n)} {PIN_WHAT.get(m, m)}" for m, n in pins.items()) + ")")
+    elif pins:  # --disable-pinned-memory, or ram_need's pin cap: the per-model figures would not sum to it (rev68b F3)
+        out += f", streamed layers {fmt_bytes(sum(pins.values()))} (" + (
+            f"pinned copies capped at {fmt_bytes(r['pinned'])})" if r["pinned"] else "not pinned: read from the CPU copy)")
     if pins or r.get("partial"):
         out += (f", offloaded by a partial load {fmt_bytes(r['partial'])} (in place, within its model's copy)"
                 if r.get("partial") else "")

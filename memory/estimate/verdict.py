@@ -214,9 +214,11 @@ def cpu_run(est: dict):
 def streams(est: dict, budget) -> bool:
     """Dynamic VRAM runs it by streaming: its verdict fits (every phase over the budget streams: dynamic_stream, which
     says does not fit for one that does not, rev67f F2) where the peak does not. Whether host RAM holds it is
-    host_ram's."""
+    host_ram's. Something must stream, or the peak be over the budget (the models --models resident keeps beside the
+    running one, which Dynamic VRAM evicts: DS.reason): a tight run that streams nothing stays tight (rev68b F4)."""
     d = est.get("dynamic_vram") or {}
-    return str(d.get("vram_verdict")).startswith("fits") and est["verdict"] in ("tight", "does not fit")
+    moves = d.get("streamed_per_step") or d.get("streamed_by_phase") or est["verdict"] == "does not fit"
+    return str(d.get("vram_verdict")).startswith("fits") and est["verdict"] in ("tight", "does not fit") and bool(moves)
 
 
 def outcome(est: dict, budget) -> dict:
@@ -250,7 +252,8 @@ def _vram_outcome(est: dict, budget) -> dict:
     note = f"{note} run{'' if len(tiled) > 1 else 's'} tiled after ComfyUI's out-of-memory fallback (slower)" if note else ""
     if v == "fits with streaming":
         d = est["dynamic_vram"]
-        return {"status": v, "offloaded": 0, "reason": DS.reason(d) + (f"; {note}" if note else "")}
+        return {"status": v, "offloaded": 0, "reason": DS.reason(d, (est.get("host_ram") or {}).get("evicted"))
+                + (f"; {note}" if note else "")}
     if not budget:
         return {"status": v, "offloaded": 0, "reason": ""}
     r = est.get("host_ram") or {}
