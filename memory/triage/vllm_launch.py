@@ -38,7 +38,7 @@ def read(s, f, m, text, lineno, window) -> None:
     if f.get("vllm_serve_bg"):
         return
     if not window:
-        VRUN.pin(s, f)
+        VRUN.pin(s, f, lineno)
     VRUN.keep(f, "vllm_own", {}, lineno, window, s)
 
 
