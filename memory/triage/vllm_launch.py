@@ -7,7 +7,9 @@ defaults.
 
 Only a command the shell ran in the foreground after a foreground `vllm serve`: a client script run beside a server
 started with a trailing `&` (`vllm serve ... &` then `python bench.py`) is no new engine, and the server's failure stays
-the server's run."""
+the server's run. (fix68h, rev68a #2) Nor is one pasted after a foreground server that shows no end (the usual issue
+layout: the server's command, the client's, then the server's log): a Python line is a new run only once the server's
+run has ended, by a failure in it, a ^C / KeyboardInterrupt or vLLM's shutdown line (END)."""
 import re
 
 from . import vllm_own_flags as OWN
@@ -24,6 +26,11 @@ FACT = ("vllm_launch", LINE)
 START = ("vllm_run_start", re.compile(f"(?P<serve>{OWN.OWN_LINE.pattern})|{LINE.pattern}"))
 START_KEYS = OWN.KEYS + KEYS
 _BG = re.compile(r"&[ \t]*$")
+# (fix68h) a foreground server's end: the shell's ^C echo, Python's KeyboardInterrupt, vLLM's launcher.py "Shutting down
+# FastAPI HTTP server." (newer: "[shutdown] API server: shutting down FastAPI HTTP server"), uvicorn's last line
+END = ("vllm_serve_end", re.compile(r"^[ \t]{0,8}\^C[ \t]{0,8}$|\bKeyboardInterrupt\b|[Ss]hutting down FastAPI HTTP server"
+                                    r"|Application shutdown complete"))
+END_KEYS = ("^C", "KeyboardInterrupt", "hutting down FastAPI HTTP server", "Application shutdown complete")
 
 
 def background(rest: str) -> bool:
@@ -31,12 +38,26 @@ def background(rest: str) -> bool:
     return bool(_BG.search(rest or ""))
 
 
+def client(s, f) -> bool:
+    """A Python line now is a client of the `vllm serve` run before it: that server was put in the background, or runs in
+    the foreground and has shown no end (END, or a failure since its line)."""
+    from .vllm_run import failed_since     # (lazy: vllm_run -> parse -> fact_patterns imports this module)
+    at = f.get("vllm_serve_open")
+    return bool(f.get("vllm_serve_bg")) or (at is not None and not failed_since(s, at))
+
+
+def ended(s, f, m, text, lineno, window) -> None:
+    """The "vllm_serve_end" fact's handler: the foreground server's run is over."""
+    f["vllm_serve_open"] = None
+
+
 def read(s, f, m, text, lineno, window) -> None:
     """The "vllm_launch" fact's handler: a run's start with no flags, after a `vllm serve` run that was not put in the
-    background (and before any: an offline run alone is one run, as before)."""
+    background and has ended (and before any: an offline run alone is one run, as before)."""
     from . import vllm_run as VRUN     # (lazy: vllm_run -> parse -> fact_patterns imports this module)
-    if f.get("vllm_serve_bg"):
+    if client(s, f):
         return
+    f["vllm_serve_open"] = None
     if not window:
         VRUN.pin(s, f, lineno)
     VRUN.keep(f, "vllm_own", {}, lineno, window, s)
@@ -45,6 +66,6 @@ def read(s, f, m, text, lineno, window) -> None:
 def start(s, f, m, text, lineno, window) -> None:
     """The "vllm_run_start" fact's handler: in the window, drop the values kept in this failure's slot so far."""
     from .vllm_run import RUN_AT
-    if window and (m.group("serve") is not None or not f.get("vllm_serve_bg")):
+    if window and (m.group("serve") is not None or not client(s, f)):
         for key in RUN_AT:
             (f.get(key) or {}).pop(s._lineno - 0.5, None)

@@ -52,8 +52,7 @@ def pin(s, f, at=None) -> None:
     if not starts:
         return
     prev = max(starts)
-    lasts = [inc.last_line for inc in (getattr(s, "cur", None), (getattr(s, "incidents", None) or [None])[-1]) if inc]
-    if not any(n >= prev for n in lasts):
+    if not failed_since(s, prev):
         return
     runs = f.setdefault("vllm_pinned", {})
     runs[prev] = {key: {n: v for n, v in (f.get(key) or {}).items() if n >= prev} for key in RUN_AT}
@@ -61,6 +60,12 @@ def pin(s, f, at=None) -> None:
         runs[prev]["vllm_own_at"][at] = {}
     while len(runs) > PINNED_RUNS:
         del runs[next(iter(runs))]
+
+
+def failed_since(s, at) -> bool:
+    """A failure (the open one or the last closed) lay at or after line `at`."""
+    lasts = [inc.last_line for inc in (getattr(s, "cur", None), (getattr(s, "incidents", None) or [None])[-1]) if inc]
+    return any(n >= at for n in lasts)
 
 
 def kept_at(f, key) -> dict:
@@ -156,4 +161,5 @@ def own(s, f, m, text, lineno, window):
         pin(s, f, lineno)
     seen(f, m)
     f["vllm_serve_bg"] = background(m.group(2))     # (fix68a) a later `python x.py` is then a client, no new run
+    f["vllm_serve_open"] = None if f["vllm_serve_bg"] else s._lineno - 0.5 if window else lineno     # (fix68h) till it ends
     keep(f, "vllm_own", f["vllm_own"], lineno, window, s)

@@ -42,3 +42,55 @@ def test_a_pinned_run_reads_no_later_runs_kv_figures():
     control = _run(no_kv("f_16_runs_first_default_util.log"))
     assert control[3] == (None, None), control[:4]
     assert _run(no_kv("f_18_runs_first_default_util.log")) == control
+
+
+# 2 (rev68a #2, a regression of fix68a). Any `python x.py` line after a foreground `vllm serve` became a new run, so the
+# usual issue layout (the server's command, the client's `python benchmarks/benchmark_serving.py ...`, then the server's
+# log) lost the server's flags: data/fix68h/i_serve_then_client_cmd.log's serving OOM read no 0.95, no --max-model-len
+# 32768 and no --trust-remote-code, and advised the --kv-cache-dtype fp8 the server already ran. A Python line is a new run
+# only once the server's run shows its end (a failure in it, ^C / KeyboardInterrupt, vLLM's shutdown line).
+def _flags(text):
+    res, ev = _answer(text)
+    n = ev["numbers"]
+    serve = [ln for ln in engine.render_human(res).splitlines() if ln.startswith("vllm serve")]
+    return n.get("gpu_memory_utilization_ratio"), n.get("max_model_len_tokens"), serve
+
+
+def test_a_client_command_after_a_foreground_server_is_no_new_run():
+    res, ev = _answer("i_serve_then_client_cmd.log")
+    assert res["cause"] == "activations", res["cause"]
+    util, maxlen, serve = _flags("i_serve_then_client_cmd.log")
+    assert (util, maxlen) == (0.95, 32768), (util, maxlen)
+    assert serve and all("--trust-remote-code" in ln and "--kv-cache-dtype fp8" in ln for ln in serve), serve
+    assert "--kv-cache-dtype fp8`" not in engine.render_human(res)       # no advice to set what the server ran
+
+
+B = (FIX68A / "b_serve_then_offline_llm.log").read_text()
+ENDS = {"^C": "^C\n",
+        "KeyboardInterrupt": "(APIServer pid=2210) KeyboardInterrupt\n",
+        "shutdown": "(APIServer pid=2210) INFO 09-18 14:23:02 [launcher.py:80] Shutting down FastAPI HTTP server.\n",
+        "failure": "(EngineCore pid=2301) ERROR 09-18 14:23:14 [core.py:1102] torch.OutOfMemoryError: CUDA out of memory. "
+                   "Tried to allocate 1.20 GiB. GPU 0 has a total capacity of 22.36 GiB of which 620.88 MiB is free.\n"}
+
+
+def test_a_python_run_after_a_server_that_ended_is_a_new_run():
+    """fix68a's b log (serve at 0.90 / 32768 / fp8 / --trust-remote-code, then `python offline.py` failing at capture):
+    with each end in place of its ^C the offline run reads no server flag; with none it is the server's client."""
+    assert "^C\n" in B
+    for name, end in ENDS.items():
+        util, maxlen, serve = _flags(B.replace("^C\n", end))
+        flags = " ".join(serve)
+        assert util is None and maxlen is None and "--trust-remote-code" not in flags, (name, util, maxlen, serve)
+        assert "--kv-cache-dtype fp8" not in flags, (name, serve)
+    util, maxlen, serve = _flags(B.replace("^C\n", ""))
+    assert (util, maxlen) == (0.9, 32768) and all("--trust-remote-code" in ln for ln in serve), (util, maxlen, serve)
+
+
+def test_the_end_counts_when_read_back_from_the_window():
+    """Past the log's first 512 KiB the server's idle lines, its ^C and the Python line are read only from the window before
+    the failure (window.read_context): the same runs there."""
+    fill = "(APIServer pid=2210) INFO 09-18 14:22:00 [loggers.py:123] Engine 000: Avg prompt throughput: 0.0 tokens/s\n" * 6000
+    text = B.replace("^C\n", fill + "^C\n")
+    assert len(text) > 600 << 10
+    assert _flags(text)[:2] == (None, None)
+    assert _flags(text.replace("^C\n", ""))[:2] == (0.9, 32768)
