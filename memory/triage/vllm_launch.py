@@ -14,12 +14,19 @@ import re
 
 from . import vllm_own_flags as OWN
 
-# a prompt as vllm_own_flags.OWN_LINE takes it, VAR=value assignments, then python/python3/python3.12 running a script or
-# `-c`/`-m` (not vLLM's own api_server module: that line is a `vllm serve` run already)
-LINE = re.compile(r"^[ \t]{0,8}(?:[^\s$#>%]{0,80}[$#>%][ \t]{0,4})?(?:[A-Za-z_]\w{0,60}=\S{1,200}[ \t]{1,4}){0,8}"
-                  r"python(?:3(?:\.\d{1,2})?)?[ \t]{1,4}(?!-m[ \t]{1,4}vllm\.entrypoints\.openai\.api_server)"
-                  r"(?:-[uBOE][ \t]{1,4})*(?:-m[ \t]{1,4}[\w.]{1,200}|-c[ \t]|[^\s-]\S{0,300}\.py)(?=\s|$)")
-KEYS = ("python ", "python3 ")
+# an option and its value, if any, of a launcher (`--nproc-per-node 1`, `--nproc_per_node=2`, `-n env`, `--standalone`): a
+# value is no option and no script (.py), so each token is read one way only
+_OPT = r"-{1,2}[\w-]{1,40}(?:=\S{1,200}|[ \t]{1,4}[^\s-]\S{0,200}(?<!\.py)(?=\s))?[ \t]{1,4}"
+_SCRIPT = r"[^\s-]\S{0,300}\.py"
+# python/python3/python3.12 running a script or `-c`/`-m` (not vLLM's own api_server module: that line is a `vllm serve`
+# run already); (fix68h, rev68a #3) through `uv run` or `conda run -n X`, or torchrun's script or module
+_PY = (r"(?:(?:uv|conda)[ \t]{1,4}run[ \t]{1,4}(?:" + _OPT + r"){0,8})?python(?:3(?:\.\d{1,2})?)?[ \t]{1,4}"
+       r"(?!-m[ \t]{1,4}vllm\.entrypoints\.openai\.api_server)(?:-[uBOE][ \t]{1,4}){0,8}(?:-m[ \t]{1,4}[\w.]{1,200}|-c[ \t]|"
+       + _SCRIPT + ")")
+_TORCHRUN = r"torchrun[ \t]{1,4}(?:" + _OPT + r"){0,12}(?:-m[ \t]{1,4}[\w.]{1,200}|" + _SCRIPT + ")"
+# a prompt as vllm_own_flags.OWN_LINE takes it (its PROMPT), VAR=value assignments, then the launch
+LINE = re.compile(r"^" + OWN.PROMPT + r"(?:[A-Za-z_]\w{0,60}=\S{1,200}[ \t]{1,4}){0,8}(?:" + _PY + "|" + _TORCHRUN + r")(?=\s|$)")
+KEYS = ("python ", "python3 ", "torchrun ")
 FACT = ("vllm_launch", LINE)
 # (read first on a line, FACTS[0]) a run's start read back from the window before a failure: what the window's earlier
 # lines kept just before the failure (vllm_run.keep's slot) is an earlier run's, and goes

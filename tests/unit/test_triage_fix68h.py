@@ -94,3 +94,47 @@ def test_the_end_counts_when_read_back_from_the_window():
     assert len(text) > 600 << 10
     assert _flags(text)[:2] == (None, None)
     assert _flags(text.replace("^C\n", ""))[:2] == (0.9, 32768)
+
+
+# 3 (rev68a #3). A command line's prompt took no conda/venv environment before it ("(base) user@box:~$ "), and a Python
+# launch was only `python ...`: rev68a's h log (fix68a's b log with a conda prompt on both command lines) read neither
+# the serve line's flags nor the offline run's start. The prompt is one constant (vllm_own_flags.PROMPT, read by
+# OWN_LINE and vllm_launch.LINE); a launch is also `uv run python`, `conda run -n X python`, `torchrun ... x.py`.
+CONDA = "(base) ana@box:~/qwen$ "
+
+
+def test_an_offline_run_launched_another_way_is_its_own_run():
+    alone = _flags((FIX68A / "b0_offline_alone.log").read_text())
+    assert alone[:2] == (None, None), alone
+    for serve, launch in ((CONDA, CONDA + "python offline.py"), ("(venv) user@box:~/qwen$ ", "(venv) user@box:~/qwen$ python offline.py"),
+                          ("$ ", "$ uv run python offline.py"), ("$ ", "$ conda run -n vllm --no-capture-output python offline.py"),
+                          ("$ ", "$ torchrun --nproc-per-node 1 offline.py"), ("$ ", "$ torchrun --standalone offline.py")):
+        text = B.replace("$ vllm serve", serve + "vllm serve", 1).replace("$ python offline.py", launch, 1)
+        util, maxlen, serve_lines = _flags(text)
+        flags = " ".join(serve_lines)
+        assert (util, maxlen) == (None, None) and "--trust-remote-code" not in flags and "fp8" not in flags, (launch, util, serve_lines)
+
+
+def test_a_server_behind_a_conda_prompt_keeps_its_flags():
+    text = (DATA / "i_serve_then_client_cmd.log").read_text().replace("$ ", CONDA)
+    assert text.count(CONDA) == 2
+    util, maxlen, serve = _flags(text)
+    assert (util, maxlen) == (0.95, 32768) and serve and all("--trust-remote-code" in ln for ln in serve), (util, maxlen, serve)
+
+
+def test_no_launch_where_none_ran():
+    from gpu_garden.memory.triage import vllm_launch
+    for text in ("(EngineCore pid=2301) INFO python offline.py", "$ conda run -n vllm", "$ torchrun --nproc-per-node 1",
+                 "$ pip install torchrun x.py", "$ uv run python -m vllm.entrypoints.openai.api_server --model m",
+                 "(APIServer pid=2210) vllm serve m"):
+        assert not vllm_launch.LINE.search(text), text
+
+
+def test_the_command_line_regexes_read_linear():
+    from support.regex_time import assert_each_fast
+    from gpu_garden.memory.triage import vllm_launch, vllm_own_flags
+    n = 1 << 18
+    texts = ["(" * n, "(a) " * n, "(a)" + " " * n, "a$" * n, "$ torchrun " + "--a b " * n, "$ torchrun " + "--a " * n + "x",
+             "$ uv run " + "-a b.py " * n, "$ conda run " + "-n x " * n + "python", "$ " + "A=1 " * n, "$ python " + "-u " * n,
+             "$ torchrun " + "--a=" + "b" * n, "$ python " + "x" * n]
+    assert_each_fast([(rx.search, texts) for rx in (vllm_launch.LINE, vllm_own_flags.OWN_LINE, vllm_launch.START[1])])
