@@ -531,6 +531,8 @@ FACTS.append(VLLM_LAUNCH.FACT)     # (fix68a) a Python launch: a vLLM run's star
 FACT_KEYS["vllm_launch"] = VLLM_LAUNCH.KEYS
 FACTS.append(VLLM_ARGS.FACT)     # (fix68a) -q X in a Kubernetes/Compose args list after a vLLM entry point (vllm_args_list.py)
 FACT_KEYS["vllm_args_list"] = VLLM_ARGS.KEYS
+FACTS.append(VLLM_LAUNCH.END)     # (fix68h) a foreground vLLM server's end: a later Python line is a new run
+FACT_KEYS[VLLM_LAUNCH.END[0]] = VLLM_LAUNCH.END_KEYS
 FACTS.insert(0, VLLM_LAUNCH.START)     # (fix68a) first on its line: a run's start read back from the window
 FACT_KEYS["vllm_run_start"] = VLLM_LAUNCH.START_KEYS
 for _name, _rx, _words in AIMDO_FACTS:     # (rev67d F4) the interrupt and "got prompt", by line (aimdo_abort.py)

@@ -507,6 +507,7 @@ HANDLERS = {
     "vllm_own": VRUN.own,     # (fix67a) vllm_own_flags; (fix67g) by line: each a run's start
     "vllm_launch": vllm_launch.read,     # (fix68a) a `python x.py` launch: a run's start too
     "vllm_args_list": vllm_args_list.read,     # (fix68a) -q X in an args list
+    "vllm_serve_end": vllm_launch.ended,     # (fix68h) a foreground server's end
     "vllm_run_start": vllm_launch.start,     # (fix68a) a run's start in the window: the slot's earlier values go
     "dataloader_worker": lambda s, f, m, *_: f.__setitem__("dataloader_worker", True),     # (review rev66a #4)
     "wrapper_run": wrapper_runs.read,     # (fix67b) by line

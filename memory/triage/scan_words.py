@@ -331,7 +331,7 @@ OPEN_ANCHORS += (b"Process name",)
 # what should_fit.py reads (the runtime's version, the model, the GGUF's type and size, flash attention): start-up lines,
 # in the head and the window, found by its facts' own gate keys; a bare word there (" run ", kept short for the gate's
 # sake) is anchored as the command writes it
-_LOAD_FACTS = ("runtime_version", "llm_model", "gguf_meta", "ollama_total", "vllm_transformers", "ggml_fa", "vllm_tp", "vllm_wflags", "vllm_own", "vllm_launch", "vllm_args_list")
+_LOAD_FACTS = ("runtime_version", "llm_model", "gguf_meta", "ollama_total", "vllm_transformers", "ggml_fa", "vllm_tp", "vllm_wflags", "vllm_own", "vllm_launch", "vllm_args_list", "vllm_serve_end")
 _COMMAND = {" serve ": "vllm serve", " run ": "ollama run", " pull ": "ollama pull"}
 LOAD_KEYS = tuple(_COMMAND.get(k, k).encode() for name in _LOAD_FACTS for k in FACT_KEYS[name])
 HEAD_ANCHORS = OPEN_ANCHORS + TRACE_ANCHORS + (b"train", b"step#:") + tuple(w.encode() for w in TAIL_WORDS) + LOAD_KEYS

@@ -12,8 +12,11 @@ line in the log is the fact, and (fix67g) where the log holds several, a failure
 too: the graph-capture guide never raises it (vllm_capture_fix.py)."""
 import re
 
-# a prompt ("$ ", "# ", "user@host:~$ "), then VAR=value assignments, then the command
-OWN_LINE = re.compile(r"^[ \t]{0,8}(?:[^\s$#>%]{0,80}[$#>%][ \t]{0,4})?((?:[A-Za-z_]\w{0,60}=\S{1,200}[ \t]{1,4}){0,8})"
+# a shell prompt ("$ ", "# ", "user@host:~$ ", (fix68h, rev68a #3) with a conda/venv environment before it:
+# "(base) user@host:~$ ", "(.venv) $ "); vllm_launch.LINE's too
+PROMPT = r"[ \t]{0,8}(?:(?:\([^\s()]{1,60}\)[ \t]{1,4})?[^\s$#>%]{0,80}[$#>%][ \t]{0,4})?"
+# a prompt, then VAR=value assignments, then the command
+OWN_LINE = re.compile(r"^" + PROMPT + r"((?:[A-Za-z_]\w{0,60}=\S{1,200}[ \t]{1,4}){0,8})"
                       r"(?:vllm[ \t]{1,4}serve|python3?[ \t]{1,4}-m[ \t]{1,4}vllm\.entrypoints\.openai\.api_server)(?=\s|$)(.{0,4000})")
 KEYS = ("vllm serve", "vllm.entrypoints.openai")
 _ENV = re.compile(r"([A-Za-z_]\w{0,60})=([\w./:,@+-]{1,200})(?=\s|$)")

@@ -42,21 +42,30 @@ def kv_dtype(s, f, m, text, lineno, window):
     keep(f, "vllm_kv_dtype", (m.group(1) or m.group(2)).lower(), lineno, window, s)
 
 
-def pin(s, f) -> None:
-    """(fix68a, rev67i #4) A new run starts (a line read in order): where a failure lay in the run before it, that run's
-    values are kept aside (facts "vllm_pinned", key -> {line: value}), so 16 later runs no longer push its flags and
-    figures out of the last RUN_KEPT. Bounded: PINNED_RUNS runs of at most RUN_KEPT values a key."""
+def pin(s, f, at=None) -> None:
+    """(fix68a, rev67i #4) A new run starts at line `at` (a line read in order): where a failure lay in the run before it,
+    that run's values are kept aside (facts "vllm_pinned", key -> {line: value}), so 16 later runs no longer push its flags
+    and figures out of the last RUN_KEPT. Bounded: PINNED_RUNS runs of at most RUN_KEPT values a key. (fix68h, rev68a #1)
+    The new run's start is kept with it (no flags) as the pinned run's end: else, once the later starts are pushed out,
+    the pinned run reaches to the next one kept and reads a later run's utilization or KV figures as its own."""
     starts = f.get("vllm_own_at") or {}
     if not starts:
         return
     prev = max(starts)
-    lasts = [inc.last_line for inc in (getattr(s, "cur", None), (getattr(s, "incidents", None) or [None])[-1]) if inc]
-    if not any(n >= prev for n in lasts):
+    if not failed_since(s, prev):
         return
     runs = f.setdefault("vllm_pinned", {})
     runs[prev] = {key: {n: v for n, v in (f.get(key) or {}).items() if n >= prev} for key in RUN_AT}
+    if at is not None:
+        runs[prev]["vllm_own_at"][at] = {}
     while len(runs) > PINNED_RUNS:
         del runs[next(iter(runs))]
+
+
+def failed_since(s, at) -> bool:
+    """A failure (the open one or the last closed) lay at or after line `at`."""
+    lasts = [inc.last_line for inc in (getattr(s, "cur", None), (getattr(s, "incidents", None) or [None])[-1]) if inc]
+    return any(n >= at for n in lasts)
 
 
 def kept_at(f, key) -> dict:
@@ -149,7 +158,8 @@ def own(s, f, m, text, lineno, window):
     from .vllm_own_flags import seen
     from .vllm_launch import background
     if not window:
-        pin(s, f)
+        pin(s, f, lineno)
     seen(f, m)
     f["vllm_serve_bg"] = background(m.group(2))     # (fix68a) a later `python x.py` is then a client, no new run
+    f["vllm_serve_open"] = None if f["vllm_serve_bg"] else s._lineno - 0.5 if window else lineno     # (fix68h) till it ends
     keep(f, "vllm_own", f["vllm_own"], lineno, window, s)
