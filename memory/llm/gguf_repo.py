@@ -9,6 +9,9 @@ from ..errors import UserError
 from . import unsloth as UD
 
 DEFAULT_TAG = "Q4_K_M"
+# repos with no Q4_K_M file, whose first (only) file 'latest' falls back to: (repo pattern, its type, why)
+ONLY_FILE = ((re.compile(r"ggml-org/gpt-oss-\d+b-gguf", re.I), "MXFP4_MOE",
+              "ggml-org's gpt-oss GGUF holds one file, llama.cpp's MXFP4 MoE type"),)
 _FORM = re.compile(r"(?:https?://)?(?P<hf>(?:hf\.co|huggingface\.co)/)?(?P<repo>[\w.-]+/[\w.-]+)(?::(?P<tag>[^:/]*))?")
 
 
@@ -64,6 +67,9 @@ def split(name: str):
         raise UserError(f"{name.strip()!r}: the tag after ':' is empty; name the quantization (…:Q4_K_M) or drop the ':'")
     if not gguf_repo:
         return None
+    only = next(((t, why) for pat, t, why in ONLY_FILE if pat.fullmatch(repo)), None)
+    if only:
+        return repo, only[0], False, f"weights taken as {only[0]} from the name {name.strip()!r} (no tag: {only[1]})"
     return repo, DEFAULT_TAG, False, (f"weights taken as {DEFAULT_TAG} from the name {name.strip()!r} (no tag: the file "
                                       "llama.cpp's -hf and Ollama's hf.co pull by default, the repo's first file where "
                                       "it has none)")

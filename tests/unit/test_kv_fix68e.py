@@ -1,0 +1,27 @@
+"""fix68e: audit aud68b's findings on `gpu-garden kv` (issue 15 item 6); each test failed on the code before its fix."""
+from support.cli_run import flat, json_out, run, unwrap
+
+GIB = 2**30
+
+
+def _weights(model, runtime="llama.cpp"):
+    from gpu_garden.memory.llm.kv import plan
+    from gpu_garden.memory.llm.names import load_builtin
+    return plan(load_builtin(model), runtime=runtime, ctx=8192, vram=80 * GIB)["weights"] / GIB
+
+
+# 1. A gpt-oss GGUF named by its repo and tag was sized as if its experts were re-quantized: the tag's type replaced
+# the checkpoint's "mxfp4" (names.load_builtin), so the BF16 file of gpt-oss-120b came to 217.54 GiB. llama.cpp#15125
+# loads unsloth's gpt-oss-120b BF16 file at "60.87 GiB (4.48 BPW)" (its 108 experts tensors MXFP4); weights.py's notes:
+# unsloth's gpt-oss-20b F16 file 12.83 GiB, its Q4_K_M 10.81 GiB. ggml-org's repo holds one file, MXFP4 MoE.
+def test_gpt_oss_gguf_tag_keeps_the_checkpoint_mxfp4_experts():
+    from gpu_garden.memory.llm.names import load_builtin
+    assert abs(_weights("unsloth/gpt-oss-120b-GGUF:BF16") / 60.87 - 1) < 0.03
+    for runtime in ("llama.cpp", "ollama"):
+        assert abs(_weights("hf.co/unsloth/gpt-oss-20b-GGUF:F16", runtime) / 12.83 - 1) < 0.03
+    assert abs(_weights("unsloth/gpt-oss-20b-GGUF:Q4_K_M") / 10.81 - 1) < 0.03
+    assert _weights("unsloth/gpt-oss-120b-GGUF:Q4_K_M") < 60.87  # was 81.12: Q4_K_M experts and their fallback rows
+    spec = load_builtin("unsloth/gpt-oss-120b-GGUF:BF16")
+    assert spec.quant == "BF16" and spec.checkpoint_quant == "mxfp4"  # the checkpoint's method kept in its own field
+    spec = load_builtin("hf.co/ggml-org/gpt-oss-20b-GGUF")
+    assert spec.quant == "MXFP4_MOE" and "ggml-org's gpt-oss GGUF holds one file" in " ".join(spec.notes)
