@@ -25,3 +25,20 @@ def test_gpt_oss_gguf_tag_keeps_the_checkpoint_mxfp4_experts():
     assert spec.quant == "BF16" and spec.checkpoint_quant == "mxfp4"  # the checkpoint's method kept in its own field
     spec = load_builtin("hf.co/ggml-org/gpt-oss-20b-GGUF")
     assert spec.quant == "MXFP4_MOE" and "ggml-org's gpt-oss GGUF holds one file" in " ".join(spec.notes)
+
+
+# 2. A quantized V cache with --flash-attn off was sized as if flash attention were on ("fits", rc 0): llama.cpp's
+# llama_init_from_model returns no context for ggml_is_quantized(type_v) with LLAMA_FLASH_ATTN_TYPE_DISABLED ("quantized
+# V cache requires flash_attn to be enabled"; builds before -fa auto: "V cache quantization requires flash_attn").
+def test_quantized_v_cache_with_flash_attention_off_refused(capsys):
+    base = ["kv", "--model", "Qwen3-8B", "--runtime", "llama.cpp", "--weights-dtype", "Q4_K_M", "--ctx", "32768",
+            "--vram", "12", "--kv-dtype", "q8_0"]
+    rc, out, err = run(base + ["--flash-attn", "off"], capsys)
+    assert rc != 0 and "fits" not in out and "quantized V cache requires flash_attn to be enabled" in flat(err)
+    rc, out, err = run(base + ["--flash-attn", "off", "--runtime-version", "b5000"], capsys)
+    assert rc != 0 and "V cache quantization requires flash_attn" in flat(err)
+    rc, out, err = run(base + ["--flash-attn", "off", "--kv-dtype-v", "f16"], capsys)  # a quantized K alone runs
+    assert rc == 0 and "fits" in out
+    for given in ([], ["--flash-attn", "auto"], ["--runtime-version", "b5000"]):  # -fa auto / kv's own -fa: switched on
+        rc, out, err = run(base + given, capsys)
+        assert rc == 0 and "fits" in out and "-fa" in out
