@@ -42,3 +42,20 @@ def test_quantized_v_cache_with_flash_attention_off_refused(capsys):
     for given in ([], ["--flash-attn", "auto"], ["--runtime-version", "b5000"]):  # -fa auto / kv's own -fa: switched on
         rc, out, err = run(base + given, capsys)
         assert rc == 0 and "fits" in out and "-fa" in out
+
+
+# 3. google/gemma-3-27b-it-qat-q4_0-gguf was read as Q4_K_M (gguf_repo's default for a repo named without a tag) and
+# the command named ':Q4_K_M', a file that repo lacks (it holds gemma-3-27b-it-q4_0.gguf). Its QAT Q4_0 file is Q4_0
+# blocks with an F16 embedding, 17.2 GB (weights.py QAT_Q4_0) = 16.02 GiB.
+def test_type_in_a_gguf_repo_name_is_its_file(capsys):
+    repo = "google/gemma-3-27b-it-qat-q4_0-gguf"
+    for model in (repo, "hf.co/" + repo, repo + ":Q4_0"):
+        assert abs(_weights(model, "llama.cpp") / (17.2e9 / GIB) - 1) < 0.015  # Q4_K_M: 15.40 GiB
+    rc, out, err = run(["kv", "--model", repo, "--runtime", "vllm", "--ctx", "8192", "--vram", "24"], capsys)
+    assert f"vllm serve {repo}:Q4_0 " in out and f"{repo}:Q4_K_M" not in out
+    rc, out, err = run(["kv", "--model", repo, "--runtime", "llama.cpp", "--ctx", "8192", "--vram", "24"], capsys)
+    assert f"-hf {repo} " in out and f"{repo}:Q4_K_M" not in out
+    rc, out, err = run(["kv", "--model", repo + ":Q8_0", "--ctx", "8192", "--vram", "24"], capsys)
+    assert rc == 2 and "holds Q4_0 files" in flat(err)
+    from gpu_garden.memory.llm.names import load_builtin
+    assert load_builtin("user/Qwen3-8B-Q8_0-GGUF").quant == "Q8_0"  # gguf-my-repo's one-file repos
