@@ -59,3 +59,15 @@ def test_type_in_a_gguf_repo_name_is_its_file(capsys):
     assert rc == 2 and "holds Q4_0 files" in flat(err)
     from gpu_garden.memory.llm.names import load_builtin
     assert load_builtin("user/Qwen3-8B-Q8_0-GGUF").quant == "Q8_0"  # gguf-my-repo's one-file repos
+
+
+# 4. Ollama's llama4 library (scout = 16x17b = latest) was refused, though Llama-4-Scout-17B-16E is built in. Ollama
+# loading llama4:scout prints memory.weights.total 60.6 GiB and a 1.6 GiB projector (ollama#10739).
+def test_ollama_llama4_tags_are_scout(capsys):
+    for tag in ("llama4:scout", "llama4:16x17b", "llama4:latest", "llama4"):
+        r = json_out(["kv", "--model", tag, "--ctx", "4096", "--vram", "80"], capsys)
+        assert r["model"]["name"] == "Llama-4-Scout-17B-16E"
+        assert abs(r["weights"] / GIB / 60.6 - 1) < 0.02
+        assert abs(r["overhead"]["projector_weights"] / GIB / 1.6 - 1) < 0.03
+    rc, out, err = run(["kv", "--model", "llama4:maverick", "--ctx", "4096", "--vram", "80"], capsys)
+    assert rc == 2 and "maverick is not one of them" in flat(err)  # Llama-4-Maverick is not built in
