@@ -230,7 +230,7 @@ def build_parser() -> argparse.ArgumentParser:
     from .llm.report import KV_EXIT_STATUS  # light: no torch
     from .llm.ollama_ctx import tiers_help  # light: the tiers' one table
     s = sub.add_parser("kv", help="LLM memory: weights + KV cache + runtime overhead, and the flags that fit",
-                       epilog=KV_EXIT_STATUS)
+                       epilog=KV_EXIT_STATUS, allow_abbrev=False)  # --swa-full is no --swa-full-tokens-ratio
     src = s.add_mutually_exclusive_group(required=True)
     src.add_argument("--config", metavar="FILE", help="Hugging Face config.json, its model folder (exact weights from the safetensors there), or a .safetensors file")
     src.add_argument("--gguf", metavar="FILE", help="GGUF model file (metadata and exact tensor sizes from its header)")
@@ -338,6 +338,8 @@ def build_parser() -> argparse.ArgumentParser:
                    "decoder layers' weights per GPU stay in pinned host RAM (whole parameters, in layer order); the "
                    "GPU's weights and the KV budget change by as much")
     s.add_argument("--flash-attn", choices=["on", "off", "auto"], help="llama.cpp -fa / OLLAMA_FLASH_ATTENTION (default: the version's)")
+    s.add_argument("--swa-full", action="store_true", default=None, help="llama.cpp --swa-full: the sliding-window layers keep a full -c cache")
+    s.add_argument("--kv-unified", action=OnOff, default=None, help="llama.cpp -kvu / --no-kv-unified: one cache the slots share (default: the version's, on for -np 1)")
     s.add_argument("--ubatch", type=_positive(int), metavar="N", help="llama.cpp micro-batch -ub (default 512; it runs at min(-c, -b, -ub): -ub 4096 given alone runs at -b's default 2048, see --batch); Ollama >= 0.30: its num_batch (-b/-ub; default: its scheduler's 512/1024/2048 by context)")
     s.add_argument("--batch", type=_positive(int), metavar="N", help="llama.cpp logical batch -b / --batch-size (default 2048, llama-server's and libllama's): it caps -ub. Not for Ollama: its num_batch (--ubatch) is -b and -ub at once")
     s.add_argument("--ngl", type=_int_or_word, metavar="N", help="layers on the GPU (llama.cpp -ngl, Ollama num_gpu; "

@@ -176,6 +176,7 @@ _CLI_KNOBS = ("gpu_memory_utilization", "ubatch", "batch", "ngl", "max_num_batch
               "pipeline_parallel_size", "pp_layer_partition", "nccl_nvls", "max_lora_rank", "max_loras",
               "mtp_tokens", "speculative_config", "draft_kv_dtype", "language_model_only", "lm_head_dtype",
               "limit_mm_per_prompt", "mm_encoder_tp_mode", "mamba_ssm_cache_dtype", "swa_full_tokens_ratio", "max_mamba_cache_size", "n_cpu_moe", "override_tensor", "gguf_types",
+              "swa_full", "kv_unified",
               "cpu_offload_gb", "data_parallel_size", "quant_group", "attention_backend", "llamacpp_entrypoint")
 
 _TERM_HELP = {

@@ -71,3 +71,21 @@ def test_ollama_llama4_tags_are_scout(capsys):
         assert abs(r["overhead"]["projector_weights"] / GIB / 1.6 - 1) < 0.03
     rc, out, err = run(["kv", "--model", "llama4:maverick", "--ctx", "4096", "--vram", "80"], capsys)
     assert rc == 2 and "maverick is not one of them" in flat(err)  # Llama-4-Maverick is not built in
+
+
+# 5. kv.plan() models llama.cpp's --swa-full and -kvu, but the CLI had neither flag, and argparse took '--swa-full' for
+# an abbreviation of --swa-full-tokens-ratio ("expected one argument"). Gemma-3-27B at -c 32768 with --swa-full: every
+# layer keeps all 32768 cells, 62 layers x 16 KV heads x 128 x 2 (K, V) x 2 bytes = 8 KiB a layer and token: 15.5 GiB.
+def test_swa_full_and_kv_unified_flags(capsys):
+    base = ["kv", "--model", "Gemma-3-27B", "--runtime", "llama.cpp", "--ctx", "32768", "--vram", "24"]
+    r = json_out(base + ["--swa-full"], capsys)
+    assert r["kv_total"] == 62 * 16 * 128 * 2 * 2 * 32768 and "--swa-full" in r["command"]
+    r = json_out(base, capsys)
+    assert r["kv_total"] < 62 * 16 * 128 * 2 * 2 * 32768 / 4 and "--swa-full" not in r["command"]
+    on = json_out(base + ["--parallel", "4", "--kv-unified"], capsys)
+    off = json_out(base + ["--parallel", "4", "--no-kv-unified"], capsys)
+    assert " -kvu " in on["command"] and "-kvu" not in off["command"] and on["kv_total"] < off["kv_total"]
+    rc, out, err = run(base + ["--swa"], capsys)  # no abbreviations on kv's parser
+    assert rc == 2 and "unrecognized arguments: --swa" in err
+    rc, out, err = run(["kv", "--model", "Gemma-3-27B", "--runtime", "ollama", "--swa-full", "--ctx", "32768"], capsys)
+    assert rc == 2 and "--swa-full" in err
