@@ -19,3 +19,16 @@ def quantized_v_without_flash(runtime, v_type, draft, s, knobs) -> None:
             or at_least(s["version"], *LC.FLASH_AUTO) else "V cache quantization requires flash_attn")
     raise UserError(f"a {quantized[0]} V cache with --flash-attn off: llama.cpp refuses to create the context "
                     f"(llama_init_from_model: \"{said}\"); give --flash-attn on or auto, or an f16 V cache")
+
+
+def mla_mixed_types(spec, runtime, kv, s) -> None:
+    """An MLA model's latent cache with -ctk and -ctv apart: llama_init_from_model refuses
+    'model->hparams.is_mla() && params.type_k != params.type_v' ("model does not support different K (%s) and V (%s)
+    cache types"): its V is a view of the K latent. Builds of the latent+v or full MLA cache (mla_cache) kept a V
+    cache of their own and are not refused here; nor is ik_llama.cpp."""
+    v = s.get("kv_v") or kv
+    if runtime != "llama.cpp" or not spec.mla or v == kv or s.get("mla_cache") != "latent" or s.get("ik"):
+        return
+    raise UserError(f"--kv-dtype {kv} with --kv-dtype-v {v} on {spec.name}'s MLA cache: llama.cpp refuses to create the "
+                    f"context (llama_init_from_model: \"model does not support different K ({kv}) and V ({v}) cache "
+                    "types\"; the V cache is a view of the K latent): give one type")

@@ -138,6 +138,7 @@ def _plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel
     roles = PW.vllm_load_extras(spec, runtime, fmt, tp, fp32, s, roles, knobs, notes, whole)
     roles, offloaded = VOFF.apply(spec, runtime, tp, fmt, fp32, s, roles, knobs, notes)  # --cpu-offload-gb
     kv = _settings_notes(runtime, kv, s, tp, knobs, notes)
+    LR.mla_mixed_types(spec, runtime, kv, s)
     refused, ctx, slot_all = _ctx_limit(spec, runtime, ctx, parallel, model_max, s, knobs, notes)
     if runtime == "llama.cpp":  # after _settings_notes, which may switch flash attention on (ik_llama.cpp's padding)
         _micro_batch_note(s, ctx, knobs, notes)

@@ -89,3 +89,21 @@ def test_swa_full_and_kv_unified_flags(capsys):
     assert rc == 2 and "unrecognized arguments: --swa" in err
     rc, out, err = run(["kv", "--model", "Gemma-3-27B", "--runtime", "ollama", "--swa-full", "--ctx", "32768"], capsys)
     assert rc == 2 and "--swa-full" in err
+
+
+# 6. An MLA model's latent cache with -ctk q8_0 -ctv f16 was accepted (rc 0); llama_init_from_model refuses
+# is_mla() && type_k != type_v ("model does not support different K (%s) and V (%s) cache types"). The full-cache
+# reading of a pre-MLA GGUF (--mla-cache full) keeps V apart and is not refused.
+def test_mla_latent_cache_refuses_different_k_and_v_types(capsys):
+    base = ["kv", "--model", "DeepSeek-R1", "--runtime", "llama.cpp", "--weights-dtype", "Q4_K_M", "--ctx", "32768",
+            "--vram", "80"]
+    rc, out, err = run(base + ["--mla-cache", "latent", "--kv-dtype", "q8_0", "--kv-dtype-v", "f16"], capsys)
+    assert rc == 2 and "model does not support different K (q8_0) and V (f16) cache types" in flat(err)
+    rc, out, err = run(base + ["--kv-dtype", "q8_0", "--kv-dtype-v", "q8_0"], capsys)
+    assert rc == 0 and "-ctk q8_0 -ctv q8_0" in out
+    # the search keeps -ctk at -ctv's type (it printed -ctk q8_0 beside the f16 V here)
+    r = json_out(["kv", "--model", "DeepSeek-V2-Lite", "--runtime", "llama.cpp", "--weights-dtype", "Q4_K_M", "--ctx",
+                  "163840", "--vram", "14", "--kv-dtype-v", "f16"], capsys)
+    assert r["command"] and "-ctk" not in r["command"]
+    rc, out, err = run(base + ["--mla-cache", "full", "--kv-dtype", "q8_0", "--kv-dtype-v", "f16"], capsys)
+    assert rc == 0
