@@ -426,6 +426,9 @@ def _kv_local_model(args) -> None:
     elif name.startswith(("/", "./", "../", "~", ".\\")) or name.lower().endswith((".gguf", ".json", ".safetensors")):
         raise UserError(f"{name}: no such file or folder (a local model is its folder, config.json, .safetensors or "
                         "GGUF file; a Hugging Face repo id is user/repo)")
+    else:  # Qwen/Qwen3-8B/ or Qwen/Qwen3-8B@main: the repo id, printed so in the command
+        from .llm.names import bare_id
+        args.model = bare_id(args.model)
 
 
 def _version() -> str:

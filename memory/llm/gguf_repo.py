@@ -68,6 +68,12 @@ def _named_in_repo(repo: str):
     return t, "the repo's name gives its type"
 
 
+def names_gguf_repo(name: str) -> bool:
+    """The name is surely a Hub GGUF repo: hf.co/... or a repo whose name ends in GGUF."""
+    m = _FORM.fullmatch(name.strip())
+    return bool(m and (m.group("hf") or re.search(r"(?:^|[-_.])gguf$", m.group("repo"), re.I)))
+
+
 def split(name: str):
     """(repo, quant, tagged, note) for a GGUF repo name with or without its tag (tagged: the name carries it; the
     default gives way to --weights-dtype), None for any other name. A tag that names no

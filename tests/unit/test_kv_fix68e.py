@@ -107,3 +107,19 @@ def test_mla_latent_cache_refuses_different_k_and_v_types(capsys):
     assert r["command"] and "-ctk" not in r["command"]
     rc, out, err = run(base + ["--mla-cache", "full", "--kv-dtype", "q8_0", "--kv-dtype-v", "f16"], capsys)
     assert rc == 0
+
+
+# 7. Names: Mistral-Small-3.2 was refused though Mistral-Small-3.1-24B.json's _source says the same geometry; a repo id
+# with a trailing '/' or '@revision' was unknown; a safetensors repo with a GGUF tag (Qwen/Qwen3-8B:Q4_K_M) was sized
+# as a GGUF and printed 'vllm serve Qwen/Qwen3-8B:Q4_K_M', a file that repo lacks.
+def test_names_mistral_small_32_revisions_and_a_tag_on_a_safetensors_repo(capsys):
+    from gpu_garden.memory.llm.names import load_builtin
+    assert load_builtin("mistralai/Mistral-Small-3.2-24B-Instruct-2506").name == "Mistral-Small-3.1-24B"
+    for model in ("Qwen/Qwen3-8B/", "Qwen/Qwen3-8B@main"):
+        rc, out, err = run(["kv", "--model", model, "--ctx", "8192", "--vram", "24"], capsys)
+        assert rc == 0 and "vllm serve Qwen/Qwen3-8B --max-model-len 8192" in out
+        assert load_builtin(model).name == "Qwen3-8B"
+    rc, out, err = run(["kv", "--model", "Qwen/Qwen3-8B:Q4_K_M", "--ctx", "8192", "--vram", "24"], capsys)
+    assert rc == 2 and "vllm serve" not in out and "Qwen/Qwen3-8B holds the safetensors checkpoint" in flat(err)
+    assert "Qwen/Qwen3-8B-GGUF:Q4_K_M" in flat(err)
+    assert load_builtin("Qwen/Qwen3-8B-GGUF:Q4_K_M").quant == "Q4_K_M"  # a GGUF repo's tag is its file, as before
