@@ -123,3 +123,19 @@ def test_names_mistral_small_32_revisions_and_a_tag_on_a_safetensors_repo(capsys
     assert rc == 2 and "vllm serve" not in out and "Qwen/Qwen3-8B holds the safetensors checkpoint" in flat(err)
     assert "Qwen/Qwen3-8B-GGUF:Q4_K_M" in flat(err)
     assert load_builtin("Qwen/Qwen3-8B-GGUF:Q4_K_M").quant == "Q4_K_M"  # a GGUF repo's tag is its file, as before
+
+
+# 8. A config.json's Qwen2.5-VL tower (vision_config model_type qwen2_5_vl) was priced as the generic ViT, two MLP
+# matrices of intermediate_size 3456: 0.50 B values, 0.94 GiB for Qwen2.5-VL-7B. vLLM's qwen2_5_vl.py builds SwiGLU
+# blocks (three matrices) and a patch merger; the checkpoint's 8.29 B parameters less the decoder's 7.62 B leave
+# about 0.67 B for the tower.
+def test_qwen25vl_tower_from_its_config():
+    from dataclasses import replace
+    from gpu_garden.memory.llm.names import load_builtin
+    from gpu_garden.memory.llm.runtimes.ollama import projector
+    vision = {"hidden_size": 1280, "in_chans": 3, "intermediate_size": 3456, "model_type": "qwen2_5_vl",
+              "out_hidden_size": 3584, "spatial_patch_size": 14, "tokens_per_second": 2, "depth": 32, "num_heads": 16,
+              "hidden_act": "silu", "patch_size": 14, "spatial_merge_size": 2, "temporal_patch_size": 2,
+              "window_size": 112, "fullatt_block_indexes": [7, 15, 23, 31]}  # Qwen/Qwen2.5-VL-7B-Instruct config.json
+    p = projector(replace(load_builtin("Qwen2.5-VL-7B"), vision=vision))
+    assert abs(p["params"] / 0.67e9 - 1) < 0.03 and not p["generic"]
