@@ -477,7 +477,7 @@ def _main(argv) -> int:
         return int(run(args) or 0)
     except UserError as exc:
         _report_error(args.command, str(exc), "input", getattr(args, "json", False))
-        return 2
+        return getattr(exc, "exit_code", 2)  # errors.RuntimeRefusal: 1
     except RecursionError:  # json.loads on a file of deeply nested brackets (a workflow, a config.json)
         _report_error(args.command, "the input is nested too deeply to read (not a workflow, config or log that a tool "
                       "wrote)", "input", getattr(args, "json", False))

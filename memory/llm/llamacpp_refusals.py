@@ -1,7 +1,7 @@
 """Cache settings llama.cpp's llama_init_from_model refuses (it returns no context: llama-server exits 1), refused here
-as the runtime refuses them rather than sized. Read in ggml-org/llama.cpp src/llama-context.cpp llama_init_from_model
-(the stored tree at 001d906a; line numbers not counted there)."""
-from ..errors import UserError
+as the runtime refuses them rather than sized (errors.RuntimeRefusal: kv exits 1). Read in ggml-org/llama.cpp
+src/llama-context.cpp llama_init_from_model (the stored tree at 001d906a; line numbers not counted there)."""
+from ..errors import RuntimeRefusal
 from .cache import KV_BYTES
 from .runtimes import at_least, llamacpp as LC
 
@@ -17,7 +17,7 @@ def quantized_v_without_flash(runtime, v_type, draft, s, knobs) -> None:
         return
     said = ("quantized V cache requires flash_attn to be enabled" if s["version"] is None
             or at_least(s["version"], *LC.FLASH_AUTO) else "V cache quantization requires flash_attn")
-    raise UserError(f"a {quantized[0]} V cache with --flash-attn off: llama.cpp refuses to create the context "
+    raise RuntimeRefusal(f"a {quantized[0]} V cache with --flash-attn off: llama.cpp refuses to create the context "
                     f"(llama_init_from_model: \"{said}\"); give --flash-attn on or auto, or an f16 V cache")
 
 
@@ -29,6 +29,6 @@ def mla_mixed_types(spec, runtime, kv, s) -> None:
     v = s.get("kv_v") or kv
     if runtime != "llama.cpp" or not spec.mla or v == kv or s.get("mla_cache") != "latent" or s.get("ik"):
         return
-    raise UserError(f"--kv-dtype {kv} with --kv-dtype-v {v} on {spec.name}'s MLA cache: llama.cpp refuses to create the "
+    raise RuntimeRefusal(f"--kv-dtype {kv} with --kv-dtype-v {v} on {spec.name}'s MLA cache: llama.cpp refuses to create the "
                     f"context (llama_init_from_model: \"model does not support different K ({kv}) and V ({v}) cache "
                     "types\"; the V cache is a view of the K latent): give one type")

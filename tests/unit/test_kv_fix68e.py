@@ -34,9 +34,9 @@ def test_quantized_v_cache_with_flash_attention_off_refused(capsys):
     base = ["kv", "--model", "Qwen3-8B", "--runtime", "llama.cpp", "--weights-dtype", "Q4_K_M", "--ctx", "32768",
             "--vram", "12", "--kv-dtype", "q8_0"]
     rc, out, err = run(base + ["--flash-attn", "off"], capsys)
-    assert rc != 0 and "fits" not in out and "quantized V cache requires flash_attn to be enabled" in flat(err)
+    assert rc == 1 and "fits" not in out and "quantized V cache requires flash_attn to be enabled" in flat(err)
     rc, out, err = run(base + ["--flash-attn", "off", "--runtime-version", "b5000"], capsys)
-    assert rc != 0 and "V cache quantization requires flash_attn" in flat(err)
+    assert rc == 1 and "V cache quantization requires flash_attn" in flat(err)
     rc, out, err = run(base + ["--flash-attn", "off", "--kv-dtype-v", "f16"], capsys)  # a quantized K alone runs
     assert rc == 0 and "fits" in out
     for given in ([], ["--flash-attn", "auto"], ["--runtime-version", "b5000"]):  # -fa auto / kv's own -fa: switched on
@@ -98,7 +98,7 @@ def test_mla_latent_cache_refuses_different_k_and_v_types(capsys):
     base = ["kv", "--model", "DeepSeek-R1", "--runtime", "llama.cpp", "--weights-dtype", "Q4_K_M", "--ctx", "32768",
             "--vram", "80"]
     rc, out, err = run(base + ["--mla-cache", "latent", "--kv-dtype", "q8_0", "--kv-dtype-v", "f16"], capsys)
-    assert rc == 2 and "model does not support different K (q8_0) and V (f16) cache types" in flat(err)
+    assert rc == 1 and "model does not support different K (q8_0) and V (f16) cache types" in flat(err)
     rc, out, err = run(base + ["--kv-dtype", "q8_0", "--kv-dtype-v", "q8_0"], capsys)
     assert rc == 0 and "-ctk q8_0 -ctv q8_0" in out
     # the search keeps -ctk at -ctv's type (it printed -ctk q8_0 beside the f16 V here)
