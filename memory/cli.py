@@ -230,7 +230,7 @@ def build_parser() -> argparse.ArgumentParser:
     from .llm.report import KV_EXIT_STATUS  # light: no torch
     from .llm.ollama_ctx import tiers_help  # light: the tiers' one table
     s = sub.add_parser("kv", help="LLM memory: weights + KV cache + runtime overhead, and the flags that fit",
-                       epilog=KV_EXIT_STATUS)
+                       epilog=KV_EXIT_STATUS, allow_abbrev=False)  # --swa-full is no --swa-full-tokens-ratio
     src = s.add_mutually_exclusive_group(required=True)
     src.add_argument("--config", metavar="FILE", help="Hugging Face config.json, its model folder (exact weights from the safetensors there), or a .safetensors file")
     src.add_argument("--gguf", metavar="FILE", help="GGUF model file (metadata and exact tensor sizes from its header)")
@@ -338,6 +338,8 @@ def build_parser() -> argparse.ArgumentParser:
                    "decoder layers' weights per GPU stay in pinned host RAM (whole parameters, in layer order); the "
                    "GPU's weights and the KV budget change by as much")
     s.add_argument("--flash-attn", choices=["on", "off", "auto"], help="llama.cpp -fa / OLLAMA_FLASH_ATTENTION (default: the version's)")
+    s.add_argument("--swa-full", action="store_true", default=None, help="llama.cpp --swa-full: the sliding-window layers keep a full -c cache")
+    s.add_argument("--kv-unified", action=OnOff, default=None, help="llama.cpp -kvu / --no-kv-unified: one cache the slots share (default: the version's, on for -np 1)")
     s.add_argument("--ubatch", type=_positive(int), metavar="N", help="llama.cpp micro-batch -ub (default 512; it runs at min(-c, -b, -ub): -ub 4096 given alone runs at -b's default 2048, see --batch); Ollama >= 0.30: its num_batch (-b/-ub; default: its scheduler's 512/1024/2048 by context)")
     s.add_argument("--batch", type=_positive(int), metavar="N", help="llama.cpp logical batch -b / --batch-size (default 2048, llama-server's and libllama's): it caps -ub. Not for Ollama: its num_batch (--ubatch) is -b and -ub at once")
     s.add_argument("--ngl", type=_int_or_word, metavar="N", help="layers on the GPU (llama.cpp -ngl, Ollama num_gpu; "
@@ -424,6 +426,9 @@ def _kv_local_model(args) -> None:
     elif name.startswith(("/", "./", "../", "~", ".\\")) or name.lower().endswith((".gguf", ".json", ".safetensors")):
         raise UserError(f"{name}: no such file or folder (a local model is its folder, config.json, .safetensors or "
                         "GGUF file; a Hugging Face repo id is user/repo)")
+    else:  # Qwen/Qwen3-8B/ or Qwen/Qwen3-8B@main: the repo id, printed so in the command
+        from .llm.names import bare_id
+        args.model = bare_id(args.model)
 
 
 def _version() -> str:
@@ -472,7 +477,7 @@ def _main(argv) -> int:
         return int(run(args) or 0)
     except UserError as exc:
         _report_error(args.command, str(exc), "input", getattr(args, "json", False))
-        return 2
+        return getattr(exc, "exit_code", 2)  # errors.RuntimeRefusal: 1
     except RecursionError:  # json.loads on a file of deeply nested brackets (a workflow, a config.json)
         _report_error(args.command, "the input is nested too deeply to read (not a workflow, config or log that a tool "
                       "wrote)", "input", getattr(args, "json", False))

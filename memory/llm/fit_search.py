@@ -42,6 +42,8 @@ def choose(spec, runtime, ctx, parallel, kv, roles, vram, s, s_max, cap, proj):
         return evaluate(spec, runtime, c, parallel, k, roles, vram, st, proj)
 
     ladder = [kv] + [k for k in KV_LADDER[runtime] if KV_BYTES[k] < KV_BYTES[kv]]
+    if runtime == "llama.cpp" and spec.mla and s.get("kv_v") and s.get("mla_cache") == "latent" and not s.get("ik"):
+        ladder = [kv]  # the latent's V is a view of K: -ctk stays -ctv's (llamacpp_refusals.mla_mixed_types)
     tries = []
     if runtime == "vllm":  # the user's --max-num-seqs and --kv-cache-memory are kept: no try lowers them (kv55)
         for k in ladder:

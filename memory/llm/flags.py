@@ -136,6 +136,8 @@ def runtime_flags(runtime, ctx, parallel, kv, s, spec, util=None, ngl=None, aske
             f.append(flag("flag", "-fa", "on" if s["flash"] else "off", "flash attention: no score matrix in the compute buffer"))
         elif s["flash"]:  # a bare switch before -fa on|off|auto, off unless given
             f.append(flag("flag", "-fa", "", "flash attention: no score matrix in the compute buffer", text="-fa"))
+        if s.get("swa_full") and not s.get("ik"):  # ik_llama.cpp has no SWA cache to shrink
+            f.append(flag("flag", "--swa-full", "", "a full -c cache on the sliding-window layers", text="--swa-full"))
         if s["ubatch"] != 512:
             f.append(flag("flag", "-ub", s["ubatch"], "smaller micro-batch, smaller compute buffer"))
         if s.get("batch", LC.BATCH) != LC.BATCH:

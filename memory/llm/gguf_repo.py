@@ -9,6 +9,9 @@ from ..errors import UserError
 from . import unsloth as UD
 
 DEFAULT_TAG = "Q4_K_M"
+# repos with no Q4_K_M file, whose first (only) file 'latest' falls back to: (repo pattern, its type, why)
+ONLY_FILE = ((re.compile(r"ggml-org/gpt-oss-\d+b-gguf", re.I), "MXFP4_MOE",
+              "ggml-org's gpt-oss GGUF holds one file, llama.cpp's MXFP4 MoE type"),)
 _FORM = re.compile(r"(?:https?://)?(?P<hf>(?:hf\.co|huggingface\.co)/)?(?P<repo>[\w.-]+/[\w.-]+)(?::(?P<tag>[^:/]*))?")
 
 
@@ -42,6 +45,35 @@ def same_file(a, b, unsloth: bool) -> bool:
     return bare(a) == bare(b)
 
 
+# a QAT repo's Q4_0 (google/gemma-3-*-it-qat-q4_0-gguf): Q4_0 blocks with an F16 embedding (weights.QAT_Q4_0)
+_QAT = {"Q4_0": "Q4_0_QAT"}
+# the type as a file of it is named, for a tag that pulls it (the QAT file is gemma-3-27b-it-q4_0.gguf)
+_FILE_TAG = {"Q4_0_QAT": "Q4_0", "MXFP4_MOE": "MXFP4"}
+
+
+def file_tag(quant: str) -> str:
+    """The tag that pulls a file of this type (llama.cpp -hf, vLLM repo:TYPE)."""
+    return _FILE_TAG.get(quant, quant)
+
+
+def _named_in_repo(repo: str):
+    """(type, why) where a GGUF repo's name ends in a type (google/gemma-3-27b-it-qat-q4_0-gguf,
+    user/Qwen3-8B-Q4_K_M-GGUF from gguf-my-repo): such a repo holds that file, which 'latest' falls back to."""
+    words = repo.split("/")[-1].split("-")
+    if len(words) < 3 or words[-1].lower() != "gguf" or not tag_type(words[-2]):
+        return None
+    t = tag_type(words[-2])
+    if words[-3].lower() == "qat" and t in _QAT:
+        return _QAT[t], f"the repo's name gives QAT {t}: its blocks {t}, the embedding F16"
+    return t, "the repo's name gives its type"
+
+
+def names_gguf_repo(name: str) -> bool:
+    """The name is surely a Hub GGUF repo: hf.co/... or a repo whose name ends in GGUF."""
+    m = _FORM.fullmatch(name.strip())
+    return bool(m and (m.group("hf") or re.search(r"(?:^|[-_.])gguf$", m.group("repo"), re.I)))
+
+
 def split(name: str):
     """(repo, quant, tagged, note) for a GGUF repo name with or without its tag (tagged: the name carries it; the
     default gives way to --weights-dtype), None for any other name. A tag that names no
@@ -54,6 +86,12 @@ def split(name: str):
     gguf_repo = hub or re.search(r"(?:^|[-_.])gguf$", repo, re.I) is not None
     if tag is not None and tag.strip() and tag.strip().lower() != "latest":
         quant = tag_type(tag)
+        own = _named_in_repo(repo) if quant else None
+        if own and file_tag(own[0]) == quant:  # ':Q4_0' in a QAT Q4_0 repo is its QAT file
+            quant = own[0]
+        elif own and not same_file(quant, own[0], False):
+            raise UserError(f"{name.strip()!r}: the repo's name says it holds {file_tag(own[0])} files, and the tag "
+                            f"{tag!r} names another type, which it lacks: drop the tag or name a repo of that type")
         if quant:
             return repo, quant, True, f"{name.strip()!r}: {quant} weights from the tag (the GGUF file it names)"
         if gguf_repo:
@@ -64,6 +102,9 @@ def split(name: str):
         raise UserError(f"{name.strip()!r}: the tag after ':' is empty; name the quantization (…:Q4_K_M) or drop the ':'")
     if not gguf_repo:
         return None
+    only = next(((t, why) for pat, t, why in ONLY_FILE if pat.fullmatch(repo)), None) or _named_in_repo(repo)
+    if only:
+        return repo, only[0], False, f"weights taken as {only[0]} from the name {name.strip()!r} (no tag: {only[1]})"
     return repo, DEFAULT_TAG, False, (f"weights taken as {DEFAULT_TAG} from the name {name.strip()!r} (no tag: the file "
                                       "llama.cpp's -hf and Ollama's hf.co pull by default, the repo's first file where "
                                       "it has none)")

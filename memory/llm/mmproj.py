@@ -120,3 +120,18 @@ def file_note(stored_types: bool) -> str:
             "--mmproj: the projector is priced at 2 bytes a value, an F16 / BF16 file (this tower's F32 tensors not "
             "split out); a Q8_0 or other quantized file stores its matrices in fewer bits: not priced, compare the "
             "projector line with the file's size")
+
+
+def qwen25vl_tower(v: dict, hidden: int, d: int, n: int, ff: int, patch: int) -> tuple:
+    """(params, linear) of Qwen2.5-VL's tower as vLLM builds it (vllm/model_executor/models/qwen2_5_vl.py at 002d181a,
+    Qwen2_5_VisionTransformer): blocks of a biased qkv and proj (Qwen2_5_VisionAttention; RowParallelLinear's bias
+    default), a SwiGLU gate_up / down, biased (Qwen2_5_VisionMLP, bias=True), two RMSNorms; a bias-free patch
+    projection over temporal_patch_size frames (Qwen2_5_VisionPatchEmbed); rotary positions, no table; the patch merger
+    (ln_q on the width, then 4d -> 4d and 4d -> out_hidden_size, biased). 32 x 1280 / 3456 into 3584 (Qwen2.5-VL-7B)
+    is 0.681 B values, where the generic ViT's two MLP matrices gave 0.50 B."""
+    per_layer = 4 * d * d + 4 * d + 3 * d * ff + 2 * ff + d + 2 * d
+    m = d * int(v.get("spatial_merge_size") or 2) ** 2
+    out_d = int(v.get("out_hidden_size") or hidden)
+    patch_w = int(v.get("in_chans") or v.get("in_channels") or 3) * int(v.get("temporal_patch_size") or 2) * patch * patch * d
+    params = n * per_layer + patch_w + d + m * m + m + m * out_d + out_d
+    return params, n * (4 * d * d + 3 * d * ff) + m * m + m * out_d

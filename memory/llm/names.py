@@ -288,6 +288,10 @@ SAME_GEOMETRY = (
     # KV cache = 114,688 bytes a token = 28 layers x 8 KV heads x 128 x 2 x 2 (zjpzhao/vllm-qwen3vl-cu118-t4, batch 45)
     (r"^qwen3-vl-embedding-2b(?:$|-)", "Qwen3-VL-2B", "Qwen3-VL-Embedding-2B: the Qwen3-VL-2B config (28 layers, "
      "8 KV heads x 128, hidden 2048, its 24-block vision tower); its own config.json was not read"),
+    # Mistral-Small-3.2-24B-Instruct-2506: the config Mistral-Small-3.1-24B.json was read from, its _source says (the
+    # Ollama mistral-small3.2 library maps to it too, ollama_tags.OLLAMA_LIBRARY)
+    (r"^mistral-small-3\.2-24b(?:$|-)", "Mistral-Small-3.1-24B", "Mistral-Small-3.2-24B: Mistral-Small-3.1-24B's "
+     "geometry (Mistral3, 40 layers, 8 KV heads x 128, its vision tower)"),
     (r"^qwen3\.5-27b(?:$|-)", "Qwen3.6-27B", "Qwen3.5-27B: the config of Qwen3.6-27B (the same 27B Qwen 3.5 geometry: "
      "64 layers, 16 full-attention of 4 KV heads x 256, 48 gated-DeltaNet)"),
 )
@@ -380,11 +384,23 @@ def _source_repos() -> dict:
     return out
 
 
+def bare_id(name: str) -> str:
+    """A Hub repo id as given with a trailing '/' or an '@revision' (Qwen/Qwen3-8B@main): the repo id; else as given."""
+    m = re.fullmatch(r"((?:hf\.co/|huggingface\.co/)?[\w.-]+/[\w.-]+(?::[\w.-]+)?)(?:@[\w.-]+)?/*", name.strip())
+    return m.group(1) if m else name
+
+
 def load_builtin(name: str):
     """LLMSpec for a built-in name, a Hugging Face repo id, a GGUF repo with its tag (gguf_repo.py) or an Ollama
     library name[:tag]."""
     from . import gguf_repo, unsloth
+    name = bare_id(name)
     hub = gguf_repo.split(name)
+    if hub and hub[2] and not gguf_repo.names_gguf_repo(name) and hub[0].lower() in _source_repos():
+        # the checkpoint's own repo holds safetensors: no file of that type (vLLM's repo:TYPE, -hf) is there
+        raise UserError(f"{name.strip()!r}: {hub[0]} holds the safetensors checkpoint, no GGUF file: name a GGUF repo "
+                        f"of it with the tag ({hub[0]}-GGUF:{hub[1]} where its publisher has one, or a quantizer's "
+                        f"user/{hub[0].split('/')[1]}-GGUF:{hub[1]}), or give {hub[0]} with --weights-dtype {hub[1]}")
     if not hub:
         return _load_builtin(name)
     repo, quant, tagged, note = hub

@@ -104,6 +104,10 @@ OLLAMA_LIBRARY = {
     # (5.18 BPW)' (AETS-MAGI/vega-hbmx run_20260308_212345, batch 74): a build without the F16 attn_qkv of
     # OLLAMA_QKV_F16_LIBRARIES. Not phi4 (14b) and not phi4-mini-reasoning (another library)
     "phi4-mini": ("Phi-4-mini", "3.8b"),
+    # llama4 (April 2025): 'scout' = '16x17b' = 'latest', Meta's Llama-4-Scout-17B-16E in the K-quant default (Ollama
+    # loading llama4:scout prints memory.weights.total 60.6 GiB and a 1.6 GiB projector, ollama#10739); its maverick /
+    # 128x17b tags (Llama-4-Maverick, not built in) are refused by OLLAMA_LIBRARY_SIZES
+    "llama4": ("Llama-4-Scout-17B-16E", "16x17b"),
 }
 # libraries whose tags name different models by a variant word after the size, with no model read for the rest: the
 # variants read. ollama.com/library/llava: LLaVA 1.6 on Vicuna (7b, 13b) and Hermes-Yi (34b), and the
@@ -130,7 +134,7 @@ OLLAMA_SIZE_MODELS = {"deepseek-r1": {"671b": "DeepSeek-R1", "7b": "Qwen2.5-7B",
 # phi3: mini (3.8b, also tagged 'instruct') is built in; its medium (14b) tags are not, and are refused rather than
 # read as the mini
 OLLAMA_LIBRARY_SIZES = {"qwen3-coder": ("30b", "480b"), "phi3": ("mini", "3.8b", "instruct"), "phi4-mini": ("3.8b",),
-                        "phi4": ("14b",)}
+                        "phi4": ("14b",), "llama4": ("16x17b", "scout")}
 # a mixture-of-experts tag names the total size only ('qwen3:30b', 'qwen3:235b'); the built-in names add the
 # active size ('Qwen3-30B-A3B'): the tag resolves to the one built-in that extends its name by -A<n>B
 _ACTIVE_SUFFIX = re.compile(r"-A\d+(?:\.\d+)?B$")

@@ -10,7 +10,7 @@ from dataclasses import replace
 from ..errors import UserError
 from ..units import fmt_bytes
 from . import fit_search as FS, gguf_repo as GR, gguf_types as GT, plan_checks as PC, plan_weights as PW, unsloth as UD
-from . import weights as W
+from . import llamacpp_refusals as LR, weights as W
 from .runtime_ctx import (DEFAULT_CTX, OLLAMA_CTX_FLOOR, OLLAMA_OOM_RETRY, _model_ctx, default_ctx,  # noqa: F401
                           ollama_ctx_floor, ollama_retry_ctx, request_ctx)
 from .cache import KV_BYTES, LLAMACPP_SWA_ARCHS, norm_kv, SSM_CACHE_DTYPE_FROM, with_ssm_cache_dtype
@@ -138,6 +138,7 @@ def _plan(spec: LLMSpec, runtime: str = "vllm", ctx: int | None = None, parallel
     roles = PW.vllm_load_extras(spec, runtime, fmt, tp, fp32, s, roles, knobs, notes, whole)
     roles, offloaded = VOFF.apply(spec, runtime, tp, fmt, fp32, s, roles, knobs, notes)  # --cpu-offload-gb
     kv = _settings_notes(runtime, kv, s, tp, knobs, notes)
+    LR.mla_mixed_types(spec, runtime, kv, s)
     refused, ctx, slot_all = _ctx_limit(spec, runtime, ctx, parallel, model_max, s, knobs, notes)
     if runtime == "llama.cpp":  # after _settings_notes, which may switch flash attention on (ik_llama.cpp's padding)
         _micro_batch_note(s, ctx, knobs, notes)
@@ -391,6 +392,7 @@ def _settings_notes(runtime, kv, s, tp, knobs, notes) -> str:
         kv = "f16"
     v_type = knobs.get("kv_dtype_v") or kv
     draft = knobs.get("draft_kv_dtype")  # the MTP context runs with the target's flash_attn (-ctvd is its V type)
+    LR.quantized_v_without_flash(runtime, v_type, draft, s, knobs)
     if runtime != "vllm" and (KV_BYTES[v_type] < 2 or draft and KV_BYTES[draft] < 2) and not s["flash"]:
         notes.append(f"a quantized V cache needs flash attention in {runtime}: flash attention switched on")
         s["flash"] = True

@@ -43,6 +43,8 @@ READ_BY = (
     ("ngl", "ngl", ("llama.cpp", "ollama")),
     ("num_gpus", "num_gpus", ("llama.cpp", "ollama")),
     ("mla_cache", "mla_cache", ("llama.cpp",)),
+    ("swa_full", "swa_full", ("llama.cpp",)),
+    ("kv_unified", "kv_unified", ("llama.cpp",)),
     ("mmproj", "mmproj", ("llama.cpp",)),
     ("llamacpp_entrypoint", "llamacpp_entrypoint", ("llama.cpp",)),
     ("kv_dtype_v", "kv_dtype_v", ("llama.cpp",)),

@@ -9,8 +9,8 @@ from . import checkpoints as CK, gemma4_ple as G4, mmproj as MP
 from .runtimes import at_least, ollama as OL, parse_version, sglang as SG, vllm as V, vllm_drafter as VD, vllm_loader as VL
 from .runtimes import vllm_activation as VA, vllm_mla as VM, vllm_rocm_fp8 as VRF
 from .linear_quant import MARLIN_WIDTHS
-from .weights import (DEFAULT_GROUP, DENSE_BITS, LINEAR_BITS, MXFP4_EXPERT_ARCHS, MXFP4_EXPERTS, MXFP4_MOE,
-                      SYM_DROPS_ZERO, ZERO_BITS, skipped_linear_params, weights_by_role)
+from .weights import (DEFAULT_GROUP, DENSE_BITS, LINEAR_BITS, MXFP4_EXPERTS, MXFP4_MOE, SYM_DROPS_ZERO,
+                      ZERO_BITS, mxfp4_checkpoint, skipped_linear_params, weights_by_role)
 
 
 def weights_format(spec, runtime, weights_dtype, notes) -> tuple:
@@ -38,9 +38,11 @@ def weights_format(spec, runtime, weights_dtype, notes) -> tuple:
                      "the embeddings Q8_0, as ggml-org's gpt-oss GGUFs); give --gguf for the exact file")
     # a 16/32-bit GGUF of gpt-oss keeps the checkpoint's MXFP4 experts (weights.py MXFP4_EXPERTS); a vLLM/SGLang bf16
     # is a dequantized checkpoint (unsloth/gpt-oss-20b-BF16), all 16-bit
-    if (runtime in ("llama.cpp", "ollama") and fmt in DENSE_BITS and spec.arch in MXFP4_EXPERT_ARCHS
-            and spec.quant == "mxfp4" and spec.expert_params and weights_dtype and not spec.weights_bytes):
-        weights_dtype = MXFP4_EXPERTS + str(weights_dtype).upper()
+    # (a GGUF repo's tag, unsloth/gpt-oss-120b-GGUF:BF16, sets quant: llama.cpp#15125 loads that file at 60.87 GiB)
+    named = weights_dtype or (spec.quant if spec.gguf_tag or spec.quant != spec.checkpoint_quant else None)
+    if ((runtime in ("llama.cpp", "ollama") or spec.gguf_tag) and fmt in DENSE_BITS and mxfp4_checkpoint(spec)
+            and spec.expert_params and named and not spec.weights_bytes):
+        weights_dtype = MXFP4_EXPERTS + str(named).upper()
     return fmt, weights_dtype
 
 

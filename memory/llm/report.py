@@ -61,7 +61,8 @@ KV_EXIT_STATUS = (
     "that pool caps a request below --ctx); with no GPU to judge (no --vram, none found), the sizes alone, unless "
     "the runtime refuses; 1 no flags hold --ctx (the flags it prints give the largest context that does, or none "
     "fits at all), or the runtime refuses what was asked (vLLM: --max-model-len above the model's limit; SGLang: --context-length "
-    "above it, unless SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1), or vLLM's pool holds fewer than --parallel "
+    "above it, unless SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1; llama.cpp: a quantized V cache with --flash-attn off, an MLA "
+    "cache with K and V types apart), or vLLM's pool holds fewer than --parallel "
     "requests of --ctx tokens at once (the verdict line says how many), or whether it fits depends on the file (an "
     "Unsloth Dynamic type without --gguf or --weights-gib); 2 usage or input error")
 
@@ -176,6 +177,7 @@ _CLI_KNOBS = ("gpu_memory_utilization", "ubatch", "batch", "ngl", "max_num_batch
               "pipeline_parallel_size", "pp_layer_partition", "nccl_nvls", "max_lora_rank", "max_loras",
               "mtp_tokens", "speculative_config", "draft_kv_dtype", "language_model_only", "lm_head_dtype",
               "limit_mm_per_prompt", "mm_encoder_tp_mode", "mamba_ssm_cache_dtype", "swa_full_tokens_ratio", "max_mamba_cache_size", "n_cpu_moe", "override_tensor", "gguf_types",
+              "swa_full", "kv_unified",
               "cpu_offload_gb", "data_parallel_size", "quant_group", "attention_backend", "llamacpp_entrypoint")
 
 _TERM_HELP = {

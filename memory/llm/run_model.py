@@ -26,10 +26,10 @@ def gguf_pull(args, spec):
     if not hub:
         return None
     repo, quant, tagged, _ = hub
-    named = quant if tagged else GR.DEFAULT_TAG
+    named = GR.file_tag(quant)  # no tag: the default file, or the one the repo's name gives
     wd = getattr(args, "weights_dtype", None)
-    if wd is None or GR.same_file(wd, named, spec.unsloth):
-        return repo, quant if tagged else None, named
+    if wd is None or GR.same_file(wd, named, spec.unsloth) or GR.same_file(wd, quant, spec.unsloth):
+        return repo, named if tagged else None, named
     return repo, _file_type(wd), named
 
 

@@ -49,6 +49,7 @@ class LLMSpec:
     tied: bool = False                # output head shares the embedding (llama.cpp still puts a copy on the GPU)
     dtype: str = "bf16"            # weight dtype the file or config names
     quant: str | None = None       # awq | gptq | fp8 | int8 | a GGUF type name
+    checkpoint_quant: str | None = None  # the checkpoint's own method (quantization_config), kept when a GGUF name sets quant
     quant_group: int | None = None  # values per scale of a 4-bit group quantization (config's group_size; None: 128)
     quant_sym: bool | None = None   # symmetric int4 (no zero point), as the quantization_config states it; None: not stated
     quant_bits: int | None = None   # GPTQ/AWQ width but 4 (2 or 3: the config's bits or the name's; GPTQ's 8); None: 4
@@ -427,7 +428,7 @@ def from_config(cfg: dict, name: str = "config.json") -> LLMSpec:
         apply_layers(spec, cfg, spec.laguna_layers)
     q = cfg.get("quantization_config")
     if isinstance(q, dict):
-        spec.quant = _quant_name(q)
+        spec.quant = spec.checkpoint_quant = _quant_name(q)
         spec.quant_group = _quant_group(q)
         spec.quant_sym = _quant_sym(q)
         spec.quant_bits = _quant_bits(q)

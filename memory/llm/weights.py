@@ -221,6 +221,11 @@ MXFP4_EXPERT_ARCHS = ("gpt_oss",)
 MXFP4_EXPERTS = "MXFP4_EXPERTS_"
 
 
+def mxfp4_checkpoint(spec: LLMSpec) -> bool:
+    """gpt-oss from its MXFP4 checkpoint, whatever GGUF type its name gives (quant BF16 from 'repo-GGUF:BF16')."""
+    return spec.arch in MXFP4_EXPERT_ARCHS and "mxfp4" in (spec.quant, spec.checkpoint_quant)
+
+
 def _odd_rows(spec: LLMSpec) -> str:
     rows = (spec.hidden, spec.n_heads * spec.head_dim_k, spec.moe_intermediate if spec.n_experts else spec.intermediate)
     return " and ".join(str(r) for r in dict.fromkeys(r for r in rows if r and r % 256))
@@ -300,7 +305,7 @@ def weights_by_role(spec: LLMSpec, weights_dtype: str | None = None, dense_exper
         ple = ple_params * TYPE_BITS[pt] / 8
         emb = emb_params * TYPE_BITS[ot if spec.tied else et] / 8 + ple
         out = emb_params * TYPE_BITS[ot] / 8
-        kept = spec.expert_params if spec.arch in MXFP4_EXPERT_ARCHS and spec.quant == "mxfp4" else 0
+        kept = spec.expert_params if mxfp4_checkpoint(spec) else 0
         extra = _k_fallback_bits(spec, up, experts=not kept)
         qkv_to = "F16" if qkv_f16 else QKV_TYPE.get(up)
         qkv = fused_qkv_params(spec) if qkv_to else 0
@@ -457,7 +462,7 @@ def expert_layer_bytes(spec: LLMSpec, fmt: str | None, biases: bool = True) -> l
         return [int(per * bpp / 8) if m else 0 for m in moe]
     t = str(fmt or spec.quant or spec.dtype)
     up, low = FORMAT_ALIASES.get(t.lower(), t.lower()).upper(), FORMAT_ALIASES.get(t.lower(), t.lower())
-    mxfp4 = ((spec.arch in MXFP4_EXPERT_ARCHS and spec.quant == "mxfp4") or up == MXFP4_MOE
+    mxfp4 = (mxfp4_checkpoint(spec) or up == MXFP4_MOE
              or up.startswith(MXFP4_EXPERTS) or low == "mxfp4")
     n, out = spec.n_layers, []
     for i, m in enumerate(moe):

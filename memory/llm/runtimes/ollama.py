@@ -20,7 +20,7 @@ from ...units import MiB
 from ..cache import GPTOSS_ARCHS, OLLAMA_RUNNER_FULL_SWA, kv_cache
 from ..cards import compute_capability
 from ..gguf import GGUF_ARCH, gguf_arch  # noqa: F401  (OL.gguf_arch / OL.GGUF_ARCH: their old home)
-from ..mmproj import QWEN3VL_TOWERS, dots_tower, file_bytes, llama4_tower, qwen3vl_tower
+from ..mmproj import QWEN3VL_TOWERS, dots_tower, file_bytes, llama4_tower, qwen25vl_tower, qwen3vl_tower
 from ..weights import layer_weights
 from . import at_least, parse_version
 from .llamacpp import METAL_GPU, compute_buffer
@@ -262,6 +262,8 @@ def projector(spec) -> dict | None:
         params, linear = llama4_tower(v, spec.hidden, d, n, ff, patch)
     elif spec.arch == "dots_ocr":  # vLLM's dots_ocr.py DotsVisionTransformer (mmproj.dots_tower); no model_type given
         params, linear = dots_tower(v, n, ff, patch)
+    elif v.get("model_type") == "qwen2_5_vl":  # a config.json's Qwen2.5-VL tower (mmproj.qwen25vl_tower)
+        params, linear = qwen25vl_tower(v, spec.hidden, d, n, ff, patch)
     elif v.get("model_type") in QWEN3VL_TOWERS:  # one description (mmproj.qwen3vl_tower); llama.cpp's file types below
         params, linear, f32, patch_w = qwen3vl_tower(v, spec.hidden, d, n, ff, patch)
         gguf = file_bytes(params, f32, patch_w)
