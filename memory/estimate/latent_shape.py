@@ -85,11 +85,26 @@ def _int(v, h, name, depth):
     return int(links._num(links.widget(v, h, name, depth), f"{v.label(h)}.{name}"))
 
 
+def _latent(v, ref, depth, memo):
+    """links.latent of an input, each input ref once per attach() (memo: v.shape_memo, its Unread kept too): a chain of
+    n LatentBatch whose two inputs come from one node walked 2^n times without it (rev68c #1: n=18, 164 s)."""
+    key = repr(ref)  # an API prompt's ref is a list
+    if key not in memo:
+        try:
+            memo[key] = links.latent(v, ref, depth)
+        except links.Unread as exc:
+            memo[key] = exc
+    if isinstance(memo[key], links.Unread):
+        raise memo[key]
+    return memo[key]
+
+
 def through(v, h, t, depth):
     """(width, height, batch) of the latent SHAPE node h (type t) makes, from links.latent of its inputs (still-image
     latents: pixels of 8-px latents); Unread where it is not followed. A change is put in v.shaped (attach)."""
     row = SHAPE[t]
-    got = [links.latent(v, r, depth) for r in latent_inputs(v, h, row)]
+    memo = v.shape_memo if isinstance(getattr(v, "shape_memo", None), dict) else {}
+    got = [_latent(v, r, depth, memo) for r in latent_inputs(v, h, row)]
     if not got:
         raise links.Unread(f"{v.label(h)}: no latent")
     w, hh, b = got[0]
@@ -133,14 +148,14 @@ def attach(v, ref, shapers, w):
     path make (shapers: [(label, type)] the walk met that may change it, latent_custom.attach), or name them."""
     if not shapers:
         return
-    v.shaped = []
+    v.shaped, v.shape_memo = [], {}
     try:
         got = links.latent(v, ref, 0)
     except (links.Unread, TypeError, ValueError, OverflowError, ZeroDivisionError, AttributeError, KeyError, IndexError):
         w[UNSURE] = list(shapers)
         return
     finally:
-        shaped, v.shaped = v.shaped, None
+        shaped, v.shaped, v.shape_memo = v.shaped, None, None
     if shaped and int(got[0]) > 0 and int(got[1]) > 0:
         b = got[2] if isinstance(got[2], int) and got[2] > 0 else 1
         w[SIZED] = ((int(got[0]), int(got[1]), b), tuple(dict.fromkeys(shaped)))
