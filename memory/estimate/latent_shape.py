@@ -139,7 +139,8 @@ def through(v, h, t, depth):
     else:
         raise links.Unread(f"{v.label(h)}: it {row.what}, which the estimate does not follow")
     if out != (w, hh, b) and isinstance(getattr(v, "shaped", None), list):
-        v.shaped.append(v.label(h))
+        from . import latent_custom
+        v.shaped.append(latent_custom._label(v, h))
     return out
 
 
@@ -148,14 +149,17 @@ def attach(v, ref, shapers, w):
     path make (shapers: [(label, type)] the walk met that may change it, latent_custom.attach), or name them."""
     if not shapers:
         return
+    from . import latent_custom
+
     v.shaped, v.shape_memo = [], {}
+    v.latent_source = lambda v_, r, d, _what: latent_custom._source(v_, r, d)  # bypassed nodes, subgraphs (rev68c #2)
     try:
         got = links.latent(v, ref, 0)
-    except (links.Unread, TypeError, ValueError, OverflowError, ZeroDivisionError, AttributeError, KeyError, IndexError):
+    except (links.Unread, latent_custom._Fork, TypeError, ValueError, OverflowError, ZeroDivisionError, AttributeError, KeyError, IndexError):
         w[UNSURE] = list(shapers)
         return
     finally:
-        shaped, v.shaped, v.shape_memo = v.shaped, None, None
+        shaped, v.shaped, v.shape_memo, v.latent_source = v.shaped, None, None, None
     if shaped and int(got[0]) > 0 and int(got[1]) > 0:
         b = got[2] if isinstance(got[2], int) and got[2] > 0 else 1
         w[SIZED] = ((int(got[0]), int(got[1]), b), tuple(dict.fromkeys(shaped)))

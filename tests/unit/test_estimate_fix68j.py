@@ -2,6 +2,7 @@
 import pytest
 
 from gpu_garden.memory.estimate import links, workflow
+from test_estimate_fix67l import SG, _sub
 from test_estimate_fix68c import _api, _i, _models, _o, _ui
 
 
@@ -29,3 +30,34 @@ def test_a_chain_of_batches_from_one_node_walks_each_input_once(tmp_path, monkey
     est = workflow.estimate_workflow(_api(between, ["200", 0]), _models(tmp_path))
     assert est["batch"] == 4 and est["workflow"]["size_uncertain"] == []
     assert calls[0] < 20 * n, calls[0]
+
+
+REP4 = {"type": "RepeatLatentBatch", "outputs": [_o("LATENT", 10)], "widgets_values": [4]}
+
+
+def _sized(est):
+    return est["batch"], est["workflow"]["size_uncertain"], [a for a in est["assumptions"] if "makes the latent" in a]
+
+
+def test_a_shape_node_behind_a_bypassed_node_is_sized(tmp_path):
+    """rev68c #2 (t2.py 4): RepeatLatentBatch x4 -> LatentFlip bypassed (mode 4) -> the sampler: ComfyUI runs the
+    flip's latent input in its place, batch 4. Old code: links._source raised Unread on the bypassed flip, the
+    repeat named as uncertain and the estimate at batch 1."""
+    rep = dict(REP4, id=10, inputs=[_i("samples", 2, "LATENT")])
+    flip = {"id": 11, "type": "LatentFlip", "mode": 4, "inputs": [_i("samples", 10, "LATENT")], "outputs": [_o("LATENT", 11)],
+            "widgets_values": ["x-axis: vertically"]}
+    wf = _ui([rep, flip], [[2, 2, 0, 10, 0, "LATENT"], [10, 10, 0, 11, 0, "LATENT"], [11, 11, 0, 3, 1, "LATENT"]], 11)
+    assert _sized(workflow.estimate_workflow(wf, _models(tmp_path))) == (
+        4, [], ["RepeatLatentBatch (node 10) makes the latent 512x512, batch 4"])
+
+
+def test_a_shape_node_inside_a_subgraph_is_sized(tmp_path):
+    """rev68c #2 (t3.py): RepeatLatentBatch x4 inside a subgraph on the sampler's latent: batch 4, named with the
+    subgraph. Old code: the instance's UUID not followed, the repeat named as uncertain, batch 1."""
+    rep = dict(REP4, id=1, inputs=[_i("samples", 1, "LATENT")], outputs=[_o("LATENT", 2)])
+    sub = _sub("rep x4", [rep], [(1, -10, 0, 1, 0, "LATENT"), (2, 1, 0, -20, 0, "LATENT")], [{"name": "samples", "type": "LATENT"}])
+    inst = {"id": 30, "type": SG, "inputs": [_i("samples", 2, "LATENT")], "outputs": [_o("LATENT", 30)], "widgets_values": []}
+    wf = _ui([inst], [[2, 2, 0, 30, 0, "LATENT"], [30, 30, 0, 3, 1, "LATENT"]], 30)
+    wf["definitions"] = {"subgraphs": [sub]}
+    assert _sized(workflow.estimate_workflow(wf, _models(tmp_path))) == (
+        4, [], ["RepeatLatentBatch (node 1 in subgraph rep x4) makes the latent 512x512, batch 4"])
