@@ -5,11 +5,11 @@ EmptyLTXVLatentVideo and LTXVImgToVideo by their widgets, LatentCrop a resize to
 
 effect  batch:  the sides kept, the batch changed (x amount, a slice, a sum of batches)
         concat: two latents joined along the dim its widget names (x: widths added, y: heights added, t: lengths)
-        cut:    a slice along the dim its widget names (index, amount)
+        cut:    a slice along the dim its widget names (index, amount, in latent pixels: _px, the latent node's own)
         rotate: H and W swapped at 90 or 270 degrees
         input:  a shape from inputs the walk does not read (a guide image's frames, keyframes): named, never sized
 
-links.latent follows a still-image latent (8-px latent pixels, batch) through these rows (through(); the same-size
+links.latent follows a still-image latent (pixels, batch) through these rows (through(); the same-size
 rows pass it on); attach() puts into a sampler's or decode's widgets the size that makes where one of them changes it
 (SIZED: workflow.read() adds it to the graph's sizes and says so), or, where the size is not followed (a video latent, a
 source not read), the nodes that change it (UNSURE: named among the uncertain sizes, latent_custom.lines).
@@ -99,6 +99,29 @@ def _latent(v, ref, depth, memo):
     return memo[key]
 
 
+def _px(v, ref, depth):
+    """Image pixels per latent pixel of the latent on ref (rev68c #3: FLUX.2's 16, HunyuanImage's 32, Chroma Radiance's
+    1, not always 8): latent_nodes.pixels_per_latent of the node that made it, followed back the way links.latent goes
+    (its first latent input); None where not known (a VAEEncode's: its VAE's)."""
+    from . import latent_custom
+    from .latent_nodes import LATENT_NODES, pixels_per_latent
+
+    source = getattr(v, "latent_source", None) or links._source
+    for _ in range(links.MAX_DEPTH):
+        h, t, depth = source(v, ref, depth, "a latent")
+        if t in LATENT_NODES and t not in latent_custom.SCALES:  # LatentUpscale: its input's, as links.latent
+            return pixels_per_latent(t)
+        if t in SHAPE:
+            ref = (latent_inputs(v, h, SHAPE[t]) or [None])[0]
+            continue
+        name = links.SAMPLED.get(t) or links.PASSED.get(t) or latent_custom.SAME_SIZE.get(t) or \
+            ("samples" if t in latent_custom.SCALES else None)
+        if name is None:
+            return None
+        ref = v.link_of(h, name)
+    return None
+
+
 def through(v, h, t, depth):
     """(width, height, batch) of the latent SHAPE node h (type t) makes, from links.latent of its inputs (still-image
     latents: pixels of 8-px latents); Unread where it is not followed. A change is put in v.shaped (attach)."""
@@ -129,13 +152,16 @@ def through(v, h, t, depth):
                 raise links.Unread(f"{v.label(h)}: samples2 not followed")
             out = (w + w2, hh, b) if x else (w, hh + h2, b)
         else:
-            n, i, k = (w if x else hh) // 8, _int(v, h, "index", depth), _int(v, h, "amount", depth)
+            px = _px(v, latent_inputs(v, h, row)[0], depth)
+            if px is None:
+                raise links.Unread(f"{v.label(h)}: a cut of a latent whose pixels per latent pixel the estimate does not know")
+            n, i, k = (w if x else hh) // px, _int(v, h, "index", depth), _int(v, h, "amount", depth)
             if i >= 0:
                 i = min(i, n - 1)
                 k = min(n - i, k)
             else:
                 k = min(-max(i, -n), k)
-            out = (k * 8, hh, b) if x else (w, k * 8, b)
+            out = (k * px, hh, b) if x else (w, k * px, b)
     else:
         raise links.Unread(f"{v.label(h)}: it {row.what}, which the estimate does not follow")
     if out != (w, hh, b) and isinstance(getattr(v, "shaped", None), list):

@@ -61,3 +61,30 @@ def test_a_shape_node_inside_a_subgraph_is_sized(tmp_path):
     wf["definitions"] = {"subgraphs": [sub]}
     assert _sized(workflow.estimate_workflow(wf, _models(tmp_path))) == (
         4, [], ["RepeatLatentBatch (node 1 in subgraph rep x4) makes the latent 512x512, batch 4"])
+
+
+@pytest.mark.parametrize("empty, cut_w", [("EmptyFlux2LatentImage", 768), ("EmptyHunyuanImageLatent", 1024),
+                                          ("EmptyChromaRadianceLatentImage", 48), ("EmptyLatentImage", 384)])
+def test_a_cut_counts_its_latents_own_pixels(tmp_path, empty, cut_w):
+    """rev68c #3 (t4.py): LatentCut x from 0, 48 latent px (nodes_latent.py:189-209), of a 1024x1024 latent, then
+    LatentUpscaleBy 1 and RepeatLatentBatch 2: FLUX.2's latent is 1024/16 = 64 wide, 48 of it = 768 px
+    (comfy_extras/nodes_flux.py:55); HunyuanImage's 32 wide (nodes_hunyuan.py:354), all 32 = 1024 px; Chroma
+    Radiance's is pixels (nodes_chroma_radiance.py:11), 48 px; EmptyLatentImage's 8x, 384 px. Old code: 384 for all
+    (8 px assumed)."""
+    between = {"5": (empty, {"width": 1024, "height": 1024, "batch_size": 1}),
+               "10": ("LatentCut", {"samples": ["5", 0], "dim": "x", "index": 0, "amount": 48}),
+               "11": ("LatentUpscaleBy", {"samples": ["10", 0], "upscale_method": "nearest-exact", "scale_by": 1.0}),
+               "20": ("RepeatLatentBatch", {"samples": ["11", 0], "amount": 2})}
+    est = workflow.estimate_workflow(_api(between, ["20", 0]), _models(tmp_path))
+    assert est["workflow"]["size_uncertain"] == [] and [a.split(" the latent ")[-1] for a in est["assumptions"] if
+                                                         "RepeatLatentBatch (node 20) make" in a] == [f"{cut_w}x1024, batch 2"]
+
+
+def test_a_cut_of_an_encoded_latent_is_named(tmp_path):
+    """rev68c #3: a LatentCut of a VAEEncode's latent (its VAE's compression, not read): named as uncertain. Old code:
+    sized as 8 px, not named."""
+    between = {"30": ("EmptyImage", {"width": 1024, "height": 1024, "batch_size": 1, "color": 0}),
+               "31": ("VAEEncode", {"pixels": ["30", 0], "vae": ["4", 2]}),
+               "20": ("LatentCut", {"samples": ["31", 0], "dim": "x", "index": 0, "amount": 48})}
+    est = workflow.estimate_workflow(_api(between, ["20", 0]), _models(tmp_path))
+    assert [u["node"] for u in est["workflow"]["size_uncertain"]] == ["LatentCut (node 20)"]
