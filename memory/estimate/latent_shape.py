@@ -55,6 +55,7 @@ UI_WIDGETS = {"RepeatLatentBatch": ("amount",), "LatentFromBatch": ("batch_index
               "LatentCutToBatch": ("dim", "slice_size"), "LTXVAddGuide": ("frame_idx", "strength")}
 SIZED = "_latent_shaped"  # ((width, height, batch), (label, ...)); no widget has this name
 UNSURE = "_latent_shape_unsure"  # [(label, type)] of the nodes that change a latent not followed
+OWN = "_latent_shape_own"  # (width, height, batch): the latent the node takes is SIZED's, nothing between (rev68c #4a)
 
 
 def keeps(v, h, t, depth=0) -> bool:
@@ -166,7 +167,7 @@ def through(v, h, t, depth):
         raise links.Unread(f"{v.label(h)}: it {row.what}, which the estimate does not follow")
     if out != (w, hh, b) and isinstance(getattr(v, "shaped", None), list):
         from . import latent_custom
-        v.shaped.append(latent_custom._label(v, h))
+        v.shaped.append((latent_custom._label(v, h), out))  # its own output's size (rev68c #4b)
     return out
 
 
@@ -180,28 +181,38 @@ def attach(v, ref, shapers, w):
     v.shaped, v.shape_memo = [], {}
     v.latent_source = lambda v_, r, d, _what: latent_custom._source(v_, r, d)  # bypassed nodes, subgraphs (rev68c #2)
     try:
-        got = links.latent(v, ref, 0)
+        got = tuple(links.latent(v, ref, 0))
     except (links.Unread, latent_custom._Fork, TypeError, ValueError, OverflowError, ZeroDivisionError, AttributeError, KeyError, IndexError):
         w[UNSURE] = list(shapers)
         return
     finally:
         shaped, v.shaped, v.shape_memo, v.latent_source = v.shaped, None, None, None
-    if shaped and int(got[0]) > 0 and int(got[1]) > 0:
-        b = got[2] if isinstance(got[2], int) and got[2] > 0 else 1
-        w[SIZED] = ((int(got[0]), int(got[1]), b), tuple(dict.fromkeys(shaped)))
+    own = shaped[-1][1] if shaped else None  # the nearest shape node's (the outermost through() call's, last)
+    if own and int(own[0]) > 0 and int(own[1]) > 0:
+        b = own[2] if isinstance(own[2], int) and own[2] > 0 else 1
+        w[SIZED] = ((int(own[0]), int(own[1]), b), tuple(dict.fromkeys(label for label, _ in shaped)))
+        if got == tuple(own):  # nothing between it and the sampler or decode changes the size
+            w[OWN] = w[SIZED][0]
 
 
-def gather(w, graph):
-    """workflow.read(): the uncertain nodes (latent_custom.KEY, UNSURE) and the sizes made (SIZED) of node widgets w."""
+def gather(w, graph, t=None):
+    """workflow.read(): the uncertain nodes (latent_custom.KEY, UNSURE) and the sizes made (SIZED) of node widgets w
+    (of type t; a sampler's own size where a shape node makes it: OWN, or None)."""
     from . import latent_custom
 
+    if t in links.SAMPLED:
+        graph.setdefault("sampled", []).append(w.get(OWN))
     graph["unknown"] = graph.get("unknown", []) + ([w[latent_custom.KEY]] if latent_custom.KEY in w else []) + w.get(UNSURE, [])
     if SIZED in w:
         graph.setdefault("shaped", []).append(w[SIZED])
 
 
 def sizes(graph, sizes_, notes):
-    """Add to the graph's sizes (w, h, length 1, batch) each latent SHAPE nodes make, once, and a note naming them."""
+    """Add to the graph's sizes (w, h, length 1, batch) each latent SHAPE nodes make, once, and a note naming them;
+    where every sampler takes such a latent as made (OWN), the sizes are theirs alone."""
     for (wv, hv, b), labels in dict.fromkeys(graph.get("shaped", [])):
         sizes_.insert(0, (wv, hv, 1, b))  # first: a tie (a rotated latent) is its size
         notes.append(f"{', '.join(labels)} make{'' if len(labels) > 1 else 's'} the latent {wv}x{hv}, batch {b}")
+    own = graph.get("sampled") or [None]
+    if all(own):  # every sampler takes the latent a shape node makes: those sizes, not the other latents' (rev68c #4a:
+        sizes_[:] = [(wv, hv, 1, b) for wv, hv, b in dict.fromkeys(own)]  # a batch of 4 the sampler takes 1 of)

@@ -88,3 +88,31 @@ def test_a_cut_of_an_encoded_latent_is_named(tmp_path):
                "20": ("LatentCut", {"samples": ["31", 0], "dim": "x", "index": 0, "amount": 48})}
     est = workflow.estimate_workflow(_api(between, ["20", 0]), _models(tmp_path))
     assert [u["node"] for u in est["workflow"]["size_uncertain"]] == ["LatentCut (node 20)"]
+
+
+def test_a_sampler_on_a_shaped_latent_is_estimated_at_its_size(tmp_path):
+    """rev68c #4a (t5.py): EmptyLatentImage 512x768 batch 4 -> LatentFromBatch (0, 1) -> the sampler: it samples 1
+    latent (nodes.py:1206-1236), the note says so and so does the estimate. Old code: batch 4 (the graph's largest
+    latent) beside the note 'makes the latent 512x768, batch 1'. A second sampler on the batch of 4: batch 4."""
+    between = {"5": ("EmptyLatentImage", {"width": 512, "height": 768, "batch_size": 4}),
+               "20": ("LatentFromBatch", {"samples": ["5", 0], "batch_index": 0, "length": 1})}
+    est = workflow.estimate_workflow(_api(between, ["20", 0]), _models(tmp_path))
+    assert (est["width"], est["height"], est["batch"]) == (512, 768, 1)
+    assert any("LatentFromBatch (node 20) makes the latent 512x768, batch 1" in a for a in est["assumptions"])
+    g = _api(between, ["20", 0])
+    g["13"] = dict(g["3"], inputs=dict(g["3"]["inputs"], latent_image=["5", 0]))
+    g["18"] = dict(g["8"], inputs=dict(g["8"]["inputs"], samples=["13", 0]))
+    g["19"] = dict(g["9"], inputs=dict(g["9"]["inputs"], images=["18", 0]))
+    est = workflow.estimate_workflow(g, _models(tmp_path))
+    assert (est["width"], est["height"], est["batch"]) == (512, 768, 4)
+
+
+def test_the_note_gives_the_shape_nodes_own_output(tmp_path):
+    """rev68c #4b (t6.py): RepeatLatentBatch x4 -> LatentUpscaleBy 2 -> the sampler: the repeat makes 512x768 batch
+    4, the upscale 1024x1536 (estimated). Old code: the note said the repeat makes 1024x1536."""
+    between = {"10": ("RepeatLatentBatch", {"samples": ["5", 0], "amount": 4}),
+               "20": ("LatentUpscaleBy", {"samples": ["10", 0], "upscale_method": "nearest-exact", "scale_by": 2.0})}
+    est = workflow.estimate_workflow(_api(between, ["20", 0]), _models(tmp_path))
+    assert (est["width"], est["height"], est["batch"]) == (1024, 1536, 4)
+    assert [a for a in est["assumptions"] if "makes the latent" in a] == [
+        "RepeatLatentBatch (node 10) makes the latent 512x768, batch 4"]
