@@ -177,3 +177,13 @@ def length_time_factors() -> dict:
 
     return {n: r.t or FAMILY[r.family]["t"] for n, r in LATENT_NODES.items()
             if "length" in dict(r.widgets) and (r.t or r.family)}
+
+
+def pixels_per_latent(node: str) -> int | None:
+    """Image pixels per latent pixel along a side of the node's latent, read from the first shape in its row's src
+    ("[B, 4, H/8, W/8]": 8, "[B, 3, H, W] (pixels)": 1); None where the row does not fix it (H/c, H/s)."""
+    import re
+
+    m = re.search(r"\[[^]]*\]", LATENT_NODES[node].src)
+    s = re.search(r"H(?:/(\d+))?, W(?:/(\d+))?\]$", m.group()) if m else None
+    return None if s is None or s.group(1) != s.group(2) else int(s.group(1) or 1)

@@ -388,7 +388,7 @@ def latent(v, ref, depth):
     latent_custom.SAME_SIZE, latent_shape.through) to a still-image latent node's widgets or to the image a VAEEncode
     encodes."""
     while True:
-        h, t, depth = _source(v, ref, depth, "a latent")
+        h, t, depth = (getattr(v, "latent_source", None) or _source)(v, ref, depth, "a latent")  # latent_shape.attach's
         if t in SAMPLED or t in PASSED:
             ref = v.link_of(h, SAMPLED.get(t) or PASSED[t])  # the Footprint Estimate node unlinked: no source, Unread
         elif t in ENCODES:

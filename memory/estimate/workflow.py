@@ -199,7 +199,7 @@ def read(wf: dict, models_dir, resolve=None, read_image=None) -> dict:
     upscale_models, keyed = {}, {}  # {path: read_file()}: each upscale model read once (its scale, its phase)
     scale = pixel_upscale.scale_reader(models_dir, resolve, find_file, Unusable, upscale_models)
     for t, w in nodes(wf, graph["notes"], read_image=read_image, read_upscale=scale, keyed=keyed):
-        latent_shape.gather(w, graph)  # the uncertain nodes (latent_custom) and the sizes latent_shape made
+        latent_shape.gather(w, graph, t)  # the uncertain nodes (latent_custom) and the sizes latent_shape made
         if t in LOADERS or t in CHECKED:
             for name, folders in LOADERS.get(t) or CHECKED[t]:
                 if not folders or not isinstance(w.get(name), str):
