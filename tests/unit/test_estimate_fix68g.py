@@ -1,0 +1,69 @@
+"""fix68g: audit aud68a's proven findings on the video / new image estimates (issue 15), each checked against ComfyUI
+0.8.0's source.
+
+F1: HunyuanVideo 1.5's VAE decode was ComfyUI's memory_used_decode formula (comfy/sd.py:502, frame-independent): 24.72
+GiB per sample at 1280x720x121 where the project's tracer gives 13.74 (benchmarks/results/hv15_decode_trace.json), so
+the estimate claimed the tiled retry on 24 GB. Now traced (vae.HV15_*); VAEs still on the formula say so and the retry
+is not claimed from the formula alone (vae_untraced.py)."""
+import json
+from pathlib import Path
+
+import pytest
+
+from gpu_garden.memory.estimate import spec, vae
+
+RESULTS = Path(__file__).resolve().parents[2] / "benchmarks" / "results"
+GiB = 2 ** 30
+
+
+def _hv15_rows():
+    return json.loads((RESULTS / "hv15_decode_trace.json").read_text())["rows"]
+
+
+@pytest.mark.parametrize("row", _hv15_rows(), ids=lambda r: f"{r['set']}-{r['size']}")
+def test_hv15_decode_is_the_trace(row):
+    """Every traced size, FIT and CHECK, within 1 % of the tracer's activations (old code: +80 .. +2127 %)."""
+    w, h, f = map(int, row["size"].split("x"))
+    ours = vae.vae_decode_bytes("hunyuan-video-15", [1, 32, 1 + (f - 1) // 4, h // 16, w // 16], "bf16")
+    assert abs(ours / row["activations_peak_bytes"] - 1) < 0.01, (ours, row)
+
+
+def test_hv15_720p_121_fits_24gb_untiled(capsys):
+    """aud68a F_hv15_decode_heuristic.txt: the estimate said RUNS TILED on 24 GB (untiled 29.14 GiB); the traced decode
+    (13.74 GiB + 2.35 GiB of weights) runs untiled there."""
+    from support.cli_run import estimate
+    _, js, _ = estimate(capsys, "hunyuanvideo1.5", "--width", "1280", "--height", "720", "--frames", "121",
+                        "--vram", "24", "--json")
+    d = json.loads(js)
+    assert d["vae"]["fallback"] is False and d["vae"]["tiled"] is False
+    assert 13.6 * GiB < d["vae"]["per_sample"] < 13.9 * GiB
+    assert d["verdict"] == "fits"
+
+
+@pytest.mark.parametrize("kind,shape", [("mochi", [1, 12, 19, 60, 106]), ("cosmos", [1, 16, 16, 88, 160]),
+                                        ("kl-64ch", [1, 64, 64, 64])])
+def test_formula_only_vae_claims_no_tiled_retry(kind, shape):
+    """A VAE still sized by ComfyUI's formula: a budget under that figure no longer makes the estimate claim VAE
+    Decode's out-of-memory retry (old code: fallback True), and the line says the figure is the formula."""
+    per = vae.vae_decode_bytes(kind, shape, "bf16")
+    assert per == int(spec.VAE[kind]["comfy"]([1] + shape[1:]) * 2)  # the formula, as the line says
+    out = vae.phase(kind, shape, "bf16", free_bytes=per // 2, mode="auto", device=None)
+    assert out["fallback"] is False and out["tiled"] is False
+    assert "memory_used_decode formula (not traced" in out["how"]
+
+
+def test_traced_vae_still_retries_tiled():
+    """The retry stays where the figure is traced: HunyuanVideo 1.5 at 1280x720x121 with 8 GiB free."""
+    out = vae.phase("hunyuan-video-15", [1, 32, 31, 45, 80], "fp16", free_bytes=8 * GiB, mode="auto", device=None)
+    assert out["fallback"] is True and "formula" not in out["how"]
+
+
+def test_formula_only_table_matches_the_decoder():
+    """vae_untraced.TRACED_DECODE names exactly the kinds vae._decode_acts does not size by ComfyUI's formula."""
+    from gpu_garden.memory.estimate import vae_untraced
+    shape3, shape2 = [1, 16, 9, 60, 104], [1, 16, 128, 128]
+    for kind, v in spec.VAE.items():
+        sh = shape3 if v["t"] else shape2
+        sh = [1, 64, 1, 512] if kind == "hunyuan3d-shape" else sh
+        formula = vae.vae_decode_bytes(kind, sh, "bf16") == int(v["comfy"]([1] + sh[1:]) * 2)
+        assert vae_untraced.formula_only(kind) == formula, kind
