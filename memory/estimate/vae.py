@@ -17,7 +17,7 @@ the other video VAEs (and the other encodes) use ComfyUI's own heuristic, labell
 
 `device` "cuda" adds the CUDA convolution workspace the tracer cannot see (cuda_conv.py, fitted on the GPU rows);
 device None (the default) is the tracer-equivalent figure; "rocm", "mps", "cpu", ...: no workspace term."""
-from . import cuda_conv, hunyuan3d as H3D, spec, vae_untraced
+from . import cuda_conv, decode_room, hunyuan3d as H3D, spec, vae_untraced
 from .phases import dtype_bytes, dtype_name
 from ..units import fmt_bytes
 
@@ -527,10 +527,11 @@ def phase(kind: str, latent_shape, dtype="bf16", free_bytes=None, mode="auto", t
                    f"holding the ones decoded before ({fmt_bytes(held)})", conv_workspace=ws["per"])
     elif whole:
         out.update(bytes=n * per, how=f"the pipeline decodes all {n} sample(s) in one call", conv_workspace=n * ws["per"])
-    elif mode == "auto" and free_bytes is not None and n * per * (1 + spec.FRAGMENTATION) > free_bytes \
+    elif mode == "auto" and free_bytes is not None and n * per * (1 + decode_room.margin(vk, latent_shape, device)) \
+            > free_bytes \
             and not vae_untraced.formula_only(kind):  # ComfyUI's formula alone does not say it runs out (fix68g)
-        # the batch ComfyUI chose (its own per-sample figure) over the free memory it read, by ours with the margin: its
-        # decode raises OOM on that batch and retries tiled (comfy/sd.py:789-810; rev66d R2: it read FITS)
+        # the batch ComfyUI chose (its own per-sample figure) over the free memory it read, by ours with the room a decode
+        # needs (Fit to Card's: decode_room.py, fix68g): it raises OOM on that batch and retries tiled (comfy/sd.py:789-810)
         out.update(bytes=fb_tile, tiled=True, fallback=True, batch=1, tried=n, conv_workspace=ws["fb"], allocator_slack=0,
                    how=f"VAE Decode runs out of memory on {'one sample' if n == 1 else f'{n} samples at once'} and "
                    "ComfyUI retries in tiles")
@@ -539,6 +540,13 @@ def phase(kind: str, latent_shape, dtype="bf16", free_bytes=None, mode="auto", t
     formula = not out["tiled"] and not whole and vae_untraced.formula_only(kind)  # said so, retry not claimed (fix68g)
     out["how"] = note + out["how"] + (vae_untraced.NOTE if formula else "")
     out["cached_slack"] = 0 if out["tiled"] else out["batch"] * out["cached_slack"]
+    # what the untiled decode needs free beyond its row's margin (decode_room: the measured room of a Wan decode on CUDA):
+    # verdict.as_run adds it where it asks whether the untiled row fits the budget, as Fit to Card's plan does (fix68g)
+    out["room_extra"] = 0 if out["tiled"] or whole else \
+        int(out["batch"] * per * max(0.0, decode_room.margin(vk, latent_shape, device) - spec.FRAGMENTATION))
+    if out["room_extra"]:
+        out["how"] += (f"; untiled it needs {fmt_bytes(out['room_extra'])} more free than its row (the room this VAE's "
+                       "decode was measured to need on CUDA, as Fit to Card sizes it)")
     if out["cached_slack"]:
         out["how"] += (f"; the caching allocator keeps about {fmt_bytes(out['cached_slack'])} more reserved (nvidia-smi and "
                        "max_memory_reserved show it; PyTorch frees it before an OOM)")

@@ -27,8 +27,9 @@ def as_run(r: dict, budget) -> tuple:
     retried = {}
     for k, b in (r.get("retry") or {}).items():
         tiled = b["weights"] + b["activations"] + b["allocator_margin"] + b["fixed"]
-        if budget and k in phases and phases[k] > budget and tiled <= budget:
-            retried[k] = {"untiled": phases[k], "tiled": tiled}
+        room = (r.get("vae") or {}).get("room_extra", 0) if k == "vae_decode" else 0  # decode_room.py (fix68g)
+        if budget and k in phases and phases[k] + room > budget and tiled <= budget:
+            retried[k] = {"untiled": phases[k] + room, "tiled": tiled}
             phases[k], bd[k] = tiled, b
     for k, v in (r.get("untiled") or {}).items():
         if budget and k in phases and phases[k] <= budget < v:

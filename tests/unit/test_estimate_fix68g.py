@@ -67,3 +67,36 @@ def test_formula_only_table_matches_the_decoder():
         sh = [1, 64, 1, 512] if kind == "hunyuan3d-shape" else sh
         formula = vae.vae_decode_bytes(kind, sh, "bf16") == int(v["comfy"]([1] + sh[1:]) * 2)
         assert vae_untraced.formula_only(kind) == formula, kind
+
+
+# F2: Wan 2.2 5B at 1280x704x121 on 12-13 GiB: the estimate decoded untiled ("1 of 1 sample(s) at once", its tests at
+# 1.05x the activations) where Fit to Card's plan tiles (plan.py step 3: the measured 1.26x room, CAPPED_ROOM). One
+# figure now: decode_room.margin, read by the plan, vae.phase's batch test and verdict.as_run's row test (room_extra).
+WAN22_121 = ["wan2.2", "--width", "1280", "--height", "704", "--frames", "121"]
+
+
+@pytest.mark.parametrize("vram,tiled", [("12.5", True), ("13", True), ("13.5", False), ("14", False)])
+def test_wan22_decode_retries_tiled_where_the_plan_tiles(capsys, vram, tiled):
+    """aud68a F_wan22_5b_cli_budgets.txt / F_fit_wan22.txt. The plan's room on 13.5 GiB: 13.5 - 0.44 (context) - 1.31
+    (VAE) - 0.39 (reserve) = 11.36 GiB >= 8.81 x 1.26 = 11.10: untiled; on 13: 10.86, tiled."""
+    from support.cli_run import estimate
+    _, js, _ = estimate(capsys, *WAN22_121, "--vram", vram, "--json")
+    d = json.loads(js)
+    retried = d["vae"]["fallback"] or "vae_decode" in (d["tiled_retry"] or {})
+    assert retried is tiled, (d["vae"]["how"], d["tiled_retry"])
+    if vram == "13":
+        assert d["outcome"]["status"] == "runs tiled"
+        assert d["tiled_retry"]["vae_decode"]["untiled"] > 13 * GiB  # the room, not the 11.40 GiB row
+
+
+def test_batch_test_is_the_plans_room():
+    """VAE.decode's batch over the free memory (vae.phase) by Fit to Card's plan.decode_room: 1 MiB under the room the
+    plan needs, the estimate retries tiled; 1 MiB over, it decodes untiled (old code: untiled at both)."""
+    from gpu_garden.memory.fit import plan as P
+    shape, MiB = [1, 48, 31, 44, 80], 2 ** 20
+    need = P.decode_room("wan22", shape, "bf16", "cuda")
+    per = vae.vae_decode_bytes("wan22", shape, "bf16", device="cuda")
+    assert need > 1.2 * per  # the measured room, not the 1.05 margin
+    tight = vae.phase("wan22", shape, "bf16", free_bytes=need - MiB, device="cuda")
+    room = vae.phase("wan22", shape, "bf16", free_bytes=need + MiB, device="cuda")
+    assert tight["fallback"] is True and room["fallback"] is False
