@@ -289,6 +289,7 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
     per_sample = 2 if cfg else 1  # model calls' batch per latent sample: cond and uncond batched (x2)
     b_eff = batch * per_sample
     lat = sample_acts.latent(family, width, height, frames, batch, pol)
+    assumptions += lat.pop("ref_lines", [])  # an edit model's reference images (ref_latents.py)
     bc = pol["compute_bytes"]
 
     # weights (exact) and what ComfyUI keeps resident

@@ -100,3 +100,72 @@ def test_batch_test_is_the_plans_room():
     tight = vae.phase("wan22", shape, "bf16", free_bytes=need - MiB, device="cuda")
     room = vae.phase("wan22", shape, "bf16", free_bytes=need + MiB, device="cuda")
     assert tight["fallback"] is True and room["fallback"] is False
+
+
+# F3: reference latents (FLUX.1 Kontext, FLUX.2, Qwen-Image-Edit) were not counted: ComfyUI concatenates each to the image
+# tokens (comfy/ldm/flux/model.py:314-345, qwen_image/model.py:437-462). aud68a F_kontext_ref_tokens.txt: the Kontext
+# template at 1024^2 counted 4352 tokens; with its reference (FluxKontextImageScale -> VAEEncode -> ReferenceLatent) 8448.
+@pytest.fixture(scope="module")
+def edit_models(tmp_path_factory):
+    from gpu_garden.memory.estimate import layouts
+    d = tmp_path_factory.mktemp("models")
+    layouts.write_sparse("flux_flux1-dev", d / "diffusion_models" / "flux1-kontext-dev.safetensors")
+    layouts.write_sparse("qwen_image_qwen_image_bf16", d / "diffusion_models" / "qwen_image_edit.safetensors")
+    layouts.write_sparse("vae_flux_ae", d / "vae" / "ae.safetensors")
+    return d
+
+
+def _kontext(ref=True):
+    wf = {"1": {"class_type": "UNETLoader", "inputs": {"unet_name": "flux1-kontext-dev.safetensors", "weight_dtype": "default"}},
+          "2": {"class_type": "VAELoader", "inputs": {"vae_name": "ae.safetensors"}},
+          "3": {"class_type": "LoadImage", "inputs": {"image": "in.png"}},
+          "4": {"class_type": "FluxKontextImageScale", "inputs": {"image": ["3", 0]}},
+          "5": {"class_type": "VAEEncode", "inputs": {"pixels": ["4", 0], "vae": ["2", 0]}},
+          "6": {"class_type": "ReferenceLatent", "inputs": {"conditioning": ["7", 0], "latent": ["5", 0]}},
+          "7": {"class_type": "ConditioningZeroOut", "inputs": {}},
+          "8": {"class_type": "EmptySD3LatentImage", "inputs": {"width": 1024, "height": 1024, "batch_size": 1}},
+          "9": {"class_type": "KSampler", "inputs": {"model": ["1", 0], "positive": ["6", 0] if ref else ["7", 0],
+                                                     "negative": ["7", 0], "latent_image": ["8", 0], "cfg": 1.0}},
+          "10": {"class_type": "VAEDecode", "inputs": {"samples": ["9", 0], "vae": ["2", 0]}},
+          "11": {"class_type": "SaveImage", "inputs": {"images": ["10", 0]}}}
+    return wf if ref else {k: n for k, n in wf.items() if k != "6"}  # an unused ReferenceLatent would be an output
+
+
+def test_kontext_reference_latent_adds_its_tokens(edit_models):
+    """FLUX.1 at 1024^2: 64 x 64 = 4096 image tokens + 256 T5 tokens; the reference, FluxKontextImageScale's largest
+    preferred area (1568 x 672) as a square of 1026 px: 1026 // 8 = 128 latent, 64 x 64 = 4096 more: 8448."""
+    from gpu_garden.memory.estimate import workflow
+    plain = workflow.estimate_workflow(_kontext(ref=False), edit_models, policy={"budget": None})
+    est = workflow.estimate_workflow(_kontext(), edit_models, policy={"budget": None})
+    assert plain["latent"]["tokens"] == 4352
+    assert est["latent"]["tokens"] == 8448 and est["latent"]["image_tokens"] == 8192
+    assert any("1 reference image(s)" in a and "4096 tokens" in a for a in est["assumptions"])
+    assert est["phases"]["sample"] > plain["phases"]["sample"]
+
+
+def test_qwen_edit_plus_images_are_references(edit_models):
+    """TextEncodeQwenImageEditPlus with a VAE and two images: each scaled to 1024 x 1024 pixels (nodes_qwen.py:93-104),
+    Qwen-Image's 8x VAE and 2x2 patches: 64 x 64 = 4096 tokens each, 8192 beside the 1024^2 output's 4096."""
+    from gpu_garden.memory.estimate import workflow
+    wf = {"1": {"class_type": "UNETLoader", "inputs": {"unet_name": "qwen_image_edit.safetensors", "weight_dtype": "default"}},
+          "2": {"class_type": "VAELoader", "inputs": {"vae_name": "ae.safetensors"}},
+          "3": {"class_type": "LoadImage", "inputs": {"image": "a.png"}},
+          "4": {"class_type": "TextEncodeQwenImageEditPlus", "inputs": {"clip": ["12", 0], "vae": ["2", 0], "prompt": "x",
+                                                                        "image1": ["3", 0], "image2": ["3", 0]}},
+          "8": {"class_type": "EmptySD3LatentImage", "inputs": {"width": 1024, "height": 1024, "batch_size": 1}},
+          "9": {"class_type": "KSampler", "inputs": {"model": ["1", 0], "positive": ["4", 0], "negative": ["4", 0],
+                                                     "latent_image": ["8", 0], "cfg": 1.0}},
+          "10": {"class_type": "VAEDecode", "inputs": {"samples": ["9", 0], "vae": ["2", 0]}},
+          "11": {"class_type": "SaveImage", "inputs": {"images": ["10", 0]}},
+          "12": {"class_type": "CLIPLoader", "inputs": {"clip_name": "qwen_2.5_vl_7b.safetensors", "type": "qwen_image"}}}
+    est = workflow.estimate_workflow(wf, edit_models, policy={"budget": None})
+    assert est["latent"]["image_tokens"] == 4096 + 8192
+
+
+def test_cli_ref_images(capsys):
+    """--ref-images N: N references at the output size; a typed count out of range is refused."""
+    from support.cli_run import estimate
+    _, js, _ = estimate(capsys, "flux1-dev", "--ref-images", "2", "--json")
+    assert json.loads(js)["latent"]["tokens"] == 4352 + 2 * 4096
+    rc, _, err = estimate(capsys, "flux1-dev", "--ref-images", "17")
+    assert rc == 2 and "--ref-images needs 0 to 16" in err
