@@ -57,7 +57,8 @@ def _apply(est, r, budget):
     # what ComfyUI left loaded beside a phase, outside its row (the diffusion model and text encoders at the decode, its
     # tiled retry too: vae_resident.py; the text encoders at sampling: te_loaded.py): their weights are live tensors, so
     # max_memory_allocated counts them as nvidia-smi does (review aud67a F1)
-    left = {k: r["breakdown"].get(k, {}).get("dm_kept", 0) + r["breakdown"].get(k, {}).get("te_kept", 0) for k in bd}
+    left = {k: 0 if bd[k].get("kept_in_row") else  # a tiled retry's row has them already (phase_peaks, fix68g)
+            r["breakdown"].get(k, {}).get("dm_kept", 0) + r["breakdown"].get(k, {}).get("te_kept", 0) for k in bd}
     torch_by = {k: b["weights"] + b["activations"] + left[k] for k, b in bd.items()}
     device_by = {k: b["weights"] + b["activations"] + b["allocator_margin"] + b.get("cached_slack", 0) + left[k]
                  for k, b in bd.items()}

@@ -169,3 +169,19 @@ def test_cli_ref_images(capsys):
     assert json.loads(js)["latent"]["tokens"] == 4352 + 2 * 4096
     rc, _, err = estimate(capsys, "flux1-dev", "--ref-images", "17")
     assert rc == 2 and "--ref-images needs 0 to 16" in err
+
+
+# F5: the tiled retry's row left out the models ComfyUI leaves loaded beside the VAE (aud68a F_ltxv_template.txt: row
+# weights 0.00 while dm_kept 2.01 and te_kept 8.87 GiB); VAE.decode's retry (comfy/sd.py:807-824) unloads nothing.
+@pytest.mark.parametrize("vram", ["12", "18.5"])
+def test_tiled_retry_row_counts_the_models_left_loaded(capsys, vram):
+    from support.cli_run import estimate
+    _, js, _ = estimate(capsys, "ltxv", "--batch", "3", "--vram", vram, "--json")
+    d = json.loads(js)
+    b = d["breakdown"]["vae_decode"]
+    kept = b["dm_kept"] + b["te_kept"]
+    assert d["vae"]["fallback"] is True and kept > GiB
+    assert b["weights"] >= kept  # the VAE's weights and what stays loaded
+    assert d["phases"]["vae_decode"] == b["weights"] + b["activations"] + b["allocator_margin"] + b["fixed"]
+    if d["peak_torch_phase"] == "vae_decode":  # counted once in max_memory_allocated, not again as "left loaded"
+        assert d["peak_torch"] == b["weights"] + b["activations"]
