@@ -185,3 +185,47 @@ def test_tiled_retry_row_counts_the_models_left_loaded(capsys, vram):
     assert d["phases"]["vae_decode"] == b["weights"] + b["activations"] + b["allocator_margin"] + b["fixed"]
     if d["peak_torch_phase"] == "vae_decode":  # counted once in max_memory_allocated, not again as "left loaded"
         assert d["peak_torch"] == b["weights"] + b["activations"]
+
+
+# F4: the workflow_templates benchmark's stand-ins were of the wrong size class and dtype (every Wan 2.2 14B template
+# from the 1.3B layout, every fp8 file as bf16, SD3.5 Large from the Medium checkpoint): benchmarks/template_standins.py
+def _standins():
+    import sys
+    bench = str(Path(__file__).resolve().parents[2] / "benchmarks")
+    if bench not in sys.path:
+        sys.path.insert(0, bench)
+    import template_standins
+    return template_standins
+
+
+def _params_and_bytes(layout):
+    import math
+    b = {"F8_E4M3": 1, "BF16": 2, "F16": 2, "F32": 4}
+    t = layout["tensors"]
+    return (sum(math.prod(v["shape"]) for k, v in t.items() if not k.endswith("scale_weight") and k != "scaled_fp8"),
+            sum(math.prod(v["shape"]) * b[v["dtype"]] for v in t.values()))
+
+
+def test_wan22_14b_fp8_standin_is_14b_in_fp8():
+    """wan2.2_i2v_high_noise_14B_fp8_scaled: Wan 2.1 i2v 14B's 16,394,878,784 parameters (comfy/ldm/wan/model.py i2v),
+    its block matrices in F8_E4M3 with a scale each: about 1 byte a parameter, not 2 (old: the 1.3B bf16 layout)."""
+    from gpu_garden.memory.estimate import layouts
+    S = _standins()
+    lay, how, differs = S.standin("wan2.2_i2v_high_noise_14B_fp8_scaled.safetensors", "diffusion_models",
+                                  "wan_wan2.1_t2v_1.3B_fp16", "", layouts, ("diffusion_models",))
+    params, size = _params_and_bytes(lay)
+    assert differs is None and params == 16_394_878_784
+    assert 1.0 * params < size < 1.1 * params
+    assert lay["tensors"]["blocks.0.ffn.0.weight"]["dtype"] == "F8_E4M3" and "blocks.0.ffn.0.scale_weight" in lay["tensors"]
+
+
+def test_fp8_text_encoder_and_sd35_large_standins():
+    from gpu_garden.memory.estimate import layouts
+    S = _standins()
+    lay, _, differs = S.standin("umt5_xxl_fp8_e4m3fn_scaled.safetensors", "text_encoders", "te_umt5_xxl_fp16", "",
+                                layouts, ("diffusion_models",))
+    params, size = _params_and_bytes(lay)
+    assert differs is None and size < 0.6 * 2 * params  # the block matrices in one byte; embeddings and norms in 16 bits
+    _, _, differs = S.standin("sd3.5_large_fp8_scaled.safetensors", "checkpoints", "sd3_sd3.5_medium", "", layouts,
+                              ("checkpoints",))
+    assert differs and "SD3.5 Large" in differs
