@@ -311,7 +311,8 @@ def format_text(est: dict, budget_label: str = "") -> str:
         lines.append(f"Dynamic VRAM ({d['source']}): {d['verdict']}")
     lines[verdict_at:] = term.wrap_lines(lines[verdict_at:])
     status = o.get("status")
-    shown = [k for k in est["knobs"] if not (status == "runs with offload" and k["id"] == "partial_offload")]  # it is the verdict
+    # partial offload: the verdict itself when it runs with offload; no offer on a run that fits (fix68g, aud68a 6)
+    shown = [k for k in est["knobs"] if not (status in ("runs with offload", "fits") and k["id"] == "partial_offload")]
     if shown and status != "incomplete":  # no advice on a graph we could not see whole
         lines.append({"fits": "to save more (it fits already; saving, then what to change):",
                       "runs with offload": "to run without offload (saving, then what to change):"}.get(

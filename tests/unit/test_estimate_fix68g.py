@@ -229,3 +229,13 @@ def test_fp8_text_encoder_and_sd35_large_standins():
     _, _, differs = S.standin("sd3.5_large_fp8_scaled.safetensors", "checkpoints", "sd3_sd3.5_medium", "", layouts,
                               ("checkpoints",))
     assert differs and "SD3.5 Large" in differs
+
+
+# F6: on a run that fits, the knobs offered a partial offload of the diffusion model (aud68a F_wan22_5b_cli_budgets.txt,
+# 16 GiB: "saves 544.38 MiB  partial offload ... fits"); each knob's own phase saving is shown beside the peak's.
+def test_no_partial_offload_offer_when_it_fits(capsys):
+    from support.cli_run import estimate
+    _, out, _ = estimate(capsys, *WAN22_121, "--vram", "16", "--dynamic-vram", "off", "--ram", "64")
+    assert "verdict: FITS" in out
+    assert "partial offload of the diffusion model" not in out
+    assert "less in sample; then text encode is the peak" in " ".join(out.split())
