@@ -290,6 +290,7 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
     per_sample = (pol.get("conds") or 2) if cfg else 1  # model calls' batch per latent sample: cond and uncond batched (x2; dual_cfg.py)
     b_eff = batch * per_sample
     lat = sample_acts.latent(family, width, height, frames, batch, pol)
+    assumptions += lat.pop("ref_lines", [])  # an edit model's reference images (ref_latents.py)
     bc = pol["compute_bytes"]
 
     # weights (exact) and what ComfyUI keeps resident

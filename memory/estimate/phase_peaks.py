@@ -106,7 +106,9 @@ def peak_on(est: dict, budget) -> dict:
                               if pol.get("runner") == "diffusers" else None, vae_options=pol.get("vae_options"))
         if ctx.get("empty_cache"):  # accelerate empties the cache at every layer move: no reserved slack kept (nor in sampling)
             vinfo.update(allocator_slack=0, cached_slack=0)
-        phase("vae_decode", wv, vinfo["bytes"], vinfo.get("allocator_slack", 0))
+        held = dm_kept + te_kept  # ComfyUI's tiled retry unloads nothing (comfy/sd.py:807-824): in its row (fix68g)
+        phase("vae_decode", wv + (held if vinfo["fallback"] else 0), vinfo["bytes"], vinfo.get("allocator_slack", 0))
+        breakdown["vae_decode"]["kept_in_row"] = bool(vinfo["fallback"] and held)  # verdict: not counted twice
         breakdown["vae_decode"]["dm_kept"] = int(dm_kept)  # loaded beside it, sizing its batch; not in its weights
         breakdown["vae_decode"]["te_kept"] = int(te_kept)  # the same of the text encoders (te_loaded.py)
         breakdown["vae_decode"]["conv_workspace"] = vinfo["conv_workspace"]  # part of its activations (CUDA only)
@@ -120,7 +122,7 @@ def peak_on(est: dict, budget) -> dict:
                 untiled["vae_decode"] = int(kept + per + int(FRAGMENTATION * per) + fixed_total)
                 untiled_bd["vae_decode"] = _retry_phase(kept, per, fixed_total)  # its breakdown: the text's row (fix66a)
             elif not vinfo["tiled"]:
-                retry["vae_decode"] = _retry_phase(wv, vinfo["fallback_bytes"], fixed_total)
+                retry["vae_decode"] = dict(_retry_phase(wv + held, vinfo["fallback_bytes"], fixed_total), kept_in_row=bool(held))
         if ctx.get("i2v_encode"):  # the conditioning video through the VAE's encoder, with the decode's weights around it
             phase("vae_encode", wv, vae_mod.vae_encode_bytes(ctx["vae_kind"], ctx["i2v_encode"], ctx["vae_dtype"],
                                                              device=pol.get("device", "cuda")))

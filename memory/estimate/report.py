@@ -74,6 +74,8 @@ def add_cli_arguments(s: argparse.ArgumentParser):
                    help="half dtypes the GPU supports (Turing: fp16; Pascal and older: none) - decides the VAE dtype")
     s.add_argument("--text-tokens", type=int, help="text tokens the model attends to jointly (default: as the runner pads the prompt: FLUX.1 256 in ComfyUI, "
                         "512 in diffusers' FluxPipeline; 0: the default)")
+    s.add_argument("--ref-images", type=int, metavar="N", help="reference images an edit model (FLUX.1 Kontext, FLUX.2, "
+                   "Qwen-Image-Edit) adds to its image tokens, each at the output size (a workflow's are read from it)")
     s.add_argument("--vae-decode", choices=["auto", "untiled", "tiled"], default="auto",
                    help="auto: VAE Decode as ComfyUI runs it (batch from free memory, tiled retry after an OOM); tiled: VAE "
                         "Decode (Tiled), or with --runner diffusers its enable_tiling")
@@ -141,6 +143,8 @@ def check_args(args):
     g = lambda k: getattr(args, k, None)  # noqa: E731
     if g("text_tokens") is not None and not 0 <= g("text_tokens") <= TEXT_TOKENS_MAX:
         _usage_error(args, f"--text-tokens needs 0 (the encoder's own count) to {TEXT_TOKENS_MAX} tokens, got {args.text_tokens}")
+    if g("ref_images") is not None and not 0 <= g("ref_images") <= 16:  # fix68g: ref_latents.py
+        _usage_error(args, f"--ref-images needs 0 to 16 reference images, got {args.ref_images}")
     if g("batch") is not None and g("batch") < 1:  # (fixX, rev52 K) it said "(got 1024x1024, 1 frames, batch 0)"
         _usage_error(args, f"--batch needs a whole number of 1 or more (images at once), got {args.batch}")
     if g("ram") is not None and not 0 < g("ram") <= RAM_MAX_GIB:
@@ -202,6 +206,8 @@ def policy_from_args(args) -> dict:
         pol["reserve"] = int(args.reserve_vram * GiB)
     if g("vae_tile") is not None:
         pol["tile"] = {"tile": args.vae_tile}
+    if g("ref_images") is not None:  # each at the output size (ref_latents.tokens); a typed 0 wins over a workflow's
+        pol["ref_images"] = [(None, None, "--ref-images")] * args.ref_images
     return pol
 
 
@@ -305,7 +311,8 @@ def format_text(est: dict, budget_label: str = "") -> str:
         lines.append(f"Dynamic VRAM ({d['source']}): {d['verdict']}")
     lines[verdict_at:] = term.wrap_lines(lines[verdict_at:])
     status = o.get("status")
-    shown = [k for k in est["knobs"] if not (status == "runs with offload" and k["id"] == "partial_offload")]  # it is the verdict
+    # partial offload: the verdict itself when it runs with offload; no offer on a run that fits (fix68g, aud68a 6)
+    shown = [k for k in est["knobs"] if not (status in ("runs with offload", "fits") and k["id"] == "partial_offload")]
     if shown and status != "incomplete":  # no advice on a graph we could not see whole
         lines.append({"fits": "to save more (it fits already; saving, then what to change):",
                       "runs with offload": "to run without offload (saving, then what to change):"}.get(

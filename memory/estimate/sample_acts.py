@@ -3,7 +3,7 @@ policy (runner, attention, mask, int8 matmuls, the manual-cast copy, an offloade
 formula.estimate counts them at the estimated size; phase_peaks counts them again at each sampler's own latent where
 a workflow's samplers run at different sizes (act65: a hires fix's base pass, ComfyUI running one sampler at a time),
 so the figure at either size comes from this one piece of code."""
-from . import spec, weights as W
+from . import ref_latents, spec, weights as W
 from .phases import (dense_mask_bytes, diffusers_rope_peak, int8_matmul_peak, latent_geometry, naive_total,
                      sample_parts, wan_reference_peak)
 from ..units import fmt_bytes
@@ -17,6 +17,9 @@ def latent(family, width, height, frames, batch, pol) -> dict:
     if txt and spec.family(family)["txt"]:
         lat["text_tokens"] = int(txt)
         lat["tokens"] = lat["image_tokens"] + lat["text_tokens"]
+    refs, lat["ref_lines"] = ref_latents.tokens(family, pol.get("ref_images") or [], width, height)
+    if refs:  # an edit model's reference latents: more image tokens in every model call (ref_latents.py, fix68g)
+        lat.update(image_tokens=lat["image_tokens"] + refs, tokens=lat["tokens"] + refs, ref_tokens=refs)
     return lat
 
 

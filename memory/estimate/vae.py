@@ -11,13 +11,13 @@
 - VAE Decode (Tiled) uses the node's tile size (spec.TILE_NODE), clipped to the image.
 
 Per-sample activation bytes are `vae_decode_bytes` / `vae_encode_bytes` (stable API). KL, Wan 2.1, Wan 2.2 and
-HunyuanVideo decode coefficients and the KL encode are traced (bench_estimate.py FIT rows), LTX-Video's decode and the
-Wan 2.1 encode on one-off traces (LTXV_DECODE, WAN_ENCODE_* below); the other video VAEs (and the other encodes) use
-ComfyUI's own heuristic, labelled as such.
+HunyuanVideo decode coefficients and the KL encode are traced (bench_estimate.py FIT rows), HunyuanVideo 1.5's decode
+(trace_hv15_decode.py), LTX-Video's decode and the Wan 2.1 encode on one-off traces (LTXV_DECODE, WAN_ENCODE_* below);
+the other video VAEs (and the other encodes) use ComfyUI's own heuristic, labelled as such (vae_untraced.py).
 
 `device` "cuda" adds the CUDA convolution workspace the tracer cannot see (cuda_conv.py, fitted on the GPU rows);
 device None (the default) is the tracer-equivalent figure; "rocm", "mps", "cpu", ...: no workspace term."""
-from . import cuda_conv, hunyuan3d as H3D, spec
+from . import cuda_conv, decode_room, hunyuan3d as H3D, spec, vae_untraced
 from .phases import dtype_bytes, dtype_name
 from ..units import fmt_bytes
 
@@ -127,6 +127,13 @@ LTXV_DECODE_CACHED = 110
 HV_DECODE = 11234
 HV_FRAME = 4.46
 HV_DECODE_SHORT = (1357.5, 5852.7, 8104.5, 9567.8)
+# HunyuanVideo 1.5's VAE (vae_refiner.Decoder: 2-latent-frame chunks with carries, as above; 32 ch, 16x) the same way:
+# HV15_DECODE + HV15_FRAME x frames elements per output pixel, HV15_DECODE_SHORT under 5 latent frames, fit: the traced
+# FIT rows of benchmarks/results/hv15_decode_trace.json (fix68g); its CHECK rows within 0.4 %. ComfyUI's own heuristic
+# (comfy/sd.py:502, frame-independent) is 80-89 % above the trace past 4 latent frames: it only sizes ComfyUI's batch.
+HV15_DECODE = 7537
+HV15_FRAME = 3.85
+HV15_DECODE_SHORT = (646.6, 2568.3, 5526.1, 5673.5)
 # runner "diffusers", HunyuanVideo's VAE (AutoencoderKLHunyuanVideo, diffusers 0.32+ and main at 58eb52c0): decode never
 # runs the whole video. use_framewise_decoding is True by default, whatever enable_tiling says, so _decode hands a latent
 # longer than tile_sample_min_num_frames // 4 frames to _temporal_tiled_decode: chunks of that + 1 latent frames every
@@ -280,6 +287,9 @@ def _decode_acts(kind, latent_shape, dtype, runner, gpu_arch=None):
         return diffusers_hv_decode(latent_shape, dtype)[0]
     if kind == "hunyuan-video":
         per = HV_DECODE_SHORT[lat_t - 1] if lat_t <= len(HV_DECODE_SHORT) else HV_DECODE + HV_FRAME * frames
+        return int(per * hw * b)
+    if kind == "hunyuan-video-15":
+        per = HV15_DECODE_SHORT[lat_t - 1] if lat_t <= len(HV15_DECODE_SHORT) else HV15_DECODE + HV15_FRAME * frames
         return int(per * hw * b)
     if kind == H3D.VAE_KIND:  # Hunyuan3D's ShapeVAE: its volume decode at VAEDecodeHunyuan3D's defaults (traced)
         return H3D.decode_bytes(latent_shape, b)
@@ -517,16 +527,26 @@ def phase(kind: str, latent_shape, dtype="bf16", free_bytes=None, mode="auto", t
                    f"holding the ones decoded before ({fmt_bytes(held)})", conv_workspace=ws["per"])
     elif whole:
         out.update(bytes=n * per, how=f"the pipeline decodes all {n} sample(s) in one call", conv_workspace=n * ws["per"])
-    elif mode == "auto" and free_bytes is not None and n * per * (1 + spec.FRAGMENTATION) > free_bytes:
-        # the batch ComfyUI chose (its own per-sample figure) over the free memory it read, by ours with the margin: its
-        # decode raises OOM on that batch and retries tiled (comfy/sd.py:789-810; rev66d R2: it read FITS)
+    elif mode == "auto" and free_bytes is not None and n * per * (1 + decode_room.margin(vk, latent_shape, device)) \
+            > free_bytes \
+            and not vae_untraced.formula_only(kind):  # ComfyUI's formula alone does not say it runs out (fix68g)
+        # the batch ComfyUI chose (its own per-sample figure) over the free memory it read, by ours with the room a decode
+        # needs (Fit to Card's: decode_room.py, fix68g): it raises OOM on that batch and retries tiled (comfy/sd.py:789-810)
         out.update(bytes=fb_tile, tiled=True, fallback=True, batch=1, tried=n, conv_workspace=ws["fb"], allocator_slack=0,
                    how=f"VAE Decode runs out of memory on {'one sample' if n == 1 else f'{n} samples at once'} and "
                    "ComfyUI retries in tiles")
     else:
         out.update(bytes=n * per, how=f"VAE Decode, {n} of {latent_shape[0]} sample(s) at once", conv_workspace=n * ws["per"])
-    out["how"] = note + out["how"]
+    formula = not out["tiled"] and not whole and vae_untraced.formula_only(kind)  # said so, retry not claimed (fix68g)
+    out["how"] = note + out["how"] + (vae_untraced.NOTE if formula else "")
     out["cached_slack"] = 0 if out["tiled"] else out["batch"] * out["cached_slack"]
+    # what the untiled decode needs free beyond its row's margin (decode_room: the measured room of a Wan decode on CUDA):
+    # verdict.as_run adds it where it asks whether the untiled row fits the budget, as Fit to Card's plan does (fix68g)
+    out["room_extra"] = 0 if out["tiled"] or whole else \
+        int(out["batch"] * per * max(0.0, decode_room.margin(vk, latent_shape, device) - spec.FRAGMENTATION))
+    if out["room_extra"]:
+        out["how"] += (f"; untiled it needs {fmt_bytes(out['room_extra'])} more free than its row (the room this VAE's "
+                       "decode was measured to need on CUDA, as Fit to Card sizes it)")
     if out["cached_slack"]:
         out["how"] += (f"; the caching allocator keeps about {fmt_bytes(out['cached_slack'])} more reserved (nvidia-smi and "
                        "max_memory_reserved show it; PyTorch frees it before an OOM)")

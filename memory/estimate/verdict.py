@@ -27,8 +27,9 @@ def as_run(r: dict, budget) -> tuple:
     retried = {}
     for k, b in (r.get("retry") or {}).items():
         tiled = b["weights"] + b["activations"] + b["allocator_margin"] + b["fixed"]
-        if budget and k in phases and phases[k] > budget and tiled <= budget:
-            retried[k] = {"untiled": phases[k], "tiled": tiled}
+        room = (r.get("vae") or {}).get("room_extra", 0) if k == "vae_decode" else 0  # decode_room.py (fix68g)
+        if budget and k in phases and phases[k] + room > budget and tiled <= budget:
+            retried[k] = {"untiled": phases[k] + room, "tiled": tiled}
             phases[k], bd[k] = tiled, b
     for k, v in (r.get("untiled") or {}).items():
         if budget and k in phases and phases[k] <= budget < v:
@@ -56,7 +57,8 @@ def _apply(est, r, budget):
     # what ComfyUI left loaded beside a phase, outside its row (the diffusion model and text encoders at the decode, its
     # tiled retry too: vae_resident.py; the text encoders at sampling: te_loaded.py): their weights are live tensors, so
     # max_memory_allocated counts them as nvidia-smi does (review aud67a F1)
-    left = {k: sum(r["breakdown"].get(k, {}).get(x, 0) for x in ("dm_kept", "te_kept", "vae_kept")) for k in bd}
+    left = {k: 0 if bd[k].get("kept_in_row") else  # a tiled retry's row has them already (phase_peaks, fix68g)
+            sum(r["breakdown"].get(k, {}).get(x, 0) for x in ("dm_kept", "te_kept", "vae_kept")) for k in bd}
     torch_by = {k: b["weights"] + b["activations"] + left[k] for k, b in bd.items()}
     device_by = {k: b["weights"] + b["activations"] + b["allocator_margin"] + b.get("cached_slack", 0) + left[k]
                  for k, b in bd.items()}

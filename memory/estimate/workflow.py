@@ -8,8 +8,8 @@ import os
 from pathlib import Path
 
 from . import (control_feeds, dual_cfg, families, formula, group_nodes, hunyuan3d, i2v_nodes, image_size, latent_custom,
-               latent_scale, latent_shape, latent_upscale, links, pipelines, pixel_upscale, reach, sampler_cfg, sampler_nodes,
-               side_models, spec)
+               latent_scale, latent_shape, latent_upscale, links, pipelines, pixel_upscale, reach, ref_latents, sampler_cfg,
+               sampler_nodes, side_models, spec)
 from .workflow_file import MAX_WORKFLOW_BYTES, load  # noqa: F401 (workflow.load, the readers' entry)
 from .latent_nodes import LATENT_NODES, size_widgets, widget_names
 from .model_files import (CHECKED, FOLDER_ROLES, GGUF_PATCHER, LOADER_ROLES, LOADERS, NOT_COUNTED, NOT_FOLLOWED_NAMES,
@@ -59,6 +59,7 @@ def nodes(wf: dict, notes: list | None = None, whole: dict | None = None, read_i
                 image_size.attach(v, (gid, n), t, w)
                 latent_scale.attach(v, (gid, n), t, w)
                 latent_custom.attach(v, (gid, n), t, w)
+                ref_latents.attach(v, (gid, n), t, w)
                 out.append((t, w))
                 if keyed is not None and k is not None:
                     keyed[k] = (t, w)
@@ -80,6 +81,7 @@ def nodes(wf: dict, notes: list | None = None, whole: dict | None = None, read_i
             image_size.attach(v, (str(k), node), t, w)
             latent_scale.attach(v, (str(k), node), t, w)
             latent_custom.attach(v, (str(k), node), t, w)
+            ref_latents.attach(v, (str(k), node), t, w)
             out.append((t, w))
             if keyed is not None:
                 keyed[str(k)] = (t, w)
@@ -200,6 +202,7 @@ def read(wf: dict, models_dir, resolve=None, read_image=None) -> dict:
     scale = pixel_upscale.scale_reader(models_dir, resolve, find_file, Unusable, upscale_models)
     for t, w in nodes(wf, graph["notes"], read_image=read_image, read_upscale=scale, keyed=keyed):
         latent_shape.gather(w, graph, t)  # the uncertain nodes (latent_custom) and the sizes latent_shape made
+        graph["refs"] = graph.get("refs", []) + w.get(ref_latents.KEY, [])  # an edit model's reference images
         if t in LOADERS or t in CHECKED:
             for name, folders in LOADERS.get(t) or CHECKED[t]:
                 if not folders or not isinstance(w.get(name), str):
@@ -286,7 +289,7 @@ def read(wf: dict, models_dir, resolve=None, read_image=None) -> dict:
             "latent_upscale": _upscaler(checked, staged) if graph.get("upscale") else None,
             "text_tokens": graph.get("text_tokens"), "control_samplers": control_feeds.owner_sets(wf, keyed),
             "sampler_cfgs": sampler_cfg.of_samplers(wf, keyed),
-            "control_sizes": control_feeds.latents(wf, read_image, scale), "vae_options": graph.get("vae_options")}
+            "control_sizes": control_feeds.latents(wf, read_image, scale), "vae_options": graph.get("vae_options"), "ref_images": graph.get("refs", [])}
 
 
 def _upscaler(checked, missing=()):
@@ -468,6 +471,7 @@ def estimate_workflow(wf: dict, models_dir, width=None, height=None, frames=None
         pol["audio_fps"] = info["audio_fps"]
     if info["text_tokens"] and not pol.get("text_tokens"):  # Hunyuan3D's multi-view context (hunyuan3d.node_note)
         pol["text_tokens"] = info["text_tokens"]
+    pol["ref_images"] = info["ref_images"] if pol.get("ref_images") is None else pol["ref_images"]  # ref_latents.py
     if info.get("vae_options") and not pol.get("vae_options"):  # VAEDecodeHunyuan3D's num_chunks, octree_resolution
         pol["vae_options"] = info["vae_options"]
     pol["side_models"], side_notes = side_models.read(info["side"], pol)  # a ControlNet, ... in its phase

@@ -19,6 +19,8 @@ import math
 from ..estimate import phases, spec
 from ..estimate import vae as vae_mod
 from ..estimate import host_ram as est_ram
+# the room an untiled video decode needs free on CUDA, one figure with the estimate's fallback test (decode_room.py)
+from ..estimate.decode_room import CAPPED_ROOM, margin as room_margin  # noqa: F401
 # load_models_gpu's arithmetic, one copy for the estimate and this plan (MIN_WEIGHT_RATIO: NVIDIA's; the node reads the
 # live one): re-exported, fit_guard and the tests read plan.MIN_WEIGHT_RATIO / plan.comfy_weights_kept
 from ..estimate.comfy_load import (MIN_WEIGHT_RATIO, WHOLE, WHOLE_DEVICES, comfy_minimum, comfy_weights_kept,  # noqa: F401
@@ -29,15 +31,6 @@ from ..units import GiB, fmt_bytes
 MARGIN = spec.FRAGMENTATION  # our allocator margin on activations (the estimate's)
 MIN_INFERENCE = spec.MIN_INFERENCE  # minimum_inference_memory() less extra_reserved_memory()
 TILE_STEP, TILE_MIN = 64, 128  # decode tile sizes tried, in pixels
-# The room an untiled video decode needs free on CUDA, as a margin over its activations (workspace included), where it
-# was measured above MARGIN. `gpu_fit_to_card.py --decode-need` bisects the smallest room a decode runs in with the card
-# capped: on the third GPU run (H200, bf16, session 36) the Wan decoders needed 1.23-1.26x their activations under both
-# PyTorch's native allocator and cudaMallocAsync (Wan 2.1 at 832x480x33 and x81, Wan 2.2 at 1280x704x121), where their
-# allocated peak is about 1.05x: the causal chunks' changing sizes fragment what the allocator holds. These six rows are
-# the FIT set (a regression set; first sight in estimate_first_sight.json, "gpu run 3 2026-12-04"). Not applied to a
-# one-frame decode (not measured capped) nor off CUDA. The KL decoder needs less than its peak there (cuDNN picks leaner
-# algorithms when less is free); its figure is kept, since more than one image at a time was not measured.
-CAPPED_ROOM = {"wan21": 0.26, "wan22": 0.26}
 
 
 # -- the estimate, one door each ---------------------------------------------------------------------
@@ -55,9 +48,7 @@ def decode_bytes(kind, latent_shape, dtype="bf16", device="cuda") -> int:
 def decode_room(kind, latent_shape, dtype="bf16", device="cuda") -> int:
     """What one decode (a sample, or a tile) needs free: its activations plus our margin, or on CUDA a video decode's
     measured room (CAPPED_ROOM). Fit to Card sizes ComfyUI's decode batch and its tiles with this."""
-    video = len(latent_shape) == 5 and int(latent_shape[2]) > 1
-    margin = CAPPED_ROOM.get(kind, MARGIN) if video and (device or "cuda") == "cuda" else MARGIN
-    return int(decode_bytes(kind, latent_shape, dtype, device) * (1 + margin))
+    return int(decode_bytes(kind, latent_shape, dtype, device) * (1 + room_margin(kind, latent_shape, device, CAPPED_ROOM)))
 
 
 def encode_bytes(kind, pixel_shape, dtype="bf16", device="cuda") -> int:

@@ -1,0 +1,76 @@
+"""Reference latents: the edit models' input images, which ComfyUI 0.8.0 concatenates to the image tokens of every
+model call (fix68g, audit aud68a finding 3). FLUX.1 Kontext and FLUX.2 (comfy/ldm/flux/model.py:314-345: each of
+ref_latents is patchified and cat onto img) and Qwen-Image-Edit (comfy/ldm/qwen_image/model.py:437-462) read the
+conditioning's reference_latents, set by ReferenceLatent (comfy_extras/nodes_edit_model.py: its latent input, a VAEEncode
+of an image FluxKontextImageScale or a resize sized) and by TextEncodeQwenImageEdit / TextEncodeQwenImageEditPlus where
+a VAE is given (nodes_qwen.py:49 and 104: each image scaled to 1024 x 1024 pixels, the Plus node's sides to multiples
+of 8). Each reference adds its latent's tokens (the family's patch grid) to the sequence the sampler's model runs.
+
+attach() leaves each node's reference image sizes in its widgets under KEY during the workflow walk; tokens() turns
+the sizes into tokens for a family; the CLI's --ref-images N counts N references at the output size."""
+import math
+
+from . import image_size, links, spec
+
+KEY = "_ref_images"  # [(width, height, how)] of the references a node adds (no widget has this name)
+QWEN_EDIT = {"TextEncodeQwenImageEdit": ("image",), "TextEncodeQwenImageEditPlus": ("image1", "image2", "image3")}
+QWEN_EDIT_PIXELS = 1024 * 1024  # nodes_qwen.py:35 and 93: total = int(1024 * 1024)
+_ERRORS = (links.Unread, TypeError, ValueError, OverflowError, ZeroDivisionError, AttributeError, KeyError, IndexError)
+
+
+def _source(v, ref):
+    """The node handle making the value on link ref, through Reroutes and subgraph inputs; None if not read."""
+    for _ in range(links.MAX_DEPTH):
+        got = v.src(ref)
+        if got is links.SAVED or got[0] == "value":
+            return None
+        if got[0] == "ref":
+            ref = got[1]
+            continue
+        if v.kind(got[0]) == "Reroute" and v.first_link:
+            ref = v.first_link(got[0])
+            continue
+        return got[0]
+    return None
+
+
+def attach(v, h, t, w):
+    """Put into w (the node's widgets) the sizes of the reference images node h of type t adds: a ReferenceLatent's
+    latent where a VAEEncode (image_size.PIXELS) makes it from an image whose size the graph sets ("unknown" size
+    where it does not); a Qwen edit text encoder's images when its vae input is linked (each 1024 x 1024 pixels)."""
+    try:
+        if t == "ReferenceLatent":
+            ref = v.link_of(h, "latent")
+            src = _source(v, ref) if ref is not None else None
+            if src is None:
+                return
+            got = {}
+            if v.kind(src) in image_size.PIXELS:
+                image_size.attach(v, src, v.kind(src), got)
+            size = got.get(image_size.KEY)
+            w[KEY] = [(size[0], size[1], size[3]) if size else (None, None, f"the latent of {v.label(src)}")]
+        elif t in QWEN_EDIT and v.link_of(h, "vae") is not None:
+            n = sum(v.link_of(h, name) is not None for name in QWEN_EDIT[t])
+            side = int(round(math.sqrt(QWEN_EDIT_PIXELS)))
+            w[KEY] = [(side, side, f"{t}'s image scaled to {QWEN_EDIT_PIXELS} pixels")] * n
+    except _ERRORS:
+        return
+
+
+def tokens(family, sizes, width, height) -> tuple:
+    """(tokens, lines) of the reference images `sizes` [(w, h, how)] for the family's patch grid; a size not known is
+    counted at the output size (width x height), and said so."""
+    sp = spec.family(family)
+    s, p = sp["s"], sp["p"]
+    total, unknown = 0, 0
+    for rw, rh, _ in sizes:
+        if not rw or not rh:
+            rw, rh, unknown = width, height, unknown + 1
+        total += math.ceil(max(1, int(rh) // s) / p) * math.ceil(max(1, int(rw) // s) / p)
+    if not sizes:
+        return 0, []
+    line = (f"{len(sizes)} reference image(s) added to the image tokens of every model call (ReferenceLatent / the edit "
+            f"model's conditioning: ComfyUI concatenates them, comfy/ldm/flux/model.py:314-345, qwen_image/model.py:"
+            f"437-462): {total} tokens")
+    line += f"; {unknown} of unknown size counted at the output size {width}x{height}" if unknown else ""
+    return total, [line]
