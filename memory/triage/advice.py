@@ -4,7 +4,7 @@ import math
 import re
 from types import SimpleNamespace
 
-from . import comfy_launch, ollama_compute, vllm_capture_fix, vllm_command
+from . import comfy_launch, fa_form, ollama_compute, vllm_capture_fix, vllm_command
 from .case import snapshot_device
 from .predicates import ggml_header_failed, torch29_conv3d
 from .mps_other import held_outside_numbers
@@ -96,6 +96,7 @@ def params(inc, env, scan, context, card=None) -> dict:
     p.update(_conditions(inc, env, f, lat, area, frames, others))
     p.update(_should_fit(inc))
     p.update(_ngl(inc, f, env.get("runtime")))
+    p.update(fa_form.params(f))     # (aud68c #2) -fa as the log's llama.cpp build takes it
     return p
 
 
@@ -278,6 +279,8 @@ def llm_suggestions(scan, inc, numbers, runtime, case=None) -> list:
             n.setdefault(key, f[fact])
     if f.get("llm_model"):
         n.setdefault("log_model", f["llm_model"][-1])     # (fix66c) one request's cache in the share (llm/util_from_log.py)
+    if runtime == "llama.cpp" and fa_form.build(f):
+        n.setdefault("build", fa_form.build(f))     # (aud68c #2) llm/advise.py's -fa gate (flags.FA_VALUE)
     if f.get("ggml_offloaded"):
         n.setdefault("n_gpu_layers", f["ggml_offloaded"][0])
         n.setdefault("n_layers", f["ggml_offloaded"][1])

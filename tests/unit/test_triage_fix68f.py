@@ -52,3 +52,25 @@ def test_ngl_weights_only_says_so_when_kv_cannot_describe_the_model():
     assert f"`-ngl {n}` counts the weights alone" in g["markdown"].replace("\n", " ")
     assert "does not print enough" not in g["markdown"]
     assert _sugg(ev, "-ngl") in ([n], [])
+
+
+# 2. The llama.cpp build the log prints decides -fa's form (llm/flags.py FA_VALUE: a value from b6325, a bare switch
+# before): the guides' commands and the suggestions' list both follow it.
+def test_fa_bare_before_b6325_in_commands_and_list():
+    for name in ("lc_hip_7900xtx.log", "lc_sycl_a770_4gb_9472.log", "lc_vulkan_ub8192_12817.log",
+                 "lc_moe_old_build_b5200.log"):
+        res, ev, _ = _answer(name)
+        g = ev["guide"]
+        assert g["id"].startswith("llamacpp-"), (name, g["id"])
+        for c in g["commands"]:
+            assert "-fa on" not in c["text"], (name, c)
+        assert any(c["text"].endswith(" -fa") or " -fa " in c["text"] for c in g["commands"]), (name, g["commands"])
+        assert _sugg(ev, "-fa") in ([""], []), name
+        assert "-fa on" not in " ".join(x["text"] for x in ev.get("suggestions", [])), name
+
+
+def test_fa_on_from_b6325():
+    text = (DATA / "lc_hip_7900xtx.log").read_text().replace("build: 4820 (1a24c462)", "build: 6400 (1a24c462)")
+    res, ev, _ = _answer(text)
+    assert "-fa on" in ev["guide"]["commands"][0]["text"]
+    assert _sugg(ev, "-fa") == ["on"]
