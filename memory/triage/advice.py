@@ -4,7 +4,7 @@ import math
 import re
 from types import SimpleNamespace
 
-from . import comfy_launch, fa_form, ollama_compute, vllm_capture_fix, vllm_command
+from . import comfy_launch, fa_form, ollama_compute, ollama_env_since, vllm_capture_fix, vllm_command
 from .case import snapshot_device
 from .predicates import ggml_header_failed, torch29_conv3d
 from .mps_other import held_outside_numbers
@@ -296,6 +296,8 @@ def llm_suggestions(scan, inc, numbers, runtime, case=None) -> list:
         out = list(llm.suggest_flags_from_log(n, runtime) or [])[:6]
     except Exception:      # an optional helper: triage answers without it
         return []
+    if runtime == "ollama":
+        out = ollama_env_since.keep(out, f)     # (aud68c #3) no variable the log's Ollama does not read
     ngl = _ngl(inc, f, runtime) if runtime == "llama.cpp" else {}
     if ngl.get("ngl_plan") and not any(x.get("name") == "-ngl" for x in out):
         out.append({"kind": "flag", "name": "-ngl", "value": ngl["ngl"], "text": "", "reason": ""})

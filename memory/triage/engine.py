@@ -20,7 +20,7 @@ import sys
 from . import advice
 from . import facts as facts_mod
 from . import case as case_mod
-from . import aimdo_abort, comfy_launch, comfy_numbers, encoder_advice, guide_phase, ollama_compute, vllm_command
+from . import aimdo_abort, comfy_launch, comfy_numbers, encoder_advice, guide_phase, ollama_compute, ollama_env_since, vllm_command
 from .vllm_run import run_setting, scan_for, vllm_setting     # vllm_setting re-exported (tests, facts' comments)
 from . import env as env_mod
 from . import guides as guides_mod
@@ -108,6 +108,7 @@ def _event_dict(scan, inc, context):
     vf = rscan.facts      # (fix67g, rev67b F4) a guide whose lines size the cache for themselves keeps no --max-model-len of the log's
     if guide and guides_mod.load_all().get(guide["id"], {}).get("carry_max_model_len") == "no":
         vf = dict(vf, vllm_own={k: v for k, v in (vf.get("vllm_own") or {}).items() if k != "max_model_len"})
+    ollama_env_since.apply(guide, rscan.facts, guides_mod.commands)     # (aud68c #3) settings the log's Ollama lacks
     vllm_command.apply(guide, vf, guides_mod.commands)     # (fix66c) the log's model and tensor-parallel size     # (fix66c) Desktop's settings, not a command line
     note = env_mod.expandable_note(env) if guide and "expandable_segments" in guide["markdown"] else None
     if note:

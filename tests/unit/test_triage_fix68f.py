@@ -74,3 +74,27 @@ def test_fa_on_from_b6325():
     res, ev, _ = _answer(text)
     assert "-fa on" in ev["guide"]["commands"][0]["text"]
     assert _sugg(ev, "-fa") == ["on"]
+
+
+# 3. Ollama 0.3.6 (ollama/ollama#6382's header: its server config env map has neither variable) reads no
+# OLLAMA_KV_CACHE_TYPE (ollama/ollama#6279, 0.5.0) nor OLLAMA_CONTEXT_LENGTH (0.5.13): no command or suggestion sets them,
+# the context goes per model or request (num_ctx), and the guide says from which version each exists.
+def _all_text(ev):
+    return " ".join(c["text"] for c in ev["guide"]["commands"]) + " " + " ".join(x["text"] for x in ev.get("suggestions", []))
+
+
+def test_old_ollama_gets_no_variable_it_does_not_read():
+    res, ev, _ = _answer("ol_old_0_3_6_parallel4_kv.log")
+    assert ev["guide"]["id"] == "ollama-kv-cache"
+    said = _all_text(ev)
+    assert "OLLAMA_KV_CACHE_TYPE" not in said and "OLLAMA_CONTEXT_LENGTH" not in said, said
+    md = ev["guide"]["markdown"].replace("\n", " ")
+    assert "/set parameter num_ctx 4096" in md and "0.5.0" in md and "0.5.13" in md
+
+
+def test_newer_ollama_keeps_them():
+    text = (DATA / "ol_old_0_3_6_parallel4_kv.log").read_text().replace("(version 0.3.6)", "(version 0.6.2)")
+    res, ev, _ = _answer(text)
+    said = _all_text(ev)
+    assert "OLLAMA_KV_CACHE_TYPE=q8_0" in said
+    assert "does not read" not in ev["guide"]["markdown"] and "reads neither" not in ev["guide"]["markdown"]
