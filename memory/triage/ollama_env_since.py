@@ -10,6 +10,7 @@ num_ctx), and a paragraph says from which version each exists. No version printe
 import re
 
 from ..llm.runtimes import at_least, parse_version
+from . import ollama_warnings
 
 SINCE = {"OLLAMA_KV_CACHE_TYPE": ((0, 5, 0), "a quantized KV cache came with ollama/ollama#6279"),
          "OLLAMA_CONTEXT_LENGTH": ((0, 5, 13), "a server-wide default context")}
@@ -28,9 +29,16 @@ def lacking(f) -> list:
     return [name for name, (since, _) in SINCE.items() if v is not None and not at_least(v, *since)]
 
 
+def unsupported(f) -> list:
+    """(aud68c #4, ollama/ollama#8447) "flash attention enabled but not supported by model": flash attention is off
+    whatever OLLAMA_FLASH_ATTENTION says, and a quantized cache needs it (ollama_warnings.py)."""
+    return ["OLLAMA_FLASH_ATTENTION", "OLLAMA_KV_CACHE_TYPE"] if ollama_warnings.fa_unsupported(f) else []
+
+
 def keep(sugg: list, f) -> list:
-    """The suggestions without the variables this version lacks (and flash attention's, asked only for the 8-bit cache)."""
-    gone = set(lacking(f))
+    """The suggestions without the variables this version lacks (and flash attention's, asked only for the 8-bit cache)
+    or that this model cannot use (unsupported)."""
+    gone = set(lacking(f)) | set(unsupported(f))
     if not gone:
         return sugg
     out = [x for x in sugg if x.get("name") not in gone]
@@ -40,9 +48,14 @@ def keep(sugg: list, f) -> list:
 
 
 def apply(guide, f, commands) -> None:
-    """Drop the lacking variables from the guide's command blocks; name num_ctx for the context; say why."""
-    gone = lacking(f)
-    if not guide or not gone or not any(g in guide["markdown"] for g in gone):
+    """Drop the variables this version lacks or this model cannot use from the guide's command blocks; name num_ctx for
+    the context; say why; and name the settings Ollama ignored as invalid (ollama_warnings.note)."""
+    if not guide:
+        return
+    old, cannot = [g for g in lacking(f) if g in guide["markdown"]], unsupported(f)
+    gone = list(dict.fromkeys(old + cannot))
+    ignored = ollama_warnings.note(f)
+    if not (ignored or cannot or old):
         return
 
     def block(m):
@@ -51,13 +64,20 @@ def apply(guide, f, commands) -> None:
         for g in gone:
             text = re.sub(rf" ?{g}=\S+", "", text)
         return text
-    md = _FENCE.sub(block, guide["markdown"])
-    if "OLLAMA_CONTEXT_LENGTH" in gone:
+    md = _FENCE.sub(block, guide["markdown"]).rstrip()
+    if "OLLAMA_CONTEXT_LENGTH" in old:
         md = _CTX_OR.sub(r"`/set parameter num_ctx \1` (or `PARAMETER num_ctx \1` in a Modelfile)", md)
-    said = " nor ".join(f"`{g}` (read from Ollama {'.'.join(map(str, SINCE[g][0]))}: {SINCE[g][1]})" for g in gone)
-    md = md.rstrip() + (f"\n\n**This log's Ollama ({version(f)}) reads neither** {said}" if len(gone) > 1 else
-                        f"\n\n**This log's Ollama ({version(f)}) does not read** {said}") + (
-                        ": it ignores what it does not read, so the commands above leave it out; lower the context per model or request (`/set parameter num_ctx N`, or "
-                        "`PARAMETER num_ctx N` in a Modelfile), or update Ollama.\n")
-    guide["markdown"] = md
-    guide["commands"] = commands(md)
+    if old:
+        said = " nor ".join(f"`{g}` (read from Ollama {'.'.join(map(str, SINCE[g][0]))}: {SINCE[g][1]})" for g in old)
+        md += (f"\n\n**This log's Ollama ({version(f)}) reads neither** {said}" if len(old) > 1 else
+               f"\n\n**This log's Ollama ({version(f)}) does not read** {said}") + (
+               ": it ignores what it does not read, so the commands above leave it out; lower the context per model or "
+               "request (`/set parameter num_ctx N`, or `PARAMETER num_ctx N` in a Modelfile), or update Ollama.")
+    if cannot:
+        md += ("\n\n**No flash attention for this model** (the log: \"flash attention enabled but not supported by model\"): "
+               "`OLLAMA_FLASH_ATTENTION` changes nothing, and without it `OLLAMA_KV_CACHE_TYPE` keeps the f16 cache; the "
+               "commands above leave both out.")
+    if ignored:
+        md += "\n\n" + ignored
+    guide["markdown"] = md + "\n"
+    guide["commands"] = commands(guide["markdown"])

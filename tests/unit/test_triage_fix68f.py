@@ -98,3 +98,22 @@ def test_newer_ollama_keeps_them():
     said = _all_text(ev)
     assert "OLLAMA_KV_CACHE_TYPE=q8_0" in said
     assert "does not read" not in ev["guide"]["markdown"] and "reads neither" not in ev["guide"]["markdown"]
+
+
+# 4. ollama/ollama#8447: "flash attention enabled but not supported by model" -> no OLLAMA_FLASH_ATTENTION /
+# OLLAMA_KV_CACHE_TYPE advice; "invalid environment variable ... OLLAMA_GPU_OVERHEAD value=8G" -> it was ignored, bytes.
+def test_no_flash_attention_advice_where_the_model_has_none_and_the_invalid_overhead_is_named():
+    res, ev, _ = _answer("ol_8447_gpu_overhead_invalid.log")
+    said = _all_text(ev)
+    assert "OLLAMA_FLASH_ATTENTION" not in said and "OLLAMA_KV_CACHE_TYPE" not in said, said
+    md = ev["guide"]["markdown"].replace("\n", " ")
+    assert "`OLLAMA_GPU_OVERHEAD=8G` was ignored" in md and "OLLAMA_GPU_OVERHEAD=8589934592" in md    # 8 x 2**30
+    assert "0.5.13" not in md      # the guide names no OLLAMA_CONTEXT_LENGTH: nothing to say of it
+
+
+def test_flash_attention_advice_kept_without_the_warning():
+    text = "\n".join(ln for ln in (DATA / "ol_8447_gpu_overhead_invalid.log").read_text().splitlines()
+                     if "not supported by model" not in ln and "invalid environment" not in ln)
+    res, ev, _ = _answer(text)
+    assert "OLLAMA_KV_CACHE_TYPE=q8_0" in _all_text(ev)
+    assert "was ignored" not in ev["guide"]["markdown"]
