@@ -1,4 +1,5 @@
-"""Two of Ollama's start-up warnings that change its advice (aud68c #4, ollama/ollama#8447).
+"""Ollama's lines that change its advice: two start-up warnings (aud68c #4, ollama/ollama#8447) and its estimate's
+partial figure (aud68c #5).
 
 - "flash attention enabled but not supported by model" (llm/server.go: the model's SupportsFlashAttention is false):
   the runner starts without flash attention, and a quantized KV cache needs it (without it Ollama keeps f16, see
@@ -7,19 +8,26 @@
   strconv.ParseUint(s, 10, 64), a plain number): the setting was ignored. OLLAMA_GPU_OVERHEAD is a count of bytes, so
   "8G" is read as nothing; the guide says so and gives the bytes.
 
-facts "ollama_warn": {"fa_unsupported": True, "invalid": {key: value}} (the scan's, not by line)."""
+- memory.required.partial on the "offload to" line: what Ollama planned to put on the GPU(s) for the layers it
+  offloads, beside memory.available; a plan within a few per cent of the room is a tight estimate (ollama_estimate.py).
+
+facts "ollama_warn": {"fa_unsupported": True, "invalid": {key: value}, "partial": "4.9 GiB"} (the scan's, not by line;
+partial: the last "offload to" line's)."""
 import re
 
 
 FACT = ("ollama_warn", re.compile(r"(flash attention enabled but not supported by model)|"
-                                  r'invalid environment variable, using default"? key=(OLLAMA_\w{1,40}) value=("[^"]{0,60}"|\S{0,60})'))
-FACT_WORDS = ("not supported by model", "invalid environment variable")
+                                  r'invalid environment variable, using default"? key=(OLLAMA_\w{1,40}) value=("[^"]{0,60}"|\S{0,60})|'
+                                  r'\bmemory\.required\.partial="(\d{1,9}(?:\.\d{1,4})? [KMGT]?i?B)"'))
+FACT_WORDS = ("not supported by model", "invalid environment variable", "memory.required.partial")
 
 def read(s, f, m, text, lineno, window):
     """facts.py's handler."""
     w = f.setdefault("ollama_warn", {})
     if m.group(1):
         w["fa_unsupported"] = True
+    elif m.group(4):
+        w["partial"] = m.group(4)
     else:
         w.setdefault("invalid", {})[m.group(2)] = m.group(3).strip('"')
 

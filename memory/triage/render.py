@@ -23,6 +23,7 @@ NUMBER_LABELS = [
     ("limit", "PyTorch limit"), ("other_allocations", "other allocations"), ("max_allowed", "max allowed"),
     ("required", "required"), ("headroom", "headroom on top"), ("available", "available"), ("kv_needed", "KV cache needed"), ("kv_available", "KV cache available"),
     ("free_initial", "free at start"), ("free_current", "free now"),
+    ("ollama_partial", "planned by Ollama"),     # (aud68c #5) memory.required.partial beside memory.available
     ("weights", "weights"),     # (fix67a) vLLM's "Model loading took", MLC's weights (the key they share)
     ("host_total", "system RAM"), ("pinned_limit", "pinned RAM limit"),      # (aud67b #8) ComfyUI's start-up line
 ]

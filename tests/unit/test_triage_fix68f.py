@@ -117,3 +117,29 @@ def test_flash_attention_advice_kept_without_the_warning():
     res, ev, _ = _answer(text)
     assert "OLLAMA_KV_CACHE_TYPE=q8_0" in _all_text(ev)
     assert "was ignored" not in ev["guide"]["markdown"]
+
+
+# 5. Class 7: "a regression" only with should_fit's verdict. ollama/ollama#9562's offload line (30/33 layers, partial
+# 4.9 GiB on 5.0 GiB available) under ollama/ollama#6382's 0.3.6 header: a tight estimate, its figures under Numbers.
+# With the verdict (vLLM 7B on 80 GB) the version-regression guide leads; without it (72B whose weights alone outgrow
+# the card) the weights guide's title says the weights do not fit, not that the cache had no room.
+def test_ollama_estimate_row_says_tight_not_regression():
+    res, ev, said = _answer("ol_old_0_3_6_kv.log")
+    assert "regression" not in said, said
+    assert "tight estimate" in said and "4.90 GiB" in said and "5.00 GiB available" in said, said
+    assert ev["numbers"]["available"] == 5 * 2**30 and abs(ev["numbers"]["ollama_partial"] - 4.9 * 2**30) < 2**20
+
+
+def test_should_fit_leads_with_the_regression_guide():
+    res, ev, said = _answer("vl_regression_7b_on_80g.log")
+    assert "should fit" in said
+    assert ev["guide"]["id"] == "version-regression", ev["guide"]["id"]
+    assert [f["id"] for f in ev["guide"]["faqs"]][:1] == ["allocation-refused"]
+
+
+def test_weights_over_the_card_guide_title():
+    res, ev, said = _answer("vl_72b_on_80g_not_regression.log")
+    assert res["cause"] == "weights-exceed-vram" and "should fit" not in said
+    g = ev["guide"]
+    assert g["id"] == "vllm-weights" and "KV cache" not in g["title"] and "weights" in g["title"], g["title"]
+    assert "135.43 GiB" in g["markdown"]
