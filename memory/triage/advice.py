@@ -4,7 +4,7 @@ import math
 import re
 from types import SimpleNamespace
 
-from . import comfy_launch, fa_form, ollama_compute, ollama_env_since, verdict_guides, vllm_capture_fix, vllm_command
+from . import comfy_launch, fa_form, ollama_compute, ollama_env_since, ollama_forced_layers, verdict_guides, vllm_capture_fix, vllm_command
 from .case import snapshot_device
 from .predicates import ggml_header_failed, torch29_conv3d
 from .mps_other import held_outside_numbers
@@ -95,6 +95,7 @@ def params(inc, env, scan, context, card=None) -> dict:
     p.update(vllm_capture_fix.params(inc, f, n))     # (fix67a) the graph-capture guide's drop and --max-num-seqs
     p.update(_conditions(inc, env, f, lat, area, frames, others))
     p.update(_should_fit(inc))
+    p.update(ollama_forced_layers.params(f))     # (aud68c #6) num_gpu over Ollama's estimate
     p.update(verdict_guides.params(inc))     # (aud68c #5) the weights alone over the card: the guide's title says so
     p.update(_ngl(inc, f, env.get("runtime")))
     p.update(fa_form.params(f))     # (aud68c #2) -fa as the log's llama.cpp build takes it

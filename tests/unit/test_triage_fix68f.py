@@ -143,3 +143,22 @@ def test_weights_over_the_card_guide_title():
     g = ev["guide"]
     assert g["id"] == "vllm-weights" and "KV cache" not in g["title"] and "weights" in g["title"], g["title"]
     assert "135.43 GiB" in g["markdown"]
+
+
+# 6. ollama/ollama#11819: num_gpu 49 asked (layers.requested=49) where Ollama's estimate fits 48 (layers.offload=48), the
+# whole model (memory.required.full 11.0 GiB) over the 10.9 GiB available: the forced count is the reading, and the fix
+# is to remove num_gpu or set it at most 48 (the compute buffer that failed is only where it ran out).
+def test_num_gpu_over_ollamas_estimate():
+    res, ev, said = _answer("ol_11819_num_gpu_forced.log")
+    assert res["cause"] == "weights-exceed-vram", (res["cause"], said)
+    assert "num_gpu 49 was asked" in said and "48 or fewer" in said, said
+    g = ev["guide"]
+    assert g["id"] == "ollama-weights" and "num_gpu 48" in g["markdown"]
+    labels = [x["label"] for x in g["fixes"]]
+    assert labels[0].startswith("Fix 1 - remove num_gpu") and [x.split(" - ")[0] for x in labels[:3]] == ["Fix 1", "Fix 2", "Fix 3"]
+
+
+def test_num_gpu_within_the_estimate_is_not_forced():
+    text = (DATA / "ol_11819_num_gpu_forced.log").read_text().replace("layers.requested=49", "layers.requested=-1")
+    res, ev, said = _answer(text)
+    assert "num_gpu 49 was asked" not in said and "ollama_forced" not in ev["guide"]["markdown"]
