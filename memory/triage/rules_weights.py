@@ -13,6 +13,7 @@ from .should_fit import over_card
 from .tiny_shared import others_fill_tiny
 from .te_load import te_loading
 from .ollama_forced_layers import ROWS as OLLAMA_FORCED_ROWS     # (aud68c #6)
+from .mps_weights import ROWS as MPS_WEIGHTS_ROWS     # (aud68c #7)
 
 R = Rule
 # ggml's SYCL check prints its error, "in function ... at ...ggml-sycl.cpp:N" and "SYCL error" together: the function line is
@@ -87,6 +88,7 @@ WEIGHTS = [
       and "requested" in x.n and x.req <= 0.1 * x.cap
       and x.other_alloc < 0.1 * x.cap,     # implies mps_full (held >= 0.9 limit, small request): its numbers are said once, there
       "MPS: nearly all of that is PyTorch's own (other allocations {other_alloc:b}) and a small request fails: the model fills the limit"),
+    *MPS_WEIGHTS_ROWS,     # (aud68c #7) PyTorch at 90 % of the limit with other allocations a sliver: the weights
     # (round 113) not where the one failing request is itself over half the tiny card while PyTorch holds under a tenth of
     # it: the weights are in place and small, and that request is a working buffer (a load goes tensor by tensor, each well
     # under the card): the activations' 50%-of-the-card row reads it ((rev6 S4) its own test, predicates.big_request)

@@ -162,3 +162,17 @@ def test_num_gpu_within_the_estimate_is_not_forced():
     text = (DATA / "ol_11819_num_gpu_forced.log").read_text().replace("layers.requested=49", "layers.requested=-1")
     res, ev, said = _answer(text)
     assert "num_gpu 49 was asked" not in said and "ollama_forced" not in ev["guide"]["markdown"]
+
+
+# 7. Comfy-Org/ComfyUI#7372 (MPS allocated 17.68 GB, other allocations 3.95 MB, max allowed 18.13 GB, 1024 MB asked at the
+# first step after a 15366.80 MB SD3 load): PyTorch's tensors at 98 % of the limit with nothing else -> the weights lead.
+def test_mps_weights_fill_the_limit():
+    res, ev, said = _answer("c4_mps_gb_units_after_update.log")
+    assert ev["causes"][0]["id"] == "weights-exceed-vram", ev["causes"]
+    assert "98% of the limit" in said      # 17.68 of 18.13
+
+
+def test_mps_large_other_allocations_do_not_read_as_weights():
+    text = (DATA / "c4_mps_gb_units_after_update.log").read_text().replace("other allocations: 3.95 MB", "other allocations: 1.20 GB")
+    res, ev, said = _answer(text)
+    assert "of the limit and little else" not in said
