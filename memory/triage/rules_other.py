@@ -6,7 +6,7 @@ from .predicates import (ABSURD_HOST, aimdo_file_read, own_pool, aimdo_reader_on
                          ggml_header_failed, gpu_fault, host, kind, metal_kv_overhead_over_budget, preflight_room, preflight_weights_over, release_frame, sglang_pool_room, shortage_shown, sleep_mode_budget, sync_frame,
                          tgi, tgi_tiny, torch, trt_tactic_skip_near)
 from . import aimdo_forms as AF
-from . import ollama_estimate     # (aud68c #5)
+from . import alloc_caps, ollama_estimate     # (aud68c #5, #8)
 from .native_runtimes import hip_host_call, physx_setting, rknn_errno_fault
 from .rule_row import Rule
 from .should_fit import FIT_SHARE, sentence, verdict
@@ -510,6 +510,7 @@ OTHER = [
                 "free (free plus evictable): the slots were there, so the refusal is the pool's accounting, not the context; "
                 "with --page-size above 1 each request crossing a page takes a whole page, which the scheduler's check before "
                 "the step must count (sglang#4602, fixed by PR 4913): update SGLang, or run with --page-size 1"),
+    *alloc_caps.rows(),     # (aud68c #8) Level Zero's 4 GiB and Vulkan's one-allocation cap in llama.cpp's logs
     R("other", 1.5, lambda x: x.kind == "xpu.driver" and not x.ev.get("host"),
       "Intel Level Zero refused a device allocation: its limits (one allocation over 4 GiB, contexts spanning several GPUs) "
       "refuse as often as the memory runs out"),

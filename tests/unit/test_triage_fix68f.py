@@ -57,8 +57,8 @@ def test_ngl_weights_only_says_so_when_kv_cannot_describe_the_model():
 # 2. The llama.cpp build the log prints decides -fa's form (llm/flags.py FA_VALUE: a value from b6325, a bare switch
 # before): the guides' commands and the suggestions' list both follow it.
 def test_fa_bare_before_b6325_in_commands_and_list():
-    for name in ("lc_hip_7900xtx.log", "lc_sycl_a770_4gb_9472.log", "lc_vulkan_ub8192_12817.log",
-                 "lc_moe_old_build_b5200.log"):
+    # (the b3748 SYCL and b5061 Vulkan logs were here too: from #8 their guide is the allocation cap's, with no -fa)
+    for name in ("lc_hip_7900xtx.log", "lc_moe_old_build_b5200_offl.log", "lc_moe_old_build_b5200.log"):
         res, ev, _ = _answer(name)
         g = ev["guide"]
         assert g["id"].startswith("llamacpp-"), (name, g["id"])
@@ -176,3 +176,23 @@ def test_mps_large_other_allocations_do_not_read_as_weights():
     text = (DATA / "c4_mps_gb_units_after_update.log").read_text().replace("other allocations: 3.95 MB", "other allocations: 1.20 GB")
     res, ev, said = _answer(text)
     assert "of the limit and little else" not in said
+
+
+# 8. Per-allocation caps. ggml-org/llama.cpp#9472: a 5.07 GiB SYCL buffer on a 16225M Arc A770 is over Level Zero's 4 GiB
+# (UR_L0_ENABLE_RELAXED_ALLOCATION_LIMITS=1); ggml-org/llama.cpp#12817: a 3.69 GiB Vulkan compute buffer that with the
+# 3.34 GiB placed before it fits the 7920 MiB free at start -> the vulkan-max-buffer guide.
+def test_sycl_buffer_over_level_zeros_4_gib():
+    res, ev, said = _answer("lc_sycl_a770_4gb_9472.log")
+    assert ev["causes"][0]["id"] == "other", ev["causes"]
+    assert "UR_L0_ENABLE_RELAXED_ALLOCATION_LIMITS=1" in said and "5.07 GiB" in said
+
+
+def test_vulkan_buffer_that_fits_free_is_the_cap():
+    res, ev, said = _answer("lc_vulkan_ub8192_12817.log")
+    assert ev["causes"][0]["id"] == "other" and ev["guide"]["id"] == "vulkan-max-buffer", (ev["causes"], ev["guide"]["id"])
+
+
+def test_vulkan_buffer_over_free_is_not_the_cap():
+    text = (DATA / "lc_vulkan_ub8192_12817.log").read_text().replace("- 7920 MiB free", "- 6000 MiB free")
+    res, ev, said = _answer(text)
+    assert ev["guide"]["id"] != "vulkan-max-buffer" and "cap on one allocation" not in said
