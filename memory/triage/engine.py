@@ -20,7 +20,7 @@ import sys
 from . import advice
 from . import facts as facts_mod
 from . import case as case_mod
-from . import aimdo_abort, alloc_caps, comfy_launch, comfy_numbers, encoder_advice, guide_phase, ollama_compute, ollama_env_since, ollama_estimate, verdict_guides, vllm_command
+from . import aimdo_abort, alloc_caps, comfy_launch, deepspeed_zero3, comfy_numbers, encoder_advice, guide_phase, ollama_compute, ollama_env_since, ollama_estimate, verdict_guides, vllm_command
 from .vllm_run import run_setting, scan_for, vllm_setting     # vllm_setting re-exported (tests, facts' comments)
 from . import env as env_mod
 from . import guides as guides_mod
@@ -97,6 +97,7 @@ def _event_dict(scan, inc, context):
     gkind = "comfy.compiler" if top == "other" and env["runtime"] == "comfyui" and compiler_flood(scan.facts) else ev["kind"]
     params["vulkan_cap"] = alloc_caps.vulkan_cap(case)     # (aud68c #8) the guide of Vulkan's one-allocation cap
     gkind = alloc_caps.guide_kind(top, gkind, params)
+    gkind = deepspeed_zero3.guide_kind(top, gkind, inc.frames)     # (aud68c #9) ZeRO-3's parameter gathering
     # the row's own predicate: host-ram's guide is the system commit's (os-host-ram), whether first or runner-up
     cause_forms = {"host-ram": "wddm"} if wddm_refused(case) and any(c["id"] == "host-ram" for c in causes[:2]) else {}
     if cause_forms:

@@ -135,7 +135,8 @@ def render_human(res: dict, max_events: int = 3) -> str:
     out = term.wrap_lines(out)  # the Cause line: prose, wrapped as the Numbers line below
     if last["numbers"]:
         # prose to the terminal's width (term.py), a figure never apart from its unit; continuation lines hang by 2
-        out += term.wrap_lines(["Numbers: " + render_numbers(last["numbers"], allocator_of(last), last.get("kind"))])
+        gpu = f"GPU {last['device_index']}, " if (last.get("device_index") or 0) > 0 else ""     # (aud68c #9) a card past the first
+        out += term.wrap_lines(["Numbers: " + gpu + render_numbers(last["numbers"], allocator_of(last), last.get("kind"))])
     if unsure:
         # no cause reaches rank.UNCERTAIN of the points: the two best side by side, each with the guide that fixes it
         out.append(f"No cause reaches {rank.UNCERTAIN * 100:.0f} %; the two that lead, side by side:" if pair else

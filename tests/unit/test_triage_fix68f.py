@@ -196,3 +196,21 @@ def test_vulkan_buffer_over_free_is_not_the_cap():
     text = (DATA / "lc_vulkan_ub8192_12817.log").read_text().replace("- 7920 MiB free", "- 6000 MiB free")
     res, ev, said = _answer(text)
     assert ev["guide"]["id"] != "vulkan-max-buffer" and "cap on one allocation" not in said
+
+
+# 9. DeepSpeed ZeRO-3 gathering parameters (Lightning-AI/pytorch-lightning#18134: all_gather_coalesced in the traceback):
+# the gathered parameters, their own guide with ZeRO's stage3_* settings; deepspeedai/DeepSpeed#2899's GPU 2 named under
+# Numbers.
+def test_zero3_parameter_gathering_row_and_guide():
+    res, ev, said = _answer("pt_lightning_ds_zero3_gather.log")
+    assert ev["causes"][0]["id"] == "weights-exceed-vram" and "ZeRO-3 gathering parameters" in said, ev["causes"]
+    g = ev["guide"]
+    assert g["id"] == "deepspeed-zero3"
+    for name in ("stage3_max_live_parameters", "stage3_prefetch_bucket_size", "stage3_param_persistence_threshold"):
+        assert name in g["markdown"]
+
+
+def test_gpu_index_under_numbers():
+    from gpu_garden.memory.triage import render
+    res = engine.triage_text((DATA / "pt_hf_trainer_zero3_gpu2.log").read_text())
+    assert "Numbers: GPU 2, requested 896.00 MiB" in render.render_human(res).replace("\n  ", " ")
