@@ -4,7 +4,7 @@ import math
 import re
 from types import SimpleNamespace
 
-from . import comfy_launch, fa_form, ollama_compute, ollama_env_since, ollama_forced_layers, verdict_guides, vllm_capture_fix, vllm_command
+from . import comfy_launch, fa_form, lowvram_already, ollama_compute, ollama_env_since, ollama_forced_layers, verdict_guides, vllm_capture_fix, vllm_command
 from .case import snapshot_device
 from .predicates import ggml_header_failed, torch29_conv3d
 from .mps_other import held_outside_numbers
@@ -99,6 +99,7 @@ def params(inc, env, scan, context, card=None) -> dict:
     p.update(verdict_guides.params(inc))     # (aud68c #5) the weights alone over the card: the guide's title says so
     p.update(_ngl(inc, f, env.get("runtime")))
     p.update(fa_form.params(f))     # (aud68c #2) -fa as the log's llama.cpp build takes it
+    p.update(lowvram_already.params(f))     # (aud68c #10) --lowvram already in the launch line
     return p
 
 

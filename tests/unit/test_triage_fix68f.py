@@ -214,3 +214,23 @@ def test_gpu_index_under_numbers():
     from gpu_garden.memory.triage import render
     res = engine.triage_text((DATA / "pt_hf_trainer_zero3_gpu2.log").read_text())
     assert "Numbers: GPU 2, requested 896.00 MiB" in render.render_human(res).replace("\n  ", " ")
+
+
+# 10. The fix already in the launch line: ComfyUI's "Set vram state to: LOW_VRAM" under --directml (Comfy-Org/ComfyUI#6168
+# form) and the DirectML WebUI's "--lowvram" arguments (lshqqytiger/stable-diffusion-webui-amdgpu#38): no "add --lowvram"
+# as the fix; --novram named as no step under --directml (comfy/model_management.py:103, 394-410).
+def test_directml_lowvram_already_is_not_the_fix():
+    res, ev, said = _answer("c1_comfy_directml_lowvram_already.log")
+    md = ev["guide"]["markdown"].replace("\n", " ")
+    assert ev["guide"]["id"] == "directml" and "already offloads" in md and "--novram" in md and "--cpu-vae" in md
+    assert "unless `--lowvram` turns partial loading on" not in md
+    res, ev, said = _answer("c1_a1111_directml_lowvram_already.log")
+    md = ev["guide"]["markdown"].replace("\n", " ")
+    assert "already runs with `--lowvram`" in md and "add `--medvram`" not in md
+
+
+def test_directml_without_lowvram_keeps_the_offload_fix():
+    text = "\n".join(ln for ln in (DATA / "c1_comfy_directml_lowvram_already.log").read_text().splitlines()
+                     if "LOW_VRAM" not in ln and "Launch args" not in ln)
+    res, ev, said = _answer(text)
+    assert "unless `--lowvram` turns partial loading on" in ev["guide"]["markdown"].replace("\n", " ")
