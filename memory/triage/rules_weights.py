@@ -14,7 +14,6 @@ from .tiny_shared import others_fill_tiny
 from .te_load import te_loading
 from .ollama_forced_layers import ROWS as OLLAMA_FORCED_ROWS     # (aud68c #6)
 from .mps_weights import ROWS as MPS_WEIGHTS_ROWS     # (aud68c #7)
-from .deepspeed_zero3 import ROWS as ZERO3_ROWS     # (aud68c #9)
 
 R = Rule
 # ggml's SYCL check prints its error, "in function ... at ...ggml-sycl.cpp:N" and "SYCL error" together: the function line is
@@ -23,7 +22,6 @@ SYCL_CHECK_LINES = 3
 # (round 113) PyTorch holding under this share of a tiny card has its (small) weights in place: a big request is a buffer
 TINY_HELD_SHARE = 0.1
 WEIGHTS = [
-    *ZERO3_ROWS,     # (aud68c #9) DeepSpeed ZeRO-3 gathering parameters (the traceback's frame)
     *OLLAMA_FORCED_ROWS,     # (aud68c #6) Ollama's num_gpu over its own estimate, with the full load over the room
     # --- weights-exceed-vram: the model itself does not fit --------------------------------------------
     # exllamav3's loader found no room in the GPU split for the modules and the cache: mostly the weights (a bpw too high
