@@ -4,7 +4,7 @@ import math
 import re
 from types import SimpleNamespace
 
-from . import comfy_launch, ollama_compute, vllm_capture_fix, vllm_command
+from . import comfy_launch, fa_form, lowvram_already, ollama_compute, ollama_env_since, ollama_forced_layers, verdict_guides, vllm_capture_fix, vllm_command
 from .case import snapshot_device
 from .predicates import ggml_header_failed, torch29_conv3d
 from .mps_other import held_outside_numbers
@@ -95,14 +95,34 @@ def params(inc, env, scan, context, card=None) -> dict:
     p.update(vllm_capture_fix.params(inc, f, n))     # (fix67a) the graph-capture guide's drop and --max-num-seqs
     p.update(_conditions(inc, env, f, lat, area, frames, others))
     p.update(_should_fit(inc))
-    off, dev_free = f["ggml_offloaded"], f["ggml_device_free"]
-    model_bytes = sum(v for k2, v in f["ggml_bufs"].items() if k2.startswith("model:") and "CPU" not in k2 and "Host" not in k2)
-    if off and dev_free and req:
-        layers = off[0]
-        per = max(req, model_bytes) / max(layers, 1)
-        fit = int((dev_free - 1.5 * GiB) / per) if per else layers
-        p["ngl"] = str(max(0, min(layers - 1, fit)))
+    p.update(ollama_forced_layers.params(f))     # (aud68c #6) num_gpu over Ollama's estimate
+    p.update(verdict_guides.params(inc))     # (aud68c #5) the weights alone over the card: the guide's title says so
+    p.update(_ngl(inc, f, env.get("runtime")))
+    p.update(fa_form.params(f))     # (aud68c #2) -fa as the log's llama.cpp build takes it
+    p.update(lowvram_already.params(f))     # (aud68c #10) --lowvram already in the launch line
     return p
+
+
+def _ngl(inc, f, runtime) -> dict:
+    """-ngl for the weights guide and the suggestions' list (one figure for both): kv's plan at the log's -c, cache and
+    compute buffer where it can describe the model (ngl_plan.py, aud68c #1); else the weights alone in the free memory
+    less 1.5 GiB (a layer: the larger of the model buffer and the failed request over the layers offloaded)."""
+    from . import ngl_plan
+    pl = ngl_plan.plan(inc, f, runtime)
+    if pl:
+        kv = pl["kv_dtype"]
+        return {"ngl": str(pl["ngl"]), "ngl_plan": True, "ngl_model": pl["model"], "ngl_wdt": pl["wdt"],
+                "ngl_free": _b(pl["free"]), "ngl_command": pl["command"], "ngl_kv": kv, "ngl_ctx": str(pl["ctx"]),
+                "ngl_kv_flags": "" if kv == "f16" else f" -ctk {kv} -ctv {kv}"}
+    off, dev_free = f["ggml_offloaded"], f["ggml_device_free"]
+    req = next((e["numbers"]["requested"] for e in [inc.primary] + list(inc.events) if (e.get("numbers") or {}).get("requested")), None)
+    model_bytes = sum(v for k2, v in f["ggml_bufs"].items() if k2.startswith("model:") and "CPU" not in k2 and "Host" not in k2)
+    if not (off and dev_free and req):
+        return {}
+    layers = off[0]
+    per = max(req, model_bytes) / max(layers, 1)
+    fit = int((dev_free - 1.5 * GiB) / per) if per else layers
+    return {"ngl": str(max(0, min(layers - 1, fit))), "ngl_weights_only": True}
 
 
 def nice_ctx(tokens: int) -> int:
@@ -262,6 +282,8 @@ def llm_suggestions(scan, inc, numbers, runtime, case=None) -> list:
             n.setdefault(key, f[fact])
     if f.get("llm_model"):
         n.setdefault("log_model", f["llm_model"][-1])     # (fix66c) one request's cache in the share (llm/util_from_log.py)
+    if runtime == "llama.cpp" and fa_form.build(f):
+        n.setdefault("build", fa_form.build(f))     # (aud68c #2) llm/advise.py's -fa gate (flags.FA_VALUE)
     if f.get("ggml_offloaded"):
         n.setdefault("n_gpu_layers", f["ggml_offloaded"][0])
         n.setdefault("n_layers", f["ggml_offloaded"][1])
@@ -274,7 +296,18 @@ def llm_suggestions(scan, inc, numbers, runtime, case=None) -> list:
         n["buffer"] = "compute"
     try:
         from ..llm import kv as llm
-        return list(llm.suggest_flags_from_log(n, runtime) or [])[:6]
+        out = list(llm.suggest_flags_from_log(n, runtime) or [])[:6]
     except Exception:      # an optional helper: triage answers without it
         return []
+    if runtime == "ollama":
+        out = ollama_env_since.keep(out, f)     # (aud68c #3) no variable the log's Ollama does not read
+    ngl = _ngl(inc, f, runtime) if runtime == "llama.cpp" else {}
+    if ngl.get("ngl_plan") and not any(x.get("name") == "-ngl" for x in out):
+        out.append({"kind": "flag", "name": "-ngl", "value": ngl["ngl"], "text": "", "reason": ""})
+    for x in out:      # (aud68c #1) the guide's -ngl: kv's plan, else its weights-only figure, never a third
+        if x.get("name") == "-ngl" and ngl.get("ngl"):
+            x.update(value=ngl["ngl"], text=f"-ngl {ngl['ngl']}", reason=(
+                f"kv's plan at -c {ngl['ngl_ctx']} with a {ngl['ngl_kv']} cache and the compute buffer"
+                if ngl.get("ngl_plan") else "fewer layers on the GPU (weights only: leave room for the cache)") + ", the rest in RAM")
+    return out
 

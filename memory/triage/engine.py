@@ -20,7 +20,7 @@ import sys
 from . import advice
 from . import facts as facts_mod
 from . import case as case_mod
-from . import aimdo_abort, comfy_launch, comfy_numbers, encoder_advice, guide_phase, ollama_compute, vllm_command
+from . import aimdo_abort, alloc_caps, comfy_launch, deepspeed_zero3, comfy_numbers, encoder_advice, guide_phase, ollama_compute, ollama_env_since, ollama_estimate, verdict_guides, vllm_command
 from .vllm_run import run_setting, scan_for, vllm_setting     # vllm_setting re-exported (tests, facts' comments)
 from . import env as env_mod
 from . import guides as guides_mod
@@ -95,6 +95,9 @@ def _event_dict(scan, inc, context):
         params.update(fraction_cap=True, allowed=fmt_bytes(case.n["allowed"]), free=fmt_bytes(case.free))
     top = causes[0]["id"]
     gkind = "comfy.compiler" if top == "other" and env["runtime"] == "comfyui" and compiler_flood(scan.facts) else ev["kind"]
+    params["vulkan_cap"] = alloc_caps.vulkan_cap(case)     # (aud68c #8) the guide of Vulkan's one-allocation cap
+    gkind = alloc_caps.guide_kind(top, gkind, params)
+    gkind = deepspeed_zero3.guide_kind(top, gkind, inc.frames)     # (aud68c #9) ZeRO-3's parameter gathering
     # the row's own predicate: host-ram's guide is the system commit's (os-host-ram), whether first or runner-up
     cause_forms = {"host-ram": "wddm"} if wddm_refused(case) and any(c["id"] == "host-ram" for c in causes[:2]) else {}
     if cause_forms:
@@ -104,10 +107,12 @@ def _event_dict(scan, inc, context):
     genv = dict(env, backend="cpu") if device_kind == "cpu" else env
     guide = guides_mod.select(top, env["runtime"], genv, params, kind=gkind, form=cause_forms.get(top, ev.get("form")))
     guide = ollama_compute.guide(guide, top, params, guides_mod)     # (fix66c) Ollama's compute buffer: its own guide
+    guide = verdict_guides.apply(guide, params, guides_mod)     # (aud68c #5) should_fit's verdict: the previous version first
     comfy_launch.apply(guide, params, guides_mod.commands)
     vf = rscan.facts      # (fix67g, rev67b F4) a guide whose lines size the cache for themselves keeps no --max-model-len of the log's
     if guide and guides_mod.load_all().get(guide["id"], {}).get("carry_max_model_len") == "no":
         vf = dict(vf, vllm_own={k: v for k, v in (vf.get("vllm_own") or {}).items() if k != "max_model_len"})
+    ollama_env_since.apply(guide, rscan.facts, guides_mod.commands)     # (aud68c #3) settings the log's Ollama lacks
     vllm_command.apply(guide, vf, guides_mod.commands)     # (fix66c) the log's model and tensor-parallel size     # (fix66c) Desktop's settings, not a command line
     note = env_mod.expandable_note(env) if guide and "expandable_segments" in guide["markdown"] else None
     if note:
@@ -168,6 +173,7 @@ def _event_dict(scan, inc, context):
     for other in sorted(inc.events, key=lambda e: -P.PRIORITY.get(e["kind"], 0)):
         for key, v in (other.get("numbers") or {}).items():
             numbers.setdefault(key, v)
+    ollama_estimate.numbers(numbers, rscan.facts, env["runtime"])     # (aud68c #5) Ollama's room and plan
     comfy_numbers.add(numbers, scan.facts, env["runtime"], device_kind, ev["kind"], causes[0]["id"] if causes else None,
                       ev.get("_line", inc.first_line), case.until, ev.get("device_index"))
     if ev["kind"] in case_mod.EXPLAINING:

@@ -15,6 +15,7 @@ from .runtime_markers import NAMED_RUNTIMES, RUNTIME_MARKERS, RUNTIME_WORDS
 from .runtime_around import FACT as AROUND_FACT, FACT_WORDS as AROUND_WORDS
 from .tiny_shared import FACT as TINY_FACT, FACT_WORDS as TINY_WORDS
 from .wrapper_runs import FACT as RUNS_FACT, FACT_WORDS as RUNS_WORDS
+from . import extra_facts
 from .bfc_backpedal import FACT as AFTER_FACT, FACT_WORDS as AFTER_WORDS, WENT_ON, WENT_ON_WORDS
 from .comfy_devices import FACT as DEVICES_FACT, FACT_WORDS as DEVICES_WORDS
 from .aimdo_abort import FACTS as AIMDO_FACTS
@@ -521,6 +522,9 @@ FACTS.append(("vllm_own", VLLM_OWN.OWN_LINE))     # (fix67a) the log's own vLLM 
 FACT_KEYS["vllm_own"] = VLLM_OWN.KEYS
 FACTS.append(RUNS_FACT)     # (fix67b) a wrapper's per-run lines (wrapper_runs.FACT)
 FACT_KEYS[RUNS_FACT[0]] = RUNS_WORDS
+for _fact, _words, _ in extra_facts.ROWS:     # (aud68c #4, #8) small modules' facts (extra_facts.py)
+    FACTS.append(_fact)
+    FACT_KEYS[_fact[0]] = _words
 FACTS.append(AFTER_FACT)     # (fix67h) an error line after BFC's backing off (bfc_backpedal.FACT)
 FACT_KEYS[AFTER_FACT[0]] = AFTER_WORDS
 FACTS.append(WENT_ON)     # (fix67o) a run's step line, by line (bfc_backpedal.WENT_ON)

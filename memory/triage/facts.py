@@ -7,7 +7,7 @@ node, traceback frames). `new_facts()` is the empty record. The rules table (rul
 import collections
 import re
 
-from . import aimdo_abort, bfc_backpedal, block_swap, comfy_devices, parse as P, smi_procs, wrapper_runs
+from . import aimdo_abort, bfc_backpedal, block_swap, comfy_devices, extra_facts, parse as P, smi_procs, wrapper_runs
 from . import lines as L
 from ..units import MiB, num, parse_size
 from .text import attempt
@@ -511,6 +511,7 @@ HANDLERS = {
     "vllm_run_start": vllm_launch.start,     # (fix68a) a run's start in the window: the slot's earlier values go
     "dataloader_worker": lambda s, f, m, *_: f.__setitem__("dataloader_worker", True),     # (review rev66a #4)
     "wrapper_run": wrapper_runs.read,     # (fix67b) by line
+    **{fact[0]: read for fact, _, read in extra_facts.ROWS},     # (aud68c #4, #8)
     "bfc_after_error": bfc_backpedal.read,     # (fix67h) by line
     "bfc_went_on": bfc_backpedal.read_went_on,     # (fix67o) by line
     "comfy_device": comfy_devices.handler(_kept),     # (rev67d F1)

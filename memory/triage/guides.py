@@ -100,7 +100,8 @@ FALLBACK = {"reserve_vram_gb": "1.0", "requested": "a large block", "shortfall":
             "gpu_memory_utilization": "0.80", "n_ctx_half": "8192", "n_ctx": "the context", "ngl": "20",
             "launch": "python main.py", "total_gib": "the card's", "tile_size": TILE_NODE["tile"],
             "overlap": TILE_NODE["overlap"], "temporal_size": TILE_NODE["frames"], "temporal_overlap": TILE_NODE["frame_overlap"],
-            "capture_graphs_since": GRAPHS_SINCE}
+            "capture_graphs_since": GRAPHS_SINCE,
+            "fa": "-fa on"}     # (aud68c #2) advice.params: a bare -fa where the log's llama.cpp build predates b6325
 
 
 def holds(cond: str, params: dict) -> bool:

@@ -23,6 +23,7 @@ NUMBER_LABELS = [
     ("limit", "PyTorch limit"), ("other_allocations", "other allocations"), ("max_allowed", "max allowed"),
     ("required", "required"), ("headroom", "headroom on top"), ("available", "available"), ("kv_needed", "KV cache needed"), ("kv_available", "KV cache available"),
     ("free_initial", "free at start"), ("free_current", "free now"),
+    ("ollama_partial", "planned by Ollama"),     # (aud68c #5) memory.required.partial beside memory.available
     ("weights", "weights"),     # (fix67a) vLLM's "Model loading took", MLC's weights (the key they share)
     ("host_total", "system RAM"), ("pinned_limit", "pinned RAM limit"),      # (aud67b #8) ComfyUI's start-up line
 ]
@@ -134,7 +135,8 @@ def render_human(res: dict, max_events: int = 3) -> str:
     out = term.wrap_lines(out)  # the Cause line: prose, wrapped as the Numbers line below
     if last["numbers"]:
         # prose to the terminal's width (term.py), a figure never apart from its unit; continuation lines hang by 2
-        out += term.wrap_lines(["Numbers: " + render_numbers(last["numbers"], allocator_of(last), last.get("kind"))])
+        gpu = f"GPU {last['device_index']}, " if (last.get("device_index") or 0) > 0 else ""     # (aud68c #9) a card past the first
+        out += term.wrap_lines(["Numbers: " + gpu + render_numbers(last["numbers"], allocator_of(last), last.get("kind"))])
     if unsure:
         # no cause reaches rank.UNCERTAIN of the points: the two best side by side, each with the guide that fixes it
         out.append(f"No cause reaches {rank.UNCERTAIN * 100:.0f} %; the two that lead, side by side:" if pair else

@@ -48,6 +48,7 @@ from .bfc_backpedal import BACKPEDAL_ROWS     # (tri87)
 from .rules_runner_up import RUNNER_UP_ROWS
 from .rules_stages import STAGES
 from .rules_weights import WEIGHTS
+from .deepspeed_zero3 import ROWS as ZERO3_ROWS     # (aud68c #9)
 from .should_fit import over_card
 from .tiny_shared import TINY_SHARED
 from .own_outside import others_outweigh_own     # (tri88) the two others' rows stand aside where this process holds more outside PyTorch
@@ -162,6 +163,7 @@ RULES = [
     # size (batch, duration, resolution) is what it scales with
     R("activations", 1.0, kind("app.vram_preflight"),
       "if the pre-flight estimate is right, the job's size it was computed for (batch, duration, resolution) is the knob"),
+    *ZERO3_ROWS,     # (aud68c #9) DeepSpeed ZeRO-3 gathering parameters: names the frame (0.5), moves no cause
     R("activations", 3.4, stage("compute-failed"),
       "llama.cpp: failed to allocate compute buffers (the graph's scratch memory, grows with -ub/-b and context)"),
     R("activations", 2.6, stage("after-kv-buffers"), "weights and KV cache were allocated; the compute buffer failed"),

@@ -6,6 +6,7 @@ from .predicates import (ABSURD_HOST, aimdo_file_read, own_pool, aimdo_reader_on
                          ggml_header_failed, gpu_fault, host, kind, metal_kv_overhead_over_budget, preflight_room, preflight_weights_over, release_frame, sglang_pool_room, shortage_shown, sleep_mode_budget, sync_frame,
                          tgi, tgi_tiny, torch, trt_tactic_skip_near)
 from . import aimdo_forms as AF
+from . import alloc_caps, ollama_estimate     # (aud68c #5, #8)
 from .native_runtimes import hip_host_call, physx_setting, rknn_errno_fault
 from .rule_row import Rule
 from .should_fit import FIT_SHARE, sentence, verdict
@@ -509,6 +510,7 @@ OTHER = [
                 "free (free plus evictable): the slots were there, so the refusal is the pool's accounting, not the context; "
                 "with --page-size above 1 each request crossing a page takes a whole page, which the scheduler's check before "
                 "the step must count (sglang#4602, fixed by PR 4913): update SGLang, or run with --page-size 1"),
+    *alloc_caps.rows(),     # (aud68c #8) Level Zero's 4 GiB and Vulkan's one-allocation cap in llama.cpp's logs
     R("other", 1.5, lambda x: x.kind == "xpu.driver" and not x.ev.get("host"),
       "Intel Level Zero refused a device allocation: its limits (one allocation over 4 GiB, contexts spanning several GPUs) "
       "refuse as often as the memory runs out"),
@@ -518,18 +520,16 @@ OTHER = [
     # pool growing; cuBLAS failing to create its handle at the first matmul too) means the estimate was low for this build
     R("other", 1.5, lambda x: x.kind in ("cuda.driver", "cublas.alloc") and x.env["runtime"] == "ollama"
       and not (x.f["ggml_cuda_fn"] or "").startswith(("ggml_cuda_pool", "alloc")),
-      "Ollama chose how many layers to put on the GPU from its own memory estimate, and CUDA ran out afterwards: the estimate was "
-      "low for this model on this build (a regression of the version is likely); set num_gpu lower, or update Ollama"),
+      lambda x: ollama_estimate.why(x, "Ollama chose how many layers to put on the GPU from its own memory estimate, and CUDA ran "
+                                    "out afterwards")),     # (aud68c #5) a regression only with should_fit's verdict
     # the same estimate placed only part of the model on the GPU, counting those layers' KV cache, and that KV buffer failed
     # all the same: the estimate, not the context, is what was wrong (R2); close to the KV row (4.0), so the two are a pair.
     # Not when the user chose the split (layers.requested >= 0: num_gpu), nor when the KV buffer that failed was the host's
     R("other", 4.5, lambda x: x.env["runtime"] == "ollama" and x.ggml_stage == "kv-cache-failed" and not x.host_buffer
       and (x.f["ollama_requested"] is None or x.f["ollama_requested"] < 0)
       and 0 < (x.f["ggml_offloaded"] or (0, 0))[0] < (x.f["ggml_offloaded"] or (0, 0))[1],
-      lambda x: f"Ollama put {x.f['ggml_offloaded'][0]} of {x.f['ggml_offloaded'][1]} layers on the GPU by its own estimate, "
-                "which counts those layers' KV cache, and that KV buffer failed all the same: the estimate was low for this "
-                "model on this build and device (a regression of the version is likely if an earlier one loaded it); set "
-                "num_gpu lower, or another Ollama version"),
+      lambda x: ollama_estimate.why(x, f"Ollama put {x.f['ggml_offloaded'][0]} of {x.f['ggml_offloaded'][1]} layers on the GPU "
+                                    "by its own estimate, which counts those layers' KV cache, and that KV buffer failed all the same")),
     # torch.cuda.empty_cache() only frees (cudaFree of PyTorch's cached blocks): an out-of-memory raised there is not a
     # request the card could not hold but the driver's error, or an earlier asynchronous call's reported late; over the
     # bare check's pinned-RAM reading (host-ram 1.4), which needs a transfer that allocates

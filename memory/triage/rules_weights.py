@@ -12,6 +12,8 @@ from .rule_row import Rule
 from .should_fit import over_card
 from .tiny_shared import others_fill_tiny
 from .te_load import te_loading
+from .ollama_forced_layers import ROWS as OLLAMA_FORCED_ROWS     # (aud68c #6)
+from .mps_weights import ROWS as MPS_WEIGHTS_ROWS     # (aud68c #7)
 
 R = Rule
 # ggml's SYCL check prints its error, "in function ... at ...ggml-sycl.cpp:N" and "SYCL error" together: the function line is
@@ -20,6 +22,7 @@ SYCL_CHECK_LINES = 3
 # (round 113) PyTorch holding under this share of a tiny card has its (small) weights in place: a big request is a buffer
 TINY_HELD_SHARE = 0.1
 WEIGHTS = [
+    *OLLAMA_FORCED_ROWS,     # (aud68c #6) Ollama's num_gpu over its own estimate, with the full load over the room
     # --- weights-exceed-vram: the model itself does not fit --------------------------------------------
     # exllamav3's loader found no room in the GPU split for the modules and the cache: mostly the weights (a bpw too high
     # for the cards); a cache_size too large for what the weights leave is the runner-up
@@ -85,6 +88,7 @@ WEIGHTS = [
       and "requested" in x.n and x.req <= 0.1 * x.cap
       and x.other_alloc < 0.1 * x.cap,     # implies mps_full (held >= 0.9 limit, small request): its numbers are said once, there
       "MPS: nearly all of that is PyTorch's own (other allocations {other_alloc:b}) and a small request fails: the model fills the limit"),
+    *MPS_WEIGHTS_ROWS,     # (aud68c #7) PyTorch at 90 % of the limit with other allocations a sliver: the weights
     # (round 113) not where the one failing request is itself over half the tiny card while PyTorch holds under a tenth of
     # it: the weights are in place and small, and that request is a working buffer (a load goes tensor by tensor, each well
     # under the card): the activations' 50%-of-the-card row reads it ((rev6 S4) its own test, predicates.big_request)

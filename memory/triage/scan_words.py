@@ -416,3 +416,7 @@ WINDOW_KEYS += (b"max_num_batched_tokens=", b"--max-num-batched-tokens", b"V0 LL
 HEAD_ANCHORS += (b"VLLM_ROCM_",) + CUDA_DEVICE_KEYS
 HEAD_ANCHORS += GGML_VK_KEYS     # (fixV)
 OPEN_ANCHORS += CUDA_DEVICE_KEYS
+# (aud68c #4, #5, #8) the small modules' facts (extra_facts.py), in the head's stream and the window before a failure
+from .extra_facts import ROWS as _EXTRA_FACTS      # noqa: E402
+HEAD_ANCHORS += tuple(k.encode() for _, words, _ in _EXTRA_FACTS for k in words)
+WINDOW_KEYS += tuple(k.encode() for _, words, _ in _EXTRA_FACTS for k in words)

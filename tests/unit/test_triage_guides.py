@@ -98,8 +98,9 @@ def test_the_floor():
     text = "\n".join(g["markdown"] for g in ALL.values())
     for s in ["OLLAMA_NUM_PARALLEL=1", "OLLAMA_MAX_LOADED_MODELS=1", "OLLAMA_KV_CACHE_TYPE=q8_0",
               # llama.cpp: -c is the log's context (the activations guide) or what fits (kv-cache), never a fixed 8192
-              "llama-server -m MODEL.gguf -ngl 99 -c {{n_ctx}} -b 512 -ub 256 -fa on -ctk q8_0 -ctv q8_0",
-              "llama-server -m MODEL.gguf -ngl 99 -c {{ctx}} -b 512 -ub 256 -fa on -ctk q8_0 -ctv q8_0",
+              # (fix68f) -fa in the form of the log's build: {{fa}} (advice.params; "-fa on" where no build is printed)
+              "llama-server -m MODEL.gguf -ngl 99 -c {{n_ctx}} -b 512 -ub 256 {{fa}} -ctk q8_0 -ctv q8_0",
+              "llama-server -m MODEL.gguf -ngl 99 -c {{ctx}} -b 512 -ub 256 {{fa}} -ctk q8_0 -ctv q8_0",
               "vllm serve MODEL --dtype auto --kv-cache-dtype fp8 --max-model-len 8192 --max-num-seqs 8 --enforce-eager",
               "--reserve-vram", "--disable-smart-memory", "--cache-none", "--disable-cuda-malloc", "--lowvram", "VAEDecodeTiled"]:
         assert s in text, s

@@ -57,12 +57,13 @@ def test_vllm_load_that_fits_names_a_regression_of_its_version():
     s = _should_fit(ev)
     assert s.startswith("should fit: 14.2 GiB of weights (+ 0.4 GiB KV at the log's context, 8192 tokens) on 79.2 GiB")
     assert s.endswith("a regression of this version (vLLM 0.9.2) is likely")
-    faq = ev["guide"]["faqs"][0]
+    faq = ev["guide"]      # (fix68f, aud68c #5) with the verdict the version-regression guide leads, the checklist after it
     assert faq["id"] == "version-regression" and "14.19 GiB of\nweights" in faq["markdown"]
     assert "448.00 MiB of KV cache at the log's 8192-token context" in faq["markdown"]
     assert 'pip install "vllm==' in faq["markdown"] and "git checkout" not in faq["markdown"]
     assert "gpu-garden kv --model Qwen2.5-7B --runtime vllm --ctx 8192 --runtime-version 0.9.2 --vram 79.19" in faq["markdown"]
-    assert "a regression of vLLM 0.9.2 is likely" in ev["guide"]["markdown"]
+    assert ev["guide"]["faqs"][0]["id"] == "allocation-refused"
+    assert "a regression of vLLM 0.9.2 is likely" in ev["guide"]["faqs"][0]["markdown"]
 
 
 def test_without_a_version_line_the_version_in_use():
@@ -93,7 +94,7 @@ def test_llamacpp_kv_cache_failure_that_fits():
     s = _should_fit(ev)
     assert s.startswith("should fit: 4.4 GiB of weights (+ 0.4 GiB KV at the log's context, 8192 tokens) on 22.5 GiB")
     assert s.endswith("a regression of this version (llama.cpp b4069) is likely")
-    assert "git checkout b" in ev["guide"]["faqs"][0]["markdown"]
+    assert ev["guide"]["id"] == "version-regression" and "git checkout b" in ev["guide"]["markdown"]
 
 
 def test_llamacpp_no_verdict_on_a_partial_offload_or_another_model():
@@ -109,7 +110,7 @@ def test_ollama_weights_refused_on_a_card_with_room():
     s = _should_fit(ev)
     assert s.startswith("should fit: 4.6 GiB of weights (+ 1.0 GiB KV at the log's context, 8192 tokens) on 23.6 GiB")
     assert s.endswith("a regression of this version (Ollama 0.6.1) is likely")
-    assert "github.com/ollama/ollama/releases" in ev["guide"]["faqs"][0]["markdown"]
+    assert ev["guide"]["id"] == "version-regression" and "github.com/ollama/ollama/releases" in ev["guide"]["markdown"]
 
 
 def test_ollama_no_verdict_without_the_context():
