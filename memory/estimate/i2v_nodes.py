@@ -26,9 +26,13 @@ def frames(rule: str, length: int, image_frames: int = 1) -> int:
 def largest(wf: dict, keyed: dict) -> tuple | None:
     """(width, height, frames) of the largest start-image encode among the nodes read (keyed, as workflow.nodes gives
     it: {key: (class name, widgets)}) whose image input is linked; None where none encodes."""
-    out = []
+    out, index = [], None
     for key, (t, w) in keyed.items():
-        if t not in NODES or not _linked(wf, key, NODES[t][0]):
+        if t not in NODES:
+            continue
+        if index is None:  # one id -> node index per graph, built once (a scan per node was quadratic: rev68d F3)
+            index = _index(wf)
+        if not _linked(wf, key, NODES[t][0], index):
             continue
         try:
             width, height = int(w.get("width")), int(w.get("height"))
@@ -39,18 +43,30 @@ def largest(wf: dict, keyed: dict) -> tuple | None:
     return max(out, key=lambda s: s[0] * s[1] * s[2]) if out else None
 
 
-def _linked(wf, key, name) -> bool:
+def _index(wf) -> dict:
+    """{(graph id, node id): node} of a UI workflow (the top level is graph None, as links.view keys it); {} for API."""
+    if not isinstance(wf, dict) or not isinstance(wf.get("nodes"), list):
+        return {}
+    graphs = [(None, wf)] + [(g.get("id"), g) for g in ((wf.get("definitions") or {}).get("subgraphs") or [])
+                             if isinstance(g, dict)]
+    index = {}
+    for gid, g in graphs:
+        for n in g.get("nodes") or ():
+            if isinstance(n, dict):
+                index.setdefault((gid, _hashable(n.get("id"))), n)
+    return index
+
+
+def _hashable(v):
+    return v if isinstance(v, (str, int, float, type(None))) else repr(v)
+
+
+def _linked(wf, key, name, index: dict | None = None) -> bool:
     """Whether node `key`'s input `name` is linked (API: a [node, slot] list; UI: its inputs entry has a link)."""
     if not isinstance(wf.get("nodes"), list):
         node = wf.get(key) if isinstance(wf, dict) else None
         return isinstance(node, dict) and isinstance((node.get("inputs") or {}).get(name), list)
     gid, nid = key if isinstance(key, tuple) else (None, key)
-    graphs = [wf] + [g for g in ((wf.get("definitions") or {}).get("subgraphs") or []) if isinstance(g, dict)]
-    for g in graphs:
-        if (g is not wf) if gid is None else g.get("id") != gid:  # the top level is graph None (links.view)
-            continue
-        for n in g.get("nodes") or ():
-            if isinstance(n, dict) and n.get("id") == nid:
-                return any(isinstance(i, dict) and i.get("name") == name and i.get("link") is not None
-                           for i in n.get("inputs") or ())
-    return False
+    n = (_index(wf) if index is None else index).get((gid, _hashable(nid)))
+    return isinstance(n, dict) and any(isinstance(i, dict) and i.get("name") == name and i.get("link") is not None
+                                       for i in n.get("inputs") or ())
