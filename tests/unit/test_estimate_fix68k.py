@@ -27,3 +27,24 @@ def test_i2v_nodes_read_in_one_scan_of_the_graph():
     _CountingNodes.scans = 0
     assert i2v_nodes.largest(wf, keyed) == (1280, 720, 1)
     assert _CountingNodes.scans == 1
+
+
+# (family, width, height, frames): ComfyUI 0.8.0's encode activation peak in bytes, bf16, one sample, traced with the
+# project's tracer (benchmarks/results/vae_encode_traces.json, benchmarks/trace_vae_encode.py): measurements, not the
+# code under test's figures. The review's four (rev68d F1) plus a longer clip of each.
+ENCODE_TRACED = {("wan22", 1280, 704, 1): 811114240, ("wan22", 832, 480, 81): 1633812480,
+                 ("wan22", 1280, 704, 121): 4123962880, ("hunyuan-video", 1280, 720, 1): 1188252672,
+                 ("hunyuan-video", 640, 360, 33): 2648129536, ("hunyuan-video-15", 1280, 720, 33): 12308132784,
+                 ("ltxv", 768, 512, 1): 58982400, ("ltxv", 1216, 704, 121): 8962990080,
+                 ("wan21", 832, 480, 81): 2860448256}
+
+
+def test_vae_encode_sized_by_the_pixel_shape_as_traced():
+    """rev68d F1: wan22 and the other video VAEs' encode was sized by the latent (30-55x too small); ComfyUI's
+    memory_used_encode uses the pixel shape (comfy/sd.py:517, :543). Each within 1 % of the trace."""
+    from gpu_garden.memory.estimate import spec, vae
+
+    for (fam, w, h, f), traced in ENCODE_TRACED.items():
+        kind = fam if fam in spec.VAE else spec.vae_kind_for(fam, "unknown")
+        got = vae._encode_acts(kind, w, h, f, "bf16")
+        assert abs(got / traced - 1) < 0.01, (fam, w, h, f, got / traced)
