@@ -48,3 +48,30 @@ def test_vae_encode_sized_by_the_pixel_shape_as_traced():
         kind = fam if fam in spec.VAE else spec.vae_kind_for(fam, "unknown")
         got = vae._encode_acts(kind, w, h, f, "bf16")
         assert abs(got / traced - 1) < 0.01, (fam, w, h, f, got / traced)
+
+
+def test_pascal_keeps_the_text_encoders_on_the_cpu_off_windows():
+    """rev68d F5: --gpu-arch pascal left the text encoders on the GPU (on_device read only --gpu-halves). ComfyUI's
+    should_use_fp16 is False for every Pascal card on Linux (model_management.py:1403-1409, :1416), so
+    text_encoder_device() is the CPU; on Windows a GeForce 10 / Quadro P card keeps fp16 (and the GPU)."""
+    from gpu_garden.memory.estimate import te_loaded
+
+    assert not te_loaded.on_device({"gpu_arch": "pascal"})
+    assert not te_loaded.on_device({"gpu_arch": "pascal", "platform": "linux", "device": "cuda"})
+    assert te_loaded.on_device({"gpu_arch": "pascal", "platform": "windows"})
+    assert te_loaded.on_device({"gpu_arch": None}) and te_loaded.on_device({"gpu_arch": "pascal", "te_on_device": True})
+
+
+def test_cli_pascal_text_encode_off_the_card(capsys):
+    """The CLI's SDXL run on 8 GB with --gpu-arch pascal: no text-encode weights on the card, as --gpu-halves none."""
+    from gpu_garden.memory import cli
+    import json
+
+    def te(*extra):
+        assert cli.main(["estimate", "sdxl", "--vram", "8", "--json", *extra]) == 0
+        return json.loads(capsys.readouterr().out)
+
+    pascal, halves, newer = te("--gpu-arch", "pascal"), te("--gpu-halves", "none"), te()
+    assert newer["breakdown"]["text_encode"]["weights"] > 1.5 * GiB  # SDXL's CLIP-L + CLIP-G on the card
+    assert pascal["breakdown"]["text_encode"] == halves["breakdown"]["text_encode"]
+    assert pascal["breakdown"]["text_encode"]["weights"] == 0
