@@ -75,3 +75,23 @@ def test_cli_pascal_text_encode_off_the_card(capsys):
     assert newer["breakdown"]["text_encode"]["weights"] > 1.5 * GiB  # SDXL's CLIP-L + CLIP-G on the card
     assert pascal["breakdown"]["text_encode"] == halves["breakdown"]["text_encode"]
     assert pascal["breakdown"]["text_encode"]["weights"] == 0
+
+
+def test_audio_encoder_off_the_card_with_the_text_encoders_on_the_cpu(tmp_path):
+    """rev68d F4: AudioEncoderModel loads on text_encoder_device() (comfy/audio_encoders/audio_encoders.py:12), so
+    where that is the CPU (policy te_on_device False) the audio encoder's 2,099,200 bytes (wf66's wav2vec2 stub in
+    fp16) are off the card with the CLIP; on the GPU they stay in the text-encode phase."""
+    from gpu_garden.memory.estimate import workflow
+    from test_estimate_wf66 import F32, _file, _wan, _wan_graph
+
+    enc = {"encoder.layer_norm.bias": (F32, (1024,)), "encoder.layers.0.attention.q_proj.weight": (F32, (1024, 1024))}
+    ae = {"type": "AudioEncoderLoader", "widgets_values": ["wav2vec2_large.safetensors"]}
+    d = _wan(tmp_path / "models")
+    wf = _wan_graph(ae)
+    no_file = {k: workflow.estimate_workflow(wf, d, policy={"te_on_device": k}) for k in (True, False)}
+    _file(d / "audio_encoders" / "wav2vec2_large.safetensors", enc)
+    with_file = {k: workflow.estimate_workflow(wf, d, policy={"te_on_device": k}) for k in (True, False)}
+    te = lambda e: e["breakdown"]["text_encode"]  # noqa: E731
+    assert te(with_file[True])["weights"] - te(no_file[True])["weights"] == 2_099_200
+    assert te(with_file[False])["weights"] == te(no_file[False])["weights"] == 0
+    assert "side_models" not in te(with_file[False])
