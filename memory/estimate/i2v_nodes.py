@@ -6,8 +6,8 @@ sampling starts (te_loaded.at_sample).
 
 {node: (its image input, what it encodes)}: "length" pads the image to all `length` frames and encodes them (Wan's
 WanImageToVideo, nodes_wan.py:43-47; WanFirstLastFrameToVideo :214-227); "image" encodes the start image's own frames
-(start_image[:length]: Wan22ImageToVideoLatent nodes_wan.py:1278-1279, HunyuanImageToVideo nodes_hunyuan.py:108-110,
-Kandinsky5ImageToVideo nodes_kandinsky5.py:40-41; LTXVImgToVideo the image, nodes_lt.py:117-121), a still image's one
+(start_image[:length]: Wan22ImageToVideoLatent nodes_wan.py:1278-1279, HunyuanImageToVideo nodes_hunyuan.py:332-333,
+Kandinsky5ImageToVideo nodes_kandinsky5.py:40-41; LTXVImgToVideo the image, nodes_lt.py:65-67), a still image's one
 frame (a video fed there is counted as one frame); "cosmos" pads it to a latent frame's 8 more
 (vae_encode_with_padding, nodes_cosmos.py:32-39: min(length, ((n - 1) // 8 + 2) * 8 - 7) frames, 9 for one image).
 A node whose image input is not linked encodes nothing."""
@@ -15,6 +15,19 @@ NODES = {"WanImageToVideo": ("start_image", "length"), "WanFirstLastFrameToVideo
          "Wan22ImageToVideoLatent": ("start_image", "image"), "HunyuanImageToVideo": ("start_image", "image"),
          "Kandinsky5ImageToVideo": ("start_image", "image"), "LTXVImgToVideo": ("image", "image"),
          "CosmosImageToVideoLatent": ("start_image", "cosmos"), "CosmosPredict2ImageToVideoLatent": ("start_image", "cosmos")}
+
+# what each rule does to the start image, as the estimate's assumption line says it (formula.py)
+RULE_TEXT = {"length": "pads it to all {length} frames", "image": "encodes the start image's own frames",
+             "cosmos": "pads it to a latent frame's 8 more"}
+
+
+class Encoded(tuple):
+    """(width, height, frames) of the encode, with the node that makes it (.node: its class name) and its NODES rule."""
+    node = rule = None
+
+    def says(self) -> str:
+        """'<node> <what it does>' for the assumption line; '' where the node is not known."""
+        return f"{self.node} {RULE_TEXT[self.rule].format(length=self[2])}" if self.node else ""
 
 
 def frames(rule: str, length: int, image_frames: int = 1) -> int:
@@ -39,7 +52,9 @@ def largest(wf: dict, keyed: dict) -> tuple | None:
             length = int(w.get("length", 1) or 1)
         except (TypeError, ValueError):
             continue
-        out.append((width, height, frames(NODES[t][1], length)))
+        e = Encoded((width, height, frames(NODES[t][1], length)))
+        e.node, e.rule = t, NODES[t][1]
+        out.append(e)
     return max(out, key=lambda s: s[0] * s[1] * s[2]) if out else None
 
 

@@ -124,6 +124,7 @@ def peak_on(est: dict, budget) -> dict:
         if ctx.get("i2v_encode"):  # the conditioning video through the VAE's encoder, with the decode's weights around it
             phase("vae_encode", wv, vae_mod.vae_encode_bytes(ctx["vae_kind"], ctx["i2v_encode"], ctx["vae_dtype"],
                                                              device=pol.get("device", "cuda")))
+            breakdown["vae_encode"]["te_kept"] = int(te_loaded.at_encode(est, budget))  # beside it, not in its row
             if vae_mod.retries_tiled(pol.get("runner")):  # VAE.encode's tiled retry after an OOM
                 retry["vae_encode"] = _retry_phase(wv, vae_mod.vae_encode_fallback_bytes(
                     ctx["vae_kind"], *ctx["i2v_encode"], ctx["vae_dtype"], device=pol.get("device", "cuda")), fixed_total)

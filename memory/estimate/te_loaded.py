@@ -63,12 +63,23 @@ def vae_at_sample(est: dict, budget: int, weights: int) -> int:
     return sum(b for n, b, _ in _loaded(est, budget, weights) if n == "vae")
 
 
+def at_encode(est: dict, budget) -> int:
+    """Bytes of the text encoders still loaded while the start image's VAE encode runs (i2v_nodes.py): what the VAE's
+    load left of them, loaded_at_sample's arithmetic up to that load (rev68d F6); 0 without an encode or a budget."""
+    ctx = est.get("_ctx") or {}
+    if budget is None or not ctx.get("i2v_encode") or not swaps(ctx["policy"], ctx.get("keep", False)):
+        return 0
+    return sum(b for n, b, _ in _loaded(est, budget, None) if n == "te")
+
+
 def _loaded(est, budget, weights) -> list:
+    """loaded_at_sample's list; weights None: up to the VAE encode's load, before any sampler's."""
     fixed, ctx = est["fixed"], est.get("_ctx") or {}
     one = int(est["comfyui_memory_required"] or 0) // dual_cfg.of(est)  # one cond of the batched 2 (3: dual_cfg.py)
     swap = bool(ctx) and swaps(ctx["policy"], ctx.get("keep", False))
     before = ctx["w"].get("dm_before", []) if swap else []
-    return comfy_load.loaded_at_sample(budget - fixed.get("cuda_context", 0), loaded(est), [*before, weights], 2 * one,
+    dms = [*before, weights] if weights is not None else []
+    return comfy_load.loaded_at_sample(budget - fixed.get("cuda_context", 0), loaded(est), dms, 2 * one,
                                        one, fixed.get("comfyui_reserve", 0), comfy_load.weight_ratio(est["policy"].get("device")),
                                        vae=_encode_load(ctx) if swap else None)
 

@@ -95,3 +95,31 @@ def test_audio_encoder_off_the_card_with_the_text_encoders_on_the_cpu(tmp_path):
     assert te(with_file[True])["weights"] - te(no_file[True])["weights"] == 2_099_200
     assert te(with_file[False])["weights"] == te(no_file[False])["weights"] == 0
     assert "side_models" not in te(with_file[False])
+
+
+def test_the_encode_line_names_the_node_and_its_rule_and_the_row_its_kept_text_encoders(tmp_path):
+    """rev68d F2/F6: the assumption line said "WanImageToVideo pads it to every frame" for every node; it names the
+    node and what it does (Wan22ImageToVideoLatent encodes the start image's own frame). The encode row shows the text
+    encoders still loaded through it (te_kept, as the sample row's): on 48 GB nothing unloads them, all of umt5's
+    weights (the text-encode row's), loaded beside the encode."""
+    from gpu_garden.memory.estimate import formula, workflow
+    from test_estimate_fix68d import _wan22_files, _wan22_i2v
+
+    _wan22_files(tmp_path)
+    e = formula.judge(workflow.estimate_workflow(_wan22_i2v(), tmp_path), 48 * GiB)
+    line = next(a for a in e["assumptions"] if a.startswith("image-to-video: the start image"))
+    assert "(1280x704, 1 frame: Wan22ImageToVideoLatent encodes the start image's own frames)" in line, line
+    assert "WanImageToVideo" not in line
+    te = e["breakdown"]["text_encode"]["weights"]
+    assert te > 5 * GiB and e["breakdown"]["vae_encode"]["te_kept"] == te
+    w = formula.judge(workflow.estimate_workflow(_wan22_i2v(node="WanImageToVideo", length=81), tmp_path), 48 * GiB)
+    assert "81 frames: WanImageToVideo pads it to all 81 frames)" in \
+        next(a for a in w["assumptions"] if a.startswith("image-to-video: the start image"))
+
+
+def test_i2v_nodes_cite_comfyui_lines():
+    """rev68d F7: HunyuanImageToVideo encodes at nodes_hunyuan.py:332-333, LTXVImgToVideo at nodes_lt.py:65-67."""
+    from gpu_garden.memory.estimate import i2v_nodes
+
+    doc = i2v_nodes.__doc__
+    assert "HunyuanImageToVideo nodes_hunyuan.py:332-333" in doc and "nodes_lt.py:65-67" in doc
