@@ -10,11 +10,21 @@ WanImageToVideo, nodes_wan.py:43-47; WanFirstLastFrameToVideo :214-227); "image"
 Kandinsky5ImageToVideo nodes_kandinsky5.py:40-41; LTXVImgToVideo the image, nodes_lt.py:65-67), a still image's one
 frame (a video fed there is counted as one frame); "cosmos" pads it to a latent frame's 8 more
 (vae_encode_with_padding, nodes_cosmos.py:32-39: min(length, ((n - 1) // 8 + 2) * 8 - 7) frames, 9 for one image).
-A node whose image input is not linked encodes nothing."""
+A node whose image input is not linked encodes nothing, but those of ALWAYS: they encode their `length` frames
+whatever is linked (WanFirstLastFrameToVideo nodes_wan.py:216-227, and WanFunInpaintToVideo through it :279-281;
+WanVaceToVideo twice, inactive and reactive, :340-341: one at a time, the peak one's). Also read (fix68k, rev68d item 6):
+HunyuanVideo15ImageToVideo (nodes_hunyuan.py:108-110), WanCameraImageToVideo (nodes_wan.py:426-427), WanFunControlToVideo
+(:96-97) and Wan22FunControlToVideo (:154-155) their start image's frames, WanHuMoImageToVideo its ref_image[:1]
+(:1072-1073). Not read: LTXVImgToVideoInplace (the latent's size), WanAnimateToVideo; a control video's own encode."""
 NODES = {"WanImageToVideo": ("start_image", "length"), "WanFirstLastFrameToVideo": ("start_image", "length"),
          "Wan22ImageToVideoLatent": ("start_image", "image"), "HunyuanImageToVideo": ("start_image", "image"),
          "Kandinsky5ImageToVideo": ("start_image", "image"), "LTXVImgToVideo": ("image", "image"),
-         "CosmosImageToVideoLatent": ("start_image", "cosmos"), "CosmosPredict2ImageToVideoLatent": ("start_image", "cosmos")}
+         "CosmosImageToVideoLatent": ("start_image", "cosmos"), "CosmosPredict2ImageToVideoLatent": ("start_image", "cosmos"),
+         "HunyuanVideo15ImageToVideo": ("start_image", "image"), "WanCameraImageToVideo": ("start_image", "image"),
+         "WanFunControlToVideo": ("start_image", "image"), "Wan22FunControlToVideo": ("start_image", "image"),
+         "WanHuMoImageToVideo": ("ref_image", "image"), "WanFunInpaintToVideo": ("start_image", "length"),
+         "WanVaceToVideo": ("control_video", "length")}
+ALWAYS = ("WanFirstLastFrameToVideo", "WanFunInpaintToVideo", "WanVaceToVideo")  # encode with nothing linked
 
 # what each rule does to the start image, as the estimate's assumption line says it (formula.py)
 RULE_TEXT = {"length": "pads it to all {length} frames", "image": "encodes the start image's own frames",
@@ -45,7 +55,7 @@ def largest(wf: dict, keyed: dict) -> tuple | None:
             continue
         if index is None:  # one id -> node index per graph, built once (a scan per node was quadratic: rev68d F3)
             index = _index(wf)
-        if not _linked(wf, key, NODES[t][0], index):
+        if t not in ALWAYS and not _linked(wf, key, NODES[t][0], index):
             continue
         try:
             width, height = int(w.get("width")), int(w.get("height"))

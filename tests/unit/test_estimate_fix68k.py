@@ -123,3 +123,23 @@ def test_i2v_nodes_cite_comfyui_lines():
 
     doc = i2v_nodes.__doc__
     assert "HunyuanImageToVideo nodes_hunyuan.py:332-333" in doc and "nodes_lt.py:65-67" in doc
+
+
+def test_more_i2v_nodes_and_the_ones_that_always_encode():
+    """rev68d item 6: WanFirstLastFrameToVideo encodes its `length` gray-padded frames even with no image linked
+    (nodes_wan.py:216-227), WanFunInpaintToVideo through it (:279-281), WanVaceToVideo twice at `length` (:340-341);
+    HunyuanVideo15ImageToVideo (nodes_hunyuan.py:108-110), WanCameraImageToVideo (nodes_wan.py:426-427),
+    Wan(22)FunControlToVideo (:96-97, :154-155) encode a linked start image's one frame, WanHuMoImageToVideo its
+    ref_image[:1] (:1072-1073)."""
+    def one(t, inputs):
+        wf = {"5": {"class_type": t, "inputs": dict(inputs, width=832, height=480, length=81)}}
+        return i2v_nodes.largest(wf, {k: (n["class_type"], n["inputs"]) for k, n in wf.items()})
+
+    for t in ("WanFirstLastFrameToVideo", "WanFunInpaintToVideo", "WanVaceToVideo"):
+        assert one(t, {}) == (832, 480, 81), t
+    for t, name in (("HunyuanVideo15ImageToVideo", "start_image"), ("WanCameraImageToVideo", "start_image"),
+                    ("WanFunControlToVideo", "start_image"), ("Wan22FunControlToVideo", "start_image"),
+                    ("WanHuMoImageToVideo", "ref_image")):
+        assert one(t, {name: ["1", 0]}) == (832, 480, 1), t
+        assert one(t, {}) is None, t
+    assert one("WanImageToVideo", {}) is None  # needs its start image (nodes_wan.py:42)
