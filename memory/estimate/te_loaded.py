@@ -32,7 +32,8 @@ def on_device(pol: dict) -> bool:
     should_use_fp16(prioritize_performance=False) is False (:1357-1425): compute capability under 6, and Pascal (6.x,
     gpu_halves none) except a GeForce 10 / Quadro P card on Windows (:1397-1403, "weird linux behavior"); a GTX 16xx
     (fp16 only, like RTX 20xx) is not told apart. --gpu-arch pascal (policy gpu_arch) says Pascal as --gpu-halves none
-    does: should_use_fp16 is False for every Pascal card off Windows (:1403-1409; :1416 for the others). ROCm (:1390 torch.version.hip) and XPU keep it on the GPU."""
+    does: should_use_fp16 is False for every Pascal card off Windows (:1403-1409; :1416 for the others). ROCm (:1390
+    torch.version.hip) and XPU keep it on the GPU."""
     live = pol.get("te_on_device")
     if live is not None:
         return bool(live)
