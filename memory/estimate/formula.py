@@ -391,13 +391,14 @@ def estimate(components, width, height, frames=1, batch=1, *, cfg=True, policy=N
     # ComfyUI's WanImageToVideo encodes the start image padded to every frame (the conditioning latent): a Wan 2.1 I2V
     # model (its image encoder), or any 36-channel patch embedding (Wan 2.2 I2V A14B: no image encoder, same node)
     clip_i2v = any(_is_image_encoder(c) for c in tes)
+    said = (getattr(pol["i2v_encode"], "says", lambda: "")() or "the graph's image-to-video node") if pol.get("i2v_encode") \
+        else "WanImageToVideo pads it to every frame"  # the node and its rule (i2v_nodes.Encoded), rev68d F2
     i2v_encode = tuple(pol["i2v_encode"]) if pol.get("i2v_encode") and dm else (width, height, frames) if family == "wan21" \
         and kind == "wan21" and (clip_i2v or (dm is not None and arch.get("in_dim") == 36)) else None  # a workflow's node: i2v_nodes
     if i2v_encode:
         assumptions.append(f"image-to-video: the start image is VAE-encoded before sampling ({i2v_encode[0]}x{i2v_encode[1]}, "
-                           f"{i2v_encode[2]} frame{'s' if i2v_encode[2] > 1 else ''}: WanImageToVideo pads it to every "
-                           "frame), a phase of its own" + ("; the 257 image tokens in the cross-attention are not "
-                                                                      "counted" if clip_i2v else ""))
+                           f"{i2v_encode[2]} frame{'s' if i2v_encode[2] > 1 else ''}: {said}), a phase of its own"
+                           + ("; the 257 image tokens in the cross-attention are not counted" if clip_i2v else ""))
     vdt, vdt_why = vae_mod.decode_dtype(kind, pol["vae_dtype"], tuple(pol["gpu_halves"]), pol["runner"], family,
                                         pol.get("vae_bytes"))
     if pol["cast_fp32"] and dtype_bytes(vdt) == 2 and any(_has_fp32(c["table"]) for c in vaes):

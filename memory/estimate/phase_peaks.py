@@ -20,7 +20,7 @@ def peak_on(est: dict, budget) -> dict:
     breakdown, phases, retry, untiled, untiled_bd = {}, {}, {}, {}, {}
     # the models a workflow's loaders load beside these (side_models.py: a ControlNet, a model patch, an audio encoder;
     # a CLIP vision file is a text encoder component already, listed only where the text encoders are on the device)
-    side = [m for m in pol.get("side_models") or () if m["how"] != "component" or w["te"]]
+    side = [m for m in pol.get("side_models") or () if (m["how"] != "component" or w["te"]) and not te_device.off_card(pol, m)]
     if pol.get("text_encoders") == "cpu" and not te_device.host_cpu(pol):  # CLIPLoader's device applies to that CLIP only (nodes.py:966); a CLIP vision
         # model loads on text_encoder_device() (comfy/clip_vision.py:42,57), the GPU: its weights in text encode (rev63 #8)
         side += [dict(m, how="on_device") for m in pol.get("side_models") or () if m["how"] == "component"]
@@ -126,6 +126,7 @@ def peak_on(est: dict, budget) -> dict:
         if ctx.get("i2v_encode"):  # the conditioning video through the VAE's encoder, with the decode's weights around it
             phase("vae_encode", wv, vae_mod.vae_encode_bytes(ctx["vae_kind"], ctx["i2v_encode"], ctx["vae_dtype"],
                                                              device=pol.get("device", "cuda")))
+            breakdown["vae_encode"]["te_kept"] = int(te_loaded.at_encode(est, budget))  # beside it, not in its row
             if vae_mod.retries_tiled(pol.get("runner")):  # VAE.encode's tiled retry after an OOM
                 retry["vae_encode"] = _retry_phase(wv, vae_mod.vae_encode_fallback_bytes(
                     ctx["vae_kind"], *ctx["i2v_encode"], ctx["vae_dtype"], device=pol.get("device", "cuda")), fixed_total)

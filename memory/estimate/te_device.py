@@ -8,6 +8,9 @@ models already), and says which device it took (policy text_encoder_device)."""
 from . import te_loaded
 
 MODES = ("gpu", "cpu")  # --text-encoder-device
+# side models (side_models.SIDE) that load on text_encoder_device() as the CLIP does: AudioEncoderModel
+# (comfy/audio_encoders/audio_encoders.py:12 load_device = text_encoder_device(), rev68d F4)
+ON_TE_DEVICE = ("AudioEncoderLoader",)
 
 
 def apply(pol: dict) -> None:
@@ -26,3 +29,8 @@ def apply(pol: dict) -> None:
 def host_cpu(pol: dict) -> bool:
     """Whether the host puts every text encoder (and CLIP vision) on the CPU, not one CLIPLoader's device: cpu."""
     return pol.get("text_encoder_device") == "cpu" and pol.get("device", "cuda") in te_loaded.DEVICES
+
+
+def off_card(pol: dict, side_model: dict) -> bool:
+    """Whether this side model is off the card because the host runs text_encoder_device() on the CPU (ON_TE_DEVICE)."""
+    return side_model.get("loader") in ON_TE_DEVICE and host_cpu(pol)

@@ -31,12 +31,14 @@ def on_device(pol: dict) -> bool:
     answer (policy te_on_device); else from the card as the estimate knows it. On CUDA it is the CPU where
     should_use_fp16(prioritize_performance=False) is False (:1357-1425): compute capability under 6, and Pascal (6.x,
     gpu_halves none) except a GeForce 10 / Quadro P card on Windows (:1397-1403, "weird linux behavior"); a GTX 16xx
-    (fp16 only, like RTX 20xx) is not told apart. ROCm (:1390 torch.version.hip) and XPU keep it on the GPU."""
+    (fp16 only, like RTX 20xx) is not told apart. --gpu-arch pascal (policy gpu_arch) says Pascal as --gpu-halves none
+    does: should_use_fp16 is False for every Pascal card off Windows (:1403-1409; :1416 for the others). ROCm (:1390
+    torch.version.hip) and XPU keep it on the GPU."""
     live = pol.get("te_on_device")
     if live is not None:
         return bool(live)
-    return not (pol.get("device", "cuda") in (None, "cuda") and tuple(pol.get("gpu_halves", ("bf16", "fp16"))) == ()
-                and pol.get("platform", "linux") != "windows")
+    no_fp16 = tuple(pol.get("gpu_halves", ("bf16", "fp16"))) == () or pol.get("gpu_arch") == "pascal"  # rev68d F5
+    return not (pol.get("device", "cuda") in (None, "cuda") and no_fp16 and pol.get("platform", "linux") != "windows")
 
 
 def loaded(est: dict) -> int:
@@ -62,12 +64,23 @@ def vae_at_sample(est: dict, budget: int, weights: int) -> int:
     return sum(b for n, b, _ in _loaded(est, budget, weights) if n == "vae")
 
 
+def at_encode(est: dict, budget) -> int:
+    """Bytes of the text encoders still loaded while the start image's VAE encode runs (i2v_nodes.py): what the VAE's
+    load left of them, loaded_at_sample's arithmetic up to that load (rev68d F6); 0 without an encode or a budget."""
+    ctx = est.get("_ctx") or {}
+    if budget is None or not ctx.get("i2v_encode") or not swaps(ctx["policy"], ctx.get("keep", False)):
+        return 0
+    return sum(b for n, b, _ in _loaded(est, budget, None) if n == "te")
+
+
 def _loaded(est, budget, weights) -> list:
+    """loaded_at_sample's list; weights None: up to the VAE encode's load, before any sampler's."""
     fixed, ctx = est["fixed"], est.get("_ctx") or {}
     one = int(est["comfyui_memory_required"] or 0) // dual_cfg.of(est)  # one cond of the batched 2 (3: dual_cfg.py)
     swap = bool(ctx) and swaps(ctx["policy"], ctx.get("keep", False))
     before = ctx["w"].get("dm_before", []) if swap else []
-    return comfy_load.loaded_at_sample(budget - fixed.get("cuda_context", 0), loaded(est), [*before, weights], 2 * one,
+    dms = [*before, weights] if weights is not None else []
+    return comfy_load.loaded_at_sample(budget - fixed.get("cuda_context", 0), loaded(est), dms, 2 * one,
                                        one, fixed.get("comfyui_reserve", 0), comfy_load.weight_ratio(est["policy"].get("device")),
                                        vae=_encode_load(ctx) if swap else None)
 

@@ -111,6 +111,15 @@ WAN22_DECODE_CACHED = 1790
 # (ComfyUI's own memory_used_encode for this VAE, 6000 x pixels x dtype bytes past 4 frames, is 1.7 x the trace at 81.)
 WAN_ENCODE_CHUNKS = (964.75, 2925.625, 3328.125)
 WAN_ENCODE_FRAME = 3.125
+# The other video VAEs' encodes in the same form (rev68d F1; ComfyUI's memory_used_encode sizes them by the pixel
+# shape too, comfy/sd.py:517, :543): {kind: (elements per input pixel for 1, 2, 3+ chunks of 4 frames, per pixel and
+# frame)}, fit on benchmarks/results/vae_encode_traces.json (a regression set now): wan22 1280x704 x1, x5, x9, x121
+# (x13 and 832x480 x1, x81 within 0.05 %); hunyuan-video 1280x720 x1, x5, x17, x33 (x9, x13, 640x360 x1, x33 within
+# 0.5 %); hunyuan-video-15 1280x720 x1, x5, x9, x33 (no check size); ltxv (all frames at once) 768x512 x1, x97, exact on
+# x9, x17, 1216x704 x1, x121. A video VAE not traced (mochi, cosmos, "video") takes hunyuan-video's; an image VAE KL's.
+ENCODE_FIT = {"wan21": (WAN_ENCODE_CHUNKS, WAN_ENCODE_FRAME), "wan22": ((443.97, 1383.02, 1550.9), 6.094),
+              "hunyuan-video": ((639.67, 4021.39, 5553.84), 5.0),
+              "hunyuan-video-15": ((630.04, 4199.97, 6194.78), 14.63), "ltxv": ((32.0,), 43.0)}
 LTXV_DECODE = 386
 LTXV_DECODE_0 = 281
 LTXV_DECODE_CACHED = 110
@@ -333,16 +342,11 @@ def vae_encode_fallback_bytes(kind: str, width: int, height: int, frames: int = 
 def _encode_acts(kind, w, h, frames, dtype):
     b = dtype_bytes(dtype)
     hw = w * h
-    if kind == "kl":
-        return int(KL_ENCODE * hw * b + 3 * hw * 4)
-    v = spec.VAE[kind]
-    if kind == "wan21":
-        chunks = 1 + (max(1, frames) - 1) // 4  # ComfyUI's WanVAE.encode: the first frame, then 4 at a time
-        per = WAN_ENCODE_CHUNKS[min(chunks, len(WAN_ENCODE_CHUNKS)) - 1] + WAN_ENCODE_FRAME * frames
-        return int(per * hw * b)
-    if kind == "wan22":
-        return int(3300 * (h // v["s"]) * (w // v["s"]) * b)
-    return int(1400 * min(9, frames) * (h // v["s"]) * (w // v["s"]) * b)
+    if kind not in ENCODE_FIT and not spec.VAE.get(kind, spec.VAE["video"])["t"]:
+        return int(KL_ENCODE * hw * b + 3 * hw * 4)  # KL's; an image VAE not traced (kl-64ch) takes it too
+    consts, frame = ENCODE_FIT.get(kind, ENCODE_FIT["hunyuan-video"])
+    chunks = 1 + (max(1, frames) - 1) // 4  # WanVAE.encode: the first frame, then 4 at a time (the fits' form)
+    return int((consts[min(chunks, len(consts)) - 1] + frame * frames) * hw * b)
 
 
 def as_held(kind: str, latent_shape) -> list:
