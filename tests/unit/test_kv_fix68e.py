@@ -133,7 +133,7 @@ def test_qwen25vl_tower_from_its_config():
     from dataclasses import replace
     from gpu_garden.memory.llm.names import load_builtin
     from gpu_garden.memory.llm.runtimes.ollama import projector
-    vision = {"hidden_size": 1280, "in_chans": 3, "intermediate_size": 3456, "model_type": "qwen2_5_vl",
+    vision = {"hidden_size": 1280, "in_chans": 3, "intermediate_size": 3420, "model_type": "qwen2_5_vl",
               "out_hidden_size": 3584, "spatial_patch_size": 14, "tokens_per_second": 2, "depth": 32, "num_heads": 16,
               "hidden_act": "silu", "patch_size": 14, "spatial_merge_size": 2, "temporal_patch_size": 2,
               "window_size": 112, "fullatt_block_indexes": [7, 15, 23, 31]}  # Qwen/Qwen2.5-VL-7B-Instruct config.json
