@@ -19,3 +19,16 @@ def test_qwen25vl_published_vision_config_without_model_type():
     p = projector(replace(load_builtin("Qwen2.5-VL-7B"), vision=dict(PUBLISHED_Q25VL_VISION)))
     # 8.29 B checkpoint parameters less the decoder's 7.62 B: about 0.67 B for the tower
     assert abs(p["params"] / 0.67e9 - 1) < 0.03 and not p["generic"]
+
+
+# 2. gpt-oss Unsloth Dynamic tags (UD-Q4_K_XL) priced the experts re-quantized: 120b "between 61.18 and 115.57 GiB",
+# 20b 10.95-20.69 GiB. Every gpt-oss GGUF keeps the experts MXFP4 (fix68e item 1); the Hub lists unsloth's
+# gpt-oss-120b UD-Q4_K_XL at about 58.7 GiB and gpt-oss-20b's at 11.9 GB (11.08 GiB): both inside the range now.
+def test_gpt_oss_unsloth_dynamic_keeps_mxfp4_experts():
+    from gpu_garden.memory.llm.kv import plan
+    from gpu_garden.memory.llm.names import load_builtin
+    for model, real in (("unsloth/gpt-oss-120b-GGUF:UD-Q4_K_XL", 58.7), ("unsloth/gpt-oss-20b-GGUF:UD-Q4_K_XL", 11.08)):
+        r = plan(load_builtin(model), runtime="llama.cpp", ctx=8192, vram=80 * GIB)
+        lo, hi = (w / GIB for w in r["weights_range"])
+        assert lo <= real <= hi and hi < 1.1 * real, (model, lo, hi)
+        assert "experts MXFP4" in r["weights_how"]
