@@ -29,7 +29,7 @@ def test_gpt_oss_gguf_tag_keeps_the_checkpoint_mxfp4_experts():
 
 # 2. A quantized V cache with --flash-attn off was sized as if flash attention were on ("fits", rc 0): llama.cpp's
 # llama_init_from_model returns no context for ggml_is_quantized(type_v) with LLAMA_FLASH_ATTN_TYPE_DISABLED ("quantized
-# V cache requires flash_attn to be enabled"; builds before -fa auto: "V cache quantization requires flash_attn").
+# V cache requires flash_attn to be enabled"; builds before llama.cpp#25871: "V cache quantization requires flash_attn").
 def test_quantized_v_cache_with_flash_attention_off_refused(capsys):
     base = ["kv", "--model", "Qwen3-8B", "--runtime", "llama.cpp", "--weights-dtype", "Q4_K_M", "--ctx", "32768",
             "--vram", "12", "--kv-dtype", "q8_0"]

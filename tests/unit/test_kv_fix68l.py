@@ -32,3 +32,24 @@ def test_gpt_oss_unsloth_dynamic_keeps_mxfp4_experts():
         lo, hi = (w / GIB for w in r["weights_range"])
         assert lo <= real <= hi and hi < 1.1 * real, (model, lo, hi)
         assert "experts MXFP4" in r["weights_how"]
+
+
+# 3. The MLA K != V refusal and the "quantized V cache requires flash_attn to be enabled" wording came with llama.cpp
+# PR #25871 (merged 2026-07-18; ggml-org/llama.cpp#26382 shows both at b10216); earlier builds ran an MLA latent cache
+# with -ctk q8_0 -ctv f16 and worded the flash refusal "V cache quantization requires flash_attn". --runtime-version
+# b8000 was refused as the newest is.
+def test_mla_refusal_and_flash_wording_keyed_on_the_build(capsys):
+    base = ["kv", "--model", "DeepSeek-R1", "--runtime", "llama.cpp", "--weights-dtype", "Q4_K_M", "--ctx", "32768",
+            "--vram", "80", "--kv-dtype", "q8_0", "--kv-dtype-v", "f16"]
+    rc, out, err = run(base + ["--runtime-version", "b8000"], capsys)
+    assert rc == 0 and "does not support different K" not in flat(err)
+    for given in ([], ["--runtime-version", "b10216"]):
+        rc, out, err = run(base + given, capsys)
+        assert rc == 1 and "model does not support different K (q8_0) and V (f16) cache types" in flat(err)
+    base = ["kv", "--model", "Qwen3-8B", "--runtime", "llama.cpp", "--weights-dtype", "Q4_K_M", "--ctx", "32768",
+            "--vram", "12", "--kv-dtype", "q8_0", "--flash-attn", "off"]
+    rc, out, err = run(base + ["--runtime-version", "b8000"], capsys)
+    assert rc == 1 and "V cache quantization requires flash_attn" in flat(err) and "to be enabled" not in flat(err)
+    for given in ([], ["--runtime-version", "b10216"]):
+        rc, out, err = run(base + given, capsys)
+        assert rc == 1 and "quantized V cache requires flash_attn to be enabled" in flat(err)
