@@ -53,3 +53,27 @@ def test_mla_refusal_and_flash_wording_keyed_on_the_build(capsys):
     for given in ([], ["--runtime-version", "b10216"]):
         rc, out, err = run(base + given, capsys)
         assert rc == 1 and "quantized V cache requires flash_attn to be enabled" in flat(err)
+
+
+# 4. Ollama's real llama4 tags 17b-scout-16e-instruct-q4_K_M / -q8_0 / -fp16 (ollama.com/library/llama4) were refused
+# ("17b is not one of" the sizes read); the library's scout / 16x17b tags still resolve, 17b-maverick is refused.
+# Ollama loading llama4:scout (the q4_K_M build) prints memory.weights.total 60.6 GiB (ollama#10739).
+def test_llama4_scout_quant_tags(capsys):
+    from gpu_garden.memory.llm.names import load_builtin
+    for tag, quant in (("q4_K_M", "Q4_K_M"), ("q8_0", "Q8_0"), ("fp16", "F16")):
+        spec = load_builtin(f"llama4:17b-scout-16e-instruct-{tag}")
+        assert spec.name.startswith("Llama-4-Scout-17B-16E") and spec.quant == quant
+    rc, out, err = run(["kv", "--model", "llama4:17b-scout-16e-instruct-q4_K_M", "--runtime", "ollama", "--ctx", "8192",
+                        "--vram", "80"], capsys)
+    assert rc == 0 and abs(_weights_line(out) / 60.6 - 1) < 0.02
+    assert load_builtin("llama4:scout").name.startswith("Llama-4-Scout-17B-16E")
+    assert load_builtin("llama4:16x17b").name.startswith("Llama-4-Scout-17B-16E")
+    for tag in ("17b-maverick-128e-instruct-q4_K_M", "maverick", "128x17b"):
+        rc, out, err = run(["kv", "--model", f"llama4:{tag}", "--runtime", "ollama", "--ctx", "8192", "--vram", "80"],
+                           capsys)
+        assert rc == 2 and "weights" not in out
+
+
+def _weights_line(out: str) -> float:
+    line = next(ln for ln in out.splitlines() if ln.strip().startswith("weights"))
+    return float(line.split()[1])
