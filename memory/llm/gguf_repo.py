@@ -11,7 +11,13 @@ from . import unsloth as UD
 DEFAULT_TAG = "Q4_K_M"
 # repos with no Q4_K_M file, whose first (only) file 'latest' falls back to: (repo pattern, its type, why)
 ONLY_FILE = ((re.compile(r"ggml-org/gpt-oss-\d+b-gguf", re.I), "MXFP4_MOE",
-              "ggml-org's gpt-oss GGUF holds one file, llama.cpp's MXFP4 MoE type"),)
+              "ggml-org's gpt-oss GGUF holds one file, llama.cpp's MXFP4 MoE type"),
+             (re.compile(r"lmstudio-community/gpt-oss-\d+b-gguf", re.I), "MXFP4_MOE",
+              "lmstudio-community's gpt-oss GGUF holds MXFP4 MoE files only"),
+             # the QAT file priced as google/gemma-3-*-it-qat-q4_0-gguf's (weights.QAT_Q4_0: F16 embedding); these
+             # repos' own embedding type was not read
+             (re.compile(r"(?:ggml-org|lmstudio-community)/gemma-3-\d+b-it-qat-gguf", re.I), "Q4_0_QAT",
+              "the repo holds Gemma 3's QAT Q4_0 file only: its blocks Q4_0, the embedding priced F16"))
 _FORM = re.compile(r"(?:https?://)?(?P<hf>(?:hf\.co|huggingface\.co)/)?(?P<repo>[\w.-]+/[\w.-]+)(?::(?P<tag>[^:/]*))?")
 
 

@@ -77,3 +77,20 @@ def test_llama4_scout_quant_tags(capsys):
 def _weights_line(out: str) -> float:
     line = next(ln for ln in out.splitlines() if ln.strip().startswith("weights"))
     return float(line.split()[1])
+
+
+# 5. One-type GGUF repos named without a tag were read as Q4_K_M and the command named ':Q4_K_M', a file they lack:
+# lmstudio-community/gpt-oss-{20,120}b-GGUF hold MXFP4 MoE files only, ggml-org's and lmstudio-community's
+# gemma-3-*-it-qat-GGUF Google's QAT Q4_0 file only.
+def test_one_type_gguf_repos_by_name(capsys):
+    from gpu_garden.memory.llm.names import load_builtin
+    for repo, quant, tag in (("lmstudio-community/gpt-oss-20b-GGUF", "MXFP4_MOE", "MXFP4"),
+                             ("lmstudio-community/gpt-oss-120b-GGUF", "MXFP4_MOE", "MXFP4"),
+                             ("ggml-org/gemma-3-27b-it-qat-GGUF", "Q4_0_QAT", "Q4_0"),
+                             ("lmstudio-community/gemma-3-27b-it-qat-GGUF", "Q4_0_QAT", "Q4_0"),
+                             ("hf.co/ggml-org/gemma-3-12b-it-qat-GGUF", "Q4_0_QAT", "Q4_0")):
+        assert load_builtin(repo).quant == quant, repo
+        rc, out, err = run(["kv", "--model", repo, "--runtime", "vllm", "--ctx", "8192", "--vram", "80"], capsys)
+        bare = repo.removeprefix("hf.co/")
+        assert f"vllm serve {bare}:{tag} " in out and f"{bare}:Q4_K_M" not in out, repo
+    assert load_builtin("lmstudio-community/Qwen3-8B-GGUF").quant == "Q4_K_M"  # other repos as before
