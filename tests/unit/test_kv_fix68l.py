@@ -94,3 +94,26 @@ def test_one_type_gguf_repos_by_name(capsys):
         bare = repo.removeprefix("hf.co/")
         assert f"vllm serve {bare}:{tag} " in out and f"{bare}:Q4_K_M" not in out, repo
     assert load_builtin("lmstudio-community/Qwen3-8B-GGUF").quant == "Q4_K_M"  # other repos as before
+
+
+# 6. The tag-on-a-checkpoint-repo refusal (fix68e item 7) was skipped for the Hub forms: https://huggingface.co/Qwen/
+# Qwen3-8B and hf.co/Qwen/Qwen3-8B:Q4_K_M were sized as a Q4_K_M GGUF that repo lacks (4.70 GiB); bare_id rejected
+# 'https://huggingface.co/Qwen/Qwen3-8B/' (unknown model); Qwen/Qwen3-8B-FP8:Q4_K_M was read as fp8 and Q4_K_M at once.
+def test_checkpoint_repo_refused_in_every_form(capsys):
+    from gpu_garden.memory.llm.names import bare_id, load_builtin
+    for model in ("https://huggingface.co/Qwen/Qwen3-8B", "https://huggingface.co/Qwen/Qwen3-8B/",
+                  "hf.co/Qwen/Qwen3-8B:Q4_K_M", "hf.co/Qwen/Qwen3-8B", "huggingface.co/Qwen/Qwen3-8B:Q8_0",
+                  "https://huggingface.co/Qwen/Qwen3-8B:Q4_K_M"):
+        rc, out, err = run(["kv", "--model", model, "--runtime", "vllm", "--ctx", "8192", "--vram", "24"], capsys)
+        assert rc == 2 and "vllm serve" not in out, model
+        assert "Qwen/Qwen3-8B holds the safetensors checkpoint" in flat(err), (model, err)
+    rc, out, err = run(["kv", "--model", "Qwen/Qwen3-8B-FP8:Q4_K_M", "--runtime", "vllm", "--ctx", "8192", "--vram",
+                        "24"], capsys)
+    assert rc == 2 and "vllm serve" not in out and "fp8" in flat(err) and "Q4_K_M" in flat(err)
+    assert bare_id("https://huggingface.co/Qwen/Qwen3-8B/") == "https://huggingface.co/Qwen/Qwen3-8B"
+    assert bare_id("http://hf.co/unsloth/Qwen3-8B-GGUF:Q4_K_M/") == "http://hf.co/unsloth/Qwen3-8B-GGUF:Q4_K_M"
+    # GGUF repos in those forms and the checkpoint's bare id as before
+    assert load_builtin("https://huggingface.co/unsloth/Qwen3-8B-GGUF/").quant == "Q4_K_M"
+    assert load_builtin("hf.co/Qwen/Qwen3-8B-GGUF:Q8_0").quant == "Q8_0"
+    assert load_builtin("Qwen/Qwen3-8B/").name == "Qwen3-8B"
+    assert load_builtin("Qwen/Qwen3-8B-FP8").quant == "fp8"
