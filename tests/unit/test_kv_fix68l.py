@@ -19,6 +19,8 @@ def test_qwen25vl_published_vision_config_without_model_type():
     p = projector(replace(load_builtin("Qwen2.5-VL-7B"), vision=dict(PUBLISHED_Q25VL_VISION)))
     # 8.29 B checkpoint parameters less the decoder's 7.62 B: about 0.67 B for the tower
     assert abs(p["params"] / 0.67e9 - 1) < 0.03 and not p["generic"]
+    # the built-in description's trimmed vision_config (depth, widths) keeps its generic tower (test_llm_bnb_lora)
+    assert projector(load_builtin("Qwen2.5-VL-7B"))["generic"]
 
 
 # 2. gpt-oss Unsloth Dynamic tags (UD-Q4_K_XL) priced the experts re-quantized: 120b "between 61.18 and 115.57 GiB",
