@@ -114,3 +114,23 @@ def split(name: str):
     return repo, DEFAULT_TAG, False, (f"weights taken as {DEFAULT_TAG} from the name {name.strip()!r} (no tag: the file "
                                       "llama.cpp's -hf and Ollama's hf.co pull by default, the repo's first file where "
                                       "it has none)")
+
+
+def refuse_checkpoint_repo(name: str, hub, source_repos) -> None:
+    """A known checkpoint's own repo (a built-in's _source) read as a GGUF repo, whichever form names it (a tag,
+    hf.co/, https://huggingface.co/): it holds safetensors, no file of that type (vLLM's repo:TYPE, -hf, hf.co/...)."""
+    if not hub or re.search(r"(?:^|[-_.])gguf$", hub[0], re.I) or hub[0].lower() not in source_repos:
+        return
+    repo, quant = hub[0], hub[1]
+    raise UserError(f"{name.strip()!r}: {repo} holds the safetensors checkpoint, no GGUF file: name a GGUF repo "
+                    f"of it with the tag ({repo}-GGUF:{quant} where its publisher has one, or a quantizer's "
+                    f"user/{repo.split('/')[1]}-GGUF:{quant}), or give {repo} with --weights-dtype {quant}"
+                    + ("" if hub[2] else f" ({repo} alone: the checkpoint)"))
+
+
+def refuse_checkpoint_type(name: str, hub, named) -> None:
+    """A repo whose name gives a checkpoint's type (Qwen/Qwen3-8B-FP8: fp8) with a GGUF tag contradicts itself."""
+    repo, quant, tagged, _ = hub
+    if tagged and not names_gguf_repo(name) and named and not tag_type(named):
+        raise UserError(f"{name.strip()!r}: {repo} names a {named} checkpoint and the tag {quant} a GGUF file: "
+                        f"give one ({repo}, or a GGUF repo of the model with the tag)")
