@@ -11,7 +11,13 @@ from . import unsloth as UD
 DEFAULT_TAG = "Q4_K_M"
 # repos with no Q4_K_M file, whose first (only) file 'latest' falls back to: (repo pattern, its type, why)
 ONLY_FILE = ((re.compile(r"ggml-org/gpt-oss-\d+b-gguf", re.I), "MXFP4_MOE",
-              "ggml-org's gpt-oss GGUF holds one file, llama.cpp's MXFP4 MoE type"),)
+              "ggml-org's gpt-oss GGUF holds one file, llama.cpp's MXFP4 MoE type"),
+             (re.compile(r"lmstudio-community/gpt-oss-\d+b-gguf", re.I), "MXFP4_MOE",
+              "lmstudio-community's gpt-oss GGUF holds MXFP4 MoE files only"),
+             # the QAT file priced as google/gemma-3-*-it-qat-q4_0-gguf's (weights.QAT_Q4_0: F16 embedding); these
+             # repos' own embedding type was not read
+             (re.compile(r"(?:ggml-org|lmstudio-community)/gemma-3-\d+b-it-qat-gguf", re.I), "Q4_0_QAT",
+              "the repo holds Gemma 3's QAT Q4_0 file only: its blocks Q4_0, the embedding priced F16"))
 _FORM = re.compile(r"(?:https?://)?(?P<hf>(?:hf\.co|huggingface\.co)/)?(?P<repo>[\w.-]+/[\w.-]+)(?::(?P<tag>[^:/]*))?")
 
 
@@ -108,3 +114,23 @@ def split(name: str):
     return repo, DEFAULT_TAG, False, (f"weights taken as {DEFAULT_TAG} from the name {name.strip()!r} (no tag: the file "
                                       "llama.cpp's -hf and Ollama's hf.co pull by default, the repo's first file where "
                                       "it has none)")
+
+
+def refuse_checkpoint_repo(name: str, hub, source_repos) -> None:
+    """A known checkpoint's own repo (a built-in's _source) read as a GGUF repo, whichever form names it (a tag,
+    hf.co/, https://huggingface.co/): it holds safetensors, no file of that type (vLLM's repo:TYPE, -hf, hf.co/...)."""
+    if not hub or re.search(r"(?:^|[-_.])gguf$", hub[0], re.I) or hub[0].lower() not in source_repos:
+        return
+    repo, quant = hub[0], hub[1]
+    raise UserError(f"{name.strip()!r}: {repo} holds the safetensors checkpoint, no GGUF file: name a GGUF repo "
+                    f"of it with the tag ({repo}-GGUF:{quant} where its publisher has one, or a quantizer's "
+                    f"user/{repo.split('/')[1]}-GGUF:{quant}), or give {repo} with --weights-dtype {quant}"
+                    + ("" if hub[2] else f" ({repo} alone: the checkpoint)"))
+
+
+def refuse_checkpoint_type(name: str, hub, named) -> None:
+    """A repo whose name gives a checkpoint's type (Qwen/Qwen3-8B-FP8: fp8) with a GGUF tag contradicts itself."""
+    repo, quant, tagged, _ = hub
+    if tagged and not names_gguf_repo(name) and named and not tag_type(named):
+        raise UserError(f"{name.strip()!r}: {repo} names a {named} checkpoint and the tag {quant} a GGUF file: "
+                        f"give one ({repo}, or a GGUF repo of the model with the tag)")

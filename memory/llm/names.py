@@ -385,8 +385,9 @@ def _source_repos() -> dict:
 
 
 def bare_id(name: str) -> str:
-    """A Hub repo id as given with a trailing '/' or an '@revision' (Qwen/Qwen3-8B@main): the repo id; else as given."""
-    m = re.fullmatch(r"((?:hf\.co/|huggingface\.co/)?[\w.-]+/[\w.-]+(?::[\w.-]+)?)(?:@[\w.-]+)?/*", name.strip())
+    """A Hub repo id (any gguf_repo form) with a trailing '/' or an '@revision' (Qwen/Qwen3-8B@main): the id."""
+    m = re.fullmatch(r"((?:https?://)?(?:hf\.co/|huggingface\.co/)?[\w.-]+/[\w.-]+(?::[\w.-]+)?)(?:@[\w.-]+)?/*",
+                     name.strip())
     return m.group(1) if m else name
 
 
@@ -396,15 +397,12 @@ def load_builtin(name: str):
     from . import gguf_repo, unsloth
     name = bare_id(name)
     hub = gguf_repo.split(name)
-    if hub and hub[2] and not gguf_repo.names_gguf_repo(name) and hub[0].lower() in _source_repos():
-        # the checkpoint's own repo holds safetensors: no file of that type (vLLM's repo:TYPE, -hf) is there
-        raise UserError(f"{name.strip()!r}: {hub[0]} holds the safetensors checkpoint, no GGUF file: name a GGUF repo "
-                        f"of it with the tag ({hub[0]}-GGUF:{hub[1]} where its publisher has one, or a quantizer's "
-                        f"user/{hub[0].split('/')[1]}-GGUF:{hub[1]}), or give {hub[0]} with --weights-dtype {hub[1]}")
+    gguf_repo.refuse_checkpoint_repo(name, hub, _source_repos())
     if not hub:
         return _load_builtin(name)
     repo, quant, tagged, note = hub
     spec = _load_builtin(repo)
+    gguf_repo.refuse_checkpoint_type(name, hub, spec.quant)
     spec.gguf_tag = quant if tagged else None
     if not unsloth.base_type(quant, "unsloth" in name.lower()):  # an Unsloth Dynamic tag is a range: plan() reads gguf_tag
         spec.quant = quant

@@ -119,8 +119,11 @@ OLLAMA_LIBRARY = {
 # not built in). A tag naming v0.1 is Command-R-v01: Ollama 0.1.30 loading the library's command-r in April 2024 prints
 # general.name 'c4ai-command-r-v01', 40 blocks, head_count_kv 64, file_type 2 (Q4_0) (g29times/ollama ollama-serve.log
 # at e9bb54b0, batch 51). Which build a bare command-r or command-r:35b pulls depends on the pull date: not read
+# llama4: its quantized tags name the model, not the 16x17b size (17b-scout-16e-instruct-q4_K_M / -q8_0 / -fp16); a
+# library of OLLAMA_LIBRARY too: its other tags (scout, 16x17b) fall back to it, 17b-maverick-* is refused there
 OLLAMA_TAG_VARIANTS = {"llava": (("7b-v1.6-mistral", "LLaVA-1.6-Mistral-7B"),),
-                       "command-r": (("35b-v0.1", "Command-R-v01"),)}
+                       "command-r": (("35b-v0.1", "Command-R-v01"),),
+                       "llama4": (("17b-scout-16e", "Llama-4-Scout-17B-16E"),)}
 # libraries whose size tags name different architectures (ollama.com/library/deepseek-r1: 671b is DeepSeek-R1
 # itself, 7b/14b/32b/70b the distills on their base models, 8b -- the default tag -- DeepSeek-R1-0528-Qwen3-8B
 # since May 2025, before that the Llama-3.1-8B distill)
@@ -164,7 +167,9 @@ def ollama_tag(name: str):
         return None
     lib, colon, tag = n.partition(":")
     if lib in OLLAMA_TAG_VARIANTS:
-        return _variant_tag(name, lib, tag)
+        found = _variant_tag(name, lib, tag)
+        if found or lib not in OLLAMA_LIBRARY:
+            return found
     if lib not in OLLAMA_LIBRARY:
         return None
     if colon and not tag.strip():  # 'qwen2.5:' is no tag Ollama pulls; without the colon it is 'latest'
@@ -211,7 +216,8 @@ def ollama_tag(name: str):
 
 
 def _variant_tag(name: str, lib: str, tag: str):
-    """A library of OLLAMA_TAG_VARIANTS: the tag must start with a variant read and name its quantization."""
+    """A library of OLLAMA_TAG_VARIANTS: the tag must start with a variant read and name its quantization (None for
+    any other tag of a library OLLAMA_LIBRARY also reads)."""
     for prefix, built in OLLAMA_TAG_VARIANTS[lib]:
         if tag == prefix or tag.startswith(prefix + "-"):
             m = _TAG_QUANT.search(tag[len(prefix):])
@@ -220,6 +226,8 @@ def _variant_tag(name: str, lib: str, tag: str):
                                 f"quantization ({lib}:{prefix}-q4_0, as on ollama.com/library/{lib})")
             quant = {"fp16": "F16", "f16": "F16", "bf16": "BF16"}.get(m.group(1), m.group(1).upper())
             return built, quant, f"Ollama tag {name!r}: {quant} weights from the tag; {lib}:{prefix} is {built}"
+    if lib in OLLAMA_LIBRARY:
+        return None  # read as the library's other tags are
     read = ", ".join(f"{lib}:{p}-<quant>" for p, _ in OLLAMA_TAG_VARIANTS[lib])
     raise UserError(f"Ollama tag {name!r}: of the {lib} library only {read} is read (the others have no built-in "
                     "description): give the model's config.json with --config FILE (or a GGUF with --gguf FILE)")

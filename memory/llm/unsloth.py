@@ -12,7 +12,7 @@ from dataclasses import replace
 
 from ..errors import UserError
 from ..units import fmt_bytes
-from .weights import IK_TYPES, TYPE_BITS
+from .weights import IK_TYPES, TYPE_BITS, mxfp4_checkpoint
 
 # "UD-Q4_K_XL" as Unsloth's files are named, or "Q4_K_XL" as a -hf / hf.co tag and its model cards write it. No
 # llama.cpp file type ends in _XL (llama-quant.cpp / quantize.cpp QUANT_OPTIONS), but bartowski's GGUFs carry a
@@ -51,7 +51,15 @@ def bounds(spec, base: str) -> tuple:
     if not spec.params:
         raise UserError(f"{spec.name}: parameter count unknown, cannot bound its Unsloth Dynamic weights")
     top = "BF16" if BITS[base] >= BITS["Q8_0"] else "Q8_0"
-    return int(spec.params * BITS[base] / 8), int(spec.params * BITS[top] / 8), top
+    kept = _mxfp4_experts(spec)  # gpt-oss: every GGUF keeps the experts MXFP4 (weights.mxfp4_checkpoint)
+    rest, fixed = spec.params - kept, kept * TYPE_BITS["MXFP4"] / 8
+    return int(fixed + rest * BITS[base] / 8), int(fixed + rest * BITS[top] / 8), top
+
+
+def _mxfp4_experts(spec) -> int:
+    """The expert parameters a gpt-oss GGUF keeps in MXFP4 whatever its file type (0 for any other model): unsloth's
+    gpt-oss-120b UD-Q4_K_XL is listed at about 58.7 GiB, where Q4_K throughout would be 61.18 GiB."""
+    return int(spec.expert_params or 0) if mxfp4_checkpoint(spec) else 0
 
 # a weights figure the user gives (--weights-gib, --weights-size): outside it is a typo, not a model
 WEIGHTS_RANGE = (64 << 20, 1 << 50)
@@ -80,8 +88,10 @@ def plan_range(plan, spec, dtype, base, **kw) -> dict:
     hi = plan(replace(spec, weights_bytes=hi_b, embed_bytes=None, output_bytes=None,
                       weights_source=f"{top} throughout"), **kw)
     out = dict(hi, weights_dtype=dtype, weights_range=[lo["weights"], hi["weights"]])
-    out["weights_how"] = (f"between {fmt_bytes(lo['weights'])} ({base} throughout) and {fmt_bytes(hi['weights'])} "
-                          f"({top} throughout): Unsloth picks per model which tensors go up")
+    kept = ", experts MXFP4" if _mxfp4_experts(spec) else ""
+    out["weights_how"] = (f"between {fmt_bytes(lo['weights'])} ({base} throughout{kept}) and "
+                          f"{fmt_bytes(hi['weights'])} ({top} throughout{kept}): Unsloth picks per model which tensors "
+                          "go up")
     out["notes"] = [n for n in hi["notes"]] + [
         f"{dtype}: an Unsloth Dynamic GGUF; the name does not say which tensors are raised above {base}, so the "
         "weights are a range and the figures above take its upper end; the KV cache and compute buffers do not "

@@ -29,7 +29,7 @@ def test_gpt_oss_gguf_tag_keeps_the_checkpoint_mxfp4_experts():
 
 # 2. A quantized V cache with --flash-attn off was sized as if flash attention were on ("fits", rc 0): llama.cpp's
 # llama_init_from_model returns no context for ggml_is_quantized(type_v) with LLAMA_FLASH_ATTN_TYPE_DISABLED ("quantized
-# V cache requires flash_attn to be enabled"; builds before -fa auto: "V cache quantization requires flash_attn").
+# V cache requires flash_attn to be enabled"; builds before llama.cpp#25871: "V cache quantization requires flash_attn").
 def test_quantized_v_cache_with_flash_attention_off_refused(capsys):
     base = ["kv", "--model", "Qwen3-8B", "--runtime", "llama.cpp", "--weights-dtype", "Q4_K_M", "--ctx", "32768",
             "--vram", "12", "--kv-dtype", "q8_0"]
@@ -133,7 +133,7 @@ def test_qwen25vl_tower_from_its_config():
     from dataclasses import replace
     from gpu_garden.memory.llm.names import load_builtin
     from gpu_garden.memory.llm.runtimes.ollama import projector
-    vision = {"hidden_size": 1280, "in_chans": 3, "intermediate_size": 3456, "model_type": "qwen2_5_vl",
+    vision = {"hidden_size": 1280, "in_chans": 3, "intermediate_size": 3420, "model_type": "qwen2_5_vl",
               "out_hidden_size": 3584, "spatial_patch_size": 14, "tokens_per_second": 2, "depth": 32, "num_heads": 16,
               "hidden_act": "silu", "patch_size": 14, "spatial_merge_size": 2, "temporal_patch_size": 2,
               "window_size": 112, "fullatt_block_indexes": [7, 15, 23, 31]}  # Qwen/Qwen2.5-VL-7B-Instruct config.json

@@ -209,6 +209,12 @@ def entrypoint(knobs) -> str:
 MLA_FULL_UNTIL = (4391,)
 MLA_LATENT_V_FROM = (5913,)
 MLA_LATENT_FROM = (7800,)
+# ggml-org/llama.cpp PR #25871 (merged 2026-07-18) brought llama_init_from_model's MLA "model does not support different
+# K and V cache types" refusal and the "quantized V cache requires flash_attn to be enabled" wording (builds before it:
+# mixed K/V types on an MLA cache ran; "V cache quantization requires flash_attn"). Its exact build is unknown:
+# ggml-org/llama.cpp#26382 shows both at b10216, so b10216 is the latest it can be (a build between the merge and b10216
+# is read as before it)
+MLA_ONE_TYPE_FROM = (10216,)
 
 
 def mla_default(version):

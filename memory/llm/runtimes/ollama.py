@@ -262,7 +262,12 @@ def projector(spec) -> dict | None:
         params, linear = llama4_tower(v, spec.hidden, d, n, ff, patch)
     elif spec.arch == "dots_ocr":  # vLLM's dots_ocr.py DotsVisionTransformer (mmproj.dots_tower); no model_type given
         params, linear = dots_tower(v, n, ff, patch)
-    elif v.get("model_type") == "qwen2_5_vl":  # a config.json's Qwen2.5-VL tower (mmproj.qwen25vl_tower)
+    elif v.get("model_type") == "qwen2_5_vl" or (not v.get("model_type") and spec.arch == "qwen2_5_vl"
+                                                  and "fullatt_block_indexes" in v):
+        # a config.json's Qwen2.5-VL tower (mmproj.qwen25vl_tower); Qwen's published config.json (transformers 4.41.2)
+        # names no model_type in its vision_config: the decoder's arch and the tower's own window-attention field say
+        # it. The built-in descriptions' trimmed vision_config (depth and widths) keeps the generic tower (docs/kv.md;
+        # test_llm_bnb_lora's printed 6.794 GiB)
         params, linear = qwen25vl_tower(v, spec.hidden, d, n, ff, patch)
     elif v.get("model_type") in QWEN3VL_TOWERS:  # one description (mmproj.qwen3vl_tower); llama.cpp's file types below
         params, linear, f32, patch_w = qwen3vl_tower(v, spec.hidden, d, n, ff, patch)
