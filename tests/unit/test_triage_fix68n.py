@@ -1,0 +1,28 @@
+"""fix68n: mend review rev68f's findings on fix68f (issue 14). Logs under data/fix68f/ and data/fix68n/ (README: each
+one's origin). Every test goes through the whole scan (engine.triage_text, the CLI's path)."""
+from pathlib import Path
+
+from gpu_garden.memory.triage import engine, render
+
+DATA = Path(__file__).parent / "data"
+
+
+def _answer(name):
+    res = engine.triage_text((DATA / name).read_text())
+    ev = res["events"][res["headline"]]
+    return res, ev, " ".join(e for c in ev["causes"] for e in c["evidence"])
+
+
+# 1. The side-by-side list's first guide is the guide the reading prints (picked after the list's: the Vulkan cap, the
+# version-regression verdict, ZeRO-3's gathering), in the JSON and in the text.
+def test_side_by_side_leads_with_the_printed_guide():
+    for name in ("fix68f/lc_vulkan_ub8192_12817.log", "fix68f/vl_regression_7b_on_80g.log",
+                 "fix68n/ds_zero3_init.log"):
+        res, ev, _ = _answer(name)
+        alts = ev["alternatives"]
+        assert len(alts) >= 2, (name, alts)
+        assert alts[0]["guide"] == {"id": ev["guide"]["id"], "title": ev["guide"]["title"]}, (name, alts[0]["guide"], ev["guide"]["id"])
+        text = render.render_human(res)
+        said = [ln.split("guide:", 1)[1].strip() for ln in text.splitlines() if "guide:" in ln]
+        assert said and said[0] == ev["guide"]["title"], (name, said, ev["guide"]["title"])
+
