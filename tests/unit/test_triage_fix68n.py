@@ -26,3 +26,14 @@ def test_side_by_side_leads_with_the_printed_guide():
         said = [ln.split("guide:", 1)[1].strip() for ln in text.splitlines() if "guide:" in ln]
         assert said and said[0] == ev["guide"]["title"], (name, said, ev["guide"]["title"])
 
+
+# 2. ZeRO-3's gathering guide only for a gathering frame: zero.Init's wrapper / _post_init_method (model construction
+# under from_pretrained, partition_parameters.py) is not one -> the weights guide; the Lightning log keeps ZeRO-3's.
+def test_zero_init_construction_is_not_gathering():
+    res, ev, said = _answer("fix68n/ds_zero3_init.log")
+    assert "ZeRO-3 gathering" not in said, said
+    assert ev["guide"]["id"] != "deepspeed-zero3", ev["guide"]["id"]
+    assert ev["causes"][0]["id"] == "weights-exceed-vram" and ev["guide"]["id"] == "pytorch-weights", (ev["causes"][0]["id"], ev["guide"]["id"])
+    res, ev, said = _answer("fix68f/pt_lightning_ds_zero3_gather.log")
+    assert ev["guide"]["id"] == "deepspeed-zero3" and "ZeRO-3 gathering parameters" in said
+
