@@ -37,3 +37,15 @@ def test_zero_init_construction_is_not_gathering():
     res, ev, said = _answer("fix68f/pt_lightning_ds_zero3_gather.log")
     assert ev["guide"]["id"] == "deepspeed-zero3" and "ZeRO-3 gathering parameters" in said
 
+
+# 3. A version that predates a variable, but whose `server config env="map[...]"` line lists it (0.0.0: a source build),
+# reads it: the guide keeps it, empty value or not.
+def test_env_map_listing_beats_the_version():
+    res, ev, _ = _answer("fix68n/ol_p4_dev000_envmap.log")
+    md = ev["guide"]["markdown"]
+    assert "reads neither" not in md and "does not read" not in md, md[-600:]
+    text = (DATA / "fix68n/ol_p4_dev000_envmap.log").read_text().replace("OLLAMA_KV_CACHE_TYPE: ", "")
+    ev = engine.triage_text(text)
+    ev = ev["events"][ev["headline"]]
+    assert "does not read** `OLLAMA_KV_CACHE_TYPE`" in ev["guide"]["markdown"], ev["guide"]["markdown"][-600:]
+
