@@ -49,3 +49,9 @@ def test_env_map_listing_beats_the_version():
     ev = ev["events"][ev["headline"]]
     assert "does not read** `OLLAMA_KV_CACHE_TYPE`" in ev["guide"]["markdown"], ev["guide"]["markdown"][-600:]
 
+
+# 4. memory.required.full is the whole model's, not each layer's (ollama/ollama#11819: 49 layers asked, 48 fit).
+def test_forced_layers_says_all_layers_need():
+    res, ev, said = _answer("fix68f/ol_11819_num_gpu_forced.log")
+    assert "every layer needs" not in said, said
+    assert "all 49 layers need " in said, said
