@@ -12,14 +12,14 @@ ms-swift GRPO, batch-295's NPU fine-tune: a smaller batch fixed both) turned wro
 from .rule_row import Rule
 
 FRAMES = ("fetch_sub_module", "all_gather_coalesced", "__all_gather_params", "_all_gather_params")
-FILES = ("partitioned_param_coordinator", "partition_parameters")
 KIND = "deepspeed.zero3_gather"
 
 
 def gathering(frames) -> str | None:
-    """The ZeRO-3 gathering frame the traceback passes through (its function name), else None."""
-    for path, fn in reversed(frames or []):
-        if fn in FRAMES or any(f in (path or "") for f in FILES):
+    """The ZeRO-3 gathering frame the traceback passes through (its function name), else None. By name only:
+    partition_parameters.py also holds zero.Init's wrapper and _post_init_method, model construction (rev68f #2)."""
+    for _path, fn in reversed(frames or []):
+        if fn in FRAMES:
             return fn
     return None
 

@@ -198,6 +198,8 @@ def _event_dict(scan, inc, context):
     out["alternatives"] = (_alternatives(causes, genv, params, ev["kind"], ev.get("form"), cause_forms, guide and guide["id"],
                                          guide_phase.shown(inc, scan.facts, ev))
                            if out["uncertain"] else [])
+    if out["alternatives"] and guide:     # (rev68f #1) the guide printed, picked after the list's (Vulkan cap, ZeRO-3, verdict)
+        out["alternatives"][0]["guide"] = {"id": guide["id"], "title": guide["title"]}
     out["pair"] = rank.pair(out["alternatives"])      # the two fit about equally (else the first is only the likelier)
     if env["runtime"] in ("vllm", "llama.cpp", "ollama") and top in ("kv-cache", "weights-exceed-vram", "activations"):
         sugg = advice.llm_suggestions(rscan, inc, numbers, env["runtime"], case)

@@ -42,8 +42,13 @@ def _ollama_evict(s, f, m, text, lineno, window):
         f["ollama_evict"] = (f["ollama_evict"] + [lineno])[-8:]
 
 
+_ENV_KEY = re.compile(r"\b(OLLAMA_\w+):")
+
+
 def _ollama_env(s, f, m, text, lineno, window):
     f["ollama_env"][m.group(1)] = m.group(2)
+    if 'env="map[' in text:     # (rev68f #3) every key the server config line lists, empty value too: what this build reads
+        f["ollama_env_map"] = sorted(set(f.get("ollama_env_map") or ()) | set(_ENV_KEY.findall(text)))
 
 
 def _ollama_full(s, f, m, text, *_):

@@ -24,9 +24,12 @@ def version(f):
 
 
 def lacking(f) -> list:
-    """The variables of SINCE that the log's Ollama version predates, in SINCE's order ([] when no version is printed)."""
+    """The variables of SINCE that the log's Ollama version predates, in SINCE's order ([] when no version is printed),
+    less those its `server config env="map[...]"` line lists (`OLLAMA_X:`, empty value too; facts_ollama's
+    ollama_env_map): that build reads them whatever its version says (rev68f #3: a source build prints 0.0.0)."""
     v = parse_version(version(f), "ollama") if version(f) else None
-    return [name for name, (since, _) in SINCE.items() if v is not None and not at_least(v, *since)]
+    listed = f.get("ollama_env_map") or ()
+    return [name for name, (since, _) in SINCE.items() if v is not None and not at_least(v, *since) and name not in listed]
 
 
 def unsupported(f) -> list:

@@ -1,7 +1,7 @@
 """Ollama told to put more layers on the GPU than its estimate fits (aud68c #6, ollama/ollama#11819).
 
 Why: Ollama's "offload" line prints what was asked (layers.requested: num_gpu from a Modelfile, a request's options or
-/set parameter; -1 when nothing was asked) beside what its estimate fits (layers.offload) and what every layer needs
+/set parameter; -1 when nothing was asked) beside what its estimate fits (layers.offload) and what all layers need
 (memory.required.full) within memory.available. A request above the estimate is placed as asked (llm/memory.go
 EstimateGPULayers keeps opts.NumGPU, the runner gets --n-gpu-layers N), so where the full load is over the room the
 failure that follows, whichever buffer it hits, is the forced count's: remove num_gpu, or set it at most layers.offload."""
@@ -19,7 +19,7 @@ def forced_over(x) -> bool:
 def _said(x) -> str:
     f = x.f
     return (f"num_gpu {f['ollama_requested']} was asked (layers.requested) where Ollama's estimate fits {f['ollama_layers'][0]} "
-            f"of {f['ollama_layers'][1]} layers: every layer needs {fmt_bytes(f['ollama_required'])} (memory.required.full) of "
+            f"of {f['ollama_layers'][1]} layers: all {f['ollama_layers'][1]} layers need {fmt_bytes(f['ollama_required'])} (memory.required.full) of "
             f"the {fmt_bytes(f['ollama_available'])} available, and the runner was started with the count asked; remove num_gpu "
             f"(Modelfile, request options, /set parameter), or set it to {f['ollama_layers'][0]} or fewer")
 
