@@ -34,6 +34,16 @@ def _source(v, ref):
     return None
 
 
+def _fed(v, h, name) -> bool:
+    """Whether node h's input `name` is fed by a node (through Reroutes and subgraph inputs): ComfyUI passes None for
+    an input linked to nothing (a subgraph's unlinked input), nodes_qwen.py:80-81 then skips that image."""
+    try:
+        ref = v.link_of(h, name)
+        return ref is not None and _source(v, ref) is not None
+    except _ERRORS:
+        return False
+
+
 def attach(v, h, t, w):
     """Put into w (the node's widgets) the sizes of the reference images node h of type t adds: a ReferenceLatent's
     latent where a VAEEncode (image_size.PIXELS) makes it from an image whose size the graph sets ("unknown" size
@@ -50,7 +60,7 @@ def attach(v, h, t, w):
             size = got.get(image_size.KEY)
             w[KEY] = [(size[0], size[1], size[3]) if size else (None, None, f"the latent of {v.label(src)}")]
         elif t in QWEN_EDIT and v.link_of(h, "vae") is not None:
-            n = sum(v.link_of(h, name) is not None for name in QWEN_EDIT[t])
+            n = sum(_fed(v, h, name) for name in QWEN_EDIT[t])  # rev68g #1: an unlinked subgraph input adds none
             side = int(round(math.sqrt(QWEN_EDIT_PIXELS)))
             w[KEY] = [(side, side, f"{t}'s image scaled to {QWEN_EDIT_PIXELS} pixels")] * n
     except _ERRORS:
