@@ -155,3 +155,22 @@ def test_formula_only_vae_whole_estimate_claims_no_tiled_retry(gib):
     assert est["phases"]["vae_decode"] > 60 * GiB  # counted untiled: the formula's 68.24 GiB per sample
     text = report.format_text(est, f"{gib} GiB")
     assert "RUNS TILED" not in text and "tiled retry" not in text
+
+
+# F3: the partial offload offer was hidden only on "fits": rev68g r1/wan22_13.txt, Wan 2.2 5B 1280x704x121 on 13 GiB
+# RUNS TILED and still offered "partial offload of the diffusion model ... fits". Offered only where it does not fit.
+WAN22_121 = ["wan2.2", "--width", "1280", "--height", "704", "--frames", "121", "--dynamic-vram", "off", "--ram", "64"]
+
+
+@pytest.mark.parametrize("vram,verdict", [("13", "RUNS TILED"), ("12.75", "TIGHT")])
+def test_no_partial_offload_offer_when_the_run_fits(capsys, vram, verdict):
+    from support.cli_run import estimate
+    _, out, _ = estimate(capsys, *WAN22_121, "--vram", vram)
+    assert f"verdict: {verdict}" in out
+    assert "partial offload of the diffusion model" not in out
+
+
+def test_partial_offload_still_offered_when_it_does_not_fit(capsys):
+    from support.cli_run import estimate
+    _, out, _ = estimate(capsys, "flux1-dev", "--vram", "2", "--ram", "64", "--dynamic-vram", "off")
+    assert "verdict: DOES NOT FIT" in out and "partial offload of the diffusion model" in out
