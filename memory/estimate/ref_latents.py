@@ -67,9 +67,20 @@ def attach(v, h, t, w):
         return
 
 
+# the families whose model takes the conditioning's reference_latents as ref_latents (comfy/model_base.py:903-919 Flux,
+# FLUX.2 its subclass :922; QwenImage :1532-1548; Omnigen2 :1507, no family here). Chroma subclasses Flux but its model
+# reads none (comfy/ldm/chroma/model.py); WAN21 takes only the last one, as a frame (:1240-1242): not counted
+TAKES_REFS = frozenset({"flux1", "flux2", "qwen-image"})
+
+
 def tokens(family, sizes, width, height) -> tuple:
     """(tokens, lines) of the reference images `sizes` [(w, h, how)] for the family's patch grid; a size not known is
-    counted at the output size (width x height), and said so."""
+    counted at the output size (width x height), and said so. A family whose model takes no reference latents
+    (TAKES_REFS) adds none: a line says so (rev68g #3)."""
+    if sizes and family not in TAKES_REFS:
+        name = spec.family(family).get("name") or family
+        return 0, [f"{len(sizes)} reference image(s) not counted: {name}'s model takes no reference latents in ComfyUI "
+                   f"(only FLUX.1, FLUX.2, Qwen-Image and Omnigen2 add them to the image tokens; comfy/model_base.py)"]
     sp = spec.family(family)
     s, p = sp["s"], sp["p"]
     total, unknown = 0, 0

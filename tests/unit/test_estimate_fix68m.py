@@ -174,3 +174,22 @@ def test_partial_offload_still_offered_when_it_does_not_fit(capsys):
     from support.cli_run import estimate
     _, out, _ = estimate(capsys, "flux1-dev", "--vram", "2", "--ram", "64", "--dynamic-vram", "off")
     assert "verdict: DOES NOT FIT" in out and "partial offload of the diffusion model" in out
+
+
+# F3b: --ref-images on a family whose model takes no reference latents (rev68g r1/sdxl_ref.txt: SDXL 16384 -> 49152
+# image tokens with --ref-images 2). Only Flux (FLUX.2 its subclass), Qwen-Image and Omnigen2 take them as ref_latents
+# (comfy/model_base.py:903-919, 1507, 1532): nothing added, a line says so.
+@pytest.mark.parametrize("model", ["sdxl", "wan2.1"])
+def test_ref_images_on_a_family_without_reference_latents_add_nothing(capsys, model):
+    from support.cli_run import estimate
+    _, plain, _ = estimate(capsys, model, "--json")
+    _, js, _ = estimate(capsys, model, "--ref-images", "2", "--json")
+    p, d = json.loads(plain), json.loads(js)
+    assert d["latent"]["image_tokens"] == p["latent"]["image_tokens"]
+    assert d["phases"]["sample"] == p["phases"]["sample"]
+    assert any("2 reference image(s) not counted" in a for a in d["assumptions"])
+
+
+def test_ref_images_still_counted_on_flux():
+    from gpu_garden.memory.estimate import ref_latents
+    assert ref_latents.tokens("flux1", [(None, None, "--ref-images")], 1024, 1024)[0] == 4096
