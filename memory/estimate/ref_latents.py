@@ -77,7 +77,7 @@ def tokens(family, sizes, width, height) -> tuple:
     """(tokens, lines) of the reference images `sizes` [(w, h, how)] for the family's patch grid; a size not known is
     counted at the output size (width x height), and said so. A family whose model takes no reference latents
     (TAKES_REFS) adds none: a line says so (rev68g #3)."""
-    if sizes and family not in TAKES_REFS:
+    if sizes and family not in TAKES_REFS and family != "unknown":  # a model not recognised (Omnigen2): counted
         name = spec.family(family).get("name") or family
         return 0, [f"{len(sizes)} reference image(s) not counted: {name}'s model takes no reference latents in ComfyUI "
                    f"(only FLUX.1, FLUX.2, Qwen-Image and Omnigen2 add them to the image tokens; comfy/model_base.py)"]

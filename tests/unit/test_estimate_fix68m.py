@@ -193,3 +193,9 @@ def test_ref_images_on_a_family_without_reference_latents_add_nothing(capsys, mo
 def test_ref_images_still_counted_on_flux():
     from gpu_garden.memory.estimate import ref_latents
     assert ref_latents.tokens("flux1", [(None, None, "--ref-images")], 1024, 1024)[0] == 4096
+
+
+def test_ref_images_on_an_unknown_family_still_counted():
+    """A model the estimate does not recognise (the Omnigen2 edit template) may take them: counted as before."""
+    from gpu_garden.memory.estimate import ref_latents
+    assert ref_latents.tokens("unknown", [(None, None, "x")], 1024, 1024)[0] > 0
