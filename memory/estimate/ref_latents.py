@@ -39,7 +39,10 @@ def _fed(v, h, name) -> bool:
     an input linked to nothing (a subgraph's unlinked input), nodes_qwen.py:80-81 then skips that image."""
     try:
         ref = v.link_of(h, name)
-        return ref is not None and _source(v, ref) is not None
+        src = _source(v, ref) if ref is not None else None
+        if src is not None and not v.active(src):  # muted, or bypassed with no image to pass on (a LoadImage): dropped
+            return v.link_of(src, "image") is not None  # from the prompt, the input None (the 2509 subgraphed template)
+        return src is not None
     except _ERRORS:
         return False
 

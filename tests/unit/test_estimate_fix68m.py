@@ -125,12 +125,15 @@ def _ui_subgraph(linked_outer):
     return {"nodes": nodes, "links": top_links, "definitions": {"subgraphs": [defn]}, "version": 0.4}
 
 
-@pytest.mark.parametrize("linked_outer,refs", [(False, 1), (True, 2)])
-def test_unlinked_subgraph_image_input_adds_no_reference(qwen_models, linked_outer, refs):
+@pytest.mark.parametrize("linked_outer,mode,refs", [(False, 0, 1), (True, 0, 2), (True, 4, 1), (True, 2, 1)])
+def test_unlinked_subgraph_image_input_adds_no_reference(qwen_models, linked_outer, mode, refs):
     """The 2509 template's form: image2 from a subgraph input linked to nothing outside adds no reference (old code:
-    2); linked to a LoadImage, it does."""
+    2); linked to a LoadImage, it does; to a bypassed (4) or muted (2) LoadImage, not (02_qwen_Image_edit_subgraphed:
+    the frontend leaves the input out of the prompt)."""
     from gpu_garden.memory.estimate import workflow
-    est = workflow.estimate_workflow(_ui_subgraph(linked_outer), qwen_models, policy={"budget": None})
+    wf = _ui_subgraph(linked_outer)
+    wf["nodes"][1]["mode"] = mode
+    est = workflow.estimate_workflow(wf, qwen_models, policy={"budget": None})
     assert est["latent"]["image_tokens"] == 4096 + 4096 * refs
 
 
