@@ -1,7 +1,7 @@
 """Per-phase peaks of an estimate on a VRAM budget: weights, activations, allocator margin and fixed costs of each
 phase as ComfyUI would run it (text encode, sample, VAE decode and encode), with the tiled retry ComfyUI makes when
 a VAE phase runs out of memory. formula.estimate builds the estimate; verdict.py judges these phases."""
-from . import sample_acts, sample_cache, side_models, te_device, te_loaded, vae as vae_mod, vae_resident
+from . import sample_acts, sample_cache, side_models, te_device, te_loaded, vae as vae_mod, vae_resident, vae_untraced
 from .phases import naive_total
 from .spec import FRAGMENTATION
 from ..errors import UserError
@@ -121,7 +121,7 @@ def peak_on(est: dict, budget) -> dict:
                 kept = wv + dm_kept + te_kept  # models still loaded beside it (what made it run out: fix66h)
                 untiled["vae_decode"] = int(kept + per + int(FRAGMENTATION * per) + fixed_total)
                 untiled_bd["vae_decode"] = _retry_phase(kept, per, fixed_total)  # its breakdown: the text's row (fix66a)
-            elif not vinfo["tiled"]:
+            elif not vinfo["tiled"] and not vae_untraced.formula_only(ctx["vae_kind"]):  # rev68g #2: not from a formula
                 retry["vae_decode"] = dict(_retry_phase(wv + held, vinfo["fallback_bytes"], fixed_total), kept_in_row=bool(held))
         if ctx.get("i2v_encode"):  # the conditioning video through the VAE's encoder, with the decode's weights around it
             phase("vae_encode", wv, vae_mod.vae_encode_bytes(ctx["vae_kind"], ctx["i2v_encode"], ctx["vae_dtype"],

@@ -34,6 +34,19 @@ def _source(v, ref):
     return None
 
 
+def _fed(v, h, name) -> bool:
+    """Whether node h's input `name` is fed by a node (through Reroutes and subgraph inputs): ComfyUI passes None for
+    an input linked to nothing (a subgraph's unlinked input), nodes_qwen.py:80-81 then skips that image."""
+    try:
+        ref = v.link_of(h, name)
+        src = _source(v, ref) if ref is not None else None
+        if src is not None and not v.active(src):  # muted, or bypassed with no image to pass on (a LoadImage): dropped
+            return v.link_of(src, "image") is not None  # from the prompt, the input None (the 2509 subgraphed template)
+        return src is not None
+    except _ERRORS:
+        return False
+
+
 def attach(v, h, t, w):
     """Put into w (the node's widgets) the sizes of the reference images node h of type t adds: a ReferenceLatent's
     latent where a VAEEncode (image_size.PIXELS) makes it from an image whose size the graph sets ("unknown" size
@@ -50,16 +63,27 @@ def attach(v, h, t, w):
             size = got.get(image_size.KEY)
             w[KEY] = [(size[0], size[1], size[3]) if size else (None, None, f"the latent of {v.label(src)}")]
         elif t in QWEN_EDIT and v.link_of(h, "vae") is not None:
-            n = sum(v.link_of(h, name) is not None for name in QWEN_EDIT[t])
+            n = sum(_fed(v, h, name) for name in QWEN_EDIT[t])  # rev68g #1: an unlinked subgraph input adds none
             side = int(round(math.sqrt(QWEN_EDIT_PIXELS)))
             w[KEY] = [(side, side, f"{t}'s image scaled to {QWEN_EDIT_PIXELS} pixels")] * n
     except _ERRORS:
         return
 
 
+# the families whose model takes the conditioning's reference_latents as ref_latents (comfy/model_base.py:903-919 Flux,
+# FLUX.2 its subclass :922; QwenImage :1532-1548; Omnigen2 :1507, no family here). Chroma subclasses Flux but its model
+# reads none (comfy/ldm/chroma/model.py); WAN21 takes only the last one, as a frame (:1240-1242): not counted
+TAKES_REFS = frozenset({"flux1", "flux2", "qwen-image"})
+
+
 def tokens(family, sizes, width, height) -> tuple:
     """(tokens, lines) of the reference images `sizes` [(w, h, how)] for the family's patch grid; a size not known is
-    counted at the output size (width x height), and said so."""
+    counted at the output size (width x height), and said so. A family whose model takes no reference latents
+    (TAKES_REFS) adds none: a line says so (rev68g #3)."""
+    if sizes and family not in TAKES_REFS and family != "unknown":  # a model not recognised (Omnigen2): counted
+        name = spec.family(family).get("name") or family
+        return 0, [f"{len(sizes)} reference image(s) not counted: {name}'s model takes no reference latents in ComfyUI "
+                   f"(only FLUX.1, FLUX.2, Qwen-Image and Omnigen2 add them to the image tokens; comfy/model_base.py)"]
     sp = spec.family(family)
     s, p = sp["s"], sp["p"]
     total, unknown = 0, 0

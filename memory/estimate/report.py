@@ -311,8 +311,10 @@ def format_text(est: dict, budget_label: str = "") -> str:
         lines.append(f"Dynamic VRAM ({d['source']}): {d['verdict']}")
     lines[verdict_at:] = term.wrap_lines(lines[verdict_at:])
     status = o.get("status")
-    # partial offload: the verdict itself when it runs with offload; no offer on a run that fits (fix68g, aud68a 6)
-    shown = [k for k in est["knobs"] if not (status in ("runs with offload", "fits") and k["id"] == "partial_offload")]
+    # partial offload: the verdict itself when it runs with offload; no offer on a run that fits (fix68g, aud68a 6),
+    # tight or tiled included (rev68g #3): offered only where it does not fit, or on no budget
+    runs = est["budget"] is not None and status not in ("does not fit", "incomplete")
+    shown = [k for k in est["knobs"] if not (runs and k["id"] == "partial_offload")]
     if shown and status != "incomplete":  # no advice on a graph we could not see whole
         lines.append({"fits": "to save more (it fits already; saving, then what to change):",
                       "runs with offload": "to run without offload (saving, then what to change):"}.get(

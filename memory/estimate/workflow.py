@@ -8,8 +8,8 @@ import os
 from pathlib import Path
 
 from . import (control_feeds, dual_cfg, families, formula, group_nodes, hunyuan3d, i2v_nodes, image_size, latent_custom,
-               latent_scale, latent_shape, latent_upscale, links, pipelines, pixel_upscale, reach, ref_latents, sampler_cfg,
-               sampler_nodes, side_models, spec)
+               latent_scale, latent_shape, latent_upscale, links, pipelines, pixel_upscale, reach, ref_branches,
+               ref_latents, sampler_cfg, sampler_nodes, side_models, spec)
 from .workflow_file import MAX_WORKFLOW_BYTES, load  # noqa: F401 (workflow.load, the readers' entry)
 from .latent_nodes import LATENT_NODES, size_widgets, widget_names
 from .model_files import (CHECKED, FOLDER_ROLES, GGUF_PATCHER, LOADER_ROLES, LOADERS, NOT_COUNTED, NOT_FOLLOWED_NAMES,
@@ -289,7 +289,8 @@ def read(wf: dict, models_dir, resolve=None, read_image=None) -> dict:
             "latent_upscale": _upscaler(checked, staged) if graph.get("upscale") else None,
             "text_tokens": graph.get("text_tokens"), "control_samplers": control_feeds.owner_sets(wf, keyed),
             "sampler_cfgs": sampler_cfg.of_samplers(wf, keyed),
-            "control_sizes": control_feeds.latents(wf, read_image, scale), "vae_options": graph.get("vae_options"), "ref_images": graph.get("refs", [])}
+            "control_sizes": control_feeds.latents(wf, read_image, scale), "vae_options": graph.get("vae_options"),
+            "ref_images": ref_branches.of_calls(wf, keyed, graph.get("refs", []))}
 
 
 def _upscaler(checked, missing=()):

@@ -29,9 +29,11 @@ def test_partial_offload_knob_is_judged_by_its_own_host_ram(capsys):
         assert po["host_ram"]["offloaded"] == off
         assert po["host_ram"]["hard_need"] == j["host_ram"]["kept_for_reload"] + off
         assert k["fp8_weights"]["fits"] is True  # a knob whose RAM holds still fits
-    rc, out, _ = estimate(capsys, *FLUX, "--ram", "15.7")
+    rc, out, _ = estimate(capsys, *FLUX, "--ram", "15.7")  # TIGHT: the run fits, no partial offload offered (rev68g #3)
+    assert "verdict: TIGHT" in out and "partial offload of the diffusion model" not in out
+    rc, out, _ = estimate(capsys, *FLUX, "--ram", "4")  # the run does not fit (its RAM): the row, judged by its own RAM
     row = next(ln for ln in unwrap(out).split("\n") if "partial offload of the diffusion model" in ln)
-    assert "  host RAM short (needs about 19.95 GiB of free host RAM; host RAM then needs 29.21 GiB, 15.70 GiB " \
+    assert "  host RAM short (needs about 19.95 GiB of free host RAM; host RAM then needs 29.21 GiB, 4.00 GiB " \
            "available; " in row
     j, k = _knobs(capsys, "--ram", "32")  # 29.21 of 32 GiB: tight, not short
     assert k["partial_offload"]["fits"] is True and "host_ram_short" not in k["partial_offload"]
