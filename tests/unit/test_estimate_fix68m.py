@@ -202,3 +202,25 @@ def test_ref_images_on_an_unknown_family_still_counted():
     """A model the estimate does not recognise (the Omnigen2 edit template) may take them: counted as before."""
     from gpu_garden.memory.estimate import ref_latents
     assert ref_latents.tokens("unknown", [(None, None, "x")], 1024, 1024)[0] > 0
+
+
+def test_a_long_conditioning_chain_up_the_guider_is_walked_once_per_branch(qwen_models, monkeypatch):
+    """rev68h #1: every node up a CFGGuider's input was walked again from each of its inputs: quadratic in a chain of
+    conditioning nodes (4000 ConditioningZeroOut: 18 s, inside ComfyUI's estimate route). Now only the guider's own
+    inputs are branches: the walks stay a handful whatever the chain's length (old code: one per node, 600+)."""
+    from gpu_garden.memory.estimate import ref_branches, workflow
+    wf = _qwen_api(True)
+    wf["9"] = {"class_type": "SamplerCustomAdvanced", "inputs": {"guider": ["13", 0], "latent_image": ["8", 0]}}
+    prev = "4"
+    for i in range(300):
+        k = str(1000 + i)
+        wf[k] = {"class_type": "ConditioningZeroOut", "inputs": {"conditioning": [prev, 0]}}
+        prev = k
+    wf["13"] = {"class_type": "CFGGuider", "inputs": {"model": ["1", 0], "positive": [prev, 0], "negative": ["5", 0],
+                                                     "cfg": 4.0}}
+    calls = []
+    walk = ref_branches._walk
+    monkeypatch.setattr(ref_branches, "_walk", lambda *a: calls.append(1) or walk(*a))
+    est = workflow.estimate_workflow(wf, qwen_models, policy={"budget": None})
+    assert len(calls) <= 5
+    assert est["latent"]["image_tokens"] == 4096 + 4096  # ZeroOut keeps its input's reference: still one per call
