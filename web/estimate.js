@@ -119,8 +119,10 @@ export function render(root, est) {
   if (!est.on_cpu) root.append(el("div", null, `smallest common card: ${est.min_vram_gb ? est.min_vram_gb + " GB" : "none up to 141 GB"}`));
   const tiers = tiersLine(est); // as extra.gpu_garden.memory carries them (gpu-garden estimate --workflow --write)
   if (tiers) root.append(tiers);
-  // partial offload is what ComfyUI does already when it runs with offload: the outcome, not a knob
-  const knobs = (est.knobs || []).filter((k) => !(status === "runs with offload" && k.id === "partial_offload"));
+  // partial offload is what ComfyUI does already when it runs with offload: the outcome, not a knob; and no offer on
+  // a run that fits, tight or tiled included: offered only where it does not fit, or on no budget (as the CLI, report.py)
+  const runs = est.budget != null && status !== "does not fit" && status !== "incomplete";
+  const knobs = (est.knobs || []).filter((k) => !(runs && k.id === "partial_offload"));
   if (knobs.length && !NO_KNOBS.has(status)) {
     const heading = KNOBS_HEADING[status] || (est.budget ? "what would help:" : "what would lower it:");
     const head = el("div", null, heading, { marginTop: "4px", fontWeight: "600" });

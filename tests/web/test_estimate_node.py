@@ -207,6 +207,30 @@ def test_badge_reads_the_outcome_and_knobs_hide_when_it_fits(comfy_page, comfy_h
     assert console.unexpected() == [], console.unexpected()
 
 
+def test_no_partial_offload_offer_on_a_tight_run(comfy_page, comfy_host):
+    """rev68h #2: the CLI stopped offering partial offload on a run that fits (tight or tiled included, fix68m), while
+    the node's face still listed it there. SD1.5 at 1024^2 on its own peak plus 3 %: TIGHT, partial offload among
+    the JSON's knobs, none on the face."""
+    page, console = comfy_page
+    run_and_wait(page, estimate_only(1024, 1024, vram_gb=6.0, mode="formula"))
+    peak, first_budget = page.evaluate("() => [window.__gpuGarden.lastEstimate.peak, window.__gpuGarden.lastEstimate.budget]")
+    for _ in range(4):  # the peak moves with the budget (ComfyUI's decode batch and cond/uncond choice follow it)
+        vram = round(peak / 2 ** 30 * 1.03, 2)  # over the peak, under spec.FITS_BELOW's margin: tight
+        node_id = run_and_wait(page, estimate_only(1024, 1024, vram_gb=vram, mode="formula"))
+        page.wait_for_function("(b) => window.__gpuGarden.lastEstimate.budget !== b", arg=first_budget, timeout=120000)
+        page.wait_for_function("(id) => window.app.graph.getNodeById(id).__ggEstimate?.querySelector('[data-testid=gg-estimate-verdict]')",
+                               arg=node_id, timeout=30000)
+        est = page.evaluate("() => window.__gpuGarden.lastEstimate")
+        if est["outcome"]["status"] == "tight":
+            break
+        peak, first_budget = est["peak"], est["budget"]
+    assert est["outcome"]["status"] == "tight", (vram, peak, est["peak"], est["budget"], est["outcome"])
+    assert any(k["id"] == "partial_offload" for k in est["knobs"]), est["knobs"]
+    text = page.evaluate("(id) => window.app.graph.getNodeById(id).__ggEstimate.innerText", node_id)
+    assert "partial offload" not in text, text
+    assert console.from_pack() == [], console.from_pack()
+
+
 def test_a_cpu_run_sizes_no_card(comfy_page, comfy_host):
     """The test host is ComfyUI --cpu: with vram_gb 0 the estimate is judged on host RAM and sizes no card. The face
     said "smallest common card: none up to 141 GB" there, beside its own tier line "8 GB: fits" (ux20's first-hour
