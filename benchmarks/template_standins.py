@@ -5,7 +5,7 @@ aud68a finding 4: every Wan 2.2 14B template was estimated with the 1.3B layout,
   bench_estimate's synth:wan2.1-t2v-14B-blocks / i2v (estimate_synth_layouts.wan14b_blocks, 14.29 / 16.39 B
   parameters); a file whose class has no stand-in here (SD3.5 Large from the Medium checkpoint, a VACE 14B without its
   VACE blocks) is written from the layout as before but its row's peak is null, "stand-in differs";
-- dtype: a name with "fp8" gets ComfyUI's fp8 layout (as /tmp/aud68a/mkfp8_from.py and ComfyUI's scaled files): every
+- dtype: a name with "fp8" gets ComfyUI's fp8 layout (as ComfyUI's scaled files): every
   2-D weight of 1 Mi elements or more that is no embedding in F8_E4M3, with an F32 scale_weight scalar beside it and
   the scaled_fp8 marker where the name says "scaled"; the rest as the layout stores it."""
 import math

@@ -584,4 +584,4 @@ def metadata(est: dict, tiers_of: dict | None = None) -> dict:
             "phases": est["phases"], "tiers": tiers(tiers_of or est), "files": est["workflow"]["files"],
             "host_ram_assumed": host_ram_assumed(est), "estimated_by": "gpu-garden estimate --workflow",
             **({"verdict_caveat": est["verdict_caveat"]} if est.get("verdict_caveat") else {}),  # an unknown architecture
-            **({"size_uncertain": est["workflow"]["size_uncertain"]} if est["workflow"]["size_uncertain"] else {})}
+            **({"size_uncertain": est["workflow"]["size_uncertain"]} if est["workflow"].get("size_uncertain") else {})}
