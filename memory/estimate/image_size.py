@@ -58,8 +58,8 @@ def largest(found):
     return max(found, key=lambda x: x[1][0] * x[1][1] * x[1][2]) if found else None
 
 
-def _maker(v, ref):
-    """The type of the node that makes the image on link ref, through Reroutes and subgraph inputs; None if unknown."""
+def source(v, ref):
+    """The node handle making the value on link ref, through Reroutes and subgraph inputs; None if not read."""
     for _ in range(links.MAX_DEPTH):
         got = v.src(ref)
         if got is links.SAVED or got[0] == "value":
@@ -70,8 +70,14 @@ def _maker(v, ref):
         if v.kind(got[0]) == "Reroute" and v.first_link:
             ref = v.first_link(got[0])
             continue
-        return v.kind(got[0])
+        return got[0]
     return None
+
+
+def _maker(v, ref):
+    """The type of the node that makes the image on link ref (source); None if unknown."""
+    h = source(v, ref)
+    return None if h is None else v.kind(h)
 
 
 def _upscaled(v, h, w):

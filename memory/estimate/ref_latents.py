@@ -18,20 +18,7 @@ QWEN_EDIT_PIXELS = 1024 * 1024  # nodes_qwen.py:35 and 93: total = int(1024 * 10
 _ERRORS = (links.Unread, TypeError, ValueError, OverflowError, ZeroDivisionError, AttributeError, KeyError, IndexError)
 
 
-def _source(v, ref):
-    """The node handle making the value on link ref, through Reroutes and subgraph inputs; None if not read."""
-    for _ in range(links.MAX_DEPTH):
-        got = v.src(ref)
-        if got is links.SAVED or got[0] == "value":
-            return None
-        if got[0] == "ref":
-            ref = got[1]
-            continue
-        if v.kind(got[0]) == "Reroute" and v.first_link:
-            ref = v.first_link(got[0])
-            continue
-        return got[0]
-    return None
+_source = image_size.source  # through Reroutes and subgraph inputs (one walk, image_size.py)
 
 
 def _fed(v, h, name) -> bool:
