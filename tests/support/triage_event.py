@@ -62,3 +62,13 @@ TORCH_OOM_2250 = ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate
                   "unallocated.\n")
 SMI_APPS_HEADER = ("$ nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv\n"
                    "pid, process_name, used_gpu_memory [MiB]\n")
+
+
+def answer(data_dir, name_or_text: str):
+    """(result, headline event, its evidence joined): a log file under data_dir (a name ending .log) or a text, as the
+    fix67o / fix68a / fix68f tests read them (each had its own copy)."""
+    from gpu_garden.memory.triage import engine
+    text = (data_dir / name_or_text).read_text() if name_or_text.endswith(".log") else name_or_text
+    res = engine.triage_text(text)
+    ev = res["events"][res["headline"]]
+    return res, ev, " ".join(e for c in ev["causes"] for e in c["evidence"])

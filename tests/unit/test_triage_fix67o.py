@@ -4,6 +4,7 @@ the CLI's path, or Scan.feed_text where a fact is checked)."""
 from pathlib import Path
 
 from gpu_garden.memory.triage import engine
+from support import triage_event
 from gpu_garden.memory.triage.scan import Scan
 
 DATA = Path(__file__).parent / "data" / "fix67o"
@@ -11,10 +12,7 @@ FP8_TAIL = (Path(__file__).parent / "data" / "fix67f" / "vllm_31273_fp8_load_oom
 
 
 def _answer(name_or_text):
-    text = (DATA / name_or_text).read_text() if name_or_text.endswith(".log") else name_or_text
-    res = engine.triage_text(text)
-    ev = res["events"][res["headline"]]
-    return res, ev, " ".join(e for c in ev["causes"] for e in c["evidence"])
+    return triage_event.answer(DATA, name_or_text)
 
 
 def _facts(text):

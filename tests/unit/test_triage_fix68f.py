@@ -4,15 +4,13 @@ and paths rewritten. Every test goes through the whole scan (engine.triage_text,
 from pathlib import Path
 
 from gpu_garden.memory.triage import engine
+from support import triage_event
 
 DATA = Path(__file__).parent / "data" / "fix68f"
 
 
 def _answer(name_or_text):
-    text = (DATA / name_or_text).read_text() if name_or_text.endswith(".log") else name_or_text
-    res = engine.triage_text(text)
-    ev = res["events"][res["headline"]]
-    return res, ev, " ".join(e for c in ev["causes"] for e in c["evidence"])
+    return triage_event.answer(DATA, name_or_text)
 
 
 def _sugg(ev, name):
